@@ -1,0 +1,60 @@
+package crawl
+
+import (
+	"context"
+	"time"
+)
+
+// Store persists the frontier, host state, pages and links of one crawl.
+// Implementations must make every method safe for concurrent use, and every
+// budget in Limits must hold when several processes share one store.
+// Times are passed in by the caller so that schedules and leases can be
+// tested without sleeping; processes sharing a store need synchronized clocks.
+type Store interface {
+	// AddURLs offers URLs to the frontier outside a page commit (seeds,
+	// sitemaps, archives). URLs already known are counted and ignored;
+	// URLs over a budget in lim are refused and counted.
+	AddURLs(ctx context.Context, urls []NewURL, lim Limits) (AddStats, error)
+
+	// ClaimHosts leases to owner up to n hosts that have queued URLs and no
+	// live lease held by another owner, earliest NextFetchAt first. URLs a
+	// previous owner left in flight on those hosts return to the queue.
+	ClaimHosts(ctx context.Context, owner string, n int, lease time.Duration, now time.Time) ([]Host, error)
+
+	// RenewHosts extends owner's leases and returns the IDs it no longer holds.
+	RenewHosts(ctx context.Context, owner string, ids []ID, lease time.Duration, now time.Time) (lost []ID, err error)
+
+	// ReleaseHosts gives up owner's leases. Callers first commit or release
+	// every URL they claimed on those hosts.
+	ReleaseHosts(ctx context.Context, owner string, ids []ID) error
+
+	// ClaimURLs marks up to n of the host's best queued URLs whose retry time
+	// has come as in flight and returns them, best first. owner must hold the
+	// host's lease. It returns ErrPageBudget or ErrByteBudget (and no URLs)
+	// once the crawl's budget in lim is spent.
+	ClaimURLs(ctx context.Context, owner string, host ID, n int, lim Limits, now time.Time) ([]ClaimedURL, error)
+
+	// Commit records a batch of results in one transaction: URL states,
+	// pages, links, duplicate hashes, discovered URLs (admitted under lim)
+	// and host politeness state. On error nothing of the batch is recorded.
+	Commit(ctx context.Context, results []Result, lim Limits) (CommitStats, error)
+
+	// SaveRobots caches the robots.txt outcome of a host.
+	SaveRobots(ctx context.Context, host ID, rec RobotsRecord) error
+
+	// Counters returns crawl-wide figures.
+	Counters(ctx context.Context) (Counters, error)
+
+	// Close releases the store. It does not release host leases.
+	Close() error
+}
+
+// Budget errors returned by Store.ClaimURLs.
+var (
+	ErrPageBudget = budgetError("page budget reached")
+	ErrByteBudget = budgetError("byte budget reached")
+)
+
+type budgetError string
+
+func (e budgetError) Error() string { return string(e) }
