@@ -146,8 +146,26 @@ const (
 	OutcomeRelease                   // not attempted; back to the queue unchanged
 )
 
+// URLRecord is the store's view of one known URL.
+type URLRecord struct {
+	ID           ID
+	URL          string
+	HostID       ID
+	Depth        int
+	Priority     int
+	State        State
+	Attempts     int
+	Via          Via
+	Parent       ID
+	DiscoveredAt time.Time
+	FetchedAt    time.Time // zero until fetched
+	RetryAt      time.Time // zero unless waiting for a retry
+	Error        string    // last error, if any
+}
+
 // Page is what was recorded for one fetched URL.
 type Page struct {
+	ID           ID     // HashID(URL); filled in by the store
 	URL          string // the URL requested (normalized)
 	Status       int
 	ContentType  string
@@ -201,6 +219,7 @@ type HostUpdate struct {
 type CommitStats struct {
 	Pages      int
 	Duplicates int
+	Stale      int // results ignored: their URL was no longer in flight (lease lost)
 	Add        AddStats
 }
 
@@ -228,4 +247,6 @@ var (
 	ErrSchemaTooNew = errors.New("database schema is newer than this acrawler")
 	// ErrLocked: another process holds the database (SQLite is single-process).
 	ErrLocked = errors.New("database is in use by another acrawler process")
+	// ErrLeaseLost: the caller no longer holds the host lease it acts under.
+	ErrLeaseLost = errors.New("host lease not held")
 )

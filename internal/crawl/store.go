@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"iter"
 	"time"
 )
 
@@ -39,8 +40,21 @@ type Store interface {
 	// and host politeness state. On error nothing of the batch is recorded.
 	Commit(ctx context.Context, results []Result, lim Limits) (CommitStats, error)
 
-	// SaveRobots caches the robots.txt outcome of a host.
-	SaveRobots(ctx context.Context, host ID, rec RobotsRecord) error
+	// SaveRobots caches the robots.txt outcome of a host and records the
+	// politeness state its fetch left behind.
+	SaveRobots(ctx context.Context, host ID, rec RobotsRecord, upd HostUpdate) error
+
+	// URL returns the store's record of one URL, or ErrNotFound.
+	URL(ctx context.Context, id ID) (URLRecord, error)
+
+	// Page returns the page recorded for a URL, or ErrNotFound.
+	Page(ctx context.Context, id ID) (*Page, error)
+
+	// Links returns the outlinks recorded for a page, in no particular order.
+	Links(ctx context.Context, source ID) ([]Link, error)
+
+	// Pages iterates over every recorded page in URL ID order, streaming.
+	Pages(ctx context.Context) iter.Seq2[*Page, error]
 
 	// Counters returns crawl-wide figures.
 	Counters(ctx context.Context) (Counters, error)

@@ -1,0 +1,429 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// txn is one write transaction with the counter deltas it accumulates.
+type txn struct {
+	db    *DB
+	tx    *sql.Tx
+	delta map[string]int64
+	now   int64
+}
+
+func (t *txn) add(name string, n int64) {
+	if n != 0 {
+		t.delta[name] += n
+	}
+}
+
+// tx runs fn in a write transaction and applies its counter deltas in it.
+func (db *DB) tx(ctx context.Context, fn func(*txn) error) error {
+	if db.w == nil {
+		return errors.New("sqlite: database is open read-only")
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	t := &txn{db: db, tx: tx, delta: map[string]int64{}}
+	seq := db.seq
+	if err := fn(t); err != nil {
+		tx.Rollback()
+		db.seq = seq
+		return err
+	}
+	for name, n := range t.delta {
+		if _, err := tx.ExecContext(ctx, `UPDATE counters SET value = value + ? WHERE name = ?`, n, name); err != nil {
+			tx.Rollback()
+			db.seq = seq
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		db.seq = seq
+		return err
+	}
+	return nil
+}
+
+func ms(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v)
+}
+
+// AddURLs offers URLs to the frontier.
+func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error) {
+	var st crawl.AddStats
+	err := db.tx(ctx, func(t *txn) error {
+		var err error
+		st, err = t.addURLs(ctx, urls, lim, time.Now())
+		return err
+	})
+	if err != nil {
+		return crawl.AddStats{}, fmt.Errorf("sqlite: add urls: %w", err)
+	}
+	return st, nil
+}
+
+// addURLs admits URLs under the budgets in lim. Known URLs are ignored; a
+// host at its cap refuses new ones.
+func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits, now time.Time) (crawl.AddStats, error) {
+	st := crawl.AddStats{Offered: len(urls)}
+	if len(urls) == 0 {
+		return st, nil
+	}
+	type hostState struct {
+		admitted int64
+		added    int64
+	}
+	hosts := map[crawl.ID]*hostState{}
+	for _, u := range urls {
+		if lim.MaxDepth > 0 && u.Depth > lim.MaxDepth {
+			continue
+		}
+		if hosts[u.HostID] != nil {
+			continue
+		}
+		if _, err := t.tx.ExecContext(ctx, `INSERT INTO hosts (id, key) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`, u.HostID, u.Host); err != nil {
+			return st, err
+		}
+		hs := &hostState{}
+		if err := t.tx.QueryRowContext(ctx, `SELECT admitted FROM hosts WHERE id = ?`, u.HostID).Scan(&hs.admitted); err != nil {
+			return st, err
+		}
+		hosts[u.HostID] = hs
+	}
+	ins, err := t.tx.PrepareContext(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq, discovered_at)
+		VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+	if err != nil {
+		return st, err
+	}
+	defer ins.Close()
+	nowMS := now.UnixMilli()
+	for _, u := range urls {
+		if lim.MaxDepth > 0 && u.Depth > lim.MaxDepth {
+			st.OverDepth++
+			continue
+		}
+		hs := hosts[u.HostID]
+		if lim.MaxPagesPerHost > 0 && hs.admitted+hs.added >= lim.MaxPagesPerHost {
+			var one int
+			err := t.tx.QueryRowContext(ctx, `SELECT 1 FROM urls WHERE id = ?`, u.ID).Scan(&one)
+			switch {
+			case err == nil:
+				st.Known++
+			case errors.Is(err, sql.ErrNoRows):
+				st.OverHostCap++
+			default:
+				return st, err
+			}
+			continue
+		}
+		t.db.seq++
+		res, err := ins.ExecContext(ctx, u.ID, u.URL, u.HostID, u.Depth, u.Priority, string(u.Via), u.Parent, t.db.seq, nowMS)
+		if err != nil {
+			return st, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			t.db.seq--
+			st.Known++
+			continue
+		}
+		hs.added++
+		st.Added++
+	}
+	ids := make([]crawl.ID, 0, len(hosts))
+	for id, hs := range hosts {
+		if hs.added == 0 {
+			continue
+		}
+		ids = append(ids, id)
+		if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET admitted = admitted + ?, queued = queued + ? WHERE id = ?`, hs.added, hs.added, id); err != nil {
+			return st, err
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	st.Hosts = ids
+	t.add("queued", int64(st.Added))
+	t.add("seq", int64(st.Added))
+	return st, nil
+}
+
+// requeueInFlight returns the in-flight URLs of the given hosts to the
+// queue; perHost holds how many each host has.
+func (t *txn) requeueInFlight(ctx context.Context, perHost map[crawl.ID]int64) error {
+	var total int64
+	for h, n := range perHost {
+		if n == 0 {
+			continue
+		}
+		if _, err := t.tx.ExecContext(ctx, `UPDATE urls SET state = 0, attempts = max(attempts - 1, 0) WHERE host_id = ? AND state = 1`, h); err != nil {
+			return err
+		}
+		if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET queued = queued + ? WHERE id = ?`, n, h); err != nil {
+			return err
+		}
+		total += n
+	}
+	t.add("inflight", -total)
+	t.add("queued", total)
+	t.add("reserved", -total)
+	return nil
+}
+
+const hostColumns = `id, key, next_fetch_at, delay_ms, backoff, robots_status, robots_body, robots_fetched_at,
+	robots_expires_at, robots_failures, admitted, fetched, bytes, lease_until`
+
+func scanHost(sc interface{ Scan(...any) error }) (crawl.Host, error) {
+	var h crawl.Host
+	var next, delay, until int64
+	var rStatus, rFetched, rExpires sql.NullInt64
+	var rBody []byte
+	var rFailures int
+	if err := sc.Scan(&h.ID, &h.Key, &next, &delay, &h.Backoff, &rStatus, &rBody, &rFetched, &rExpires, &rFailures,
+		&h.Admitted, &h.Fetched, &h.Bytes, &until); err != nil {
+		return h, err
+	}
+	h.NextFetchAt = fromMS(next)
+	h.Delay = time.Duration(delay) * time.Millisecond
+	h.LeaseUntil = fromMS(until)
+	if rStatus.Valid {
+		h.Robots = &crawl.RobotsRecord{
+			Status:    int(rStatus.Int64),
+			Body:      rBody,
+			FetchedAt: fromMS(rFetched.Int64),
+			ExpiresAt: fromMS(rExpires.Int64),
+			Failures:  rFailures,
+		}
+	} else if rFailures > 0 {
+		h.Robots = &crawl.RobotsRecord{Failures: rFailures}
+	}
+	return h, nil
+}
+
+// ClaimHosts leases hosts with queued URLs to owner.
+func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Duration, now time.Time) ([]crawl.Host, error) {
+	var out []crawl.Host
+	err := db.tx(ctx, func(t *txn) error {
+		nowMS := now.UnixMilli()
+		rows, err := t.tx.QueryContext(ctx, `SELECT id, lease_owner FROM hosts
+			WHERE (queued > 0 AND (lease_owner IS NULL OR lease_owner <> ? AND lease_until < ?))
+			   OR (lease_owner IS NOT NULL AND lease_owner <> ? AND lease_until < ?)
+			ORDER BY next_fetch_at, id LIMIT ?`, owner, nowMS, owner, nowMS, n)
+		if err != nil {
+			return err
+		}
+		var ids []crawl.ID
+		var expired []crawl.ID
+		for rows.Next() {
+			var id crawl.ID
+			var prev sql.NullString
+			if err := rows.Scan(&id, &prev); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+			if prev.Valid {
+				expired = append(expired, id)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(expired) > 0 {
+			perHost := map[crawl.ID]int64{}
+			for _, id := range expired {
+				var c int64
+				if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM urls WHERE host_id = ? AND state = 1`, id).Scan(&c); err != nil {
+					return err
+				}
+				perHost[id] = c
+			}
+			if err := t.requeueInFlight(ctx, perHost); err != nil {
+				return err
+			}
+		}
+		until := now.Add(lease).UnixMilli()
+		for _, id := range ids {
+			row := t.tx.QueryRowContext(ctx, `UPDATE hosts SET lease_owner = ?, lease_until = ? WHERE id = ? RETURNING `+hostColumns, owner, until, id)
+			h, err := scanHost(row)
+			if err != nil {
+				return err
+			}
+			out = append(out, h)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: claim hosts: %w", err)
+	}
+	return out, nil
+}
+
+func idList(ids []crawl.ID) (string, []any) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return strings.TrimSuffix(strings.Repeat("?,", len(ids)), ","), args
+}
+
+// RenewHosts extends owner's leases.
+func (db *DB) RenewHosts(ctx context.Context, owner string, ids []crawl.ID, lease time.Duration, now time.Time) ([]crawl.ID, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var lost []crawl.ID
+	err := db.tx(ctx, func(t *txn) error {
+		in, args := idList(ids)
+		held := map[crawl.ID]bool{}
+		rows, err := t.tx.QueryContext(ctx, `UPDATE hosts SET lease_until = ? WHERE lease_owner = ? AND id IN (`+in+`) RETURNING id`,
+			append([]any{now.Add(lease).UnixMilli(), owner}, args...)...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id crawl.ID
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			held[id] = true
+		}
+		rows.Close()
+		for _, id := range ids {
+			if !held[id] {
+				lost = append(lost, id)
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: renew host leases: %w", err)
+	}
+	return lost, nil
+}
+
+// ReleaseHosts gives up owner's leases.
+func (db *DB) ReleaseHosts(ctx context.Context, owner string, ids []crawl.ID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := db.tx(ctx, func(t *txn) error {
+		in, args := idList(ids)
+		_, err := t.tx.ExecContext(ctx, `UPDATE hosts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner = ? AND id IN (`+in+`)`,
+			append([]any{owner}, args...)...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: release hosts: %w", err)
+	}
+	return nil
+}
+
+// ClaimURLs marks the host's best ready URLs in flight.
+func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.ClaimedURL, error) {
+	var out []crawl.ClaimedURL
+	var budgetErr error
+	err := db.tx(ctx, func(t *txn) error {
+		var leaseOwner sql.NullString
+		if err := t.tx.QueryRowContext(ctx, `SELECT lease_owner FROM hosts WHERE id = ?`, host).Scan(&leaseOwner); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return crawl.ErrLeaseLost
+			}
+			return err
+		}
+		if leaseOwner.String != owner {
+			return crawl.ErrLeaseLost
+		}
+		var reserved, bytes int64
+		if err := t.tx.QueryRowContext(ctx, `SELECT
+			(SELECT value FROM counters WHERE name = 'reserved'),
+			(SELECT value FROM counters WHERE name = 'bytes')`).Scan(&reserved, &bytes); err != nil {
+			return err
+		}
+		if lim.MaxBytes > 0 && bytes >= lim.MaxBytes {
+			budgetErr = crawl.ErrByteBudget
+			return nil
+		}
+		if lim.MaxPages > 0 {
+			if reserved >= lim.MaxPages {
+				budgetErr = crawl.ErrPageBudget
+				return nil
+			}
+			n = int(min(int64(n), lim.MaxPages-reserved))
+		}
+		rows, err := t.tx.QueryContext(ctx, `UPDATE urls SET state = 1, attempts = attempts + 1
+			WHERE id IN (SELECT id FROM urls WHERE host_id = ? AND state = 0 AND retry_at <= ?
+			             ORDER BY priority DESC, seq LIMIT ?)
+			RETURNING id, url, host_id, depth, priority, attempts - 1, seq`, host, now.UnixMilli(), n)
+		if err != nil {
+			return err
+		}
+		type claimed struct {
+			u   crawl.ClaimedURL
+			seq int64
+		}
+		var cs []claimed
+		for rows.Next() {
+			var c claimed
+			if err := rows.Scan(&c.u.ID, &c.u.URL, &c.u.HostID, &c.u.Depth, &c.u.Priority, &c.u.Attempts, &c.seq); err != nil {
+				rows.Close()
+				return err
+			}
+			cs = append(cs, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		sort.Slice(cs, func(i, j int) bool {
+			if cs[i].u.Priority != cs[j].u.Priority {
+				return cs[i].u.Priority > cs[j].u.Priority
+			}
+			return cs[i].seq < cs[j].seq
+		})
+		for _, c := range cs {
+			out = append(out, c.u)
+		}
+		k := int64(len(out))
+		if k > 0 {
+			if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET queued = queued - ? WHERE id = ?`, k, host); err != nil {
+				return err
+			}
+		}
+		t.add("queued", -k)
+		t.add("inflight", k)
+		t.add("reserved", k)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: claim urls of host %d: %w", host, err)
+	}
+	if budgetErr != nil {
+		return nil, budgetErr
+	}
+	return out, nil
+}

@@ -1,0 +1,283 @@
+// Package sqlite is the embedded store: the whole crawl in one SQLite file,
+// no server needed. One process writes (a lock file beside the database
+// enforces it); any number may read while it does.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Options configure Open.
+type Options struct {
+	// ReadOnly opens the database for reading while another process may be
+	// crawling into it. No lock is taken and nothing is migrated.
+	ReadOnly bool
+}
+
+// DB is a crawl store in a SQLite file.
+type DB struct {
+	path string
+	w    *sql.DB // the single writer connection (nil when read-only)
+	r    *sql.DB // readers
+	lock *os.File
+
+	mu  sync.Mutex // serializes write transactions and guards seq
+	seq int64
+}
+
+var _ crawl.Store = (*DB)(nil)
+
+// Open opens (creating it if needed) the crawl database at path, applies
+// pending migrations and, since SQLite crawls are single-process, returns
+// whatever a previous process left in flight to the queue.
+func Open(ctx context.Context, file string, opts Options) (*DB, error) {
+	if file == "" {
+		return nil, errors.New("sqlite: open: empty database path")
+	}
+	db := &DB{path: file}
+	if !opts.ReadOnly {
+		if err := db.acquireLock(); err != nil {
+			return nil, err
+		}
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			db.Close()
+		}
+	}()
+	var err error
+	if !opts.ReadOnly {
+		db.w, err = sql.Open("sqlite", dsn(file, false))
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
+		}
+		db.w.SetMaxOpenConns(1)
+		db.w.SetMaxIdleConns(1)
+		db.w.SetConnMaxLifetime(0)
+		if err := db.w.PingContext(ctx); err != nil {
+			return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
+		}
+		if err := db.migrate(ctx); err != nil {
+			return nil, err
+		}
+		if err := db.recover(ctx); err != nil {
+			return nil, fmt.Errorf("sqlite: recover in-flight urls: %w", err)
+		}
+		if err := db.w.QueryRowContext(ctx, `SELECT value FROM counters WHERE name = 'seq'`).Scan(&db.seq); err != nil {
+			return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
+		}
+	} else if _, err := os.Stat(file); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
+	}
+	db.r, err = sql.Open("sqlite", dsn(file, true))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
+	}
+	db.r.SetMaxOpenConns(4)
+	if opts.ReadOnly {
+		if err := db.checkVersion(ctx); err != nil {
+			return nil, err
+		}
+	}
+	ok = true
+	return db, nil
+}
+
+func dsn(file string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(0)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Add("_txlock", "immediate")
+	}
+	return "file:" + file + "?" + q.Encode()
+}
+
+// acquireLock takes an exclusive advisory lock on FILE.lock so that a second
+// crawl process on the same database fails at once instead of corrupting
+// the frontier's in-flight bookkeeping.
+func (db *DB) acquireLock() error {
+	f, err := os.OpenFile(db.path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("sqlite: open %s: %w", db.path, crawl.ErrLocked)
+		}
+		return fmt.Errorf("sqlite: lock %s: %w", db.path, err)
+	}
+	db.lock = f
+	return nil
+}
+
+// Close closes the database and releases the process lock.
+func (db *DB) Close() error {
+	var errs []error
+	if db.r != nil {
+		errs = append(errs, db.r.Close())
+	}
+	if db.w != nil {
+		errs = append(errs, db.w.Close())
+	}
+	if db.lock != nil {
+		errs = append(errs, db.lock.Close())
+		db.lock = nil
+	}
+	return errors.Join(errs...)
+}
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		n, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(n)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration file %s: name must start with a number", e.Name())
+		}
+		b, err := fs.ReadFile(migrationFS, path.Join("migrations", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	return ms, nil
+}
+
+// SchemaVersion is the newest schema this build knows.
+func SchemaVersion() int {
+	ms, err := migrations()
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
+func (db *DB) version(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var v int
+	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("sqlite: read schema version: %w", err)
+	}
+	return v, nil
+}
+
+func (db *DB) checkVersion(ctx context.Context) error {
+	v, err := db.version(ctx, db.r)
+	if err != nil {
+		return err
+	}
+	if known := SchemaVersion(); v > known {
+		return fmt.Errorf("sqlite: %s has schema version %d, this acrawler knows up to %d: %w", db.path, v, known, crawl.ErrSchemaTooNew)
+	}
+	return nil
+}
+
+// migrate applies the embedded migrations the database does not have yet,
+// each in its own transaction together with the version bump.
+func (db *DB) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	cur, err := db.version(ctx, db.w)
+	if err != nil {
+		return err
+	}
+	if known := SchemaVersion(); cur > known {
+		return fmt.Errorf("sqlite: %s has schema version %d, this acrawler knows up to %d: %w", db.path, cur, known, crawl.ErrSchemaTooNew)
+	}
+	for _, m := range ms {
+		if m.version <= cur {
+			continue
+		}
+		tx, err := db.w.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("sqlite: migrate %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("sqlite: migrate %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("sqlite: migrate %s: %w", m.name, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("sqlite: migrate %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+// recover returns URLs left in flight by a previous process to the queue and
+// clears every host lease: with the process lock held, no one else can be
+// working on them.
+func (db *DB) recover(ctx context.Context) error {
+	return db.tx(ctx, func(t *txn) error {
+		rows, err := t.tx.QueryContext(ctx, `SELECT host_id, count(*) FROM urls WHERE state = 1 GROUP BY host_id`)
+		if err != nil {
+			return err
+		}
+		perHost := map[crawl.ID]int64{}
+		for rows.Next() {
+			var h crawl.ID
+			var n int64
+			if err := rows.Scan(&h, &n); err != nil {
+				rows.Close()
+				return err
+			}
+			perHost[h] = n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if err := t.requeueInFlight(ctx, perHost); err != nil {
+			return err
+		}
+		_, err = t.tx.ExecContext(ctx, `UPDATE hosts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner IS NOT NULL`)
+		return err
+	})
+}
+
+// Path returns the database file name.
+func (db *DB) Path() string { return db.path }

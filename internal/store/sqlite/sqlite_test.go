@@ -1,0 +1,66 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/sqlite"
+	"github.com/acrawler/acrawler/internal/store/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
+		file := filepath.Join(t.TempDir(), "crawl.db")
+		return func() (crawl.Store, error) {
+			return sqlite.Open(context.Background(), file, sqlite.Options{})
+		}
+	})
+}
+
+func TestSecondWriterIsRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "crawl.db")
+	db, err := sqlite.Open(context.Background(), file, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := sqlite.Open(context.Background(), file, sqlite.Options{}); !errors.Is(err, crawl.ErrLocked) {
+		t.Fatalf("second Open error = %v, want ErrLocked", err)
+	}
+	ro, err := sqlite.Open(context.Background(), file, sqlite.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only Open while a writer holds the lock: %v", err)
+	}
+	defer ro.Close()
+	if _, err := ro.Counters(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ro.AddURLs(context.Background(), []crawl.NewURL{storetest.U("http://a.test/", 0, 0)}, crawl.Limits{}); err == nil {
+		t.Fatal("AddURLs on a read-only store succeeded")
+	}
+}
+
+func TestNewerSchemaIsRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "crawl.db")
+	db, err := sqlite.Open(context.Background(), file, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetSchemaVersionForTest(context.Background(), sqlite.SchemaVersion()+1); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := sqlite.Open(context.Background(), file, sqlite.Options{}); !errors.Is(err, crawl.ErrSchemaTooNew) {
+		t.Fatalf("Open of a newer schema: err = %v, want ErrSchemaTooNew", err)
+	}
+}
+
+func TestUnopenablePath(t *testing.T) {
+	_, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "no", "such", "dir", "x.db"), sqlite.Options{})
+	if err == nil {
+		t.Fatal("Open in a missing directory succeeded")
+	}
+}

@@ -1,0 +1,772 @@
+// Package storetest is the conformance suite every crawl.Store backend
+// passes: frontier add/claim with priorities and per-host readiness,
+// seen-set semantics, budgets, host leases, robots cache, pages, links,
+// duplicate hashes and resume after an unclean stop.
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// Factory creates a fresh, empty database for one test and returns a
+// function that opens it; the suite may open it several times (never twice
+// at once) and closes every store it opens.
+type Factory func(t *testing.T) (open func() (crawl.Store, error))
+
+// Run runs the whole suite against a backend.
+func Run(t *testing.T, factory Factory) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, *env)
+	}{
+		{"AddAndClaimInPriorityOrder", testPriorityOrder},
+		{"SeenSet", testSeenSet},
+		{"DepthAndHostBudgets", testAdmissionBudgets},
+		{"HostLeases", testLeases},
+		{"ClaimOnlyReadyHostsAndURLs", testReadiness},
+		{"PageBudget", testPageBudget},
+		{"ByteBudget", testByteBudget},
+		{"CommitOutcomes", testOutcomes},
+		{"PagesLinksAndDiscovered", testPagesAndLinks},
+		{"DuplicateContent", testDuplicates},
+		{"RobotsCacheAndPoliteness", testRobotsAndPoliteness},
+		{"ResumeAfterUncleanStop", testResume},
+		{"ConcurrentClaimers", testConcurrentClaimers},
+		{"StaleResultAfterLostLease", testStaleResult},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			open := factory(t)
+			e := &env{t: t, open: open, ctx: context.Background(), now: time.Unix(1_800_000_000, 0)}
+			e.s = e.reopen()
+			tc.fn(t, e)
+		})
+	}
+}
+
+type env struct {
+	t    *testing.T
+	open func() (crawl.Store, error)
+	s    crawl.Store
+	ctx  context.Context
+	now  time.Time
+}
+
+func (e *env) reopen() crawl.Store {
+	e.t.Helper()
+	s, err := e.open()
+	if err != nil {
+		e.t.Fatalf("open store: %v", err)
+	}
+	e.t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// U builds a NewURL for an absolute URL.
+func U(raw string, depth, priority int) crawl.NewURL {
+	u, err := url.Parse(raw)
+	if err != nil {
+		panic(err)
+	}
+	host := u.Scheme + "://" + u.Host
+	return crawl.NewURL{ID: crawl.HashID(raw), URL: raw, HostID: crawl.HashID(host), Host: host,
+		Depth: depth, Priority: priority, Via: crawl.ViaLink}
+}
+
+func (e *env) add(lim crawl.Limits, urls ...crawl.NewURL) crawl.AddStats {
+	e.t.Helper()
+	st, err := e.s.AddURLs(e.ctx, urls, lim)
+	if err != nil {
+		e.t.Fatalf("AddURLs: %v", err)
+	}
+	return st
+}
+
+func (e *env) claimHosts(owner string, n int) []crawl.Host {
+	e.t.Helper()
+	hs, err := e.s.ClaimHosts(e.ctx, owner, n, time.Minute, e.now)
+	if err != nil {
+		e.t.Fatalf("ClaimHosts(%s): %v", owner, err)
+	}
+	return hs
+}
+
+func (e *env) claimURLs(owner string, host crawl.ID, n int, lim crawl.Limits) []crawl.ClaimedURL {
+	e.t.Helper()
+	us, err := e.s.ClaimURLs(e.ctx, owner, host, n, lim, e.now)
+	if err != nil {
+		e.t.Fatalf("ClaimURLs: %v", err)
+	}
+	return us
+}
+
+func (e *env) commit(lim crawl.Limits, rs ...crawl.Result) crawl.CommitStats {
+	e.t.Helper()
+	st, err := e.s.Commit(e.ctx, rs, lim)
+	if err != nil {
+		e.t.Fatalf("Commit: %v", err)
+	}
+	return st
+}
+
+func (e *env) counters() crawl.Counters {
+	e.t.Helper()
+	c, err := e.s.Counters(e.ctx)
+	if err != nil {
+		e.t.Fatalf("Counters: %v", err)
+	}
+	return c
+}
+
+func (e *env) state(raw string) crawl.State {
+	e.t.Helper()
+	r, err := e.s.URL(e.ctx, crawl.HashID(raw))
+	if err != nil {
+		e.t.Fatalf("URL(%s): %v", raw, err)
+	}
+	return r.State
+}
+
+func urlsOf(cs []crawl.ClaimedURL) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.URL
+	}
+	return out
+}
+
+func hostKeys(hs []crawl.Host) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.Key
+	}
+	sort.Strings(out)
+	return out
+}
+
+func done(c crawl.ClaimedURL, text string) crawl.Result {
+	p := &crawl.Page{URL: c.URL, Status: 200, ContentType: "text/html", Title: "t " + c.URL, Text: text,
+		Bytes: int64(len(text)), FetchedAt: time.Unix(1_800_000_100, 0)}
+	if text != "" {
+		h := crawl.HashID(text)
+		p.ContentHash = []byte(fmt.Sprintf("%016x%016x", uint64(h), uint64(h)))
+	}
+	return crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: p}
+}
+
+func eq(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkBalance asserts the counters add up: every admitted URL is in
+// exactly one state.
+func (e *env) checkBalance(admitted int64) {
+	e.t.Helper()
+	c := e.counters()
+	sum := c.Queued + c.InFlight + c.Done + c.Failed + c.Disallowed + c.Skipped
+	if sum != admitted {
+		e.t.Errorf("counters: queued %d + in-flight %d + done %d + failed %d + disallowed %d + skipped %d = %d, want %d admitted",
+			c.Queued, c.InFlight, c.Done, c.Failed, c.Disallowed, c.Skipped, sum, admitted)
+	}
+	if c.InFlight < 0 || c.Queued < 0 || c.Reserved < 0 {
+		e.t.Errorf("counters went negative: %+v", c)
+	}
+}
+
+func testPriorityOrder(t *testing.T, e *env) {
+	st := e.add(crawl.Limits{},
+		U("http://a.test/low", 1, 1),
+		U("http://a.test/high", 2, 9),
+		U("http://a.test/mid1", 1, 5),
+		U("http://a.test/mid2", 1, 5),
+		U("http://b.test/", 0, 0),
+	)
+	if st.Added != 5 || st.Known != 0 || len(st.Hosts) != 2 {
+		t.Fatalf("AddURLs = %+v, want 5 added on 2 hosts", st)
+	}
+	hs := e.claimHosts("p1", 10)
+	if got := hostKeys(hs); !eq(got, []string{"http://a.test", "http://b.test"}) {
+		t.Fatalf("ClaimHosts = %v", got)
+	}
+	a := crawl.HashID("http://a.test")
+	got := urlsOf(e.claimURLs("p1", a, 3, crawl.Limits{}))
+	want := []string{"http://a.test/high", "http://a.test/mid1", "http://a.test/mid2"}
+	if !eq(got, want) {
+		t.Fatalf("ClaimURLs = %v, want %v (priority, then discovery order)", got, want)
+	}
+	got = urlsOf(e.claimURLs("p1", a, 3, crawl.Limits{}))
+	if !eq(got, []string{"http://a.test/low"}) {
+		t.Fatalf("second ClaimURLs = %v, want [low]", got)
+	}
+	if got := e.claimURLs("p1", a, 3, crawl.Limits{}); len(got) != 0 {
+		t.Fatalf("third ClaimURLs = %v, want none", urlsOf(got))
+	}
+	if s := e.state("http://a.test/high"); s != crawl.StateInFlight {
+		t.Errorf("state after claim = %v, want in-flight", s)
+	}
+	c := e.counters()
+	if c.Queued != 1 || c.InFlight != 4 || c.Reserved != 4 {
+		t.Errorf("counters = %+v, want queued 1, in-flight 4, reserved 4", c)
+	}
+	e.checkBalance(5)
+}
+
+func testSeenSet(t *testing.T, e *env) {
+	st := e.add(crawl.Limits{}, U("http://a.test/x", 1, 0), U("http://a.test/x", 1, 0), U("http://a.test/y", 1, 0))
+	if st.Added != 2 || st.Known != 1 {
+		t.Fatalf("first AddURLs = %+v, want 2 added 1 known (same URL twice in a batch)", st)
+	}
+	st = e.add(crawl.Limits{}, U("http://a.test/x", 0, 7), U("http://a.test/z", 1, 0))
+	if st.Added != 1 || st.Known != 1 {
+		t.Fatalf("second AddURLs = %+v, want 1 added 1 known", st)
+	}
+	// A URL is known from the moment it is queued, not only once fetched,
+	// and stays known after it is fetched.
+	hs := e.claimHosts("p", 1)
+	for _, c := range e.claimURLs("p", hs[0].ID, 10, crawl.Limits{}) {
+		e.commit(crawl.Limits{}, done(c, "text of "+c.URL))
+	}
+	st = e.add(crawl.Limits{}, U("http://a.test/x", 1, 0), U("http://a.test/y", 1, 0), U("http://a.test/z", 1, 0))
+	if st.Added != 0 || st.Known != 3 {
+		t.Fatalf("AddURLs after fetching = %+v, want 3 known", st)
+	}
+	r, err := e.s.URL(e.ctx, crawl.HashID("http://a.test/x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Depth != 1 || r.Via != crawl.ViaLink || r.URL != "http://a.test/x" {
+		t.Errorf("URL record = %+v, want the first admission kept", r)
+	}
+	if _, err := e.s.URL(e.ctx, crawl.HashID("http://a.test/never")); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("URL(unknown) error = %v, want ErrNotFound", err)
+	}
+	e.checkBalance(3)
+}
+
+func testAdmissionBudgets(t *testing.T, e *env) {
+	lim := crawl.Limits{MaxDepth: 2, MaxPagesPerHost: 3}
+	st := e.add(lim,
+		U("http://a.test/0", 0, 0), U("http://a.test/2", 2, 0), U("http://a.test/3", 3, 0),
+		U("http://a.test/4", 1, 0), U("http://a.test/5", 1, 0), U("http://b.test/1", 1, 0))
+	if st.Added != 4 || st.OverDepth != 1 || st.OverHostCap != 1 {
+		t.Fatalf("AddURLs = %+v, want 4 added, 1 over depth, 1 over the host cap", st)
+	}
+	// A known URL on a full host is reported as known, not as refused.
+	st = e.add(lim, U("http://a.test/0", 0, 0), U("http://a.test/6", 1, 0))
+	if st.Known != 1 || st.OverHostCap != 1 || st.Added != 0 {
+		t.Fatalf("AddURLs on a full host = %+v, want 1 known, 1 over cap", st)
+	}
+	// The cap counts admissions, so fetching does not make room.
+	hs := e.claimHosts("p", 10)
+	for _, h := range hs {
+		for _, c := range e.claimURLs("p", h.ID, 10, lim) {
+			e.commit(lim, done(c, c.URL))
+		}
+	}
+	if st := e.add(lim, U("http://a.test/7", 1, 0)); st.OverHostCap != 1 {
+		t.Fatalf("AddURLs after fetching = %+v, want still over the host cap", st)
+	}
+	// A deeper-than-allowed discovery inside a commit is refused too.
+	if _, err := e.s.URL(e.ctx, crawl.HashID("http://a.test/3")); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("over-depth URL was stored: %v", err)
+	}
+	e.checkBalance(4)
+}
+
+func testLeases(t *testing.T, e *env) {
+	e.add(crawl.Limits{}, U("http://a.test/1", 0, 0), U("http://a.test/2", 0, 0), U("http://b.test/1", 0, 0))
+	h1 := e.claimHosts("p1", 1)
+	if len(h1) != 1 {
+		t.Fatalf("p1 claimed %d hosts, want 1", len(h1))
+	}
+	h2 := e.claimHosts("p2", 10)
+	if len(h2) != 1 || h2[0].ID == h1[0].ID {
+		t.Fatalf("p2 claimed %v while p1 holds %s, want only the other host", hostKeys(h2), h1[0].Key)
+	}
+	if got := e.claimHosts("p3", 10); len(got) != 0 {
+		t.Fatalf("p3 claimed %v, want nothing: both hosts are leased", hostKeys(got))
+	}
+	// p2 may not claim URLs of p1's host.
+	if _, err := e.s.ClaimURLs(e.ctx, "p2", h1[0].ID, 5, crawl.Limits{}, e.now); !errors.Is(err, crawl.ErrLeaseLost) {
+		t.Fatalf("ClaimURLs on a host leased by another owner: err = %v, want ErrLeaseLost", err)
+	}
+	claimed := e.claimURLs("p1", h1[0].ID, 5, crawl.Limits{})
+	if len(claimed) == 0 {
+		t.Fatal("p1 claimed no URLs of its host")
+	}
+	// Renewal keeps the lease past its first expiry.
+	e.now = e.now.Add(50 * time.Second)
+	lost, err := e.s.RenewHosts(e.ctx, "p1", []crawl.ID{h1[0].ID}, time.Minute, e.now)
+	if err != nil || len(lost) != 0 {
+		t.Fatalf("RenewHosts = %v, %v; want nothing lost", lost, err)
+	}
+	e.now = e.now.Add(50 * time.Second)
+	if got := e.claimHosts("p3", 10); len(got) != 1 || got[0].ID != h2[0].ID {
+		t.Fatalf("after p2's lease expired p3 claimed %v, want only %s (p1 renewed)", hostKeys(got), h2[0].Key)
+	}
+	// p1 dies: once its lease expires another owner takes the host and the
+	// URLs p1 had in flight return to the queue.
+	e.now = e.now.Add(2 * time.Minute)
+	got := e.claimHosts("p4", 10)
+	var taken *crawl.Host
+	for i := range got {
+		if got[i].ID == h1[0].ID {
+			taken = &got[i]
+		}
+	}
+	if taken == nil {
+		t.Fatalf("p4 claimed %v, want %s whose lease expired", hostKeys(got), h1[0].Key)
+	}
+	again := e.claimURLs("p4", h1[0].ID, 5, crawl.Limits{})
+	if len(again) != len(claimed) {
+		t.Fatalf("p4 reclaimed %v, want the %d URLs p1 left in flight", urlsOf(again), len(claimed))
+	}
+	lost, err = e.s.RenewHosts(e.ctx, "p1", []crawl.ID{h1[0].ID}, time.Minute, e.now)
+	if err != nil || len(lost) != 1 {
+		t.Fatalf("p1 RenewHosts after losing = %v, %v; want the host reported lost", lost, err)
+	}
+	// Release makes a host claimable at once.
+	if err := e.s.ReleaseHosts(e.ctx, "p4", []crawl.ID{h1[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range again {
+		e.commit(crawl.Limits{}, crawl.Result{URL: c, Outcome: crawl.OutcomeRelease})
+	}
+	if got := e.claimHosts("p5", 10); len(got) != 1 || got[0].ID != h1[0].ID {
+		t.Fatalf("after release p5 claimed %v, want %s", hostKeys(got), h1[0].Key)
+	}
+	e.checkBalance(3)
+}
+
+func testReadiness(t *testing.T, e *env) {
+	e.add(crawl.Limits{}, U("http://a.test/1", 0, 0), U("http://b.test/1", 0, 0))
+	// A host with nothing queued is not claimed.
+	hs := e.claimHosts("p", 10)
+	if len(hs) != 2 {
+		t.Fatalf("claimed %d hosts, want 2", len(hs))
+	}
+	a, b := crawl.HashID("http://a.test"), crawl.HashID("http://b.test")
+	ca := e.claimURLs("p", a, 10, crawl.Limits{})
+	// A retry time in the future keeps the URL out of claims until it comes.
+	e.commit(crawl.Limits{}, crawl.Result{URL: ca[0], Outcome: crawl.OutcomeRetry, RetryAt: e.now.Add(time.Minute), Error: "timeout"})
+	if got := e.claimURLs("p", a, 10, crawl.Limits{}); len(got) != 0 {
+		t.Fatalf("claimed %v before its retry time", urlsOf(got))
+	}
+	e.now = e.now.Add(61 * time.Second)
+	got := e.claimURLs("p", a, 10, crawl.Limits{})
+	if len(got) != 1 || got[0].Attempts != 1 {
+		t.Fatalf("after the retry time claimed %+v, want the URL with 1 previous attempt", got)
+	}
+	// Hosts come back in order of their next allowed fetch time.
+	cb := e.claimURLs("p", b, 10, crawl.Limits{})
+	e.commit(crawl.Limits{},
+		crawl.Result{URL: got[0], Outcome: crawl.OutcomeRelease, Host: crawl.HostUpdate{NextFetchAt: e.now.Add(time.Hour)}},
+		crawl.Result{URL: cb[0], Outcome: crawl.OutcomeRelease, Host: crawl.HostUpdate{NextFetchAt: e.now.Add(time.Minute)}})
+	if err := e.s.ReleaseHosts(e.ctx, "p", []crawl.ID{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	first := e.claimHosts("q", 1)
+	if len(first) != 1 || first[0].ID != b {
+		t.Fatalf("first host claimed = %v, want http://b.test (earlier next fetch time)", hostKeys(first))
+	}
+	if !first[0].NextFetchAt.Equal(e.now.Add(time.Minute)) {
+		t.Errorf("NextFetchAt = %v, want %v", first[0].NextFetchAt, e.now.Add(time.Minute))
+	}
+	e.checkBalance(2)
+}
+
+func testPageBudget(t *testing.T, e *env) {
+	lim := crawl.Limits{MaxPages: 3}
+	for i := range 5 {
+		e.add(lim, U(fmt.Sprintf("http://a.test/%d", i), 0, 0))
+	}
+	hs := e.claimHosts("p", 1)
+	got := e.claimURLs("p", hs[0].ID, 10, lim)
+	if len(got) != 3 {
+		t.Fatalf("claimed %d URLs under a 3-page budget", len(got))
+	}
+	if _, err := e.s.ClaimURLs(e.ctx, "p", hs[0].ID, 10, lim, e.now); !errors.Is(err, crawl.ErrPageBudget) {
+		t.Fatalf("ClaimURLs past the budget: err = %v, want ErrPageBudget", err)
+	}
+	// A URL returned unfetched and a robots refusal give their budget back;
+	// a fetched page and a failure keep it.
+	e.commit(lim,
+		crawl.Result{URL: got[0], Outcome: crawl.OutcomeRelease},
+		crawl.Result{URL: got[1], Outcome: crawl.OutcomeDisallowed},
+		done(got[2], "x"))
+	more := e.claimURLs("p", hs[0].ID, 10, lim)
+	if len(more) != 2 {
+		t.Fatalf("after giving back 2, claimed %d, want 2", len(more))
+	}
+	e.commit(lim, crawl.Result{URL: more[0], Outcome: crawl.OutcomeFailed, Error: "connect"}, done(more[1], "y"))
+	if _, err := e.s.ClaimURLs(e.ctx, "p", hs[0].ID, 10, lim, e.now); !errors.Is(err, crawl.ErrPageBudget) {
+		t.Fatalf("err = %v, want ErrPageBudget after 3 fetches", err)
+	}
+	if c := e.counters(); c.Reserved != 3 {
+		t.Errorf("reserved = %d, want 3", c.Reserved)
+	}
+	e.checkBalance(5)
+}
+
+func testByteBudget(t *testing.T, e *env) {
+	lim := crawl.Limits{MaxBytes: 100}
+	e.add(lim, U("http://a.test/1", 0, 0), U("http://a.test/2", 0, 0))
+	hs := e.claimHosts("p", 1)
+	got := e.claimURLs("p", hs[0].ID, 1, lim)
+	r := done(got[0], "z")
+	r.Page.WireBytes = 150
+	e.commit(lim, r)
+	if _, err := e.s.ClaimURLs(e.ctx, "p", hs[0].ID, 10, lim, e.now); !errors.Is(err, crawl.ErrByteBudget) {
+		t.Fatalf("err = %v, want ErrByteBudget", err)
+	}
+	if c := e.counters(); c.Bytes != 150 {
+		t.Errorf("bytes = %d, want 150 (wire bytes)", c.Bytes)
+	}
+}
+
+func testOutcomes(t *testing.T, e *env) {
+	names := []string{"done", "retry", "failed", "disallowed", "skipped", "release"}
+	for _, n := range names {
+		e.add(crawl.Limits{}, U("http://a.test/"+n, 0, 0))
+	}
+	hs := e.claimHosts("p", 1)
+	byURL := map[string]crawl.ClaimedURL{}
+	for _, c := range e.claimURLs("p", hs[0].ID, 10, crawl.Limits{}) {
+		byURL[c.URL] = c
+	}
+	c := func(n string) crawl.ClaimedURL { return byURL["http://a.test/"+n] }
+	e.commit(crawl.Limits{},
+		done(c("done"), "page text"),
+		crawl.Result{URL: c("retry"), Outcome: crawl.OutcomeRetry, RetryAt: e.now.Add(time.Hour), Error: "503"},
+		crawl.Result{URL: c("failed"), Outcome: crawl.OutcomeFailed, Error: "dns: no such host"},
+		crawl.Result{URL: c("disallowed"), Outcome: crawl.OutcomeDisallowed},
+		crawl.Result{URL: c("skipped"), Outcome: crawl.OutcomeSkipped, Error: "robots.txt unavailable"},
+		crawl.Result{URL: c("release"), Outcome: crawl.OutcomeRelease},
+	)
+	want := map[string]crawl.State{"done": crawl.StateDone, "retry": crawl.StateQueued, "failed": crawl.StateFailed,
+		"disallowed": crawl.StateDisallowed, "skipped": crawl.StateSkipped, "release": crawl.StateQueued}
+	for n, s := range want {
+		if got := e.state("http://a.test/" + n); got != s {
+			t.Errorf("state of %s = %v, want %v", n, got, s)
+		}
+	}
+	r, err := e.s.URL(e.ctx, crawl.HashID("http://a.test/failed"))
+	if err != nil || r.Error != "dns: no such host" || r.Attempts != 1 {
+		t.Errorf("failed URL record = %+v, %v; want its error and 1 attempt", r, err)
+	}
+	r, _ = e.s.URL(e.ctx, crawl.HashID("http://a.test/release"))
+	if r.Attempts != 0 {
+		t.Errorf("released URL attempts = %d, want 0 (it was not attempted)", r.Attempts)
+	}
+	r, _ = e.s.URL(e.ctx, crawl.HashID("http://a.test/retry"))
+	if !r.RetryAt.Equal(e.now.Add(time.Hour)) || r.Attempts != 1 {
+		t.Errorf("retry URL record = %+v, want retry time and 1 attempt", r)
+	}
+	cn := e.counters()
+	if cn.Done != 1 || cn.Failed != 1 || cn.Disallowed != 1 || cn.Skipped != 1 || cn.Queued != 2 || cn.InFlight != 0 || cn.Pages != 1 {
+		t.Errorf("counters = %+v", cn)
+	}
+	if cn.Reserved != 2 {
+		t.Errorf("reserved = %d, want 2 (the fetched page and the failure)", cn.Reserved)
+	}
+	e.checkBalance(6)
+}
+
+func testPagesAndLinks(t *testing.T, e *env) {
+	e.add(crawl.Limits{}, U("http://a.test/", 0, 0))
+	hs := e.claimHosts("p", 1)
+	c := e.claimURLs("p", hs[0].ID, 1, crawl.Limits{})[0]
+	r := done(c, "Hello world")
+	r.Page.Title = "Home — Ünïcode"
+	r.Page.ETag = `"abc"`
+	r.Page.LastModified = "Mon, 02 Jan 2006 15:04:05 GMT"
+	r.Page.Canonical = "http://a.test/home"
+	r.Page.NoIndex = true
+	r.Links = []crawl.Link{
+		{TargetID: crawl.HashID("http://a.test/x"), Target: "http://a.test/x", Anchor: "Research papers"},
+		{TargetID: crawl.HashID("http://c.test/"), Target: "http://c.test/", Anchor: "elsewhere", NoFollow: true},
+	}
+	r.Discovered = []crawl.NewURL{U("http://a.test/x", 1, 3), U("http://a.test/deep", 9, 0)}
+	st := e.commit(crawl.Limits{MaxDepth: 5}, r)
+	if st.Pages != 1 || st.Add.Added != 1 || st.Add.OverDepth != 1 {
+		t.Fatalf("Commit stats = %+v, want 1 page, 1 URL added, 1 over depth", st)
+	}
+	p, err := e.s.Page(e.ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Title != r.Page.Title || p.Text != "Hello world" || p.ETag != `"abc"` || p.Status != 200 ||
+		p.Canonical != "http://a.test/home" || !p.NoIndex || !bytes.Equal(p.ContentHash, r.Page.ContentHash) ||
+		!p.FetchedAt.Equal(r.Page.FetchedAt) || p.LastModified != r.Page.LastModified || p.ID != c.ID {
+		t.Errorf("Page = %+v, want what was committed", p)
+	}
+	ls, err := e.s.Links(e.ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].Target < ls[j].Target })
+	if len(ls) != 2 || ls[0].Anchor != "Research papers" || ls[0].NoFollow || !ls[1].NoFollow || ls[1].Target != "http://c.test/" {
+		t.Errorf("Links = %+v", ls)
+	}
+	x, err := e.s.URL(e.ctx, crawl.HashID("http://a.test/x"))
+	if err != nil || x.Parent != 0 && x.Depth != 1 {
+		t.Errorf("discovered URL = %+v, %v", x, err)
+	}
+	if x.State != crawl.StateQueued || x.Priority != 3 {
+		t.Errorf("discovered URL state %v priority %d, want queued with priority 3", x.State, x.Priority)
+	}
+	if _, err := e.s.Page(e.ctx, crawl.HashID("http://a.test/x")); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("Page(unfetched) err = %v, want ErrNotFound", err)
+	}
+	n := 0
+	for p, err := range e.s.Pages(e.ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.URL != "http://a.test/" {
+			t.Errorf("Pages yielded %s", p.URL)
+		}
+		n++
+	}
+	if n != 1 {
+		t.Errorf("Pages yielded %d pages, want 1", n)
+	}
+	if cn := e.counters(); cn.Links != 2 {
+		t.Errorf("links counter = %d, want 2", cn.Links)
+	}
+	e.checkBalance(2)
+}
+
+func testDuplicates(t *testing.T, e *env) {
+	for i := range 1200 {
+		e.add(crawl.Limits{}, U(fmt.Sprintf("http://a.test/%04d", i), 0, -i))
+	}
+	hs := e.claimHosts("p", 1)
+	cs := e.claimURLs("p", hs[0].ID, 1200, crawl.Limits{})
+	if len(cs) != 1200 {
+		t.Fatalf("claimed %d, want 1200", len(cs))
+	}
+	// The first two share their text; the duplicate is found within one
+	// batch and across batches (and across restarts: the hash is stored).
+	e.commit(crawl.Limits{}, done(cs[0], "same text"), done(cs[1], "same text"))
+	var rs []crawl.Result
+	for _, c := range cs[2:] {
+		rs = append(rs, done(c, "unique "+c.URL))
+	}
+	e.commit(crawl.Limits{}, rs...)
+	e.s.Close()
+	e.s = e.reopen()
+	st, err := e.s.AddURLs(e.ctx, []crawl.NewURL{U("http://a.test/late", 0, 0)}, crawl.Limits{})
+	if err != nil || st.Added != 1 {
+		t.Fatal(st, err)
+	}
+	hs = e.claimHosts("p", 1)
+	late := e.claimURLs("p", hs[0].ID, 1, crawl.Limits{})
+	cst := e.commit(crawl.Limits{}, done(late[0], "same text"))
+	if cst.Duplicates != 1 {
+		t.Errorf("commit stats %+v, want 1 duplicate", cst)
+	}
+	for _, u := range []crawl.ID{cs[1].ID, late[0].ID} {
+		p, err := e.s.Page(e.ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.DuplicateOf != cs[0].ID {
+			t.Errorf("%s DuplicateOf = %d, want %d (%s)", p.URL, p.DuplicateOf, cs[0].ID, cs[0].URL)
+		}
+	}
+	if p, _ := e.s.Page(e.ctx, cs[0].ID); p.DuplicateOf != 0 {
+		t.Errorf("the first page is marked duplicate of %d", p.DuplicateOf)
+	}
+	if c := e.counters(); c.Duplicates != 2 || c.Pages != 1201 {
+		t.Errorf("counters duplicates %d pages %d, want 2 and 1201", c.Duplicates, c.Pages)
+	}
+	// Pages streams all of them in ID order.
+	var prev crawl.ID
+	n := 0
+	for p, err := range e.s.Pages(e.ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 && p.ID <= prev {
+			t.Fatalf("Pages out of order: %d after %d", p.ID, prev)
+		}
+		prev = p.ID
+		n++
+	}
+	if n != 1201 {
+		t.Errorf("Pages yielded %d, want 1201", n)
+	}
+}
+
+func testRobotsAndPoliteness(t *testing.T, e *env) {
+	e.add(crawl.Limits{}, U("http://a.test/", 0, 0))
+	hs := e.claimHosts("p", 1)
+	if hs[0].Robots != nil {
+		t.Fatalf("new host has a robots record: %+v", hs[0].Robots)
+	}
+	rec := crawl.RobotsRecord{Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n"),
+		FetchedAt: e.now, ExpiresAt: e.now.Add(24 * time.Hour)}
+	if err := e.s.SaveRobots(e.ctx, hs[0].ID, rec, crawl.HostUpdate{NextFetchAt: e.now.Add(2 * time.Second), Delay: 3 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.s.ReleaseHosts(e.ctx, "p", []crawl.ID{hs[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	e.s.Close()
+	e.s = e.reopen()
+	hs = e.claimHosts("q", 1)
+	if len(hs) != 1 || hs[0].Robots == nil {
+		t.Fatalf("after reopen host = %+v, want its robots record", hs)
+	}
+	got := hs[0].Robots
+	if got.Status != 200 || string(got.Body) != string(rec.Body) || !got.ExpiresAt.Equal(rec.ExpiresAt) || !got.FetchedAt.Equal(rec.FetchedAt) {
+		t.Errorf("robots record = %+v, want %+v", got, rec)
+	}
+	if !hs[0].NextFetchAt.Equal(e.now.Add(2*time.Second)) || hs[0].Delay != 3*time.Second {
+		t.Errorf("politeness state = next %v delay %v, want it persisted", hs[0].NextFetchAt, hs[0].Delay)
+	}
+	// Unreachable robots.txt: status 0 with a failure count.
+	if err := e.s.SaveRobots(e.ctx, hs[0].ID, crawl.RobotsRecord{Status: 0, FetchedAt: e.now, ExpiresAt: e.now.Add(time.Minute), Failures: 2}, crawl.HostUpdate{}); err != nil {
+		t.Fatal(err)
+	}
+	// Commit persists the politeness state a fetch leaves.
+	c := e.claimURLs("q", hs[0].ID, 1, crawl.Limits{})[0]
+	r := done(c, "t")
+	r.Host = crawl.HostUpdate{NextFetchAt: e.now.Add(time.Hour), Delay: 5 * time.Second, Backoff: 2}
+	e.commit(crawl.Limits{}, r)
+	e.add(crawl.Limits{}, U("http://a.test/next", 1, 0))
+	if err := e.s.ReleaseHosts(e.ctx, "q", []crawl.ID{hs[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	hs = e.claimHosts("r", 1)
+	if len(hs) != 1 || hs[0].Robots == nil || hs[0].Robots.Status != 0 || hs[0].Robots.Failures != 2 {
+		t.Fatalf("host = %+v, want the unreachable robots record", hs)
+	}
+	if !hs[0].NextFetchAt.Equal(e.now.Add(time.Hour)) || hs[0].Delay != 5*time.Second || hs[0].Backoff != 2 || hs[0].Fetched != 1 {
+		t.Errorf("host after commit = %+v", hs[0])
+	}
+}
+
+func testResume(t *testing.T, e *env) {
+	for i := range 10 {
+		e.add(crawl.Limits{}, U(fmt.Sprintf("http://a.test/%d", i), 0, 0))
+	}
+	hs := e.claimHosts("p", 1)
+	cs := e.claimURLs("p", hs[0].ID, 4, crawl.Limits{})
+	e.commit(crawl.Limits{}, done(cs[0], "one"))
+	// Unclean stop: three URLs in flight, the lease never released.
+	e.s.Close()
+	e.s = e.reopen()
+	e.now = e.now.Add(2 * time.Minute) // past any lease
+	hs = e.claimHosts("p2", 1)
+	if len(hs) != 1 {
+		t.Fatal("after restart no host could be claimed")
+	}
+	got := e.claimURLs("p2", hs[0].ID, 100, crawl.Limits{})
+	if len(got) != 9 {
+		t.Fatalf("after restart claimed %d URLs, want 9 (3 in flight at the stop + 6 queued)", len(got))
+	}
+	for _, c := range got {
+		if c.URL == cs[0].URL {
+			t.Fatalf("the committed page %s was handed out again", c.URL)
+		}
+	}
+	c := e.counters()
+	if c.InFlight != 9 || c.Done != 1 || c.Reserved != 10 {
+		t.Errorf("counters after resume = %+v, want 9 in flight, 1 done, 10 reserved", c)
+	}
+	e.checkBalance(10)
+}
+
+func testConcurrentClaimers(t *testing.T, e *env) {
+	const hosts = 40
+	var urls []crawl.NewURL
+	for i := range hosts {
+		for j := range 3 {
+			urls = append(urls, U(fmt.Sprintf("http://h%02d.test/%d", i, j), 0, 0))
+		}
+	}
+	e.add(crawl.Limits{}, urls...)
+	var mu sync.Mutex
+	owners := map[crawl.ID]string{}
+	claimedURLs := map[crawl.ID]string{}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 4 {
+		wg.Go(func() {
+			owner := fmt.Sprintf("w%d", w)
+			for range 20 {
+				hs, err := e.s.ClaimHosts(e.ctx, owner, 3, time.Minute, e.now)
+				if err != nil {
+					errs <- err
+					return
+				}
+				for _, h := range hs {
+					cs, err := e.s.ClaimURLs(e.ctx, owner, h.ID, 10, crawl.Limits{}, e.now)
+					if err != nil {
+						errs <- err
+						return
+					}
+					mu.Lock()
+					if prev, ok := owners[h.ID]; ok {
+						errs <- fmt.Errorf("host %s claimed by %s and %s", h.Key, prev, owner)
+					}
+					owners[h.ID] = owner
+					for _, c := range cs {
+						if prev, ok := claimedURLs[c.ID]; ok {
+							errs <- fmt.Errorf("url %s claimed by %s and %s", c.URL, prev, owner)
+						}
+						claimedURLs[c.ID] = owner
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if len(owners) != hosts || len(claimedURLs) != hosts*3 {
+		t.Errorf("claimed %d hosts and %d URLs, want %d and %d", len(owners), len(claimedURLs), hosts, hosts*3)
+	}
+}
+
+func testStaleResult(t *testing.T, e *env) {
+	e.add(crawl.Limits{}, U("http://a.test/1", 0, 0))
+	hs := e.claimHosts("p1", 1)
+	c := e.claimURLs("p1", hs[0].ID, 1, crawl.Limits{})[0]
+	e.now = e.now.Add(2 * time.Minute)
+	hs2 := e.claimHosts("p2", 1) // p1's lease expired: its URL is back in the queue
+	if len(hs2) != 1 {
+		t.Fatal("p2 could not take over the expired host")
+	}
+	st := e.commit(crawl.Limits{}, done(c, "late"))
+	if st.Stale != 1 || st.Pages != 0 {
+		t.Fatalf("late commit of a lost URL = %+v, want it ignored as stale", st)
+	}
+	if s := e.state("http://a.test/1"); s != crawl.StateQueued {
+		t.Errorf("state = %v, want queued for the new owner", s)
+	}
+	e.checkBalance(1)
+}
