@@ -97,6 +97,7 @@ type AddStats struct {
 	OverDepth   int  // refused: deeper than Limits.MaxDepth
 	OverHostCap int  // refused: host reached Limits.MaxPagesPerHost
 	Hosts       []ID // hosts that received new URLs
+	CappedHosts []ID // hosts that refused new URLs at Limits.MaxPagesPerHost
 }
 
 // Host is the per-host state the scheduler needs. The host key is the
@@ -213,6 +214,12 @@ type HostUpdate struct {
 	NextFetchAt time.Time
 	Delay       time.Duration
 	Backoff     int
+}
+
+// HostRelease is a host lease given up, with the politeness state to keep.
+type HostRelease struct {
+	ID ID
+	HostUpdate
 }
 
 // CommitStats reports the effect of a committed batch.

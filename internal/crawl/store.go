@@ -25,19 +25,26 @@ type Store interface {
 	// RenewHosts extends owner's leases and returns the IDs it no longer holds.
 	RenewHosts(ctx context.Context, owner string, ids []ID, lease time.Duration, now time.Time) (lost []ID, err error)
 
-	// ReleaseHosts gives up owner's leases. Callers first commit or release
-	// every URL they claimed on those hosts.
-	ReleaseHosts(ctx context.Context, owner string, ids []ID) error
+	// ReleaseHosts gives up owner's leases and records each host's politeness
+	// state (when NextFetchAt is set), so that whoever claims it next waits
+	// as long as the releaser would have. Callers first hand back (commit or
+	// release) every URL they claimed on those hosts, though such commits
+	// may still be on their way.
+	ReleaseHosts(ctx context.Context, owner string, hosts []HostRelease) error
 
 	// ClaimURLs marks up to n of the host's best queued URLs whose retry time
-	// has come as in flight and returns them, best first. owner must hold the
-	// host's lease. It returns ErrPageBudget or ErrByteBudget (and no URLs)
-	// once the crawl's budget in lim is spent.
-	ClaimURLs(ctx context.Context, owner string, host ID, n int, lim Limits, now time.Time) ([]ClaimedURL, error)
+	// has come as in flight and returns them, best first. When none is ready,
+	// next is the earliest retry time among the host's queued URLs (zero when
+	// it has none). owner must hold the host's lease (else ErrLeaseLost). It
+	// returns ErrPageBudget or ErrByteBudget (and no URLs) once the crawl's
+	// budget in lim is spent.
+	ClaimURLs(ctx context.Context, owner string, host ID, n int, lim Limits, now time.Time) (urls []ClaimedURL, next time.Time, err error)
 
 	// Commit records a batch of results in one transaction: URL states,
 	// pages, links, duplicate hashes, discovered URLs (admitted under lim)
-	// and host politeness state. On error nothing of the batch is recorded.
+	// and host politeness state (a host's next fetch time only moves
+	// forward). Results for URLs no longer in flight are ignored (counted
+	// as Stale). On error nothing of the batch is recorded.
 	Commit(ctx context.Context, results []Result, lim Limits) (CommitStats, error)
 
 	// SaveRobots caches the robots.txt outcome of a host and records the

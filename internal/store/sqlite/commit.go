@@ -180,10 +180,11 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		st.Add.OverDepth += as.OverDepth
 		st.Add.OverHostCap += as.OverHostCap
 		st.Add.Hosts = mergeIDs(st.Add.Hosts, as.Hosts)
+		st.Add.CappedHosts = mergeIDs(st.Add.CappedHosts, as.CappedHosts)
 	}
 	h := r.Host
 	if !h.NextFetchAt.IsZero() {
-		_, err = t.tx.ExecContext(ctx, `UPDATE hosts SET next_fetch_at = ?, delay_ms = ?, backoff = ?,
+		_, err = t.tx.ExecContext(ctx, `UPDATE hosts SET next_fetch_at = max(next_fetch_at, ?), delay_ms = ?, backoff = ?,
 			fetched = fetched + ?, bytes = bytes + ?, queued = queued + ? WHERE id = ?`,
 			ms(h.NextFetchAt), h.Delay.Milliseconds(), h.Backoff, hostFetched, hostBytes, hostQueued, r.URL.HostID)
 	} else if hostFetched != 0 || hostQueued != 0 {
@@ -254,7 +255,7 @@ func (db *DB) SaveRobots(ctx context.Context, host crawl.ID, rec crawl.RobotsRec
 		}
 		_, err := t.tx.ExecContext(ctx, `UPDATE hosts SET robots_status = ?, robots_body = ?, robots_fetched_at = ?,
 			robots_expires_at = ?, robots_failures = ?,
-			next_fetch_at = CASE WHEN ? > 0 THEN ? ELSE next_fetch_at END,
+			next_fetch_at = CASE WHEN ? > 0 THEN max(next_fetch_at, ?) ELSE next_fetch_at END,
 			delay_ms = CASE WHEN ? > 0 THEN ? ELSE delay_ms END WHERE id = ?`,
 			status, rec.Body, ms(rec.FetchedAt), ms(rec.ExpiresAt), rec.Failures,
 			ms(upd.NextFetchAt), ms(upd.NextFetchAt), upd.Delay.Milliseconds(), upd.Delay.Milliseconds(), host)

@@ -96,6 +96,7 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 	type hostState struct {
 		admitted int64
 		added    int64
+		capped   bool
 	}
 	hosts := map[crawl.ID]*hostState{}
 	for _, u := range urls {
@@ -135,6 +136,10 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 				st.Known++
 			case errors.Is(err, sql.ErrNoRows):
 				st.OverHostCap++
+				if !hs.capped {
+					hs.capped = true
+					st.CappedHosts = append(st.CappedHosts, u.HostID)
+				}
 			default:
 				return st, err
 			}
@@ -326,16 +331,26 @@ func (db *DB) RenewHosts(ctx context.Context, owner string, ids []crawl.ID, leas
 	return lost, nil
 }
 
-// ReleaseHosts gives up owner's leases.
-func (db *DB) ReleaseHosts(ctx context.Context, owner string, ids []crawl.ID) error {
-	if len(ids) == 0 {
+// ReleaseHosts gives up owner's leases, keeping their politeness state.
+func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.HostRelease) error {
+	if len(hosts) == 0 {
 		return nil
 	}
 	err := db.tx(ctx, func(t *txn) error {
-		in, args := idList(ids)
-		_, err := t.tx.ExecContext(ctx, `UPDATE hosts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner = ? AND id IN (`+in+`)`,
-			append([]any{owner}, args...)...)
-		return err
+		for _, h := range hosts {
+			var err error
+			if h.NextFetchAt.IsZero() {
+				_, err = t.tx.ExecContext(ctx, `UPDATE hosts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner = ? AND id = ?`, owner, h.ID)
+			} else {
+				_, err = t.tx.ExecContext(ctx, `UPDATE hosts SET lease_owner = NULL, lease_until = 0,
+					next_fetch_at = max(next_fetch_at, ?), delay_ms = ?, backoff = ? WHERE lease_owner = ? AND id = ?`,
+					ms(h.NextFetchAt), h.Delay.Milliseconds(), h.Backoff, owner, h.ID)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: release hosts: %w", err)
@@ -344,8 +359,9 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, ids []crawl.ID) er
 }
 
 // ClaimURLs marks the host's best ready URLs in flight.
-func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.ClaimedURL, error) {
+func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.ClaimedURL, time.Time, error) {
 	var out []crawl.ClaimedURL
+	var next time.Time
 	var budgetErr error
 	err := db.tx(ctx, func(t *txn) error {
 		var leaseOwner sql.NullString
@@ -408,6 +424,15 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		for _, c := range cs {
 			out = append(out, c.u)
 		}
+		if len(out) == 0 {
+			var at sql.NullInt64
+			if err := t.tx.QueryRowContext(ctx, `SELECT min(retry_at) FROM urls WHERE host_id = ? AND state = 0`, host).Scan(&at); err != nil {
+				return err
+			}
+			if at.Valid {
+				next = fromMS(max(at.Int64, 1))
+			}
+		}
 		k := int64(len(out))
 		if k > 0 {
 			if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET queued = queued - ? WHERE id = ?`, k, host); err != nil {
@@ -420,10 +445,10 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: claim urls of host %d: %w", host, err)
+		return nil, time.Time{}, fmt.Errorf("sqlite: claim urls of host %d: %w", host, err)
 	}
 	if budgetErr != nil {
-		return nil, budgetErr
+		return nil, time.Time{}, budgetErr
 	}
-	return out, nil
+	return out, next, nil
 }

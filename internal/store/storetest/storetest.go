@@ -43,6 +43,7 @@ func Run(t *testing.T, factory Factory) {
 		{"ResumeAfterUncleanStop", testResume},
 		{"ConcurrentClaimers", testConcurrentClaimers},
 		{"StaleResultAfterLostLease", testStaleResult},
+		{"ReleaseKeepsPoliteness", testReleasePoliteness},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,7 +104,7 @@ func (e *env) claimHosts(owner string, n int) []crawl.Host {
 
 func (e *env) claimURLs(owner string, host crawl.ID, n int, lim crawl.Limits) []crawl.ClaimedURL {
 	e.t.Helper()
-	us, err := e.s.ClaimURLs(e.ctx, owner, host, n, lim, e.now)
+	us, _, err := e.s.ClaimURLs(e.ctx, owner, host, n, lim, e.now)
 	if err != nil {
 		e.t.Fatalf("ClaimURLs: %v", err)
 	}
@@ -162,6 +163,14 @@ func done(c crawl.ClaimedURL, text string) crawl.Result {
 		p.ContentHash = []byte(fmt.Sprintf("%016x%016x", uint64(h), uint64(h)))
 	}
 	return crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: p}
+}
+
+func rel(ids ...crawl.ID) []crawl.HostRelease {
+	out := make([]crawl.HostRelease, len(ids))
+	for i, id := range ids {
+		out[i] = crawl.HostRelease{ID: id}
+	}
+	return out
 }
 
 func eq(a, b []string) bool {
@@ -269,6 +278,9 @@ func testAdmissionBudgets(t *testing.T, e *env) {
 	if st.Added != 4 || st.OverDepth != 1 || st.OverHostCap != 1 {
 		t.Fatalf("AddURLs = %+v, want 4 added, 1 over depth, 1 over the host cap", st)
 	}
+	if len(st.CappedHosts) != 1 || st.CappedHosts[0] != crawl.HashID("http://a.test") {
+		t.Fatalf("CappedHosts = %v, want [a.test]", st.CappedHosts)
+	}
 	// A known URL on a full host is reported as known, not as refused.
 	st = e.add(lim, U("http://a.test/0", 0, 0), U("http://a.test/6", 1, 0))
 	if st.Known != 1 || st.OverHostCap != 1 || st.Added != 0 {
@@ -305,7 +317,7 @@ func testLeases(t *testing.T, e *env) {
 		t.Fatalf("p3 claimed %v, want nothing: both hosts are leased", hostKeys(got))
 	}
 	// p2 may not claim URLs of p1's host.
-	if _, err := e.s.ClaimURLs(e.ctx, "p2", h1[0].ID, 5, crawl.Limits{}, e.now); !errors.Is(err, crawl.ErrLeaseLost) {
+	if _, _, err := e.s.ClaimURLs(e.ctx, "p2", h1[0].ID, 5, crawl.Limits{}, e.now); !errors.Is(err, crawl.ErrLeaseLost) {
 		t.Fatalf("ClaimURLs on a host leased by another owner: err = %v, want ErrLeaseLost", err)
 	}
 	claimed := e.claimURLs("p1", h1[0].ID, 5, crawl.Limits{})
@@ -344,7 +356,7 @@ func testLeases(t *testing.T, e *env) {
 		t.Fatalf("p1 RenewHosts after losing = %v, %v; want the host reported lost", lost, err)
 	}
 	// Release makes a host claimable at once.
-	if err := e.s.ReleaseHosts(e.ctx, "p4", []crawl.ID{h1[0].ID}); err != nil {
+	if err := e.s.ReleaseHosts(e.ctx, "p4", rel(h1[0].ID)); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range again {
@@ -367,11 +379,15 @@ func testReadiness(t *testing.T, e *env) {
 	ca := e.claimURLs("p", a, 10, crawl.Limits{})
 	// A retry time in the future keeps the URL out of claims until it comes.
 	e.commit(crawl.Limits{}, crawl.Result{URL: ca[0], Outcome: crawl.OutcomeRetry, RetryAt: e.now.Add(time.Minute), Error: "timeout"})
-	if got := e.claimURLs("p", a, 10, crawl.Limits{}); len(got) != 0 {
-		t.Fatalf("claimed %v before its retry time", urlsOf(got))
+	got, next, err := e.s.ClaimURLs(e.ctx, "p", a, 10, crawl.Limits{}, e.now)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("claimed %v (err %v) before its retry time", urlsOf(got), err)
+	}
+	if !next.Equal(e.now.Add(time.Minute)) {
+		t.Errorf("next = %v, want the retry time %v", next, e.now.Add(time.Minute))
 	}
 	e.now = e.now.Add(61 * time.Second)
-	got := e.claimURLs("p", a, 10, crawl.Limits{})
+	got = e.claimURLs("p", a, 10, crawl.Limits{})
 	if len(got) != 1 || got[0].Attempts != 1 {
 		t.Fatalf("after the retry time claimed %+v, want the URL with 1 previous attempt", got)
 	}
@@ -380,7 +396,7 @@ func testReadiness(t *testing.T, e *env) {
 	e.commit(crawl.Limits{},
 		crawl.Result{URL: got[0], Outcome: crawl.OutcomeRelease, Host: crawl.HostUpdate{NextFetchAt: e.now.Add(time.Hour)}},
 		crawl.Result{URL: cb[0], Outcome: crawl.OutcomeRelease, Host: crawl.HostUpdate{NextFetchAt: e.now.Add(time.Minute)}})
-	if err := e.s.ReleaseHosts(e.ctx, "p", []crawl.ID{a, b}); err != nil {
+	if err := e.s.ReleaseHosts(e.ctx, "p", rel(a, b)); err != nil {
 		t.Fatal(err)
 	}
 	first := e.claimHosts("q", 1)
@@ -403,7 +419,7 @@ func testPageBudget(t *testing.T, e *env) {
 	if len(got) != 3 {
 		t.Fatalf("claimed %d URLs under a 3-page budget", len(got))
 	}
-	if _, err := e.s.ClaimURLs(e.ctx, "p", hs[0].ID, 10, lim, e.now); !errors.Is(err, crawl.ErrPageBudget) {
+	if _, _, err := e.s.ClaimURLs(e.ctx, "p", hs[0].ID, 10, lim, e.now); !errors.Is(err, crawl.ErrPageBudget) {
 		t.Fatalf("ClaimURLs past the budget: err = %v, want ErrPageBudget", err)
 	}
 	// A URL returned unfetched and a robots refusal give their budget back;
@@ -417,7 +433,7 @@ func testPageBudget(t *testing.T, e *env) {
 		t.Fatalf("after giving back 2, claimed %d, want 2", len(more))
 	}
 	e.commit(lim, crawl.Result{URL: more[0], Outcome: crawl.OutcomeFailed, Error: "connect"}, done(more[1], "y"))
-	if _, err := e.s.ClaimURLs(e.ctx, "p", hs[0].ID, 10, lim, e.now); !errors.Is(err, crawl.ErrPageBudget) {
+	if _, _, err := e.s.ClaimURLs(e.ctx, "p", hs[0].ID, 10, lim, e.now); !errors.Is(err, crawl.ErrPageBudget) {
 		t.Fatalf("err = %v, want ErrPageBudget after 3 fetches", err)
 	}
 	if c := e.counters(); c.Reserved != 3 {
@@ -434,7 +450,7 @@ func testByteBudget(t *testing.T, e *env) {
 	r := done(got[0], "z")
 	r.Page.WireBytes = 150
 	e.commit(lim, r)
-	if _, err := e.s.ClaimURLs(e.ctx, "p", hs[0].ID, 10, lim, e.now); !errors.Is(err, crawl.ErrByteBudget) {
+	if _, _, err := e.s.ClaimURLs(e.ctx, "p", hs[0].ID, 10, lim, e.now); !errors.Is(err, crawl.ErrByteBudget) {
 		t.Fatalf("err = %v, want ErrByteBudget", err)
 	}
 	if c := e.counters(); c.Bytes != 150 {
@@ -628,7 +644,7 @@ func testRobotsAndPoliteness(t *testing.T, e *env) {
 	if err := e.s.SaveRobots(e.ctx, hs[0].ID, rec, crawl.HostUpdate{NextFetchAt: e.now.Add(2 * time.Second), Delay: 3 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.s.ReleaseHosts(e.ctx, "p", []crawl.ID{hs[0].ID}); err != nil {
+	if err := e.s.ReleaseHosts(e.ctx, "p", rel(hs[0].ID)); err != nil {
 		t.Fatal(err)
 	}
 	e.s.Close()
@@ -654,7 +670,7 @@ func testRobotsAndPoliteness(t *testing.T, e *env) {
 	r.Host = crawl.HostUpdate{NextFetchAt: e.now.Add(time.Hour), Delay: 5 * time.Second, Backoff: 2}
 	e.commit(crawl.Limits{}, r)
 	e.add(crawl.Limits{}, U("http://a.test/next", 1, 0))
-	if err := e.s.ReleaseHosts(e.ctx, "q", []crawl.ID{hs[0].ID}); err != nil {
+	if err := e.s.ReleaseHosts(e.ctx, "q", rel(hs[0].ID)); err != nil {
 		t.Fatal(err)
 	}
 	hs = e.claimHosts("r", 1)
@@ -721,7 +737,7 @@ func testConcurrentClaimers(t *testing.T, e *env) {
 					return
 				}
 				for _, h := range hs {
-					cs, err := e.s.ClaimURLs(e.ctx, owner, h.ID, 10, crawl.Limits{}, e.now)
+					cs, _, err := e.s.ClaimURLs(e.ctx, owner, h.ID, 10, crawl.Limits{}, e.now)
 					if err != nil {
 						errs <- err
 						return
@@ -769,4 +785,23 @@ func testStaleResult(t *testing.T, e *env) {
 		t.Errorf("state = %v, want queued for the new owner", s)
 	}
 	e.checkBalance(1)
+}
+
+func testReleasePoliteness(t *testing.T, e *env) {
+	e.add(crawl.Limits{}, U("http://a.test/1", 0, 0), U("http://a.test/2", 0, 0))
+	hs := e.claimHosts("p", 1)
+	c := e.claimURLs("p", hs[0].ID, 1, crawl.Limits{})[0]
+	late := done(c, "x")
+	late.Host = crawl.HostUpdate{NextFetchAt: e.now.Add(time.Second), Delay: time.Second}
+	// The host is released (with its politeness state) before the commit of
+	// its last fetch lands; the late commit must not move the time back.
+	if err := e.s.ReleaseHosts(e.ctx, "p", []crawl.HostRelease{{ID: hs[0].ID,
+		HostUpdate: crawl.HostUpdate{NextFetchAt: e.now.Add(5 * time.Second), Delay: time.Second}}}); err != nil {
+		t.Fatal(err)
+	}
+	e.commit(crawl.Limits{}, late)
+	hs = e.claimHosts("q", 1)
+	if len(hs) != 1 || !hs[0].NextFetchAt.Equal(e.now.Add(5*time.Second)) {
+		t.Fatalf("claimed %+v, want next fetch time %v kept from the release", hs, e.now.Add(5*time.Second))
+	}
 }

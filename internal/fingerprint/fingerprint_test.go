@@ -1,0 +1,60 @@
+package fingerprint
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestExact(t *testing.T) {
+	same := [][2]string{
+		{"Hello World", "hello world"},
+		{"Hello   World", "hello\n\tworld"},
+		{"  Hello World  ", "Hello World"},
+		{"ÖĞRENCİ Yayın", "öğrenci yayın"},
+		{strings.Repeat("word ", 400), strings.Repeat("WORD\n", 400)},
+	}
+	for _, p := range same {
+		if !bytes.Equal(Exact(p[0]), Exact(p[1])) {
+			t.Errorf("Exact(%.20q) != Exact(%.20q), want equal", p[0], p[1])
+		}
+	}
+	differ := [][2]string{
+		{"Hello World", "HelloWorld"},
+		{"a b", "a c"},
+		{strings.Repeat("x", 600) + "a", strings.Repeat("x", 600) + "b"},
+	}
+	for _, p := range differ {
+		if bytes.Equal(Exact(p[0]), Exact(p[1])) {
+			t.Errorf("Exact(%.20q) == Exact(%.20q), want different", p[0], p[1])
+		}
+	}
+	for _, empty := range []string{"", "   ", "\n\t "} {
+		if Exact(empty) != nil {
+			t.Errorf("Exact(%q) = non-nil, want nil", empty)
+		}
+	}
+	if n := len(Exact("x")); n != 32 {
+		t.Errorf("len(Exact) = %d, want 32", n)
+	}
+}
+
+func FuzzExact(f *testing.F) {
+	f.Add("Hello World")
+	f.Add("\xff\xfe ı İ")
+	f.Fuzz(func(t *testing.T, s string) {
+		a := Exact(s)
+		b := Exact("  " + strings.ToUpper(s) + "\n")
+		// Uppercasing can change some runes' lowercase form (e.g. 'ı' → 'I' → 'i'),
+		// so only ASCII inputs must be stable under it.
+		ascii := true
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				ascii = false
+			}
+		}
+		if ascii && !bytes.Equal(a, b) {
+			t.Fatalf("Exact changed under case and surrounding space for %q", s)
+		}
+	})
+}

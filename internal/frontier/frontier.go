@@ -1,0 +1,632 @@
+// Package frontier schedules a crawl over a crawl.Store: it leases hosts,
+// keeps a small buffer of each active host's best URLs, and hands out the
+// best URL of a host whose politeness time has come. Next never blocks
+// waiting for time: it answers "nothing ready until T" and the caller
+// decides what to do.
+package frontier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/robots"
+)
+
+// Config configures a Frontier.
+type Config struct {
+	Owner         string        // lease owner name, unique per process
+	Lease         time.Duration // host lease length (default 60s)
+	MaxHosts      int           // hosts held at once (default 256)
+	Batch         int           // URLs claimed from the store per host at a time (default 8)
+	Limits        crawl.Limits
+	Delay         time.Duration // minimum gap between requests to one host
+	MaxCrawlDelay time.Duration // cap on robots.txt Crawl-delay (default 30s)
+	HostInflight  int           // requests in flight per host (default 1)
+	Token         string        // robots.txt product token
+	RobotsTTL     time.Duration // how long a robots.txt is cached (default 24h)
+	RobotsRetry   time.Duration // first retry of an unreachable robots.txt (default 1m, doubling)
+	RobotsTries   int           // unreachable robots.txt attempts before the host's URLs are skipped (default 4)
+	MaxBackoff    time.Duration // cap on throttling back-off (default 10m)
+	ClaimEvery    time.Duration // how often idle capacity looks for new hosts (default 250ms)
+	Now           func() time.Time
+	Log           *slog.Logger
+}
+
+func (c *Config) defaults() {
+	if c.Lease <= 0 {
+		c.Lease = time.Minute
+	}
+	if c.MaxHosts <= 0 {
+		c.MaxHosts = 256
+	}
+	if c.Batch <= 0 {
+		c.Batch = 8
+	}
+	if c.MaxCrawlDelay <= 0 {
+		c.MaxCrawlDelay = 30 * time.Second
+	}
+	if c.HostInflight <= 0 {
+		c.HostInflight = 1
+	}
+	if c.RobotsTTL <= 0 {
+		c.RobotsTTL = 24 * time.Hour
+	}
+	if c.RobotsRetry <= 0 {
+		c.RobotsRetry = time.Minute
+	}
+	if c.RobotsTries <= 0 {
+		c.RobotsTries = 4
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 10 * time.Minute
+	}
+	if c.ClaimEvery <= 0 {
+		c.ClaimEvery = 250 * time.Millisecond
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Kind is what a Task asks the caller to do.
+type Kind int
+
+// Task kinds.
+const (
+	FetchURL    Kind = iota // fetch Task.URL (after checking Task.Robots)
+	FetchRobots             // fetch the host's robots.txt
+	SkipURL                 // record Task.URL as skipped without a request (Task.Reason)
+)
+
+// Task is one unit of work handed out by Next.
+type Task struct {
+	Kind   Kind
+	HostID crawl.ID
+	Host   string // host key (scheme://host[:port])
+	URL    crawl.ClaimedURL
+	Robots *robots.Group // rules for Task.URL; nil for FetchRobots
+	Reason string        // for SkipURL
+}
+
+// ErrStopped is returned by Next after Stop.
+var ErrStopped = errors.New("frontier stopped")
+
+// Frontier is the in-memory scheduler in front of a Store. Its methods are
+// safe for concurrent use.
+type Frontier struct {
+	store crawl.Store
+	cfg   Config
+
+	mu        sync.Mutex
+	hosts     map[crawl.ID]*host
+	waiting   heap // hosts that may take a request at readyAt (earliest first)
+	ready     heap // hosts whose time has come, best next URL first
+	lastClaim time.Time
+	budget    error // ErrPageBudget/ErrByteBudget once reached
+	stopped   bool
+	lostHosts int
+}
+
+type host struct {
+	crawl.Host
+	buf        []crawl.ClaimedURL
+	inflight   int
+	group      *robots.Group
+	robots     *robots.Robots
+	robotsBusy bool
+	readyAt    time.Time // politeness: no request before this
+	delay      time.Duration
+	backoff    int
+	rank       int  // priority of the next task, while in the ready heap
+	heapIndex  int  // position in the heap holding it, -1 in none
+	idle       bool // nothing left to claim; release after the last Done
+}
+
+// New returns a frontier over store.
+func New(store crawl.Store, cfg Config) *Frontier {
+	cfg.defaults()
+	return &Frontier{store: store, cfg: cfg, hosts: map[crawl.ID]*host{},
+		waiting: heap{less: byReadyAt}, ready: heap{less: byRank}}
+}
+
+// Status summarizes the frontier's in-memory state.
+type Status struct {
+	Hosts     int   // hosts held
+	Buffered  int   // URLs claimed and not yet handed out
+	InFlight  int   // tasks handed out and not yet done
+	Budget    error // the budget that stopped claims, if any
+	LostHosts int   // leases lost to expiry (another process took over)
+}
+
+// Status returns the in-memory state.
+func (f *Frontier) Status() Status {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := Status{Hosts: len(f.hosts), Budget: f.budget, LostHosts: f.lostHosts}
+	for _, h := range f.hosts {
+		s.Buffered += len(h.buf)
+		s.InFlight += h.inflight
+	}
+	return s
+}
+
+// Next returns the next task. When nothing is ready it returns ok=false and
+// the time at which something may be. It does store I/O (claiming hosts and
+// URLs) but never waits for politeness. Among the hosts whose time has
+// come, the one whose best URL has the highest priority goes first.
+func (f *Frontier) Next(ctx context.Context) (t Task, ok bool, wake time.Time, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped {
+		return Task{}, false, time.Time{}, ErrStopped
+	}
+	now := f.cfg.Now()
+	if err := f.claimHostsLocked(ctx, now); err != nil {
+		return Task{}, false, time.Time{}, err
+	}
+	// Hosts whose time has come move to the ready heap, each with its next
+	// URL buffered (or a robots.txt fetch due) so it can be ranked.
+	for f.waiting.Len() > 0 && !f.waiting.top().readyAt.After(now) {
+		h := f.waiting.pop()
+		if err := f.prepareLocked(ctx, h, now); err != nil {
+			return Task{}, false, time.Time{}, err
+		}
+	}
+	if f.ready.Len() == 0 {
+		wake = f.lastClaim.Add(f.cfg.ClaimEvery)
+		if f.waiting.Len() > 0 && f.waiting.top().readyAt.Before(wake) {
+			wake = f.waiting.top().readyAt
+		}
+		return Task{}, false, wake, nil
+	}
+	h := f.ready.pop()
+	if f.needsRobots(h, now) {
+		h.robotsBusy = true
+		h.inflight++
+		return Task{Kind: FetchRobots, HostID: h.ID, Host: h.Key}, true, time.Time{}, nil
+	}
+	u := h.buf[0]
+	h.buf = h.buf[1:]
+	if f.gaveUpRobots(h) {
+		f.schedule(h)
+		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: "robots.txt unavailable"}, true, time.Time{}, nil
+	}
+	h.inflight++
+	f.schedule(h)
+	return Task{Kind: FetchURL, HostID: h.ID, Host: h.Key, URL: u, Robots: h.group}, true, time.Time{}, nil
+}
+
+// prepareLocked readies a host whose time has come: it goes to the ready
+// heap when it has a robots.txt fetch due or a URL buffered (claiming a
+// batch if needed); otherwise it is parked or released.
+func (f *Frontier) prepareLocked(ctx context.Context, h *host, now time.Time) error {
+	if h.inflight >= f.cfg.HostInflight {
+		return nil // rescheduled by Done
+	}
+	if f.needsRobots(h, now) {
+		if !h.robotsBusy {
+			h.rank = int(^uint(0) >> 1) // robots.txt unblocks the host: first
+			f.ready.push(h)
+		}
+		return nil
+	}
+	if len(h.buf) == 0 {
+		if err := f.refillLocked(ctx, h, now); err != nil {
+			return err
+		}
+		if len(h.buf) == 0 {
+			return nil // parked until a retry time, or released
+		}
+	}
+	h.rank = h.buf[0].Priority
+	f.ready.push(h)
+	return nil
+}
+
+// schedule puts a host back in the waiting heap when it may take another
+// request now or later; a host at its in-flight limit waits for Done.
+func (f *Frontier) schedule(h *host) {
+	if f.stopped || h.inflight >= f.cfg.HostInflight || h.robotsBusy {
+		return
+	}
+	f.waiting.push(h)
+}
+
+func (f *Frontier) needsRobots(h *host, now time.Time) bool {
+	if h.robots == nil {
+		return true
+	}
+	if f.gaveUpRobots(h) {
+		return false
+	}
+	return !h.Robots.ExpiresAt.After(now)
+}
+
+func (f *Frontier) gaveUpRobots(h *host) bool {
+	return h.Robots != nil && h.Robots.Status == 0 && h.Robots.Failures >= f.cfg.RobotsTries
+}
+
+// claimHostsLocked leases more hosts when there is room, at most every
+// ClaimEvery.
+func (f *Frontier) claimHostsLocked(ctx context.Context, now time.Time) error {
+	if f.budget != nil || len(f.hosts) >= f.cfg.MaxHosts || now.Sub(f.lastClaim) < f.cfg.ClaimEvery {
+		return nil
+	}
+	f.lastClaim = now
+	hs, err := f.store.ClaimHosts(ctx, f.cfg.Owner, f.cfg.MaxHosts-len(f.hosts), f.cfg.Lease, now)
+	if err != nil {
+		return fmt.Errorf("frontier: %w", err)
+	}
+	for _, sh := range hs {
+		h := &host{Host: sh, delay: sh.Delay, backoff: sh.Backoff, readyAt: sh.NextFetchAt}
+		h.heapIndex = -1
+		if sh.Robots != nil {
+			f.setRobotsLocked(h, sh.Robots)
+		}
+		f.hosts[h.ID] = h
+		f.waiting.push(h)
+	}
+	if len(hs) > 0 {
+		f.cfg.Log.Debug("claimed hosts", "count", len(hs), "held", len(f.hosts))
+	}
+	return nil
+}
+
+// refillLocked claims the next batch of the host's URLs. With none ready it
+// parks the host until its next retry time, or releases it when it has
+// nothing queued and nothing in flight.
+func (f *Frontier) refillLocked(ctx context.Context, h *host, now time.Time) error {
+	if f.budget != nil {
+		f.releaseIfIdleLocked(ctx, h)
+		return nil
+	}
+	us, next, err := f.store.ClaimURLs(ctx, f.cfg.Owner, h.ID, f.cfg.Batch, f.cfg.Limits, now)
+	switch {
+	case errors.Is(err, crawl.ErrPageBudget), errors.Is(err, crawl.ErrByteBudget):
+		if f.budget == nil {
+			f.cfg.Log.Info("crawl budget reached; finishing what is in flight", "budget", err.Error())
+		}
+		f.budget = err
+		f.releaseIfIdleLocked(ctx, h)
+		return nil
+	case errors.Is(err, crawl.ErrLeaseLost):
+		f.cfg.Log.Warn("host lease lost", "host", h.Key)
+		f.dropLocked(h)
+		return nil
+	case err != nil:
+		return fmt.Errorf("frontier: %w", err)
+	}
+	if len(us) > 0 {
+		h.buf = us
+		return nil
+	}
+	if !next.IsZero() {
+		h.readyAt = maxTime(h.readyAt, next)
+		f.waiting.push(h)
+		return nil
+	}
+	f.releaseIfIdleLocked(ctx, h)
+	return nil
+}
+
+// releaseIfIdleLocked releases a host with nothing buffered and nothing in
+// flight; one with tasks out is released by the last Done.
+func (f *Frontier) releaseIfIdleLocked(ctx context.Context, h *host) {
+	if h.inflight > 0 || len(h.buf) > 0 {
+		h.idle = true
+		return
+	}
+	f.waiting.remove(h)
+	f.ready.remove(h)
+	delete(f.hosts, h.ID)
+	rel := []crawl.HostRelease{{ID: h.ID, HostUpdate: f.updateLocked(h)}}
+	if err := f.store.ReleaseHosts(context.WithoutCancel(ctx), f.cfg.Owner, rel); err != nil {
+		// The lease will expire on its own; nothing is lost.
+		f.cfg.Log.Warn("release host lease", "host", h.Key, "err", err)
+	}
+}
+
+func (f *Frontier) updateLocked(h *host) crawl.HostUpdate {
+	return crawl.HostUpdate{NextFetchAt: h.readyAt, Delay: h.delay, Backoff: h.backoff}
+}
+
+func (f *Frontier) dropLocked(h *host) {
+	f.waiting.remove(h)
+	f.ready.remove(h)
+	delete(f.hosts, h.ID)
+	f.lostHosts++
+}
+
+func (f *Frontier) setRobotsLocked(h *host, rec *crawl.RobotsRecord) {
+	h.Robots = rec
+	if rec.Status == 0 && rec.FetchedAt.IsZero() && rec.Failures == 0 {
+		h.robots, h.group = nil, nil
+		return
+	}
+	h.robots = robots.FromStatus(rec.Status, rec.Body)
+	h.group = h.robots.Group(f.cfg.Token)
+	h.delay = f.cfg.Delay
+	if d, ok := h.group.CrawlDelay(); ok && d > h.delay {
+		h.delay = min(d, max(f.cfg.MaxCrawlDelay, f.cfg.Delay))
+	}
+}
+
+// Feedback is what the caller learned from doing a task.
+type Feedback struct {
+	Requested  bool          // a request reached the network (politeness applies)
+	Finished   time.Time     // when the exchange ended (zero: now)
+	Throttled  bool          // the host answered 429 or 503
+	RetryAfter time.Duration // the host's Retry-After, if any
+	Canceled   bool          // the task was abandoned (shutdown); its URL goes back
+}
+
+// Done reports a finished task and returns the politeness state to record
+// with its result.
+func (f *Frontier) Done(ctx context.Context, t Task, fb Feedback) crawl.HostUpdate {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.hosts[t.HostID]
+	if h == nil {
+		return crawl.HostUpdate{}
+	}
+	if t.Kind != SkipURL {
+		h.inflight--
+	}
+	if t.Kind == FetchRobots {
+		h.robotsBusy = false
+	}
+	now := fb.Finished
+	if now.IsZero() {
+		now = f.cfg.Now()
+	}
+	if fb.Requested {
+		gap := h.delay
+		if gap <= 0 {
+			gap = f.cfg.Delay
+		}
+		if fb.Throttled {
+			h.backoff++
+			exp := min(max(gap, time.Second)<<min(h.backoff-1, 20), f.cfg.MaxBackoff)
+			gap = max(gap, exp, min(fb.RetryAfter, max(f.cfg.MaxBackoff, 24*time.Hour)))
+		} else if h.backoff > 0 {
+			h.backoff--
+		}
+		h.readyAt = maxTime(h.readyAt, now.Add(gap))
+	}
+	upd := f.updateLocked(h)
+	if h.idle && h.inflight == 0 && len(h.buf) == 0 {
+		h.idle = false
+		f.releaseIfIdleLocked(ctx, h)
+		return upd
+	}
+	h.idle = false
+	switch {
+	case f.ready.has(h) && h.readyAt.After(now):
+		f.ready.remove(h) // its time moved: wait again
+		f.schedule(h)
+	case f.waiting.has(h):
+		f.waiting.fix(h)
+	case h.heapIndex < 0:
+		f.schedule(h)
+	}
+	return upd
+}
+
+// RobotsDone records the outcome of a FetchRobots task and persists it.
+// status 0 means unreachable. It returns the politeness state to keep.
+func (f *Frontier) RobotsDone(ctx context.Context, t Task, status int, body []byte, fb Feedback) error {
+	f.mu.Lock()
+	h := f.hosts[t.HostID]
+	if h == nil {
+		f.mu.Unlock()
+		f.Done(ctx, t, fb)
+		return nil
+	}
+	now := f.cfg.Now()
+	rec := &crawl.RobotsRecord{Status: status, Body: body, FetchedAt: now, ExpiresAt: now.Add(f.cfg.RobotsTTL)}
+	if status == 0 || status >= 500 {
+		prev := 0
+		if h.Robots != nil && (h.Robots.Status == 0 || h.Robots.Status >= 500) {
+			prev = h.Robots.Failures
+		}
+		rec.Status, rec.Failures = 0, prev+1
+		rec.ExpiresAt = now.Add(min(f.cfg.RobotsRetry<<min(prev, 16), 24*time.Hour))
+		rec.Body = nil
+		if rec.Failures >= f.cfg.RobotsTries {
+			f.cfg.Log.Warn("robots.txt unavailable; skipping the host's URLs", "host", h.Key, "attempts", rec.Failures)
+		} else {
+			f.cfg.Log.Info("robots.txt unavailable; host paused", "host", h.Key, "attempt", rec.Failures, "retry_at", rec.ExpiresAt)
+		}
+		// Disallowed for now: nothing of the host before the retry.
+		if rec.Failures < f.cfg.RobotsTries {
+			h.readyAt = maxTime(h.readyAt, rec.ExpiresAt)
+		}
+	}
+	f.setRobotsLocked(h, rec)
+	f.mu.Unlock()
+	upd := f.Done(ctx, t, fb)
+	if err := f.store.SaveRobots(ctx, t.HostID, *rec, upd); err != nil {
+		return fmt.Errorf("frontier: %w", err)
+	}
+	return nil
+}
+
+// Renew extends the leases of every held host and drops the ones lost.
+func (f *Frontier) Renew(ctx context.Context) error {
+	f.mu.Lock()
+	ids := make([]crawl.ID, 0, len(f.hosts))
+	for id := range f.hosts {
+		ids = append(ids, id)
+	}
+	f.mu.Unlock()
+	lost, err := f.store.RenewHosts(ctx, f.cfg.Owner, ids, f.cfg.Lease, f.cfg.Now())
+	if err != nil {
+		return fmt.Errorf("frontier: %w", err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, id := range lost {
+		if h := f.hosts[id]; h != nil {
+			f.cfg.Log.Warn("host lease lost", "host", h.Key)
+			f.dropLocked(h)
+		}
+	}
+	return nil
+}
+
+// Stop stops handing out tasks and returns the URLs claimed but never
+// handed out, which the caller commits with OutcomeRelease before calling
+// ReleaseAll.
+func (f *Frontier) Stop() []crawl.ClaimedURL {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopped = true
+	var out []crawl.ClaimedURL
+	for _, h := range f.hosts {
+		out = append(out, h.buf...)
+		h.buf = nil
+	}
+	return out
+}
+
+// ReleaseAll gives up every lease. Call it after the last result is
+// committed.
+func (f *Frontier) ReleaseAll(ctx context.Context) error {
+	f.mu.Lock()
+	rel := make([]crawl.HostRelease, 0, len(f.hosts))
+	for id, h := range f.hosts {
+		rel = append(rel, crawl.HostRelease{ID: id, HostUpdate: f.updateLocked(h)})
+	}
+	f.hosts = map[crawl.ID]*host{}
+	f.waiting.items, f.ready.items = nil, nil
+	f.mu.Unlock()
+	if err := f.store.ReleaseHosts(ctx, f.cfg.Owner, rel); err != nil {
+		return fmt.Errorf("frontier: %w", err)
+	}
+	return nil
+}
+
+// Budget returns the budget error that stopped claims, or nil.
+func (f *Frontier) Budget() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.budget
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// heap is an indexed binary heap of hosts. A host is in at most one of
+// the frontier's two heaps at a time, so one index field serves both.
+type heap struct {
+	items []*host
+	less  func(a, b *host) bool
+}
+
+func byReadyAt(a, b *host) bool {
+	if !a.readyAt.Equal(b.readyAt) {
+		return a.readyAt.Before(b.readyAt)
+	}
+	return a.ID < b.ID
+}
+
+func byRank(a, b *host) bool {
+	if a.rank != b.rank {
+		return a.rank > b.rank
+	}
+	return byReadyAt(a, b)
+}
+
+func (q *heap) Len() int   { return len(q.items) }
+func (q *heap) top() *host { return q.items[0] }
+
+func (q *heap) swap(i, j int) {
+	q.items[i], q.items[j] = q.items[j], q.items[i]
+	q.items[i].heapIndex = i
+	q.items[j].heapIndex = j
+}
+
+func (q *heap) has(h *host) bool {
+	i := h.heapIndex
+	return i >= 0 && i < len(q.items) && q.items[i] == h
+}
+
+func (q *heap) push(h *host) {
+	if q.has(h) {
+		q.fix(h)
+		return
+	}
+	h.heapIndex = len(q.items)
+	q.items = append(q.items, h)
+	q.up(h.heapIndex)
+}
+
+func (q *heap) pop() *host {
+	h := q.items[0]
+	q.remove(h)
+	return h
+}
+
+func (q *heap) remove(h *host) {
+	if !q.has(h) {
+		return
+	}
+	i, n := h.heapIndex, len(q.items)-1
+	if i != n {
+		q.swap(i, n)
+	}
+	q.items[n] = nil
+	q.items = q.items[:n]
+	h.heapIndex = -1
+	if i != n && !q.down(i) {
+		q.up(i)
+	}
+}
+
+func (q *heap) fix(h *host) {
+	if q.has(h) && !q.down(h.heapIndex) {
+		q.up(h.heapIndex)
+	}
+}
+
+func (q *heap) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !q.less(q.items[j], q.items[i]) {
+			break
+		}
+		q.swap(i, j)
+		j = i
+	}
+}
+
+func (q *heap) down(i0 int) bool {
+	i, n := i0, len(q.items)
+	for {
+		j := 2*i + 1
+		if j >= n {
+			break
+		}
+		if j2 := j + 1; j2 < n && q.less(q.items[j2], q.items[j]) {
+			j = j2
+		}
+		if !q.less(q.items[j], q.items[i]) {
+			break
+		}
+		q.swap(i, j)
+		i = j
+	}
+	return i > i0
+}

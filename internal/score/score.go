@@ -1,0 +1,301 @@
+// Package score computes a URL's crawl priority when it is discovered: a
+// small integer from topic words in the URL and in the link's anchor text,
+// publication-like path patterns and depth. Higher is fetched first.
+package score
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Order is the crawl ordering a Policy produces.
+type Order string
+
+// Orderings: priority scoring, breadth-first and depth-first (the last two
+// exist to compare against).
+const (
+	OrderPriority Order = "priority"
+	OrderBFS      Order = "bfs"
+	OrderDFS      Order = "dfs"
+)
+
+// ParseOrder validates an ordering name.
+func ParseOrder(s string) (Order, error) {
+	switch o := Order(strings.ToLower(s)); o {
+	case OrderPriority, OrderBFS, OrderDFS:
+		return o, nil
+	}
+	return "", fmt.Errorf("score: unknown order %q (want priority, bfs or dfs)", s)
+}
+
+// Config is the scoring policy. Words and patterns are matched
+// case-insensitively, with Turkish letters folded to ASCII (ş→s, ı→i, ...),
+// so "Araştırma" in an anchor and "arastirma" in a URL both match
+// "araştırma".
+type Config struct {
+	Order        Order
+	Words        []string // topic words
+	URLWeight    int      // per topic word found in the URL (counted once per word)
+	AnchorWeight int      // per topic word found in the anchor text
+	MaxWordHits  int      // cap on word hits per source
+	Patterns     []string // path substrings that look like a publication ("/article/", ".pdf")
+	PatternBonus int      // added once when any pattern matches
+	DepthPenalty int      // subtracted per level of depth
+}
+
+// DefaultConfig is the policy documented in the README.
+func DefaultConfig() Config {
+	return Config{
+		Order: OrderPriority,
+		Words: []string{
+			"research", "paper", "publication", "academic", "university", "journal", "article",
+			"thesis", "dissertation", "proceedings", "preprint", "faculty", "lab", "doi",
+			"araştırma", "yayın", "makale", "akademik", "üniversite", "tez", "bildiri",
+		},
+		URLWeight:    3,
+		AnchorWeight: 2,
+		MaxWordHits:  3,
+		Patterns:     []string{"/publication/", "/publications/", "/paper/", "/papers/", "/article/", "/doi/", "/abs/", ".pdf"},
+		PatternBonus: 6,
+		DepthPenalty: 2,
+	}
+}
+
+// Policy scores URLs. It is immutable and safe for concurrent use.
+type Policy struct {
+	cfg      Config
+	words    map[string]int // folded word → index
+	patterns []string
+}
+
+// New builds a policy from a configuration.
+func New(cfg Config) (*Policy, error) {
+	if cfg.Order == "" {
+		cfg.Order = OrderPriority
+	}
+	if _, err := ParseOrder(string(cfg.Order)); err != nil {
+		return nil, err
+	}
+	p := &Policy{cfg: cfg, words: map[string]int{}}
+	for _, w := range cfg.Words {
+		f := fold(w)
+		if f == "" {
+			return nil, fmt.Errorf("score: empty topic word %q", w)
+		}
+		p.words[f] = len(p.words)
+	}
+	if len(p.words) > 64 {
+		return nil, fmt.Errorf("score: %d topic words, at most 64 are supported", len(p.words))
+	}
+	for _, pat := range cfg.Patterns {
+		if pat == "" {
+			return nil, fmt.Errorf("score: empty path pattern")
+		}
+		p.patterns = append(p.patterns, fold(pat))
+	}
+	return p, nil
+}
+
+// Order returns the policy's ordering.
+func (p *Policy) Order() Order { return p.cfg.Order }
+
+// Score returns the priority of a normalized URL found at depth with the
+// given anchor text.
+func (p *Policy) Score(url, anchor string, depth int) int {
+	switch p.cfg.Order {
+	case OrderBFS:
+		return -depth
+	case OrderDFS:
+		return depth
+	}
+	s := -p.cfg.DepthPenalty * depth
+	path := url
+	if i := strings.Index(url, "://"); i >= 0 {
+		if j := strings.IndexByte(url[i+3:], '/'); j >= 0 {
+			path = url[i+3+j:]
+		}
+	}
+	s += p.cfg.URLWeight * p.hits(url)
+	s += p.cfg.AnchorWeight * p.hits(anchor)
+	lp := strings.ToLower(path)
+	for _, pat := range p.patterns {
+		if strings.Contains(lp, pat) {
+			s += p.cfg.PatternBonus
+			break
+		}
+	}
+	return s
+}
+
+// AcademicSignals reports whether a URL or anchor carries any topic word or
+// publication pattern; it is what the priority order rewards.
+func (p *Policy) AcademicSignals(url, anchor string) bool {
+	if p.hits(url) > 0 || p.hits(anchor) > 0 {
+		return true
+	}
+	lu := strings.ToLower(url)
+	for _, pat := range p.patterns {
+		if strings.Contains(lu, pat) {
+			return true
+		}
+	}
+	return false
+}
+
+// suffixes that still count as the topic word: plurals and the common
+// Turkish plural/possessive endings.
+var suffixes = []string{"s", "es", "lar", "ler", "lari", "leri", "si", "i"}
+
+// hits counts distinct topic words among the alphanumeric tokens of s.
+func (p *Policy) hits(s string) int {
+	if s == "" {
+		return 0
+	}
+	var seen uint64
+	n := 0
+	var buf [64]byte
+	tok := buf[:0]
+	flush := func() {
+		if len(tok) == 0 {
+			return
+		}
+		if i, ok := p.match(tok); ok && seen&(1<<i) == 0 {
+			seen |= 1 << i
+			n++
+		}
+		tok = tok[:0]
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				tok = append(tok, c)
+			case 'A' <= c && c <= 'Z':
+				tok = append(tok, c+'a'-'A')
+			case c == '%' && i+1 < len(s):
+				// Percent-encoded UTF-8 in URLs: decode Turkish letters.
+				if r, size := decodePercent(s[i-1:]); size > 0 {
+					if f := foldRune(r); f != 0 {
+						tok = append(tok, f)
+						i += size - 1
+						continue
+					}
+				}
+				flush()
+			default:
+				flush()
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if f := foldRune(r); f != 0 {
+			tok = append(tok, f)
+		} else if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			tok = append(tok, '_') // keeps foreign letters inside one token
+		} else {
+			flush()
+		}
+		if len(tok) >= cap(buf) {
+			tok = tok[:0]
+		}
+	}
+	flush()
+	return min(n, p.cfg.MaxWordHits)
+}
+
+func (p *Policy) match(tok []byte) (int, bool) {
+	if i, ok := p.words[string(tok)]; ok {
+		return i, true
+	}
+	for _, suf := range suffixes {
+		if len(tok) > len(suf) && string(tok[len(tok)-len(suf):]) == suf {
+			if i, ok := p.words[string(tok[:len(tok)-len(suf)])]; ok {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// decodePercent decodes one percent-encoded UTF-8 character at the start of
+// s ("%C5%9F" → 'ş').
+func decodePercent(s string) (rune, int) {
+	var b [4]byte
+	n := 0
+	i := 0
+	for n < 4 && i+2 < len(s) && s[i] == '%' {
+		hi, ok1 := unhex(s[i+1])
+		lo, ok2 := unhex(s[i+2])
+		if !ok1 || !ok2 {
+			break
+		}
+		b[n] = hi<<4 | lo
+		n++
+		i += 3
+		if utf8.FullRune(b[:n]) {
+			r, size := utf8.DecodeRune(b[:n])
+			if r == utf8.RuneError || size != n {
+				return 0, 0
+			}
+			return r, i
+		}
+	}
+	return 0, 0
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// foldRune maps letters to lowercase ASCII, folding Turkish letters; it
+// returns 0 for anything else.
+func foldRune(r rune) byte {
+	switch {
+	case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+		return byte(r)
+	case 'A' <= r && r <= 'Z':
+		return byte(r) + 'a' - 'A'
+	}
+	switch r {
+	case 'ş', 'Ş':
+		return 's'
+	case 'ı', 'İ', 'î', 'Î':
+		return 'i'
+	case 'ğ', 'Ğ':
+		return 'g'
+	case 'ü', 'Ü', 'û', 'Û':
+		return 'u'
+	case 'ö', 'Ö':
+		return 'o'
+	case 'ç', 'Ç':
+		return 'c'
+	case 'â', 'Â':
+		return 'a'
+	}
+	return 0
+}
+
+func fold(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if f := foldRune(r); f != 0 {
+			b.WriteByte(f)
+		} else {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
