@@ -1,0 +1,230 @@
+package frontier_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/frontier"
+	"github.com/acrawler/acrawler/internal/store/sqlite"
+	"github.com/acrawler/acrawler/internal/store/storetest"
+)
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time          { return c.t }
+func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func setup(t *testing.T, cfg frontier.Config, urls ...crawl.NewURL) (*frontier.Frontier, *clock, crawl.Store) {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.AddURLs(context.Background(), urls, cfg.Limits); err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	cfg.Now = c.now
+	if cfg.Owner == "" {
+		cfg.Owner = "test"
+	}
+	if cfg.Token == "" {
+		cfg.Token = "acrawler"
+	}
+	return frontier.New(st, cfg), c, st
+}
+
+func next(t *testing.T, f *frontier.Frontier) (frontier.Task, bool, time.Time) {
+	t.Helper()
+	task, ok, wake, err := f.Next(context.Background())
+	if err != nil {
+		t.Fatalf("Next: %v", err)
+	}
+	return task, ok, wake
+}
+
+// waitTask advances the clock to each wake time until a task comes, and
+// returns it with the time it came.
+func waitTask(t *testing.T, f *frontier.Frontier, c *clock) (frontier.Task, time.Time) {
+	t.Helper()
+	for range 10000 {
+		task, ok, wake := next(t, f)
+		if ok {
+			return task, c.now()
+		}
+		if !wake.After(c.now()) {
+			t.Fatalf("nothing ready and wake %v is not after now %v", wake, c.now())
+		}
+		c.t = wake
+	}
+	t.Fatal("no task after 10000 wake-ups")
+	return frontier.Task{}, time.Time{}
+}
+
+func robotsOK(t *testing.T, f *frontier.Frontier, c *clock, task frontier.Task, body string) {
+	t.Helper()
+	if task.Kind != frontier.FetchRobots {
+		t.Fatalf("task = %+v, want a robots.txt fetch first", task)
+	}
+	if err := f.RobotsDone(context.Background(), task, 200, []byte(body), frontier.Feedback{Requested: true, Finished: c.now()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPolitenessAndRobotsFirst(t *testing.T) {
+	f, c, _ := setup(t, frontier.Config{Delay: 2 * time.Second},
+		storetest.U("http://a.test/1", 0, 5), storetest.U("http://a.test/2", 0, 1))
+	task, ok, _ := next(t, f)
+	if !ok {
+		t.Fatal("nothing ready at the start")
+	}
+	robotsOK(t, f, c, task, "User-agent: *\nDisallow: /private\n")
+	// The robots.txt request counts: the first page waits a full delay.
+	start := c.now()
+	task, at := waitTask(t, f, c)
+	if at.Sub(start) != 2*time.Second {
+		t.Fatalf("first page after %v, want the 2s delay after robots.txt", at.Sub(start))
+	}
+	if task.Kind != frontier.FetchURL || task.URL.URL != "http://a.test/1" {
+		t.Fatalf("task = %+v; want the best URL", task)
+	}
+	if task.Robots == nil || task.Robots.Allowed("/private/x") {
+		t.Fatalf("task carries robots rules %v that do not disallow /private", task.Robots)
+	}
+	// One request in flight per host: nothing more until it is done.
+	if _, ok, _ := next(t, f); ok {
+		t.Fatal("a second task for a host with a request in flight")
+	}
+	c.advance(500 * time.Millisecond)
+	upd := f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	if want := c.now().Add(2 * time.Second); !upd.NextFetchAt.Equal(want) {
+		t.Fatalf("NextFetchAt = %v, want finish + delay = %v", upd.NextFetchAt, want)
+	}
+	start = c.now()
+	task, at = waitTask(t, f, c)
+	if at.Sub(start) != 2*time.Second || task.URL.URL != "http://a.test/2" {
+		t.Fatalf("second page %s after %v, want http://a.test/2 after 2s", task.URL.URL, at.Sub(start))
+	}
+}
+
+func TestCrawlDelayAndThrottle(t *testing.T) {
+	f, c, _ := setup(t, frontier.Config{Delay: time.Second, MaxCrawlDelay: 5 * time.Second},
+		storetest.U("http://a.test/1", 0, 0), storetest.U("http://a.test/2", 0, 0), storetest.U("http://a.test/3", 0, 0))
+	task, _, _ := next(t, f)
+	robotsOK(t, f, c, task, "User-agent: *\nCrawl-delay: 60\n")
+	start := c.now()
+	task, at := waitTask(t, f, c)
+	if got := at.Sub(start); got != 5*time.Second {
+		t.Fatalf("gap after robots.txt = %v, want Crawl-delay 60s capped at 5s", got)
+	}
+	upd := f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now(), Throttled: true, RetryAfter: 30 * time.Second})
+	if got := upd.NextFetchAt.Sub(c.now()); got != 30*time.Second || upd.Backoff != 1 {
+		t.Fatalf("after a 429 with Retry-After 30s: next in %v backoff %d", got, upd.Backoff)
+	}
+}
+
+func TestBestReadyHostFirst(t *testing.T) {
+	f, c, _ := setup(t, frontier.Config{},
+		storetest.U("http://low.test/", 0, 1), storetest.U("http://high.test/", 0, 9), storetest.U("http://mid.test/", 0, 5))
+	for range 3 {
+		task, ok, _ := next(t, f)
+		if !ok {
+			t.Fatal("robots.txt tasks not ready")
+		}
+		robotsOK(t, f, c, task, "")
+	}
+	var order []string
+	for range 3 {
+		task, ok, _ := next(t, f)
+		if !ok {
+			t.Fatal("page not ready")
+		}
+		order = append(order, task.URL.URL)
+	}
+	want := []string{"http://high.test/", "http://mid.test/", "http://low.test/"}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("order = %v, want %v", order, want)
+		}
+	}
+}
+
+func TestUnreachableRobotsPausesThenSkips(t *testing.T) {
+	f, c, st := setup(t, frontier.Config{RobotsRetry: time.Minute, RobotsTries: 2},
+		storetest.U("http://a.test/1", 0, 0), storetest.U("http://a.test/2", 0, 0))
+	task, _, _ := next(t, f)
+	if err := f.RobotsDone(context.Background(), task, 503, nil, frontier.Feedback{Requested: true, Finished: c.now()}); err != nil {
+		t.Fatal(err)
+	}
+	start := c.now()
+	task, at := waitTask(t, f, c)
+	if at.Sub(start) != time.Minute || task.Kind != frontier.FetchRobots {
+		t.Fatalf("after a 503 robots.txt: %+v after %v, want robots.txt again after a minute", task, at.Sub(start))
+	}
+	if err := f.RobotsDone(context.Background(), task, 0, nil, frontier.Feedback{Requested: true, Finished: c.now()}); err != nil {
+		t.Fatal(err)
+	}
+	// Two failures: give up on the host, skipping its URLs without requests.
+	skipped := 0
+	for range 4 {
+		task, ok, _ := next(t, f)
+		if !ok {
+			break
+		}
+		if task.Kind != frontier.SkipURL {
+			t.Fatalf("task %+v, want SkipURL", task)
+		}
+		upd := f.Done(context.Background(), task, frontier.Feedback{})
+		if _, err := st.Commit(context.Background(), []crawl.Result{{URL: task.URL, Outcome: crawl.OutcomeSkipped, Host: upd}}, crawl.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+		skipped++
+	}
+	if skipped != 2 {
+		t.Fatalf("skipped %d URLs, want 2", skipped)
+	}
+}
+
+func TestPageBudgetStopsClaims(t *testing.T) {
+	var urls []crawl.NewURL
+	for _, h := range []string{"a", "b", "c"} {
+		for _, p := range []string{"1", "2", "3"} {
+			urls = append(urls, storetest.U("http://"+h+".test/"+p, 0, 0))
+		}
+	}
+	f, c, st := setup(t, frontier.Config{Limits: crawl.Limits{MaxPages: 4}, Batch: 1}, urls...)
+	fetched := 0
+	for range 100 {
+		task, ok, wake := next(t, f)
+		if !ok {
+			if f.Status().Hosts == 0 {
+				break
+			}
+			c.t = wake
+			continue
+		}
+		switch task.Kind {
+		case frontier.FetchRobots:
+			robotsOK(t, f, c, task, "")
+		case frontier.FetchURL:
+			fetched++
+			upd := f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+			r := crawl.Result{URL: task.URL, Outcome: crawl.OutcomeDone, Host: upd,
+				Page: &crawl.Page{URL: task.URL.URL, Status: 200, FetchedAt: c.now()}}
+			if _, err := st.Commit(context.Background(), []crawl.Result{r}, crawl.Limits{MaxPages: 4}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if fetched != 4 {
+		t.Fatalf("fetched %d pages under a 4-page budget", fetched)
+	}
+	if !errors.Is(f.Status().Budget, crawl.ErrPageBudget) {
+		t.Fatalf("Budget = %v, want ErrPageBudget", f.Status().Budget)
+	}
+}
