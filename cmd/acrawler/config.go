@@ -1,0 +1,282 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// crawlConfig is every setting of a crawl. Precedence: defaults, then the
+// --config file, then the environment (ACRAWLER_DB), then flags.
+type crawlConfig struct {
+	DB              string   `toml:"db"`
+	Seeds           string   `toml:"seeds"`
+	MaxDepth        int      `toml:"max_depth"`
+	MaxPages        int64    `toml:"max_pages"`
+	MaxPagesPerHost int64    `toml:"max_pages_per_host"`
+	MaxBytes        byteSize `toml:"max_bytes"`
+	MaxDuration     duration `toml:"max_duration"`
+	Scope           string   `toml:"scope"`
+	Exclude         []string `toml:"exclude"`
+	NoDefaultExcl   bool     `toml:"no_default_excludes"`
+	MaxURLLength    int      `toml:"max_url_length"`
+	MaxLinks        int      `toml:"max_links_per_page"`
+	Order           string   `toml:"order"`
+
+	Delay         duration `toml:"delay"`
+	MaxCrawlDelay duration `toml:"max_crawl_delay"`
+	HostInflight  int      `toml:"host_inflight"`
+	Workers       int      `toml:"workers"`
+
+	UserAgent    string   `toml:"user_agent"`
+	Timeout      duration `toml:"timeout"`
+	MaxBody      byteSize `toml:"max_body"`
+	Proxy        string   `toml:"proxy"`
+	AllowPrivate bool     `toml:"allow_private"`
+
+	MaxAttempts int      `toml:"max_attempts"`
+	RetryBase   duration `toml:"retry_base"`
+	RobotsRetry duration `toml:"robots_retry"`
+	Lease       duration `toml:"lease"`
+
+	SortQuery      bool     `toml:"sort_query"`
+	KeepQueryOrder []string `toml:"keep_query_order"`
+	StripParams    []string `toml:"strip_params"`
+
+	LogLevel  string `toml:"log_level"`
+	LogFormat string `toml:"log_format"`
+	Progress  string `toml:"progress"`
+}
+
+func defaultCrawlConfig() crawlConfig {
+	return crawlConfig{
+		DB:              "acrawler.db",
+		MaxDepth:        5,
+		MaxPagesPerHost: 5000,
+		Scope:           "domain",
+		MaxURLLength:    2048,
+		MaxLinks:        1000,
+		Order:           "priority",
+		Delay:           duration(2 * time.Second),
+		MaxCrawlDelay:   duration(30 * time.Second),
+		HostInflight:    1,
+		Workers:         16,
+		UserAgent:       fmt.Sprintf("acrawler/%s (+%s)", Version, ProjectURL),
+		Timeout:         duration(10 * time.Second),
+		MaxBody:         5 << 20,
+		MaxAttempts:     3,
+		RetryBase:       duration(30 * time.Second),
+		RobotsRetry:     duration(time.Minute),
+		Lease:           duration(time.Minute),
+		SortQuery:       true,
+		LogLevel:        "info",
+		LogFormat:       "text",
+		Progress:        "auto",
+	}
+}
+
+// configFileArg finds --config in args before flags are parsed, since the
+// file's values become the flags' defaults.
+func configFileArg(args []string) (string, error) {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "config" {
+			continue
+		}
+		if hasVal {
+			return val, nil
+		}
+		if i+1 >= len(args) {
+			return "", usagef("flag --config needs a file name")
+		}
+		return args[i+1], nil
+	}
+	return "", nil
+}
+
+// loadConfigFile applies a TOML file over cfg. Unknown keys are an error,
+// so a misspelt setting is not silently ignored.
+func loadConfigFile(file string, cfg *crawlConfig) error {
+	if file == "" {
+		return nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return usagef("config: %v", err)
+	}
+	md, err := toml.Decode(string(b), cfg)
+	if err != nil {
+		return usagef("config %s: %v", file, err)
+	}
+	if un := md.Undecoded(); len(un) > 0 {
+		keys := make([]string, len(un))
+		for i, k := range un {
+			keys[i] = k.String()
+		}
+		return usagef("config %s: unknown setting(s): %s", file, strings.Join(keys, ", "))
+	}
+	return nil
+}
+
+func (c *crawlConfig) flags(fs *flag.FlagSet) {
+	fs.String("config", "", "TOML `file` with settings (flags override it)")
+	fs.StringVar(&c.DB, "db", c.DB, "crawl database: a SQLite `path` (env ACRAWLER_DB)")
+	fs.StringVar(&c.Seeds, "seeds", c.Seeds, "`file` of seed URLs, one per line, # comments")
+	fs.IntVar(&c.MaxDepth, "max-depth", c.MaxDepth, "links followed from a seed (0: no limit)")
+	fs.Int64Var(&c.MaxPages, "max-pages", c.MaxPages, "pages fetched in the whole crawl (0: no limit)")
+	fs.Int64Var(&c.MaxPagesPerHost, "max-pages-per-host", c.MaxPagesPerHost, "URLs admitted per host (0: no limit)")
+	fs.Var(&c.MaxBytes, "max-bytes", "bytes downloaded in the whole crawl, e.g. 2GB (0: no limit)")
+	fs.Var(&c.MaxDuration, "max-duration", "stop cleanly after this long, e.g. 30m (0: no limit)")
+	fs.StringVar(&c.Scope, "scope", c.Scope, "where links may lead: domain (the seeds' registrable domains), host or any")
+	fs.Func("exclude", "exclude URLs matching this Go `regexp` (repeatable; adds to the defaults)", func(s string) error {
+		c.Exclude = append(c.Exclude, s)
+		return nil
+	})
+	fs.BoolVar(&c.NoDefaultExcl, "no-default-excludes", c.NoDefaultExcl, "drop the built-in exclusion patterns")
+	fs.IntVar(&c.MaxURLLength, "max-url-length", c.MaxURLLength, "longest URL admitted, in bytes")
+	fs.IntVar(&c.MaxLinks, "max-links-per-page", c.MaxLinks, "links taken from one page")
+	fs.StringVar(&c.Order, "order", c.Order, "crawl order: priority, bfs or dfs")
+	fs.Var(&c.Delay, "delay", "minimum gap between requests to one host")
+	fs.Var(&c.MaxCrawlDelay, "max-crawl-delay", "cap on a robots.txt Crawl-delay")
+	fs.IntVar(&c.HostInflight, "host-inflight", c.HostInflight, "requests in flight per host")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "requests in flight in total")
+	fs.StringVar(&c.UserAgent, "user-agent", c.UserAgent, "User-Agent header; its product token selects robots.txt groups")
+	fs.Var(&c.Timeout, "timeout", "limit for a whole exchange, body included")
+	fs.Var(&c.MaxBody, "max-body", "largest HTML body kept, after decompression")
+	fs.StringVar(&c.Proxy, "proxy", c.Proxy, "HTTP proxy `URL` (default: HTTP_PROXY/HTTPS_PROXY)")
+	fs.BoolVar(&c.AllowPrivate, "allow-private", c.AllowPrivate, "allow connecting to loopback, private and link-local addresses")
+	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempts per URL on transient failures")
+	fs.Var(&c.RetryBase, "retry-base", "first retry delay after a transient failure (doubles)")
+	fs.Var(&c.RobotsRetry, "robots-retry", "first retry delay for an unreachable robots.txt (doubles)")
+	fs.Var(&c.Lease, "lease", "host lease length")
+	fs.BoolVar(&c.SortQuery, "sort-query", c.SortQuery, "sort query parameters when normalizing URLs")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
+	fs.StringVar(&c.Progress, "progress", c.Progress, "progress output: auto (a live line on a terminal), line, plain or off")
+}
+
+// parseCrawlArgs builds the configuration of a crawl from its arguments.
+func parseCrawlArgs(args []string, stderr io.Writer) (crawlConfig, []string, error) {
+	cfg := defaultCrawlConfig()
+	file, err := configFileArg(args)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if err := loadConfigFile(file, &cfg); err != nil {
+		return cfg, nil, err
+	}
+	if v := os.Getenv("ACRAWLER_DB"); v != "" {
+		cfg.DB = v
+	}
+	fs := flag.NewFlagSet("acrawler crawl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg.flags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: acrawler crawl [flags] URL...\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, nil, errHelp
+		}
+		return cfg, nil, usageError{err}
+	}
+	return cfg, fs.Args(), cfg.validate()
+}
+
+func (c *crawlConfig) validate() error {
+	switch {
+	case c.DB == "":
+		return usagef("--db is empty")
+	case c.MaxDepth < 0, c.MaxPages < 0, c.MaxPagesPerHost < 0, c.MaxBytes < 0, c.MaxDuration < 0:
+		return usagef("budgets cannot be negative")
+	case c.Workers < 1:
+		return usagef("--workers must be at least 1")
+	case c.HostInflight < 1:
+		return usagef("--host-inflight must be at least 1")
+	case c.Delay < 0 || c.MaxCrawlDelay < 0:
+		return usagef("delays cannot be negative")
+	case c.Timeout <= 0:
+		return usagef("--timeout must be positive")
+	case c.MaxBody <= 0:
+		return usagef("--max-body must be positive")
+	case c.MaxAttempts < 1:
+		return usagef("--max-attempts must be at least 1")
+	case c.UserAgent == "":
+		return usagef("--user-agent is empty")
+	case c.LogFormat != "text" && c.LogFormat != "json":
+		return usagef("--log-format must be text or json")
+	}
+	switch c.Progress {
+	case "auto", "line", "plain", "off":
+	default:
+		return usagef("--progress must be auto, line, plain or off")
+	}
+	return nil
+}
+
+// duration is a time.Duration read from flags and TOML as "2s", "1m30s".
+type duration time.Duration
+
+func (d *duration) String() string { return time.Duration(*d).String() }
+func (d *duration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = duration(v)
+	return nil
+}
+func (d *duration) UnmarshalText(b []byte) error { return d.Set(string(b)) }
+
+// byteSize is a byte count read as "5MiB", "2GB", "512k" or plain digits.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteSize) Set(s string) error {
+	v, err := parseByteSize(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(v)
+	return nil
+}
+func (b *byteSize) UnmarshalText(t []byte) error { return b.Set(string(t)) }
+
+func parseByteSize(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ToLower(s))
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	num, unit := t[:i], strings.TrimSpace(t[i:])
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("bad size %q (want e.g. 500MB, 2GiB, 1024)", s)
+	}
+	mult := map[string]float64{
+		"": 1, "b": 1,
+		"k": 1 << 10, "kib": 1 << 10, "kb": 1e3,
+		"m": 1 << 20, "mib": 1 << 20, "mb": 1e6,
+		"g": 1 << 30, "gib": 1 << 30, "gb": 1e9,
+		"t": 1 << 40, "tib": 1 << 40, "tb": 1e12,
+	}[unit]
+	if mult == 0 {
+		return 0, fmt.Errorf("bad size unit in %q (want B, KB, MB, GB, TB or KiB, MiB, GiB, TiB)", s)
+	}
+	v := f * mult
+	if v > 1<<62 {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	return int64(v), nil
+}

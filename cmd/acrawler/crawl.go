@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/engine"
+	"github.com/acrawler/acrawler/internal/fetch"
+	"github.com/acrawler/acrawler/internal/robots"
+	"github.com/acrawler/acrawler/internal/score"
+	"github.com/acrawler/acrawler/internal/scope"
+	"github.com/acrawler/acrawler/internal/store/sqlite"
+	"github.com/acrawler/acrawler/internal/urlnorm"
+)
+
+func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, rest, err := parseCrawlArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	if err != nil {
+		return err
+	}
+	opts := urlnorm.DefaultOptions()
+	opts.SortQuery = cfg.SortQuery
+	opts.KeepQueryOrder = cfg.KeepQueryOrder
+	if len(cfg.StripParams) > 0 {
+		opts.StripParams = cfg.StripParams
+	}
+	norm, err := urlnorm.New(opts)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	raw := rest
+	if cfg.Seeds != "" {
+		fromFile, err := readSeedFile(cfg.Seeds)
+		if err != nil {
+			return err
+		}
+		raw = append(raw, fromFile...)
+	}
+	seeds := make([]string, 0, len(raw))
+	for _, s := range raw {
+		u, err := norm.Normalize(s)
+		if err != nil {
+			return usagef("seed %q: %v", s, err)
+		}
+		seeds = append(seeds, u)
+	}
+	mode, err := scope.ParseMode(cfg.Scope)
+	if err != nil {
+		return usageError{err}
+	}
+	excludes := cfg.Exclude
+	if !cfg.NoDefaultExcl {
+		excludes = append(append([]string{}, scope.DefaultExcludes...), cfg.Exclude...)
+	}
+	sc, err := scope.New(mode, seeds, excludes, cfg.MaxURLLength)
+	if err != nil {
+		return usageError{err}
+	}
+	order, err := score.ParseOrder(cfg.Order)
+	if err != nil {
+		return usageError{err}
+	}
+	scoreCfg := score.DefaultConfig()
+	scoreCfg.Order = order
+	policy, err := score.New(scoreCfg)
+	if err != nil {
+		return usageError{err}
+	}
+	client, err := fetch.New(fetch.Config{
+		UserAgent:    cfg.UserAgent,
+		Timeout:      time.Duration(cfg.Timeout),
+		MaxBody:      int64(cfg.MaxBody),
+		Proxy:        cfg.Proxy,
+		AllowPrivate: cfg.AllowPrivate,
+	})
+	if err != nil {
+		return usageError{err}
+	}
+	defer client.Close()
+
+	store, err := openStore(ctx, cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if len(seeds) == 0 {
+		c, err := store.Counters(ctx)
+		if err != nil {
+			return err
+		}
+		if c.Queued == 0 && c.InFlight == 0 {
+			return usagef("no seed URLs given and %s has nothing queued (acrawler crawl URL... or --seeds FILE)", cfg.DB)
+		}
+		log.Info("resuming the crawl in the database", "db", cfg.DB, "queued", c.Queued)
+	}
+
+	prog := newProgressPrinter(stderr, cfg.Progress)
+	eng, err := engine.New(store, engine.Config{
+		Owner:         ownerName(),
+		Seeds:         seeds,
+		Limits:        crawl.Limits{MaxDepth: cfg.MaxDepth, MaxPages: cfg.MaxPages, MaxPagesPerHost: cfg.MaxPagesPerHost, MaxBytes: int64(cfg.MaxBytes)},
+		MaxDuration:   time.Duration(cfg.MaxDuration),
+		Scope:         sc,
+		Normalizer:    norm,
+		Score:         policy,
+		Fetcher:       client,
+		Token:         robots.ProductToken(cfg.UserAgent),
+		Workers:       cfg.Workers,
+		Delay:         time.Duration(cfg.Delay),
+		MaxCrawlDelay: time.Duration(cfg.MaxCrawlDelay),
+		HostInflight:  cfg.HostInflight,
+		Lease:         time.Duration(cfg.Lease),
+		RobotsRetry:   time.Duration(cfg.RobotsRetry),
+		MaxAttempts:   cfg.MaxAttempts,
+		RetryBase:     time.Duration(cfg.RetryBase),
+		MaxLinks:      cfg.MaxLinks,
+		MaxBody:       int64(cfg.MaxBody),
+		Log:           log,
+		Progress:      prog.print,
+		ProgressEvery: prog.every,
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("crawl starting", "db", cfg.DB, "seeds", len(seeds), "workers", cfg.Workers, "delay", time.Duration(cfg.Delay),
+		"scope", cfg.Scope, "order", cfg.Order)
+	sum, err := eng.Run(ctx)
+	prog.finish()
+	printSummary(stdout, sum, cfg)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+func openStore(ctx context.Context, db string) (crawl.Store, error) {
+	s, err := sqlite.Open(ctx, db, sqlite.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// readSeedFile reads one URL per line; blank lines and # comments are skipped.
+func readSeedFile(file string) ([]string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, usagef("seeds: %v", err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if i := strings.Index(line, "#"); i >= 0 && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
+			line = line[:i]
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, usagef("seeds %s: %v", file, err)
+	}
+	return out, nil
+}
+
+// ownerName names this process in host leases.
+func ownerName() string {
+	h, _ := os.Hostname()
+	var b [4]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%s", h, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usagef("--log-level %q: want debug, info, warn or error", level)
+	}
+	o := &slog.HandlerOptions{Level: lv}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, o)), nil
+	}
+	return slog.New(slog.NewTextHandler(w, o)), nil
+}

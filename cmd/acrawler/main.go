@@ -1,0 +1,103 @@
+// Command acrawler crawls the academic web politely and in priority order
+// into an embedded SQLite file (or PostgreSQL at scale).
+//
+// Usage:
+//
+//	acrawler crawl [flags] URL...
+//	acrawler testweb --listen ADDR
+//	acrawler version
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Version is the program version, reported in the default User-Agent.
+const Version = "0.1.0"
+
+// ProjectURL is where the crawler's operators can be reached.
+const ProjectURL = "https://github.com/acrawler/acrawler"
+
+func main() {
+	ctx, stop := signalContext()
+	defer stop()
+	os.Exit(exitCode(Run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// signalContext is canceled by the first SIGINT or SIGTERM (a clean stop);
+// a second one exits at once.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ch
+		fmt.Fprintln(os.Stderr, "\nacrawler: stopping (in-flight URLs go back to the queue); interrupt again to quit at once")
+		cancel()
+		<-ch
+		os.Exit(130)
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+// usageError is a problem with the command line or configuration: exit 2.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// errHelp is returned when help was asked for and printed.
+var errHelp = errors.New("help requested")
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, errHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "acrawler: %v\n", err)
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+const usage = `acrawler crawls the academic web politely, in priority order, into SQLite.
+
+Usage:
+  acrawler crawl [flags] URL...     crawl from seed URLs (acrawler crawl -h for flags)
+  acrawler testweb --listen ADDR    serve the synthetic test web (an origin and an HTTP proxy)
+  acrawler version                  print the version
+`
+
+// Run runs the program with args (without the program name).
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usagef("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "crawl":
+		return runCrawl(ctx, rest, stdout, stderr)
+	case "testweb":
+		return runTestweb(ctx, rest, stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintf(stdout, "acrawler %s\n", Version)
+		return nil
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return usagef("unknown command %q", cmd)
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/testweb"
+)
+
+func runTestweb(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("acrawler testweb", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:8080", "`address` to serve on")
+	seed := fs.Int64("seed", 1, "seed of the generated web")
+	sites := fs.Int("sites", 0, "generated sites beside the named ones")
+	pages := fs.Int("pages", 60, "content pages per site")
+	noFaults := fs.Bool("no-faults", false, "leave out the slow, dripping, oversized and gzip-bomb pages")
+	slow := fs.Duration("slow", 3*time.Second, "how long the slow pages take")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("testweb takes no arguments, got %q", fs.Args())
+	}
+	web := testweb.New(testweb.Config{Seed: *seed, Sites: *sites, PagesPerSite: *pages, NoFaults: *noFaults, Slow: *slow})
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("testweb: %w", err)
+	}
+	srv := &http.Server{Handler: web, ReadHeaderTimeout: 10 * time.Second}
+	addr := ln.Addr().String()
+	fmt.Fprintf(stdout, "acrawler test web serving %d sites on http://%s (origin and HTTP proxy)\n", len(web.Sites()), addr)
+	fmt.Fprintf(stdout, "try:\n  acrawler crawl --proxy http://%s --delay 100ms --max-pages 500 %s\n", addr, web.Seeds()[0])
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("testweb: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+const (
+	commitBatch = 256
+	commitEvery = 25 * time.Millisecond
+)
+
+// commitLoop records results in batches: one transaction for up to
+// commitBatch results or commitEvery, whichever comes first. A crash loses
+// at most the uncommitted batch, whose URLs are still in flight in the
+// store and are fetched again on resume.
+func (e *Engine) commitLoop(ctx context.Context) error {
+	batch := make([]crawl.Result, 0, commitBatch)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var failed error
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		n := int64(len(batch))
+		if failed == nil {
+			var st crawl.CommitStats
+			_, err := e.storeRetry(ctx, "commit", func() error {
+				var err error
+				st, err = e.store.Commit(ctx, batch, e.cfg.Limits)
+				return err
+			})
+			if err != nil {
+				failed = err
+				e.cfg.Log.Error("commit failed; stopping", "err", err, "results", n)
+			} else {
+				e.account(st)
+			}
+		}
+		clear(batch)
+		batch = batch[:0]
+		e.pending.Add(-n)
+		e.notify()
+	}
+	for {
+		var r crawl.Result
+		var ok bool
+		if len(batch) == 0 {
+			r, ok = <-e.results
+		} else {
+			select {
+			case r, ok = <-e.results:
+			case <-timer.C:
+				flush()
+				continue
+			}
+		}
+		if !ok {
+			flush()
+			return failed
+		}
+		if len(batch) == 0 {
+			timer.Reset(commitEvery)
+		}
+		batch = append(batch, r)
+		if len(batch) >= commitBatch {
+			flush()
+		}
+	}
+}
+
+// account folds a committed batch into the crawl figures.
+func (e *Engine) account(st crawl.CommitStats) {
+	s := &e.stats
+	s.added.Add(int64(st.Add.Added))
+	s.known.Add(int64(st.Add.Known))
+	s.overHostCap.Add(int64(st.Add.OverHostCap))
+	s.duplicates.Add(int64(st.Duplicates))
+	s.stale.Add(int64(st.Stale))
+	s.committedPages.Add(int64(st.Pages))
+	if len(st.Add.CappedHosts) > 0 {
+		s.mu.Lock()
+		if s.cappedHosts == nil {
+			s.cappedHosts = map[crawl.ID]bool{}
+		}
+		for _, h := range st.Add.CappedHosts {
+			if !s.cappedHosts[h] {
+				s.cappedHosts[h] = true
+				e.cfg.Log.Warn("host page budget reached; its new URLs are refused", "host_id", int64(h),
+					"max_pages_per_host", e.cfg.Limits.MaxPagesPerHost)
+			}
+		}
+		s.mu.Unlock()
+	}
+}

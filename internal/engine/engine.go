@@ -1,0 +1,430 @@
+// Package engine runs a crawl: it wires the frontier, the fetcher, the
+// parsers and the store into a pool of workers and a committer, reports
+// progress, and stops cleanly on a budget, a deadline or a signal.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/fetch"
+	"github.com/acrawler/acrawler/internal/frontier"
+	"github.com/acrawler/acrawler/internal/score"
+	"github.com/acrawler/acrawler/internal/scope"
+	"github.com/acrawler/acrawler/internal/urlnorm"
+)
+
+// Fetcher gets one URL; *fetch.Client is the implementation.
+type Fetcher interface {
+	Fetch(ctx context.Context, req fetch.Request) (*fetch.Response, error)
+}
+
+// Config is everything a crawl needs, as plain values and ready parts.
+type Config struct {
+	Owner       string   // this process's lease owner name
+	Seeds       []string // normalized seed URLs
+	Limits      crawl.Limits
+	MaxDuration time.Duration
+
+	Scope      *scope.Scope
+	Normalizer *urlnorm.Normalizer
+	Score      *score.Policy
+	Fetcher    Fetcher
+	Token      string // robots.txt product token
+
+	Workers       int
+	Delay         time.Duration
+	MaxCrawlDelay time.Duration
+	HostInflight  int
+	Lease         time.Duration
+	RobotsTTL     time.Duration
+	RobotsRetry   time.Duration
+	RobotsTries   int
+	MaxAttempts   int           // fetch attempts per URL for transient failures (default 3)
+	RetryBase     time.Duration // first retry delay, doubling (default 30s)
+	MaxLinks      int           // links taken from one page (default 1000)
+	MaxBody       int64         // HTML body cap, passed to the fetcher (0: its default)
+	StoreOutage   time.Duration // how long store errors are retried before giving up (default 5m)
+
+	Log           *slog.Logger
+	Progress      func(Progress) // called every ProgressEvery and once at the end
+	ProgressEvery time.Duration
+	Now           func() time.Time
+}
+
+func (c *Config) defaults() error {
+	if c.Scope == nil || c.Normalizer == nil || c.Score == nil || c.Fetcher == nil {
+		return errors.New("engine: config needs Scope, Normalizer, Score and Fetcher")
+	}
+	if c.Owner == "" {
+		c.Owner = "acrawler"
+	}
+	if c.Workers <= 0 {
+		c.Workers = 16
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 3
+	}
+	if c.RetryBase <= 0 {
+		c.RetryBase = 30 * time.Second
+	}
+	if c.MaxLinks <= 0 {
+		c.MaxLinks = 1000
+	}
+	if c.StoreOutage <= 0 {
+		c.StoreOutage = 5 * time.Minute
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.ProgressEvery <= 0 {
+		c.ProgressEvery = time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Token == "" {
+		c.Token = "acrawler"
+	}
+	return nil
+}
+
+// Engine runs one crawl over a store.
+type Engine struct {
+	store crawl.Store
+	cfg   Config
+	fr    *frontier.Frontier
+	seen  *seenFilter
+	stats stats
+
+	results chan crawl.Result
+	pending atomic.Int64 // results sent and not yet committed
+	wake    chan struct{}
+}
+
+// New prepares a crawl.
+func New(store crawl.Store, cfg Config) (*Engine, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		store:   store,
+		cfg:     cfg,
+		seen:    newSeenFilter(1 << 20),
+		results: make(chan crawl.Result, 4*cfg.Workers),
+		wake:    make(chan struct{}, 1),
+	}
+	batch := 8
+	if cfg.Limits.MaxPages > 0 {
+		// Claims reserve page budget: keep the reservations small so the
+		// budget goes to the best URLs known when it is spent.
+		batch = 2
+	}
+	e.fr = frontier.New(store, frontier.Config{
+		Owner:         cfg.Owner,
+		Lease:         cfg.Lease,
+		MaxHosts:      max(256, 4*cfg.Workers),
+		Batch:         batch,
+		Limits:        cfg.Limits,
+		Delay:         cfg.Delay,
+		MaxCrawlDelay: cfg.MaxCrawlDelay,
+		HostInflight:  cfg.HostInflight,
+		Token:         cfg.Token,
+		RobotsTTL:     cfg.RobotsTTL,
+		RobotsRetry:   cfg.RobotsRetry,
+		RobotsTries:   cfg.RobotsTries,
+		Now:           cfg.Now,
+		Log:           cfg.Log,
+	})
+	return e, nil
+}
+
+// StopReason says why a crawl ended.
+type StopReason string
+
+// Reasons a crawl stops.
+const (
+	StopDone       StopReason = "frontier exhausted"
+	StopPages      StopReason = "page budget reached"
+	StopBytes      StopReason = "byte budget reached"
+	StopDuration   StopReason = "duration budget reached"
+	StopInterrupt  StopReason = "interrupted"
+	StopStoreError StopReason = "store unavailable"
+)
+
+// Run crawls until the frontier is exhausted, a budget is spent, the
+// duration passes or ctx is canceled (a clean stop: what is in flight is
+// returned to the queue). It returns the final figures; the error is
+// non-nil only when the crawl could not go on (the store failed).
+func (e *Engine) Run(ctx context.Context) (Summary, error) {
+	start := e.cfg.Now()
+	e.stats.start = start
+	if err := e.seed(ctx); err != nil {
+		return e.summary(StopStoreError), err
+	}
+
+	// fetchCtx is canceled to abandon fetches at shutdown.
+	fetchCtx, cancelFetches := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelFetches()
+	runCtx := ctx
+	var cancelRun context.CancelFunc = func() {}
+	if e.cfg.MaxDuration > 0 {
+		runCtx, cancelRun = context.WithTimeout(ctx, e.cfg.MaxDuration)
+	}
+	defer cancelRun()
+
+	tasks := make(chan frontier.Task)
+	var workers sync.WaitGroup
+	for range e.cfg.Workers {
+		workers.Go(func() {
+			for t := range tasks {
+				e.handle(fetchCtx, t)
+			}
+		})
+	}
+	commitErr := make(chan error, 1)
+	committed := make(chan struct{})
+	go func() {
+		defer close(committed)
+		commitErr <- e.commitLoop(context.WithoutCancel(ctx))
+	}()
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	var bgDone sync.WaitGroup
+	bgDone.Go(func() { e.renewLoop(bg) })
+	bgDone.Go(func() { e.progressLoop(bg) })
+
+	reason, runErr := e.dispatch(runCtx, tasks, commitErr)
+	if reason == StopInterrupt && ctx.Err() == nil && runCtx.Err() != nil {
+		reason = StopDuration
+	}
+	if reason == StopInterrupt || reason == StopDuration || reason == StopStoreError {
+		cancelFetches()
+	}
+	close(tasks)
+	workers.Wait()
+	// URLs claimed but never handed out go back to the queue.
+	for _, u := range e.fr.Stop() {
+		e.send(crawl.Result{URL: u, Outcome: crawl.OutcomeRelease})
+	}
+	close(e.results)
+	<-committed
+	if err := <-commitErr; err != nil && runErr == nil {
+		runErr = err
+		reason = StopStoreError
+	}
+	if err := e.fr.ReleaseAll(context.WithoutCancel(ctx)); err != nil {
+		e.cfg.Log.Warn("release host leases", "err", err)
+	}
+	stopBG()
+	bgDone.Wait()
+	sum := e.summary(reason)
+	if e.cfg.Progress != nil {
+		e.cfg.Progress(e.progress(true))
+	}
+	return sum, runErr
+}
+
+// seed offers the seed URLs (depth 0) to the frontier.
+func (e *Engine) seed(ctx context.Context) error {
+	if len(e.cfg.Seeds) == 0 {
+		return nil
+	}
+	var urls []crawl.NewURL
+	for _, s := range e.cfg.Seeds {
+		if r := e.cfg.Scope.Check(s); r != scope.In && r != scope.Excluded {
+			e.cfg.Log.Warn("seed outside scope", "url", s, "reason", string(r))
+			continue
+		}
+		u := e.newURL(s, "", 0, 0, crawl.ViaSeed)
+		u.Priority += 1000 // seeds first
+		urls = append(urls, u)
+	}
+	st, err := e.storeRetry(ctx, "add seeds", func() error {
+		var err error
+		_, err = e.store.AddURLs(ctx, urls, e.cfg.Limits)
+		return err
+	})
+	_ = st
+	return err
+}
+
+func (e *Engine) newURL(u, anchor string, depth int, parent crawl.ID, via crawl.Via) crawl.NewURL {
+	host := urlnorm.HostKey(u)
+	return crawl.NewURL{
+		ID:       crawl.HashID(u),
+		URL:      u,
+		HostID:   crawl.HashID(host),
+		Host:     host,
+		Depth:    depth,
+		Priority: e.cfg.Score.Score(u, anchor, depth),
+		Parent:   parent,
+		Via:      via,
+	}
+}
+
+// dispatch hands tasks to the workers until the crawl is over.
+func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task, commitErr <-chan error) (StopReason, error) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var storeDown time.Time
+	backoff := 100 * time.Millisecond
+	for {
+		if ctx.Err() != nil {
+			return StopInterrupt, nil
+		}
+		t, ok, wake, err := e.fr.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return StopInterrupt, nil
+			}
+			if storeDown.IsZero() {
+				storeDown = e.cfg.Now()
+				e.cfg.Log.Warn("store unavailable; pausing the crawl", "err", err)
+			}
+			if e.cfg.Now().Sub(storeDown) > e.cfg.StoreOutage {
+				return StopStoreError, fmt.Errorf("engine: store unavailable for %s: %w", e.cfg.StoreOutage, err)
+			}
+			if !sleepCtx(ctx, backoff) {
+				return StopInterrupt, nil
+			}
+			backoff = min(backoff*2, 10*time.Second)
+			continue
+		}
+		if !storeDown.IsZero() {
+			e.cfg.Log.Info("store available again; crawl continues")
+			storeDown, backoff = time.Time{}, 100*time.Millisecond
+		}
+		if ok {
+			select {
+			case tasks <- t:
+			case <-ctx.Done():
+				e.abandon(t)
+				return StopInterrupt, nil
+			}
+			continue
+		}
+		if done, reason, err := e.finished(ctx); err != nil {
+			return StopStoreError, err
+		} else if done {
+			return reason, nil
+		}
+		d := 50 * time.Millisecond
+		if !wake.IsZero() {
+			d = max(wake.Sub(e.cfg.Now()), time.Millisecond)
+		}
+		timer.Reset(min(d, time.Second))
+		select {
+		case <-timer.C:
+		case <-e.wake:
+		case <-ctx.Done():
+			return StopInterrupt, nil
+		case err := <-commitErr:
+			// The committer gave up: nothing more can be recorded.
+			return StopStoreError, err
+		}
+	}
+}
+
+// abandon returns a task taken from the frontier but never started.
+func (e *Engine) abandon(t frontier.Task) {
+	e.fr.Done(context.Background(), t, frontier.Feedback{Canceled: true})
+	if t.Kind != frontier.FetchRobots {
+		e.send(crawl.Result{URL: t.URL, Outcome: crawl.OutcomeRelease})
+	}
+}
+
+// finished reports whether nothing is left to do anywhere.
+func (e *Engine) finished(ctx context.Context) (bool, StopReason, error) {
+	st := e.fr.Status()
+	if st.Hosts > 0 || st.InFlight > 0 || e.pending.Load() > 0 {
+		return false, "", nil
+	}
+	if b := st.Budget; b != nil {
+		if errors.Is(b, crawl.ErrByteBudget) {
+			return true, StopBytes, nil
+		}
+		return true, StopPages, nil
+	}
+	c, err := e.store.Counters(ctx)
+	if err != nil {
+		e.cfg.Log.Warn("read counters", "err", err)
+		return false, "", nil
+	}
+	// Other processes may still hold hosts or URLs in flight; wait for them.
+	return c.Queued == 0 && c.InFlight == 0, StopDone, nil
+}
+
+func (e *Engine) notify() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (e *Engine) send(r crawl.Result) {
+	e.pending.Add(1)
+	e.results <- r
+}
+
+// renewLoop keeps the host leases alive.
+func (e *Engine) renewLoop(ctx context.Context) {
+	every := e.cfg.Lease / 3
+	if every <= 0 {
+		every = 20 * time.Second
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := e.fr.Renew(ctx); err != nil && ctx.Err() == nil {
+				e.cfg.Log.Warn("renew host leases", "err", err)
+			}
+		}
+	}
+}
+
+// storeRetry runs a store operation, retrying through an outage of up to
+// StoreOutage.
+func (e *Engine) storeRetry(ctx context.Context, what string, fn func() error) (int, error) {
+	start := e.cfg.Now()
+	backoff := 100 * time.Millisecond
+	for tries := 1; ; tries++ {
+		err := fn()
+		if err == nil {
+			if tries > 1 {
+				e.cfg.Log.Info("store available again", "op", what)
+			}
+			return tries, nil
+		}
+		if ctx.Err() != nil || e.cfg.Now().Sub(start) > e.cfg.StoreOutage {
+			return tries, fmt.Errorf("engine: %s: %w", what, err)
+		}
+		if tries == 1 {
+			e.cfg.Log.Warn("store unavailable; retrying", "op", what, "err", err)
+		}
+		if !sleepCtx(ctx, backoff) {
+			return tries, fmt.Errorf("engine: %s: %w", what, err)
+		}
+		backoff = min(backoff*2, 10*time.Second)
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,261 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/fetch"
+	"github.com/acrawler/acrawler/internal/fingerprint"
+	"github.com/acrawler/acrawler/internal/frontier"
+	"github.com/acrawler/acrawler/internal/htmlx"
+	"github.com/acrawler/acrawler/internal/robots"
+	"github.com/acrawler/acrawler/internal/scope"
+	"github.com/acrawler/acrawler/internal/urlnorm"
+)
+
+// handle does one task and hands its result to the committer.
+func (e *Engine) handle(ctx context.Context, t frontier.Task) {
+	defer e.notify()
+	switch t.Kind {
+	case frontier.FetchRobots:
+		e.fetchRobots(ctx, t)
+	case frontier.SkipURL:
+		upd := e.fr.Done(ctx, t, frontier.Feedback{})
+		e.stats.skipped.Add(1)
+		e.send(crawl.Result{URL: t.URL, Outcome: crawl.OutcomeSkipped, Error: t.Reason, Host: upd})
+	case frontier.FetchURL:
+		r, fb := e.fetchPage(ctx, t)
+		r.Host = e.fr.Done(ctx, t, fb)
+		e.send(r)
+	}
+}
+
+// fetchRobots gets a host's robots.txt, following up to five redirects.
+func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
+	u := t.Host + "/robots.txt"
+	resp, err := e.cfg.Fetcher.Fetch(ctx, fetch.Request{
+		URL:             u,
+		Accept:          func(string) bool { return true },
+		MaxBody:         robots.MaxSize,
+		Truncate:        true,
+		FollowRedirects: 5,
+	})
+	fb := frontier.Feedback{Requested: true, Finished: e.cfg.Now()}
+	status := 0
+	var body []byte
+	switch {
+	case err != nil:
+		var fe *fetch.Error
+		if errors.As(err, &fe) && fe.Kind == fetch.KindCanceled {
+			fb.Requested = false
+		}
+		e.cfg.Log.Debug("robots.txt unreachable", "host", t.Host, "err", err)
+	default:
+		status, body = resp.Status, resp.Body
+		e.stats.robots.Add(1)
+		e.stats.bytes.Add(max(resp.WireBytes, resp.Bytes))
+		if status == http.StatusTooManyRequests {
+			fb.Throttled, fb.RetryAfter = true, resp.RetryAfter
+		}
+	}
+	if err := e.fr.RobotsDone(ctx, t, status, body, fb); err != nil {
+		e.cfg.Log.Warn("save robots.txt", "host", t.Host, "err", err)
+	}
+}
+
+// fetchPage fetches one URL and builds its result.
+func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, frontier.Feedback) {
+	u := t.URL
+	r := crawl.Result{URL: u}
+	if t.Robots != nil && !t.Robots.Allowed(urlnorm.PathQuery(u.URL)) {
+		e.stats.disallowed.Add(1)
+		r.Outcome = crawl.OutcomeDisallowed
+		return r, frontier.Feedback{}
+	}
+	started := e.cfg.Now()
+	resp, err := e.cfg.Fetcher.Fetch(ctx, fetch.Request{URL: u.URL, MaxBody: e.cfg.MaxBody})
+	fb := frontier.Feedback{Requested: true, Finished: e.cfg.Now()}
+	if err != nil {
+		return e.fetchFailed(ctx, r, err, fb)
+	}
+	e.stats.fetched.Add(1)
+	e.stats.bytes.Add(max(resp.WireBytes, resp.Bytes))
+	e.stats.status(resp.Status)
+	p := &crawl.Page{
+		URL:          u.URL,
+		Status:       resp.Status,
+		ContentType:  resp.MediaType,
+		Bytes:        resp.Bytes,
+		WireBytes:    resp.WireBytes,
+		ETag:         resp.Header.Get("ETag"),
+		LastModified: resp.Header.Get("Last-Modified"),
+		FetchedAt:    started,
+		Duration:     resp.Duration,
+	}
+	r.Outcome, r.Page = crawl.OutcomeDone, p
+	switch st := resp.Status; {
+	case st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable:
+		fb.Throttled, fb.RetryAfter = true, resp.RetryAfter
+		if u.Attempts+1 < e.cfg.MaxAttempts {
+			return e.retry(r, fmt.Sprintf("http %d", st), max(resp.RetryAfter, e.retryDelay(u.Attempts))), fb
+		}
+	case st == http.StatusInternalServerError || st == http.StatusBadGateway || st == http.StatusGatewayTimeout:
+		if u.Attempts+1 < e.cfg.MaxAttempts {
+			return e.retry(r, fmt.Sprintf("http %d", st), e.retryDelay(u.Attempts)), fb
+		}
+	case st >= 300 && st < 400:
+		e.redirect(&r, resp.Location)
+	case st >= 200 && st < 300 && !resp.BodySkipped && isHTML(resp.MediaType):
+		e.parse(&r, resp)
+	}
+	return r, fb
+}
+
+func isHTML(mediaType string) bool {
+	return mediaType == "text/html" || mediaType == "application/xhtml+xml"
+}
+
+func (e *Engine) retryDelay(attempts int) time.Duration {
+	return e.cfg.RetryBase << min(attempts, 16)
+}
+
+func (e *Engine) retry(r crawl.Result, why string, after time.Duration) crawl.Result {
+	e.stats.retried.Add(1)
+	return crawl.Result{URL: r.URL, Outcome: crawl.OutcomeRetry, RetryAt: e.cfg.Now().Add(after), Error: why}
+}
+
+// fetchFailed turns a fetch error into a retry, a failure or (at shutdown)
+// a release.
+func (e *Engine) fetchFailed(ctx context.Context, r crawl.Result, err error, fb frontier.Feedback) (crawl.Result, frontier.Feedback) {
+	var fe *fetch.Error
+	if !errors.As(err, &fe) {
+		fe = &fetch.Error{Kind: fetch.KindProtocol, URL: r.URL.URL, Err: err}
+	}
+	if fe.Kind == fetch.KindCanceled || ctx.Err() != nil {
+		return crawl.Result{URL: r.URL, Outcome: crawl.OutcomeRelease}, frontier.Feedback{Canceled: true}
+	}
+	if fe.Kind == fetch.KindBlocked || fe.Kind == fetch.KindBadURL {
+		fb.Requested = false
+	}
+	msg := fe.Kind.String() + ": " + errText(fe)
+	if fe.Temporary() && r.URL.Attempts+1 < e.cfg.MaxAttempts {
+		return e.retry(r, msg, e.retryDelay(r.URL.Attempts)), fb
+	}
+	e.stats.failed.Add(1)
+	e.cfg.Log.Debug("fetch failed", "url", r.URL.URL, "err", err)
+	return crawl.Result{URL: r.URL, Outcome: crawl.OutcomeFailed, Error: msg}, fb
+}
+
+func errText(fe *fetch.Error) string {
+	if fe.Err == nil {
+		return fe.Kind.String()
+	}
+	s := fe.Err.Error()
+	if len(s) > 300 {
+		s = s[:300]
+	}
+	return s
+}
+
+// redirect records where a 3xx answer points and offers the target as a
+// new URL: each hop goes through normalization, scope, robots and
+// politeness like any other URL.
+func (e *Engine) redirect(r *crawl.Result, location string) {
+	if location == "" {
+		return
+	}
+	target, err := e.cfg.Normalizer.Normalize(location)
+	if err != nil {
+		r.Page.Error = "bad redirect location: " + err.Error()
+		return
+	}
+	r.Page.RedirectTo = target
+	if target == r.URL.URL {
+		return
+	}
+	id := crawl.HashID(target)
+	r.Links = append(r.Links, crawl.Link{TargetID: id, Target: target})
+	e.offer(r, target, "", r.URL.Depth, crawl.ViaRedirect)
+}
+
+// parse extracts text and links from an HTML answer.
+func (e *Engine) parse(r *crawl.Result, resp *fetch.Response) {
+	p, u := r.Page, r.URL
+	body, charset, err := htmlx.Decode(resp.Body, resp.ContentType)
+	if err != nil {
+		p.Error = "decode: " + err.Error()
+		e.stats.parseErrors.Add(1)
+		return
+	}
+	p.Charset = charset
+	doc, err := htmlx.Parse(body, u.URL, htmlx.Options{Resolver: e.cfg.Normalizer, MaxLinks: e.cfg.MaxLinks, Token: e.cfg.Token})
+	if err != nil {
+		p.Error = "parse: " + err.Error()
+		e.stats.parseErrors.Add(1)
+		return
+	}
+	dir := doc.Robots
+	for _, v := range resp.Header.Values("X-Robots-Tag") {
+		dir = dir.Merge(htmlx.ParseRobotsDirectives(v, e.cfg.Token))
+	}
+	p.Title, p.Text, p.Lang = doc.Title, doc.Text, doc.Lang
+	if p.Lang == "" {
+		p.Lang = strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Language")))
+	}
+	p.NoIndex, p.NoFollow = dir.NoIndex, dir.NoFollow
+	p.ContentHash = fingerprint.Exact(p.Text)
+	if doc.Canonical != "" && doc.Canonical != u.URL {
+		p.Canonical = doc.Canonical
+		// The canonical URL is the record's name: queue it if unseen (an
+		// alias never hides it), and keep this page as its alias.
+		if e.cfg.Scope.Check(doc.Canonical) == scope.In {
+			e.offer(r, doc.Canonical, "", u.Depth, crawl.ViaCanonical)
+		}
+	}
+	if doc.Refresh != "" && doc.Refresh != u.URL {
+		r.Links = append(r.Links, crawl.Link{TargetID: crawl.HashID(doc.Refresh), Target: doc.Refresh})
+		if !p.NoFollow {
+			e.offer(r, doc.Refresh, "", u.Depth, crawl.ViaRedirect)
+		}
+	}
+	r.Links = make([]crawl.Link, 0, len(doc.Links)+len(r.Links))
+	for _, l := range doc.Links {
+		if l.URL == u.URL {
+			continue
+		}
+		r.Links = append(r.Links, crawl.Link{TargetID: crawl.HashID(l.URL), Target: l.URL, Anchor: l.Anchor, NoFollow: l.NoFollow})
+		if !l.NoFollow && !p.NoFollow {
+			e.offer(r, l.URL, l.Anchor, u.Depth+1, crawl.ViaLink)
+		}
+	}
+}
+
+// offer adds a discovered URL to the result if it is in scope, within the
+// depth budget and not seen before by this process.
+func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via crawl.Via) {
+	e.stats.discovered.Add(1)
+	if e.cfg.Limits.MaxDepth > 0 && depth > e.cfg.Limits.MaxDepth {
+		e.stats.overDepth.Add(1)
+		return
+	}
+	switch e.cfg.Scope.Check(target) {
+	case scope.In:
+	case scope.Excluded:
+		e.stats.excluded.Add(1)
+		return
+	default:
+		e.stats.outOfScope.Add(1)
+		return
+	}
+	id := crawl.HashID(target)
+	if e.seen.testAndAdd(id) {
+		e.stats.knownEarly.Add(1)
+		return
+	}
+	r.Discovered = append(r.Discovered, e.newURL(target, anchor, depth, r.URL.ID, via))
+}

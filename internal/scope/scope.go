@@ -1,0 +1,116 @@
+// Package scope decides which normalized URLs a crawl may admit: the
+// registrable domains or hosts of its seeds, minus exclusion patterns and
+// over-long URLs.
+package scope
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/acrawler/acrawler/internal/urlnorm"
+)
+
+// Mode is how far a crawl may wander from its seeds.
+type Mode string
+
+// Scope modes.
+const (
+	Domain Mode = "domain" // the registrable domains (eTLD+1) of the seeds
+	Host   Mode = "host"   // the exact hosts of the seeds
+	Any    Mode = "any"    // anywhere
+)
+
+// ParseMode validates a mode name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(s)); m {
+	case Domain, Host, Any:
+		return m, nil
+	}
+	return "", fmt.Errorf("scope: unknown scope %q (want domain, host or any)", s)
+}
+
+// DefaultExcludes are the patterns excluded unless the user replaces them:
+// calendars, faceted-navigation explosions, session ids and files a text
+// crawler has no use for. They are matched against the normalized URL.
+var DefaultExcludes = []string{
+	`(?i)/(calendar|events/calendar|kalender|takvim)(/|\?|$)`,
+	`(?i)[?&](month|year|date|day|week)=\d`,
+	`(?i)[?&](sort|order|orderby|sortby|filter|facet|view|display|limit)=`,
+	`(?i)[?&;](jsessionid|phpsessid|sid|sessionid|session_id|cfid|cftoken)=`,
+	`(?i)/(login|logout|signin|signout|register|cart|checkout|basket|wp-admin|wp-login\.php)(/|\?|$)`,
+	`(?i)\.(jpe?g|png|gif|bmp|ico|svg|webp|tiff?|css|js|mjs|json|woff2?|ttf|eot|otf|mp3|mp4|m4a|avi|mov|mkv|webm|wav|flac|ogg|zip|gz|tgz|bz2|xz|7z|rar|tar|exe|dmg|iso|apk|msi|bin|pkg|deb|rpm|ppt|pptx|xls|xlsx|doc|docx)(\?|$)`,
+}
+
+// Scope answers whether a URL is in scope. It is immutable and safe for
+// concurrent use.
+type Scope struct {
+	mode    Mode
+	allowed map[string]bool // registrable domains or hosts, per mode
+	exclude []*regexp.Regexp
+	maxLen  int
+}
+
+// New builds a scope from the seeds' normalized URLs. maxLen 0 means no
+// length limit. Exclusion patterns are Go regular expressions.
+func New(mode Mode, seeds []string, excludes []string, maxLen int) (*Scope, error) {
+	s := &Scope{mode: mode, allowed: map[string]bool{}, maxLen: maxLen}
+	for _, u := range seeds {
+		if k := s.key(u); k != "" {
+			s.allowed[k] = true
+		}
+	}
+	for _, e := range excludes {
+		re, err := regexp.Compile(e)
+		if err != nil {
+			return nil, fmt.Errorf("scope: exclude pattern %q: %w", e, err)
+		}
+		s.exclude = append(s.exclude, re)
+	}
+	return s, nil
+}
+
+func (s *Scope) key(u string) string {
+	switch s.mode {
+	case Domain:
+		return urlnorm.RegistrableDomain(urlnorm.Hostname(u))
+	case Host:
+		return urlnorm.Hostname(u)
+	}
+	return ""
+}
+
+// Reason says why a URL is out of scope; "" means it is in.
+type Reason string
+
+// Reasons a URL is refused.
+const (
+	In       Reason = ""
+	Outside  Reason = "outside scope"
+	Excluded Reason = "excluded by pattern"
+	TooLong  Reason = "URL too long"
+)
+
+// Check tells whether a normalized URL is in scope and, if not, why.
+func (s *Scope) Check(u string) Reason {
+	if s.maxLen > 0 && len(u) > s.maxLen {
+		return TooLong
+	}
+	if s.mode != Any && !s.allowed[s.key(u)] {
+		return Outside
+	}
+	for _, re := range s.exclude {
+		if re.MatchString(u) {
+			return Excluded
+		}
+	}
+	return In
+}
+
+// Allow extends the scope to the domain or host of a URL (for seeds added
+// later, such as a sitemap's own host).
+func (s *Scope) Allow(u string) {
+	if k := s.key(u); k != "" {
+		s.allowed[k] = true
+	}
+}
