@@ -16,8 +16,8 @@ import (
 	"github.com/acrawler/acrawler/internal/engine"
 	"github.com/acrawler/acrawler/internal/fetch"
 	"github.com/acrawler/acrawler/internal/robots"
-	"github.com/acrawler/acrawler/internal/score"
 	"github.com/acrawler/acrawler/internal/scope"
+	"github.com/acrawler/acrawler/internal/score"
 	"github.com/acrawler/acrawler/internal/store/sqlite"
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )

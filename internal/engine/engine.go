@@ -15,8 +15,8 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/fetch"
 	"github.com/acrawler/acrawler/internal/frontier"
-	"github.com/acrawler/acrawler/internal/score"
 	"github.com/acrawler/acrawler/internal/scope"
+	"github.com/acrawler/acrawler/internal/score"
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
 
