@@ -1,0 +1,310 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/testweb"
+
+	_ "modernc.org/sqlite"
+)
+
+// testWeb serves a synthetic web for one test, as an HTTP proxy.
+type testWeb struct {
+	*testweb.Web
+	proxy string
+}
+
+func newTestWeb(t *testing.T, cfg testweb.Config) *testWeb {
+	t.Helper()
+	w := testweb.New(cfg)
+	srv := httptest.NewServer(w)
+	t.Cleanup(srv.Close)
+	return &testWeb{Web: w, proxy: srv.URL}
+}
+
+// crawlArgs are the flags every test crawl uses: through the test web's
+// proxy, fast politeness and retry settings, no live progress line.
+func (w *testWeb) crawlArgs(db string, extra ...string) []string {
+	return append([]string{"crawl", "--db", db, "--proxy", w.proxy, "--progress", "off",
+		"--log-level", "warn", "--timeout", "1s", "--robots-retry", "50ms", "--retry-base", "50ms"}, extra...)
+}
+
+func runCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	err = Run(ctx, args, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func mustCrawl(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errs, err := runCmd(t, args...)
+	if err != nil {
+		t.Fatalf("acrawler %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out, errs)
+	}
+	return out
+}
+
+func openDB(t *testing.T, file string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+file+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func queryStrings(t *testing.T, db *sql.DB, q string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func queryInt(t *testing.T, db *sql.DB, q string, args ...any) int64 {
+	t.Helper()
+	var n int64
+	if err := db.QueryRow(q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// allSeeds are the home pages of every named site of the test web.
+func allSeeds(w *testWeb) []string { return w.Seeds() }
+
+func TestCrawlIsPolite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web with real delays")
+	}
+	web := newTestWeb(t, testweb.Config{Seed: 3, PagesPerSite: 8, Slow: 300 * time.Millisecond})
+	db := filepath.Join(t.TempDir(), "polite.db")
+	const delay = 150 * time.Millisecond
+	args := web.crawlArgs(db, "--delay", delay.String(), "--scope", "any", "--max-depth", "3", "--workers", "8",
+		"--max-pages-per-host", "12") // Crawl-delay 1s on one host makes this the long pole
+	mustCrawl(t, append(args, allSeeds(web)...)...)
+
+	reqs := web.Requests()
+	if len(reqs) < 100 {
+		t.Fatalf("only %d requests reached the web", len(reqs))
+	}
+	byHost := map[string][]testweb.Request{}
+	for _, r := range reqs {
+		if r.Method == "CONNECT" {
+			continue // https to hosts off the test web: refused by the proxy
+		}
+		byHost[r.Host] = append(byHost[r.Host], r)
+	}
+	crawlDelay := map[string]time.Duration{}
+	for _, s := range web.Sites() {
+		switch s.Host {
+		case "www.karadeniz-universitesi.test":
+			crawlDelay[s.Host] = time.Second
+		case "news.city-daily.test":
+			crawlDelay[s.Host] = 500 * time.Millisecond
+		}
+	}
+	checked := 0
+	for host, rs := range byHost {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Time.Before(rs[j].Time) })
+		// No page before robots.txt.
+		if !strings.HasPrefix(rs[0].Path, "/robots") {
+			t.Errorf("%s: first request %s, want robots.txt", host, rs[0].Path)
+		}
+		want := delay
+		if d, ok := crawlDelay[host]; ok {
+			want = d
+		}
+		for i := 1; i < len(rs); i++ {
+			// robots.txt redirects are followed within one fetch.
+			if strings.HasPrefix(rs[i-1].Path, "/robots") && strings.HasPrefix(rs[i].Path, "/robots") {
+				continue
+			}
+			if gap := rs[i].Time.Sub(rs[i-1].Time); gap < want {
+				t.Errorf("%s: %s then %s only %v apart, want ≥ %v", host, rs[i-1].Path, rs[i].Path, gap, want)
+			}
+			checked++
+		}
+		// No disallowed URL fetched.
+		for _, r := range rs {
+			if info, ok := web.Lookup("http://" + host + r.Path); ok && info.Disallowed {
+				t.Errorf("%s%s was fetched but robots.txt disallows it", host, r.Path)
+			}
+		}
+	}
+	if checked < 60 {
+		t.Errorf("only %d request gaps checked", checked)
+	}
+	// The shop's robots.txt answers 500: nothing else of it may be fetched.
+	for _, r := range byHost["shop.campus-store.test"] {
+		if !strings.HasPrefix(r.Path, "/robots") {
+			t.Errorf("shop.campus-store.test%s fetched although its robots.txt is unavailable", r.Path)
+		}
+	}
+	// The acrawler group of northfield applies, not the * group.
+	d := openDB(t, db)
+	if n := queryInt(t, d, `SELECT count(*) FROM urls WHERE state = 4`); n == 0 {
+		t.Error("no URL recorded as disallowed by robots.txt")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "x.db")
+	badConfig := filepath.Join(dir, "bad.toml")
+	os.WriteFile(badConfig, []byte("max_depth = \"deep\"\n"), 0o644)
+	unknownKey := filepath.Join(dir, "unknown.toml")
+	os.WriteFile(unknownKey, []byte("max_dept = 3\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"malformed seed", []string{"crawl", "--db", db, "http://exa mple.com:99999/"}, 2, "seed"},
+		{"unsupported seed", []string{"crawl", "--db", db, "mailto:x@y.org"}, 2, "seed"},
+		{"missing config", []string{"crawl", "--db", db, "--config", filepath.Join(dir, "none.toml"), "http://a.test/"}, 2, "none.toml"},
+		{"bad config value", []string{"crawl", "--db", db, "--config", badConfig, "http://a.test/"}, 2, "bad.toml"},
+		{"unknown config key", []string{"crawl", "--db", db, "--config", unknownKey, "http://a.test/"}, 2, "max_dept"},
+		{"bad flag", []string{"crawl", "--db", db, "--max-depth", "x", "http://a.test/"}, 2, "max-depth"},
+		{"bad size", []string{"crawl", "--db", db, "--max-bytes", "2 parsecs", "http://a.test/"}, 2, "max-bytes"},
+		{"bad scope", []string{"crawl", "--db", db, "--scope", "planet", "http://a.test/"}, 2, "scope"},
+		{"bad exclude", []string{"crawl", "--db", db, "--exclude", "(", "http://a.test/"}, 2, "exclude"},
+		{"missing seeds file", []string{"crawl", "--db", db, "--seeds", filepath.Join(dir, "seeds.txt")}, 2, "seeds.txt"},
+		{"no seeds", []string{"crawl", "--db", db}, 2, "no seed"},
+		{"unknown command", []string{"crawlx"}, 2, "unknown command"},
+		{"unopenable db", []string{"crawl", "--db", filepath.Join(dir, "missing", "dir", "x.db"), "http://a.test/"}, 1, "x.db"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCmd(t, tt.args...)
+			var stderr bytes.Buffer
+			if code := exitCode(err, &stderr); code != tt.code {
+				t.Fatalf("exit code %d (%v), want %d", code, err, tt.code)
+			}
+			msg := stderr.String()
+			if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, tt.msg) {
+				t.Errorf("error %q, want one line naming %q", msg, tt.msg)
+			}
+		})
+	}
+	// Nothing was written by the failed runs, except where no seed was
+	// given (the database is opened to look for a queue to resume).
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if n := e.Name(); n != "bad.toml" && n != "unknown.toml" && !strings.HasPrefix(n, "x.db") {
+			t.Errorf("unexpected file %s left behind", n)
+		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		d := openDB(t, db)
+		if n := queryInt(t, d, `SELECT count(*) FROM urls`); n != 0 {
+			t.Errorf("%d URLs written by failed runs", n)
+		}
+	}
+}
+
+func TestConfigFileAndFlags(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "crawl.toml")
+	os.WriteFile(file, []byte(`
+db = "from-file.db"
+max_depth = 2
+delay = "750ms"
+max_bytes = "2GB"
+exclude = ["/private/"]
+`), 0o644)
+	cfg, rest, err := parseCrawlArgs([]string{"--config", file, "--max-depth", "4", "http://a.test/"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DB != "from-file.db" || cfg.MaxDepth != 4 || time.Duration(cfg.Delay) != 750*time.Millisecond ||
+		cfg.MaxBytes != 2e9 || len(cfg.Exclude) != 1 || len(rest) != 1 {
+		t.Errorf("config = %+v, rest %v: want file values with the flag winning for max-depth", cfg, rest)
+	}
+	t.Setenv("ACRAWLER_DB", "from-env.db")
+	cfg, _, _ = parseCrawlArgs([]string{"--config", file}, &bytes.Buffer{})
+	if cfg.DB != "from-env.db" {
+		t.Errorf("db = %q, want the environment over the file", cfg.DB)
+	}
+	cfg, _, _ = parseCrawlArgs([]string{"--config", file, "--db", "flag.db"}, &bytes.Buffer{})
+	if cfg.DB != "flag.db" {
+		t.Errorf("db = %q, want the flag over the environment", cfg.DB)
+	}
+}
+
+func TestByteSizes(t *testing.T) {
+	for in, want := range map[string]int64{"2GB": 2e9, "5MiB": 5 << 20, "512k": 512 << 10, "100": 100, "1.5KB": 1500} {
+		got, err := parseByteSize(in)
+		if err != nil || got != want {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "x", "-1", "5 parsecs", "1e99TB"} {
+		if _, err := parseByteSize(bad); err == nil {
+			t.Errorf("parseByteSize(%q) succeeded", bad)
+		}
+	}
+}
+
+var errStop = errors.New("stop")
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
+
+func diff(a, b []string) (onlyA, onlyB []string) {
+	in := func(xs []string) map[string]bool {
+		m := map[string]bool{}
+		for _, x := range xs {
+			m[x] = true
+		}
+		return m
+	}
+	ma, mb := in(a), in(b)
+	for _, x := range a {
+		if !mb[x] {
+			onlyA = append(onlyA, x)
+		}
+	}
+	for _, x := range b {
+		if !ma[x] {
+			onlyB = append(onlyB, x)
+		}
+	}
+	return
+}
+
+func short(xs []string) string {
+	if len(xs) > 10 {
+		return fmt.Sprint(xs[:10], "...")
+	}
+	return fmt.Sprint(xs)
+}
