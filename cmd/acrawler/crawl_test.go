@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -307,4 +309,128 @@ func short(xs []string) string {
 		return fmt.Sprint(xs[:10], "...")
 	}
 	return fmt.Sprint(xs)
+}
+
+// buildBinary compiles acrawler once per test binary run.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "acrawler-bin")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "acrawler")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// pageURLs lists the URLs with a final state in a crawl database.
+func finalURLs(t *testing.T, file string) []string {
+	t.Helper()
+	d := openDB(t, file)
+	return queryStrings(t, d, `SELECT url FROM urls WHERE state IN (2, 3, 4, 5) ORDER BY url`)
+}
+
+func TestResumeAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and crawls twice")
+	}
+	bin := buildBinary(t)
+	cfg := testweb.Config{Seed: 11, PagesPerSite: 40}
+	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/", "http://lab.quantum-optics-institute.test/"}
+	dir := t.TempDir()
+
+	// The reference: one uninterrupted crawl of its own copy of the web.
+	ref := newTestWeb(t, cfg)
+	refDB := filepath.Join(dir, "ref.db")
+	mustCrawl(t, append(ref.crawlArgs(refDB, "--delay", "0", "--max-depth", "0"), seeds...)...)
+	want := finalURLs(t, refDB)
+	if len(want) < 150 {
+		t.Fatalf("reference crawl recorded only %d URLs", len(want))
+	}
+
+	// The same crawl, killed with SIGKILL part way and run again.
+	web := newTestWeb(t, cfg)
+	db := filepath.Join(dir, "killed.db")
+	args := append(web.crawlArgs(db, "--delay", "15ms", "--max-depth", "0"), seeds...)
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for len(web.Requests()) < len(want)/3 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the crawl made only %d requests in a minute\n%s", len(web.Requests()), stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Kill() // SIGKILL: no chance to clean up
+	cmd.Wait()
+	atKill := map[string]bool{}
+	for _, u := range finalURLs(t, db) {
+		atKill[u] = true
+	}
+	if len(atKill) == 0 || len(atKill) >= len(want) {
+		t.Fatalf("at the kill %d URLs were final, want part of %d", len(atKill), len(want))
+	}
+	requestsBefore := len(web.Requests())
+
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("resumed crawl: %v\n%s", err, out)
+	}
+	got := finalURLs(t, db)
+	if onlyRef, onlyResumed := diff(want, got); len(onlyRef)+len(onlyResumed) > 0 {
+		t.Errorf("resumed crawl differs from the uninterrupted one: %d only in the reference %s, %d only in the resumed %s",
+			len(onlyRef), short(onlyRef), len(onlyResumed), short(onlyResumed))
+	}
+
+	// No page fetched twice, except those in flight at the kill (requested
+	// but not yet recorded).
+	seen := map[string]int{}
+	inFlight := 0
+	for i, r := range web.Requests() {
+		if strings.HasPrefix(r.Path, "/robots") || r.Method == "CONNECT" || r.Status >= 500 || r.Status == 429 {
+			continue
+		}
+		u := "http://" + r.Host + r.Path
+		seen[u]++
+		if seen[u] == 2 {
+			if i < requestsBefore || atKill[u] {
+				t.Errorf("%s fetched twice although it was recorded before the kill", u)
+			} else {
+				inFlight++
+			}
+		}
+	}
+	t.Logf("reference %d URLs; %d final at the kill; %d fetched again (in flight at the kill); %d requests before, %d after",
+		len(want), len(atKill), inFlight, requestsBefore, len(web.Requests())-requestsBefore)
+	if inFlight > 64 {
+		t.Errorf("%d pages fetched again after the restart: more than could have been in flight", inFlight)
+	}
 }
