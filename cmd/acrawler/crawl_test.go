@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -434,3 +435,217 @@ func TestResumeAfterKill(t *testing.T) {
 		t.Errorf("%d pages fetched again after the restart: more than could have been in flight", inFlight)
 	}
 }
+
+// pageRequests returns the page requests (not robots.txt, not CONNECT) a
+// web served, as URLs.
+func pageRequests(w *testWeb) []string {
+	var out []string
+	for _, r := range w.Requests() {
+		if r.Method == "CONNECT" || strings.HasPrefix(r.Path, "/robots") {
+			continue
+		}
+		out = append(out, "http://"+r.Host+r.Path)
+	}
+	return out
+}
+
+func TestBudgets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web")
+	}
+	cfg := testweb.Config{Seed: 5, PagesPerSite: 30, Slow: 200 * time.Millisecond}
+	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/",
+		"http://lab.quantum-optics-institute.test/", "http://blog.deep-archive.test/"}
+	crawlWith := func(t *testing.T, extra ...string) (*testWeb, *sql.DB, string) {
+		web := newTestWeb(t, cfg)
+		db := filepath.Join(t.TempDir(), "b.db")
+		args := append(web.crawlArgs(db, append([]string{"--delay", "0"}, extra...)...), seeds...)
+		out := mustCrawl(t, args...)
+		return web, openDB(t, db), out
+	}
+	t.Run("max-pages", func(t *testing.T) {
+		web, db, out := crawlWith(t, "--max-pages", "40")
+		if n := len(pageRequests(web)); n > 40 || n < 35 {
+			t.Errorf("%d pages requested under --max-pages 40", n)
+		}
+		if n := queryInt(t, db, `SELECT count(*) FROM pages`); n > 40 {
+			t.Errorf("%d pages recorded under --max-pages 40", n)
+		}
+		if !strings.Contains(out, "page budget reached") {
+			t.Errorf("summary does not report the page budget:\n%s", out)
+		}
+		if n := queryInt(t, db, `SELECT count(*) FROM urls WHERE state = 0`); n == 0 {
+			t.Error("nothing left queued: the budget stopped nothing")
+		}
+	})
+	t.Run("max-pages-per-host", func(t *testing.T) {
+		_, db, out := crawlWith(t, "--max-pages-per-host", "15")
+		if n := queryInt(t, db, `SELECT max(admitted) FROM hosts`); n != 15 {
+			t.Errorf("most URLs admitted on a host = %d, want 15", n)
+		}
+		if n := queryInt(t, db, `SELECT count(*) FROM (SELECT host_id FROM urls GROUP BY host_id HAVING count(*) > 15)`); n != 0 {
+			t.Errorf("%d hosts hold more than 15 URLs", n)
+		}
+		if !strings.Contains(out, "reached --max-pages-per-host 15") {
+			t.Errorf("summary does not report the per-host budget:\n%s", out)
+		}
+	})
+	t.Run("max-depth", func(t *testing.T) {
+		_, db, out := crawlWith(t, "--max-depth", "2")
+		if n := queryInt(t, db, `SELECT max(depth) FROM urls`); n != 2 {
+			t.Errorf("deepest URL at depth %d, want 2", n)
+		}
+		if !regexpMatch(`[1-9]\d* over depth 2`, out) {
+			t.Errorf("summary does not report URLs refused over depth:\n%s", out)
+		}
+	})
+	t.Run("max-bytes", func(t *testing.T) {
+		web, db, out := crawlWith(t, "--max-bytes", "150KB")
+		if !strings.Contains(out, "byte budget reached") {
+			t.Errorf("summary does not report the byte budget:\n%s", out)
+		}
+		var sent int64
+		for _, r := range web.Requests() {
+			sent += r.Bytes
+		}
+		// In-flight fetches may finish past the budget: one page per host.
+		if n := queryInt(t, db, `SELECT value FROM counters WHERE name = 'bytes'`); n < 150e3 || n > 150e3+200e3 {
+			t.Errorf("%d bytes counted under a 150KB budget (%d bytes served)", n, sent)
+		}
+	})
+	t.Run("max-duration", func(t *testing.T) {
+		start := time.Now()
+		_, db, out := crawlWith(t, "--max-duration", "700ms", "--delay", "100ms")
+		if el := time.Since(start); el > 10*time.Second {
+			t.Errorf("a 700ms crawl ran %v", el)
+		}
+		if !strings.Contains(out, "duration budget reached") {
+			t.Errorf("summary does not report the duration budget:\n%s", out)
+		}
+		if n := queryInt(t, db, `SELECT count(*) FROM urls WHERE state = 1`); n != 0 {
+			t.Errorf("%d URLs left in flight after a clean stop", n)
+		}
+	})
+}
+
+func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
+
+func TestTrapsAndFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web")
+	}
+	web := newTestWeb(t, testweb.Config{Seed: 9, PagesPerSite: 20, Slow: 300 * time.Millisecond})
+	db := filepath.Join(t.TempDir(), "traps.db")
+	seeds := []string{"http://www.northfield-university.test/", "http://news.city-daily.test/",
+		"http://blog.deep-archive.test/", "http://faults.test/"}
+	args := append(web.crawlArgs(db, "--delay", "0", "--max-depth", "6", "--max-url-length", "1024", "--scope", "domain"), seeds...)
+	mustCrawl(t, args...)
+	d := openDB(t, db)
+	reqs := pageRequests(web)
+
+	// Calendar: excluded by the default patterns, never fetched.
+	for _, u := range reqs {
+		if strings.Contains(u, "/events/calendar") {
+			t.Errorf("calendar trap fetched: %s", u)
+		}
+	}
+	// Repeated path segments: the trap grows without end, and the depth
+	// budget stops it exactly at --max-depth.
+	if n := queryInt(t, d, `SELECT max(depth) FROM urls WHERE url LIKE 'http://blog.deep-archive.test/a/%'`); n != 6 {
+		t.Errorf("deepest /a/b/a/b/ trap URL at depth %d, want 6", n)
+	}
+	if n := queryInt(t, d, `SELECT count(*) FROM urls WHERE url LIKE 'http://blog.deep-archive.test/a/%' AND depth > 6`); n != 0 {
+		t.Errorf("%d trap URLs admitted beyond the depth budget", n)
+	}
+	// Long URLs: refused by --max-url-length.
+	for _, u := range reqs {
+		if len(u) > 1024 {
+			t.Errorf("URL of %d bytes fetched", len(u))
+		}
+	}
+	// Tracking parameters, session ids, messy spellings: one page, one URL;
+	// and no URL fetched more often than it was attempted (retries).
+	byPage := map[string]map[string]int{}
+	for _, u := range reqs {
+		if info, ok := web.Lookup(u); ok {
+			if byPage[info.URL] == nil {
+				byPage[info.URL] = map[string]int{}
+			}
+			byPage[info.URL][u]++
+		}
+	}
+	for page, us := range byPage {
+		if len(us) > 1 {
+			t.Errorf("%s fetched under %d URLs: %v", page, len(us), us)
+		}
+		for u, n := range us {
+			var attempts int
+			d.QueryRow(`SELECT attempts FROM urls WHERE url = ?`, u).Scan(&attempts)
+			if n > max(attempts, 1) {
+				t.Errorf("%s fetched %d times in %d attempts", u, n, attempts)
+			}
+		}
+	}
+	// Faults end in the right state.
+	state := func(u string) (int, int, string) {
+		var st, status int
+		var errText sql.NullString
+		err := d.QueryRow(`SELECT u.state, coalesce(p.status, 0), u.error FROM urls u LEFT JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, u).Scan(&st, &status, &errText)
+		if err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+		return st, status, errText.String
+	}
+	for _, tc := range []struct {
+		url    string
+		state  int
+		status int
+		err    string
+	}{
+		{"http://faults.test/missing", 2, 404, ""},
+		{"http://faults.test/gone", 2, 410, ""},
+		{"http://faults.test/error", 2, 500, ""}, // after the retries
+		{"http://faults.test/flaky", 2, 200, ""}, // 503, 503, then 200
+		{"http://faults.test/busy", 2, 200, ""},  // 429 with Retry-After, then 200
+		{"http://faults.test/slow", 2, 200, ""},  // slower than nothing, faster than --timeout
+		{"http://faults.test/drip", 3, 0, "timeout"},
+		{"http://faults.test/huge", 3, 0, "too large"},
+		{"http://faults.test/bomb", 3, 0, "too large"},
+		{"http://faults.test/malformed", 2, 200, ""},
+		{"http://faults.test/landing", 2, 200, ""}, // end of the redirect chain
+	} {
+		st, status, errText := state(tc.url)
+		if st != tc.state || status != tc.status || !strings.Contains(errText, tc.err) {
+			t.Errorf("%s: state %d status %d error %q; want state %d status %d error containing %q",
+				tc.url, st, status, errText, tc.state, tc.status, tc.err)
+		}
+	}
+	// The redirect loop ends: each hop fetched once, and recorded.
+	loops := queryStrings(t, d, `SELECT redirect_to FROM pages WHERE url LIKE 'http://faults.test/loop/%'`)
+	if len(loops) != 2 {
+		t.Errorf("redirect loop recorded %d hops, want 2", len(loops))
+	}
+	// /error is retried up to --max-attempts (3) times, no more.
+	n := 0
+	for _, u := range reqs {
+		if u == "http://faults.test/error" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("/error requested %d times, want 3 attempts", n)
+	}
+	// The huge robots.txt: its rule beyond 500 KiB is ignored, the early one kept.
+	var before, after bool
+	for _, u := range reqs {
+		before = before || strings.Contains(u, "/before-cap/")
+		after = after || strings.Contains(u, "/after-cap/")
+	}
+	if before {
+		t.Error("a URL under /before-cap/ was fetched although robots.txt disallows it")
+	}
+	if !after {
+		t.Error("no URL under /after-cap/ was fetched: the rule past 500 KiB was applied")
+	}
+}
+

@@ -103,8 +103,8 @@ func humanBytes(n int64) string {
 func printSummary(w io.Writer, s engine.Summary, cfg crawlConfig) {
 	c := s.Counters
 	fmt.Fprintf(w, "crawl stopped: %s after %s\n", s.Reason, s.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "  this run:  %d pages fetched (%.0f pages/s), %d robots.txt, %s downloaded\n",
-		s.Fetched, s.PagesPerSec, s.Robots, humanBytes(s.Bytes))
+	fmt.Fprintf(w, "  this run:  %d pages fetched (%.0f pages/s, %s), %d robots.txt (%s)\n",
+		s.Fetched, s.PagesPerSec, humanBytes(s.Bytes), s.Robots, humanBytes(s.RobotsBytes))
 	fmt.Fprintf(w, "  status:    %d 2xx, %d 3xx, %d 4xx, %d 5xx; %d failed, %d retries scheduled, %d disallowed by robots.txt, %d skipped\n",
 		s.Status2xx, s.Status3xx, s.Status4xx, s.Status5xx, s.Failed, s.Retried, s.Disallowed, s.Skipped)
 	fmt.Fprintf(w, "  links:     %d offered, %d new URLs queued, %d already known, %d out of scope, %d excluded, %d over depth %d, %d over the per-host budget\n",

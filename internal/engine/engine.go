@@ -105,7 +105,9 @@ type Engine struct {
 
 	results chan crawl.Result
 	pending atomic.Int64 // results sent and not yet committed
-	wake    chan struct{}
+	// bytesBase is the byte count the store held when this run started.
+	bytesBase int64
+	wake      chan struct{}
 }
 
 // New prepares a crawl.
@@ -167,6 +169,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	e.stats.start = start
 	if err := e.seed(ctx); err != nil {
 		return e.summary(StopStoreError), err
+	}
+	if c, err := e.store.Counters(ctx); err == nil {
+		e.bytesBase = c.Bytes
 	}
 
 	// fetchCtx is canceled to abandon fetches at shutdown.
@@ -300,6 +305,11 @@ func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task, commi
 			e.cfg.Log.Info("store available again; crawl continues")
 			storeDown, backoff = time.Time{}, 100*time.Millisecond
 		}
+		if ok && e.bytesSpent() {
+			e.fr.SetBudget(crawl.ErrByteBudget)
+			e.abandon(t)
+			continue
+		}
 		if ok {
 			select {
 			case tasks <- t:
@@ -331,6 +341,14 @@ func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task, commi
 	}
 }
 
+// bytesSpent reports whether the byte budget is spent, counting this
+// process's downloads as they arrive on top of what the store knew at the
+// start (other processes' bytes reach it through the store's own check).
+func (e *Engine) bytesSpent() bool {
+	lim := e.cfg.Limits.MaxBytes
+	return lim > 0 && e.bytesBase+e.stats.bytes.Load() >= lim
+}
+
 // abandon returns a task taken from the frontier but never started.
 func (e *Engine) abandon(t frontier.Task) {
 	e.fr.Done(context.Background(), t, frontier.Feedback{Canceled: true})
@@ -342,6 +360,9 @@ func (e *Engine) abandon(t frontier.Task) {
 // finished reports whether nothing is left to do anywhere.
 func (e *Engine) finished(ctx context.Context) (bool, StopReason, error) {
 	st := e.fr.Status()
+	if errors.Is(st.Budget, crawl.ErrByteBudget) && st.InFlight == 0 && e.pending.Load() == 0 {
+		return true, StopBytes, nil // claimed URLs go back to the queue at Stop
+	}
 	if st.Hosts > 0 || st.InFlight > 0 || e.pending.Load() > 0 {
 		return false, "", nil
 	}

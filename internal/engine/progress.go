@@ -12,7 +12,8 @@ import (
 // stats are this process's running figures.
 type stats struct {
 	start                         time.Time
-	fetched, robots, bytes        atomic.Int64
+	fetched, robots, bytes        atomic.Int64 // bytes: page responses only
+	robotsBytes                   atomic.Int64
 	s2xx, s3xx, s4xx, s5xx        atomic.Int64
 	failed, retried, skipped      atomic.Int64
 	disallowed, parseErrors       atomic.Int64
@@ -137,7 +138,8 @@ type Summary struct {
 	Skipped     int64
 	ParseErrors int64
 	Duplicates  int64
-	Bytes       int64
+	Bytes       int64 // page responses (what --max-bytes counts)
+	RobotsBytes int64
 	Discovered  int64 // links and redirects offered
 	Added       int64 // new URLs admitted to the frontier
 	Known       int64 // already known (seen-set)
@@ -169,6 +171,7 @@ func (e *Engine) summary(reason StopReason) Summary {
 		ParseErrors: s.parseErrors.Load(),
 		Duplicates:  s.duplicates.Load(),
 		Bytes:       s.bytes.Load(),
+		RobotsBytes: s.robotsBytes.Load(),
 		Discovered:  s.discovered.Load(),
 		Added:       s.added.Load(),
 		Known:       s.known.Load() + s.knownEarly.Load(),

@@ -58,7 +58,7 @@ func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
 	default:
 		status, body = resp.Status, resp.Body
 		e.stats.robots.Add(1)
-		e.stats.bytes.Add(max(resp.WireBytes, resp.Bytes))
+		e.stats.robotsBytes.Add(max(resp.WireBytes, resp.Bytes))
 		if status == http.StatusTooManyRequests {
 			fb.Throttled, fb.RetryAfter = true, resp.RetryAfter
 		}

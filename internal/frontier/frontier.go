@@ -168,6 +168,10 @@ func (f *Frontier) Next(ctx context.Context) (t Task, ok bool, wake time.Time, e
 	if f.stopped {
 		return Task{}, false, time.Time{}, ErrStopped
 	}
+	if errors.Is(f.budget, crawl.ErrByteBudget) {
+		// Bandwidth is spent: not even claimed URLs are fetched.
+		return Task{}, false, time.Time{}, nil
+	}
 	now := f.cfg.Now()
 	if err := f.claimHostsLocked(ctx, now); err != nil {
 		return Task{}, false, time.Time{}, err
@@ -512,6 +516,21 @@ func (f *Frontier) ReleaseAll(ctx context.Context) error {
 		return fmt.Errorf("frontier: %w", err)
 	}
 	return nil
+}
+
+// SetBudget records that a crawl budget is spent (the caller may know it
+// before the store does: bytes are counted as they arrive). After
+// ErrByteBudget no more tasks are handed out; after ErrPageBudget no more
+// URLs are claimed.
+func (f *Frontier) SetBudget(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.budget == nil || errors.Is(err, crawl.ErrByteBudget) {
+		if f.budget == nil {
+			f.cfg.Log.Info("crawl budget reached; finishing what is in flight", "budget", err.Error())
+		}
+		f.budget = err
+	}
 }
 
 // Budget returns the budget error that stopped claims, or nil.
