@@ -1,0 +1,144 @@
+package urlnorm
+
+import (
+	"strings"
+
+	wurl "github.com/nlnwa/whatwg-url/url"
+)
+
+// Base is a parsed base URL for resolving the links of one page. It is
+// immutable and safe for concurrent use.
+type Base struct {
+	n   *Normalizer
+	url *wurl.Url // for the WHATWG path
+	// The base's parts as the WHATWG parser holds them, for the fast path.
+	scheme string
+	host   string
+	port   int
+	path   string // "/a/b/c"
+	dir    string // path without its last segment and slash: "/a/b"
+	query  string
+}
+
+// ParseBase parses base, the absolute http(s) URL that a page's links are
+// resolved against: the page URL, or its <base href> already resolved
+// against the page URL. Errors wrap ErrUnsupportedScheme or ErrInvalid; a
+// page whose <base href> fails should fall back to the page URL, as
+// browsers do.
+func (n *Normalizer) ParseBase(base string) (*Base, error) {
+	if len(base) > MaxLength {
+		return nil, &Error{Op: "parse base", URL: base, Err: errTooLong}
+	}
+	b, err := n.parseBase(base)
+	if err != nil {
+		return nil, &Error{Op: "parse base", URL: base, Err: err}
+	}
+	return b, nil
+}
+
+func (n *Normalizer) parseBase(base string) (*Base, error) {
+	switch sniffScheme(base) {
+	case noScheme:
+		return nil, errNotAbsolute
+	case schemeOther:
+		return nil, ErrUnsupportedScheme
+	}
+	u, err := whatwg.Parse(base)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	p, err := partsOf(u)
+	if err != nil {
+		return nil, err
+	}
+	// A base whose own host does not normalize gives no URL.
+	if _, ok := appendHost(nil, p.host); !ok {
+		return nil, errBadHost
+	}
+	// The WHATWG parser sets search params lazily, in Clone too; doing it
+	// now keeps resolving against u free of writes, hence of data races.
+	u.SearchParams()
+	return &Base{
+		n:      n,
+		url:    u,
+		scheme: p.scheme,
+		host:   p.host,
+		port:   p.port,
+		path:   p.dir,
+		dir:    p.dir[:max(strings.LastIndexByte(p.dir, '/'), 0)],
+		query:  p.query,
+	}, nil
+}
+
+// String returns the base URL as the WHATWG parser serializes it, without
+// its fragment.
+func (b *Base) String() string { return b.url.Href(true) }
+
+// Resolve resolves ref (an href as found in HTML: surrounding whitespace,
+// newlines and tabs are allowed and ignored as browsers do) against b, then
+// normalizes the result. Errors wrap ErrUnsupportedScheme when ref has a
+// scheme other than http or https (mailto:, javascript:, ...), ErrInvalid
+// when it does not parse.
+func (b *Base) Resolve(ref string) (string, error) {
+	if len(ref) > MaxLength {
+		return "", &Error{Op: "resolve", URL: ref, Err: errTooLong}
+	}
+	s, ok, err := b.resolveFast(ref)
+	if !ok {
+		s, err = b.resolveSlow(ref)
+	}
+	if err != nil {
+		return "", &Error{Op: "resolve", URL: ref, Err: err}
+	}
+	return s, nil
+}
+
+// resolveSlow is Resolve by the WHATWG parser.
+func (b *Base) resolveSlow(ref string) (string, error) {
+	if sniffScheme(ref) == schemeOther {
+		return "", ErrUnsupportedScheme
+	}
+	u, err := b.url.Parse(ref)
+	if err != nil {
+		return "", invalid(err)
+	}
+	return b.n.buildURL(u)
+}
+
+// resolveFast is Resolve for the common case. ok is false when ref needs
+// the WHATWG parser.
+func (b *Base) resolveFast(ref string) (s string, ok bool, err error) {
+	kind := sniffScheme(ref)
+	if kind == schemeOther {
+		return "", true, ErrUnsupportedScheme
+	}
+	in, clean := cleanPrefix(ref)
+	if !clean {
+		return "", false, nil
+	}
+	p := parts{scheme: b.scheme, host: b.host, port: b.port}
+	switch {
+	case kind != noScheme:
+		// "http:g" is relative to an http base: leave it to the WHATWG path.
+		if !parseAbsolute(&p, in) {
+			return "", false, nil
+		}
+	case strings.HasPrefix(in, "//"):
+		// Scheme-relative: "//host/path".
+		if strings.HasPrefix(in[2:], "/") || !parseAuthorityPath(&p, in[2:]) {
+			return "", false, nil
+		}
+	case in == "":
+		p.dir, p.query = b.path, b.query
+	case in[0] == '?':
+		p.dir, p.query = b.path, in[1:]
+	case in[0] == '/':
+		path, query, _ := strings.Cut(in[1:], "?")
+		p.ref, p.hasRef, p.query = path, true, query
+	default:
+		path, query, _ := strings.Cut(in, "?")
+		p.dir, p.ref, p.hasRef, p.query = b.dir, path, true, query
+	}
+	s, err = b.n.build(&p)
+	return s, true, err
+}
