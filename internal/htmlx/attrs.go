@@ -1,0 +1,324 @@
+package htmlx
+
+import (
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// maxTagName is the longest element name that can be a known element.
+const maxTagName = 25
+
+// tag identifies an element by name: the atom of a known name, or a hash
+// with the top bit set for any other name, so that end tags of custom
+// elements can be matched without keeping their names.
+type tag uint32
+
+// tagOf returns the tag and atom (0 if unknown) of a start or end tag from
+// its raw text, "<name ...>" or "</name ...>", and the offset just past the
+// name. It reads the name as the tokenizer does, without allocating.
+func tagOf(raw []byte) (t tag, a atom.Atom, end int) {
+	i := 1
+	if i < len(raw) && raw[i] == '/' {
+		i++
+	}
+	start := i
+	var buf [maxTagName]byte
+	h := uint32(2166136261) // FNV-1a
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		if c == '/' || c == '>' || isASCIISpace(c) {
+			break
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if i-start < len(buf) {
+			buf[i-start] = c
+		}
+		h = (h ^ uint32(c)) * 16777619
+	}
+	if n := i - start; n <= len(buf) {
+		if a = atom.Lookup(buf[:n]); a != 0 {
+			return tag(a), a, i
+		}
+	}
+	return tag(h | 1<<31), 0, i
+}
+
+// attrIter walks the attributes in the raw text of a start tag, splitting
+// them as the tokenizer does (which it checks in FuzzAttrs) but without
+// copying. Keys keep their case and values their character references.
+type attrIter struct {
+	raw []byte
+	i   int
+}
+
+// next returns the next attribute, or ok false at the end of the tag.
+// Duplicates are returned too; the first occurrence is the one that counts.
+func (it *attrIter) next() (key, val []byte, ok bool) {
+	raw := it.raw
+	for {
+		i := skipSpaceBytes(raw, it.i)
+		if i >= len(raw) || raw[i] == '>' {
+			it.i = len(raw)
+			return nil, nil, false
+		}
+		// Key: up to a space, '/', '>' or '=' (but a leading '=' is part
+		// of it).
+		ks := i
+		for ; i < len(raw); i++ {
+			c := raw[i]
+			if c == '=' && i > ks || c == '/' || c == '>' || isASCIISpace(c) {
+				break
+			}
+		}
+		ke := i
+		vs, ve := i, i
+		i = skipSpaceBytes(raw, i)
+		if i < len(raw) {
+			switch raw[i] {
+			case '/':
+				i++
+			case '=':
+				i = skipSpaceBytes(raw, i+1)
+				if i < len(raw) {
+					switch q := raw[i]; q {
+					case '>':
+					case '"', '\'':
+						i++
+						vs = i
+						for i < len(raw) && raw[i] != q {
+							i++
+						}
+						ve = i
+						if i < len(raw) {
+							i++
+						}
+					default:
+						vs = i
+						for i < len(raw) && raw[i] != '>' && !isASCIISpace(raw[i]) {
+							i++
+						}
+						ve = i
+					}
+				}
+			}
+		}
+		if i == it.i {
+			i++ // cannot happen; guarantees progress
+		}
+		it.i = i
+		if ke > ks {
+			return raw[ks:ke], raw[vs:ve], true
+		}
+	}
+}
+
+func skipSpaceBytes(b []byte, i int) int {
+	for i < len(b) && isASCIISpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// The attributes that extraction reads.
+const (
+	attrHref = iota
+	attrRel
+	attrTitle
+	attrAriaLabel
+	attrAlt
+	attrSrc
+	attrName
+	attrHTTPEquiv
+	attrContent
+	attrLang
+	attrXMLLang
+	attrXLinkHref
+	attrHidden
+	attrAriaHidden
+	numAttrs
+)
+
+// attrID returns the index of a wanted attribute name, or -1.
+func attrID(key []byte) int {
+	switch len(key) {
+	case 3:
+		if equalFoldBytes(key, "rel") {
+			return attrRel
+		}
+		if equalFoldBytes(key, "alt") {
+			return attrAlt
+		}
+		if equalFoldBytes(key, "src") {
+			return attrSrc
+		}
+	case 4:
+		if equalFoldBytes(key, "href") {
+			return attrHref
+		}
+		if equalFoldBytes(key, "name") {
+			return attrName
+		}
+		if equalFoldBytes(key, "lang") {
+			return attrLang
+		}
+	case 5:
+		if equalFoldBytes(key, "title") {
+			return attrTitle
+		}
+	case 6:
+		if equalFoldBytes(key, "hidden") {
+			return attrHidden
+		}
+	case 7:
+		if equalFoldBytes(key, "content") {
+			return attrContent
+		}
+	case 8:
+		if equalFoldBytes(key, "xml:lang") {
+			return attrXMLLang
+		}
+	case 10:
+		if equalFoldBytes(key, "aria-label") {
+			return attrAriaLabel
+		}
+		if equalFoldBytes(key, "http-equiv") {
+			return attrHTTPEquiv
+		}
+		if equalFoldBytes(key, "xlink:href") {
+			return attrXLinkHref
+		}
+	case 11:
+		if equalFoldBytes(key, "aria-hidden") {
+			return attrAriaHidden
+		}
+	}
+	return -1
+}
+
+// attrs holds the wanted attributes of one start tag. Values may point into
+// the tokenizer's buffer: they are valid until its next token. A value
+// counts only if its bit in has is set, so clearing has empties the set.
+type attrs struct {
+	val [numAttrs][]byte
+	has uint32
+}
+
+func (a *attrs) get(id int) ([]byte, bool) {
+	if a.has&(1<<id) == 0 {
+		return nil, false
+	}
+	return a.val[id], true
+}
+
+// gatherAttrs reads the wanted attributes of the current start tag, whose
+// raw text is raw with the name ending at end. Values are taken from raw
+// without copying unless one holds a character reference, a carriage return
+// or a NUL; then the tokenizer decodes them all.
+func gatherAttrs(a *attrs, z *html.Tokenizer, raw []byte, end int) {
+	a.has = 0
+	it := attrIter{raw: raw, i: end}
+	decode := false
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			break
+		}
+		id := attrID(k)
+		if id < 0 || a.has&(1<<id) != 0 {
+			continue
+		}
+		a.val[id] = v
+		a.has |= 1 << id
+		for _, c := range v {
+			if c == '&' || c == '\r' || c == 0 {
+				decode = true
+				break
+			}
+		}
+	}
+	if !decode {
+		return
+	}
+	a.has = 0
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if id := attrID(k); id >= 0 && a.has&(1<<id) == 0 {
+			a.val[id] = v
+			a.has |= 1 << id
+		}
+	}
+}
+
+// equalFoldBytes reports whether b equals the lower-case ASCII word,
+// ignoring the case of ASCII letters.
+func equalFoldBytes(b []byte, word string) bool {
+	if len(b) != len(word) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != word[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// containsHidden reports whether a raw tag may have a hidden or aria-hidden
+// attribute, so that only such tags have their attributes read.
+func containsHidden(raw []byte) bool {
+	for i := 0; i+6 <= len(raw); i++ {
+		if raw[i]|0x20 == 'h' && equalFoldBytes(raw[i:i+6], "hidden") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasToken reports whether the space-separated list s holds one of the
+// lower-case words, compared case-insensitively.
+func hasToken(s []byte, words ...string) bool {
+	for i := 0; i < len(s); {
+		i = skipSpaceBytes(s, i)
+		j := i
+		for j < len(s) && !isASCIISpace(s[j]) {
+			j++
+		}
+		for _, w := range words {
+			if equalFoldBytes(s[i:j], w) {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+// trimSpaceBytes trims ASCII whitespace from both ends of b.
+func trimSpaceBytes(b []byte) []byte {
+	for len(b) > 0 && isASCIISpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isASCIISpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// trimURLSpace trims what the URL parser trims from both ends of a
+// reference: C0 controls and spaces.
+func trimURLSpace(b []byte) []byte {
+	for len(b) > 0 && b[0] <= ' ' {
+		b = b[1:]
+	}
+	for len(b) > 0 && b[len(b)-1] <= ' ' {
+		b = b[:len(b)-1]
+	}
+	return b
+}

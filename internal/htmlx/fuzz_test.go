@@ -1,0 +1,182 @@
+package htmlx
+
+import (
+	"bytes"
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+var fuzzSeeds = []string{
+	"",
+	"<p>a</p><p>b</p>",
+	`<html lang=en><head><base href="/b/"><title>T</title><link rel=canonical href=c><meta name=robots content="noindex"><meta http-equiv=refresh content="0;url=/r"></head><body><h1>H</h1><a href="x">X</a></body>`,
+	`<a href="javascript:alert(1)">j</a><a href="//h.example/">h</a><area href=/a alt=A><iframe src=/i></iframe>`,
+	"<div hidden><p>x<li>y</div><svg><a xlink:href=/s><text>t</text></a></svg><math><mi>x</mi></math>",
+	"<noscript><a href=/n>n</a></noscript><template><a href=/t>t</a></template><noframes><frame src=/f></noframes>",
+	"<table><tr><td>a<td>b<tr><td>c</table><select><option>o<option>p</select><textarea>t</textarea>",
+	"<a href=/a>one<a href=/b>two<div>three</a>four",
+	"<title>unterminated",
+	"<plaintext><a href=/p>",
+	"\xff\xfe<\x00a\x00",
+	"<a href=\"\x00\">\x00</a><p\x00>x",
+	"<a href='?a=1&amp;b=2&copy=3'>&amp;&nbsp;&#0;&#x110000;</a>",
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add(readTestdata(f, "publications.html"))
+	// The crawler's own resolver, prepared once per page as in production.
+	r := normBaseResolver{newNormalizer(f)}
+	small := Options{Resolver: r, MaxLinks: 20, MaxText: 300, MaxAnchor: 40, Token: "acrawler"}
+	full := Options{Resolver: r, Token: "acrawler"}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		doc, err := Parse(body, pageURL, small)
+		if err != nil {
+			t.Fatalf("Parse(%q) error: %v", body, err)
+		}
+		checkText(t, "Text", doc.Text, small.MaxText, true)
+		checkText(t, "Title", doc.Title, MaxShortText, false)
+		checkText(t, "H1", doc.H1, MaxShortText, false)
+		checkText(t, "Description", doc.Description, MaxShortText, false)
+		if len(doc.Links) > small.MaxLinks {
+			t.Errorf("Parse(%q): %d links, more than MaxLinks %d", body, len(doc.Links), small.MaxLinks)
+		}
+		seen := map[string]bool{}
+		for _, l := range doc.Links {
+			checkAbsolute(t, "link", l.URL)
+			checkText(t, "Anchor", l.Anchor, small.MaxAnchor, false)
+			if seen[l.URL] {
+				t.Errorf("Parse(%q): link %q twice", body, l.URL)
+			}
+			seen[l.URL] = true
+		}
+		for name, u := range map[string]string{"Base": doc.Base, "Canonical": doc.Canonical, "Refresh": doc.Refresh} {
+			if u != "" {
+				checkAbsolute(t, name, u)
+			}
+		}
+		// Limits cut the output; they do not change it.
+		doc2, err := Parse(body, pageURL, full)
+		if err != nil {
+			t.Fatalf("Parse(%q) error: %v", body, err)
+		}
+		if !strings.HasPrefix(doc2.Text, doc.Text) {
+			t.Errorf("Parse(%q): Text with MaxText %d = %q, not a prefix of %q", body, small.MaxText, doc.Text, doc2.Text)
+		}
+		if len(doc2.Links) < len(doc.Links) {
+			t.Errorf("Parse(%q): fewer links without limits", body)
+		}
+		for i, l := range doc.Links {
+			if l.URL != doc2.Links[i].URL {
+				t.Errorf("Parse(%q): link %d is %q with limits, %q without", body, i, l.URL, doc2.Links[i].URL)
+				break
+			}
+		}
+	})
+}
+
+// checkText checks the form of extracted text: valid UTF-8, within its
+// limit, trimmed, whitespace collapsed, and on one line unless lines are
+// allowed (then without empty lines).
+func checkText(t *testing.T, what, s string, max int, lines bool) {
+	t.Helper()
+	if !utf8.ValidString(s) {
+		t.Errorf("%s %q is not valid UTF-8", what, s)
+	}
+	if len(s) > max {
+		t.Errorf("%s is %d bytes, more than %d", what, len(s), max)
+	}
+	if strings.TrimSpace(s) != s {
+		t.Errorf("%s %q has leading or trailing space", what, s)
+	}
+	for _, bad := range []string{"  ", "\n\n", " \n", "\n ", "\t", "\r", "\x00", "\ufeff"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("%s %q contains %q", what, s, bad)
+		}
+	}
+	if !lines && strings.Contains(s, "\n") {
+		t.Errorf("%s %q has a line break", what, s)
+	}
+}
+
+func checkAbsolute(t *testing.T, what, s string) {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Errorf("%s %q: %v", what, s, err)
+		return
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		t.Errorf("%s %q is not an absolute http(s) URL", what, s)
+	}
+}
+
+// FuzzAttrs checks that attrIter and tagOf read tags as the tokenizer does.
+func FuzzAttrs(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`<a b=c d='e' f="g" h i = j k=l/ m/n o==p =q r"s=t/><br/><x-Y Z>`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		z := html.NewTokenizer(bytes.NewReader(body))
+		for n := 0; n < 1000; n++ {
+			tt := z.Next()
+			if tt == html.ErrorToken {
+				return
+			}
+			if tt != html.StartTagToken && tt != html.SelfClosingTagToken && tt != html.EndTagToken {
+				continue
+			}
+			raw := bytes.Clone(z.Raw())
+			tok := z.Token()
+			_, a, end := tagOf(raw)
+			if !bytes.ContainsRune(raw, 0) && a != tok.DataAtom {
+				t.Errorf("tagOf(%q) = atom %v, tokenizer says %v (%q)", raw, a, tok.DataAtom, tok.Data)
+			}
+			if tt == html.EndTagToken {
+				continue
+			}
+			var got []html.Attribute
+			keys := map[string]bool{}
+			it := attrIter{raw: raw, i: end}
+			for {
+				k, v, ok := it.next()
+				if !ok {
+					break
+				}
+				key := strings.ReplaceAll(string(asciiLower(k)), "\x00", "\ufffd")
+				if keys[key] {
+					continue
+				}
+				keys[key] = true
+				got = append(got, html.Attribute{Key: key, Val: string(v)})
+			}
+			if len(got) != len(tok.Attr) {
+				t.Fatalf("attrIter(%q) = %q, tokenizer says %q", raw, got, tok.Attr)
+			}
+			for i, g := range got {
+				w := tok.Attr[i]
+				if g.Key != w.Key || !strings.ContainsAny(g.Val, "&\r\x00") && g.Val != w.Val {
+					t.Fatalf("attrIter(%q) = %q, tokenizer says %q", raw, got, tok.Attr)
+				}
+			}
+		}
+	})
+}
+
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
+}

@@ -1,0 +1,904 @@
+package htmlx
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Resolver resolves the references found in a page into absolute,
+// normalized URLs.
+type Resolver interface {
+	// Resolve returns ref resolved against the absolute URL base by the
+	// rules of the WHATWG URL Standard, and normalized. It returns an error
+	// if ref is malformed or the result is not an http or https URL with
+	// a host. It must be safe for concurrent use if Parse is called
+	// concurrently with the same Resolver.
+	Resolve(base, ref string) (string, error)
+}
+
+// BaseResolver is a Resolver that can also prepare a base URL once for
+// resolving many references against it. Parse resolves all the references
+// of a page against one base, so it uses ResolverFor when the Resolver has
+// it; with a parser that is slow to parse a base (by the WHATWG rules, say)
+// this saves most of the cost of resolution.
+type BaseResolver interface {
+	Resolver
+	// ResolverFor returns a function that resolves ref against base as
+	// Resolve(base, ref) does. It returns an error if base is not an
+	// absolute http or https URL.
+	ResolverFor(base string) (func(ref string) (string, error), error)
+}
+
+// Options control Parse.
+type Options struct {
+	Resolver  Resolver // resolves and normalizes references; required
+	MaxLinks  int      // keep at most this many links (0 means 10000)
+	MaxText   int      // keep at most this many bytes of visible text (0 means 1 MiB)
+	MaxAnchor int      // keep at most this many bytes of anchor text per link (0 means 256)
+	// Token is the crawler's product token, such as "acrawler": a
+	// <meta name="acrawler"> applies like <meta name="robots">, and
+	// agent-prefixed directives ("acrawler: noindex") apply when the agent
+	// is Token.
+	Token string
+}
+
+// Defaults for Options and fixed limits.
+const (
+	DefaultMaxLinks  = 10000
+	DefaultMaxText   = 1 << 20
+	DefaultMaxAnchor = 256
+
+	// MaxShortText is the size in bytes at which Title, H1, Description
+	// and Lang are cut.
+	MaxShortText = 1024
+
+	// maxDepth bounds the stack of open elements; deeper elements are not
+	// tracked (their hidden attribute, for one, is then not honoured).
+	maxDepth = 256
+	// rawLinksPerLink bounds the distinct references collected before
+	// resolution, as a multiple of MaxLinks: many resolve to the same URL
+	// or to nothing (mailto:, javascript:).
+	rawLinksPerLink = 4
+)
+
+// Document is what Parse extracts from a page.
+type Document struct {
+	// Title is the text of the first <title>, whitespace collapsed.
+	Title string
+	// H1 is the visible text of the first visible <h1>, whitespace
+	// collapsed.
+	H1 string
+	// Description is the content of the first <meta name="description">,
+	// whitespace collapsed.
+	Description string
+	// Text is the visible text of the page; see Parse.
+	Text string
+	// Lang is the lang (or else xml:lang) attribute of <html>, trimmed and
+	// lower-cased; "" if absent or not a plausible language tag.
+	Lang string
+	// Base is the first <base href>, resolved against the page URL; "" if
+	// none or if it does not resolve (then links resolve against the page
+	// URL, as in browsers).
+	Base string
+	// Canonical is the href of the first <link rel="canonical"> in the
+	// head, resolved; "" if none or if it does not resolve. A canonical
+	// link in the body is ignored, as search engines do: pages that take
+	// user content could otherwise be made to name another canonical URL.
+	Canonical string
+	// Robots are the directives of every <meta name="robots"> and
+	// <meta name=Token>, merged. They count wherever they appear, except
+	// inside <template> and <noscript>.
+	Robots Directives
+	// Refresh is the URL of the first valid <meta http-equiv="refresh">
+	// (outside <template> and <noscript>), resolved; "" if none, if it
+	// names no URL (a reload), or if the URL does not resolve.
+	Refresh string
+	// RefreshDelay is the delay of that refresh in seconds (0 for an
+	// immediate redirect); meaningful only if Refresh is not "".
+	RefreshDelay int
+	// Links are the page's links in document order, deduplicated by URL.
+	Links []Link
+}
+
+// Link is a link found in a page.
+type Link struct {
+	// URL is absolute, http or https, as returned by the Resolver.
+	URL string
+	// Anchor is the visible text of the link, whitespace collapsed; if it
+	// has none, the alt text of an image in it, else its aria-label, else
+	// its title attribute. For <area>: alt, aria-label, title; for
+	// <iframe> and <frame>: title.
+	Anchor string
+	// NoFollow is set if rel holds nofollow, ugc or sponsored.
+	NoFollow bool
+}
+
+// Parse extracts the document from an HTML page in UTF-8 (as Decode
+// returns it). pageURL is the absolute URL of the page.
+//
+// Links come from <a href> and <area href> (also <a xlink:href> in SVG) and,
+// for framed sites, from <iframe src> and <frame src>; not from <img>,
+// <script> or <link>. Links inside <template> are ignored; links inside
+// hidden elements are kept, and so are links inside <noscript> and
+// <noframes>, whose content a crawler that runs no scripts is shown. Every
+// reference is resolved with the Resolver against the document's base (the
+// first <base href> wherever it is, as in browsers, else pageURL); those it
+// rejects (javascript:, mailto:, malformed) are dropped. If the Resolver is
+// a BaseResolver, the base is prepared once. Links with the same
+// URL are merged into the first: it keeps its rel, and takes the anchor text
+// of a later one if it has none. At most MaxLinks links are kept.
+//
+// Text is the visible text: the content of <script>, <style>, <template>,
+// <noscript>, <noframes>, <iframe>, <svg>, <datalist>, <audio>, <video> and
+// <canvas>, of elements with the hidden attribute or aria-hidden="true", and
+// of <title> is left out; so are attribute values (alt, input values), and
+// CSS is not evaluated. Block elements (p, div, li, h1-h6, br, tr, td,
+// section, ...) put their text on lines of their own; inline elements (a,
+// span, em, b, ...) do not separate words; form controls and embedded
+// content separate words with a space. Within a line whitespace, &nbsp;
+// included, is collapsed to one space, and <pre> is no exception. Text has
+// no empty lines and no leading or trailing whitespace, and is cut at
+// MaxText bytes.
+//
+// Parse never fails on malformed input; it returns an error only if opts
+// are invalid: no Resolver, or a negative limit.
+func Parse(body []byte, pageURL string, opts Options) (*Document, error) {
+	if opts.Resolver == nil {
+		return nil, errors.New("htmlx: parse: Options.Resolver is nil")
+	}
+	if opts.MaxLinks < 0 || opts.MaxText < 0 || opts.MaxAnchor < 0 {
+		return nil, errors.New("htmlx: parse: negative limit in Options")
+	}
+	if opts.MaxLinks == 0 {
+		opts.MaxLinks = DefaultMaxLinks
+	}
+	if opts.MaxText == 0 {
+		opts.MaxText = DefaultMaxText
+	}
+	if opts.MaxAnchor == 0 {
+		opts.MaxAnchor = DefaultMaxAnchor
+	}
+	p := &parser{
+		opts:   opts,
+		token:  strings.ToLower(opts.Token),
+		doc:    &Document{},
+		stack:  make([]entry, 0, 32),
+		rawCap: rawLinksPerLink * opts.MaxLinks,
+	}
+	// Visible text is typically 30-50% of a page.
+	p.text.reset(opts.MaxText, min(len(body)/2+64, opts.MaxText), false)
+	p.title.reset(MaxShortText, 0, true)
+	p.h1.reset(MaxShortText, 0, true)
+	p.scan(html.NewTokenizer(bytes.NewReader(body)))
+	p.finish(pageURL)
+	return p.doc, nil
+}
+
+// Flags of an entry on the stack of open elements.
+const (
+	fHide    uint8 = 1 << iota // its content is not visible text
+	fInert                     // <template>: its content is inert
+	fForeign                   // SVG or MathML
+	fAnchor                    // the <a> whose anchor text is being collected
+	fH1                        // the <h1> whose text is H1
+)
+
+// entry is an open element.
+type entry struct {
+	tag   tag
+	id    uint32 // for fAnchor: the anchor's sequence number
+	cls   class
+	flags uint8
+}
+
+// What to do with the raw text that follows a raw-text element's start tag.
+const (
+	rawNone    = iota
+	rawSkip    // script, style, iframe, noembed, later titles
+	rawTitle   // the first <title>
+	rawVisible // textarea, xmp, plaintext
+	rawNested  // noscript, noframes: markup to scan for links
+)
+
+// rawLink is a reference before resolution.
+type rawLink struct {
+	href     string
+	anchor   string
+	nofollow bool
+}
+
+type parser struct {
+	opts  Options
+	token string // opts.Token in lower case
+	doc   *Document
+
+	text  textBuf
+	title textBuf
+	h1    textBuf
+
+	// The stack of open elements and how many of them have each flag.
+	attrs             attrs // of the current start tag
+	stack             []entry
+	floor             int // elements below are out of reach (those outside <noscript> while nested)
+	hide, inert, fgn  int
+	raw               int  // what to do with the next raw text
+	nested            bool // scanning the content of <noscript> or <noframes>
+	inBody            bool // past the head: content or a body element was seen
+	titleSeen, h1Seen bool
+	h1Open, h1OnStack bool
+	langSeen          bool
+	descSeen          bool
+
+	baseSeen, canonicalSeen, refreshSeen bool
+	baseHref, canonicalHref, refreshURL  string
+	refreshDelay                         int
+
+	// References in document order, deduplicated, and the anchor being
+	// collected.
+	links        []rawLink
+	linkIndex    map[string]int
+	rawCap       int
+	anchorOpen   bool
+	anchorNested bool // opened while nested
+	anchorSeq    uint32
+	anchorIdx    int
+	anchorHide   int // p.hide when the anchor opened: deeper hidden text is not anchor text
+	anchor       textBuf
+	anchorAlt    []byte
+	anchorLabel  []byte
+	anchorTitle  []byte
+}
+
+func (p *parser) scan(z *html.Tokenizer) {
+	for {
+		tt := z.Next()
+		raw := p.raw
+		p.raw = rawNone
+		switch tt {
+		case html.ErrorToken:
+			return
+		case html.TextToken:
+			switch {
+			case raw == rawSkip:
+				// Not needed: spare the decoding.
+			case raw != rawNone:
+				p.onRawText(raw, z.Text())
+			case isSpace(z.Raw()):
+				// Most text between tags is indentation.
+				p.brk(sepSpace)
+			default:
+				p.onText(z.Text())
+			}
+		case html.StartTagToken:
+			p.onStart(z, false)
+		case html.SelfClosingTagToken:
+			p.onStart(z, true)
+		case html.EndTagToken:
+			p.onEnd(z.Raw())
+		}
+	}
+}
+
+func (p *parser) onText(s []byte) {
+	if !p.inBody && !p.nested && len(trimSpaceBytes(s)) > 0 {
+		p.inBody = true
+	}
+	p.visible(s)
+}
+
+func (p *parser) onRawText(raw int, s []byte) {
+	switch raw {
+	case rawTitle:
+		p.title.write(s)
+	case rawVisible:
+		p.visible(s)
+	case rawNested:
+		p.scanNested(s)
+	}
+}
+
+// visible adds visible text to the page text, the first h1 and the anchor.
+func (p *parser) visible(s []byte) {
+	if p.hide == 0 && !p.nested {
+		p.text.write(s)
+		if p.h1Open {
+			p.h1.write(s)
+		}
+	}
+	if p.anchorOpen && p.hide == p.anchorHide && p.anchorNested == p.nested {
+		p.anchor.write(s)
+	}
+}
+
+// brk separates the text before from the text after.
+func (p *parser) brk(sep int) {
+	if p.hide == 0 && !p.nested {
+		p.text.brk(sep)
+		if p.h1Open {
+			p.h1.brk(sep)
+		}
+	}
+	if p.anchorOpen {
+		p.anchor.brk(sep)
+	}
+}
+
+// scanNested scans the content of <noscript> or <noframes> for links only.
+func (p *parser) scanNested(content []byte) {
+	depth := len(p.stack)
+	p.nested, p.floor = true, depth
+	p.scan(html.NewTokenizer(bytes.NewReader(content)))
+	p.popTo(depth)
+	p.floor = 0
+	if p.anchorOpen && p.anchorNested {
+		p.endAnchor()
+	}
+	p.nested = false
+	p.raw = rawNone
+}
+
+func (p *parser) onStart(z *html.Tokenizer, selfClosing bool) {
+	raw := z.Raw()
+	t, a, nameEnd := tagOf(raw)
+	cls := classOf(a)
+	if p.fgn > 0 {
+		if cls&clBreakout != 0 {
+			p.leaveForeign()
+		} else {
+			// An SVG or MathML element: only the tokenizer's raw-text
+			// handling applies.
+			cls &= clRaw
+		}
+	}
+	foreign := p.fgn > 0
+	if !foreign {
+		p.closeImplied(a, cls)
+	}
+	switch {
+	case cls&clBlock != 0:
+		p.brk(sepLine)
+	case cls&clSpace != 0:
+		p.brk(sepSpace)
+	}
+	if cls&clHead == 0 && !p.nested {
+		p.inBody = true
+	}
+
+	at := &p.attrs
+	at.has = 0
+	switch a {
+	case atom.A, atom.Area, atom.Iframe, atom.Frame, atom.Base, atom.Link, atom.Meta, atom.Html:
+		gatherAttrs(at, z, raw, nameEnd)
+	case atom.Img:
+		if p.anchorOpen && len(p.anchorAlt) == 0 {
+			gatherAttrs(at, z, raw, nameEnd)
+		}
+	default:
+		if cls&clVoid == 0 && containsHidden(raw) {
+			gatherAttrs(at, z, raw, nameEnd)
+		}
+	}
+
+	var flags uint8
+	if v, ok := at.get(attrHidden); ok && !equalFoldBytes(trimSpaceBytes(v), "until-found") {
+		flags |= fHide
+	}
+	if v, ok := at.get(attrAriaHidden); ok && equalFoldBytes(trimSpaceBytes(v), "true") {
+		flags |= fHide
+	}
+	if cls&clHide != 0 {
+		flags |= fHide
+	}
+	if a == atom.Template && !foreign {
+		flags |= fInert
+	}
+	if foreign || a == atom.Svg || a == atom.Math {
+		flags |= fForeign
+	}
+	meta := p.inert == 0 && !p.nested // may set document metadata
+
+	switch a {
+	case atom.A:
+		p.endAnchor()
+		href, ok := at.get(attrHref)
+		if !ok && foreign {
+			href, ok = at.get(attrXLinkHref)
+		}
+		if ok && p.inert == 0 && p.startAnchor(href, at) {
+			flags |= fAnchor
+			if flags&fHide != 0 {
+				// The text of a hidden link is hidden relative to
+				// the page, not to the link.
+				p.anchorHide++
+			}
+		}
+	case atom.Area:
+		if href, ok := at.get(attrHref); ok && p.inert == 0 {
+			rel, _ := at.get(attrRel)
+			if i := p.addLink(href, nofollow(rel)); i >= 0 && p.links[i].anchor == "" {
+				p.links[i].anchor = fallbackAnchor(p.opts.MaxAnchor, at, attrAlt, attrAriaLabel, attrTitle)
+			}
+		}
+	case atom.Iframe, atom.Frame:
+		if src, ok := at.get(attrSrc); ok && p.inert == 0 {
+			if i := p.addLink(src, false); i >= 0 && p.links[i].anchor == "" {
+				p.links[i].anchor = fallbackAnchor(p.opts.MaxAnchor, at, attrTitle)
+			}
+		}
+	case atom.Img:
+		if alt, ok := at.get(attrAlt); ok {
+			p.anchorAlt = append(p.anchorAlt[:0], alt...)
+		}
+	case atom.Base:
+		if href, ok := at.get(attrHref); ok && meta && !p.baseSeen {
+			p.baseSeen = true
+			p.baseHref = string(trimURLSpace(href))
+		}
+	case atom.Link:
+		if href, ok := at.get(attrHref); ok && meta && !p.canonicalSeen && !p.inBody {
+			if rel, _ := at.get(attrRel); hasToken(rel, "canonical") {
+				p.canonicalSeen = true
+				p.canonicalHref = string(trimURLSpace(href))
+			}
+		}
+	case atom.Meta:
+		if meta {
+			p.onMeta(at)
+		}
+	case atom.Html:
+		if !p.langSeen && meta {
+			lang, ok := at.get(attrLang)
+			if !ok {
+				lang, ok = at.get(attrXMLLang)
+			}
+			if ok {
+				p.langSeen = true
+				p.doc.Lang = langTag(lang)
+			}
+		}
+	case atom.H1:
+		if !p.h1Seen && !p.nested && !foreign && p.hide == 0 && flags&fHide == 0 {
+			p.h1Seen, p.h1Open = true, true
+			flags |= fH1
+		}
+	}
+
+	if cls&clRaw != 0 {
+		// The tokenizer reads the content as one text token and then
+		// the end tag; the element never goes on the stack.
+		p.raw = p.rawKind(a, flags)
+		return
+	}
+	if cls&clVoid != 0 || a == atom.Html || a == atom.Head || a == atom.Body ||
+		selfClosing && flags&fForeign != 0 || !p.push(entry{tag: t, id: p.anchorSeq, cls: cls, flags: flags}) {
+		if flags&fAnchor != 0 {
+			if selfClosing && flags&fForeign != 0 {
+				p.endAnchor()
+			} else {
+				p.anchorHide = p.hide
+			}
+		}
+		if flags&fH1 != 0 {
+			p.h1OnStack = false
+		}
+		return
+	}
+	if flags&fH1 != 0 {
+		p.h1OnStack = true
+	}
+}
+
+// rawKind says what to do with the content of a raw-text element.
+func (p *parser) rawKind(a atom.Atom, flags uint8) int {
+	switch a {
+	case atom.Title:
+		if p.titleSeen || p.hide > 0 || p.inert > 0 || p.nested || flags&fForeign != 0 {
+			return rawSkip
+		}
+		p.titleSeen = true
+		return rawTitle
+	case atom.Textarea, atom.Xmp, atom.Plaintext:
+		if flags&fHide != 0 {
+			return rawSkip
+		}
+		return rawVisible
+	case atom.Noscript, atom.Noframes:
+		if p.nested || p.inert > 0 {
+			return rawSkip
+		}
+		return rawNested
+	}
+	return rawSkip
+}
+
+func (p *parser) onMeta(at *attrs) {
+	content, hasContent := at.get(attrContent)
+	if !hasContent {
+		return
+	}
+	if name, ok := at.get(attrName); ok {
+		name = trimSpaceBytes(name)
+		switch {
+		case equalFoldBytes(name, "robots") || p.token != "" && equalFoldBytes(name, p.token):
+			p.doc.Robots = p.doc.Robots.Merge(ParseRobotsDirectives(string(content), p.opts.Token))
+		case equalFoldBytes(name, "description") && !p.descSeen:
+			p.descSeen = true
+			p.doc.Description = collapse(content, MaxShortText)
+		}
+	}
+	if equiv, ok := at.get(attrHTTPEquiv); ok && !p.refreshSeen && equalFoldBytes(trimSpaceBytes(equiv), "refresh") {
+		if delay, target, ok := parseRefresh(string(content)); ok {
+			p.refreshSeen = true
+			p.refreshDelay = delay
+			p.refreshURL = target
+		}
+	}
+}
+
+func (p *parser) onEnd(raw []byte) {
+	t, a, _ := tagOf(raw)
+	cls := classOf(a)
+	switch a {
+	case atom.Html, atom.Head, atom.Body:
+		// The root and body stay open: content after </body> is still
+		// body content.
+		return
+	case atom.Br:
+		// </br> is read as <br>.
+		p.brk(sepLine)
+		return
+	case atom.A:
+		p.endAnchor()
+	}
+	if i := p.openIndex(t, a, cls); i >= 0 {
+		p.popTo(i)
+	}
+	if isHeading(a) && p.h1Open && !p.h1OnStack {
+		p.h1Open = false
+	}
+	switch {
+	case cls&clBlock != 0 && p.fgn == 0:
+		p.brk(sepLine)
+	case cls&clSpace != 0 && p.fgn == 0:
+		p.brk(sepSpace)
+	}
+}
+
+// openIndex returns the position on the stack of the element an end tag
+// closes, or -1 if the end tag is to be ignored. This follows the tree
+// builder's rules in outline: an end tag of a special or formatting element
+// closes the nearest such element within scope; any other end tag closes
+// the nearest element of its name unless a special element comes first;
+// SVG and MathML elements are matched by name alone.
+func (p *parser) openIndex(t tag, a atom.Atom, cls class) int {
+	heading := isHeading(a)
+	for i := len(p.stack) - 1; i >= p.floor; i-- {
+		e := &p.stack[i]
+		if e.tag == t || heading && isHeading(atom.Atom(e.tag)) {
+			return i
+		}
+		switch {
+		case e.flags&fForeign != 0:
+		case cls&(clSpecial|clFormat) != 0:
+			if e.cls&clScope != 0 {
+				return -1
+			}
+		case e.cls&clSpecial != 0:
+			return -1
+		}
+	}
+	return -1
+}
+
+// closeImplied closes the elements that a start tag of a ends implicitly.
+func (p *parser) closeImplied(a atom.Atom, cls class) {
+	switch a {
+	case atom.Li:
+		p.closeListItem(atom.Li, atom.Li)
+	case atom.Dd, atom.Dt:
+		p.closeListItem(atom.Dd, atom.Dt)
+	}
+	if cls&clClosesP != 0 {
+		if i := p.lastIndex(atom.P, atom.P, clScope); i >= 0 {
+			p.popTo(i)
+		}
+	}
+	top := atom.Atom(0)
+	if n := len(p.stack); n > p.floor && p.stack[n-1].flags&fForeign == 0 {
+		top = atom.Atom(p.stack[n-1].tag)
+	}
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		if isHeading(top) {
+			p.popTo(len(p.stack) - 1)
+		}
+	case atom.Option, atom.Optgroup:
+		if top == atom.Option {
+			p.popTo(len(p.stack) - 1)
+		}
+	case atom.Td, atom.Th:
+		if i := p.lastIndex(atom.Td, atom.Th, 0); i >= 0 && p.lastIndex(atom.Tr, atom.Table, 0) < i {
+			p.popTo(i)
+		}
+	case atom.Tr:
+		if i := p.lastIndex(atom.Tr, atom.Tr, 0); i >= 0 && p.lastIndex(atom.Table, atom.Table, 0) < i {
+			p.popTo(i)
+		}
+	case atom.Tbody, atom.Thead, atom.Tfoot:
+		for _, s := range [...]atom.Atom{atom.Tbody, atom.Thead, atom.Tfoot} {
+			if i := p.lastIndex(s, s, 0); i >= 0 && p.lastIndex(atom.Table, atom.Table, 0) < i {
+				p.popTo(i)
+				break
+			}
+		}
+	case atom.A:
+		if i := p.lastIndex(atom.A, atom.A, clScope); i >= 0 {
+			p.popTo(i)
+		}
+	}
+}
+
+// closeListItem closes an open li (or dd or dt) unless a special element
+// other than address, div and p comes first.
+func (p *parser) closeListItem(a1, a2 atom.Atom) {
+	for i := len(p.stack) - 1; i >= p.floor; i-- {
+		e := &p.stack[i]
+		if e.tag == tag(a1) || e.tag == tag(a2) {
+			p.popTo(i)
+			return
+		}
+		if e.flags&fForeign == 0 && e.cls&clSpecial != 0 &&
+			e.tag != tag(atom.Address) && e.tag != tag(atom.Div) && e.tag != tag(atom.P) {
+			return
+		}
+	}
+}
+
+// lastIndex returns the position of the topmost open a1 or a2, searching
+// down to the first element of a class in stop; -1 if there is none.
+func (p *parser) lastIndex(a1, a2 atom.Atom, stop class) int {
+	for i := len(p.stack) - 1; i >= p.floor; i-- {
+		e := &p.stack[i]
+		if e.tag == tag(a1) || e.tag == tag(a2) {
+			return i
+		}
+		if e.cls&stop != 0 && e.flags&fForeign == 0 {
+			return -1
+		}
+	}
+	return -1
+}
+
+func (p *parser) push(e entry) bool {
+	if len(p.stack) >= maxDepth {
+		return false
+	}
+	p.stack = append(p.stack, e)
+	if e.flags&fHide != 0 {
+		p.hide++
+	}
+	if e.flags&fInert != 0 {
+		p.inert++
+	}
+	if e.flags&fForeign != 0 {
+		p.fgn++
+	}
+	return true
+}
+
+// popTo closes the elements from position i up.
+func (p *parser) popTo(i int) {
+	for j := len(p.stack) - 1; j >= i; j-- {
+		e := &p.stack[j]
+		if e.flags&fHide != 0 {
+			p.hide--
+		}
+		if e.flags&fInert != 0 {
+			p.inert--
+		}
+		if e.flags&fForeign != 0 {
+			p.fgn--
+		}
+		if e.flags&fAnchor != 0 && p.anchorOpen && p.anchorSeq == e.id {
+			p.endAnchor()
+		}
+		if e.flags&fH1 != 0 {
+			p.h1Open, p.h1OnStack = false, false
+		}
+	}
+	if i < len(p.stack) {
+		p.stack = p.stack[:i]
+	}
+}
+
+// leaveForeign closes the SVG and MathML elements on top of the stack.
+func (p *parser) leaveForeign() {
+	i := len(p.stack)
+	for i > p.floor && p.stack[i-1].flags&fForeign != 0 {
+		i--
+	}
+	p.popTo(i)
+}
+
+// startAnchor opens the anchor of an <a> and reports whether it did.
+func (p *parser) startAnchor(href []byte, at *attrs) bool {
+	rel, _ := at.get(attrRel)
+	i := p.addLink(href, nofollow(rel))
+	if i < 0 {
+		return false
+	}
+	p.anchorOpen = true
+	p.anchorNested = p.nested
+	p.anchorSeq++
+	p.anchorIdx = i
+	p.anchorHide = p.hide
+	p.anchor.reset(p.opts.MaxAnchor, 0, true)
+	p.anchorAlt = p.anchorAlt[:0]
+	label, _ := at.get(attrAriaLabel)
+	p.anchorLabel = append(p.anchorLabel[:0], label...)
+	title, _ := at.get(attrTitle)
+	p.anchorTitle = append(p.anchorTitle[:0], title...)
+	return true
+}
+
+// endAnchor closes the open anchor, if any, and gives its text to its link
+// unless the link has text already.
+func (p *parser) endAnchor() {
+	if !p.anchorOpen {
+		return
+	}
+	p.anchorOpen = false
+	l := &p.links[p.anchorIdx]
+	if l.anchor != "" {
+		return
+	}
+	for _, s := range [...][]byte{p.anchorAlt, p.anchorLabel, p.anchorTitle} {
+		if p.anchor.Len() > 0 {
+			break
+		}
+		p.anchor.write(s)
+	}
+	l.anchor = p.anchor.String()
+}
+
+// addLink records a reference and returns its index, or -1 if too many
+// references have been recorded.
+func (p *parser) addLink(href []byte, nofollow bool) int {
+	href = trimURLSpace(href)
+	if i, ok := p.linkIndex[string(href)]; ok {
+		return i
+	}
+	if len(p.links) >= p.rawCap {
+		return -1
+	}
+	if p.linkIndex == nil {
+		p.linkIndex = make(map[string]int, 64)
+		p.links = make([]rawLink, 0, 64)
+	}
+	s := string(href)
+	p.linkIndex[s] = len(p.links)
+	p.links = append(p.links, rawLink{href: s, nofollow: nofollow})
+	return len(p.links) - 1
+}
+
+// finish resolves the references and fills in the document.
+func (p *parser) finish(pageURL string) {
+	p.endAnchor()
+	d := p.doc
+	d.Text = p.text.String()
+	d.Title = p.title.String()
+	d.H1 = p.h1.String()
+	r := p.opts.Resolver
+	base := pageURL
+	if p.baseSeen {
+		if u, err := r.Resolve(pageURL, p.baseHref); err == nil {
+			d.Base, base = u, u
+		}
+	}
+	if !p.canonicalSeen && (!p.refreshSeen || p.refreshURL == "") && len(p.links) == 0 {
+		return
+	}
+	resolve := func(ref string) (string, error) { return r.Resolve(base, ref) }
+	if br, ok := r.(BaseResolver); ok {
+		if f, err := br.ResolverFor(base); err == nil {
+			resolve = f
+		}
+	}
+	if p.canonicalSeen {
+		if u, err := resolve(p.canonicalHref); err == nil {
+			d.Canonical = u
+		}
+	}
+	if p.refreshSeen && p.refreshURL != "" {
+		if u, err := resolve(p.refreshURL); err == nil {
+			d.Refresh, d.RefreshDelay = u, p.refreshDelay
+		}
+	}
+	if len(p.links) == 0 {
+		return
+	}
+	d.Links = make([]Link, 0, min(len(p.links), p.opts.MaxLinks))
+	seen := p.linkIndex // done with: reuse it for the resolved URLs
+	clear(seen)
+	for _, l := range p.links {
+		u, err := resolve(l.href)
+		if err != nil {
+			continue
+		}
+		if i, ok := seen[u]; ok {
+			if d.Links[i].Anchor == "" {
+				d.Links[i].Anchor = l.anchor
+			}
+			continue
+		}
+		if len(d.Links) == p.opts.MaxLinks {
+			break
+		}
+		seen[u] = len(d.Links)
+		d.Links = append(d.Links, Link{URL: u, Anchor: l.anchor, NoFollow: l.nofollow})
+	}
+	if len(d.Links) == 0 {
+		d.Links = nil
+	}
+}
+
+// isSpace reports whether b is all ASCII whitespace.
+func isSpace(b []byte) bool {
+	for _, c := range b {
+		if !isASCIISpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// fallbackAnchor returns the first of the given attributes that has text.
+func fallbackAnchor(max int, at *attrs, ids ...int) string {
+	for _, id := range ids {
+		if v, ok := at.get(id); ok {
+			if s := collapse(v, max); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// nofollow reports whether a rel value asks not to follow a link.
+func nofollow(rel []byte) bool {
+	return hasToken(rel, "nofollow", "ugc", "sponsored")
+}
+
+func isHeading(a atom.Atom) bool {
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
+}
+
+// langTag returns a lang attribute trimmed and lower-cased, or "" if it is
+// not made of the letters, digits, hyphens and underscores of a language
+// tag.
+func langTag(v []byte) string {
+	v = trimSpaceBytes(v)
+	if len(v) > MaxShortText {
+		return ""
+	}
+	b := make([]byte, len(v))
+	for i, c := range v {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
+		default:
+			return ""
+		}
+		b[i] = c
+	}
+	return string(b)
+}
