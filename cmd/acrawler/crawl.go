@@ -85,6 +85,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MaxBody:      int64(cfg.MaxBody),
 		Proxy:        cfg.Proxy,
 		AllowPrivate: cfg.AllowPrivate,
+		// Per-host politeness is the frontier's job; and through a proxy
+		// every request shares one connection pool.
+		MaxConnsPerHost: cfg.Workers,
 	})
 	if err != nil {
 		return usageError{err}

@@ -61,7 +61,7 @@ func mustCrawl(t *testing.T, args ...string) string {
 	return out
 }
 
-func openDB(t *testing.T, file string) *sql.DB {
+func openDB(t testing.TB, file string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+file+"?mode=ro")
 	if err != nil {
@@ -89,7 +89,7 @@ func queryStrings(t *testing.T, db *sql.DB, q string, args ...any) []string {
 	return out
 }
 
-func queryInt(t *testing.T, db *sql.DB, q string, args ...any) int64 {
+func queryInt(t testing.TB, db *sql.DB, q string, args ...any) int64 {
 	t.Helper()
 	var n int64
 	if err := db.QueryRow(q, args...).Scan(&n); err != nil {
@@ -648,4 +648,3 @@ func TestTrapsAndFaults(t *testing.T) {
 		t.Error("no URL under /after-cap/ was fetched: the rule past 500 KiB was applied")
 	}
 }
-

@@ -7,9 +7,12 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 )
 
+// A commit is one transaction for up to commitBatch results or
+// commitEvery, whichever comes first: fewer, larger transactions rewrite
+// the hot pages of the store (counters, hosts, index roots) less often.
 const (
-	commitBatch = 256
-	commitEvery = 25 * time.Millisecond
+	commitBatch = 512
+	commitEvery = 100 * time.Millisecond
 )
 
 // commitLoop records results in batches: one transaction for up to
@@ -38,6 +41,7 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 				e.cfg.Log.Error("commit failed; stopping", "err", err, "results", n)
 			} else {
 				e.account(st)
+				e.fr.Admitted(st.Add.Hosts)
 			}
 		}
 		clear(batch)

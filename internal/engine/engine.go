@@ -122,7 +122,9 @@ func New(store crawl.Store, cfg Config) (*Engine, error) {
 		results: make(chan crawl.Result, 4*cfg.Workers),
 		wake:    make(chan struct{}, 1),
 	}
-	batch := 8
+	// URLs claimed per host at a time: large enough that the dispatcher
+	// seldom waits for the store behind a commit.
+	batch := 32
 	if cfg.Limits.MaxPages > 0 {
 		// Claims reserve page budget: keep the reservations small so the
 		// budget goes to the best URLs known when it is spent.

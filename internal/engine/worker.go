@@ -193,7 +193,8 @@ func (e *Engine) parse(r *crawl.Result, resp *fetch.Response) {
 		return
 	}
 	p.Charset = charset
-	doc, err := htmlx.Parse(body, u.URL, htmlx.Options{Resolver: e.cfg.Normalizer, MaxLinks: e.cfg.MaxLinks, Token: e.cfg.Token})
+	res := &pageResolver{n: e.cfg.Normalizer}
+	doc, err := htmlx.Parse(body, u.URL, htmlx.Options{Resolver: res, MaxLinks: e.cfg.MaxLinks, Token: e.cfg.Token})
 	if err != nil {
 		p.Error = "parse: " + err.Error()
 		e.stats.parseErrors.Add(1)
@@ -258,4 +259,24 @@ func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via cr
 		return
 	}
 	r.Discovered = append(r.Discovered, e.newURL(target, anchor, depth, r.URL.ID, via))
+}
+
+// pageResolver resolves a page's links against a base parsed once, not
+// once per link.
+type pageResolver struct {
+	n    *urlnorm.Normalizer
+	base string
+	b    *urlnorm.Base
+	err  error
+}
+
+func (r *pageResolver) Resolve(base, ref string) (string, error) {
+	if base != r.base || r.b == nil && r.err == nil {
+		r.base = base
+		r.b, r.err = r.n.ParseBase(base)
+	}
+	if r.err != nil {
+		return r.n.Resolve(base, ref)
+	}
+	return r.b.Resolve(ref)
 }

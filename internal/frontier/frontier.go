@@ -110,24 +110,28 @@ type Frontier struct {
 	waiting   heap // hosts that may take a request at readyAt (earliest first)
 	ready     heap // hosts whose time has come, best next URL first
 	lastClaim time.Time
-	budget    error // ErrPageBudget/ErrByteBudget once reached
+	claimSoon bool                // unheld hosts received URLs: claim without waiting
+	toRelease []crawl.HostRelease // hosts let go, leases to give up
+	budget    error               // ErrPageBudget/ErrByteBudget once reached
 	stopped   bool
 	lostHosts int
 }
 
 type host struct {
 	crawl.Host
-	buf        []crawl.ClaimedURL
-	inflight   int
-	group      *robots.Group
-	robots     *robots.Robots
-	robotsBusy bool
-	readyAt    time.Time // politeness: no request before this
-	delay      time.Duration
-	backoff    int
-	rank       int  // priority of the next task, while in the ready heap
-	heapIndex  int  // position in the heap holding it, -1 in none
-	idle       bool // nothing left to claim; release after the last Done
+	buf         []crawl.ClaimedURL
+	inflight    int
+	group       *robots.Group
+	robots      *robots.Robots
+	robotsBusy  bool
+	readyAt     time.Time // politeness: no request before this
+	delay       time.Duration
+	backoff     int
+	wakeAt      time.Time // not before this either: a retry time or an idle re-check
+	emptyClaims int       // consecutive claims that found nothing queued
+	rank        int       // priority of the next task, while in the ready heap
+	heapIndex   int       // position in the heap holding it, -1 in none
+	idle        bool      // nothing left to claim; release after the last Done
 }
 
 // New returns a frontier over store.
@@ -160,79 +164,154 @@ func (f *Frontier) Status() Status {
 
 // Next returns the next task. When nothing is ready it returns ok=false and
 // the time at which something may be. It does store I/O (claiming hosts and
-// URLs) but never waits for politeness. Among the hosts whose time has
-// come, the one whose best URL has the highest priority goes first.
+// URLs, releasing idle hosts) without holding the frontier's lock, so Done
+// never waits for the store, and it never waits for politeness. Among the
+// hosts whose time has come, the one whose best URL has the highest
+// priority goes first. Next is meant to be called from one goroutine.
 func (f *Frontier) Next(ctx context.Context) (t Task, ok bool, wake time.Time, err error) {
+	t, ok, wake, claimed, err := f.next(ctx)
+	if claimed && !ok && err == nil {
+		// Hosts just claimed may be due now: look at them at once.
+		t, ok, wake, _, err = f.next(ctx)
+	}
+	return t, ok, wake, err
+}
+
+func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, claimedAny bool, err error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.stopped {
-		return Task{}, false, time.Time{}, ErrStopped
+		f.mu.Unlock()
+		return Task{}, false, time.Time{}, false, ErrStopped
 	}
 	if errors.Is(f.budget, crawl.ErrByteBudget) {
 		// Bandwidth is spent: not even claimed URLs are fetched.
-		return Task{}, false, time.Time{}, nil
+		f.mu.Unlock()
+		return Task{}, false, time.Time{}, false, nil
 	}
 	now := f.cfg.Now()
-	if err := f.claimHostsLocked(ctx, now); err != nil {
-		return Task{}, false, time.Time{}, err
+	claim := f.budget == nil && len(f.hosts) < f.cfg.MaxHosts && (f.claimSoon || now.Sub(f.lastClaim) >= f.cfg.ClaimEvery)
+	room := f.cfg.MaxHosts - len(f.hosts)
+	if claim {
+		f.lastClaim, f.claimSoon = now, false
 	}
 	// Hosts whose time has come move to the ready heap, each with its next
-	// URL buffered (or a robots.txt fetch due) so it can be ranked.
-	for f.waiting.Len() > 0 && !f.waiting.top().readyAt.After(now) {
+	// URL buffered (or a robots.txt fetch due) so it can be ranked; those
+	// with an empty buffer are refilled first.
+	var refill []*host
+	for f.waiting.Len() > 0 && !f.waiting.top().due().After(now) {
 		h := f.waiting.pop()
-		if err := f.prepareLocked(ctx, h, now); err != nil {
-			return Task{}, false, time.Time{}, err
+		switch {
+		case h.inflight >= f.cfg.HostInflight:
+			// rescheduled by Done
+		case f.needsRobots(h, now):
+			if !h.robotsBusy {
+				h.rank = int(^uint(0) >> 1) // robots.txt unblocks the host: first
+				f.ready.push(h)
+			}
+		case len(h.buf) > 0:
+			h.rank = h.buf[0].Priority
+			f.ready.push(h)
+		case f.budget != nil:
+			f.releaseIfIdleLocked(h)
+		default:
+			refill = append(refill, h)
 		}
+	}
+	releases := f.toRelease
+	f.toRelease = nil
+	budget := f.budget
+	f.mu.Unlock()
+
+	// Store I/O, unlocked.
+	f.flushReleases(ctx, releases)
+	var claimed []crawl.Host
+	var claimErr error
+	if claim && budget == nil {
+		claimed, claimErr = f.store.ClaimHosts(ctx, f.cfg.Owner, room, f.cfg.Lease, now)
+	}
+	type refilled struct {
+		us   []crawl.ClaimedURL
+		next time.Time
+		err  error
+	}
+	got := make([]refilled, len(refill))
+	for i, h := range refill {
+		if budget != nil {
+			got[i].err = budget
+			continue
+		}
+		got[i].us, got[i].next, got[i].err = f.store.ClaimURLs(ctx, f.cfg.Owner, h.ID, f.cfg.Batch, f.cfg.Limits, now)
+		if errors.Is(got[i].err, crawl.ErrPageBudget) || errors.Is(got[i].err, crawl.ErrByteBudget) {
+			budget = got[i].err
+		}
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, sh := range claimed {
+		h := &host{Host: sh, delay: sh.Delay, backoff: sh.Backoff, readyAt: sh.NextFetchAt, heapIndex: -1}
+		if sh.Robots != nil {
+			f.setRobotsLocked(h, sh.Robots)
+		}
+		f.hosts[h.ID] = h
+		f.waiting.push(h)
+	}
+	if len(claimed) > 0 {
+		f.cfg.Log.Debug("claimed hosts", "count", len(claimed), "held", len(f.hosts))
+	}
+	var storeErr error
+	if claimErr != nil {
+		storeErr = fmt.Errorf("frontier: %w", claimErr)
+	}
+	for i, h := range refill {
+		if f.hosts[h.ID] != h {
+			continue // dropped meanwhile (lease lost)
+		}
+		if err := f.refilledLocked(h, got[i].us, got[i].next, got[i].err, now); err != nil {
+			storeErr = err
+			h.wakeAt = now.Add(f.cfg.ClaimEvery) // try again later
+			f.waiting.push(h)
+		}
+	}
+	if storeErr != nil {
+		return Task{}, false, time.Time{}, len(claimed) > 0, storeErr
 	}
 	if f.ready.Len() == 0 {
 		wake = f.lastClaim.Add(f.cfg.ClaimEvery)
-		if f.waiting.Len() > 0 && f.waiting.top().readyAt.Before(wake) {
-			wake = f.waiting.top().readyAt
+		if f.waiting.Len() > 0 && f.waiting.top().due().Before(wake) {
+			wake = f.waiting.top().due()
 		}
-		return Task{}, false, wake, nil
+		if len(f.toRelease) > 0 {
+			wake = now // releases to flush
+		}
+		return Task{}, false, wake, len(claimed) > 0, nil
 	}
 	h := f.ready.pop()
 	if f.needsRobots(h, now) {
 		h.robotsBusy = true
 		h.inflight++
-		return Task{Kind: FetchRobots, HostID: h.ID, Host: h.Key}, true, time.Time{}, nil
+		return Task{Kind: FetchRobots, HostID: h.ID, Host: h.Key}, true, time.Time{}, false, nil
 	}
 	u := h.buf[0]
 	h.buf = h.buf[1:]
 	if f.gaveUpRobots(h) {
 		f.schedule(h)
-		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: "robots.txt unavailable"}, true, time.Time{}, nil
+		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: "robots.txt unavailable"}, true, time.Time{}, false, nil
 	}
 	h.inflight++
 	f.schedule(h)
-	return Task{Kind: FetchURL, HostID: h.ID, Host: h.Key, URL: u, Robots: h.group}, true, time.Time{}, nil
+	return Task{Kind: FetchURL, HostID: h.ID, Host: h.Key, URL: u, Robots: h.group}, true, time.Time{}, false, nil
 }
 
-// prepareLocked readies a host whose time has come: it goes to the ready
-// heap when it has a robots.txt fetch due or a URL buffered (claiming a
-// batch if needed); otherwise it is parked or released.
-func (f *Frontier) prepareLocked(ctx context.Context, h *host, now time.Time) error {
-	if h.inflight >= f.cfg.HostInflight {
-		return nil // rescheduled by Done
+// flushReleases gives up the leases of hosts let go since the last call.
+func (f *Frontier) flushReleases(ctx context.Context, rel []crawl.HostRelease) {
+	if len(rel) == 0 {
+		return
 	}
-	if f.needsRobots(h, now) {
-		if !h.robotsBusy {
-			h.rank = int(^uint(0) >> 1) // robots.txt unblocks the host: first
-			f.ready.push(h)
-		}
-		return nil
+	if err := f.store.ReleaseHosts(context.WithoutCancel(ctx), f.cfg.Owner, rel); err != nil {
+		// The leases will expire on their own; nothing is lost.
+		f.cfg.Log.Warn("release host leases", "hosts", len(rel), "err", err)
 	}
-	if len(h.buf) == 0 {
-		if err := f.refillLocked(ctx, h, now); err != nil {
-			return err
-		}
-		if len(h.buf) == 0 {
-			return nil // parked until a retry time, or released
-		}
-	}
-	h.rank = h.buf[0].Priority
-	f.ready.push(h)
-	return nil
 }
 
 // schedule puts a host back in the waiting heap when it may take another
@@ -258,48 +337,17 @@ func (f *Frontier) gaveUpRobots(h *host) bool {
 	return h.Robots != nil && h.Robots.Status == 0 && h.Robots.Failures >= f.cfg.RobotsTries
 }
 
-// claimHostsLocked leases more hosts when there is room, at most every
-// ClaimEvery.
-func (f *Frontier) claimHostsLocked(ctx context.Context, now time.Time) error {
-	if f.budget != nil || len(f.hosts) >= f.cfg.MaxHosts || now.Sub(f.lastClaim) < f.cfg.ClaimEvery {
-		return nil
-	}
-	f.lastClaim = now
-	hs, err := f.store.ClaimHosts(ctx, f.cfg.Owner, f.cfg.MaxHosts-len(f.hosts), f.cfg.Lease, now)
-	if err != nil {
-		return fmt.Errorf("frontier: %w", err)
-	}
-	for _, sh := range hs {
-		h := &host{Host: sh, delay: sh.Delay, backoff: sh.Backoff, readyAt: sh.NextFetchAt}
-		h.heapIndex = -1
-		if sh.Robots != nil {
-			f.setRobotsLocked(h, sh.Robots)
-		}
-		f.hosts[h.ID] = h
-		f.waiting.push(h)
-	}
-	if len(hs) > 0 {
-		f.cfg.Log.Debug("claimed hosts", "count", len(hs), "held", len(f.hosts))
-	}
-	return nil
-}
-
-// refillLocked claims the next batch of the host's URLs. With none ready it
-// parks the host until its next retry time, or releases it when it has
-// nothing queued and nothing in flight.
-func (f *Frontier) refillLocked(ctx context.Context, h *host, now time.Time) error {
-	if f.budget != nil {
-		f.releaseIfIdleLocked(ctx, h)
-		return nil
-	}
-	us, next, err := f.store.ClaimURLs(ctx, f.cfg.Owner, h.ID, f.cfg.Batch, f.cfg.Limits, now)
+// refilledLocked applies the outcome of claiming a batch of a host's URLs.
+// With none ready it parks the host until its next retry time, re-checks
+// it shortly a few times, or lets it go when it has nothing in flight.
+func (f *Frontier) refilledLocked(h *host, us []crawl.ClaimedURL, next time.Time, err error, now time.Time) error {
 	switch {
 	case errors.Is(err, crawl.ErrPageBudget), errors.Is(err, crawl.ErrByteBudget):
 		if f.budget == nil {
 			f.cfg.Log.Info("crawl budget reached; finishing what is in flight", "budget", err.Error())
+			f.budget = err
 		}
-		f.budget = err
-		f.releaseIfIdleLocked(ctx, h)
+		f.releaseIfIdleLocked(h)
 		return nil
 	case errors.Is(err, crawl.ErrLeaseLost):
 		f.cfg.Log.Warn("host lease lost", "host", h.Key)
@@ -308,22 +356,63 @@ func (f *Frontier) refillLocked(ctx context.Context, h *host, now time.Time) err
 	case err != nil:
 		return fmt.Errorf("frontier: %w", err)
 	}
+	h.wakeAt = time.Time{}
 	if len(us) > 0 {
 		h.buf = us
+		h.emptyClaims = 0
+		h.rank = us[0].Priority
+		f.ready.push(h)
 		return nil
 	}
 	if !next.IsZero() {
-		h.readyAt = maxTime(h.readyAt, next)
+		h.wakeAt = next // a retry time, not politeness: not persisted
 		f.waiting.push(h)
 		return nil
 	}
-	f.releaseIfIdleLocked(ctx, h)
+	// Nothing queued. New URLs for the host may still be on their way (the
+	// results of its last fetches are committed asynchronously), so look
+	// again shortly a few times before letting the host go; Admitted wakes
+	// it at once when they land.
+	if h.emptyClaims < idleChecks && !f.stopped {
+		h.emptyClaims++
+		h.wakeAt = now.Add(f.cfg.ClaimEvery)
+		f.waiting.push(h)
+		return nil
+	}
+	f.releaseIfIdleLocked(h)
 	return nil
 }
 
-// releaseIfIdleLocked releases a host with nothing buffered and nothing in
-// flight; one with tasks out is released by the last Done.
-func (f *Frontier) releaseIfIdleLocked(ctx context.Context, h *host) {
+// idleChecks is how many empty claims a host gets before it is released.
+const idleChecks = 3
+
+// Admitted tells the frontier which hosts just received new URLs: held
+// hosts waiting for work are woken, and unheld ones are claimed at the
+// next opportunity.
+func (f *Frontier) Admitted(hosts []crawl.ID) {
+	if len(hosts) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, id := range hosts {
+		h := f.hosts[id]
+		if h == nil {
+			f.claimSoon = true
+			continue
+		}
+		h.emptyClaims = 0
+		if !h.wakeAt.IsZero() {
+			h.wakeAt = time.Time{}
+			f.waiting.fix(h)
+		}
+	}
+}
+
+// releaseIfIdleLocked lets go of a host with nothing buffered and nothing
+// in flight (its lease is given up by the next Next, outside the lock); one
+// with tasks out is let go by the last Done.
+func (f *Frontier) releaseIfIdleLocked(h *host) {
 	if h.inflight > 0 || len(h.buf) > 0 {
 		h.idle = true
 		return
@@ -331,11 +420,7 @@ func (f *Frontier) releaseIfIdleLocked(ctx context.Context, h *host) {
 	f.waiting.remove(h)
 	f.ready.remove(h)
 	delete(f.hosts, h.ID)
-	rel := []crawl.HostRelease{{ID: h.ID, HostUpdate: f.updateLocked(h)}}
-	if err := f.store.ReleaseHosts(context.WithoutCancel(ctx), f.cfg.Owner, rel); err != nil {
-		// The lease will expire on its own; nothing is lost.
-		f.cfg.Log.Warn("release host lease", "host", h.Key, "err", err)
-	}
+	f.toRelease = append(f.toRelease, crawl.HostRelease{ID: h.ID, HostUpdate: f.updateLocked(h)})
 }
 
 func (f *Frontier) updateLocked(h *host) crawl.HostUpdate {
@@ -408,12 +493,12 @@ func (f *Frontier) Done(ctx context.Context, t Task, fb Feedback) crawl.HostUpda
 	upd := f.updateLocked(h)
 	if h.idle && h.inflight == 0 && len(h.buf) == 0 {
 		h.idle = false
-		f.releaseIfIdleLocked(ctx, h)
+		f.releaseIfIdleLocked(h)
 		return upd
 	}
 	h.idle = false
 	switch {
-	case f.ready.has(h) && h.readyAt.After(now):
+	case f.ready.has(h) && h.due().After(now):
 		f.ready.remove(h) // its time moved: wait again
 		f.schedule(h)
 	case f.waiting.has(h):
@@ -505,7 +590,8 @@ func (f *Frontier) Stop() []crawl.ClaimedURL {
 // committed.
 func (f *Frontier) ReleaseAll(ctx context.Context) error {
 	f.mu.Lock()
-	rel := make([]crawl.HostRelease, 0, len(f.hosts))
+	rel := append(make([]crawl.HostRelease, 0, len(f.hosts)+len(f.toRelease)), f.toRelease...)
+	f.toRelease = nil
 	for id, h := range f.hosts {
 		rel = append(rel, crawl.HostRelease{ID: id, HostUpdate: f.updateLocked(h)})
 	}
@@ -547,6 +633,9 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
+// due is when the host may next be asked for work.
+func (h *host) due() time.Time { return maxTime(h.readyAt, h.wakeAt) }
+
 // heap is an indexed binary heap of hosts. A host is in at most one of
 // the frontier's two heaps at a time, so one index field serves both.
 type heap struct {
@@ -555,8 +644,8 @@ type heap struct {
 }
 
 func byReadyAt(a, b *host) bool {
-	if !a.readyAt.Equal(b.readyAt) {
-		return a.readyAt.Before(b.readyAt)
+	if da, db := a.due(), b.due(); !da.Equal(db) {
+		return da.Before(db)
 	}
 	return a.ID < b.ID
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -36,6 +37,46 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 type committer struct {
 	t                                    *txn
 	state, page, hashIns, hashGet, links *sql.Stmt
+	linksN                               *sql.Stmt // linkRows rows at once
+	args                                 []any
+}
+
+// linkRows is how many links one multi-row insert writes.
+const linkRows = 32
+
+func linksInsert(rows int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO links (source_id, target_id, target, anchor, nofollow) VALUES `)
+	for i := range rows {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?)")
+	}
+	b.WriteString(` ON CONFLICT (source_id, target_id) DO NOTHING`)
+	return b.String()
+}
+
+// insertLinks records a page's outlinks, many rows per statement.
+func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []crawl.Link) error {
+	for len(links) > 0 {
+		stmt, n := c.links, 1
+		if len(links) >= linkRows {
+			stmt, n = c.linksN, linkRows
+		}
+		c.args = c.args[:0]
+		for _, l := range links[:n] {
+			c.args = append(c.args, source, l.TargetID, l.Target, l.Anchor, b2i(l.NoFollow))
+		}
+		res, err := stmt.ExecContext(ctx, c.args...)
+		if err != nil {
+			return err
+		}
+		added, _ := res.RowsAffected()
+		c.t.add("links", added)
+		links = links[n:]
+	}
+	return nil
 }
 
 func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
@@ -62,8 +103,8 @@ func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
 			duration_ms = excluded.duration_ms, error = excluded.error`)
 	c.hashIns = prep(`INSERT INTO content_hashes (hash, url_id) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`)
 	c.hashGet = prep(`SELECT url_id FROM content_hashes WHERE hash = ?`)
-	c.links = prep(`INSERT INTO links (source_id, target_id, target, anchor, nofollow) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (source_id, target_id) DO NOTHING`)
+	c.links = prep(linksInsert(1))
+	c.linksN = prep(linksInsert(linkRows))
 	if err != nil {
 		c.close()
 		return nil, err
@@ -72,7 +113,7 @@ func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
 }
 
 func (c *committer) close() {
-	for _, s := range []*sql.Stmt{c.state, c.page, c.hashIns, c.hashGet, c.links} {
+	for _, s := range []*sql.Stmt{c.state, c.page, c.hashIns, c.hashGet, c.links, c.linksN} {
 		if s != nil {
 			s.Close()
 		}
@@ -160,14 +201,8 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 	} else if r.Outcome == crawl.OutcomeFailed || r.Outcome == crawl.OutcomeRetry {
 		hostFetched = 0
 	}
-	for _, l := range r.Links {
-		res, err := c.links.ExecContext(ctx, r.URL.ID, l.TargetID, l.Target, l.Anchor, b2i(l.NoFollow))
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			t.add("links", 1)
-		}
+	if err := c.insertLinks(ctx, r.URL.ID, r.Links); err != nil {
+		return err
 	}
 	if len(r.Discovered) > 0 {
 		as, err := t.addURLs(ctx, r.Discovered, lim, now)
