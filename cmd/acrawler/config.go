@@ -50,6 +50,8 @@ type crawlConfig struct {
 	KeepQueryOrder []string `toml:"keep_query_order"`
 	StripParams    []string `toml:"strip_params"`
 
+	TestWeb bool `toml:"testweb"`
+
 	LogLevel  string `toml:"log_level"`
 	LogFormat string `toml:"log_format"`
 	Progress  string `toml:"progress"`
@@ -155,6 +157,7 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.Var(&c.MaxBody, "max-body", "largest HTML body kept, after decompression")
 	fs.StringVar(&c.Proxy, "proxy", c.Proxy, "HTTP proxy `URL` (default: HTTP_PROXY/HTTPS_PROXY)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private", c.AllowPrivate, "allow connecting to loopback, private and link-local addresses")
+	fs.BoolVar(&c.TestWeb, "testweb", c.TestWeb, "crawl the built-in synthetic test web (served in-process, used as the proxy) instead of the internet")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempts per URL on transient failures")
 	fs.Var(&c.RetryBase, "retry-base", "first retry delay after a transient failure (doubles)")
 	fs.Var(&c.RobotsRetry, "robots-retry", "first retry delay for an unreachable robots.txt (doubles)")
@@ -216,6 +219,8 @@ func (c *crawlConfig) validate() error {
 		return usagef("--user-agent is empty")
 	case c.LogFormat != "text" && c.LogFormat != "json":
 		return usagef("--log-format must be text or json")
+	case c.TestWeb && c.Proxy != "":
+		return usagef("--testweb and --proxy cannot be used together")
 	}
 	switch c.Progress {
 	case "auto", "line", "plain", "off":

@@ -19,6 +19,7 @@ import (
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/score"
 	"github.com/acrawler/acrawler/internal/store/sqlite"
+	"github.com/acrawler/acrawler/internal/testweb"
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
 
@@ -78,6 +79,16 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	policy, err := score.New(scoreCfg)
 	if err != nil {
 		return usageError{err}
+	}
+	if cfg.TestWeb {
+		// The synthetic web, served in-process on loopback and used as the
+		// proxy: the whole pipeline runs, no packet leaves the machine.
+		srv, err := startTestWeb(testweb.Config{Seed: 1})
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		cfg.Proxy = "http://" + srv.Addr
 	}
 	client, err := fetch.New(fetch.Config{
 		UserAgent:    cfg.UserAgent,

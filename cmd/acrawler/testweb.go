@@ -51,3 +51,23 @@ func runTestweb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	return nil
 }
+
+// testWebServer is the synthetic web served on a loopback port.
+type testWebServer struct {
+	Addr string
+	srv  *http.Server
+}
+
+// startTestWeb serves a test web on 127.0.0.1 at a free port.
+func startTestWeb(cfg testweb.Config) (*testWebServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("testweb: %w", err)
+	}
+	srv := &http.Server{Handler: testweb.New(cfg), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return &testWebServer{Addr: ln.Addr().String(), srv: srv}, nil
+}
+
+// Close stops the server.
+func (s *testWebServer) Close() error { return s.srv.Close() }
