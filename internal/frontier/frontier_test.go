@@ -3,6 +3,7 @@ package frontier_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -226,5 +227,77 @@ func TestPageBudgetStopsClaims(t *testing.T) {
 	}
 	if !errors.Is(f.Status().Budget, crawl.ErrPageBudget) {
 		t.Fatalf("Budget = %v, want ErrPageBudget", f.Status().Budget)
+	}
+}
+
+// BenchmarkFrontier measures the frontier over a real SQLite store: URLs
+// added (in batches of 1,000 over 100 hosts), then handed out with Next and
+// committed back as fetched, with politeness delay 0.
+//
+//	go test -run '^$' -bench BenchmarkFrontier ./internal/frontier
+func BenchmarkFrontier(b *testing.B) {
+	const n = 20000
+	for range b.N {
+		b.StopTimer()
+		dir := b.TempDir()
+		st, err := sqlite.Open(context.Background(), filepath.Join(dir, "b.db"), sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := &clock{t: time.Unix(1_800_000_000, 0)}
+		f := frontier.New(st, frontier.Config{Owner: "bench", Token: "acrawler", Now: c.now, Batch: 32})
+		urls := make([]crawl.NewURL, 0, n)
+		for i := range n {
+			urls = append(urls, storetest.U(fmt.Sprintf("http://h%03d.test/page/%d", i%100, i), 1, i%7))
+		}
+		b.StartTimer()
+		addStart := time.Now()
+		for i := 0; i < n; i += 1000 {
+			if _, err := st.AddURLs(context.Background(), urls[i:i+1000], crawl.Limits{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		addTime := time.Since(addStart)
+		nextStart := time.Now()
+		got := 0
+		var batch []crawl.Result
+		for got < n {
+			task, ok, wake, err := f.Next(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !ok {
+				if len(batch) > 0 {
+					if _, err := st.Commit(context.Background(), batch, crawl.Limits{}); err != nil {
+						b.Fatal(err)
+					}
+					batch = batch[:0]
+				}
+				if wake.After(c.now()) {
+					c.t = wake
+				}
+				continue
+			}
+			if task.Kind == frontier.FetchRobots {
+				f.RobotsDone(context.Background(), task, 404, nil, frontier.Feedback{Requested: true})
+				continue
+			}
+			upd := f.Done(context.Background(), task, frontier.Feedback{Requested: true})
+			batch = append(batch, crawl.Result{URL: task.URL, Outcome: crawl.OutcomeDone, Host: upd,
+				Page: &crawl.Page{URL: task.URL.URL, Status: 200}})
+			if len(batch) == 512 {
+				if _, err := st.Commit(context.Background(), batch, crawl.Limits{}); err != nil {
+					b.Fatal(err)
+				}
+				batch = batch[:0]
+			}
+			got++
+		}
+		nextTime := time.Since(nextStart)
+		b.ReportMetric(float64(n)/addTime.Seconds(), "added-URLs/s")
+		b.ReportMetric(float64(n)/nextTime.Seconds(), "next+commit-URLs/s")
+		b.StopTimer()
+		st.Close()
+		b.StartTimer()
 	}
 }

@@ -1,0 +1,422 @@
+// Package postgres is the shared store: the frontier, hosts, robots cache,
+// pages, links and duplicate hashes of a crawl in PostgreSQL, so that
+// several crawl processes on several machines can work on one crawl,
+// coordinated by PostgreSQL alone.
+//
+// Hosts are leased by locking candidate rows with FOR UPDATE SKIP LOCKED.
+// A host row lock also guards the host's URLs: whoever admits, claims or
+// settles URLs of a host holds its row, so the per-host cap and the
+// in-flight bookkeeping hold across processes. The page budget is checked
+// under an advisory lock that only claims take. Every transaction takes
+// its locks in one order (hosts by ID, then URLs, then content hashes by
+// hash, then its counters row) and is retried if PostgreSQL still reports
+// a deadlock. The counters are split over rows, one per running
+// transaction, and summed when read, so that no single row serializes the
+// processes. Lease and claim transactions commit without waiting for the
+// disk (see lazy); results and admissions wait.
+//
+// Owner names must be unique among running processes. A lease is held by
+// an owner through one store handle: an owner that opens a new handle
+// (after a restart) takes its earlier leases back at once.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"net"
+	"net/url"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Options configure Open.
+type Options struct {
+	// MaxConns caps the connection pool; 0 keeps pgxpool's default (the
+	// larger of 4 and the number of CPUs).
+	MaxConns int32
+	// ReadOnly opens the store for reading a crawl that other processes
+	// may be writing: nothing is migrated and every write fails.
+	ReadOnly bool
+	// Schema is the PostgreSQL schema holding the crawl's tables (it
+	// becomes the connections' search_path); empty means the server's
+	// default search_path. Open creates it when missing unless ReadOnly.
+	Schema string
+}
+
+// DB is a crawl store in a PostgreSQL database.
+type DB struct {
+	pool     *pgxpool.Pool
+	target   string // host:port/database, for messages; never the password
+	schema   string
+	readOnly bool
+
+	// session tells this handle's leases from those its owner took through
+	// an earlier handle, i.e. before a restart.
+	session int64
+	slots   slotPool
+}
+
+var _ crawl.Store = (*DB)(nil)
+
+// Open connects to the database named by dsn (a postgres:// URL or a
+// key=value string), applies pending migrations unless opts.ReadOnly, and
+// returns the store. It fails with an error wrapping crawl.ErrSchemaTooNew
+// when the database was written by a newer acrawler. Error messages name
+// the server by host, port and database only: never the password.
+func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
+	db, err := connect(ctx, dsn, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.ReadOnly {
+		err = db.checkVersion(ctx)
+	} else if _, _, err = db.migrate(ctx); err == nil {
+		err = db.foldCounters(ctx)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Migrate brings the database named by dsn to the newest schema this build
+// knows and returns the versions before and after. Open does the same; the
+// acrawler migrate command calls it on its own.
+func Migrate(ctx context.Context, dsn string, opts Options) (from, to int, err error) {
+	opts.ReadOnly = false
+	opts.MaxConns = 1
+	db, err := connect(ctx, dsn, opts)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	return db.migrate(ctx)
+}
+
+// parseDSN parses dsn into a pool configuration and names its server.
+// Its error never shows a password of dsn.
+func parseDSN(dsn string) (*pgxpool.Config, string, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// Not wrapped: a *pgconn.ParseConfigError carries the DSN, password
+		// included, and redacts its message only on a best-effort basis.
+		return nil, "", fmt.Errorf("postgres: parse DSN: %s", redact(err.Error(), dsn))
+	}
+	return cfg, describe(cfg.ConnConfig.Config), nil
+}
+
+func connect(ctx context.Context, dsn string, opts Options) (*DB, error) {
+	cfg, target, err := parseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	rp := cfg.ConnConfig.RuntimeParams
+	if opts.Schema != "" {
+		rp["search_path"] = pgx.Identifier{opts.Schema}.Sanitize()
+	}
+	if opts.ReadOnly {
+		rp["default_transaction_read_only"] = "on"
+	}
+	if rp["application_name"] == "" {
+		rp["application_name"] = "acrawler"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect to %s: %w", target, connectCause(err))
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: connect to %s: %w", target, connectCause(err))
+	}
+	session := 1<<32 + rand.Int64N(1<<61)
+	return &DB{pool: pool, target: target, schema: opts.Schema, readOnly: opts.ReadOnly,
+		session: session, slots: slotPool{base: session}}, nil
+}
+
+// describe names the server of a connection configuration without its
+// credentials.
+func describe(c pgconn.Config) string {
+	host := c.Host
+	if strings.HasPrefix(host, "/") {
+		return fmt.Sprintf("%s/.s.PGSQL.%d/%s", host, c.Port, c.Database)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(int(c.Port))) + "/" + c.Database
+}
+
+// connectCause strips a *pgconn.ConnectError, whose Config field holds the
+// password, down to the per-address dial errors it wraps.
+func connectCause(err error) error {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		if inner := ce.Unwrap(); inner != nil {
+			return inner
+		}
+		return errors.New("connection failed")
+	}
+	return err
+}
+
+// redact masks in msg the connection string quoted by pgx's parse errors
+// and every password found in dsn: in a URL's user information (taken, as
+// a person would read it, from the first colon after the user name to the
+// last @, even when the URL is malformed), in a password query parameter
+// and in a password=value pair.
+func redact(msg, dsn string) string {
+	// pgx quotes the whole connection string between backquotes.
+	if i, j := strings.IndexByte(msg, '`'), strings.LastIndexByte(msg, '`'); i >= 0 && j > i {
+		msg = msg[:i] + "DSN" + msg[j+1:]
+	}
+	var secrets []string
+	if rest, ok := strings.CutPrefix(dsn, "postgres://"); ok || strings.HasPrefix(dsn, "postgresql://") {
+		if !ok {
+			rest = strings.TrimPrefix(dsn, "postgresql://")
+		}
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			if colon := strings.IndexByte(rest[:at], ':'); colon >= 0 {
+				secrets = append(secrets, rest[colon+1:at])
+			}
+		}
+		if u, err := url.Parse(dsn); err == nil {
+			if pw, ok := u.User.Password(); ok {
+				secrets = append(secrets, pw)
+			}
+		}
+		_, query, _ := strings.Cut(rest, "?")
+		for _, kv := range strings.Split(query, "&") {
+			if k, v, ok := strings.Cut(kv, "="); ok && strings.Contains(strings.ToLower(k), "pass") {
+				secrets = append(secrets, v)
+				if uv, err := url.QueryUnescape(v); err == nil {
+					secrets = append(secrets, uv)
+				}
+			}
+		}
+	} else {
+		for _, f := range strings.Fields(dsn) {
+			if k, v, ok := strings.Cut(f, "="); ok && strings.Contains(strings.ToLower(k), "pass") {
+				secrets = append(secrets, v, strings.Trim(v, `'"`))
+			}
+		}
+	}
+	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
+		msg = strings.ReplaceAll(msg, s, "xxxxx")
+		if q := strconv.Quote(s); len(q) > 2 {
+			msg = strings.ReplaceAll(msg, q[1:len(q)-1], "xxxxx")
+		}
+		if e := url.PathEscape(s); e != s {
+			msg = strings.ReplaceAll(msg, e, "xxxxx")
+		}
+	}
+	return msg
+}
+
+// Close closes the connection pool. Host leases are kept.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// Target names the database (host:port/database), without credentials.
+func (db *DB) Target() string { return db.target }
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		n, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(n)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration file %s: name must start with a number", e.Name())
+		}
+		b, err := fs.ReadFile(migrationFS, path.Join("migrations", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	return ms, nil
+}
+
+// SchemaVersion is the newest schema this build knows.
+func SchemaVersion() int {
+	ms, err := migrations()
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
+func (db *DB) tooNew(v int) error {
+	return fmt.Errorf("postgres: %s has schema version %d, this acrawler knows up to %d: %w",
+		db.where(), v, SchemaVersion(), crawl.ErrSchemaTooNew)
+}
+
+func (db *DB) where() string {
+	if db.schema == "" {
+		return db.target
+	}
+	return db.target + " schema " + db.schema
+}
+
+// migrate applies the pending migrations in one transaction, under an
+// advisory lock so that processes starting together apply them once.
+func (db *DB) migrate(ctx context.Context) (from, to int, err error) {
+	ms, err := migrations()
+	if err != nil {
+		return 0, 0, fmt.Errorf("postgres: migrations: %w", err)
+	}
+	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(crawl.HashID("acrawler/postgres migrate:"+db.schema))); err != nil {
+			return err
+		}
+		if db.schema != "" {
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, db.schema).Scan(&exists); err != nil {
+				return err
+			}
+			if !exists {
+				if _, err := tx.Exec(ctx, `CREATE SCHEMA `+pgx.Identifier{db.schema}.Sanitize()); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    INTEGER     PRIMARY KEY,
+			applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&from); err != nil {
+			return err
+		}
+		if from > SchemaVersion() {
+			return db.tooNew(from)
+		}
+		to = from
+		for _, m := range ms {
+			if m.version <= from {
+				continue
+			}
+			if _, err := tx.Exec(ctx, m.sql); err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.version); err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+			to = m.version
+		}
+		return nil
+	})
+	if errors.Is(err, crawl.ErrSchemaTooNew) {
+		return 0, 0, err
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("postgres: migrate %s: %w", db.where(), err)
+	}
+	return from, to, nil
+}
+
+// checkVersion makes sure a database opened read-only holds a crawl this
+// build understands.
+func (db *DB) checkVersion(ctx context.Context) error {
+	var present bool
+	if err := db.pool.QueryRow(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&present); err != nil {
+		return fmt.Errorf("postgres: open %s: %w", db.where(), err)
+	}
+	if !present {
+		return fmt.Errorf("postgres: open %s: no acrawler tables (run acrawler migrate first)", db.where())
+	}
+	var v int
+	if err := db.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return fmt.Errorf("postgres: open %s: %w", db.where(), err)
+	}
+	if v > SchemaVersion() {
+		return db.tooNew(v)
+	}
+	return nil
+}
+
+// foldCounters adds the counters rows of the slots into slot 0 and
+// deletes them, so that their number stays small. A process still using a
+// slot just creates its row again.
+func (db *DB) foldCounters(ctx context.Context) error {
+	_, err := db.pool.Exec(ctx, `WITH d AS (DELETE FROM counters WHERE slot <> 0 RETURNING *)
+		UPDATE counters c SET queued = c.queued + s.queued, inflight = c.inflight + s.inflight, done = c.done + s.done,
+			failed = c.failed + s.failed, disallowed = c.disallowed + s.disallowed, skipped = c.skipped + s.skipped,
+			reserved = c.reserved + s.reserved, bytes = c.bytes + s.bytes, hosts = c.hosts + s.hosts,
+			pages = c.pages + s.pages, links = c.links + s.links, duplicates = c.duplicates + s.duplicates
+		FROM (SELECT coalesce(sum(queued), 0) AS queued, coalesce(sum(inflight), 0) AS inflight,
+			coalesce(sum(done), 0) AS done, coalesce(sum(failed), 0) AS failed,
+			coalesce(sum(disallowed), 0) AS disallowed, coalesce(sum(skipped), 0) AS skipped,
+			coalesce(sum(reserved), 0) AS reserved, coalesce(sum(bytes), 0) AS bytes,
+			coalesce(sum(hosts), 0) AS hosts, coalesce(sum(pages), 0) AS pages,
+			coalesce(sum(links), 0) AS links, coalesce(sum(duplicates), 0) AS duplicates FROM d) s
+		WHERE c.slot = 0`)
+	if err != nil {
+		return fmt.Errorf("postgres: open %s: fold counters: %w", db.where(), err)
+	}
+	return nil
+}
+
+func ms(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v)
+}
+
+// clean makes s storable as PostgreSQL TEXT, which refuses NUL bytes and
+// invalid UTF-8 (SQLite stores both as given).
+func clean(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+func nullText(s string) *string {
+	if s == "" {
+		return nil
+	}
+	c := clean(s)
+	return &c
+}

@@ -1,0 +1,138 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// URL returns the record of one URL.
+func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
+	var u crawl.URLRecord
+	var via string
+	var state int16
+	var depth, prio, attempts int32
+	var disc, fetched, retry int64
+	var errText *string
+	err := db.pool.QueryRow(ctx, `SELECT id, url, host_id, depth, priority, state, attempts, via, parent_id,
+		discovered_at, fetched_at, retry_at, error FROM urls WHERE id = $1`, int64(id)).Scan(
+		&u.ID, &u.URL, &u.HostID, &depth, &prio, &state, &attempts, &via, &u.Parent,
+		&disc, &fetched, &retry, &errText)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, crawl.ErrNotFound)
+	}
+	if err != nil {
+		return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, err)
+	}
+	u.Depth, u.Priority, u.State, u.Attempts = int(depth), int(prio), crawl.State(state), int(attempts)
+	u.Via = crawl.Via(via)
+	u.DiscoveredAt, u.FetchedAt, u.RetryAt = fromMS(disc), fromMS(fetched), fromMS(retry)
+	if errText != nil {
+		u.Error = *errText
+	}
+	return u, nil
+}
+
+const pageColumns = `url_id, url, status, content_type, charset, title, text, lang, content_hash, duplicate_of,
+	canonical, redirect_to, noindex, nofollow, bytes, wire_bytes, etag, last_modified, fetched_at, duration_ms, error`
+
+func scanPage(sc interface{ Scan(...any) error }) (*crawl.Page, error) {
+	p := &crawl.Page{}
+	var status int32
+	var fetched, dur int64
+	if err := sc.Scan(&p.ID, &p.URL, &status, &p.ContentType, &p.Charset, &p.Title, &p.Text, &p.Lang,
+		&p.ContentHash, &p.DuplicateOf, &p.Canonical, &p.RedirectTo, &p.NoIndex, &p.NoFollow, &p.Bytes, &p.WireBytes,
+		&p.ETag, &p.LastModified, &fetched, &dur, &p.Error); err != nil {
+		return nil, err
+	}
+	p.Status = int(status)
+	p.FetchedAt = fromMS(fetched)
+	p.Duration = time.Duration(dur) * time.Millisecond
+	return p, nil
+}
+
+// Page returns the page recorded for a URL.
+func (db *DB) Page(ctx context.Context, id crawl.ID) (*crawl.Page, error) {
+	p, err := scanPage(db.pool.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE url_id = $1`, int64(id)))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("postgres: page %d: %w", id, crawl.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: page %d: %w", id, err)
+	}
+	return p, nil
+}
+
+// Links returns a page's outlinks.
+func (db *DB) Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error) {
+	rows, err := db.pool.Query(ctx, `SELECT target_id, target, anchor, nofollow FROM links WHERE source_id = $1`, int64(source))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: links of %d: %w", source, err)
+	}
+	defer rows.Close()
+	var out []crawl.Link
+	for rows.Next() {
+		var l crawl.Link
+		if err := rows.Scan(&l.TargetID, &l.Target, &l.Anchor, &l.NoFollow); err != nil {
+			return nil, fmt.Errorf("postgres: links of %d: %w", source, err)
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: links of %d: %w", source, err)
+	}
+	return out, nil
+}
+
+// Pages streams every page in URL ID order, a few hundred rows per query,
+// so that no transaction or connection is held while the caller works.
+func (db *DB) Pages(ctx context.Context) iter.Seq2[*crawl.Page, error] {
+	return func(yield func(*crawl.Page, error) bool) {
+		const batch = 500
+		after := int64(math.MinInt64)
+		op := ">="
+		for {
+			rows, err := db.pool.Query(ctx, `SELECT `+pageColumns+` FROM pages WHERE url_id `+op+` $1 ORDER BY url_id LIMIT $2`, after, batch)
+			if err != nil {
+				yield(nil, fmt.Errorf("postgres: pages: %w", err))
+				return
+			}
+			got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*crawl.Page, error) { return scanPage(row) })
+			if err != nil {
+				yield(nil, fmt.Errorf("postgres: pages: %w", err))
+				return
+			}
+			for _, p := range got {
+				if !yield(p, nil) {
+					return
+				}
+			}
+			if len(got) < batch {
+				return
+			}
+			after, op = int64(got[len(got)-1].ID), ">"
+		}
+	}
+}
+
+// Counters returns the crawl-wide counters.
+func (db *DB) Counters(ctx context.Context) (crawl.Counters, error) {
+	var c crawl.Counters
+	err := db.pool.QueryRow(ctx, `SELECT coalesce(sum(queued), 0)::bigint, coalesce(sum(inflight), 0)::bigint,
+		coalesce(sum(done), 0)::bigint, coalesce(sum(failed), 0)::bigint, coalesce(sum(disallowed), 0)::bigint,
+		coalesce(sum(skipped), 0)::bigint, coalesce(sum(reserved), 0)::bigint, coalesce(sum(bytes), 0)::bigint,
+		coalesce(sum(hosts), 0)::bigint, coalesce(sum(pages), 0)::bigint, coalesce(sum(links), 0)::bigint,
+		coalesce(sum(duplicates), 0)::bigint FROM counters`).Scan(&c.Queued, &c.InFlight, &c.Done, &c.Failed,
+		&c.Disallowed, &c.Skipped, &c.Reserved, &c.Bytes, &c.Hosts, &c.Pages, &c.Links, &c.Duplicates)
+	if err != nil {
+		return crawl.Counters{}, fmt.Errorf("postgres: counters: %w", err)
+	}
+	return c, nil
+}

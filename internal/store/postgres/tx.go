@@ -1,0 +1,188 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// slotPool hands each running write transaction a counters row that no
+// other running transaction uses.
+type slotPool struct {
+	mu   sync.Mutex
+	base int64
+	n    int64
+	free []int64
+}
+
+func (p *slotPool) get() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k := len(p.free); k > 0 {
+		s := p.free[k-1]
+		p.free = p.free[:k-1]
+		return s
+	}
+	p.n++
+	return p.base + p.n
+}
+
+func (p *slotPool) put(s int64) {
+	p.mu.Lock()
+	p.free = append(p.free, s)
+	p.mu.Unlock()
+}
+
+// budgetLock is the advisory lock key under which ClaimURLs checks and
+// raises the crawl's reserved page count; nothing else raises it.
+func (db *DB) budgetLock() int64 {
+	return int64(crawl.HashID("acrawler/postgres page budget:" + db.schema))
+}
+
+// txn is one write transaction on one connection. Its statements are sent
+// in pipelined batches: the first batch opens the transaction and the last
+// one applies the counter deltas and commits, so a transaction costs one
+// round trip per step that depends on the previous step's answers.
+type txn struct {
+	conn      *pgx.Conn
+	slot      int64 // the counters row of this transaction
+	lazy      bool  // commit without waiting for the WAL flush
+	begun     bool
+	committed bool
+	delta     counterDelta
+}
+
+// batch returns an empty batch of the transaction (opening it, if this is
+// the first).
+func (t *txn) batch() *pgx.Batch {
+	b := &pgx.Batch{}
+	if !t.begun {
+		b.Queue("begin")
+		if t.lazy {
+			b.Queue("SET LOCAL synchronous_commit TO off")
+		}
+		t.begun = true
+	}
+	return b
+}
+
+// send runs b and its callbacks. A failed statement aborts the transaction
+// and skips the rest of b.
+func (t *txn) send(ctx context.Context, b *pgx.Batch) error {
+	if b.Len() == 0 {
+		return nil
+	}
+	return t.conn.SendBatch(ctx, b).Close()
+}
+
+// commit adds the counter deltas and the commit to b and runs it. The
+// counters row is the last lock the transaction takes and is held only for
+// this final round trip.
+func (t *txn) commit(ctx context.Context, b *pgx.Batch) error {
+	t.delta.queue(b, t.slot)
+	b.Queue("commit")
+	t.committed = true
+	return t.send(ctx, b)
+}
+
+func (t *txn) rollback(ctx context.Context) {
+	if t.conn.IsClosed() || t.conn.PgConn().TxStatus() == 'I' {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	// On failure the connection is left in a transaction and the pool
+	// destroys it when it is released.
+	t.conn.Exec(ctx, "rollback")
+}
+
+const maxAttempts = 5
+
+// Durability of a write transaction.
+const (
+	// durable transactions (results, admissions) return once on disk.
+	durable = false
+	// lazy transactions (leases and claims) return before their WAL is
+	// flushed: PostgreSQL keeps them atomic and in order, but a crash of
+	// the server may forget the last few hundred milliseconds of them. A
+	// forgotten claim puts its URLs back in the queue (their results are
+	// then ignored as stale), a forgotten lease makes the next ClaimURLs
+	// fail with crawl.ErrLeaseLost, a forgotten release leaves the lease to
+	// expire. In exchange, lease and claim transactions do not wait for a
+	// disk flush (about 3 ms on the test machine) nor hold their locks
+	// through one.
+	lazy = true
+)
+
+// write runs fn in a transaction, committing it unless fn did, and runs it
+// again (up to maxAttempts times) when PostgreSQL aborted it to break a
+// deadlock or a serialization conflict. fn must not keep state across runs.
+func (db *DB) write(ctx context.Context, async bool, fn func(context.Context, *txn) error) error {
+	if db.readOnly {
+		return errors.New("store is open read-only")
+	}
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return connectCause(err)
+	}
+	defer conn.Release()
+	slot := db.slots.get()
+	defer db.slots.put(slot)
+	for attempt := 1; ; attempt++ {
+		t := &txn{conn: conn.Conn(), slot: slot, lazy: async}
+		err := fn(ctx, t)
+		if err == nil && !t.committed {
+			err = t.commit(ctx, t.batch())
+		}
+		if err == nil {
+			return nil
+		}
+		t.rollback(ctx)
+		if !retryable(err) || attempt == maxAttempts {
+			return err
+		}
+		pause := time.Duration(attempt) * time.Duration(1+rand.IntN(5)) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "40001" || pe.Code == "40P01" // serialization_failure, deadlock_detected
+	}
+	return false
+}
+
+// counterDelta accumulates a transaction's changes to the counters row.
+type counterDelta struct {
+	queued, inflight, done, failed, disallowed, skipped int64
+	reserved, bytes, hosts, pages, links, duplicates    int64
+}
+
+func (d *counterDelta) queue(b *pgx.Batch, slot int64) {
+	if *d == (counterDelta{}) {
+		return
+	}
+	b.Queue(`INSERT INTO counters AS c (slot, queued, inflight, done, failed, disallowed, skipped, reserved, bytes,
+			hosts, pages, links, duplicates)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		ON CONFLICT (slot) DO UPDATE SET queued = c.queued + excluded.queued, inflight = c.inflight + excluded.inflight,
+			done = c.done + excluded.done, failed = c.failed + excluded.failed,
+			disallowed = c.disallowed + excluded.disallowed, skipped = c.skipped + excluded.skipped,
+			reserved = c.reserved + excluded.reserved, bytes = c.bytes + excluded.bytes, hosts = c.hosts + excluded.hosts,
+			pages = c.pages + excluded.pages, links = c.links + excluded.links, duplicates = c.duplicates + excluded.duplicates`,
+		slot, d.queued, d.inflight, d.done, d.failed, d.disallowed, d.skipped,
+		d.reserved, d.bytes, d.hosts, d.pages, d.links, d.duplicates)
+}
