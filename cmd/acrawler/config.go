@@ -45,6 +45,8 @@ type crawlConfig struct {
 	RetryBase   duration `toml:"retry_base"`
 	RobotsRetry duration `toml:"robots_retry"`
 	Lease       duration `toml:"lease"`
+	StoreOutage duration `toml:"store_outage"`
+	PGConns     int      `toml:"pg_conns"`
 
 	SortQuery      bool     `toml:"sort_query"`
 	KeepQueryOrder []string `toml:"keep_query_order"`
@@ -77,6 +79,8 @@ func defaultCrawlConfig() crawlConfig {
 		RetryBase:       duration(30 * time.Second),
 		RobotsRetry:     duration(time.Minute),
 		Lease:           duration(time.Minute),
+		StoreOutage:     duration(5 * time.Minute),
+		PGConns:         8,
 		SortQuery:       true,
 		LogLevel:        "info",
 		LogFormat:       "text",
@@ -132,7 +136,7 @@ func loadConfigFile(file string, cfg *crawlConfig) error {
 
 func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.String("config", "", "TOML `file` with settings (flags override it)")
-	fs.StringVar(&c.DB, "db", c.DB, "crawl database: a SQLite `path` (env ACRAWLER_DB)")
+	fs.StringVar(&c.DB, "db", c.DB, "crawl database: a SQLite `path` or a postgres:// DSN (env ACRAWLER_DB)")
 	fs.StringVar(&c.Seeds, "seeds", c.Seeds, "`file` of seed URLs, one per line, # comments")
 	fs.IntVar(&c.MaxDepth, "max-depth", c.MaxDepth, "links followed from a seed (0: no limit)")
 	fs.Int64Var(&c.MaxPages, "max-pages", c.MaxPages, "pages fetched in the whole crawl (0: no limit)")
@@ -161,7 +165,9 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempts per URL on transient failures")
 	fs.Var(&c.RetryBase, "retry-base", "first retry delay after a transient failure (doubles)")
 	fs.Var(&c.RobotsRetry, "robots-retry", "first retry delay for an unreachable robots.txt (doubles)")
-	fs.Var(&c.Lease, "lease", "host lease length")
+	fs.Var(&c.Lease, "lease", "host lease length (several processes on one PostgreSQL: a dead process's hosts wait this long)")
+	fs.Var(&c.StoreOutage, "store-outage", "how long to wait for an unavailable database before giving up")
+	fs.IntVar(&c.PGConns, "pg-conns", c.PGConns, "PostgreSQL connection pool size")
 	fs.BoolVar(&c.SortQuery, "sort-query", c.SortQuery, "sort query parameters when normalizing URLs")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
@@ -219,6 +225,10 @@ func (c *crawlConfig) validate() error {
 		return usagef("--user-agent is empty")
 	case c.LogFormat != "text" && c.LogFormat != "json":
 		return usagef("--log-format must be text or json")
+	case c.PGConns < 1:
+		return usagef("--pg-conns must be at least 1")
+	case c.Lease < duration(time.Second):
+		return usagef("--lease must be at least 1s")
 	case c.TestWeb && c.Proxy != "":
 		return usagef("--testweb and --proxy cannot be used together")
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/acrawler/acrawler/internal/robots"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/score"
-	"github.com/acrawler/acrawler/internal/store/sqlite"
 	"github.com/acrawler/acrawler/internal/testweb"
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
@@ -105,7 +104,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer client.Close()
 
-	store, err := openStore(ctx, cfg.DB)
+	store, err := openStore(ctx, cfg.DB, cfg.PGConns)
 	if err != nil {
 		return err
 	}
@@ -116,9 +115,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		if c.Queued == 0 && c.InFlight == 0 {
-			return usagef("no seed URLs given and %s has nothing queued (acrawler crawl URL... or --seeds FILE)", cfg.DB)
+			return usagef("no seed URLs given and %s has nothing queued (acrawler crawl URL... or --seeds FILE)", redactDB(cfg.DB))
 		}
-		log.Info("resuming the crawl in the database", "db", cfg.DB, "queued", c.Queued)
+		log.Info("resuming the crawl in the database", "db", redactDB(cfg.DB), "queued", c.Queued)
 	}
 
 	prog := newProgressPrinter(stderr, cfg.Progress)
@@ -142,6 +141,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		RetryBase:     time.Duration(cfg.RetryBase),
 		MaxLinks:      cfg.MaxLinks,
 		MaxBody:       int64(cfg.MaxBody),
+		StoreOutage:   time.Duration(cfg.StoreOutage),
 		Log:           log,
 		Progress:      prog.print,
 		ProgressEvery: prog.every,
@@ -149,7 +149,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	log.Info("crawl starting", "db", cfg.DB, "seeds", len(seeds), "workers", cfg.Workers, "delay", time.Duration(cfg.Delay),
+	log.Info("crawl starting", "db", redactDB(cfg.DB), "seeds", len(seeds), "workers", cfg.Workers, "delay", time.Duration(cfg.Delay),
 		"scope", cfg.Scope, "order", cfg.Order)
 	sum, err := eng.Run(ctx)
 	prog.finish()
@@ -158,14 +158,6 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return nil
-}
-
-func openStore(ctx context.Context, db string) (crawl.Store, error) {
-	s, err := sqlite.Open(ctx, db, sqlite.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // readSeedFile reads one URL per line; blank lines and # comments are skipped.

@@ -17,8 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
 	"github.com/acrawler/acrawler/internal/testweb"
 
+	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
 )
 
@@ -61,19 +64,68 @@ func mustCrawl(t *testing.T, args ...string) string {
 	return out
 }
 
-func openDB(t testing.TB, file string) *sql.DB {
+// backend is a store a test crawl can run on.
+type backend struct {
+	name  string
+	newDB func(t testing.TB) string // a fresh, empty --db value
+}
+
+var backends = []backend{
+	{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "crawl.db") }},
+	{"postgres", func(t testing.TB) string { return pgtest.SchemaDSN(t) }},
+}
+
+// forEachBackend runs a test on SQLite and on PostgreSQL (which skips,
+// with a message, when no test server is configured).
+func forEachBackend(t *testing.T, fn func(t *testing.T, be backend)) {
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) { fn(t, be) })
+	}
+}
+
+// testDB reads a crawl database with SQL, whichever backend holds it.
+type testDB struct {
+	*sql.DB
+	pg bool
+}
+
+func openDB(t testing.TB, db string) *testDB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+file+"?mode=ro")
+	driver, src := "sqlite", "file:"+db+"?mode=ro"
+	if isPostgres(db) {
+		driver, src = "pgx", db
+	}
+	d, err := sql.Open(driver, src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	t.Cleanup(func() { d.Close() })
+	return &testDB{DB: d, pg: isPostgres(db)}
 }
 
-func queryStrings(t *testing.T, db *sql.DB, q string, args ...any) []string {
+// rebind turns ? placeholders into PostgreSQL's $n.
+func (d *testDB) rebind(q string) string {
+	if !d.pg {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (d *testDB) row(q string, args ...any) *sql.Row { return d.QueryRow(d.rebind(q), args...) }
+
+func queryStrings(t testing.TB, d *testDB, q string, args ...any) []string {
 	t.Helper()
-	rows, err := db.Query(q, args...)
+	rows, err := d.Query(d.rebind(q), args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,13 +141,28 @@ func queryStrings(t *testing.T, db *sql.DB, q string, args ...any) []string {
 	return out
 }
 
-func queryInt(t testing.TB, db *sql.DB, q string, args ...any) int64 {
+func queryInt(t testing.TB, d *testDB, q string, args ...any) int64 {
 	t.Helper()
-	var n int64
-	if err := db.QueryRow(q, args...).Scan(&n); err != nil {
+	var n sql.NullInt64
+	if err := d.row(q, args...).Scan(&n); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
-	return n
+	return n.Int64
+}
+
+// counters reads the crawl-wide counters through the store interface.
+func counters(t testing.TB, db string) crawl.Counters {
+	t.Helper()
+	st, err := openStore(context.Background(), db, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c, err := st.Counters(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // allSeeds are the home pages of every named site of the test web.
@@ -105,8 +172,12 @@ func TestCrawlIsPolite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web with real delays")
 	}
+	forEachBackend(t, testCrawlIsPolite)
+}
+
+func testCrawlIsPolite(t *testing.T, be backend) {
 	web := newTestWeb(t, testweb.Config{Seed: 3, PagesPerSite: 8, Slow: 300 * time.Millisecond})
-	db := filepath.Join(t.TempDir(), "polite.db")
+	db := be.newDB(t)
 	const delay = 150 * time.Millisecond
 	args := web.crawlArgs(db, "--delay", delay.String(), "--scope", "any", "--max-depth", "3", "--workers", "8",
 		"--max-pages-per-host", "12") // Crawl-delay 1s on one host makes this the long pole
@@ -348,9 +419,9 @@ func TestMain(m *testing.M) {
 }
 
 // pageURLs lists the URLs with a final state in a crawl database.
-func finalURLs(t *testing.T, file string) []string {
+func finalURLs(t *testing.T, db string) []string {
 	t.Helper()
-	d := openDB(t, file)
+	d := openDB(t, db)
 	return queryStrings(t, d, `SELECT url FROM urls WHERE state IN (2, 3, 4, 5) ORDER BY url`)
 }
 
@@ -358,14 +429,17 @@ func TestResumeAfterKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and crawls twice")
 	}
+	forEachBackend(t, testResumeAfterKill)
+}
+
+func testResumeAfterKill(t *testing.T, be backend) {
 	bin := buildBinary(t)
 	cfg := testweb.Config{Seed: 11, PagesPerSite: 40}
 	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/", "http://lab.quantum-optics-institute.test/"}
-	dir := t.TempDir()
 
 	// The reference: one uninterrupted crawl of its own copy of the web.
 	ref := newTestWeb(t, cfg)
-	refDB := filepath.Join(dir, "ref.db")
+	refDB := be.newDB(t)
 	mustCrawl(t, append(ref.crawlArgs(refDB, "--delay", "0", "--max-depth", "0"), seeds...)...)
 	want := finalURLs(t, refDB)
 	if len(want) < 150 {
@@ -374,8 +448,10 @@ func TestResumeAfterKill(t *testing.T) {
 
 	// The same crawl, killed with SIGKILL part way and run again.
 	web := newTestWeb(t, cfg)
-	db := filepath.Join(dir, "killed.db")
-	args := append(web.crawlArgs(db, "--delay", "15ms", "--max-depth", "0"), seeds...)
+	db := be.newDB(t)
+	// A restarted process is a new lease owner: with PostgreSQL it waits
+	// for the dead one's leases to expire.
+	args := append(web.crawlArgs(db, "--delay", "15ms", "--max-depth", "0", "--lease", "2s"), seeds...)
 	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -453,18 +529,22 @@ func TestBudgets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	forEachBackend(t, testBudgets)
+}
+
+func testBudgets(t *testing.T, be backend) {
 	cfg := testweb.Config{Seed: 5, PagesPerSite: 30, Slow: 200 * time.Millisecond}
 	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/",
 		"http://lab.quantum-optics-institute.test/", "http://blog.deep-archive.test/"}
-	crawlWith := func(t *testing.T, extra ...string) (*testWeb, *sql.DB, string) {
+	crawlWith := func(t *testing.T, extra ...string) (*testWeb, *testDB, string, string) {
 		web := newTestWeb(t, cfg)
-		db := filepath.Join(t.TempDir(), "b.db")
+		db := be.newDB(t)
 		args := append(web.crawlArgs(db, append([]string{"--delay", "0"}, extra...)...), seeds...)
 		out := mustCrawl(t, args...)
-		return web, openDB(t, db), out
+		return web, openDB(t, db), out, db
 	}
 	t.Run("max-pages", func(t *testing.T) {
-		web, db, out := crawlWith(t, "--max-pages", "40")
+		web, db, out, _ := crawlWith(t, "--max-pages", "40")
 		if n := len(pageRequests(web)); n > 40 || n < 35 {
 			t.Errorf("%d pages requested under --max-pages 40", n)
 		}
@@ -479,11 +559,11 @@ func TestBudgets(t *testing.T) {
 		}
 	})
 	t.Run("max-pages-per-host", func(t *testing.T) {
-		_, db, out := crawlWith(t, "--max-pages-per-host", "15")
+		_, db, out, _ := crawlWith(t, "--max-pages-per-host", "15")
 		if n := queryInt(t, db, `SELECT max(admitted) FROM hosts`); n != 15 {
 			t.Errorf("most URLs admitted on a host = %d, want 15", n)
 		}
-		if n := queryInt(t, db, `SELECT count(*) FROM (SELECT host_id FROM urls GROUP BY host_id HAVING count(*) > 15)`); n != 0 {
+		if n := queryInt(t, db, `SELECT count(*) FROM (SELECT host_id FROM urls GROUP BY host_id HAVING count(*) > 15) AS t`); n != 0 {
 			t.Errorf("%d hosts hold more than 15 URLs", n)
 		}
 		if !strings.Contains(out, "reached --max-pages-per-host 15") {
@@ -491,7 +571,7 @@ func TestBudgets(t *testing.T) {
 		}
 	})
 	t.Run("max-depth", func(t *testing.T) {
-		_, db, out := crawlWith(t, "--max-depth", "2")
+		_, db, out, _ := crawlWith(t, "--max-depth", "2")
 		if n := queryInt(t, db, `SELECT max(depth) FROM urls`); n != 2 {
 			t.Errorf("deepest URL at depth %d, want 2", n)
 		}
@@ -500,7 +580,7 @@ func TestBudgets(t *testing.T) {
 		}
 	})
 	t.Run("max-bytes", func(t *testing.T) {
-		web, db, out := crawlWith(t, "--max-bytes", "150KB")
+		web, _, out, db := crawlWith(t, "--max-bytes", "150KB")
 		if !strings.Contains(out, "byte budget reached") {
 			t.Errorf("summary does not report the byte budget:\n%s", out)
 		}
@@ -509,13 +589,13 @@ func TestBudgets(t *testing.T) {
 			sent += r.Bytes
 		}
 		// In-flight fetches may finish past the budget: one page per host.
-		if n := queryInt(t, db, `SELECT value FROM counters WHERE name = 'bytes'`); n < 150e3 || n > 150e3+200e3 {
+		if n := counters(t, db).Bytes; n < 150e3 || n > 150e3+200e3 {
 			t.Errorf("%d bytes counted under a 150KB budget (%d bytes served)", n, sent)
 		}
 	})
 	t.Run("max-duration", func(t *testing.T) {
 		start := time.Now()
-		_, db, out := crawlWith(t, "--max-duration", "700ms", "--delay", "100ms")
+		_, db, out, _ := crawlWith(t, "--max-duration", "700ms", "--delay", "100ms")
 		if el := time.Since(start); el > 10*time.Second {
 			t.Errorf("a 700ms crawl ran %v", el)
 		}
@@ -534,8 +614,12 @@ func TestTrapsAndFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	forEachBackend(t, testTrapsAndFaults)
+}
+
+func testTrapsAndFaults(t *testing.T, be backend) {
 	web := newTestWeb(t, testweb.Config{Seed: 9, PagesPerSite: 20, Slow: 300 * time.Millisecond})
-	db := filepath.Join(t.TempDir(), "traps.db")
+	db := be.newDB(t)
 	seeds := []string{"http://www.northfield-university.test/", "http://news.city-daily.test/",
 		"http://blog.deep-archive.test/", "http://faults.test/"}
 	args := append(web.crawlArgs(db, "--delay", "0", "--max-depth", "6", "--max-url-length", "1024", "--scope", "domain"), seeds...)
@@ -580,7 +664,7 @@ func TestTrapsAndFaults(t *testing.T) {
 		}
 		for u, n := range us {
 			var attempts int
-			d.QueryRow(`SELECT attempts FROM urls WHERE url = ?`, u).Scan(&attempts)
+			d.row(`SELECT attempts FROM urls WHERE url = ?`, u).Scan(&attempts)
 			if n > max(attempts, 1) {
 				t.Errorf("%s fetched %d times in %d attempts", u, n, attempts)
 			}
@@ -590,7 +674,7 @@ func TestTrapsAndFaults(t *testing.T) {
 	state := func(u string) (int, int, string) {
 		var st, status int
 		var errText sql.NullString
-		err := d.QueryRow(`SELECT u.state, coalesce(p.status, 0), u.error FROM urls u LEFT JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, u).Scan(&st, &status, &errText)
+		err := d.row(`SELECT u.state, coalesce(p.status, 0), u.error FROM urls u LEFT JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, u).Scan(&st, &status, &errText)
 		if err != nil {
 			t.Errorf("%s: %v", u, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -63,7 +64,10 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return 0
 	}
-	fmt.Fprintf(stderr, "acrawler: %v\n", err)
+	// One line, whatever the error carries (some drivers join causes with
+	// newlines).
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+	fmt.Fprintf(stderr, "acrawler: %s\n", msg)
 	var u usageError
 	if errors.As(err, &u) {
 		return 2
@@ -71,10 +75,11 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
-const usage = `acrawler crawls the academic web politely, in priority order, into SQLite.
+const usage = `acrawler crawls the academic web politely, in priority order, into SQLite or PostgreSQL.
 
 Usage:
   acrawler crawl [flags] URL...     crawl from seed URLs (acrawler crawl -h for flags)
+  acrawler migrate [--db DB]        apply the database schema migrations explicitly
   acrawler testweb --listen ADDR    serve the synthetic test web (an origin and an HTTP proxy)
   acrawler version                  print the version
 `
@@ -91,6 +96,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runCrawl(ctx, rest, stdout, stderr)
 	case "testweb":
 		return runTestweb(ctx, rest, stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "acrawler %s\n", Version)
 		return nil

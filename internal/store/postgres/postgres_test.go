@@ -2,11 +2,8 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,50 +15,13 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/store/postgres"
+	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
 	"github.com/acrawler/acrawler/internal/store/storetest"
 )
 
-// testDSN returns the DSN of the test server or skips the test.
-func testDSN(tb testing.TB) string {
-	tb.Helper()
-	dsn := os.Getenv("ACRAWLER_TEST_POSTGRES")
-	if dsn == "" {
-		tb.Skip("ACRAWLER_TEST_POSTGRES not set: set it to a PostgreSQL DSN (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) to run the PostgreSQL store tests")
-	}
-	return dsn
-}
+func testDSN(tb testing.TB) string { return pgtest.DSN(tb) }
 
-// freshSchema creates an empty schema for one test and drops it afterwards.
-func freshSchema(tb testing.TB) (dsn, schema string) {
-	tb.Helper()
-	dsn = testDSN(tb)
-	var b [6]byte
-	rand.Read(b[:])
-	schema = "acrawler_test_" + hex.EncodeToString(b[:])
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		tb.Fatalf("connect to the test server: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			tb.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, `DROP SCHEMA `+schema+` CASCADE`); err != nil {
-			tb.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	return dsn, schema
-}
+func freshSchema(tb testing.TB) (dsn, schema string) { return pgtest.Schema(tb) }
 
 // exec runs one statement in schema outside the store.
 func exec(t *testing.T, dsn, schema, sql string, args ...any) {

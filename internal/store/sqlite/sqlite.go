@@ -187,6 +187,28 @@ func migrations() ([]migration, error) {
 	return ms, nil
 }
 
+// Migrate brings the database at file up to this build's schema (creating
+// it if needed) and reports the versions before and after.
+func Migrate(ctx context.Context, file string) (from, to int, err error) {
+	db := &DB{path: file}
+	if err := db.acquireLock(); err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	if db.w, err = sql.Open("sqlite", dsn(file, false)); err != nil {
+		return 0, 0, fmt.Errorf("sqlite: open %s: %w", file, err)
+	}
+	db.w.SetMaxOpenConns(1)
+	if from, err = db.version(ctx, db.w); err != nil {
+		return 0, 0, err
+	}
+	if err := db.migrate(ctx); err != nil {
+		return from, 0, err
+	}
+	to, err = db.version(ctx, db.w)
+	return from, to, err
+}
+
 // SchemaVersion is the newest schema this build knows.
 func SchemaVersion() int {
 	ms, err := migrations()

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/postgres"
+	"github.com/acrawler/acrawler/internal/store/sqlite"
+)
+
+// isPostgres reports whether a --db value names a PostgreSQL database
+// rather than a SQLite file.
+func isPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// openStore opens the crawl store a --db value names, read-write.
+func openStore(ctx context.Context, db string, pgConns int) (crawl.Store, error) {
+	if isPostgres(db) {
+		return postgres.Open(ctx, db, postgres.Options{MaxConns: int32(pgConns)})
+	}
+	return sqlite.Open(ctx, db, sqlite.Options{})
+}
+
+// redactDB is a --db value fit for logs: a PostgreSQL DSN without its
+// password.
+func redactDB(db string) string {
+	if !isPostgres(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "postgres://(unparsable DSN)"
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	return u.String()
+}
+
+// dbFlag is the --db flag shared by every command, defaulting to
+// ACRAWLER_DB, then acrawler.db.
+func dbFlag(fs *flag.FlagSet) *string {
+	def := os.Getenv("ACRAWLER_DB")
+	if def == "" {
+		def = "acrawler.db"
+	}
+	return fs.String("db", def, "crawl database: a SQLite `path` or a postgres:// DSN (env ACRAWLER_DB)")
+}
+
+func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("acrawler migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := dbFlag(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("migrate takes no arguments, got %q", fs.Args())
+	}
+	var from, to int
+	var err error
+	if isPostgres(*db) {
+		from, to, err = postgres.Migrate(ctx, *db, postgres.Options{})
+	} else {
+		from, to, err = sqlite.Migrate(ctx, *db)
+	}
+	if err != nil {
+		return err
+	}
+	if from == to {
+		fmt.Fprintf(stdout, "%s: schema is at version %d, nothing to do\n", redactDB(*db), to)
+	} else {
+		fmt.Fprintf(stdout, "%s: schema migrated from version %d to %d\n", redactDB(*db), from, to)
+	}
+	return nil
+}
