@@ -134,6 +134,7 @@ func New(store crawl.Store, cfg Config) (*Engine, error) {
 		Owner:         cfg.Owner,
 		Lease:         cfg.Lease,
 		MaxHosts:      max(256, 4*cfg.Workers),
+		MinReady:      cfg.Workers,
 		Batch:         batch,
 		Limits:        cfg.Limits,
 		Delay:         cfg.Delay,

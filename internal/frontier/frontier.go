@@ -22,6 +22,7 @@ type Config struct {
 	Owner         string        // lease owner name, unique per process
 	Lease         time.Duration // host lease length (default 60s)
 	MaxHosts      int           // hosts held at once (default 256)
+	MinReady      int           // claim more hosts while fewer than this are ready (default 8; the number of workers)
 	Batch         int           // URLs claimed from the store per host at a time (default 8)
 	Limits        crawl.Limits
 	Delay         time.Duration // minimum gap between requests to one host
@@ -46,6 +47,9 @@ func (c *Config) defaults() {
 	}
 	if c.Batch <= 0 {
 		c.Batch = 8
+	}
+	if c.MinReady <= 0 {
+		c.MinReady = 8
 	}
 	if c.MaxCrawlDelay <= 0 {
 		c.MaxCrawlDelay = 30 * time.Second
@@ -189,11 +193,6 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		return Task{}, false, time.Time{}, false, nil
 	}
 	now := f.cfg.Now()
-	claim := f.budget == nil && len(f.hosts) < f.cfg.MaxHosts && (f.claimSoon || now.Sub(f.lastClaim) >= f.cfg.ClaimEvery)
-	room := f.cfg.MaxHosts - len(f.hosts)
-	if claim {
-		f.lastClaim, f.claimSoon = now, false
-	}
 	// Hosts whose time has come move to the ready heap, each with its next
 	// URL buffered (or a robots.txt fetch due) so it can be ranked; those
 	// with an empty buffer are refilled first.
@@ -216,6 +215,16 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		default:
 			refill = append(refill, h)
 		}
+	}
+	// Lease more hosts only when too few are ready to keep the workers
+	// busy, a few at a time: a process holds what it can work, and several
+	// processes share the hosts of one crawl.
+	readyCount := f.ready.Len() + len(refill)
+	claim := f.budget == nil && len(f.hosts) < f.cfg.MaxHosts && readyCount < f.cfg.MinReady &&
+		(f.claimSoon || now.Sub(f.lastClaim) >= f.cfg.ClaimEvery)
+	room := min(f.cfg.MaxHosts-len(f.hosts), max(f.cfg.MinReady-readyCount, f.cfg.MinReady/2, 1))
+	if claim {
+		f.lastClaim, f.claimSoon = now, false
 	}
 	releases := f.toRelease
 	f.toRelease = nil

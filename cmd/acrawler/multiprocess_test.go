@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
+	"github.com/acrawler/acrawler/internal/testweb"
+)
+
+// TestMultiProcess runs three real acrawler crawl processes against one
+// PostgreSQL database and the test web, kills one with SIGKILL mid-crawl,
+// and checks that the crawl completes as a whole: no URL fetched twice
+// except those in flight at the kill, no host asked faster than its delay
+// across all processes, the page budget held crawl-wide.
+func TestMultiProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three crawl processes")
+	}
+	db := pgtest.SchemaDSN(t)
+	bin := buildBinary(t)
+	web := newTestWeb(t, testweb.Config{Seed: 21, Sites: 9, PagesPerSite: 30, NoFaults: true})
+	var seeds []string
+	for _, s := range web.Sites() {
+		if s.Academic && s.Host != "www.karadeniz-universitesi.test" { // its Crawl-delay: 1 would make this slow
+			seeds = append(seeds, s.Origin+"/")
+		}
+	}
+	const maxPages = 450
+	const delay = 40 * time.Millisecond
+	procs := make([]*exec.Cmd, 3)
+	outs := make([]*bytes.Buffer, 3)
+	for i := range procs {
+		args := append(web.crawlArgs(db, "--delay", delay.String(), "--max-pages", fmt.Sprint(maxPages),
+			"--lease", "2s", "--max-depth", "0", "--workers", "3",
+			"--user-agent", fmt.Sprintf("acrawler/0.1 (+https://example.org/proc%d)", i)), seeds...)
+		procs[i] = exec.Command(bin, args...)
+		outs[i] = &bytes.Buffer{}
+		procs[i].Stdout, procs[i].Stderr = outs[i], outs[i]
+		if err := procs[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() {
+		for _, p := range procs {
+			p.Process.Kill()
+		}
+	}()
+	// Kill process 1 once the crawl is well under way.
+	deadline := time.Now().Add(time.Minute)
+	for len(pageRequests(web)) < maxPages/3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d pages fetched after a minute", len(pageRequests(web)))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	procs[1].Process.Kill()
+	procs[1].Wait()
+	killedAt := len(web.Requests())
+	atKill := map[string]bool{}
+	for _, u := range finalURLs(t, db) {
+		atKill[u] = true
+	}
+	for _, i := range []int{0, 2} {
+		done := make(chan error, 1)
+		go func() { done <- procs[i].Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("process %d: %v\n%s", i, err, outs[i])
+			}
+		case <-time.After(3 * time.Minute):
+			t.Fatalf("process %d did not finish\n%s", i, outs[i])
+		}
+		if out := outs[i].String(); !strings.Contains(out, "page budget reached") && !strings.Contains(out, "frontier exhausted") {
+			t.Errorf("process %d ended without finishing the crawl:\n%s", i, out)
+		}
+	}
+
+	reqs := web.Requests()
+	// Every process took part, the killed one included.
+	byProc := map[string]int{}
+	for _, r := range reqs {
+		if i := strings.Index(r.UserAgent, "proc"); i >= 0 {
+			byProc[r.UserAgent[i:i+5]]++
+		}
+	}
+	for i := range 3 {
+		if byProc[fmt.Sprintf("proc%d", i)] == 0 {
+			t.Errorf("process %d made no request: %v", i, byProc)
+		}
+	}
+	// The page budget holds for the crawl as a whole.
+	d := openDB(t, db)
+	if n := queryInt(t, d, `SELECT count(*) FROM pages`); n > maxPages {
+		t.Errorf("%d pages recorded under a crawl-wide budget of %d", n, maxPages)
+	}
+	if c := counters(t, db); c.Reserved > maxPages || c.InFlight != 0 {
+		t.Errorf("counters after the crawl: %d reserved (budget %d), %d in flight", c.Reserved, maxPages, c.InFlight)
+	}
+	// No URL fetched twice, except one in flight at the kill: first asked
+	// before it and not recorded when it happened.
+	count := map[string]int{}
+	first := map[string]int{}
+	for i, r := range reqs {
+		if r.Method == "CONNECT" || strings.HasPrefix(r.Path, "/robots") || r.Status >= 500 || r.Status == 429 {
+			continue
+		}
+		u := "http://" + r.Host + r.Path
+		if count[u] == 0 {
+			first[u] = i
+		}
+		count[u]++
+	}
+	again := 0
+	for u, n := range count {
+		if n < 2 {
+			continue
+		}
+		if n > 2 || first[u] >= killedAt || atKill[u] {
+			t.Errorf("%s fetched %d times (first at request %d, kill at %d, recorded before the kill: %v)", u, n, first[u], killedAt, atKill[u])
+		}
+		again++
+	}
+	if len(count) > maxPages+again {
+		t.Errorf("%d distinct pages fetched under a budget of %d (%d fetched again after the kill)", len(count), maxPages, again)
+	}
+	// No host asked faster than the delay, across all processes.
+	byHost := map[string][]testweb.Request{}
+	for _, r := range reqs {
+		if r.Method != "CONNECT" {
+			byHost[r.Host] = append(byHost[r.Host], r)
+		}
+	}
+	for host, rs := range byHost {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Time.Before(rs[j].Time) })
+		for i := 1; i < len(rs); i++ {
+			if strings.HasPrefix(rs[i-1].Path, "/robots") && strings.HasPrefix(rs[i].Path, "/robots") {
+				continue
+			}
+			if gap := rs[i].Time.Sub(rs[i-1].Time); gap < delay {
+				t.Errorf("%s: %s (%s) then %s (%s) only %v apart", host, rs[i-1].Path, rs[i-1].UserAgent, rs[i].Path, rs[i].UserAgent, gap)
+			}
+		}
+	}
+	t.Logf("%d hosts; requests per process %v; %d distinct pages; %d fetched again after the kill", len(byHost), byProc, len(count), again)
+}
