@@ -15,16 +15,24 @@ import (
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
-// BenchmarkCrawl crawls the 20,000-page test web (100 generated sites of
+// BenchmarkCrawl crawls the 20,000-page test web, on each backend, (100 generated sites of
 // 200 pages, served in-process through the proxy interface on loopback)
 // with politeness delay 0 and everything persisted to SQLite, once per
 // iteration. Run it with:
 //
 //	go test -run '^$' -bench BenchmarkCrawl -benchtime 1x ./cmd/acrawler
 //
+// (the PostgreSQL run needs ACRAWLER_TEST_POSTGRES).
+//
 // It reports pages/s, CPU time per page (crawler and test web together, as
 // they share the process) and the process's peak RSS.
 func BenchmarkCrawl(b *testing.B) {
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) { benchmarkCrawl(b, be) })
+	}
+}
+
+func benchmarkCrawl(b *testing.B, be backend) {
 	web := testweb.New(testweb.Config{Seed: 1, Sites: 100, PagesPerSite: 120, NoFaults: true})
 	srv := httptest.NewServer(web)
 	defer srv.Close()
@@ -38,11 +46,10 @@ func BenchmarkCrawl(b *testing.B) {
 	var cpu time.Duration
 	var elapsed time.Duration
 	for i := 0; i < b.N; i++ {
-		dir := b.TempDir()
-		if d := os.Getenv("ACRAWLER_BENCH_DIR"); d != "" {
-			dir = d
+		db := be.newDB(b)
+		if d := os.Getenv("ACRAWLER_BENCH_DIR"); d != "" && be.name == "sqlite" {
+			db = filepath.Join(d, fmt.Sprintf("bench-%d-%d.db", os.Getpid(), i))
 		}
-		db := filepath.Join(dir, fmt.Sprintf("bench-%d-%d.db", os.Getpid(), i))
 		args := append([]string{"crawl", "--db", db, "--proxy", srv.URL, "--delay", "0", "--max-crawl-delay", "1ms",
 			"--max-depth", "0", "--progress", "off", "--log-level", "error", "--workers", "32"}, seeds...)
 		var out, errb bytes.Buffer

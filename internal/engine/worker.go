@@ -244,6 +244,15 @@ func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via cr
 		e.stats.overDepth.Add(1)
 		return
 	}
+	// The seen filter goes before the scope rules: most links on a page are
+	// known already, and a URL's scope verdict never changes, so a URL
+	// refused once is remembered as seen too (depth is checked first
+	// because a URL refused as too deep may later be found shallower).
+	id := crawl.HashID(target)
+	if e.seen.testAndAdd(id) {
+		e.stats.knownEarly.Add(1)
+		return
+	}
 	switch e.cfg.Scope.Check(target) {
 	case scope.In:
 	case scope.Excluded:
@@ -251,11 +260,6 @@ func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via cr
 		return
 	default:
 		e.stats.outOfScope.Add(1)
-		return
-	}
-	id := crawl.HashID(target)
-	if e.seen.testAndAdd(id) {
-		e.stats.knownEarly.Add(1)
 		return
 	}
 	r.Discovered = append(r.Discovered, e.newURL(target, anchor, depth, r.URL.ID, via))
