@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -730,5 +731,50 @@ func testTrapsAndFaults(t *testing.T, be backend) {
 	}
 	if !after {
 		t.Error("no URL under /after-cap/ was fetched: the rule past 500 KiB was applied")
+	}
+}
+
+func TestPasswordNeverShown(t *testing.T) {
+	// Unreachable server: the error names host and port, not the password.
+	_, stderr, err := runCmd(t, "crawl", "--db", "postgres://crawler:hunter2@127.0.0.1:1/acrawler", "http://a.test/")
+	var msg strings.Builder
+	if code := exitCode(err, &msg); code != 1 {
+		t.Fatalf("exit %d (%v), want 1", code, err)
+	}
+	if !strings.Contains(msg.String(), "127.0.0.1:1") || strings.Contains(msg.String()+stderr, "hunter2") {
+		t.Errorf("error %q (log %q): want host and port named, password hidden", msg.String(), stderr)
+	}
+	// A working crawl with a password in its DSN (the test server trusts
+	// any password) logs the DSN without it.
+	dsn := pgtest.SchemaDSN(t)
+	u, _ := url.Parse(dsn)
+	u.User = url.UserPassword(u.User.Username(), "hunter2")
+	web := newTestWeb(t, testweb.Config{Seed: 1, PagesPerSite: 5})
+	args := web.crawlArgs(u.String(), "--delay", "0", "--max-pages", "5", "http://www.northfield-university.test/")
+	args = append(args[:len(args)-1], "--log-level", "debug", args[len(args)-1])
+	out, logs, err := runCmd(t, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, logs)
+	}
+	if strings.Contains(out+logs, "hunter2") || !strings.Contains(logs, "xxxxx") {
+		t.Errorf("the password shows in the output or the DSN is not logged redacted:\n%s", logs)
+	}
+}
+
+func TestMigrateCommand(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	out, _, err := runCmd(t, "migrate", "--db", db)
+	if err != nil || !strings.Contains(out, "from version 0 to 1") {
+		t.Fatalf("first migrate: %v %q", err, out)
+	}
+	out, _, err = runCmd(t, "migrate", "--db", db)
+	if err != nil || !strings.Contains(out, "nothing to do") {
+		t.Fatalf("second migrate: %v %q", err, out)
+	}
+	pg := pgtest.SchemaDSN(t)
+	t.Setenv("ACRAWLER_DB", pg)
+	out, _, err = runCmd(t, "migrate")
+	if err != nil || !strings.Contains(out, "to 1") {
+		t.Fatalf("migrate on PostgreSQL via ACRAWLER_DB: %v %q", err, out)
 	}
 }
