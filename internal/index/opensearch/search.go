@@ -1,0 +1,374 @@
+package opensearch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"html"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
+
+	"github.com/acrawler/acrawler/internal/query"
+)
+
+// Search limits.
+const (
+	// DefaultLimit is the page size when SearchRequest.Limit is 0.
+	DefaultLimit = 10
+	// MaxLimit caps SearchRequest.Limit.
+	MaxLimit = 100
+	// MaxWindow is OpenSearch's default index.max_result_window: hits past
+	// Offset+Limit > MaxWindow are not returned.
+	MaxWindow = 10000
+	// facetSize is the number of buckets asked for per facet.
+	facetSize = 20
+	// snippetSize is the length of a snippet, in characters.
+	snippetSize = 200
+)
+
+// SearchRequest is one page of a search.
+type SearchRequest struct {
+	// Q is the parsed user query.
+	Q query.Query
+	// Limit is the page size (0 means DefaultLimit, at most MaxLimit);
+	// Offset the number of hits to skip.
+	Limit, Offset int
+	// Host, Type and Lang keep only documents with that exact value, when
+	// set.
+	Host, Type, Lang string
+	// YearFrom and YearTo keep only documents published in that range
+	// (inclusive), when set (non-zero).
+	YearFrom, YearTo int
+	// PageRankWeight is the weight of the PageRank boost, added to the text
+	// score as weight * pagerank/(pagerank+pivot), pivot being about the
+	// index's mean PageRank; 0 means no boost.
+	PageRankWeight float64
+}
+
+// Hit is one matching document.
+type Hit struct {
+	// ID is the document's content hash.
+	ID, URL string
+	// Title is the document's title, as plain text.
+	Title string
+	// Snippet is an HTML fragment of the text with the matched words in
+	// <mark>…</mark>; everything else is escaped.
+	Snippet string
+	// TitleHTML is the title as HTML, with the matched words in
+	// <mark>…</mark>; everything else is escaped.
+	TitleHTML string
+	Score     float64
+	Host      string
+	Type      string
+	DOI       string
+	Lang      string
+	Authors   []string
+	Year      int
+	FetchedAt time.Time
+}
+
+// Facets counts the matching documents per value: the top values of host and
+// type, and the years.
+type Facets struct {
+	Host, Type map[string]int
+	Year       map[int]int
+}
+
+// SearchResult is one page of hits, with the total and the facets of all
+// matching documents.
+type SearchResult struct {
+	// Total is the number of matching documents; OpenSearch counts exactly
+	// up to 10,000 and reports a lower bound beyond.
+	Total int
+	Hits  []Hit
+	// Facets counts over all matching documents, filters included.
+	Facets Facets
+	// Took is the time OpenSearch reports having spent.
+	Took time.Duration
+}
+
+// Search runs r. An empty query (r.Q.IsEmpty(): nothing positive to match)
+// returns an empty result without a request. A page past MaxWindow returns
+// the total and facets without hits. Errors are *Error values, or the
+// context's error when ctx ended; errors.Is(err, ErrUnavailable) tells
+// whether to retry.
+func (c *Client) Search(ctx context.Context, r SearchRequest) (SearchResult, error) {
+	const op = "search"
+	if r.Q.IsEmpty() {
+		return SearchResult{}, nil
+	}
+	body, err := json.Marshal(searchBody(r))
+	if err != nil {
+		return SearchResult{}, &Error{Op: op, Err: err}
+	}
+	req := &opensearchapi.SearchReq{Indices: []string{c.index}, Body: bytes.NewReader(body)}
+	_, resp, err := c.do(ctx, op, http.MethodPost, req)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	res, err := parseSearch(resp)
+	if err != nil {
+		return SearchResult{}, &Error{Op: op, Status: http.StatusOK, Reason: "unreadable response: " + err.Error()}
+	}
+	return res, nil
+}
+
+// obj is a JSON object of the query DSL.
+type obj = map[string]any
+
+// Fields searched for positive words and phrases, with their boosts: each
+// text field in its three analyses.
+var (
+	matchFields = []string{
+		"title^3", "title.en^3", "title.tr^3",
+		"anchors^2", "anchors.en^2", "anchors.tr^2",
+		"text", "text.en", "text.tr",
+	}
+	// exactFields are the unstemmed fields: for prefixes (stemming a
+	// partial word makes no sense) and exclusions.
+	exactFields = []string{"title^3", "anchors^2", "text"}
+)
+
+// termClause returns the clause matching one term of a query.
+func termClause(t query.Term) obj {
+	mm := obj{"query": strings.Join(t.Words, " ")}
+	switch {
+	case t.Prefix:
+		// The last word is a prefix: of a single word, or of a phrase.
+		mm["type"] = "phrase_prefix"
+		mm["fields"] = exactFields
+	case t.Exclude:
+		mm["type"] = "phrase"
+		mm["fields"] = exactFields
+	case t.Phrase:
+		mm["type"] = "phrase"
+		mm["fields"] = matchFields
+	default:
+		// The same text analyzed three ways: most_fields adds the scores
+		// of the analyses that match.
+		mm["type"] = "most_fields"
+		mm["fields"] = matchFields
+	}
+	return obj{"multi_match": mm}
+}
+
+// searchBody returns the _search request body for r.
+func searchBody(r SearchRequest) obj {
+	var must, mustNot []any
+	for _, t := range r.Q.Terms {
+		if t.Exclude {
+			mustNot = append(mustNot, termClause(t))
+		} else {
+			must = append(must, termClause(t))
+		}
+	}
+	var filter []any
+	for _, f := range [...]struct{ field, value string }{{"host", r.Host}, {"type", r.Type}, {"lang", r.Lang}} {
+		if f.value != "" {
+			filter = append(filter, obj{"term": obj{f.field: f.value}})
+		}
+	}
+	if r.YearFrom != 0 || r.YearTo != 0 {
+		rng := obj{}
+		if r.YearFrom != 0 {
+			rng["gte"] = r.YearFrom
+		}
+		if r.YearTo != 0 {
+			rng["lte"] = r.YearTo
+		}
+		filter = append(filter, obj{"range": obj{"year": rng}})
+	}
+	boolQ := obj{"must": must}
+	if len(mustNot) > 0 {
+		boolQ["must_not"] = mustNot
+	}
+	if len(filter) > 0 {
+		boolQ["filter"] = filter
+	}
+	if w := r.PageRankWeight; w > 0 && !math.IsInf(w, 0) {
+		boolQ["should"] = []any{obj{"rank_feature": obj{"field": "pagerank", "saturation": obj{}, "boost": w}}}
+	}
+
+	limit := r.Limit
+	switch {
+	case limit <= 0:
+		limit = DefaultLimit
+	case limit > MaxLimit:
+		limit = MaxLimit
+	}
+	offset := max(r.Offset, 0)
+	if offset >= MaxWindow {
+		offset, limit = 0, 0 // past the window: count and facets only
+	} else {
+		limit = min(limit, MaxWindow-offset)
+	}
+
+	return obj{
+		"from":    offset,
+		"size":    limit,
+		"query":   obj{"bool": boolQ},
+		"_source": obj{"excludes": []string{"text", "anchors"}},
+		"highlight": obj{
+			"pre_tags":  []string{"<mark>"},
+			"post_tags": []string{"</mark>"},
+			"encoder":   "html",
+			// Highlight with the positive clauses only, in any field, so
+			// that a stemmed match (text.en) marks the word in text.
+			"highlight_query":     obj{"bool": obj{"should": must}},
+			"require_field_match": false,
+			"fields": obj{
+				"title": obj{"number_of_fragments": 0},
+				"text": obj{
+					"fragment_size":       snippetSize,
+					"number_of_fragments": 1,
+					"no_match_size":       snippetSize,
+				},
+			},
+		},
+		"aggs": obj{
+			"host": obj{"terms": obj{"field": "host", "size": facetSize}},
+			"type": obj{"terms": obj{"field": "type", "size": facetSize}},
+			"year": obj{"terms": obj{"field": "year", "size": facetSize}},
+		},
+	}
+}
+
+// searchResponse is the part of a _search response that Search reads.
+type searchResponse struct {
+	Took int64 `json:"took"`
+	Hits struct {
+		Total struct {
+			Value int `json:"value"`
+		} `json:"total"`
+		Hits []struct {
+			ID        string              `json:"_id"`
+			Score     *float64            `json:"_score"`
+			Source    hitSource           `json:"_source"`
+			Highlight map[string][]string `json:"highlight"`
+		} `json:"hits"`
+	} `json:"hits"`
+	Aggregations map[string]struct {
+		Buckets []struct {
+			Key      json.RawMessage `json:"key"`
+			DocCount int             `json:"doc_count"`
+		} `json:"buckets"`
+	} `json:"aggregations"`
+}
+
+// hitSource is the returned part of a document's _source.
+type hitSource struct {
+	URL       string   `json:"url"`
+	Title     string   `json:"title"`
+	Host      string   `json:"host"`
+	Type      string   `json:"type"`
+	Lang      string   `json:"lang"`
+	DOI       string   `json:"doi"`
+	Authors   []string `json:"authors"`
+	Year      int      `json:"year"`
+	FetchedAt string   `json:"fetched_at"`
+}
+
+// parseSearch reads a _search response.
+func parseSearch(body []byte) (SearchResult, error) {
+	var r searchResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return SearchResult{}, err
+	}
+	res := SearchResult{
+		Total: r.Hits.Total.Value,
+		Took:  time.Duration(r.Took) * time.Millisecond,
+		Facets: Facets{
+			Host: stringBuckets(r, "host"),
+			Type: stringBuckets(r, "type"),
+			Year: map[int]int{},
+		},
+	}
+	for _, b := range r.Aggregations["year"].Buckets {
+		var y float64
+		if json.Unmarshal(b.Key, &y) == nil && y == math.Trunc(y) && math.Abs(y) < 1e6 {
+			res.Facets.Year[int(y)] = b.DocCount
+		}
+	}
+	for _, h := range r.Hits.Hits {
+		hit := Hit{
+			ID: h.ID, URL: h.Source.URL, Title: h.Source.Title,
+			Host: h.Source.Host, Type: h.Source.Type, DOI: h.Source.DOI,
+			Lang: h.Source.Lang, Authors: h.Source.Authors, Year: h.Source.Year,
+			Snippet:   safeHTML(first(h.Highlight["text"])),
+			TitleHTML: safeHTML(first(h.Highlight["title"])),
+		}
+		if hit.TitleHTML == "" {
+			hit.TitleHTML = html.EscapeString(hit.Title)
+		}
+		if h.Score != nil {
+			hit.Score = *h.Score
+		}
+		if h.Source.FetchedAt != "" {
+			hit.FetchedAt, _ = time.Parse(time.RFC3339Nano, h.Source.FetchedAt)
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	return res, nil
+}
+
+// stringBuckets returns the counts of a terms aggregation on a keyword.
+func stringBuckets(r searchResponse, name string) map[string]int {
+	m := map[string]int{}
+	for _, b := range r.Aggregations[name].Buckets {
+		var k string
+		if json.Unmarshal(b.Key, &k) == nil {
+			m[k] = b.DocCount
+		}
+	}
+	return m
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// safeHTML returns a highlighted fragment with nothing but text and balanced
+// <mark>…</mark> tags: the text between tags is unescaped and escaped again,
+// so that a fragment the server failed to encode cannot carry markup, and a
+// well-encoded one comes out the same.
+func safeHTML(s string) string {
+	var b strings.Builder
+	open := false
+	for s != "" {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			b.WriteString(html.EscapeString(html.UnescapeString(s)))
+			break
+		}
+		b.WriteString(html.EscapeString(html.UnescapeString(s[:i])))
+		s = s[i:]
+		switch {
+		case strings.HasPrefix(s, "<mark>"):
+			if !open {
+				b.WriteString("<mark>")
+				open = true
+			}
+			s = s[len("<mark>"):]
+		case strings.HasPrefix(s, "</mark>"):
+			if open {
+				b.WriteString("</mark>")
+				open = false
+			}
+			s = s[len("</mark>"):]
+		default:
+			b.WriteString("&lt;")
+			s = s[1:]
+		}
+	}
+	if open {
+		b.WriteString("</mark>")
+	}
+	return b.String()
+}

@@ -1,0 +1,341 @@
+// Package query parses what users type into the search box and writes it out
+// for each full-text backend: an SQLite FTS5 MATCH expression, a PostgreSQL
+// to_tsquery input, and the terms the OpenSearch backend builds its query
+// from.
+//
+// The package is a pure leaf: it takes strings and returns values, does no
+// I/O and keeps no state. Parse never fails, and the backend expressions are
+// valid for any input: a user who types quotes, parentheses, stars, colons,
+// operator words or SQL gets results or an empty list, never an error.
+//
+// The syntax is small:
+//
+//	word         a word; several words must all match, anywhere
+//	"a b c"      a phrase: the words in this order, next to each other
+//	-word        the word must not match; so must -"a b" not
+//	word*        a prefix: any word starting with "word"; "a b"* makes the
+//	             last word of a phrase a prefix
+//
+// Everything else is text. Words are runs of letters, digits, private-use
+// characters and combining marks, as SQLite's unicode61 tokenizer sees them
+// (marks are kept inside a word so that Indic and decomposed words stay
+// whole). Words are lowercased rune by rune, so Turkish "İ" becomes "i" and
+// "ı", "ş", "ğ" stay as they are; nothing else is folded (no diacritic
+// removal, no Unicode normalization): the backends fold what their index
+// folds.
+//
+// Decisions where user input is ambiguous:
+//   - A chunk of non-space text that holds several words ("e-mail",
+//     "10.1000/xyz", "title:foo") is a phrase of those words, the way FTS5
+//     and PostgreSQL's phraseto_tsquery read a string with punctuation.
+//   - '-' excludes only at the start of a chunk ("-x", "--x", -"a b"); inside
+//     a chunk it separates words. A trailing '*' makes a prefix only right
+//     after a word character ("foo*", not "foo.*"). A lone "-" or "*" and
+//     chunks without words (";", "()") are ignored.
+//   - An unbalanced quote closes at the end of the input; an empty phrase
+//     ("") is ignored; a quoted single word is a plain word.
+//   - AND, OR, NOT and NEAR are plain words: the backends' operators are
+//     never exposed, so that pasted text cannot change the query's meaning.
+//   - Only the first MaxLength bytes are read; the HTTP API refuses longer
+//     queries, so the limit only bounds the work of callers that skip that
+//     check.
+//   - Invalid UTF-8 bytes separate words, so every output is valid UTF-8.
+package query
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxLength is the number of bytes of a query that are accepted: the HTTP API
+// answers 400 above it, and Parse reads no further.
+const MaxLength = 500
+
+// Term is one condition of a query: a word, a phrase, or a prefix, which the
+// matching documents must contain, or, when Exclude is set, must not.
+type Term struct {
+	// Words holds one word, or several for a phrase, lowercased. For a
+	// prefix, the last word is the prefix.
+	Words []string
+	// Phrase is set when Words holds several words that must appear in
+	// order, next to each other.
+	Phrase bool
+	// Prefix is set when the last word matches any word it begins.
+	Prefix bool
+	// Exclude is set when matching documents must not contain the term.
+	Exclude bool
+}
+
+// Query is a parsed user query.
+type Query struct {
+	// Terms holds the conditions in the order they were typed.
+	Terms []Term
+	// Raw is the query as the user typed it, for display.
+	Raw string
+}
+
+// Parse reads a user query. It never fails: text it does not understand is
+// searched as words, and what holds no word is ignored.
+func Parse(q string) Query {
+	s := q
+	if len(s) > MaxLength {
+		// Cut before the rune that crosses the limit, if any.
+		cut := MaxLength
+		for i := 0; i < utf8.UTFMax && cut > 0 && !utf8.RuneStart(q[cut]); i++ {
+			cut--
+		}
+		s = q[:cut]
+	}
+	var terms []Term
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			i += n
+			continue
+		}
+		// A chunk: a run of text up to a space or a quote.
+		start := i
+		for i < len(s) {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) || r == '"' {
+				break
+			}
+			i += n
+		}
+		chunk := s[start:i]
+		if i < len(s) && s[i] == '"' && strings.Trim(chunk, "-") == "" {
+			// A phrase, excluded when a '-' stands right before its quote.
+			end := strings.IndexByte(s[i+1:], '"')
+			var body string
+			if end < 0 {
+				body, i = s[i+1:], len(s)
+			} else {
+				body, i = s[i+1:i+1+end], i+2+end
+			}
+			t := Term{Words: words(body), Exclude: chunk != ""}
+			for i < len(s) && s[i] == '*' {
+				t.Prefix = true
+				i++
+			}
+			if t.Prefix && !endsInWord(body) {
+				t.Prefix = false
+			}
+			if len(t.Words) > 0 {
+				t.Phrase = len(t.Words) > 1
+				terms = append(terms, t)
+			}
+			continue
+		}
+		if t, ok := chunkTerm(chunk); ok {
+			terms = append(terms, t)
+		}
+	}
+	return Query{Terms: terms, Raw: q}
+}
+
+// chunkTerm reads a chunk of text without spaces or quotes.
+func chunkTerm(chunk string) (Term, bool) {
+	var t Term
+	if rest := strings.TrimLeft(chunk, "-"); rest != chunk {
+		t.Exclude = true
+		chunk = rest
+	}
+	if rest := strings.TrimRight(chunk, "*"); rest != chunk && endsInWord(rest) {
+		t.Prefix = true
+		chunk = rest
+	}
+	t.Words = words(chunk)
+	t.Phrase = len(t.Words) > 1
+	return t, len(t.Words) > 0
+}
+
+// isWordRune reports whether r starts or continues a word.
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
+}
+
+// endsInWord reports whether s ends with a word character, possibly
+// followed by combining marks.
+func endsInWord(s string) bool {
+	for len(s) > 0 {
+		r, n := utf8.DecodeLastRuneInString(s)
+		switch {
+		case isWordRune(r):
+			return true
+		case !unicode.IsMark(r):
+			return false
+		}
+		s = s[:len(s)-n]
+	}
+	return false
+}
+
+// words splits s into lowercased words.
+func words(s string) []string {
+	var out []string
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			out = append(out, b.String())
+			b.Reset()
+		}
+	}
+	for _, r := range s {
+		switch {
+		case isWordRune(r):
+			b.WriteRune(unicode.ToLower(r))
+		case unicode.IsMark(r) && b.Len() > 0:
+			b.WriteRune(r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// IsEmpty reports whether the query has no positive (non-excluded) term:
+// nothing can match it, and callers return an empty result.
+func (q Query) IsEmpty() bool {
+	for _, t := range q.Terms {
+		if !t.Exclude {
+			return false
+		}
+	}
+	return true
+}
+
+// Positive returns the distinct words of the positive terms, in order: the
+// words to highlight in snippets. The last word of a prefix term is a prefix.
+func (q Query) Positive() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range q.Terms {
+		if t.Exclude {
+			continue
+		}
+		for _, w := range t.Words {
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// FTS5 returns an SQLite FTS5 MATCH expression for the query. Every word is
+// a double-quoted string, so no input can reach FTS5's operators; positive
+// terms are ANDed and excluded ones follow a single NOT:
+//
+//	("a" AND "b c" AND "d"*) NOT ("x" OR "y z")
+//
+// The expression's depth does not grow with the number of terms. For an
+// empty query (IsEmpty) it is `""`, which is valid and matches nothing.
+func (q Query) FTS5() string {
+	var pos, neg []string
+	for _, t := range q.Terms {
+		s := fts5Term(t)
+		if t.Exclude {
+			neg = append(neg, s)
+		} else {
+			pos = append(pos, s)
+		}
+	}
+	if len(pos) == 0 {
+		return `""`
+	}
+	out := strings.Join(pos, " AND ")
+	switch {
+	case len(neg) == 0:
+		return out
+	case len(pos) > 1:
+		out = "(" + out + ")"
+	}
+	if len(neg) == 1 {
+		return out + " NOT " + neg[0]
+	}
+	return out + " NOT (" + strings.Join(neg, " OR ") + ")"
+}
+
+// fts5Term writes one term as an FTS5 string, with '*' for a prefix.
+func fts5Term(t Term) string {
+	s := `"` + strings.ReplaceAll(strings.Join(t.Words, " "), `"`, `""`) + `"`
+	if t.Prefix {
+		s += "*"
+	}
+	return s
+}
+
+// TSQuery returns input for PostgreSQL's to_tsquery('simple', …): every word
+// a quoted lexeme, phrases joined by <->, prefixes marked :*, exclusions
+// negated with !, all joined by &:
+//
+//	'a' & ('b' <-> 'c') & 'd':* & !'x' & !('y' <-> 'z')
+//
+// PostgreSQL's parser splits a quoted word it sees as several tokens into a
+// phrase of them, and drops one without lexemes with a notice, never an
+// error. For an empty query (IsEmpty) it is "", which to_tsquery reads as a
+// query that matches nothing.
+//
+// Caution: PostgreSQL's parser and this package do not agree on every
+// character. A word it finds no lexeme in ("²", private-use characters) is
+// dropped, and if every positive term is dropped, what remains may be only
+// exclusions ('²' & !'x' becomes !'x'), which match almost everything.
+// Callers guard with querytree(q) <> 'T', which is false for such a query.
+func (q Query) TSQuery() string {
+	var pos, neg []string
+	for _, t := range q.Terms {
+		s := tsTerm(t)
+		if t.Exclude {
+			neg = append(neg, s)
+		} else {
+			pos = append(pos, s)
+		}
+	}
+	if len(pos) == 0 {
+		return ""
+	}
+	for _, n := range neg {
+		pos = append(pos, "!"+n)
+	}
+	return strings.Join(pos, " & ")
+}
+
+// tsTerm writes one term as tsquery lexemes, parenthesized when it is a
+// phrase.
+func tsTerm(t Term) string {
+	var b strings.Builder
+	if t.Phrase {
+		b.WriteByte('(')
+	}
+	for i, w := range t.Words {
+		if i > 0 {
+			b.WriteString(" <-> ")
+		}
+		b.WriteString(tsLexeme(w))
+		if t.Prefix && i == len(t.Words)-1 {
+			b.WriteString(":*")
+		}
+	}
+	if t.Phrase {
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// tsLexeme quotes a word for to_tsquery: quotes and backslashes are escaped
+// with a backslash, the escape tsquery input understands.
+func tsLexeme(w string) string {
+	var b strings.Builder
+	b.WriteByte('\'')
+	for _, r := range w {
+		if r == '\'' || r == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('\'')
+	return b.String()
+}

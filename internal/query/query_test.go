@@ -1,0 +1,492 @@
+package query
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	_ "modernc.org/sqlite"
+
+	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
+)
+
+// w builds a plain word term.
+func w(word string) Term { return Term{Words: []string{word}} }
+
+// ph builds a phrase term.
+func ph(words ...string) Term { return Term{Words: words, Phrase: len(words) > 1} }
+
+func not(t Term) Term    { t.Exclude = true; return t }
+func prefix(t Term) Term { t.Prefix = true; return t }
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []Term
+	}{
+		{"", nil},
+		{"   \t\n", nil},
+		{"deep learning", []Term{w("deep"), w("learning")}},
+		{"Deep LEARNING", []Term{w("deep"), w("learning")}},
+		{`"deep learning"`, []Term{ph("deep", "learning")}},
+		{`"deep learning`, []Term{ph("deep", "learning")}},
+		{`"deep"`, []Term{w("deep")}},
+		{`""`, nil},
+		{`"`, nil},
+		{`"""`, nil},
+		{`" . "`, nil},
+		{`a"b c"d`, []Term{w("a"), ph("b", "c"), w("d")}},
+		{"-graph", []Term{not(w("graph"))}},
+		{"--graph", []Term{not(w("graph"))}},
+		{`-"neural networks"`, []Term{not(ph("neural", "networks"))}},
+		{`- "neural networks"`, []Term{ph("neural", "networks")}},
+		{"graph*", []Term{prefix(w("graph"))}},
+		{"graph**", []Term{prefix(w("graph"))}},
+		{"-graph*", []Term{not(prefix(w("graph")))}},
+		{`"deep learn"*`, []Term{prefix(ph("deep", "learn"))}},
+		{`"deep learn."*`, []Term{ph("deep", "learn")}},
+		{"graph.*", []Term{w("graph")}},
+		{"*graph", []Term{w("graph")}},
+		{"-", nil},
+		{"*", nil},
+		{"- * -* *- ---", nil},
+		{"e-mail", []Term{ph("e", "mail")}},
+		{"-e-mail", []Term{not(ph("e", "mail"))}},
+		{"naive*bayes", []Term{ph("naive", "bayes")}},
+		{"title:robert", []Term{ph("title", "robert")}},
+		{"10.1000/xyz123", []Term{ph("10", "1000", "xyz123")}},
+		{":", nil},
+		{"AND (", []Term{w("and")}},
+		{"a OR b NOT c NEAR d", []Term{w("a"), w("or"), w("b"), w("not"), w("c"), w("near"), w("d")}},
+		{"NEAR(a b, 5)", []Term{ph("near", "a"), w("b"), w("5")}},
+		{"'; DROP TABLE pages;--", []Term{w("drop"), w("table"), w("pages")}},
+		{"Robert'); DROP TABLE students;--", []Term{w("robert"), w("drop"), w("table"), w("students")}},
+		{"İSTANBUL Işık ŞEHİR", []Term{w("istanbul"), w("işık"), w("şehir")}},
+		{"ışık görüş", []Term{w("ışık"), w("görüş")}},
+		{"Straße CAFÉ naïve", []Term{w("straße"), w("café"), w("naïve")}},
+		{"cafe\u0301", []Term{w("cafe\u0301")}},
+		{"\u0301x", []Term{w("x")}},
+		{"हैलो वर्ल्ड", []Term{w("हैलो"), w("वर्ल्ड")}},
+		{"你好世界", []Term{w("你好世界")}},
+		{"deep\xffnetworks", []Term{ph("deep", "networks")}},
+		{"x\u00a0y", []Term{w("x"), w("y")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			q := Parse(tt.in)
+			if !reflect.DeepEqual(q.Terms, tt.want) {
+				t.Errorf("Parse(%q) = %+v, want %+v", tt.in, q.Terms, tt.want)
+			}
+			if q.Raw != tt.in {
+				t.Errorf("Parse(%q).Raw = %q", tt.in, q.Raw)
+			}
+		})
+	}
+}
+
+func TestParseMaxLength(t *testing.T) {
+	long := strings.Repeat("a ", MaxLength/2) + "tail"
+	q := Parse(long)
+	if q.Raw != long {
+		t.Errorf("Parse(long).Raw changed")
+	}
+	if len(q.Terms) != MaxLength/2 || slices.Contains(q.Positive(), "tail") {
+		t.Errorf("Parse(%d bytes) read past MaxLength: %d terms", len(long), len(q.Terms))
+	}
+	// A rune cut by the limit is dropped, not kept as a broken byte.
+	cut := strings.Repeat("x", MaxLength-1) + "ş"
+	q = Parse(cut)
+	if want := []Term{w(strings.Repeat("x", MaxLength-1))}; !reflect.DeepEqual(q.Terms, want) {
+		t.Errorf("Parse(x…ş) = %+v, want the x run alone", q.Terms)
+	}
+	// A rune that ends at the limit is kept.
+	whole := strings.Repeat("x", MaxLength-2) + "ş" + "tail"
+	q = Parse(whole)
+	if want := []Term{w(strings.Repeat("x", MaxLength-2) + "ş")}; !reflect.DeepEqual(q.Terms, want) {
+		t.Errorf("Parse(x…ştail) = %+v, want the x run and ş", q.Terms)
+	}
+}
+
+func TestIsEmptyPositive(t *testing.T) {
+	tests := []struct {
+		in       string
+		empty    bool
+		positive []string
+	}{
+		{"", true, nil},
+		{"-deep", true, nil},
+		{`-deep -"a b" -c*`, true, nil},
+		{"deep -graph", false, []string{"deep"}},
+		{`deep "deep learning" learn* -graph`, false, []string{"deep", "learning", "learn"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			q := Parse(tt.in)
+			if got := q.IsEmpty(); got != tt.empty {
+				t.Errorf("Parse(%q).IsEmpty() = %v, want %v", tt.in, got, tt.empty)
+			}
+			if got := q.Positive(); !slices.Equal(got, tt.positive) {
+				t.Errorf("Parse(%q).Positive() = %q, want %q", tt.in, got, tt.positive)
+			}
+		})
+	}
+}
+
+func TestExpressions(t *testing.T) {
+	tests := []struct{ in, fts5, tsquery string }{
+		{"", `""`, ``},
+		{"-x", `""`, ``},
+		{"deep", `"deep"`, `'deep'`},
+		{`a "b c" d*`, `"a" AND "b c" AND "d"*`, `'a' & ('b' <-> 'c') & 'd':*`},
+		{`a -x`, `"a" NOT "x"`, `'a' & !'x'`},
+		{`a b -x -"y z"*`, `("a" AND "b") NOT ("x" OR "y z"*)`, `'a' & 'b' & !'x' & !('y' <-> 'z':*)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			q := Parse(tt.in)
+			if got := q.FTS5(); got != tt.fts5 {
+				t.Errorf("Parse(%q).FTS5() = %q, want %q", tt.in, got, tt.fts5)
+			}
+			if got := q.TSQuery(); got != tt.tsquery {
+				t.Errorf("Parse(%q).TSQuery() = %q, want %q", tt.in, got, tt.tsquery)
+			}
+		})
+	}
+	// Words never hold quotes, but the writers escape them all the same.
+	q := Query{Terms: []Term{{Words: []string{`it"s`, `a'b\c`}, Phrase: true}}}
+	if got, want := q.FTS5(), `"it""s a'b\c"`; got != want {
+		t.Errorf("FTS5() of quoted words = %q, want %q", got, want)
+	}
+	if got, want := q.TSQuery(), `('it"s' <-> 'a\'b\\c')`; got != want {
+		t.Errorf("TSQuery() of quoted words = %q, want %q", got, want)
+	}
+}
+
+// corpus is the documents the backends are queried over, by row id.
+var corpus = map[int][2]string{
+	1: {"Deep learning for graphs", "A survey of graph neural networks and learning methods."},
+	2: {"Learning deep structures", "Structures in deep networks. No graphs here."},
+	3: {"İstanbul Üniversitesi yayınları", "Türkçe metin: ışık, şehir, görüş."},
+	4: {"E-mail spam detection", "We detect spam in e-mail with naive Bayes; AND OR NOT NEAR are words too."},
+	5: {"Robert'); DROP TABLE pages;--", `SQL injection: ' OR 1=1 -- and "quotes".`},
+}
+
+// searches are queries over corpus with the rows both backends return.
+var searches = []struct {
+	in   string
+	rows []int
+}{
+	{"deep learning", []int{1, 2}},
+	{`"deep learning"`, []int{1}},
+	{`"learning deep"`, []int{2}},
+	{`"deep learning`, []int{1}},
+	{"graph", []int{1}},
+	{"graph*", []int{1, 2}},
+	{"GRAPH*", []int{1, 2}},
+	{`"deep learn"*`, []int{1}},
+	{"deep -graph", []int{2}},
+	{"deep -graph*", nil},
+	{`deep -"neural networks"`, []int{2}},
+	{"survey --structures", []int{1}},
+	{"deep -", []int{1, 2}},
+	{"-deep", nil},
+	{"e-mail", []int{4}},
+	{"spam -e-mail", nil},
+	{"naive*bayes", []int{4}},
+	{"AND", []int{1, 4, 5}},
+	{"OR", []int{4, 5}},
+	{"NEAR", []int{4}},
+	{"NOT spam", []int{4}},
+	{"AND (", []int{1, 4, 5}},
+	{"(deep OR", nil},
+	{"NEAR(spam detection)", nil},
+	{`"`, nil},
+	{`""`, nil},
+	{"*", nil},
+	{"-", nil},
+	{":", nil},
+	{"title:robert", nil},
+	{"robert');", []int{5}},
+	{"'; DROP TABLE pages;--", []int{5}},
+	{"SQL'); DROP TABLE t; --", nil},
+	{"1=1", []int{5}},
+	{`\"quotes\"`, []int{5}},
+	{"İSTANBUL", []int{3}},
+	{"ışık şehir", []int{3}},
+	{`"üniversitesi yayınları"`, []int{3}},
+	{"yayın*", []int{3}},
+	{"deep\xffnetworks", []int{2}},
+	{"² -graph", nil}, // PostgreSQL finds no lexeme in "²"
+	{"\"deep\xffnetworks\"", []int{2}},
+}
+
+// openFTS5 returns an in-memory FTS5 table t(title, text) holding corpus.
+func openFTS5(tb testing.TB) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1) // one connection: one in-memory database
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE t USING fts5(title, text)`); err != nil {
+		tb.Fatal(err)
+	}
+	for id, doc := range corpus {
+		if _, err := db.Exec(`INSERT INTO t(rowid, title, text) VALUES (?, ?, ?)`, id, doc[0], doc[1]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return db
+}
+
+// matchFTS5 returns the sorted rows matching expr.
+func matchFTS5(db *sql.DB, expr string) ([]int, error) {
+	rows, err := db.Query(`SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid`, expr)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int
+	for rows.Next() {
+		var id int
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func TestFTS5(t *testing.T) {
+	db := openFTS5(t)
+	for _, tt := range searches {
+		t.Run(tt.in, func(t *testing.T) {
+			expr := Parse(tt.in).FTS5()
+			got, err := matchFTS5(db, expr)
+			if err != nil {
+				t.Fatalf("MATCH %q (from %q): %v", expr, tt.in, err)
+			}
+			if !slices.Equal(got, tt.rows) {
+				t.Errorf("MATCH %q (from %q) = rows %v, want %v", expr, tt.in, got, tt.rows)
+			}
+		})
+	}
+}
+
+// pgMatcher answers whether a tsquery matches a text on a real server.
+type pgMatcher struct{ conn *pgx.Conn }
+
+func connectPostgres(tb testing.TB, dsn string) pgMatcher {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		tb.Fatalf("connect to the test server: %v", err)
+	}
+	tb.Cleanup(func() { conn.Close(context.Background()) })
+	return pgMatcher{conn}
+}
+
+// match reports whether tsq matches text, or the server's error.
+func (m pgMatcher) match(text, tsq string) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var ok bool
+	// querytree(q) <> 'T' is the guard TSQuery's doc asks callers for.
+	err := m.conn.QueryRow(ctx, `SELECT to_tsvector('simple', $1) @@ q AND querytree(q) <> 'T'
+		FROM to_tsquery('simple', $2) AS q`, text, tsq).Scan(&ok)
+	return ok, err
+}
+
+func TestTSQuery(t *testing.T) {
+	pg := connectPostgres(t, pgtest.DSN(t))
+	for _, tt := range searches {
+		t.Run(tt.in, func(t *testing.T) {
+			tsq := Parse(tt.in).TSQuery()
+			var got []int
+			for id := 1; id <= len(corpus); id++ {
+				ok, err := pg.match(corpus[id][0]+"\n"+corpus[id][1], tsq)
+				if err != nil {
+					t.Fatalf("to_tsquery(%q) (from %q): %v", tsq, tt.in, err)
+				}
+				if ok {
+					got = append(got, id)
+				}
+			}
+			if !slices.Equal(got, tt.rows) {
+				t.Errorf("to_tsquery(%q) (from %q) matches rows %v, want %v", tsq, tt.in, got, tt.rows)
+			}
+		})
+	}
+}
+
+// envPostgres returns the test server's DSN, or "" without one: the fuzz
+// target then checks TSQuery's syntax only.
+func envPostgres() string { return os.Getenv("ACRAWLER_TEST_POSTGRES") }
+
+// canonical writes q in the syntax Parse reads, one term per chunk.
+func canonical(q Query) string {
+	var parts []string
+	for _, t := range q.Terms {
+		s := strings.Join(t.Words, " ")
+		if t.Phrase {
+			s = `"` + s + `"`
+		}
+		if t.Exclude {
+			s = "-" + s
+		}
+		if t.Prefix {
+			s += "*"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// FuzzParse checks, for any input:
+//   - Parse answers, with non-empty lowercased words of word characters and
+//     Phrase set exactly for several words;
+//   - the terms written back in canonical syntax parse to the same terms;
+//   - FTS5() is accepted by a real FTS5 MATCH, matches nothing when the
+//     query is empty, and only rows its positive part matches;
+//   - TSQuery() has balanced parentheses and quotes, and is accepted by
+//     PostgreSQL when ACRAWLER_TEST_POSTGRES is set.
+func FuzzParse(f *testing.F) {
+	for _, tt := range searches {
+		f.Add(tt.in)
+	}
+	f.Add(`NEAR("a" "b", 3) AND title:x OR -y* "z`)
+	f.Add("\"\x00'\\\"\u0130\u0301*-")
+	db := openFTS5(f)
+	var pg *pgMatcher
+	if dsn := envPostgres(); dsn != "" {
+		m := connectPostgres(f, dsn)
+		pg = &m
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		q := Parse(in)
+		for _, term := range q.Terms {
+			if len(term.Words) == 0 || term.Phrase != (len(term.Words) > 1) {
+				t.Fatalf("Parse(%q): bad term %+v", in, term)
+			}
+			for _, word := range term.Words {
+				if got := words(word); len(got) != 1 || got[0] != word {
+					t.Fatalf("Parse(%q): word %q is not one lowercased word (%q)", in, word, got)
+				}
+			}
+		}
+		if c := canonical(q); len(c) <= MaxLength {
+			if again := Parse(c); !reflect.DeepEqual(again.Terms, q.Terms) {
+				t.Fatalf("Parse(%q) = %+v, but Parse(%q) = %+v", in, q.Terms, c, again.Terms)
+			}
+		}
+
+		expr := q.FTS5()
+		rows, err := matchFTS5(db, expr)
+		if err != nil {
+			t.Fatalf("Parse(%q).FTS5() = %q: %v", in, expr, err)
+		}
+		if q.IsEmpty() && len(rows) > 0 {
+			t.Fatalf("Parse(%q) is empty, but FTS5 %q matches rows %v", in, expr, rows)
+		}
+		positive := Query{Terms: slices.DeleteFunc(slices.Clone(q.Terms), func(t Term) bool { return t.Exclude })}
+		all, err := matchFTS5(db, positive.FTS5())
+		if err != nil {
+			t.Fatalf("FTS5 %q: %v", positive.FTS5(), err)
+		}
+		for _, r := range rows {
+			if !slices.Contains(all, r) {
+				t.Fatalf("Parse(%q): FTS5 %q matches row %d, which its positive part %q does not", in, expr, r, positive.FTS5())
+			}
+		}
+
+		tsq := q.TSQuery()
+		if err := balanced(tsq); err != nil {
+			t.Fatalf("Parse(%q).TSQuery() = %q: %v", in, tsq, err)
+		}
+		if pg != nil {
+			if _, err := pg.match(corpus[1][1], tsq); err != nil {
+				t.Fatalf("Parse(%q).TSQuery() = %q: %v", in, tsq, err)
+			}
+		}
+	})
+}
+
+// balanced checks that the parentheses of a tsquery balance outside quoted
+// lexemes and that every quote closes.
+func balanced(tsq string) error {
+	depth, quoted := 0, false
+	for i := 0; i < len(tsq); i++ {
+		switch c := tsq[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '\'':
+			quoted = !quoted
+		case !quoted && c == '(':
+			depth++
+		case !quoted && c == ')':
+			if depth--; depth < 0 {
+				return fmt.Errorf("unopened ')' at %d", i)
+			}
+		}
+	}
+	if quoted || depth != 0 {
+		return fmt.Errorf("unclosed quote or parenthesis")
+	}
+	return nil
+}
+
+// longest are inputs of MaxLength bytes that make the largest expressions.
+var longest = []string{
+	strings.Repeat("a ", MaxLength/2),
+	strings.Repeat("a* ", MaxLength/3),
+	"a" + strings.Repeat(" -b", MaxLength/3-1),
+	"a" + strings.Repeat(` -"b c"*`, MaxLength/8-1),
+	`"` + strings.Repeat("a ", MaxLength/2-1),
+	strings.Repeat(`"a`, MaxLength/2),
+	strings.Repeat("a-", MaxLength/2),
+}
+
+func TestLongest(t *testing.T) {
+	db := openFTS5(t)
+	var pg *pgMatcher
+	if dsn := envPostgres(); dsn != "" {
+		m := connectPostgres(t, dsn)
+		pg = &m
+	}
+	for _, in := range longest {
+		t.Run(in[:16], func(t *testing.T) {
+			q := Parse(in)
+			if _, err := matchFTS5(db, q.FTS5()); err != nil {
+				t.Errorf("Parse(%q).FTS5() = %q: %v", in, q.FTS5(), err)
+			}
+			if pg != nil {
+				if _, err := pg.match(corpus[1][1], q.TSQuery()); err != nil {
+					t.Errorf("Parse(%q).TSQuery() = %q: %v", in, q.TSQuery(), err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	for _, in := range []string{`"deep learning" graph* -survey`, longest[3]} {
+		b.Run(fmt.Sprintf("%dB", len(in)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				q := Parse(in)
+				_ = q.FTS5()
+				_ = q.TSQuery()
+			}
+		})
+	}
+}
