@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/acrawler/acrawler/internal/scope"
+	"github.com/acrawler/acrawler/internal/score"
 )
 
 // crawlConfig is every setting of a crawl. Precedence: defaults, then the
@@ -27,8 +30,17 @@ type crawlConfig struct {
 	Exclude         []string `toml:"exclude"`
 	NoDefaultExcl   bool     `toml:"no_default_excludes"`
 	MaxURLLength    int      `toml:"max_url_length"`
-	MaxLinks        int      `toml:"max_links_per_page"`
-	Order           string   `toml:"order"`
+	MaxQueryParams  int      `toml:"max_query_params"`
+	MaxPathRepeats  int      `toml:"max_path_repeats"`
+	MaxHostShare    float64  `toml:"max_host_share"`
+	TrapPolicy      string   `toml:"trap_policy"`
+	BlockMarkers    []string `toml:"soft_block_markers"`
+	MetricsAddr     string   `toml:"metrics_addr"`
+	MetricsEvery    duration `toml:"metrics_every"`
+
+	Priority score.Config `toml:"priority"`
+	MaxLinks int          `toml:"max_links_per_page"`
+	Order    string       `toml:"order"`
 
 	Delay         duration `toml:"delay"`
 	MaxCrawlDelay duration `toml:"max_crawl_delay"`
@@ -54,6 +66,17 @@ type crawlConfig struct {
 
 	TestWeb bool `toml:"testweb"`
 
+	WARC       string   `toml:"warc"`
+	MaxPDFBody byteSize `toml:"max_pdf_body"`
+	NoPDF      bool     `toml:"no_pdf"`
+	MainText   bool     `toml:"main_text"`
+
+	Sitemaps     []string `toml:"sitemaps"`
+	NoSitemaps   bool     `toml:"no_sitemaps"`
+	SeedArchive  []string `toml:"seed_archive"`
+	CDXEndpoint  string   `toml:"cdx_endpoint"`
+	ArchiveLimit int      `toml:"archive_limit"`
+
 	LogLevel  string `toml:"log_level"`
 	LogFormat string `toml:"log_format"`
 	Progress  string `toml:"progress"`
@@ -65,7 +88,12 @@ func defaultCrawlConfig() crawlConfig {
 		MaxDepth:        5,
 		MaxPagesPerHost: 5000,
 		Scope:           "domain",
-		MaxURLLength:    2048,
+		MaxURLLength:    scope.DefaultLimits.MaxLength,
+		MaxQueryParams:  scope.DefaultLimits.MaxQueryParams,
+		MaxPathRepeats:  scope.DefaultLimits.MaxRepeats,
+		TrapPolicy:      "throttle",
+		MetricsEvery:    duration(10 * time.Second),
+		Priority:        score.DefaultConfig(),
 		MaxLinks:        1000,
 		Order:           "priority",
 		Delay:           duration(2 * time.Second),
@@ -80,6 +108,11 @@ func defaultCrawlConfig() crawlConfig {
 		RobotsRetry:     duration(time.Minute),
 		Lease:           duration(time.Minute),
 		StoreOutage:     duration(5 * time.Minute),
+		CDXEndpoint:     "https://web.archive.org/cdx/search/cdx",
+		WARC:            "auto",
+		MaxPDFBody:      20 << 20,
+		MainText:        true,
+		ArchiveLimit:    10000,
 		PGConns:         8,
 		SortQuery:       true,
 		LogLevel:        "info",
@@ -138,6 +171,17 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.String("config", "", "TOML `file` with settings (flags override it)")
 	fs.StringVar(&c.DB, "db", c.DB, "crawl database: a SQLite `path` or a postgres:// DSN (env ACRAWLER_DB)")
 	fs.StringVar(&c.Seeds, "seeds", c.Seeds, "`file` of seed URLs, one per line, # comments")
+	fs.Func("sitemap", "seed from this sitemap `URL` (repeatable)", func(s string) error {
+		c.Sitemaps = append(c.Sitemaps, s)
+		return nil
+	})
+	fs.BoolVar(&c.NoSitemaps, "no-sitemaps", c.NoSitemaps, "do not read the sitemaps that robots.txt names (or /sitemap.xml)")
+	fs.Func("seed-archive", "seed from the historical URLs of this `domain` in a web archive (repeatable)", func(s string) error {
+		c.SeedArchive = append(c.SeedArchive, s)
+		return nil
+	})
+	fs.StringVar(&c.CDXEndpoint, "cdx-endpoint", c.CDXEndpoint, "CDX API endpoint for --seed-archive")
+	fs.IntVar(&c.ArchiveLimit, "archive-limit", c.ArchiveLimit, "URLs asked from the archive per domain")
 	fs.IntVar(&c.MaxDepth, "max-depth", c.MaxDepth, "links followed from a seed (0: no limit)")
 	fs.Int64Var(&c.MaxPages, "max-pages", c.MaxPages, "pages fetched in the whole crawl (0: no limit)")
 	fs.Int64Var(&c.MaxPagesPerHost, "max-pages-per-host", c.MaxPagesPerHost, "URLs admitted per host (0: no limit)")
@@ -150,6 +194,12 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	})
 	fs.BoolVar(&c.NoDefaultExcl, "no-default-excludes", c.NoDefaultExcl, "drop the built-in exclusion patterns")
 	fs.IntVar(&c.MaxURLLength, "max-url-length", c.MaxURLLength, "longest URL admitted, in bytes")
+	fs.IntVar(&c.MaxQueryParams, "max-query-params", c.MaxQueryParams, "URLs with more query parameters are not admitted (0: no limit)")
+	fs.IntVar(&c.MaxPathRepeats, "max-path-repeats", c.MaxPathRepeats, "URLs whose path repeats one segment more often are not admitted (0: no limit)")
+	fs.Float64Var(&c.MaxHostShare, "max-host-share", c.MaxHostShare, "largest share of --max-bytes one host may use, e.g. 0.2 (0: no limit)")
+	fs.StringVar(&c.TrapPolicy, "trap-policy", c.TrapPolicy, "a suspected trap host is: warn (reported), throttle (nothing new admitted from it) or stop (nothing more fetched)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "serve Prometheus metrics on this `address` (e.g. 127.0.0.1:9090)")
+	fs.Var(&c.MetricsEvery, "metrics-every", "how often crawl figures are recorded in the database")
 	fs.IntVar(&c.MaxLinks, "max-links-per-page", c.MaxLinks, "links taken from one page")
 	fs.StringVar(&c.Order, "order", c.Order, "crawl order: priority, bfs or dfs")
 	fs.Var(&c.Delay, "delay", "minimum gap between requests to one host")
@@ -161,6 +211,10 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.Var(&c.MaxBody, "max-body", "largest HTML body kept, after decompression")
 	fs.StringVar(&c.Proxy, "proxy", c.Proxy, "HTTP proxy `URL` (default: HTTP_PROXY/HTTPS_PROXY)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private", c.AllowPrivate, "allow connecting to loopback, private and link-local addresses")
+	fs.StringVar(&c.WARC, "warc", c.WARC, "`directory` for the WARC archive of raw responses; auto: beside the database (DB.warc); off: no archive")
+	fs.Var(&c.MaxPDFBody, "max-pdf-body", "largest PDF fetched")
+	fs.BoolVar(&c.NoPDF, "no-pdf", c.NoPDF, "do not fetch PDFs for their text")
+	fs.BoolVar(&c.MainText, "main-text", c.MainText, "extract the main text of pages (boilerplate removed)")
 	fs.BoolVar(&c.TestWeb, "testweb", c.TestWeb, "crawl the built-in synthetic test web (served in-process, used as the proxy) instead of the internet")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempts per URL on transient failures")
 	fs.Var(&c.RetryBase, "retry-base", "first retry delay after a transient failure (doubles)")
@@ -229,6 +283,12 @@ func (c *crawlConfig) validate() error {
 		return usagef("--pg-conns must be at least 1")
 	case c.Lease < duration(time.Second):
 		return usagef("--lease must be at least 1s")
+	case c.MaxHostShare < 0 || c.MaxHostShare > 1:
+		return usagef("--max-host-share must be between 0 and 1")
+	case c.MaxHostShare > 0 && c.MaxBytes == 0:
+		return usagef("--max-host-share needs --max-bytes")
+	case c.MetricsEvery < duration(time.Second):
+		return usagef("--metrics-every must be at least 1s")
 	case c.TestWeb && c.Proxy != "":
 		return usagef("--testweb and --proxy cannot be used together")
 	}

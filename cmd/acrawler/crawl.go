@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/archive"
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/engine"
 	"github.com/acrawler/acrawler/internal/fetch"
@@ -57,6 +60,19 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		seeds = append(seeds, u)
 	}
+	var sitemaps []string
+	for _, s := range cfg.Sitemaps {
+		u, err := norm.Normalize(s)
+		if err != nil {
+			return usagef("sitemap %q: %v", s, err)
+		}
+		sitemaps = append(sitemaps, u)
+	}
+	for _, d := range cfg.SeedArchive {
+		if d == "" || strings.ContainsAny(d, "/ ?#") {
+			return usagef("--seed-archive %q: want a domain such as example.edu", d)
+		}
+	}
 	mode, err := scope.ParseMode(cfg.Scope)
 	if err != nil {
 		return usageError{err}
@@ -65,7 +81,12 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !cfg.NoDefaultExcl {
 		excludes = append(append([]string{}, scope.DefaultExcludes...), cfg.Exclude...)
 	}
-	sc, err := scope.New(mode, seeds, excludes, cfg.MaxURLLength)
+	scopeSeeds := append(append([]string{}, seeds...), sitemaps...)
+	for _, d := range cfg.SeedArchive {
+		scopeSeeds = append(scopeSeeds, "http://"+strings.ToLower(d)+"/")
+	}
+	sc, err := scope.New(mode, scopeSeeds, excludes, scope.Limits{MaxLength: cfg.MaxURLLength,
+		MaxQueryParams: cfg.MaxQueryParams, MaxRepeats: cfg.MaxPathRepeats})
 	if err != nil {
 		return usageError{err}
 	}
@@ -73,7 +94,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageError{err}
 	}
-	scoreCfg := score.DefaultConfig()
+	scoreCfg := cfg.Priority
 	scoreCfg.Order = order
 	policy, err := score.New(scoreCfg)
 	if err != nil {
@@ -109,7 +130,8 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer store.Close()
-	if len(seeds) == 0 {
+	archived := seedArchive(ctx, cfg, norm, log)
+	if len(seeds) == 0 && len(sitemaps) == 0 && len(archived) == 0 {
 		c, err := store.Counters(ctx)
 		if err != nil {
 			return err
@@ -120,11 +142,39 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		log.Info("resuming the crawl in the database", "db", redactDB(cfg.DB), "queued", c.Queued)
 	}
 
+	trapPolicy, err := engine.ParseTrapPolicy(cfg.TrapPolicy)
+	if err != nil {
+		return usageError{err}
+	}
+	lim := crawl.Limits{MaxDepth: cfg.MaxDepth, MaxPages: cfg.MaxPages, MaxPagesPerHost: cfg.MaxPagesPerHost, MaxBytes: int64(cfg.MaxBytes)}
+	if cfg.MaxHostShare > 0 {
+		lim.MaxHostBytes = int64(cfg.MaxHostShare * float64(cfg.MaxBytes))
+	}
+	lim.InlinkBonus, lim.MaxInlinkBonus = policy.InlinkBonus()
+	var markers []string
+	for _, m := range cfg.BlockMarkers {
+		markers = append(markers, strings.ToLower(m))
+	}
+	archive, err := openArchive(cfg.WARC, cfg.DB, cfg.UserAgent)
+	if err != nil {
+		return err
+	}
+	if archive != nil {
+		defer archive.Close()
+	}
+	var pdfs *lazyPDF
+	if !cfg.NoPDF {
+		pdfs = newLazyPDF(log)
+		defer pdfs.Close()
+	}
 	prog := newProgressPrinter(stderr, cfg.Progress)
 	eng, err := engine.New(store, engine.Config{
 		Owner:         ownerName(),
 		Seeds:         seeds,
-		Limits:        crawl.Limits{MaxDepth: cfg.MaxDepth, MaxPages: cfg.MaxPages, MaxPagesPerHost: cfg.MaxPagesPerHost, MaxBytes: int64(cfg.MaxBytes)},
+		SitemapSeeds:  sitemaps,
+		ArchiveSeeds:  archived,
+		NoSitemaps:    cfg.NoSitemaps,
+		Limits:        lim,
 		MaxDuration:   time.Duration(cfg.MaxDuration),
 		Scope:         sc,
 		Normalizer:    norm,
@@ -142,12 +192,30 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MaxLinks:      cfg.MaxLinks,
 		MaxBody:       int64(cfg.MaxBody),
 		StoreOutage:   time.Duration(cfg.StoreOutage),
+		TrapPolicy:    trapPolicy,
+		BlockMarkers:  markers,
+		MetricsEvery:  time.Duration(cfg.MetricsEvery),
+		MaxPDFBody:    int64(cfg.MaxPDFBody),
+		MainText:      cfg.MainText,
 		Log:           log,
 		Progress:      prog.print,
 		ProgressEvery: prog.every,
 	})
 	if err != nil {
 		return err
+	}
+	if archive != nil {
+		eng.SetArchive(archive)
+	}
+	if pdfs != nil {
+		eng.SetPDF(pdfs)
+	}
+	if cfg.MetricsAddr != "" {
+		stop, err := serveMetrics(cfg.MetricsAddr, eng.Collectors(), log)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	log.Info("crawl starting", "db", redactDB(cfg.DB), "seeds", len(seeds), "workers", cfg.Workers, "delay", time.Duration(cfg.Delay),
 		"scope", cfg.Scope, "order", cfg.Order)
@@ -203,4 +271,45 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, o)), nil
 	}
 	return slog.New(slog.NewTextHandler(w, o)), nil
+}
+
+// seedArchive asks the web archive for the historical URLs of the
+// --seed-archive domains. A failing archive is logged and the crawl goes on
+// with what it returned.
+func seedArchive(ctx context.Context, cfg crawlConfig, norm *urlnorm.Normalizer, log *slog.Logger) []string {
+	if len(cfg.SeedArchive) == 0 {
+		return nil
+	}
+	proxy := http.ProxyFromEnvironment
+	if cfg.Proxy != "" {
+		if pu, err := url.Parse(cfg.Proxy); err == nil {
+			proxy = http.ProxyURL(pu)
+		}
+	}
+	client := &archive.Client{
+		Endpoint:  cfg.CDXEndpoint,
+		HTTP:      &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{Proxy: proxy}},
+		UserAgent: cfg.UserAgent,
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range cfg.SeedArchive {
+		n := 0
+		err := client.Captures(ctx, strings.ToLower(d), cfg.ArchiveLimit, func(c archive.Capture) error {
+			u, err := norm.Normalize(c.URL)
+			if err != nil || seen[u] {
+				return nil
+			}
+			seen[u] = true
+			out = append(out, u)
+			n++
+			return nil
+		})
+		if err != nil {
+			log.Warn("web archive seeding failed; the crawl goes on", "domain", d, "urls", n, "err", err)
+			continue
+		}
+		log.Info("web archive seeds", "domain", d, "urls", n)
+	}
+	return out
 }

@@ -79,6 +79,9 @@ const usage = `acrawler crawls the academic web politely, in priority order, int
 
 Usage:
   acrawler crawl [flags] URL...     crawl from seed URLs (acrawler crawl -h for flags)
+  acrawler stats [--db DB] [--json] report on a crawl: frontier, figures over time, hosts, trap suspects
+  acrawler reparse [--db DB]        re-run extraction on every archived response (no network)
+  acrawler export [--db DB]         write every document as JSON lines (--out FILE)
   acrawler migrate [--db DB]        apply the database schema migrations explicitly
   acrawler testweb --listen ADDR    serve the synthetic test web (an origin and an HTTP proxy)
   acrawler version                  print the version
@@ -98,6 +101,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runTestweb(ctx, rest, stdout, stderr)
 	case "migrate":
 		return runMigrate(ctx, rest, stdout, stderr)
+	case "stats":
+		return runStats(ctx, rest, stdout, stderr)
+	case "reparse":
+		return runReparse(ctx, rest, stdout, stderr)
+	case "export":
+		return runExport(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintf(stdout, "acrawler %s\n", Version)
 		return nil

@@ -67,16 +67,28 @@ const (
 	ViaArchive   Via = "archive"
 )
 
+// Kind is what a URL is fetched as.
+type Kind int8
+
+// URL kinds.
+const (
+	KindPage    Kind = 0 // a page (HTML, PDF, ...)
+	KindSitemap Kind = 1 // a sitemap or sitemap index: its entries are offered as new URLs
+)
+
 // NewURL is a normalized URL offered to the frontier.
 type NewURL struct {
-	ID       ID
-	URL      string // normalized, absolute http(s)
-	HostID   ID
-	Host     string // host key (scheme://host[:port]) of URL
-	Depth    int
-	Priority int
-	Parent   ID // the page it was found on; 0 for seeds
-	Via      Via
+	ID         ID
+	URL        string // normalized, absolute http(s)
+	HostID     ID
+	Host       string // host key (scheme://host[:port]) of URL
+	Depth      int
+	Priority   int
+	Parent     ID // the page it was found on; 0 for seeds
+	Via        Via
+	Kind       Kind
+	LastMod    time.Time // from a sitemap, zero if unknown
+	ChangeFreq string    // from a sitemap, "" if unknown
 }
 
 // Limits are the crawl budgets the store enforces atomically, so that they
@@ -87,6 +99,12 @@ type Limits struct {
 	MaxPages        int64 // URLs claimed for fetching, whole crawl
 	MaxPagesPerHost int64 // URLs admitted per host
 	MaxBytes        int64 // response bytes, whole crawl; no claims once reached
+	MaxHostBytes    int64 // response bytes per host; the host's URLs are not claimed once reached
+
+	// InlinkBonus raises the priority of a queued URL each time a newly
+	// fetched page links to it, up to MaxInlinkBonus in all: pages many
+	// pages link to come first.
+	InlinkBonus, MaxInlinkBonus int
 }
 
 // AddStats reports what happened to a batch of offered URLs.
@@ -132,6 +150,8 @@ type ClaimedURL struct {
 	Depth    int
 	Priority int
 	Attempts int // fetch attempts before this one
+	Kind     Kind
+	LastMod  time.Time // from a sitemap, zero if unknown
 }
 
 // Outcome is the final disposition of one claimed URL.
@@ -162,6 +182,10 @@ type URLRecord struct {
 	FetchedAt    time.Time // zero until fetched
 	RetryAt      time.Time // zero unless waiting for a retry
 	Error        string    // last error, if any
+	Kind         Kind
+	LastMod      time.Time // from a sitemap
+	ChangeFreq   string    // from a sitemap
+	Inlinks      int       // distinct fetched pages linking here
 }
 
 // Page is what was recorded for one fetched URL.
@@ -180,6 +204,7 @@ type Page struct {
 	RedirectTo   string // normalized Location for 3xx answers
 	NoIndex      bool
 	NoFollow     bool
+	Blocked      bool  // a soft block: a 200 answer that is really a refusal (captcha, access denied)
 	Bytes        int64 // body bytes received (after decompression)
 	WireBytes    int64 // bytes on the wire, headers included, best effort
 	ETag         string
@@ -187,6 +212,47 @@ type Page struct {
 	FetchedAt    time.Time
 	Duration     time.Duration
 	Error        string // why a response could not be used (too large, bad charset, ...)
+	ErrorKind    string // a short class of Error, for per-host outcome counts
+
+	MainText        string    // the main content, boilerplate removed, paragraphs separated by blank lines
+	Meta            *Metadata // scholarly metadata and classification; nil when none was extracted
+	SimHash         uint64    // near-duplicate fingerprint of the main text (0: none)
+	NearDuplicateOf ID        // set by the store: an earlier page within the near-duplicate distance
+	WARC            WARCRef   // where the raw response is archived (zero: not archived)
+}
+
+// WARCRef locates a response record in the WARC archive.
+type WARCRef struct {
+	File   string // relative to the archive directory
+	Offset int64
+	Length int64
+}
+
+// Metadata is a page's scholarly description: what Highwire, schema.org,
+// Dublin Core, PRISM and Open Graph tags say, and its classification.
+type Metadata struct {
+	Title       string   `json:"title,omitempty"`
+	Authors     []string `json:"authors,omitempty"`
+	Date        string   `json:"date,omitempty"`
+	Year        int      `json:"year,omitempty"`
+	Venue       string   `json:"venue,omitempty"`
+	Volume      string   `json:"volume,omitempty"`
+	Issue       string   `json:"issue,omitempty"`
+	FirstPage   string   `json:"first_page,omitempty"`
+	LastPage    string   `json:"last_page,omitempty"`
+	DOI         string   `json:"doi,omitempty"`
+	PDFURL      string   `json:"pdf_url,omitempty"`
+	AbstractURL string   `json:"abstract_url,omitempty"`
+	ISSN        []string `json:"issn,omitempty"`
+	ISBN        []string `json:"isbn,omitempty"`
+	Publisher   string   `json:"publisher,omitempty"`
+	Keywords    []string `json:"keywords,omitempty"`
+	Abstract    string   `json:"abstract,omitempty"`
+	Type        string   `json:"type,omitempty"`      // article, preprint, thesis, proceedings, book, dataset, person, listing, news, other
+	TypeRule    string   `json:"type_rule,omitempty"` // the rule that decided Type
+	Sources     []string `json:"sources,omitempty"`   // vocabularies that contributed
+	DOIs        []string `json:"dois,omitempty"`      // every DOI found in links and text
+	Created     string   `json:"created,omitempty"`   // PDFs: document creation date (RFC 3339)
 }
 
 // Link is one hyperlink found on a page.
@@ -203,6 +269,7 @@ type Result struct {
 	Outcome    Outcome
 	RetryAt    time.Time // for OutcomeRetry
 	Error      string    // for OutcomeRetry/OutcomeFailed: the error kind and message
+	ErrorKind  string    // for OutcomeRetry/OutcomeFailed: the error kind alone ("timeout", "http 503")
 	Page       *Page     // for OutcomeDone
 	Links      []Link    // outlinks to record (followed or not)
 	Discovered []NewURL  // URLs to admit to the frontier
@@ -214,6 +281,7 @@ type HostUpdate struct {
 	NextFetchAt time.Time
 	Delay       time.Duration
 	Backoff     int
+	Trap        string // when set, the host is recorded as a suspected trap, with this description
 }
 
 // HostRelease is a host lease given up, with the politeness state to keep.
@@ -244,6 +312,45 @@ type Counters struct {
 	Pages      int64
 	Links      int64
 	Duplicates int64
+}
+
+// Metrics are one interval's figures of one crawl process, recorded over
+// time so that a crawl can be measured during and after it.
+type Metrics struct {
+	At       time.Time
+	Owner    string
+	Interval time.Duration
+	// Figures of the interval.
+	Fetched    int64 // responses received
+	Useful     int64 // HTML/PDF 2xx pages that are neither duplicates nor soft blocks
+	Duplicates int64
+	Blocked    int64 // soft blocks
+	Errors     int64 // failures and 5xx answers
+	Discovered int64 // links and redirects offered
+	New        int64 // new URLs admitted
+	Known      int64 // offered URLs already known
+	Bytes      int64
+	// Totals at the end of the interval (whole crawl).
+	Frontier   int64 // URLs queued
+	Reserved   int64 // URLs counted against the page budget
+	TotalBytes int64 // bytes counted against the byte budget
+}
+
+// HostStats are one host's outcomes.
+type HostStats struct {
+	ID         ID
+	Key        string
+	Admitted   int64
+	Queued     int64
+	Fetched    int64
+	Bytes      int64
+	Status     [6]int64 // responses by status class: index 2 is 2xx, ..., 5 is 5xx
+	Errors     map[string]int64
+	Duplicates int64
+	Blocked    int64
+	Discovered int64 // new URLs admitted from its pages
+	Trap       string
+	Robots     int // robots.txt status (0: unreachable or not fetched)
 }
 
 // Errors returned by stores.

@@ -17,6 +17,8 @@ func TestLayering(t *testing.T) {
 	pure := map[string]bool{
 		"internal/urlnorm": true, "internal/robots": true, "internal/htmlx": true,
 		"internal/fingerprint": true, "internal/score": true, "internal/scope": true,
+		"internal/sitemap": true, "internal/scholar": true, "internal/maintext": true, "internal/query": true,
+		"internal/rank": true,
 	}
 	rules := map[string]func(dep string) bool{
 		"internal/crawl": func(dep string) bool { return false },

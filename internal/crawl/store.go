@@ -41,10 +41,13 @@ type Store interface {
 	ClaimURLs(ctx context.Context, owner string, host ID, n int, lim Limits, now time.Time) (urls []ClaimedURL, next time.Time, err error)
 
 	// Commit records a batch of results in one transaction: URL states,
-	// pages, links, duplicate hashes, discovered URLs (admitted under lim)
-	// and host politeness state (a host's next fetch time only moves
-	// forward). Results for URLs no longer in flight are ignored (counted
-	// as Stale). On error nothing of the batch is recorded.
+	// pages (setting Page.DuplicateOf on the results it records), links,
+	// duplicate hashes, discovered URLs (admitted under lim), inbound-link
+	// priority bonuses (lim.InlinkBonus) for the targets of newly recorded
+	// pages, per-host outcome counts and host politeness state (a host's
+	// next fetch time only moves forward). Results for URLs no longer in
+	// flight are ignored (counted as Stale). On error nothing of the batch
+	// is recorded.
 	Commit(ctx context.Context, results []Result, lim Limits) (CommitStats, error)
 
 	// SaveRobots caches the robots.txt outcome of a host and records the
@@ -63,8 +66,25 @@ type Store interface {
 	// Pages iterates over every recorded page in URL ID order, streaming.
 	Pages(ctx context.Context) iter.Seq2[*Page, error]
 
+	// Reparse replaces the extraction of a recorded page (title, text, main
+	// text, language, metadata, fingerprints, robots directives, canonical)
+	// and its outlinks with a new parser's output. The fetch record (status,
+	// bytes, validators, WARC location) and the frontier are untouched;
+	// duplicates are judged again. ErrNotFound if the page is unknown.
+	Reparse(ctx context.Context, p *Page, links []Link) error
+
 	// Counters returns crawl-wide figures.
 	Counters(ctx context.Context) (Counters, error)
+
+	// RecordMetrics appends one interval's figures.
+	RecordMetrics(ctx context.Context, m Metrics) error
+
+	// Metrics returns the recorded intervals since a time, oldest first.
+	Metrics(ctx context.Context, since time.Time) ([]Metrics, error)
+
+	// HostStats returns per-host outcomes, most fetched first, at most limit
+	// hosts (0: all).
+	HostStats(ctx context.Context, limit int) ([]HostStats, error)
 
 	// Close releases the store. It does not release host leases.
 	Close() error

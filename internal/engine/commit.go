@@ -5,7 +5,13 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/urlnorm"
 )
+
+// isUsefulType reports whether a media type is what the crawl is for.
+func isUsefulType(mediaType string) bool {
+	return isHTML(mediaType) || mediaType == "application/pdf"
+}
 
 // A commit is one transaction for up to commitBatch results or
 // commitEvery, whichever comes first: fewer, larger transactions rewrite
@@ -40,7 +46,7 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 				failed = err
 				e.cfg.Log.Error("commit failed; stopping", "err", err, "results", n)
 			} else {
-				e.account(st)
+				e.account(st, batch)
 				e.fr.Admitted(st.Add.Hosts)
 			}
 		}
@@ -77,8 +83,21 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 }
 
 // account folds a committed batch into the crawl figures.
-func (e *Engine) account(st crawl.CommitStats) {
+func (e *Engine) account(st crawl.CommitStats, batch []crawl.Result) {
 	s := &e.stats
+	for i := range batch {
+		r := &batch[i]
+		p := r.Page
+		if r.Outcome != crawl.OutcomeDone || p == nil || p.Status < 200 || p.Status > 299 || !isUsefulType(p.ContentType) {
+			continue
+		}
+		if p.DuplicateOf == 0 && !p.Blocked {
+			s.useful.Add(1)
+		}
+		if trap := e.traps.pageCommitted(r.URL.HostID, p.DuplicateOf != 0); trap != "" {
+			e.cfg.Log.Warn("suspected auto-generated space", "host", urlnorm.HostKey(r.URL.URL), "why", trap)
+		}
+	}
 	s.added.Add(int64(st.Add.Added))
 	s.known.Add(int64(st.Add.Known))
 	s.overHostCap.Add(int64(st.Add.OverHostCap))

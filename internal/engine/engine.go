@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/extract"
 	"github.com/acrawler/acrawler/internal/fetch"
 	"github.com/acrawler/acrawler/internal/frontier"
+	"github.com/acrawler/acrawler/internal/htmlx"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/score"
 	"github.com/acrawler/acrawler/internal/urlnorm"
@@ -27,10 +29,13 @@ type Fetcher interface {
 
 // Config is everything a crawl needs, as plain values and ready parts.
 type Config struct {
-	Owner       string   // this process's lease owner name
-	Seeds       []string // normalized seed URLs
-	Limits      crawl.Limits
-	MaxDuration time.Duration
+	Owner        string   // this process's lease owner name
+	Seeds        []string // normalized seed URLs
+	SitemapSeeds []string // normalized sitemap URLs to read entries from
+	ArchiveSeeds []string // normalized URLs from a web archive (filtered by scope and exclusions)
+	NoSitemaps   bool     // do not look for sitemaps in robots.txt or at /sitemap.xml
+	Limits       crawl.Limits
+	MaxDuration  time.Duration
 
 	Scope      *scope.Scope
 	Normalizer *urlnorm.Normalizer
@@ -46,11 +51,18 @@ type Config struct {
 	RobotsTTL     time.Duration
 	RobotsRetry   time.Duration
 	RobotsTries   int
-	MaxAttempts   int           // fetch attempts per URL for transient failures (default 3)
-	RetryBase     time.Duration // first retry delay, doubling (default 30s)
-	MaxLinks      int           // links taken from one page (default 1000)
-	MaxBody       int64         // HTML body cap, passed to the fetcher (0: its default)
-	StoreOutage   time.Duration // how long store errors are retried before giving up (default 5m)
+	MaxAttempts   int                  // fetch attempts per URL for transient failures (default 3)
+	RetryBase     time.Duration        // first retry delay, doubling (default 30s)
+	MaxLinks      int                  // links taken from one page (default 1000)
+	MaxBody       int64                // HTML body cap, passed to the fetcher (0: its default)
+	StoreOutage   time.Duration        // how long store errors are retried before giving up (default 5m)
+	TrapPolicy    TrapPolicy           // what happens to a suspected trap (default throttle)
+	BlockMarkers  []string             // lowercase phrases that mark a short 200 page as a soft block
+	MetricsEvery  time.Duration        // how often figures are recorded in the store (default 10s)
+	Archive       Archive              // raw responses (nil: not archived)
+	PDF           extract.PDFExtractor // PDF text (nil: PDFs are not fetched for their text)
+	MaxPDFBody    int64                // PDF size limit (default 20 MiB)
+	MainText      bool                 // extract main text (boilerplate removed)
 
 	Log           *slog.Logger
 	Progress      func(Progress) // called every ProgressEvery and once at the end
@@ -92,7 +104,26 @@ func (c *Config) defaults() error {
 	if c.Token == "" {
 		c.Token = "acrawler"
 	}
+	if c.TrapPolicy == "" {
+		c.TrapPolicy = TrapThrottle
+	}
+	if c.BlockMarkers == nil {
+		c.BlockMarkers = DefaultBlockMarkers
+	}
+	if c.MetricsEvery <= 0 {
+		c.MetricsEvery = 10 * time.Second
+	}
+	if c.MaxPDFBody <= 0 {
+		c.MaxPDFBody = 20 << 20
+	}
 	return nil
+}
+
+// DefaultBlockMarkers are phrases of pages that refuse a crawler while
+// answering 200 (soft blocks), matched case-insensitively on short pages.
+var DefaultBlockMarkers = []string{
+	"access denied", "captcha", "are you a robot", "are you a human", "verify you are human",
+	"unusual traffic", "request blocked", "too many requests", "erişim engellendi", "robot değilim",
 }
 
 // Engine runs one crawl over a store.
@@ -102,12 +133,20 @@ type Engine struct {
 	fr    *frontier.Frontier
 	seen  *seenFilter
 	stats stats
+	traps *trapWatch
+
+	extractor     *extract.Extractor
+	archiveErrors atomic.Int64
 
 	results chan crawl.Result
 	pending atomic.Int64 // results sent and not yet committed
 	// bytesBase is the byte count the store held when this run started.
 	bytesBase int64
-	wake      chan struct{}
+
+	metricsMu    sync.Mutex
+	lastMark     metricsMark
+	frontierSize atomic.Int64
+	wake         chan struct{}
 }
 
 // New prepares a crawl.
@@ -116,14 +155,17 @@ func New(store crawl.Store, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{
-		store:   store,
-		cfg:     cfg,
-		seen:    newSeenFilter(1 << 20),
+		store: store,
+		cfg:   cfg,
+		seen:  newSeenFilter(1 << 20),
+		traps: newTrapWatch(),
+
 		results: make(chan crawl.Result, 4*cfg.Workers),
 		wake:    make(chan struct{}, 1),
 	}
 	// URLs claimed per host at a time: large enough that the dispatcher
 	// seldom waits for the store behind a commit.
+	e.extractor = e.newExtractor()
 	batch := 32
 	if cfg.Limits.MaxPages > 0 {
 		// Claims reserve page budget: keep the reservations small so the
@@ -148,6 +190,21 @@ func New(store crawl.Store, cfg Config) (*Engine, error) {
 		Log:           cfg.Log,
 	})
 	return e, nil
+}
+
+// SetArchive sets where raw responses are archived (before Run).
+func (e *Engine) SetArchive(a Archive) { e.cfg.Archive = a }
+
+// SetPDF sets the PDF extractor (before Run).
+func (e *Engine) SetPDF(p extract.PDFExtractor) {
+	e.cfg.PDF = p
+	e.extractor = e.newExtractor()
+}
+
+func (e *Engine) newExtractor() *extract.Extractor {
+	cfg := e.cfg
+	return extract.New(extract.Options{Resolver: cfg.Normalizer, MaxLinks: cfg.MaxLinks, Token: cfg.Token,
+		MainText: cfg.MainText, PDF: cfg.PDF}, func() htmlx.Resolver { return &pageResolver{n: cfg.Normalizer} })
 }
 
 // StopReason says why a crawl ended.
@@ -206,6 +263,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	var bgDone sync.WaitGroup
 	bgDone.Go(func() { e.renewLoop(bg) })
 	bgDone.Go(func() { e.progressLoop(bg) })
+	bgDone.Go(func() { e.metricsLoop(bg) })
 
 	reason, runErr := e.dispatch(runCtx, tasks, commitErr)
 	if reason == StopInterrupt && ctx.Err() == nil && runCtx.Err() != nil {
@@ -231,6 +289,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	}
 	stopBG()
 	bgDone.Wait()
+	e.recordMetrics(context.WithoutCancel(ctx)) // the last, partial interval
 	sum := e.summary(reason)
 	if e.cfg.Progress != nil {
 		e.cfg.Progress(e.progress(true))
@@ -240,9 +299,6 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 
 // seed offers the seed URLs (depth 0) to the frontier.
 func (e *Engine) seed(ctx context.Context) error {
-	if len(e.cfg.Seeds) == 0 {
-		return nil
-	}
 	var urls []crawl.NewURL
 	for _, s := range e.cfg.Seeds {
 		if r := e.cfg.Scope.Check(s); r != scope.In && r != scope.Excluded {
@@ -252,6 +308,23 @@ func (e *Engine) seed(ctx context.Context) error {
 		u := e.newURL(s, "", 0, 0, crawl.ViaSeed)
 		u.Priority += 1000 // seeds first
 		urls = append(urls, u)
+	}
+	for _, s := range e.cfg.SitemapSeeds {
+		urls = append(urls, e.sitemapURL(s, 0, 0))
+	}
+	archived := 0
+	for _, s := range e.cfg.ArchiveSeeds {
+		if e.cfg.Scope.Check(s) != scope.In {
+			continue
+		}
+		urls = append(urls, e.newURL(s, "", 1, 0, crawl.ViaArchive))
+		archived++
+	}
+	if len(e.cfg.ArchiveSeeds) > 0 {
+		e.cfg.Log.Info("archive seeds", "offered", len(e.cfg.ArchiveSeeds), "in_scope", archived)
+	}
+	if len(urls) == 0 {
+		return nil
 	}
 	st, err := e.storeRetry(ctx, "add seeds", func() error {
 		var err error

@@ -22,6 +22,8 @@ type stats struct {
 	excluded                      atomic.Int64
 	added, known, overHostCap     atomic.Int64 // admission results from the store
 	duplicates, stale             atomic.Int64
+	blocked, useful, trapped      atomic.Int64
+	sitemapEntries                atomic.Int64
 	committedPages                atomic.Int64
 	mu                            sync.Mutex
 	cappedHosts                   map[crawl.ID]bool

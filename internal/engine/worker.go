@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/extract"
 	"github.com/acrawler/acrawler/internal/fetch"
-	"github.com/acrawler/acrawler/internal/fingerprint"
 	"github.com/acrawler/acrawler/internal/frontier"
-	"github.com/acrawler/acrawler/internal/htmlx"
 	"github.com/acrawler/acrawler/internal/robots"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/urlnorm"
@@ -29,10 +28,33 @@ func (e *Engine) handle(ctx context.Context, t frontier.Task) {
 		e.stats.skipped.Add(1)
 		e.send(crawl.Result{URL: t.URL, Outcome: crawl.OutcomeSkipped, Error: t.Reason, Host: upd})
 	case frontier.FetchURL:
+		if why := e.leftAlone(t.HostID); why != "" {
+			upd := e.fr.Done(ctx, t, frontier.Feedback{})
+			e.stats.skipped.Add(1)
+			e.send(crawl.Result{URL: t.URL, Outcome: crawl.OutcomeSkipped, Error: why, Host: upd})
+			return
+		}
 		r, fb := e.fetchPage(ctx, t)
 		r.Host = e.fr.Done(ctx, t, fb)
+		if trap, report := e.traps.flagged(t.HostID); report {
+			r.Host.Trap = trap
+		}
 		e.send(r)
 	}
+}
+
+// leftAlone says why a host's URLs are no longer fetched, if they are not:
+// it soft-blocked too often, or it is a suspected trap under TrapStop.
+func (e *Engine) leftAlone(host crawl.ID) string {
+	if e.traps.stopped(host) {
+		return "host soft-blocks the crawler"
+	}
+	if e.cfg.TrapPolicy == TrapStop {
+		if trap, _ := e.traps.flagged(host); trap != "" {
+			return "suspected trap: " + trap
+		}
+	}
+	return ""
 }
 
 // fetchRobots gets a host's robots.txt, following up to five redirects.
@@ -57,6 +79,7 @@ func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
 		e.cfg.Log.Debug("robots.txt unreachable", "host", t.Host, "err", err)
 	default:
 		status, body = resp.Status, resp.Body
+		e.archive(fb.Finished, resp)
 		e.stats.robots.Add(1)
 		e.stats.robotsBytes.Add(max(resp.WireBytes, resp.Bytes))
 		if status == http.StatusTooManyRequests {
@@ -65,6 +88,13 @@ func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
 	}
 	if err := e.fr.RobotsDone(ctx, t, status, body, fb); err != nil {
 		e.cfg.Log.Warn("save robots.txt", "host", t.Host, "err", err)
+	}
+	if status != 0 && status < 500 && status != http.StatusTooManyRequests {
+		var lines []string
+		if status >= 200 && status < 300 {
+			lines = robots.Parse(body).Sitemaps()
+		}
+		e.offerSitemaps(ctx, t.Host, lines)
 	}
 }
 
@@ -78,25 +108,33 @@ func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, 
 		return r, frontier.Feedback{}
 	}
 	started := e.cfg.Now()
-	resp, err := e.cfg.Fetcher.Fetch(ctx, fetch.Request{URL: u.URL, MaxBody: e.cfg.MaxBody})
+	if u.Kind == crawl.KindSitemap {
+		sr, resp, err := e.fetchSitemap(ctx, r, u)
+		fb := frontier.Feedback{Requested: true, Finished: e.cfg.Now()}
+		if err != nil {
+			return e.fetchFailed(ctx, r, err, fb)
+		}
+		sr.Page.WARC = e.archive(started, resp)
+		e.stats.fetched.Add(1)
+		e.stats.bytes.Add(max(resp.WireBytes, resp.Bytes))
+		e.stats.status(resp.Status)
+		sr.Page.FetchedAt = started
+		if resp.Status == http.StatusTooManyRequests || resp.Status == http.StatusServiceUnavailable {
+			fb.Throttled, fb.RetryAfter = true, resp.RetryAfter
+		}
+		return sr, fb
+	}
+	resp, err := e.cfg.Fetcher.Fetch(ctx, fetch.Request{URL: u.URL, MaxBody: e.cfg.MaxBody, Accept: e.accept, Limit: e.bodyLimit})
 	fb := frontier.Feedback{Requested: true, Finished: e.cfg.Now()}
 	if err != nil {
 		return e.fetchFailed(ctx, r, err, fb)
 	}
+	ref := e.archive(started, resp)
 	e.stats.fetched.Add(1)
 	e.stats.bytes.Add(max(resp.WireBytes, resp.Bytes))
 	e.stats.status(resp.Status)
-	p := &crawl.Page{
-		URL:          u.URL,
-		Status:       resp.Status,
-		ContentType:  resp.MediaType,
-		Bytes:        resp.Bytes,
-		WireBytes:    resp.WireBytes,
-		ETag:         resp.Header.Get("ETag"),
-		LastModified: resp.Header.Get("Last-Modified"),
-		FetchedAt:    started,
-		Duration:     resp.Duration,
-	}
+	p := pageOf(u, resp)
+	p.FetchedAt, p.WARC = started, ref
 	r.Outcome, r.Page = crawl.OutcomeDone, p
 	switch st := resp.Status; {
 	case st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable:
@@ -110,10 +148,45 @@ func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, 
 		}
 	case st >= 300 && st < 400:
 		e.redirect(&r, resp.Location)
+	case st >= 200 && st < 300 && !resp.BodySkipped && extract.IsPDF(resp.MediaType):
+		e.parse(ctx, &r, resp)
 	case st >= 200 && st < 300 && !resp.BodySkipped && isHTML(resp.MediaType):
-		e.parse(&r, resp)
+		e.parse(ctx, &r, resp)
+		slow, _ := e.traps.softBlock(u.HostID, p.Blocked)
+		if slow {
+			fb.Throttled = true // back off from a host that keeps refusing
+		}
+		if p.Blocked {
+			e.stats.blocked.Add(1)
+		}
+		e.watchDiscovery(&r)
 	}
 	return r, fb
+}
+
+// watchDiscovery feeds the trap detector with the new URLs of a page and
+// applies the trap policy to a host suspected of generating URLs.
+func (e *Engine) watchDiscovery(r *crawl.Result) {
+	host := r.URL.HostID
+	if trap := e.traps.pageDiscovered(host, r.Discovered); trap != "" {
+		e.cfg.Log.Warn("suspected crawler trap", "host", urlnorm.HostKey(r.URL.URL), "policy", string(e.cfg.TrapPolicy), "why", trap)
+	}
+	if e.cfg.TrapPolicy == TrapWarn {
+		return
+	}
+	if trap, _ := e.traps.flagged(host); trap == "" {
+		return
+	}
+	// Fetch what is known, admit nothing new from the host's own pages.
+	kept := r.Discovered[:0]
+	for _, d := range r.Discovered {
+		if d.HostID != host {
+			kept = append(kept, d)
+		} else {
+			e.stats.trapped.Add(1)
+		}
+	}
+	r.Discovered = kept
 }
 
 func isHTML(mediaType string) bool {
@@ -126,7 +199,7 @@ func (e *Engine) retryDelay(attempts int) time.Duration {
 
 func (e *Engine) retry(r crawl.Result, why string, after time.Duration) crawl.Result {
 	e.stats.retried.Add(1)
-	return crawl.Result{URL: r.URL, Outcome: crawl.OutcomeRetry, RetryAt: e.cfg.Now().Add(after), Error: why}
+	return crawl.Result{URL: r.URL, Outcome: crawl.OutcomeRetry, RetryAt: e.cfg.Now().Add(after), Error: why, ErrorKind: why}
 }
 
 // fetchFailed turns a fetch error into a retry, a failure or (at shutdown)
@@ -144,11 +217,13 @@ func (e *Engine) fetchFailed(ctx context.Context, r crawl.Result, err error, fb 
 	}
 	msg := fe.Kind.String() + ": " + errText(fe)
 	if fe.Temporary() && r.URL.Attempts+1 < e.cfg.MaxAttempts {
-		return e.retry(r, msg, e.retryDelay(r.URL.Attempts)), fb
+		rr := e.retry(r, msg, e.retryDelay(r.URL.Attempts))
+		rr.ErrorKind = fe.Kind.String()
+		return rr, fb
 	}
 	e.stats.failed.Add(1)
 	e.cfg.Log.Debug("fetch failed", "url", r.URL.URL, "err", err)
-	return crawl.Result{URL: r.URL, Outcome: crawl.OutcomeFailed, Error: msg}, fb
+	return crawl.Result{URL: r.URL, Outcome: crawl.OutcomeFailed, Error: msg, ErrorKind: fe.Kind.String()}, fb
 }
 
 func errText(fe *fetch.Error) string {
@@ -171,7 +246,7 @@ func (e *Engine) redirect(r *crawl.Result, location string) {
 	}
 	target, err := e.cfg.Normalizer.Normalize(location)
 	if err != nil {
-		r.Page.Error = "bad redirect location: " + err.Error()
+		r.Page.Error, r.Page.ErrorKind = "bad redirect location: "+err.Error(), "bad redirect"
 		return
 	}
 	r.Page.RedirectTo = target
@@ -184,48 +259,40 @@ func (e *Engine) redirect(r *crawl.Result, location string) {
 }
 
 // parse extracts text and links from an HTML answer.
-func (e *Engine) parse(r *crawl.Result, resp *fetch.Response) {
+func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Response) {
 	p, u := r.Page, r.URL
-	body, charset, err := htmlx.Decode(resp.Body, resp.ContentType)
-	if err != nil {
-		p.Error = "decode: " + err.Error()
+	var x extract.Result
+	if extract.IsPDF(resp.MediaType) {
+		x = e.extractor.PDF(ctx, resp.Body, u.URL)
+		x.Apply(p)
+		if x.ErrorKind != "" {
+			e.stats.parseErrors.Add(1)
+		}
+		return
+	}
+	x = e.extractor.HTML(resp.Body, resp.ContentType, u.URL, resp.Header)
+	x.Apply(p)
+	if x.Error != "" && x.Text == "" {
 		e.stats.parseErrors.Add(1)
 		return
 	}
-	p.Charset = charset
-	res := &pageResolver{n: e.cfg.Normalizer}
-	doc, err := htmlx.Parse(body, u.URL, htmlx.Options{Resolver: res, MaxLinks: e.cfg.MaxLinks, Token: e.cfg.Token})
-	if err != nil {
-		p.Error = "parse: " + err.Error()
-		e.stats.parseErrors.Add(1)
-		return
-	}
-	dir := doc.Robots
-	for _, v := range resp.Header.Values("X-Robots-Tag") {
-		dir = dir.Merge(htmlx.ParseRobotsDirectives(v, e.cfg.Token))
-	}
-	p.Title, p.Text, p.Lang = doc.Title, doc.Text, doc.Lang
-	if p.Lang == "" {
-		p.Lang = strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Language")))
-	}
-	p.NoIndex, p.NoFollow = dir.NoIndex, dir.NoFollow
-	p.ContentHash = fingerprint.Exact(p.Text)
-	if doc.Canonical != "" && doc.Canonical != u.URL {
-		p.Canonical = doc.Canonical
+	p.Blocked = e.softBlocked(u.HostID, p.Title, p.Text)
+	r.Links = make([]crawl.Link, 0, len(x.Links)+1)
+	if x.Canonical != "" && x.Canonical != u.URL {
+		p.Canonical = x.Canonical
 		// The canonical URL is the record's name: queue it if unseen (an
 		// alias never hides it), and keep this page as its alias.
-		if e.cfg.Scope.Check(doc.Canonical) == scope.In {
-			e.offer(r, doc.Canonical, "", u.Depth, crawl.ViaCanonical)
+		if e.cfg.Scope.Check(x.Canonical) == scope.In {
+			e.offer(r, x.Canonical, "", u.Depth, crawl.ViaCanonical)
 		}
 	}
-	if doc.Refresh != "" && doc.Refresh != u.URL {
-		r.Links = append(r.Links, crawl.Link{TargetID: crawl.HashID(doc.Refresh), Target: doc.Refresh})
+	if x.Refresh != "" && x.Refresh != u.URL {
+		r.Links = append(r.Links, crawl.Link{TargetID: crawl.HashID(x.Refresh), Target: x.Refresh})
 		if !p.NoFollow {
-			e.offer(r, doc.Refresh, "", u.Depth, crawl.ViaRedirect)
+			e.offer(r, x.Refresh, "", u.Depth, crawl.ViaRedirect)
 		}
 	}
-	r.Links = make([]crawl.Link, 0, len(doc.Links)+len(r.Links))
-	for _, l := range doc.Links {
+	for _, l := range x.Links {
 		if l.URL == u.URL {
 			continue
 		}
@@ -234,6 +301,26 @@ func (e *Engine) parse(r *crawl.Result, resp *fetch.Response) {
 			e.offer(r, l.URL, l.Anchor, u.Depth+1, crawl.ViaLink)
 		}
 	}
+}
+
+// softBlockText is the text length under which a page is checked for
+// soft-block phrases: a long page that mentions "captcha" is an article
+// about captchas.
+const softBlockText = 1500
+
+// softBlocked reports whether a 200 HTML page is really a refusal: a short
+// page with a blocking phrase, or one far shorter than the host's usual
+// page.
+func (e *Engine) softBlocked(host crawl.ID, title, text string) bool {
+	if len(text) < softBlockText {
+		lt := strings.ToLower(title + " " + text)
+		for _, m := range e.cfg.BlockMarkers {
+			if strings.Contains(lt, m) {
+				return true
+			}
+		}
+	}
+	return e.traps.shortPage(host, len(text)) && len(text) < softBlockText
 }
 
 // offer adds a discovered URL to the result if it is in scope, within the

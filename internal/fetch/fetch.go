@@ -99,6 +99,10 @@ type Request struct {
 	// MaxBody limits the decoded body; 0 means Config.MaxBody.
 	MaxBody int64
 
+	// Limit, when set, chooses the body limit by media type (a PDF may be
+	// larger than a page); a result of 0 falls back to MaxBody.
+	Limit func(mediaType string) int64
+
 	// ETag, when set, is sent as If-None-Match.
 	ETag string
 
@@ -119,14 +123,18 @@ type Request struct {
 
 // Response is an HTTP response with its body read and decoded.
 type Response struct {
-	URL         string      // the URL that answered (the last hop when following redirects)
-	Status      int         // HTTP status code
-	Header      http.Header // response header as received
-	MediaType   string      // lowercase media type without parameters; sniffed when Content-Type is absent or invalid; "" when unknown
-	ContentType string      // raw Content-Type header
-	Body        []byte      // decoded body; nil when BodySkipped or empty
-	BodySkipped bool        // MediaType not accepted: the body was not read
-	Truncated   bool        // Request.Truncate cut the body at MaxBody
+	URL    string      // the URL that answered (the last hop when following redirects)
+	Status int         // HTTP status code
+	Proto  string      // "HTTP/1.1"
+	Header http.Header // response header as received
+	// RequestHeader is the header of the request that got this response
+	// (for archiving the exchange); do not modify it.
+	RequestHeader http.Header
+	MediaType     string // lowercase media type without parameters; sniffed when Content-Type is absent or invalid; "" when unknown
+	ContentType   string // raw Content-Type header
+	Body          []byte // decoded body; nil when BodySkipped or empty
+	BodySkipped   bool   // MediaType not accepted: the body was not read
+	Truncated     bool   // Request.Truncate cut the body at MaxBody
 
 	// Location is, for a 3xx response, its Location header resolved
 	// against URL; "" when absent or invalid.
@@ -437,11 +445,13 @@ func discard(resp *http.Response) int64 {
 // read reads and decodes resp's body into a Response.
 func (c *Client) read(parent, ctx context.Context, resp *http.Response, req Request, start time.Time, wire int64) (*Response, error) {
 	out := &Response{
-		URL:         resp.Request.URL.String(),
-		Status:      resp.StatusCode,
-		Header:      resp.Header,
-		ContentType: resp.Header.Get("Content-Type"),
-		RetryAfter:  parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
+		URL:           resp.Request.URL.String(),
+		Status:        resp.StatusCode,
+		Proto:         resp.Proto,
+		Header:        resp.Header,
+		RequestHeader: resp.Request.Header,
+		ContentType:   resp.Header.Get("Content-Type"),
+		RetryAfter:    parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 	}
 	if resp.StatusCode/100 == 3 {
 		if loc, err := resp.Location(); err == nil && loc.IsAbs() {
@@ -469,6 +479,11 @@ func (c *Client) read(parent, ctx context.Context, resp *http.Response, req Requ
 		return done()
 	}
 	limit := req.MaxBody
+	if req.Limit != nil && out.MediaType != "" {
+		if l := req.Limit(out.MediaType); l > 0 {
+			limit = l
+		}
+	}
 	if limit <= 0 {
 		limit = c.maxBody
 	}

@@ -42,19 +42,29 @@ var DefaultExcludes = []string{
 	`(?i)\.(jpe?g|png|gif|bmp|ico|svg|webp|tiff?|css|js|mjs|json|woff2?|ttf|eot|otf|mp3|mp4|m4a|avi|mov|mkv|webm|wav|flac|ogg|zip|gz|tgz|bz2|xz|7z|rar|tar|exe|dmg|iso|apk|msi|bin|pkg|deb|rpm|ppt|pptx|xls|xlsx|doc|docx)(\?|$)`,
 }
 
+// Limits are the shape limits that keep URL traps out.
+type Limits struct {
+	MaxLength      int // bytes of the whole URL (0: no limit)
+	MaxQueryParams int // query parameters (0: no limit)
+	MaxRepeats     int // times one path segment may appear (/a/b/a/b/a/...; 0: no limit)
+}
+
+// DefaultLimits are the limits used unless configured otherwise.
+var DefaultLimits = Limits{MaxLength: 2048, MaxQueryParams: 12, MaxRepeats: 3}
+
 // Scope answers whether a URL is in scope. It is immutable and safe for
 // concurrent use.
 type Scope struct {
 	mode    Mode
 	allowed map[string]bool // registrable domains or hosts, per mode
 	exclude []*regexp.Regexp
-	maxLen  int
+	lim     Limits
 }
 
-// New builds a scope from the seeds' normalized URLs. maxLen 0 means no
-// length limit. Exclusion patterns are Go regular expressions.
-func New(mode Mode, seeds []string, excludes []string, maxLen int) (*Scope, error) {
-	s := &Scope{mode: mode, allowed: map[string]bool{}, maxLen: maxLen}
+// New builds a scope from the seeds' normalized URLs. Exclusion patterns
+// are Go regular expressions.
+func New(mode Mode, seeds []string, excludes []string, lim Limits) (*Scope, error) {
+	s := &Scope{mode: mode, allowed: map[string]bool{}, lim: lim}
 	for _, u := range seeds {
 		if k := s.key(u); k != "" {
 			s.allowed[k] = true
@@ -85,16 +95,21 @@ type Reason string
 
 // Reasons a URL is refused.
 const (
-	In       Reason = ""
-	Outside  Reason = "outside scope"
-	Excluded Reason = "excluded by pattern"
-	TooLong  Reason = "URL too long"
+	In          Reason = ""
+	Outside     Reason = "outside scope"
+	Excluded    Reason = "excluded by pattern"
+	TooLong     Reason = "URL too long"
+	TooManyArgs Reason = "too many query parameters"
+	Repeating   Reason = "repeated path segments"
 )
 
 // Check tells whether a normalized URL is in scope and, if not, why.
 func (s *Scope) Check(u string) Reason {
-	if s.maxLen > 0 && len(u) > s.maxLen {
+	if s.lim.MaxLength > 0 && len(u) > s.lim.MaxLength {
 		return TooLong
+	}
+	if r := s.shape(u); r != In {
+		return r
 	}
 	if s.mode != Any && !s.allowed[s.key(u)] {
 		return Outside
@@ -113,4 +128,44 @@ func (s *Scope) Allow(u string) {
 	if k := s.key(u); k != "" {
 		s.allowed[k] = true
 	}
+}
+
+// shape checks the query parameter count and repeated path segments.
+func (s *Scope) shape(u string) Reason {
+	rest := u
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	path := rest
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		path = rest[i:]
+	} else {
+		return In
+	}
+	query := ""
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path, query = path[:i], path[i+1:]
+	}
+	if s.lim.MaxQueryParams > 0 && query != "" && strings.Count(query, "&")+1 > s.lim.MaxQueryParams {
+		return TooManyArgs
+	}
+	if s.lim.MaxRepeats > 0 && strings.Count(path, "/") > s.lim.MaxRepeats {
+		// Count each segment; paths are short, a quadratic scan is cheap.
+		segs := strings.Split(strings.Trim(path, "/"), "/")
+		for i, a := range segs {
+			if a == "" {
+				continue
+			}
+			n := 1
+			for _, b := range segs[i+1:] {
+				if a == b {
+					n++
+				}
+			}
+			if n > s.lim.MaxRepeats {
+				return Repeating
+			}
+		}
+	}
+	return In
 }

@@ -26,9 +26,13 @@ func TestCheck(t *testing.T) {
 		{Domain, "http://www.northfield-university.test/files/paper.pdf", In},
 		{Domain, "http://www.northfield-university.test/research/sorting-algorithms", In},
 		{Domain, "http://www.northfield-university.test/" + string(make([]byte, 300)), TooLong},
+		{Domain, "http://www.northfield-university.test/a/b/a/b/a/b/a/", Repeating},
+		{Domain, "http://www.northfield-university.test/a/b/a/b/a/", In},
+		{Domain, "http://www.northfield-university.test/x?a=1&b=2&c=3&d=4&e=5", TooManyArgs},
+		{Domain, "http://www.northfield-university.test/x?a=1&b=2&c=3&d=4", In},
 	}
 	for _, tt := range tests {
-		s, err := New(tt.mode, seeds, DefaultExcludes, 256)
+		s, err := New(tt.mode, seeds, DefaultExcludes, Limits{MaxLength: 256, MaxQueryParams: 4, MaxRepeats: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +43,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	if _, err := New(Domain, nil, []string{"("}, 0); err == nil {
+	if _, err := New(Domain, nil, []string{"("}, Limits{}); err == nil {
 		t.Error("New with a bad pattern succeeded")
 	}
 	if _, err := ParseMode("planet"); err == nil {

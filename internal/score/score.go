@@ -6,6 +6,7 @@ package score
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -35,14 +36,22 @@ func ParseOrder(s string) (Order, error) {
 // so "Araştırma" in an anchor and "arastirma" in a URL both match
 // "araştırma".
 type Config struct {
-	Order        Order
-	Words        []string // topic words
-	URLWeight    int      // per topic word found in the URL (counted once per word)
-	AnchorWeight int      // per topic word found in the anchor text
-	MaxWordHits  int      // cap on word hits per source
-	Patterns     []string // path substrings that look like a publication ("/article/", ".pdf")
-	PatternBonus int      // added once when any pattern matches
-	DepthPenalty int      // subtracted per level of depth
+	Order        Order    `toml:"-"`
+	Words        []string `toml:"words"`         // topic words
+	URLWeight    int      `toml:"url_weight"`    // per topic word found in the URL (counted once per word)
+	AnchorWeight int      `toml:"anchor_weight"` // per topic word found in the anchor text
+	MaxWordHits  int      `toml:"max_word_hits"` // cap on word hits per source
+	Patterns     []string `toml:"patterns"`      // path substrings that look like a publication ("/article/", ".pdf")
+	PatternBonus int      `toml:"pattern_bonus"` // added once when any pattern matches
+	DepthPenalty int      `toml:"depth_penalty"` // subtracted per level of depth
+	// InlinkBonus is added each time another fetched page links to a queued
+	// URL, up to MaxInlinkBonus (applied by the store).
+	InlinkBonus    int `toml:"inlink_bonus"`
+	MaxInlinkBonus int `toml:"max_inlink_bonus"`
+	// RecentBonus is added to sitemap entries whose <lastmod> is within
+	// RecentDays; half of it within a year.
+	RecentBonus int `toml:"recent_lastmod_bonus"`
+	RecentDays  int `toml:"recent_lastmod_days"`
 }
 
 // DefaultConfig is the policy documented in the README.
@@ -54,12 +63,16 @@ func DefaultConfig() Config {
 			"thesis", "dissertation", "proceedings", "preprint", "faculty", "lab", "doi",
 			"araştırma", "yayın", "makale", "akademik", "üniversite", "tez", "bildiri",
 		},
-		URLWeight:    3,
-		AnchorWeight: 2,
-		MaxWordHits:  3,
-		Patterns:     []string{"/publication/", "/publications/", "/paper/", "/papers/", "/article/", "/doi/", "/abs/", ".pdf"},
-		PatternBonus: 6,
-		DepthPenalty: 2,
+		URLWeight:      3,
+		AnchorWeight:   2,
+		MaxWordHits:    3,
+		Patterns:       []string{"/publication/", "/publications/", "/paper/", "/papers/", "/article/", "/doi/", "/abs/", ".pdf"},
+		PatternBonus:   6,
+		DepthPenalty:   2,
+		InlinkBonus:    1,
+		MaxInlinkBonus: 5,
+		RecentBonus:    4,
+		RecentDays:     30,
 	}
 }
 
@@ -127,6 +140,31 @@ func (p *Policy) Score(url, anchor string, depth int) int {
 		}
 	}
 	return s
+}
+
+// InlinkBonus returns the per-inbound-link bonus and its cap (zero for
+// the bfs and dfs orders, which ignore links).
+func (p *Policy) InlinkBonus() (bonus, limit int) {
+	if p.cfg.Order != OrderPriority || p.cfg.InlinkBonus <= 0 {
+		return 0, 0
+	}
+	return p.cfg.InlinkBonus, max(p.cfg.MaxInlinkBonus, p.cfg.InlinkBonus)
+}
+
+// LastModBonus is the priority added to a sitemap entry last modified at
+// lastmod, as seen at now.
+func (p *Policy) LastModBonus(lastmod, now time.Time) int {
+	if p.cfg.Order != OrderPriority || lastmod.IsZero() || p.cfg.RecentBonus == 0 {
+		return 0
+	}
+	age := now.Sub(lastmod)
+	switch {
+	case age < time.Duration(max(p.cfg.RecentDays, 1))*24*time.Hour:
+		return p.cfg.RecentBonus
+	case age < 365*24*time.Hour:
+		return p.cfg.RecentBonus / 2
+	}
+	return 0
 }
 
 // AcademicSignals reports whether a URL or anchor carries any topic word or

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Builders shared by the academic sites: people, publications, listings,
@@ -128,6 +129,9 @@ type pubOpts struct {
 	authors   []*page // people of the site who author publications
 	firstYear int
 	kinds     []string // Turkish site: per-publication sub-paths (makale, tez, bildiri)
+
+	start int       // number of publications made before (ids, aliases, DOIs count on)
+	date  time.Time // publication date of new publications (Advance); zero: random
 }
 
 // makePubs adds n publications and their PDFs, print copies, aliases and
@@ -144,7 +148,7 @@ func (s *site) makePubs(r *rng, n int, o pubOpts) []*page {
 		first, last = trFirst, trLast
 	}
 	var out []*page
-	for i := 0; i < n; i++ {
+	for i := o.start; i < o.start+n; i++ {
 		pb := &pubData{
 			title:     s.pubTitle(r),
 			year:      r.between(o.firstYear, 2025),
@@ -155,6 +159,9 @@ func (s *site) makePubs(r *rng, n int, o pubOpts) []*page {
 			publisher: o.publisher,
 			lang:      s.lang,
 			textSeed:  r.next(),
+		}
+		if !o.date.IsZero() {
+			pb.year, pb.month, pb.day = o.date.Year(), int(o.date.Month()), o.date.Day()
 		}
 		prefix := o.prefix
 		if len(o.kinds) > 0 {
@@ -292,23 +299,28 @@ func (s *site) makeListing(base, param, title string, items []*page, per int, ac
 func (s *site) makeStories(r *rng, n int, prefix string) []*page {
 	var out []*page
 	for i := 0; i < n; i++ {
-		st := &storyData{year: 2025 - i/12, month: 12 - i%12, day: r.between(1, 28), byline: r.pick(enFirst) + " " + r.pick(enLast)}
-		var title string
-		if s.lang == "tr" {
-			title = upperFirst(r.pick(trTopics), true) + " alanında yeni " + r.pick(trNouns)
-			st.byline = r.pick(trFirst) + " " + r.pick(trLast)
-		} else {
-			title = titleCase(r.pick([]string{"new", "award-winning", "record", "major", "first"}) + " " + r.pick(enNouns) + " in " + r.pick(enTopics))
-		}
-		st.tags = []string{r.pick(enTopics), r.pick(enTopics)}
-		if s.lang == "tr" {
-			st.tags = []string{r.pick(trTopics), r.pick(trTopics)}
-		}
-		key := s.uniqueKey(prefix+itoa(st.year)+"/"+pad2(st.month)+"/", slugify(title, 6), "")
-		out = append(out, s.add(&page{key: key, kind: "news", title: title, story: st, render: renderStory}))
+		out = append(out, s.newStory(r, prefix, 2025-i/12, 12-i%12))
 	}
 	s.stories = append(s.stories, out...)
 	return out
+}
+
+// newStory adds one news story of the given month under prefix/yyyy/mm/slug.
+func (s *site) newStory(r *rng, prefix string, year, month int) *page {
+	st := &storyData{year: year, month: month, day: r.between(1, 28), byline: r.pick(enFirst) + " " + r.pick(enLast)}
+	var title string
+	if s.lang == "tr" {
+		title = upperFirst(r.pick(trTopics), true) + " alanında yeni " + r.pick(trNouns)
+		st.byline = r.pick(trFirst) + " " + r.pick(trLast)
+	} else {
+		title = titleCase(r.pick([]string{"new", "award-winning", "record", "major", "first"}) + " " + r.pick(enNouns) + " in " + r.pick(enTopics))
+	}
+	st.tags = []string{r.pick(enTopics), r.pick(enTopics)}
+	if s.lang == "tr" {
+		st.tags = []string{r.pick(trTopics), r.pick(trTopics)}
+	}
+	key := s.uniqueKey(prefix+itoa(st.year)+"/"+pad2(st.month)+"/", slugify(title, 6), "")
+	return s.add(&page{key: key, kind: "news", title: title, story: st, render: renderStory})
 }
 
 // makeResearch adds research pages (areas, groups, projects) under prefix,
@@ -424,7 +436,8 @@ func (w *Web) buildNorthfield() (*site, *site, *site) {
 	deptIdx.items = depts
 
 	people := s.makePeople(&r, max(4, P/5), "/people/", depts)
-	pubs := s.makePubs(&r, max(6, P*2/5), pubOpts{prefix: "/publications/", pdfPrefix: "/files/", print: true, alias: "/pub?id=", doi: "10.4242/nfu.", authors: people})
+	po := pubOpts{prefix: "/publications/", pdfPrefix: "/files/", print: true, alias: "/pub?id=", doi: "10.4242/nfu.", authors: people}
+	pubs := s.makePubs(&r, max(6, P*2/5), po)
 	peopleList := s.makeListing("/people/", "page", "Faculty and staff", people, 25, false, home)
 	for _, pp := range people {
 		pp.parent = peopleList[0]
@@ -448,6 +461,8 @@ func (w *Web) buildNorthfield() (*site, *site, *site) {
 	for _, n := range news {
 		n.parent = newsList[0]
 	}
+	s.pubFeed(po, len(pubs), pubList[0], nil)
+	s.storyFeed("/news/", newsList[0])
 	resIdx := s.add(&page{key: "/research/", kind: "listing", academic: true, title: "Research", parent: home, render: renderListing, num: 1, total: 1})
 	resIdx.series = []*page{resIdx}
 	resIdx.items = s.makeResearch(&r, 6, "/research/", people, resIdx)
@@ -518,9 +533,11 @@ func (w *Web) buildNorthfieldCS(dept *page) *site {
 	home := s.add(&page{key: "/", kind: "home", title: s.name, render: renderHome})
 	s.home = home
 	people := s.makePeople(&r, max(3, P/5), "/people/", nil)
-	theses := s.makePubs(&r, max(4, P/3), pubOpts{prefix: "/theses/", pdfPrefix: "/theses/", venue: "Northfield University", venueKind: "thesis", doi: "10.4242/nfu-cs.thesis.", publisher: "Northfield University", authors: people, firstYear: 2015})
+	po := pubOpts{prefix: "/theses/", pdfPrefix: "/theses/", venue: "Northfield University", venueKind: "thesis", doi: "10.4242/nfu-cs.thesis.", publisher: "Northfield University", authors: people, firstYear: 2015}
+	theses := s.makePubs(&r, max(4, P/3), po)
 	peopleList := s.makeListing("/people/", "page", "People", people, 30, false, home)
 	thesisList := s.makeListing("/theses/", "page", "Theses", theses, 20, true, home)
+	s.pubFeed(po, len(theses), thesisList[0], nil)
 	for _, p := range people {
 		p.parent = peopleList[0]
 	}
@@ -579,9 +596,9 @@ func (w *Web) buildNorthfieldLibrary(main *site) *site {
 		handle := itoa(1000 + i)
 		p := s.add(&page{key: "/repository/handle/" + handle, kind: "publication", academic: true, title: pb.title, pub: &pb, render: renderPub})
 		pb.main = p
-		pb.extURL = main.url(orig.key)
+		pb.extURL, pb.ext = main.url(orig.key), orig
 		pb.pdf = s.add(&page{key: "/bitstream/" + handle + "/" + slugify(pb.title, 5) + ".pdf", kind: "pdf", academic: true, title: pb.title, pub: &pb, ctype: "application/pdf", render: renderPDF})
-		src.extURL = s.url(p.key)
+		src.extURL, src.ext = s.url(p.key), p
 		items = append(items, p)
 	}
 	s.pubs = items
@@ -621,8 +638,9 @@ func (w *Web) buildJournal(host, name, doiPrefix string, n int, robots *robotsFi
 	r := s.buildRNG("main")
 	home := s.add(&page{key: "/", kind: "home", title: s.name, render: renderHome})
 	s.home = home
-	arts := s.makePubs(&r, n, pubOpts{prefix: "/article/", ids: true, firstID: 1001, pdfPrefix: "/pdf/", doi: doiPrefix,
-		venue: name, venueKind: "journal", publisher: "Society for Applied Crawling", firstYear: 2019})
+	po := pubOpts{prefix: "/article/", ids: true, firstID: 1001, pdfPrefix: "/pdf/", doi: doiPrefix,
+		venue: name, venueKind: "journal", publisher: "Society for Applied Crawling", firstYear: 2019}
+	arts := s.makePubs(&r, n, po)
 	// Issues: eight articles each, four issues a volume.
 	archive := s.add(&page{key: "/issues/", kind: "listing", academic: true, title: "All issues", parent: home, render: renderListing, num: 1, total: 1})
 	archive.series = []*page{archive}
@@ -644,13 +662,27 @@ func (w *Web) buildJournal(host, name, doiPrefix string, n int, robots *robotsFi
 			a.parent = iss
 		}
 	}
-	for _, a := range arts {
+	doi := func(a *page) {
 		id := strings.TrimPrefix(a.key, "/article/")
 		a.pub.alias = s.add(&page{key: "/doi/" + doiPrefix + id, kind: "redirect", status: http.StatusMovedPermanently, title: a.title,
 			loc: a.key, canon: a, serve: serveRedirect, note: "DOI resolver: 301 to the article"})
 	}
+	for _, a := range arts {
+		doi(a)
+	}
 	current := archive.items[0]
 	home.items = current.items
+	// New articles go to the current issue, on the pages after the last.
+	last := arts[len(arts)-1].pub
+	s.pubFeed(po, len(arts), current, func(r *rng, a *page) {
+		pb := a.pub
+		pb.volume, pb.issue = last.volume, last.issue
+		pb.first = last.last + 1 + r.intn(3)
+		pb.last = pb.first + 15 + r.intn(5)
+		a.parent = current
+		last = pb
+		doi(a)
+	})
 	board := s.addStatic("/editorial-board", "Editorial board", home)
 	submit := s.addStatic("/submit", "Author guidelines", home)
 	about := s.addStatic("/about", "About the journal", home)
@@ -682,9 +714,11 @@ func (w *Web) buildLab(host, name string, P int, robots *robotsFile, tricks bool
 	home := s.add(&page{key: "/", kind: "home", title: s.name, render: renderHome})
 	s.home = home
 	people := s.makePeople(&r, max(3, P/5), "/people/", nil)
-	papers := s.makePubs(&r, max(4, P*2/5), pubOpts{prefix: "/papers/", pdfPrefix: "/papers/", authors: people, firstYear: 2016})
+	po := pubOpts{prefix: "/papers/", pdfPrefix: "/papers/", authors: people, firstYear: 2016}
+	papers := s.makePubs(&r, max(4, P*2/5), po)
 	peopleList := s.makeListing("/people/", "page", "People", people, 40, false, home)
 	paperList := s.makeListing("/papers/", "page", "Papers", papers, 25, true, home)
+	s.pubFeed(po, len(papers), paperList[0], nil)
 	projIdx := s.add(&page{key: "/projects/", kind: "listing", academic: true, title: "Projects", parent: home, render: renderListing, num: 1, total: 1})
 	projIdx.series = []*page{projIdx}
 	projIdx.items = s.makeResearch(&r, max(3, P/8), "/projects/", people, projIdx)

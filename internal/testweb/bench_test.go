@@ -61,3 +61,13 @@ func BenchmarkNew(b *testing.B) {
 		New(Config{Sites: 100, PagesPerSite: 200})
 	}
 }
+
+// BenchmarkAdvance measures moving a web of 30 sites (about 3,000 pages)
+// on by one epoch.
+func BenchmarkAdvance(b *testing.B) {
+	w := New(Config{Sites: 20})
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Advance()
+	}
+}

@@ -12,17 +12,27 @@ func (w *Web) buildBlog() *site {
 	r := s.buildRNG("main")
 	home := s.add(&page{key: "/", kind: "home", title: s.name, render: renderBlogHome})
 	s.home = home
-	for i := 0; i < max(6, P/2); i++ {
+	post := func(r *rng, year, month int, day func() int) *page {
 		title := titleCase("notes on " + r.pick(enTopics))
-		year := 2025 - i/8
 		p := s.add(&page{key: s.uniqueKey("/posts/"+itoa(year)+"/", slugify(title, 6), ""), kind: "post", title: title,
-			story: &storyData{year: year, month: 12 - i%12, day: 1 + r.intn(28), byline: "The archivist"}, render: renderStory})
+			story: &storyData{year: year, month: month, day: day(), byline: "The archivist"}, render: renderStory})
 		s.stories = append(s.stories, p)
+		return p
+	}
+	for i := 0; i < max(6, P/2); i++ {
+		post(&r, 2025-i/8, 12-i%12, func() int { return 1 + r.intn(28) })
 	}
 	archive := s.makeListing("/archive/", "page", "Archive", s.stories, 20, false, home)
 	for _, p := range s.stories {
 		p.parent = archive[0]
 	}
+	s.feeds = []feed{{weight: 1, add: func(r *rng, e int) *page {
+		t := w.day(e)
+		p := post(r, t.Year(), int(t.Month()), t.Day)
+		p.parent = archive[0]
+		archive[0].items = prepend(p, archive[0].items)
+		return p
+	}}}
 	trap := s.add(&page{key: "/a/", kind: "trap", title: "Category a", render: renderPathTrap,
 		note: "relative links a/ and b/ build ever deeper /a/b/a/b/... paths"})
 	s.dynamic = dynPathTrap
@@ -88,7 +98,7 @@ func renderPathTrap(d *doc) {
 	d.li("../", "Up")
 	d.str("</ul>\n")
 	d.s.text.paragraphs(d.b, &d.r, 3)
-	d.related("Posts", d.s.stories, 4)
+	d.related("Posts", core(d.s.stories), 4)
 	d.end()
 }
 
@@ -105,10 +115,12 @@ func renderBlogHome(d *doc) {
 	d.str("</h1>\n<p>")
 	s.text.paragraph(d.b, &d.r, 4)
 	d.str("</p>\n<ul class=\"posts\">\n")
-	for i, p := range s.stories {
+	i := 0
+	for p := range newestFirst(s.stories) {
 		if i >= 10 {
 			break
 		}
+		i++
 		d.li(p.key, p.title)
 	}
 	d.str("</ul>\n<p><a href=\"a/\">Browse by category</a></p>\n<ul class=\"more\">\n")

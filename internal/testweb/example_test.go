@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -31,4 +32,26 @@ func ExampleNew() {
 	// Output:
 	// 200 text/html; charset=utf-8
 	// page true
+}
+
+// A recrawl's view of the web moving on: after Advance, a conditional
+// request for a page answers 304 exactly when the page did not change.
+func ExampleWeb_Advance() {
+	web := testweb.New(testweb.Config{Seed: 1, PagesPerSite: 20})
+	const u = "http://www.northfield-university.test/"
+	first := httptest.NewRecorder()
+	web.ServeHTTP(first, httptest.NewRequest(http.MethodGet, u, nil))
+
+	web.Advance()
+	changed, removed, added := web.Changes()
+	fmt.Println("epoch", web.Epoch(), len(changed) > 0, len(removed) > 0, len(added) > 0)
+
+	req := httptest.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set("If-None-Match", first.Header().Get("ETag"))
+	again := httptest.NewRecorder()
+	web.ServeHTTP(again, req)
+	fmt.Println(again.Code == http.StatusNotModified, slices.Contains(changed, u))
+	// Output:
+	// epoch 1 true true true
+	// false true
 }

@@ -113,7 +113,8 @@ func (w *Web) buildGeneratedUniversity(host, name string, r *rng, robots *robots
 	home := s.add(&page{key: "/", kind: "home", title: s.name, render: renderHome})
 	s.home = home
 	people := s.makePeople(r, max(3, P/5), "/people/", nil)
-	pubs := s.makePubs(r, max(4, P*2/5), pubOpts{prefix: "/publications/", pdfPrefix: "/files/", pdfShare: 50, mirror: "/mirror", authors: people})
+	po := pubOpts{prefix: "/publications/", pdfPrefix: "/files/", pdfShare: 50, mirror: "/mirror", authors: people}
+	pubs := s.makePubs(r, max(4, P*2/5), po)
 	peopleList := s.makeListing("/people/", "page", "People", people, 20, false, home)
 	pubList := s.makeListing("/publications/", "page", "Publications", pubs, 20, true, home)
 	for _, p := range people {
@@ -145,6 +146,13 @@ func (w *Web) buildGeneratedUniversity(host, name string, r *rng, robots *robots
 	}
 	mirrorIdx := s.add(&page{key: "/mirror/", kind: "listing", title: "Mirror of the publications server", parent: home, items: mirrors, num: 1, total: 1, render: renderListing})
 	mirrorIdx.series = []*page{mirrorIdx}
+	s.pubFeed(po, len(pubs), pubList[0], func(_ *rng, p *page) {
+		if m := p.pub.mirror; m != nil {
+			m.parent = mirrorIdx
+			mirrorIdx.items = prepend(m, mirrorIdx.items)
+		}
+	})
+	s.storyFeed("/news/", newsList[0])
 	s.nav = append(s.nav, navLink{label: "About", href: about.key})
 	s.footer = []navLink{{label: "About", href: about.key}, {label: "Mirror", href: mirrorIdx.key}}
 	s.extra = []*page{res, about}

@@ -404,7 +404,11 @@ func (d *doc) end() {
 	d.str("</a></li>\n</ul></div>\n</div>\n<p class=\"updated\">")
 	d.esc(l.lastUpdated)
 	d.str(": ")
-	t := d.s.lastModified(d.canonKey())
+	canon := d.p
+	if canon.canon != nil {
+		canon = canon.canon
+	}
+	t := d.s.lastModified(canon)
 	d.date(t.Year(), int(t.Month()), t.Day())
 	d.str(". © ")
 	d.int(d.w.base.Year())
@@ -415,9 +419,15 @@ func (d *doc) end() {
 	d.str("</p>\n</footer>\n<script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}gtag('js',new Date());gtag('config','G-TESTWEB');</script>\n</body>\n</html>\n")
 }
 
+// vis returns the members of list the current version of the page can
+// pick from: those born by then (removed ones included: callers skip them,
+// so that a removal changes only the pages that linked to it).
+func (d *doc) vis(list []*page) []*page { return visible(list, d.p.version) }
+
 // related writes an aside with n links to random pages of list, skipping
-// the current page.
+// the current page and removed ones.
 func (d *doc) related(title string, list []*page, n int) {
+	list = d.vis(list)
 	if len(list) == 0 {
 		return
 	}
@@ -426,7 +436,7 @@ func (d *doc) related(title string, list []*page, n int) {
 	d.str("</h2>\n<ul>\n")
 	for i := 0; i < n; i++ {
 		p := list[d.r.intn(len(list))]
-		if p == d.p {
+		if p == d.p || p.dead() {
 			continue
 		}
 		d.str("<li>")

@@ -20,16 +20,30 @@ func (w *Web) buildNews() *site {
 		secs[i] = s.add(&page{key: "/" + name + "/", kind: "listing", title: upperFirst(name, false), parent: home, render: renderListing, num: 1, total: 1})
 		secs[i].series = []*page{secs[i]}
 	}
-	n := max(10, P)
-	for i := 1; i <= n; i++ {
+	story := func(r *rng, i int, st *storyData) *page {
 		sec := secs[(i-1)%len(secs)]
-		st := &storyData{year: 2025, month: 12 - (i/30)%12, day: 28 - i%28, byline: r.pick(enFirst) + " " + r.pick(enLast), tags: []string{sec.title}}
-		var b = s.text.sentences[r.intn(len(s.text.sentences))].string(&r)
+		st.byline, st.tags = r.pick(enFirst)+" "+r.pick(enLast), []string{sec.title}
+		var b = s.text.sentences[r.intn(len(s.text.sentences))].string(r)
 		title := b[:len(b)-1]
 		p := s.add(&page{key: sec.key + "story-" + itoa(i), kind: "news", title: title, story: st, parent: sec, render: renderStory})
-		sec.items = append(sec.items, p)
 		s.stories = append(s.stories, p)
+		return p
 	}
+	n := max(10, P)
+	for i := 1; i <= n; i++ {
+		p := story(&r, i, &storyData{year: 2025, month: 12 - (i/30)%12, day: 28 - i%28})
+		p.parent.items = append(p.parent.items, p)
+		// The hand-written links of the home page point at the first
+		// stories: they stay.
+		p.pinned = i <= 7
+	}
+	s.feeds = []feed{{weight: 1, add: func(r *rng, e int) *page {
+		n++
+		t := w.day(e)
+		p := story(r, n, &storyData{year: t.Year(), month: int(t.Month()), day: t.Day()})
+		p.parent.items = prepend(p, p.parent.items)
+		return p
+	}}}
 	editor := s.add(&page{key: "/~editor/", kind: "page", title: "From the editor", parent: home, render: renderStatic})
 	archive := s.add(&page{key: "/archive?section=world&year=2025", kind: "listing", title: "Archive: world, 2025", parent: home,
 		items: secs[0].items, num: 1, total: 1, render: renderListing})
@@ -77,10 +91,12 @@ func renderNewsHome(d *doc) {
 	d.str("<h1>")
 	d.esc(s.name)
 	d.str("</h1>\n<section class=\"top\"><ul>\n")
-	for i, st := range s.stories {
+	i := 0
+	for st := range newestFirst(s.stories) {
 		if i >= 12 {
 			break
 		}
+		i++
 		d.str("<li>")
 		d.aTracked(st.key, st.title)
 		d.str("<p>")

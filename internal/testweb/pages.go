@@ -24,10 +24,12 @@ func renderHome(d *doc) {
 		d.str("<section class=\"news\"><h2>")
 		d.esc(l.news)
 		d.str("</h2>\n<ul>\n")
-		for i, st := range s.stories {
+		i := 0
+		for st := range newestFirst(s.stories) {
 			if i >= 6 {
 				break
 			}
+			i++
 			d.str("<li>")
 			d.aTracked(st.key, st.title)
 			d.str(" <time>")
@@ -36,12 +38,15 @@ func renderHome(d *doc) {
 		}
 		d.str("</ul></section>\n")
 	}
-	if len(s.pubs) > 0 {
+	if pubs := core(s.pubs); len(pubs) > 0 {
 		d.str("<section class=\"featured\"><h2>")
 		d.esc(l.research)
 		d.str("</h2>\n<ul>\n")
 		for i := 0; i < 6; i++ {
-			pb := s.pubs[d.r.intn(len(s.pubs))]
+			pb := pubs[d.r.intn(len(pubs))]
+			if pb.dead() {
+				continue
+			}
 			d.str("<li>")
 			d.a(pb.key, pb.title)
 			d.str("<p>")
@@ -50,12 +55,15 @@ func renderHome(d *doc) {
 		}
 		d.str("</ul></section>\n")
 	}
-	if len(s.people) > 0 {
+	if people := d.vis(s.people); len(people) > 0 {
 		d.str("<section class=\"spotlight\"><h2>")
 		d.esc(l.people)
 		d.str("</h2>\n<ul>\n")
 		for i := 0; i < 4; i++ {
-			pp := s.people[d.r.intn(len(s.people))]
+			pp := people[d.r.intn(len(people))]
+			if pp.dead() {
+				continue
+			}
 			d.li(pp.key, pp.title)
 		}
 		d.str("</ul></section>\n")
@@ -106,12 +114,14 @@ func renderStatic(d *doc) {
 	if len(d.p.items) > 0 {
 		d.str("<ul>\n")
 		for _, it := range d.p.items {
-			d.li(it.key, it.title)
+			if !it.dead() {
+				d.li(it.key, it.title)
+			}
 		}
 		d.str("</ul>\n")
 	}
 	s.text.paragraphs(d.b, &d.r, 2)
-	d.related(d.l().related, s.pubs, 5)
+	d.related(d.l().related, core(s.pubs), 5)
 	d.end()
 }
 
@@ -156,7 +166,9 @@ func renderListing(d *doc) {
 	}
 	d.str("<ul class=\"listing\">\n")
 	for _, it := range p.items {
-		d.item(it)
+		if !it.dead() {
+			d.item(it)
+		}
 	}
 	d.str("</ul>\n")
 	if p.total > 1 {
@@ -340,7 +352,8 @@ func (d *doc) jsonLD(pb *pubData) {
 
 // pubText returns the generator for a publication's abstract and body,
 // shared by all its copies and its PDF.
-func pubText(pb *pubData) rng { return rng{s: pb.textSeed} }
+// A revision (Advance) gives the publication new text.
+func pubText(pb *pubData) rng { return rng{s: pb.textSeed ^ uint64(pb.rev)*0x9e3779b97f4a7c15} }
 
 // writeAbstract writes the abstract sentences (no markup).
 func writeAbstract(d *doc, pb *pubData) {
@@ -414,7 +427,7 @@ func renderPub(d *doc) {
 		if i > 0 {
 			d.str(", ")
 		}
-		if a.person != nil {
+		if a.person != nil && !a.person.dead() {
 			d.a(a.person.key, a.name)
 		} else {
 			d.esc(a.name)
@@ -459,7 +472,7 @@ func renderPub(d *doc) {
 	if pb.alias != nil {
 		d.li(pb.alias.key, l.permalink)
 	}
-	if pb.extURL != "" {
+	if pb.extURL != "" && (pb.ext == nil || !pb.ext.dead()) {
 		d.str("<li><a href=\"")
 		d.esc(pb.extURL)
 		d.str("\">Repository copy</a></li>\n")
@@ -467,7 +480,7 @@ func renderPub(d *doc) {
 	d.str("</ul>\n")
 	if p.canon != nil {
 		d.str("<p class=\"mirror-note\">Mirror copy, retrieved ")
-		t := s.lastModified(p.key)
+		t := s.lastModified(p)
 		d.date(t.Year(), int(t.Month()), t.Day())
 		d.str(". The original is at ")
 		d.a(p.canon.key, s.url(p.canon.key))
@@ -511,7 +524,7 @@ func renderPub(d *doc) {
 	writeQueryEscaped(d.b, s.origin)
 	writeQueryEscaped(d.b, pb.main.key)
 	d.str("\" rel=\"nofollow noopener\">Mastodon</a></p>\n</article>\n")
-	d.related(l.related, s.pubs, 6)
+	d.related(l.related, core(s.pubs), 6)
 	d.end()
 }
 
@@ -594,7 +607,10 @@ func renderPerson(d *doc) {
 	d.str("</ul>\n<h2>")
 	d.esc(l.publications)
 	d.str("</h2>\n<ol class=\"publications\">\n")
-	for _, pb := range pd.pubs {
+	for _, pb := range d.vis(pd.pubs) {
+		if pb.dead() {
+			continue
+		}
 		d.str("<li>")
 		d.aBase(pb.key, pb.title)
 		d.str(" (")
@@ -635,8 +651,8 @@ func renderStory(d *doc) {
 		d.str("</p>\n")
 	}
 	d.str("</article>\n")
-	d.related(l.news, s.stories, 6)
-	d.related(l.research, s.pubs, 3)
+	d.related(l.news, core(s.stories), 6)
+	d.related(l.research, core(s.pubs), 3)
 	d.end()
 }
 
@@ -654,18 +670,24 @@ func renderResearch(d *doc) {
 		d.esc(l.people)
 		d.str("</h2>\n<ul class=\"members\">\n")
 		for _, it := range p.items {
+			if it.dead() {
+				continue
+			}
 			d.str("<li>")
 			d.aBase(it.key, it.title)
 			d.str("</li>\n")
 		}
 		d.str("</ul>\n")
 	}
-	if len(s.pubs) > 0 {
+	if pubs := core(s.pubs); len(pubs) > 0 {
 		d.str("<h2>")
 		d.esc(l.publications)
 		d.str("</h2>\n<ul>\n")
 		for i := 0; i < 8; i++ {
-			pb := s.pubs[d.r.intn(len(s.pubs))]
+			pb := pubs[d.r.intn(len(pubs))]
+			if pb.dead() {
+				continue
+			}
 			d.str("<li>")
 			d.aBase(pb.key, pb.title)
 			d.str("</li>\n")

@@ -225,7 +225,7 @@ func (s *site) addRobots(rf *robotsFile) {
 func serveBytes(body []byte) func(*Web, *site, *page, http.ResponseWriter, *http.Request) {
 	tag := etag(body)
 	return func(w *Web, s *site, p *page, rw http.ResponseWriter, r *http.Request) {
-		serveContent(rw, r, p.ctype, tag, s.lastModified(p.key), body)
+		serveContent(rw, r, p.ctype, tag, s.lastModified(p), body)
 	}
 }
 
@@ -239,39 +239,73 @@ func serveRobotsStatus(w *Web, s *site, p *page, rw http.ResponseWriter, r *http
 	rw.Write([]byte("<!DOCTYPE html><title>404 Not Found</title><h1>Not Found</h1>\n"))
 }
 
-// addSitemap registers a sitemap listing pages (gzipped when the key ends
-// in .gz); the list is read when the sitemap is served, so pages added
-// later count.
+// changefreq is the <changefreq> a sitemap gives p: how often pages of its
+// kind change as the web advances, one epoch being a day.
+func changefreq(p *page) string {
+	switch p.kind {
+	case "home":
+		return "daily"
+	case "listing":
+		if p.num <= 1 {
+			return "daily"
+		}
+		return "weekly"
+	case "news", "post":
+		return "weekly"
+	case "publication":
+		if p.pub != nil && p.pub.year >= 2024 {
+			return "monthly"
+		}
+		return "yearly"
+	case "pdf", "duplicate", "alias":
+		return "yearly"
+	}
+	return "monthly"
+}
+
+// addSitemap registers a sitemap listing the living pages of *pages
+// (gzipped when the key ends in .gz); the list is read when the sitemap is
+// served, so pages added later count.
 func (s *site) addSitemap(key string, pages *[]*page) *page {
 	p := &page{key: key, kind: "sitemap", title: "Sitemap", ctype: "application/xml"}
-	render := func(d *doc) {
+	p.render = func(d *doc) {
 		d.str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n")
 		for _, sp := range *pages {
+			if sp.dead() {
+				continue
+			}
 			d.str("<url><loc>")
 			d.esc(d.s.url(sp.key))
 			d.str("</loc><lastmod>")
-			d.str(d.s.lastModified(sp.key).Format(time.RFC3339))
-			d.str("</lastmod></url>\n")
+			d.str(d.s.lastModified(sp).Format(time.RFC3339))
+			d.str("</lastmod><changefreq>")
+			d.str(changefreq(sp))
+			d.str("</changefreq></url>\n")
 		}
 		d.str("</urlset>\n")
 	}
 	if strings.HasSuffix(key, ".gz") {
 		p.ctype = "application/gzip"
-		p.serve = func(w *Web, s *site, p *page, rw http.ResponseWriter, r *http.Request) {
-			body := w.lazyBody(s.host+key, func() []byte {
-				var raw, z bytes.Buffer
-				render(&doc{w: w, s: s, p: p, b: &raw})
-				zw := gzip.NewWriter(&z)
-				zw.Write(raw.Bytes())
-				zw.Close()
-				return z.Bytes()
-			})
-			serveBytes(body)(w, s, p, rw, r)
-		}
-	} else {
-		p.render = render
+		p.serve = serveGzipped
 	}
+	s.sitemaps = append(s.sitemaps, pages)
 	return s.add(p)
+}
+
+// serveGzipped serves p's rendering gzipped, compressing each version once.
+func serveGzipped(w *Web, s *site, p *page, rw http.ResponseWriter, r *http.Request) {
+	w.mu.RLock()
+	body := w.lazyBody(s.host+p.key+"@"+itoa(p.version), func() []byte {
+		var raw, z bytes.Buffer
+		p.render(&doc{w: w, s: s, p: p, b: &raw, r: seedFor(w.seed, s.host, p.key, p.version)})
+		zw := gzip.NewWriter(&z)
+		zw.Write(raw.Bytes())
+		zw.Close()
+		return z.Bytes()
+	})
+	mod := s.lastModified(p)
+	w.mu.RUnlock()
+	serveContent(rw, r, p.ctype, etag(body), mod, body)
 }
 
 // addSitemapIndex registers a sitemap index pointing at children.
@@ -283,7 +317,7 @@ func (s *site) addSitemapIndex(key string, children []*page) *page {
 				d.str("<sitemap><loc>")
 				d.esc(d.s.url(c.key))
 				d.str("</loc><lastmod>")
-				d.str(d.s.lastModified(c.key).Format(time.RFC3339))
+				d.str(d.s.lastModified(c).Format(time.RFC3339))
 				d.str("</lastmod></sitemap>\n")
 			}
 			d.str("</sitemapindex>\n")

@@ -52,7 +52,9 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		http.Error(lw, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	w.mu.RLock()
 	p, _ := s.resolve(cleanPath(r.URL.Path), r.URL.RawQuery)
+	w.mu.RUnlock()
 	if p == nil {
 		p = &page{key: cleanPath(r.URL.Path), kind: "fault", status: http.StatusNotFound, title: "Page not found", render: renderStatus}
 	}
@@ -94,20 +96,28 @@ func splitHostPort(hostport string) (host, port string) {
 
 // servePage writes p: special handlers serve themselves; generated pages
 // get an ETag, a Last-Modified and conditional and range handling.
+// Removed pages answer their 404 or 410 page.
 func (w *Web) servePage(rw http.ResponseWriter, r *http.Request, s *site, p *page) {
+	w.mu.RLock()
+	if p.dead() {
+		p = p.tomb
+	}
 	if p.serve != nil {
+		w.mu.RUnlock()
 		p.serve(w, s, p, rw, r)
 		return
 	}
 	buf := w.getBuf()
 	defer w.putBuf(buf)
-	d := doc{w: w, s: s, p: p, b: buf, r: seedFor(w.seed, s.host, p.key, w.epoch)}
+	d := doc{w: w, s: s, p: p, b: buf, r: seedFor(w.seed, s.host, p.key, p.version)}
 	h := rw.Header()
 	if s.session {
 		d.sid = w.newSessionID()
 		h.Set("Set-Cookie", "JSESSIONID="+d.sid+"; Path=/; HttpOnly")
 	}
 	p.render(&d)
+	mod := s.lastModified(p)
+	w.mu.RUnlock()
 	body := buf.Bytes()
 	if p.charset != "" && p.ctype == "" {
 		enc := w.getBuf()
@@ -128,7 +138,7 @@ func (w *Web) servePage(rw http.ResponseWriter, r *http.Request, s *site, p *pag
 		}
 		return
 	}
-	serveContent(rw, r, ctype, etag(body), s.lastModified(p.key), body)
+	serveContent(rw, r, ctype, etag(body), mod, body)
 }
 
 // serveContent writes a 200 response with validators, or 304 when the

@@ -1,6 +1,7 @@
 package testweb
 
 import (
+	"iter"
 	"net/http"
 	"sort"
 	"strings"
@@ -41,6 +42,13 @@ type site struct {
 	people  []*page
 	stories []*page
 	extra   []*page // more pages to link from home and footers
+
+	// Lists that grow as the web advances: pages born in later epochs are
+	// appended to pubs, stories and sitemaps, so that the pages born by
+	// epoch v are a prefix of each list (see visible).
+	feeds    []feed        // where new pages appear (Advance)
+	sitemaps []*[]*page    // the lists behind the site's sitemaps
+	decorate func(p *page) // sets per-site page attributes on new pages (charsets)
 }
 
 type navLink struct {
@@ -86,6 +94,15 @@ type page struct {
 	// relative to it.
 	baseHref string
 	cat      catalogState
+
+	// History (see Advance). A page is born in some epoch (0 for pages
+	// New builds), takes a new version in each epoch it changes, and may
+	// be removed (gone) in a later one, answering tomb from then on.
+	born    int
+	version int   // epoch of the current content; seeds the page and its Last-Modified
+	gone    int   // epoch of removal; 0 while the page is on the web
+	tomb    *page // the 404 or 410 page served once gone
+	pinned  bool  // linked by fixed hrefs (navigation, hand-written links): never removed
 }
 
 // declMode says how an HTML page declares its charset.
@@ -122,6 +139,8 @@ type pubData struct {
 	alias       *page
 	mirror      *page
 	extURL      string // a copy of this publication elsewhere on the web
+	ext         *page  // the page at extURL
+	rev         int    // epoch of the current text (abstract, body, PDF)
 }
 
 type author struct {
@@ -186,14 +205,71 @@ func (s *site) url(key string) string { return s.origin + key }
 // buildRNG returns the generator for building part of s.
 func (s *site) buildRNG(part string) rng { return seedFor(s.w.seed, s.host, "build:"+part, 0) }
 
-// lastModified is the fixed Last-Modified of a page: up to 400 days before
-// the web's base date, by a hash of the page.
-func (s *site) lastModified(key string) time.Time {
-	h := mix(fnvString(fnvString(fnvOffset, s.host), key) ^ s.w.seed)
-	return s.w.base.Add(-time.Duration(h%(400*24*3600)) * time.Second)
+// epochLength is the time between two states of the web: Advance moves
+// the web's clock on by a day.
+const epochLength = 24 * time.Hour
+
+// lastModified is the Last-Modified of p's current version. Pages unchanged
+// since New date from up to 400 days before the web's base date, by a hash
+// of the page; a page that changed in epoch v dates from v days after the
+// base date, plus up to 20 hours by a hash of the page, so that every
+// version is newer than the one before.
+func (s *site) lastModified(p *page) time.Time {
+	h := mix(fnvString(fnvString(fnvOffset, s.host), p.key) ^ s.w.seed)
+	if p.version == 0 {
+		return s.w.base.Add(-time.Duration(h%(400*24*3600)) * time.Second)
+	}
+	h = mix(h ^ uint64(p.version)*0x9e3779b97f4a7c15)
+	return s.w.base.Add(time.Duration(p.version)*epochLength + time.Duration(h%(20*3600))*time.Second)
 }
 
-// resolve finds the page at a decoded, dot-free path and a raw query.
+// dead reports that p has been removed from the web.
+func (p *page) dead() bool { return p.gone != 0 }
+
+// visible returns the members of list born by epoch v. Pages born later
+// are appended to lists, so they form a suffix; random picks from the
+// prefix stay the same when pages are added.
+func visible(list []*page, v int) []*page {
+	n := len(list)
+	for n > 0 && list[n-1].born > v {
+		n--
+	}
+	return list[:n]
+}
+
+// core returns the first half of the pages of list that New built: the
+// pages the random links of the site (related pages, featured
+// publications) point to. Only pages outside the core may be removed, so
+// that a removal changes the few pages that list the removed one, not
+// every page that happened to pick it; pages added later are outside too.
+func core(list []*page) []*page {
+	n := len(visible(list, 0))
+	return list[:(n+1)/2]
+}
+
+// newestFirst iterates over the living pages of list: those added as the
+// web advanced first, newest first, then the others in list order.
+func newestFirst(list []*page) iter.Seq[*page] {
+	return func(yield func(*page) bool) {
+		n := len(list)
+		for n > 0 && list[n-1].born > 0 {
+			n--
+		}
+		for i := len(list) - 1; i >= n; i-- {
+			if !list[i].dead() && !yield(list[i]) {
+				return
+			}
+		}
+		for _, p := range list[:n] {
+			if !p.dead() && !yield(p) {
+				return
+			}
+		}
+	}
+}
+
+// resolve finds the page at a decoded, dot-free path and a raw query
+// (removed pages included). The caller holds w.mu.
 // variant reports that the URL spells the page's own URL differently
 // (session id, tracking parameters, parameter order).
 func (s *site) resolve(path, rawQuery string) (p *page, variant bool) {
@@ -222,6 +298,8 @@ func (s *site) resolve(path, rawQuery string) (p *page, variant bool) {
 			}
 			p.key = ckey
 			p.hidden = true
+			// Endless URL spaces are generated anew in every epoch.
+			p.version = s.w.epoch
 			return p, ckey != key
 		}
 	}

@@ -15,6 +15,8 @@ import (
 // tracking parameters and session ids are ignored and parameter order does
 // not matter (as on the servers of the web). Session ids in the path
 // (";jsessionid=") are ignored too.
+// A page removed by Advance is still found: its Status is then 404 or 410,
+// its Kind what it was and its Note says when it went.
 func (w *Web) Lookup(rawURL string) (PageInfo, bool) {
 	u, err := url.Parse(rawURL)
 	if err != nil || !strings.EqualFold(u.Scheme, "http") || u.Opaque != "" || u.User != nil {
@@ -28,6 +30,8 @@ func (w *Web) Lookup(rawURL string) (PageInfo, bool) {
 	if s == nil {
 		return PageInfo{}, false
 	}
+	w.mu.RLock()
+	defer w.mu.RUnlock()
 	p, _ := s.resolve(cleanPath(u.Path), u.RawQuery)
 	if p == nil {
 		return PageInfo{}, false
@@ -46,12 +50,15 @@ func (w *Web) Lookup(rawURL string) (PageInfo, bool) {
 // by site: pages, duplicates, aliases, redirects, faults, assets, robots
 // and sitemaps, and the entry URL of each trap, but not the endless URLs
 // inside traps nor other spellings of a page (session ids, tracking
-// parameters).
+// parameters). It describes the current epoch: pages removed by Advance
+// are left out, pages it added come after the others of their site.
 func (w *Web) Pages() []PageInfo {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
 	var out []PageInfo
 	for _, s := range w.sites {
 		for _, p := range s.order {
-			if p.hidden {
+			if p.hidden || p.dead() {
 				continue
 			}
 			info := s.info(p)
@@ -66,6 +73,18 @@ func (w *Web) Pages() []PageInfo {
 
 // info is the ground truth of p without the URL-dependent fields.
 func (s *site) info(p *page) PageInfo {
+	if p.dead() {
+		t := p.tomb
+		return PageInfo{
+			Kind:        p.kind,
+			Status:      t.status,
+			Title:       t.title,
+			Canonical:   s.origin + escapeKey(p.key),
+			ContentType: t.contentType(),
+			Charset:     "utf-8",
+			Note:        t.note,
+		}
+	}
 	canon := p.key
 	if p.canon != nil {
 		canon = p.canon.key

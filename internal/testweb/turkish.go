@@ -19,8 +19,9 @@ func (w *Web) buildKaradeniz() *site {
 	s.home = home
 
 	people := s.makePeople(&r, max(4, P/5), "/akademik-kadro/", nil)
-	pubs := s.makePubs(&r, max(6, P*2/5), pubOpts{prefix: "/yayinlar/", kinds: []string{"makale", "tez", "bildiri"},
-		pdfPrefix: "/dosyalar/", pdfShare: 70, doi: "10.7777/ku.", publisher: "Karadeniz Üniversitesi Yayınları", authors: people})
+	po := pubOpts{prefix: "/yayinlar/", kinds: []string{"makale", "tez", "bildiri"},
+		pdfPrefix: "/dosyalar/", pdfShare: 70, doi: "10.7777/ku.", publisher: "Karadeniz Üniversitesi Yayınları", authors: people}
+	pubs := s.makePubs(&r, max(6, P*2/5), po)
 	kadro := s.makeListing("/akademik-kadro/", "sayfa", "Akademik Kadro", people, 25, false, home)
 	yayin := s.makeListing("/yayinlar/", "sayfa", "Yayınlar", pubs, 20, true, home)
 	for _, p := range people {
@@ -34,6 +35,8 @@ func (w *Web) buildKaradeniz() *site {
 	for _, n := range news {
 		n.parent = haber[0]
 	}
+	s.pubFeed(po, len(pubs), yayin[0], nil)
+	s.storyFeed("/haberler/", haber[0])
 	arastirma := s.add(&page{key: "/arastirma/", kind: "listing", academic: true, title: "Araştırma", parent: home, render: renderListing, num: 1, total: 1})
 	arastirma.series = []*page{arastirma}
 	arastirma.items = s.makeResearch(&r, 5, "/arastirma/", people, arastirma)
@@ -75,20 +78,10 @@ func (w *Web) buildKaradeniz() *site {
 	// the header (and a meta tag); the rest declare it in a meta tag only,
 	// in an http-equiv tag as ISO-8859-9, or are UTF-8 with a BOM.
 	for _, p := range s.order {
-		if p.render == nil || p.ctype != "" {
-			continue
-		}
-		switch h := mix(fnvString(fnvOffset, p.key)) % 10; {
-		case p == home || h < 5:
-			p.charset, p.declare = "windows-1254", declHeader
-		case h < 7:
-			p.charset, p.declare = "windows-1254", declMeta
-		case h < 9:
-			p.charset, p.declare = "iso-8859-9", declHTTPEquiv
-		default:
-			p.declare = declBOM
-		}
+		turkishCharset(p)
 	}
+	home.charset, home.declare = "windows-1254", declHeader
+	s.decorate = turkishCharset
 	// Make sure every declaration appears whatever the page count.
 	forced := []*page{yayin[0], arastirma, kadro[0], duyuru}
 	modes := []declMode{declHeader, declMeta, declHTTPEquiv, declBOM}
@@ -104,4 +97,24 @@ func (w *Web) buildKaradeniz() *site {
 		}
 	}
 	return s
+}
+
+// turkishCharset picks how an HTML page of the Turkish site declares its
+// charset, by a hash of its key: most are windows-1254 declared by the
+// header (and a meta tag); the rest declare it in a meta tag only, in an
+// http-equiv tag as ISO-8859-9, or are UTF-8 with a BOM.
+func turkishCharset(p *page) {
+	if p.render == nil || p.ctype != "" {
+		return
+	}
+	switch h := mix(fnvString(fnvOffset, p.key)) % 10; {
+	case h < 5:
+		p.charset, p.declare = "windows-1254", declHeader
+	case h < 7:
+		p.charset, p.declare = "windows-1254", declMeta
+	case h < 9:
+		p.charset, p.declare = "iso-8859-9", declHTTPEquiv
+	default:
+		p.declare = declBOM
+	}
 }

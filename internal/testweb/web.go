@@ -8,7 +8,14 @@
 //
 // The site structure (titles, authors, links between pages) is built once by
 // New; page bodies are generated on request from a per-page generator seeded
-// by seed, host, path and an epoch, into pooled buffers.
+// by seed, host, path and the epoch of the page's current version, into
+// pooled buffers.
+//
+// The web can move on in time: Advance takes it to its next state (an
+// epoch, one day later), in which some pages have changed, some are gone
+// and new ones have appeared, all derived from the seed; Changes says
+// which. A page that did not change serves the same bytes, ETag and
+// Last-Modified as before.
 package testweb
 
 import (
@@ -52,10 +59,16 @@ const (
 
 // Web is a synthetic web. It is safe for concurrent use.
 type Web struct {
-	cfg    Config
-	seed   uint64
-	epoch  int // generation of the web's content; 0 until the web can change over time
-	sites  []*site
+	cfg   Config
+	seed  uint64
+	sites []*site
+
+	// mu guards what Advance changes: the epoch, the pages' history, the
+	// lists pages are added to and the sites' page maps.
+	mu      sync.RWMutex
+	epoch   int
+	changes [3][]string // changed, removed, added by the last Advance
+
 	byHost map[string]*site
 	base   time.Time // newest Last-Modified of any page
 
@@ -198,8 +211,16 @@ func (w *Web) Seeds() []string {
 
 // Sites describes every site, fixed ones first.
 func (w *Web) Sites() []SiteInfo {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
 	out := make([]SiteInfo, len(w.sites))
 	for i, s := range w.sites {
+		n := 0
+		for _, p := range s.order {
+			if !p.dead() {
+				n++
+			}
+		}
 		out[i] = SiteInfo{
 			Origin:   s.origin,
 			Host:     s.host,
@@ -207,7 +228,7 @@ func (w *Web) Sites() []SiteInfo {
 			Academic: s.academic,
 			Robots:   s.robots.kind,
 			Notes:    s.notes,
-			Pages:    len(s.order),
+			Pages:    n,
 		}
 	}
 	return out

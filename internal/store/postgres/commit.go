@@ -1,9 +1,12 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,9 +49,11 @@ func outcomeOf(r *crawl.Result, now time.Time) (outcome, error) {
 }
 
 // Commit records a batch of fetch results in one transaction of three
-// round trips: lock the hosts involved and move the URLs out of flight;
-// record hashes, links and discovered URLs; record pages, host state and
-// counters, and commit.
+// round trips: lock the hosts and URLs involved and move the URLs out of
+// flight; record hashes, links and discovered URLs and look up recorded
+// near-duplicate candidates; record pages (their duplicate marks decided
+// in batch order, as on the result's Page), inbound links, host outcomes
+// and state and counters, and commit.
 func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limits) (crawl.CommitStats, error) {
 	if len(results) == 0 {
 		return crawl.CommitStats{}, nil
@@ -84,10 +89,27 @@ type committer struct {
 	lim     crawl.Limits
 	now     time.Time
 
-	live  []bool // per result: its URL was in flight and this result moved it
-	pages []*crawl.Page
-	first map[string]crawl.ID // content hash → first URL with it
-	st    crawl.CommitStats
+	live      []bool // per result: its URL was in flight and this result moved it
+	pages     []*crawl.Page
+	pageHosts []crawl.ID          // per page: its host
+	first     map[string]crawl.ID // content hash → first URL with it
+	hosts     map[crawl.ID]*hostDelta
+	st        crawl.CommitStats
+}
+
+// bonus reports whether the batch's new pages raise their link targets.
+func (c *committer) bonus() bool { return c.lim.InlinkBonus > 0 }
+
+// followed returns the distinct targets of a result's followed links.
+func followed(r *crawl.Result) []int64 {
+	var out []int64
+	for _, l := range r.Links {
+		if !l.NoFollow {
+			out = append(out, int64(l.TargetID))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func (c *committer) run(ctx context.Context) error {
@@ -96,11 +118,15 @@ func (c *committer) run(ctx context.Context) error {
 	for i := range c.results {
 		a.prepare(c.results[i].Discovered)
 	}
-	// Step 1: lock every host involved in ID order, then move each URL (its
-	// first result only) out of flight; the ones not in flight are stale.
+	// Step 1: lock every host involved in ID order, then the URL rows the
+	// transaction changes in ID order (the URLs in flight and, with an
+	// inbound-link bonus, the link targets of the pages), so that commits
+	// bumping each other's URLs cannot deadlock; then move each URL (its
+	// first result only) out of flight: the ones not in flight are stale.
+	// With a bonus, also find which pages are already recorded.
 	hostIDs := make([]crawl.ID, len(c.results))
 	seen := make(map[crawl.ID]bool, len(c.results))
-	var ids []int64
+	var ids, lockIDs, pageIDs []int64
 	var states []int16
 	var retryAt, fetchedAt []int64
 	var errs []*string
@@ -121,10 +147,33 @@ func (c *committer) run(ctx context.Context) error {
 		fetchedAt = append(fetchedAt, o.fetchedAt)
 		errs = append(errs, nullText(r.Error))
 		unattempt = append(unattempt, o.unattempt)
+		if c.bonus() && r.Outcome == crawl.OutcomeDone && r.Page != nil {
+			pageIDs = append(pageIDs, int64(r.URL.ID))
+			lockIDs = append(lockIDs, followed(r)...)
+		}
 	}
 	moved := make(map[crawl.ID]bool, len(ids))
+	recorded := map[crawl.ID]bool{} // pages recorded before this transaction
 	b := t.batch()
 	a.queueLock(b, hostIDs)
+	if len(lockIDs) > 0 {
+		lockIDs = append(lockIDs, ids...)
+		slices.Sort(lockIDs)
+		lockIDs = slices.Compact(lockIDs)
+		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM urls WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE) l`, lockIDs)
+	}
+	if len(pageIDs) > 0 {
+		b.Queue(`SELECT url_id FROM pages WHERE url_id = ANY($1)`, pageIDs).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var id crawl.ID
+				if err := rows.Scan(&id); err != nil {
+					return err
+				}
+				recorded[id] = true
+			}
+			return nil
+		})
+	}
 	b.Queue(`UPDATE urls u SET state = v.state, retry_at = v.retry_at, fetched_at = v.fetched_at, error = v.error,
 			attempts = u.attempts - v.unattempt
 		FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bigint[], $5::text[], $6::int[])
@@ -145,12 +194,13 @@ func (c *committer) run(ctx context.Context) error {
 	}
 
 	// Decide everything the live results do, in order.
-	hosts := map[crawl.ID]*hostDelta{}
+	c.hosts = map[crawl.ID]*hostDelta{}
 	d := &t.delta
 	c.live = make([]bool, len(c.results))
 	var linkSrc, linkDst []int64
 	var linkTarget, linkAnchor []string
 	var linkNoFollow []bool
+	hostErrs := map[hostError]int64{}
 	for i := range c.results {
 		r := &c.results[i]
 		if !firstOf[i] || !moved[r.URL.ID] {
@@ -162,10 +212,11 @@ func (c *committer) run(ctx context.Context) error {
 		}
 		c.live[i] = true
 		d.inflight--
-		h := hostOf(hosts, r.URL.HostID)
+		h := hostOf(c.hosts, r.URL.HostID)
 		switch c.outs[i].state {
 		case crawl.StateQueued:
 			h.queued++
+			h.raise(int32(r.URL.Priority))
 			d.queued++
 			d.reserved--
 		case crawl.StateDone:
@@ -179,10 +230,12 @@ func (c *committer) run(ctx context.Context) error {
 			d.skipped++
 			d.reserved--
 		}
+		errKind := ""
 		if p := r.Page; p != nil && r.Outcome == crawl.OutcomeDone {
 			p.ID = r.URL.ID
 			p.DuplicateOf = 0
 			c.pages = append(c.pages, p)
+			c.pageHosts = append(c.pageHosts, r.URL.HostID)
 			n := p.WireBytes
 			if n == 0 {
 				n = p.Bytes
@@ -190,6 +243,18 @@ func (c *committer) run(ctx context.Context) error {
 			h.fetched++
 			h.bytes += n
 			d.bytes += n
+			if cls := p.Status / 100; cls >= 2 && cls <= 5 {
+				h.status[cls]++
+			}
+			if p.Blocked {
+				h.blocked++
+			}
+			errKind = p.ErrorKind
+		} else if r.Outcome == crawl.OutcomeFailed || r.Outcome == crawl.OutcomeRetry {
+			errKind = r.ErrorKind
+		}
+		if errKind != "" {
+			hostErrs[hostError{r.URL.HostID, clean(errKind)}]++
 		}
 		for _, l := range r.Links {
 			linkSrc = append(linkSrc, int64(r.URL.ID))
@@ -199,7 +264,7 @@ func (c *committer) run(ctx context.Context) error {
 			linkNoFollow = append(linkNoFollow, l.NoFollow)
 		}
 		if len(r.Discovered) > 0 {
-			a.offer(r.Discovered)
+			a.offer(r.Discovered, r.URL.HostID)
 		}
 		if u := r.Host; !u.NextFetchAt.IsZero() {
 			h.polite = true
@@ -207,16 +272,18 @@ func (c *committer) run(ctx context.Context) error {
 			h.delay = u.Delay.Milliseconds()
 			h.backoff = int32(u.Backoff)
 		}
+		if r.Host.Trap != "" {
+			h.trap = r.Host.Trap
+		}
 	}
 
-	// Step 2: content hashes, links and discovered URLs.
+	// Step 2: content hashes, near-duplicate candidates, links and
+	// discovered URLs.
 	b = t.batch()
 	c.queueHashes(b)
+	near := queueNear(b, c.pages)
 	if len(linkSrc) > 0 {
-		b.Queue(`INSERT INTO links (source_id, target_id, target, anchor, nofollow)
-			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bool[])
-			ON CONFLICT (source_id, target_id) DO NOTHING`,
-			linkSrc, linkDst, linkTarget, linkAnchor, linkNoFollow).Exec(func(ct pgconn.CommandTag) error {
+		b.Queue(linksInsert, linkSrc, linkDst, linkTarget, linkAnchor, linkNoFollow).Exec(func(ct pgconn.CommandTag) error {
 			d.links += ct.RowsAffected()
 			return nil
 		})
@@ -225,14 +292,107 @@ func (c *committer) run(ctx context.Context) error {
 	if err := t.send(ctx, b); err != nil {
 		return err
 	}
-	a.finish(hosts, d)
+	a.finish(c.hosts, d)
 	c.st.Add = a.st
+	c.judge(near)
 
-	// Step 3: pages, hosts, counters.
+	// Step 3: pages, inbound links, host outcomes and state, counters.
 	b = t.batch()
-	c.queuePages(b)
-	queueHostDeltas(b, hosts)
+	if err := c.queuePages(b); err != nil {
+		return err
+	}
+	if c.bonus() {
+		c.queueInlinks(b, recorded)
+	}
+	queueHostErrors(b, hostErrs)
+	queueHostDeltas(b, c.hosts)
 	return t.commit(ctx, b)
+}
+
+// inlink is what the new pages of a batch do to one link target: n
+// inbound links, of which the last m while the target is queued (a target
+// that is a result of the batch is in flight until its own result, as
+// when the SQLite store records the results one after another).
+type inlink struct{ n, m int32 }
+
+// queueInlinks counts each new page (one not recorded before) as an
+// inbound link of the URLs it links to and follows, and raises the
+// priority of those queued by the bonus, as long as their inbound links
+// were below MaxInlinkBonus/InlinkBonus. The rows were locked in step 1.
+func (c *committer) queueInlinks(b *pgx.Batch, recorded map[crawl.ID]bool) {
+	// Where each live result is in the batch, by URL: its URL is in flight
+	// until then.
+	at := map[int64]int{}
+	for i := range c.results {
+		if c.live[i] {
+			at[int64(c.results[i].URL.ID)] = i
+		}
+	}
+	bumps := map[int64]inlink{}
+	for i := range c.results {
+		r := &c.results[i]
+		if !c.live[i] || r.Outcome != crawl.OutcomeDone || recorded[r.URL.ID] {
+			continue
+		}
+		for _, id := range followed(r) {
+			v := bumps[id]
+			v.n++
+			if j, ok := at[id]; !ok || j < i && c.outs[j].state == crawl.StateQueued {
+				v.m++
+			}
+			bumps[id] = v
+		}
+	}
+	if len(bumps) == 0 {
+		return
+	}
+	ids := make([]int64, 0, len(bumps))
+	for id := range bumps {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	n, m := make([]int32, len(ids)), make([]int32, len(ids))
+	for i, id := range ids {
+		n[i], m[i] = bumps[id].n, bumps[id].m
+	}
+	// Of the n links, those numbered n-m+1..n come while queued; each of
+	// them numbered at most cap-inlinks raises the priority.
+	b.Queue(`UPDATE urls u SET inlinks = u.inlinks + v.n,
+			priority = u.priority + CASE WHEN u.state = 0
+				THEN $4 * greatest(0, least(v.n, $5 - u.inlinks) - (v.n - v.m)) ELSE 0 END
+		FROM unnest($1::bigint[], $2::int[], $3::int[]) AS v(id, n, m)
+		WHERE u.id = v.id`, ids, n, m, int32(c.lim.InlinkBonus), int32(c.lim.MaxInlinkBonus/c.lim.InlinkBonus))
+}
+
+// hostError is an error kind of a host.
+type hostError struct {
+	host crawl.ID
+	kind string
+}
+
+// queueHostErrors adds to the per-host error kind counts. Their hosts are
+// locked by the transaction, so no other transaction writes these rows.
+func queueHostErrors(b *pgx.Batch, m map[hostError]int64) {
+	if len(m) == 0 {
+		return
+	}
+	keys := make([]hostError, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y hostError) int {
+		if x.host != y.host {
+			return cmp.Compare(x.host, y.host)
+		}
+		return strings.Compare(x.kind, y.kind)
+	})
+	hosts, kinds, counts := make([]int64, len(keys)), make([]string, len(keys)), make([]int64, len(keys))
+	for i, k := range keys {
+		hosts[i], kinds[i], counts[i] = int64(k.host), k.kind, m[k]
+	}
+	b.Queue(`INSERT INTO host_errors AS e (host_id, kind, count)
+		SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[])
+		ON CONFLICT (host_id, kind) DO UPDATE SET count = e.count + excluded.count`, hosts, kinds, counts)
 }
 
 // queueHashes records the content hashes of the pages, keeping the first
@@ -269,52 +429,38 @@ func (c *committer) queueHashes(b *pgx.Batch) {
 	})
 }
 
-// queuePages upserts the pages, marking duplicates of content first seen
-// on another URL.
-func (c *committer) queuePages(b *pgx.Batch) {
-	n := len(c.pages)
-	if n == 0 {
-		return
-	}
+// judge marks the pages (in batch order) that are duplicates of content
+// first seen on another URL, then the near-duplicates among the others,
+// given their recorded candidates.
+func (c *committer) judge(near []nearMatch) {
 	d := &c.t.delta
-	ids, dups, bytes, wire, fetched, dur := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
-	status := make([]int32, n)
-	urls, ctype, charset, title, text, lang := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	canonical, redirect, etag, lastMod, errText := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	hashes := make([][]byte, n)
-	noindex, nofollow := make([]bool, n), make([]bool, n)
 	for i, p := range c.pages {
-		if len(p.ContentHash) > 0 {
-			hashes[i] = p.ContentHash
-			if first, ok := c.first[string(p.ContentHash)]; ok && first != p.ID {
-				p.DuplicateOf = first
-				c.st.Duplicates++
-				d.duplicates++
-			}
+		p.DuplicateOf = 0
+		if len(p.ContentHash) == 0 {
+			continue
 		}
-		ids[i], dups[i], bytes[i], wire[i] = int64(p.ID), int64(p.DuplicateOf), p.Bytes, p.WireBytes
-		fetched[i], dur[i], status[i] = ms(p.FetchedAt), p.Duration.Milliseconds(), int32(p.Status)
-		urls[i], ctype[i], charset[i], title[i] = clean(p.URL), clean(p.ContentType), clean(p.Charset), clean(p.Title)
-		text[i], lang[i], canonical[i], redirect[i] = clean(p.Text), clean(p.Lang), clean(p.Canonical), clean(p.RedirectTo)
-		etag[i], lastMod[i], errText[i] = clean(p.ETag), clean(p.LastModified), clean(p.Error)
-		noindex[i], nofollow[i] = p.NoIndex, p.NoFollow
+		if first, ok := c.first[string(p.ContentHash)]; ok && first != p.ID {
+			p.DuplicateOf = first
+			c.st.Duplicates++
+			d.duplicates++
+			hostOf(c.hosts, c.pageHosts[i]).duplicates++
+		}
 	}
-	b.Queue(`INSERT INTO pages (url_id, url, status, content_type, charset, title, text, lang, content_hash, duplicate_of,
-			canonical, redirect_to, noindex, nofollow, bytes, wire_bytes, etag, last_modified, fetched_at, duration_ms, error)
-		SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-			$9::bytea[], $10::bigint[], $11::text[], $12::text[], $13::bool[], $14::bool[], $15::bigint[], $16::bigint[],
-			$17::text[], $18::text[], $19::bigint[], $20::bigint[], $21::text[])
-		ON CONFLICT (url_id) DO UPDATE SET url = excluded.url, status = excluded.status,
-			content_type = excluded.content_type, charset = excluded.charset, title = excluded.title,
-			text = excluded.text, lang = excluded.lang, content_hash = excluded.content_hash,
-			duplicate_of = excluded.duplicate_of, canonical = excluded.canonical, redirect_to = excluded.redirect_to,
-			noindex = excluded.noindex, nofollow = excluded.nofollow, bytes = excluded.bytes,
-			wire_bytes = excluded.wire_bytes, etag = excluded.etag, last_modified = excluded.last_modified,
-			fetched_at = excluded.fetched_at, duration_ms = excluded.duration_ms, error = excluded.error`,
-		ids, urls, status, ctype, charset, title, text, lang, hashes, dups,
-		canonical, redirect, noindex, nofollow, bytes, wire, etag, lastMod, fetched, dur, errText)
-	c.st.Pages += n
-	d.pages += int64(n)
+	judgeNear(c.pages, near)
+}
+
+// queuePages upserts the pages, whose duplicate marks are set.
+func (c *committer) queuePages(b *pgx.Batch) error {
+	var rows pageRows
+	for _, p := range c.pages {
+		if err := rows.add(p); err != nil {
+			return err
+		}
+	}
+	rows.queue(b)
+	c.st.Pages += len(c.pages)
+	c.t.delta.pages += int64(len(c.pages))
+	return nil
 }
 
 // SaveRobots caches a host's robots.txt outcome.

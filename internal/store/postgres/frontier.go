@@ -1,11 +1,12 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,7 +30,7 @@ func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 		if err := t.send(ctx, b); err != nil {
 			return err
 		}
-		a.offer(urls)
+		a.offer(urls, 0)
 		b = t.batch()
 		a.queueInsert(b, time.Now())
 		if err := t.send(ctx, b); err != nil {
@@ -55,21 +56,25 @@ func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 // does), queueInsert (insert the admitted URLs, numbering them in offer
 // order from the shared sequence).
 type admission struct {
-	lim      crawl.Limits
-	keys     map[crawl.ID]string // hosts of the offers within depth
-	ids      []int64             // URL IDs of the offers within depth
-	admitted map[crawl.ID]int64  // per host, before this transaction
-	added    map[crawl.ID]int64  // per host, by this transaction
-	known    map[crawl.ID]bool   // URLs in the store or admitted by this transaction
-	capped   map[crawl.ID]bool
-	insert   []crawl.NewURL
-	newHosts int64
-	st       crawl.AddStats
+	lim        crawl.Limits
+	keys       map[crawl.ID]string // hosts of the offers within depth
+	ids        []int64             // URL IDs of the offers within depth
+	admitted   map[crawl.ID]int64  // per host, before this transaction
+	added      map[crawl.ID]int64  // per host, by this transaction
+	discovered map[crawl.ID]int64  // per source host: URLs admitted from its pages
+	known      map[crawl.ID]bool   // URLs in the store or admitted by this transaction
+	capped     map[crawl.ID]bool
+	insert     []crawl.NewURL
+	source     []crawl.ID         // per insert: the host of the page it was found on, or 0
+	top        map[crawl.ID]int32 // per host: the best priority admitted by this transaction
+	newHosts   int64
+	st         crawl.AddStats
 }
 
 func newAdmission(lim crawl.Limits) *admission {
 	return &admission{lim: lim, keys: map[crawl.ID]string{}, admitted: map[crawl.ID]int64{},
-		added: map[crawl.ID]int64{}, known: map[crawl.ID]bool{}, capped: map[crawl.ID]bool{}}
+		added: map[crawl.ID]int64{}, discovered: map[crawl.ID]int64{}, known: map[crawl.ID]bool{},
+		capped: map[crawl.ID]bool{}, top: map[crawl.ID]int32{}}
 }
 
 func (a *admission) overDepth(u crawl.NewURL) bool {
@@ -145,8 +150,10 @@ func (a *admission) queueLock(b *pgx.Batch, also []crawl.ID) {
 
 // offer decides the fate of each URL, in order. With the hosts locked, no
 // other transaction can admit URLs of these hosts meanwhile, so the known
-// set and the admitted counts stay true.
-func (a *admission) offer(urls []crawl.NewURL) {
+// set and the admitted counts stay true. source is the host of the page
+// the URLs were found on (it must be locked too), 0 for none: its
+// discovered count grows by the URLs admitted.
+func (a *admission) offer(urls []crawl.NewURL, source crawl.ID) {
 	a.st.Offered += len(urls)
 	for _, u := range urls {
 		switch {
@@ -164,6 +171,10 @@ func (a *admission) offer(urls []crawl.NewURL) {
 			a.known[u.ID] = true
 			a.added[u.HostID]++
 			a.insert = append(a.insert, u)
+			a.source = append(a.source, source)
+			if source != 0 {
+				a.discovered[source]++
+			}
 		}
 	}
 }
@@ -176,21 +187,24 @@ func (a *admission) queueInsert(b *pgx.Batch, now time.Time) {
 		return
 	}
 	n := len(a.insert)
-	ids, hosts, parents := make([]int64, n), make([]int64, n), make([]int64, n)
-	urls, vias := make([]string, n), make([]string, n)
+	ids, hosts, parents, lastmods := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	urls, vias, freqs := make([]string, n), make([]string, n), make([]string, n)
 	depths, prios := make([]int32, n), make([]int32, n)
+	kinds := make([]int16, n)
 	for i, u := range a.insert {
-		ids[i], hosts[i], parents[i] = int64(u.ID), int64(u.HostID), int64(u.Parent)
-		urls[i], vias[i] = clean(u.URL), clean(string(u.Via))
-		depths[i], prios[i] = int32(u.Depth), int32(u.Priority)
+		ids[i], hosts[i], parents[i], lastmods[i] = int64(u.ID), int64(u.HostID), int64(u.Parent), ms(u.LastMod)
+		urls[i], vias[i], freqs[i] = clean(u.URL), clean(string(u.Via)), clean(u.ChangeFreq)
+		depths[i], prios[i], kinds[i] = int32(u.Depth), int32(u.Priority), int16(u.Kind)
 	}
-	b.Queue(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, discovered_at)
-		SELECT id, url, host_id, depth, priority, 0, via, parent_id, $8
-		FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::int[], $5::int[], $6::text[], $7::bigint[])
-			WITH ORDINALITY AS t(id, url, host_id, depth, priority, via, parent_id, ord)
+	b.Queue(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, discovered_at, kind, lastmod, changefreq)
+		SELECT id, url, host_id, depth, priority, 0, via, parent_id, $8, kind, lastmod, changefreq
+		FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::int[], $5::int[], $6::text[], $7::bigint[],
+				$9::smallint[], $10::bigint[], $11::text[])
+			WITH ORDINALITY AS t(id, url, host_id, depth, priority, via, parent_id, kind, lastmod, changefreq, ord)
 		ORDER BY ord
 		ON CONFLICT (id) DO NOTHING
-		RETURNING id`, ids, urls, hosts, depths, prios, vias, parents, now.UnixMilli()).Query(func(rows pgx.Rows) error {
+		RETURNING id`, ids, urls, hosts, depths, prios, vias, parents, now.UnixMilli(),
+		kinds, lastmods, freqs).Query(func(rows pgx.Rows) error {
 		got := make(map[crawl.ID]bool, n)
 		for rows.Next() {
 			var id crawl.ID
@@ -204,10 +218,17 @@ func (a *admission) queueInsert(b *pgx.Batch, now time.Time) {
 		}
 		// A conflict cannot happen with the hosts locked, unless a URL ID
 		// was stored under another host; count such a URL as known.
-		for _, u := range a.insert {
+		for i, u := range a.insert {
 			if !got[u.ID] {
 				a.added[u.HostID]--
 				a.st.Known++
+				if src := a.source[i]; src != 0 {
+					a.discovered[src]--
+				}
+				continue
+			}
+			if top, ok := a.top[u.HostID]; !ok || int32(u.Priority) > top {
+				a.top[u.HostID] = int32(u.Priority)
 			}
 		}
 		return nil
@@ -227,6 +248,12 @@ func (a *admission) finish(hosts map[crawl.ID]*hostDelta, d *counterDelta) {
 		h := hostOf(hosts, id)
 		h.admitted += n
 		h.queued += n
+		h.raise(a.top[id])
+	}
+	for id, n := range a.discovered {
+		if n > 0 {
+			hostOf(hosts, id).discovered += n
+		}
 	}
 	slices.Sort(ids)
 	a.st.Hosts = ids
@@ -234,12 +261,30 @@ func (a *admission) finish(hosts map[crawl.ID]*hostDelta, d *counterDelta) {
 	d.hosts += a.newHosts
 }
 
-// hostDelta is a transaction's change to one host row.
+// hostDelta is a transaction's change to one host row: counts to add,
+// politeness state and trap description to set, best queued priority to
+// raise.
 type hostDelta struct {
 	admitted, queued, fetched, bytes int64
+	status                           [6]int64 // responses by status class, 2 to 5
+	duplicates, blocked, discovered  int64
 	polite                           bool // next, delay and backoff are set
 	next, delay                      int64
 	backoff                          int32
+	trap                             string // "" leaves it as it is
+	raised                           bool   // top is set
+	top                              int32  // top_priority becomes at least this
+}
+
+// noPriority is the top_priority of a host with nothing queued (the
+// column's default).
+const noPriority = -1_000_000_000
+
+// raise notes that a URL of priority p joined the host's queue.
+func (h *hostDelta) raise(p int32) {
+	if !h.raised || p > h.top {
+		h.raised, h.top = true, p
+	}
 }
 
 func hostOf(m map[crawl.ID]*hostDelta, id crawl.ID) *hostDelta {
@@ -269,20 +314,37 @@ func queueHostDeltas(b *pgx.Batch, m map[crawl.ID]*hostDelta) {
 	slices.Sort(ids)
 	n := len(ids)
 	admitted, queued, fetched, bytes := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	s2, s3, s4, s5 := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	dups, blocked, disc := make([]int64, n), make([]int64, n), make([]int64, n)
 	polite, next, delay, backoff := make([]bool, n), make([]int64, n), make([]int64, n), make([]int32, n)
+	traps := make([]string, n)
+	raised, top := make([]bool, n), make([]int32, n)
 	for i, id := range ids {
 		h := m[crawl.ID(id)]
 		admitted[i], queued[i], fetched[i], bytes[i] = h.admitted, h.queued, h.fetched, h.bytes
+		s2[i], s3[i], s4[i], s5[i] = h.status[2], h.status[3], h.status[4], h.status[5]
+		dups[i], blocked[i], disc[i] = h.duplicates, h.blocked, h.discovered
 		polite[i], next[i], delay[i], backoff[i] = h.polite, h.next, h.delay, h.backoff
+		traps[i] = clean(h.trap)
+		raised[i], top[i] = h.raised, h.top
 	}
 	b.Queue(`UPDATE hosts h SET admitted = h.admitted + d.admitted, queued = h.queued + d.queued,
 			fetched = h.fetched + d.fetched, bytes = h.bytes + d.bytes,
 			next_fetch_at = CASE WHEN d.polite THEN greatest(h.next_fetch_at, d.next) ELSE h.next_fetch_at END,
 			delay_ms = CASE WHEN d.polite THEN d.delay ELSE h.delay_ms END,
-			backoff = CASE WHEN d.polite THEN d.backoff ELSE h.backoff END
+			backoff = CASE WHEN d.polite THEN d.backoff ELSE h.backoff END,
+			s2xx = h.s2xx + d.s2xx, s3xx = h.s3xx + d.s3xx, s4xx = h.s4xx + d.s4xx, s5xx = h.s5xx + d.s5xx,
+			duplicates = h.duplicates + d.duplicates, blocked = h.blocked + d.blocked,
+			discovered = h.discovered + d.discovered,
+			trap = CASE WHEN d.trap <> '' THEN d.trap ELSE h.trap END,
+			top_priority = CASE WHEN d.raised THEN greatest(h.top_priority, d.top) ELSE h.top_priority END
 		FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bool[],
-			$7::bigint[], $8::bigint[], $9::int[]) AS d(id, admitted, queued, fetched, bytes, polite, next, delay, backoff)
-		WHERE h.id = d.id`, ids, admitted, queued, fetched, bytes, polite, next, delay, backoff)
+			$7::bigint[], $8::bigint[], $9::int[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[],
+			$14::bigint[], $15::bigint[], $16::bigint[], $17::text[], $18::bool[], $19::int[])
+			AS d(id, admitted, queued, fetched, bytes, polite, next, delay, backoff,
+				s2xx, s3xx, s4xx, s5xx, duplicates, blocked, discovered, trap, raised, top)
+		WHERE h.id = d.id`, ids, admitted, queued, fetched, bytes, polite, next, delay, backoff,
+		s2, s3, s4, s5, dups, blocked, disc, traps, raised, top)
 }
 
 const hostColumns = `id, key, next_fetch_at, delay_ms, backoff, robots_status, robots_body, robots_fetched_at,
@@ -316,13 +378,15 @@ func scanHost(sc interface{ Scan(...any) error }) (crawl.Host, error) {
 	return h, nil
 }
 
-// ClaimHosts leases hosts with queued URLs to owner. Candidates are locked
-// with FOR UPDATE SKIP LOCKED, so concurrent claimers never wait for each
-// other nor take the same host. URLs left in flight return to the queue
-// when their host's lease expired, when the owner leased the host through
-// an earlier handle (it restarted), or when the host is not leased and they
-// were claimed longer than lease ago (their releaser died before it
-// committed them).
+// ClaimHosts leases hosts with queued URLs to owner: hosts whose next fetch
+// time has come first, the best of them (by the priority of their best
+// queued URL) first, then the others, earliest next fetch first.
+// Candidates are locked with FOR UPDATE SKIP LOCKED, so concurrent
+// claimers never wait for each other nor take the same host. URLs left in
+// flight return to the queue when their host's lease expired, when the
+// owner leased the host through an earlier handle (it restarted), or when
+// the host is not leased and they were claimed longer than lease ago
+// (their releaser died before it committed them).
 func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Duration, now time.Time) ([]crawl.Host, error) {
 	if n <= 0 {
 		return nil, nil
@@ -331,19 +395,16 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 	err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
 		out = nil
 		nowMS, cutoff := now.UnixMilli(), now.Add(-lease).UnixMilli()
-		type cand struct {
-			id, next int64
-			expired  bool // its lease ran out: requeue all its in-flight URLs
-		}
-		var cands []cand
+		var cands []hostCand
 		seen := map[int64]bool{}
 		scan := func(expired bool) func(pgx.Rows) error {
 			return func(rows pgx.Rows) error {
 				for rows.Next() {
-					c := cand{expired: expired}
-					if err := rows.Scan(&c.id, &c.next); err != nil {
+					c := hostCand{expired: expired}
+					if err := rows.Scan(&c.id, &c.next, &c.top); err != nil {
 						return err
 					}
+					c.due = c.next <= nowMS
 					if !seen[c.id] {
 						seen[c.id] = true
 						cands = append(cands, c)
@@ -354,21 +415,36 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 		}
 		b := t.batch()
 		// Hosts whose previous owner's lease ran out or that this owner
-		// leased through an earlier handle, and hosts ready to be leased.
-		// Each query uses its own partial index; the union is ordered here.
-		b.Queue(`SELECT id, next_fetch_at FROM hosts
+		// leased through an earlier handle, and hosts ready to be leased:
+		// those whose time has come, the best first (index hosts_best),
+		// then, if there are too few of them, the others, earliest first
+		// (index hosts_ready); the second branch runs, and locks rows,
+		// only when the first returns fewer than n hosts. The candidates
+		// are ordered here.
+		// An expired host ranks by the best of the URLs it has queued and
+		// those about to return to its queue.
+		b.Queue(`SELECT id, next_fetch_at, greatest(top_priority,
+				(SELECT max(priority) FROM urls WHERE host_id = hosts.id AND state = 1)) AS top
+			FROM hosts
 			WHERE lease_owner IS NOT NULL
 			  AND (lease_owner <> $1 AND lease_until < $2 OR lease_owner = $1 AND lease_session <> $4)
-			ORDER BY next_fetch_at, id LIMIT $3 FOR NO KEY UPDATE SKIP LOCKED`, owner, nowMS, n, db.session).Query(scan(true))
-		b.Queue(`SELECT id, next_fetch_at FROM hosts WHERE queued > 0 AND lease_owner IS NULL
-			ORDER BY next_fetch_at, id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`, n).Query(scan(false))
+			ORDER BY next_fetch_at > $2, top DESC, next_fetch_at, id LIMIT $3 FOR NO KEY UPDATE SKIP LOCKED`,
+			owner, nowMS, n, db.session).Query(scan(true))
+		b.Queue(`SELECT * FROM (SELECT id, next_fetch_at, top_priority FROM hosts
+				WHERE queued > 0 AND lease_owner IS NULL AND next_fetch_at <= $2
+				ORDER BY top_priority DESC, next_fetch_at, id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED) due
+			UNION ALL
+			SELECT * FROM (SELECT id, next_fetch_at, top_priority FROM hosts
+				WHERE queued > 0 AND lease_owner IS NULL AND next_fetch_at > $2
+				ORDER BY next_fetch_at, id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED) later
+			LIMIT $1`, n, nowMS).Query(scan(false))
 		if err := t.send(ctx, b); err != nil {
 			return err
 		}
 		if len(cands) < n {
 			// Short of work: look for hosts holding only orphaned URLs.
 			b = t.batch()
-			b.Queue(`SELECT id, next_fetch_at FROM hosts
+			b.Queue(`SELECT id, next_fetch_at, top_priority FROM hosts
 				WHERE lease_owner IS NULL AND id IN (SELECT host_id FROM urls WHERE state = 1 AND claimed_at < $1)
 				ORDER BY next_fetch_at, id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`, cutoff, n).Query(scan(false))
 			if err := t.send(ctx, b); err != nil {
@@ -378,17 +454,14 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 		if len(cands) == 0 {
 			return nil
 		}
-		sort.Slice(cands, func(i, j int) bool {
-			if cands[i].next != cands[j].next {
-				return cands[i].next < cands[j].next
-			}
-			return cands[i].id < cands[j].id
-		})
+		slices.SortFunc(cands, hostCand.compare)
 		cands = cands[:min(n, len(cands))]
 		ids := make([]int64, len(cands))
+		rank := make(map[crawl.ID]int, len(cands))
 		var expired, free []int64
 		for i, c := range cands {
 			ids[i] = c.id
+			rank[crawl.ID(c.id)] = i
 			if c.expired {
 				expired = append(expired, c.id)
 			} else {
@@ -396,12 +469,17 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 			}
 		}
 		b = t.batch()
+		// The URLs are locked in ID order, like those of a commit. Their
+		// hosts' best queued priority rises to theirs.
 		b.Queue(`WITH r AS (
 				UPDATE urls SET state = 0, attempts = greatest(attempts - 1, 0)
-				WHERE state = 1 AND (host_id = ANY($1) OR host_id = ANY($2) AND claimed_at < $3)
-				RETURNING host_id),
-			c AS (SELECT host_id, count(*) AS n FROM r GROUP BY host_id),
-			h AS (UPDATE hosts SET queued = hosts.queued + c.n FROM c WHERE hosts.id = c.host_id)
+				WHERE state = 1 AND id IN (
+					SELECT id FROM urls WHERE state = 1 AND (host_id = ANY($1) OR host_id = ANY($2) AND claimed_at < $3)
+					ORDER BY id FOR NO KEY UPDATE)
+				RETURNING host_id, priority),
+			c AS (SELECT host_id, count(*) AS n, max(priority) AS top FROM r GROUP BY host_id),
+			h AS (UPDATE hosts SET queued = hosts.queued + c.n, top_priority = greatest(hosts.top_priority, c.top)
+				FROM c WHERE hosts.id = c.host_id)
 			INSERT INTO counters AS x (slot, queued, inflight, reserved)
 				SELECT $4, sum(n), -sum(n), -sum(n) FROM c HAVING count(*) > 0
 			ON CONFLICT (slot) DO UPDATE SET queued = x.queued + excluded.queued,
@@ -421,18 +499,40 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 		if err := t.commit(ctx, b); err != nil {
 			return err
 		}
-		sort.Slice(out, func(i, j int) bool {
-			if !out[i].NextFetchAt.Equal(out[j].NextFetchAt) {
-				return out[i].NextFetchAt.Before(out[j].NextFetchAt)
-			}
-			return out[i].ID < out[j].ID
-		})
+		// In the order they were chosen.
+		slices.SortFunc(out, func(x, y crawl.Host) int { return cmp.Compare(rank[x.ID], rank[y.ID]) })
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: claim hosts: %w", err)
 	}
 	return out, nil
+}
+
+// hostCand is a host ClaimHosts may lease.
+type hostCand struct {
+	id, next int64
+	top      int32 // its best queued priority
+	due      bool  // its next fetch time has come
+	expired  bool  // its lease ran out: requeue all its in-flight URLs
+}
+
+// compare orders candidates as ClaimHosts leases them: hosts whose time
+// has come first, the best first, then by next fetch time and ID.
+func (c hostCand) compare(d hostCand) int {
+	if c.due != d.due {
+		if c.due {
+			return -1
+		}
+		return 1
+	}
+	if c.due && c.top != d.top {
+		return cmp.Compare(d.top, c.top)
+	}
+	if c.next != d.next {
+		return cmp.Compare(c.next, d.next)
+	}
+	return cmp.Compare(c.id, d.id)
 }
 
 // sortedIDs returns ids as int64s in ascending order without repeats: the
@@ -523,70 +623,128 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 	return nil
 }
 
-// claimSQL claims a host's best ready URLs in one statement: it checks the
-// lease (the host row is already locked by the transaction) and the byte
-// budget, claims no more than the page budget has left (in the budgeted
-// form, run under the budget lock), then moves the claimed URLs from the
-// host's and the crawl's queued counts to in flight, in the transaction's
-// counters slot.
-const claimSQL = `WITH c AS (
+// claimSQL returns the statement that claims a host's best ready URLs in
+// one go: it checks the lease (the host row is already locked by the
+// transaction) and the byte budget, claims no more than the page budget
+// has left (when pages is set: run under the budget lock), then moves the
+// claimed URLs from the host's and the crawl's queued counts to in flight,
+// in the transaction's counters slot. When hostBytes is set and the host's
+// bytes reached the host byte budget, it claims nothing and skips the
+// host's queued URLs instead, locking them in ID order (as every
+// transaction that waits for URL rows does).
+//
+// The host's best queued priority becomes that of its next queued URL
+// (the statement's snapshot still shows the claimed URLs as queued).
+//
+// Parameters: $1 host, $2 now, $3 owner, $4 session, $5 n, $6 MaxBytes,
+// $7 counters slot, then MaxPages if pages, then MaxHostBytes if hostBytes.
+func claimSQL(pages, hostBytes bool) string {
+	noPrio := strconv.Itoa(noPriority)
+	limit, pagesLeft := "$5", ""
+	next := 8
+	if pages {
+		limit = "(SELECT greatest(least($5, $8 - coalesce(sum(reserved), 0)::bigint), 0) FROM counters)"
+		pagesLeft = "AND (SELECT coalesce(sum(reserved), 0) FROM counters) < $8"
+		next++
+	}
+	hostOK, skip, skipped := "", "", "0"
+	if hostBytes {
+		p := fmt.Sprintf("$%d", next)
+		hostOK = "AND bytes < " + p
+		skip = `, s AS (
+	UPDATE urls SET state = 5, error = 'host byte budget reached'
+	WHERE id IN (
+		SELECT id FROM urls
+		WHERE host_id = $1 AND state = 0
+		  AND EXISTS (SELECT 1 FROM hosts WHERE id = $1 AND lease_owner = $3 AND lease_session = $4 AND bytes >= ` + p + `)
+		  AND ($6::bigint <= 0 OR (SELECT sum(bytes) FROM counters) < $6)
+		  ` + pagesLeft + `
+		ORDER BY id
+		FOR NO KEY UPDATE)
+	RETURNING 1
+)`
+		skipped = "(SELECT count(*) FROM s)"
+	}
+	return `WITH c AS (
 	UPDATE urls SET state = 1, attempts = attempts + 1, claimed_at = $2
 	WHERE id IN (
 		SELECT id FROM urls
 		WHERE host_id = $1 AND state = 0 AND retry_at <= $2
-		  AND EXISTS (SELECT 1 FROM hosts WHERE id = $1 AND lease_owner = $3 AND lease_session = $4)
+		  AND EXISTS (SELECT 1 FROM hosts WHERE id = $1 AND lease_owner = $3 AND lease_session = $4 ` + hostOK + `)
 		  AND ($6::bigint <= 0 OR (SELECT sum(bytes) FROM counters) < $6)
 		ORDER BY priority DESC, seq
-		LIMIT %s
+		LIMIT ` + limit + `
 		FOR UPDATE SKIP LOCKED)
-	RETURNING id, url, depth, priority, attempts - 1 AS attempts, seq
-), k AS (
-	SELECT count(*) AS n FROM c
+	RETURNING id, url, depth, priority, attempts - 1 AS attempts, seq, kind, lastmod
+)` + skip + `, k AS (
+	SELECT (SELECT count(*) FROM c) AS n, ` + skipped + ` AS skipped
 ), h AS (
-	UPDATE hosts SET queued = queued - k.n FROM k WHERE hosts.id = $1 AND k.n > 0
+	UPDATE hosts SET queued = queued - k.n - k.skipped,
+		top_priority = CASE WHEN k.skipped > 0 THEN ` + noPrio + ` ELSE coalesce((
+			SELECT priority FROM urls WHERE host_id = $1 AND state = 0 AND id NOT IN (SELECT id FROM c)
+			ORDER BY priority DESC, seq LIMIT 1), ` + noPrio + `) END
+	FROM k WHERE hosts.id = $1 AND k.n + k.skipped > 0
 ), t AS (
-	INSERT INTO counters AS x (slot, queued, inflight, reserved) SELECT $7, -k.n, k.n, k.n FROM k WHERE k.n > 0
+	INSERT INTO counters AS x (slot, queued, inflight, reserved, skipped)
+		SELECT $7, -k.n - k.skipped, k.n, k.n, k.skipped FROM k WHERE k.n + k.skipped > 0
 	ON CONFLICT (slot) DO UPDATE SET queued = x.queued + excluded.queued, inflight = x.inflight + excluded.inflight,
-		reserved = x.reserved + excluded.reserved
+		reserved = x.reserved + excluded.reserved, skipped = x.skipped + excluded.skipped
 )
-SELECT id, url, depth, priority, attempts FROM c ORDER BY priority DESC, seq`
+SELECT id, url, depth, priority, attempts, kind, lastmod FROM c ORDER BY priority DESC, seq`
+}
 
-var (
-	claimFree     = fmt.Sprintf(claimSQL, "$5")
-	claimBudgeted = fmt.Sprintf(claimSQL, "(SELECT greatest(least($5, $8 - coalesce(sum(reserved), 0)::bigint), 0) FROM counters)")
-)
+// claimStmts are the claim statements by [pages][hostBytes] budget.
+var claimStmts = [2][2]string{
+	{claimSQL(false, false), claimSQL(false, true)},
+	{claimSQL(true, false), claimSQL(true, true)},
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // ClaimURLs marks the host's best ready URLs in flight, in one round trip.
+// Once the host's bytes reached lim.MaxHostBytes, it claims nothing and
+// skips the host's queued URLs instead.
 func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.ClaimedURL, time.Time, error) {
 	var out []crawl.ClaimedURL
 	var held *bool
-	var reserved, bytes int64
+	var reserved, bytes, hostBytes int64
 	err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
 		out, held = nil, nil
 		b := t.batch()
 		// Lock the host first: lock order is hosts, then URLs, then counters.
-		b.Queue(`SELECT lease_owner = $2 AND lease_session = $3 FROM hosts WHERE id = $1 FOR NO KEY UPDATE`,
+		b.Queue(`SELECT lease_owner = $2 AND lease_session = $3, bytes FROM hosts WHERE id = $1 FOR NO KEY UPDATE`,
 			int64(host), owner, db.session).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
-				if err := rows.Scan(&held); err != nil {
+				if err := rows.Scan(&held, &hostBytes); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
-		q, args := claimFree, []any{int64(host), now.UnixMilli(), owner, db.session, int64(max(n, 0)), lim.MaxBytes, t.slot}
+		args := []any{int64(host), now.UnixMilli(), owner, db.session, int64(max(n, 0)), lim.MaxBytes, t.slot}
 		if lim.MaxPages > 0 {
 			// Only claims raise the reserved count; they take turns, so the
 			// budget holds across processes.
 			b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.budgetLock())
-			q, args = claimBudgeted, append(args, lim.MaxPages)
+			args = append(args, lim.MaxPages)
 		}
+		if lim.MaxHostBytes > 0 {
+			args = append(args, lim.MaxHostBytes)
+		}
+		q := claimStmts[b2i(lim.MaxPages > 0)][b2i(lim.MaxHostBytes > 0)]
 		b.Queue(q, args...).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				c := crawl.ClaimedURL{HostID: host}
-				if err := rows.Scan(&c.ID, &c.URL, &c.Depth, &c.Priority, &c.Attempts); err != nil {
+				var lastmod int64
+				if err := rows.Scan(&c.ID, &c.URL, &c.Depth, &c.Priority, &c.Attempts, &c.Kind, &lastmod); err != nil {
 					return err
 				}
+				c.LastMod = fromMS(lastmod)
 				out = append(out, c)
 			}
 			return nil
@@ -611,6 +769,9 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		return nil, time.Time{}, crawl.ErrByteBudget
 	case lim.MaxPages > 0 && reserved >= lim.MaxPages:
 		return nil, time.Time{}, crawl.ErrPageBudget
+	case lim.MaxHostBytes > 0 && hostBytes >= lim.MaxHostBytes:
+		// The host spent its share: its queued URLs were skipped.
+		return nil, time.Time{}, nil
 	}
 	var at *int64
 	if err := db.pool.QueryRow(ctx, `SELECT min(retry_at) FROM urls WHERE host_id = $1 AND state = 0`, host).Scan(&at); err != nil {

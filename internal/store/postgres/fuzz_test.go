@@ -1,9 +1,13 @@
 package postgres
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/acrawler/acrawler/internal/crawl"
 )
 
 // FuzzParseDSNHidesPassword: whatever the password, a DSN that cannot be
@@ -63,6 +67,36 @@ func FuzzClean(f *testing.F) {
 		}
 		if cc := clean(c); cc != c {
 			t.Fatalf("clean(clean(%q)) = %q, want %q", s, cc, c)
+		}
+	})
+}
+
+// FuzzMetadataJSON: the document is valid JSON that JSONB accepts (no
+// escaped NUL, valid UTF-8) and decodes to the metadata with each invalid
+// byte of its strings replaced by U+FFFD (as encoding/json does) and NULs
+// dropped: metadata with storable strings is kept as it is.
+func FuzzMetadataJSON(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\x00b", "caf\xe9", `back\slash \u0000`, "\\\x00", "ok ü"} {
+		f.Add(s, s, 2024)
+	}
+	f.Fuzz(func(t *testing.T, title, author string, year int) {
+		m := &crawl.Metadata{Title: title, Authors: []string{author, "x"}, Year: year, Keywords: []string{title}}
+		doc, err := metadataJSON(m)
+		if err != nil || doc == nil {
+			t.Fatalf("metadataJSON(%+v) = %v, %v", m, doc, err)
+		}
+		if !utf8.ValidString(*doc) || strings.Contains(strings.ReplaceAll(*doc, `\\`, ""), `\u0000`) {
+			t.Fatalf("metadataJSON(%+v) = %s, which JSONB refuses", m, *doc)
+		}
+		var got crawl.Metadata
+		if err := json.Unmarshal([]byte(*doc), &got); err != nil {
+			t.Fatalf("metadataJSON(%+v) = %s: %v", m, *doc, err)
+		}
+		storable := func(s string) string { return strings.ReplaceAll(string([]rune(s)), "\x00", "") }
+		want := crawl.Metadata{Title: storable(title), Authors: []string{storable(author), "x"}, Year: year,
+			Keywords: []string{storable(title)}}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("metadataJSON(%+v) decodes to %+v, want %+v", m, got, want)
 		}
 	})
 }

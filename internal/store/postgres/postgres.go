@@ -1,19 +1,31 @@
 // Package postgres is the shared store: the frontier, hosts, robots cache,
-// pages, links and duplicate hashes of a crawl in PostgreSQL, so that
-// several crawl processes on several machines can work on one crawl,
-// coordinated by PostgreSQL alone.
+// pages, links, duplicate hashes, per-host outcomes and metrics of a crawl
+// in PostgreSQL, so that several crawl processes on several machines can
+// work on one crawl, coordinated by PostgreSQL alone.
 //
-// Hosts are leased by locking candidate rows with FOR UPDATE SKIP LOCKED.
+// Hosts are leased by locking candidate rows with FOR UPDATE SKIP LOCKED,
+// those whose next fetch time has come first, the best of them (by
+// top_priority, the priority of their best queued URL) first.
 // A host row lock also guards the host's URLs: whoever admits, claims or
 // settles URLs of a host holds its row, so the per-host cap and the
 // in-flight bookkeeping hold across processes. The page budget is checked
 // under an advisory lock that only claims take. Every transaction takes
-// its locks in one order (hosts by ID, then URLs, then content hashes by
-// hash, then its counters row) and is retried if PostgreSQL still reports
-// a deadlock. The counters are split over rows, one per running
+// its locks in one order (hosts by ID, then URLs by ID, then content
+// hashes by hash, then its counters row) and is retried if PostgreSQL
+// still reports a deadlock. URLs of other hosts are locked only by a
+// commit that raises the link targets of its pages (Limits.InlinkBonus):
+// it locks them with its own URLs, in one pass in ID order; a claim skips
+// the URLs such a commit holds until it ends. The counters are split over rows, one per running
 // transaction, and summed when read, so that no single row serializes the
 // processes. Lease and claim transactions commit without waiting for the
 // disk (see lazy); results and admissions wait.
+//
+// Exact duplicates are found through the content hashes, unique keys, so
+// concurrent commits agree on the first page with some content.
+// Near-duplicates are judged against the pages recorded when a commit
+// looks (through the SimHash band indexes) and the earlier pages of its
+// own batch: two pages within the near-duplicate distance committed at the
+// same moment by two transactions may both be recorded as originals.
 //
 // Owner names must be unique among running processes. A lease is held by
 // an owner through one store handle: an owner that opens a new handle

@@ -382,7 +382,8 @@ func TestTextIsStorable(t *testing.T) {
 		t.Fatal(cs, err)
 	}
 	r := crawl.Result{URL: cs[0], Outcome: crawl.OutcomeDone,
-		Page:  &crawl.Page{URL: cs[0].URL, Status: 200, Title: "a\x00b", Text: "caf\xe9 ok", FetchedAt: now},
+		Page: &crawl.Page{URL: cs[0].URL, Status: 200, Title: "a\x00b", Text: "caf\xe9 ok", FetchedAt: now,
+			Meta: &crawl.Metadata{Title: "a\x00b", Authors: []string{"caf\xe9", `back\slash \u0000`}}},
 		Links: []crawl.Link{{TargetID: crawl.HashID("http://b.test/"), Target: "http://b.test/", Anchor: "\xff\x00"}}}
 	if _, err := db.Commit(ctx, []crawl.Result{r}, crawl.Limits{}); err != nil {
 		t.Fatalf("Commit of a page with NUL and invalid UTF-8: %v", err)
@@ -393,6 +394,9 @@ func TestTextIsStorable(t *testing.T) {
 	}
 	if p.Title != "ab" || p.Text != "caf\uFFFD ok" {
 		t.Errorf("Page title %q text %q, want %q and %q", p.Title, p.Text, "ab", "caf\uFFFD ok")
+	}
+	if m := p.Meta; m == nil || m.Title != "ab" || len(m.Authors) != 2 || m.Authors[0] != "caf\uFFFD" || m.Authors[1] != `back\slash \u0000` {
+		t.Errorf("Page metadata %+v, want the title and authors cleaned the same way", m)
 	}
 }
 

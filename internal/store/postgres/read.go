@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -17,14 +18,14 @@ import (
 func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 	var u crawl.URLRecord
 	var via string
-	var state int16
-	var depth, prio, attempts int32
-	var disc, fetched, retry int64
+	var state, kind int16
+	var depth, prio, attempts, inlinks int32
+	var disc, fetched, retry, lastmod int64
 	var errText *string
 	err := db.pool.QueryRow(ctx, `SELECT id, url, host_id, depth, priority, state, attempts, via, parent_id,
-		discovered_at, fetched_at, retry_at, error FROM urls WHERE id = $1`, int64(id)).Scan(
+		discovered_at, fetched_at, retry_at, error, kind, lastmod, changefreq, inlinks FROM urls WHERE id = $1`, int64(id)).Scan(
 		&u.ID, &u.URL, &u.HostID, &depth, &prio, &state, &attempts, &via, &u.Parent,
-		&disc, &fetched, &retry, &errText)
+		&disc, &fetched, &retry, &errText, &kind, &lastmod, &u.ChangeFreq, &inlinks)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, crawl.ErrNotFound)
 	}
@@ -32,29 +33,40 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 		return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, err)
 	}
 	u.Depth, u.Priority, u.State, u.Attempts = int(depth), int(prio), crawl.State(state), int(attempts)
-	u.Via = crawl.Via(via)
-	u.DiscoveredAt, u.FetchedAt, u.RetryAt = fromMS(disc), fromMS(fetched), fromMS(retry)
+	u.Via, u.Kind, u.Inlinks = crawl.Via(via), crawl.Kind(kind), int(inlinks)
+	u.DiscoveredAt, u.FetchedAt, u.RetryAt, u.LastMod = fromMS(disc), fromMS(fetched), fromMS(retry), fromMS(lastmod)
 	if errText != nil {
 		u.Error = *errText
 	}
 	return u, nil
 }
 
+// pageColumns are the pages columns scanPage reads.
 const pageColumns = `url_id, url, status, content_type, charset, title, text, lang, content_hash, duplicate_of,
-	canonical, redirect_to, noindex, nofollow, bytes, wire_bytes, etag, last_modified, fetched_at, duration_ms, error`
+	canonical, redirect_to, noindex, nofollow, bytes, wire_bytes, etag, last_modified, fetched_at, duration_ms, error,
+	blocked, error_kind, main_text, metadata, simhash, near_duplicate_of, warc_file, warc_offset, warc_length`
 
 func scanPage(sc interface{ Scan(...any) error }) (*crawl.Page, error) {
 	p := &crawl.Page{}
 	var status int32
-	var fetched, dur int64
+	var fetched, dur, simhash int64
+	var meta []byte
 	if err := sc.Scan(&p.ID, &p.URL, &status, &p.ContentType, &p.Charset, &p.Title, &p.Text, &p.Lang,
 		&p.ContentHash, &p.DuplicateOf, &p.Canonical, &p.RedirectTo, &p.NoIndex, &p.NoFollow, &p.Bytes, &p.WireBytes,
-		&p.ETag, &p.LastModified, &fetched, &dur, &p.Error); err != nil {
+		&p.ETag, &p.LastModified, &fetched, &dur, &p.Error, &p.Blocked, &p.ErrorKind,
+		&p.MainText, &meta, &simhash, &p.NearDuplicateOf, &p.WARC.File, &p.WARC.Offset, &p.WARC.Length); err != nil {
 		return nil, err
 	}
 	p.Status = int(status)
 	p.FetchedAt = fromMS(fetched)
 	p.Duration = time.Duration(dur) * time.Millisecond
+	p.SimHash = uint64(simhash)
+	if meta != nil {
+		p.Meta = &crawl.Metadata{}
+		if err := json.Unmarshal(meta, p.Meta); err != nil {
+			return nil, fmt.Errorf("metadata of %s: %w", p.URL, err)
+		}
+	}
 	return p, nil
 }
 

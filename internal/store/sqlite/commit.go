@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ type committer struct {
 	t                                    *txn
 	state, page, hashIns, hashGet, links *sql.Stmt
 	linksN                               *sql.Stmt // linkRows rows at once
+	pageExists, nearDup                  *sql.Stmt
 	args                                 []any
 }
 
@@ -91,16 +93,10 @@ func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
 		return s
 	}
 	c.state = prep(`UPDATE urls SET state = ?, retry_at = ?, fetched_at = ?, error = ?, attempts = attempts - ? WHERE id = ? AND state = 1`)
-	c.page = prep(`INSERT INTO pages (url_id, url, status, content_type, charset, title, text, lang, content_hash, duplicate_of,
-			canonical, redirect_to, noindex, nofollow, bytes, wire_bytes, etag, last_modified, fetched_at, duration_ms, error)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (url_id) DO UPDATE SET url = excluded.url, status = excluded.status, content_type = excluded.content_type,
-			charset = excluded.charset, title = excluded.title, text = excluded.text, lang = excluded.lang,
-			content_hash = excluded.content_hash, duplicate_of = excluded.duplicate_of, canonical = excluded.canonical,
-			redirect_to = excluded.redirect_to, noindex = excluded.noindex, nofollow = excluded.nofollow,
-			bytes = excluded.bytes, wire_bytes = excluded.wire_bytes, etag = excluded.etag,
-			last_modified = excluded.last_modified, fetched_at = excluded.fetched_at,
-			duration_ms = excluded.duration_ms, error = excluded.error`)
+	c.page = prep(pageUpsert)
+	c.nearDup = prep(`SELECT url_id, simhash FROM pages WHERE simhash <> 0 AND url_id <> ?5 AND duplicate_of = 0
+		AND near_duplicate_of = 0 AND (band0 = ?1 OR band1 = ?2 OR band2 = ?3 OR band3 = ?4) LIMIT 64`)
+	c.pageExists = prep(`SELECT 1 FROM pages WHERE url_id = ?`)
 	c.hashIns = prep(`INSERT INTO content_hashes (hash, url_id) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`)
 	c.hashGet = prep(`SELECT url_id FROM content_hashes WHERE hash = ?`)
 	c.links = prep(linksInsert(1))
@@ -113,7 +109,7 @@ func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
 }
 
 func (c *committer) close() {
-	for _, s := range []*sql.Stmt{c.state, c.page, c.hashIns, c.hashGet, c.links, c.linksN} {
+	for _, s := range []*sql.Stmt{c.state, c.page, c.pageExists, c.nearDup, c.hashIns, c.hashGet, c.links, c.linksN} {
 		if s != nil {
 			s.Close()
 		}
@@ -187,8 +183,17 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		t.add("skipped", 1)
 		t.add("reserved", -1)
 	}
+	var hs hostStatDelta
+	newPage := false
 	if p := r.Page; p != nil && r.Outcome == crawl.OutcomeDone {
 		p.ID = r.URL.ID
+		var one int
+		switch err := c.pageExists.QueryRowContext(ctx, p.ID).Scan(&one); {
+		case errors.Is(err, sql.ErrNoRows):
+			newPage = true
+		case err != nil:
+			return err
+		}
 		if err := c.savePage(ctx, p, st); err != nil {
 			return err
 		}
@@ -198,8 +203,20 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 			hostBytes = p.Bytes
 		}
 		t.add("bytes", hostBytes)
-	} else if r.Outcome == crawl.OutcomeFailed || r.Outcome == crawl.OutcomeRetry {
-		hostFetched = 0
+		if cls := p.Status / 100; cls >= 2 && cls <= 5 {
+			hs.status[cls]++
+		}
+		if p.DuplicateOf != 0 {
+			hs.duplicates++
+		}
+		if p.Blocked {
+			hs.blocked++
+		}
+		if p.ErrorKind != "" {
+			hs.errKind = p.ErrorKind
+		}
+	} else if (r.Outcome == crawl.OutcomeFailed || r.Outcome == crawl.OutcomeRetry) && r.ErrorKind != "" {
+		hs.errKind = r.ErrorKind
 	}
 	if err := c.insertLinks(ctx, r.URL.ID, r.Links); err != nil {
 		return err
@@ -209,6 +226,7 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		if err != nil {
 			return err
 		}
+		hs.discovered = int64(as.Added)
 		st.Add.Offered += as.Offered
 		st.Add.Added += as.Added
 		st.Add.Known += as.Known
@@ -217,15 +235,66 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		st.Add.Hosts = mergeIDs(st.Add.Hosts, as.Hosts)
 		st.Add.CappedHosts = mergeIDs(st.Add.CappedHosts, as.CappedHosts)
 	}
-	h := r.Host
-	if !h.NextFetchAt.IsZero() {
-		_, err = t.tx.ExecContext(ctx, `UPDATE hosts SET next_fetch_at = max(next_fetch_at, ?), delay_ms = ?, backoff = ?,
-			fetched = fetched + ?, bytes = bytes + ?, queued = queued + ? WHERE id = ?`,
-			ms(h.NextFetchAt), h.Delay.Milliseconds(), h.Backoff, hostFetched, hostBytes, hostQueued, r.URL.HostID)
-	} else if hostFetched != 0 || hostQueued != 0 {
-		_, err = t.tx.ExecContext(ctx, `UPDATE hosts SET fetched = fetched + ?, bytes = bytes + ?, queued = queued + ? WHERE id = ?`,
-			hostFetched, hostBytes, hostQueued, r.URL.HostID)
+	if newPage && lim.InlinkBonus > 0 && len(r.Links) > 0 {
+		if err := c.bumpInlinks(ctx, r.Links, lim); err != nil {
+			return err
+		}
 	}
+	// One update of the host row: politeness state, counters, outcomes.
+	h := r.Host
+	var next any
+	if !h.NextFetchAt.IsZero() {
+		next = ms(h.NextFetchAt)
+	}
+	if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET
+			next_fetch_at = CASE WHEN ?1 IS NULL THEN next_fetch_at ELSE max(next_fetch_at, ?1) END,
+			delay_ms = CASE WHEN ?1 IS NULL THEN delay_ms ELSE ?2 END,
+			backoff = CASE WHEN ?1 IS NULL THEN backoff ELSE ?3 END,
+			fetched = fetched + ?4, bytes = bytes + ?5, queued = queued + ?6,
+			s2xx = s2xx + ?7, s3xx = s3xx + ?8, s4xx = s4xx + ?9, s5xx = s5xx + ?10,
+			duplicates = duplicates + ?11, blocked = blocked + ?12, discovered = discovered + ?13,
+			trap = CASE WHEN ?14 <> '' THEN ?14 ELSE trap END,
+			top_priority = CASE WHEN ?6 > 0 THEN max(top_priority, ?16) ELSE top_priority END
+		WHERE id = ?15`,
+		next, h.Delay.Milliseconds(), h.Backoff, hostFetched, hostBytes, hostQueued,
+		hs.status[2], hs.status[3], hs.status[4], hs.status[5], hs.duplicates, hs.blocked, hs.discovered, h.Trap,
+		r.URL.HostID, r.URL.Priority); err != nil {
+		return err
+	}
+	if hs.errKind != "" {
+		if _, err := t.tx.ExecContext(ctx, `INSERT INTO host_errors (host_id, kind, count) VALUES (?, ?, 1)
+			ON CONFLICT (host_id, kind) DO UPDATE SET count = count + 1`, r.URL.HostID, hs.errKind); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hostStatDelta is what one result adds to its host's outcome counts.
+type hostStatDelta struct {
+	status                          [6]int64
+	duplicates, blocked, discovered int64
+	errKind                         string
+}
+
+// bumpInlinks counts a newly recorded page as an inbound link of each URL
+// it links to (and follows), raising the priority of those still queued.
+func (c *committer) bumpInlinks(ctx context.Context, links []crawl.Link, lim crawl.Limits) error {
+	capN := lim.MaxInlinkBonus / lim.InlinkBonus
+	c.args = c.args[:0]
+	c.args = append(c.args, capN, lim.InlinkBonus)
+	for _, l := range links {
+		if !l.NoFollow {
+			c.args = append(c.args, l.TargetID)
+		}
+	}
+	n := len(c.args) - 2
+	if n == 0 {
+		return nil
+	}
+	_, err := c.t.tx.ExecContext(ctx, `UPDATE urls SET inlinks = inlinks + 1,
+		priority = priority + CASE WHEN state = 0 AND inlinks < ? THEN ? ELSE 0 END
+		WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", n), ",")+`)`, c.args...)
 	return err
 }
 
@@ -249,19 +318,102 @@ func (c *committer) savePage(ctx context.Context, p *crawl.Page, st *crawl.Commi
 			}
 		}
 	}
-	var hash any
-	if len(p.ContentHash) > 0 {
-		hash = p.ContentHash
+	p.NearDuplicateOf = 0
+	if p.SimHash != 0 && p.DuplicateOf == 0 {
+		near, err := c.nearDuplicate(ctx, p)
+		if err != nil {
+			return err
+		}
+		p.NearDuplicateOf = near
 	}
-	_, err := c.page.ExecContext(ctx, p.ID, p.URL, p.Status, p.ContentType, p.Charset, p.Title, p.Text, p.Lang, hash,
-		p.DuplicateOf, p.Canonical, p.RedirectTo, b2i(p.NoIndex), b2i(p.NoFollow), p.Bytes, p.WireBytes, p.ETag,
-		p.LastModified, ms(p.FetchedAt), p.Duration.Milliseconds(), p.Error)
+	args, err := pageArgs(p)
 	if err != nil {
+		return err
+	}
+	if _, err := c.page.ExecContext(ctx, args...); err != nil {
 		return err
 	}
 	st.Pages++
 	t.add("pages", 1)
 	return nil
+}
+
+// Reparse replaces a page's extraction and outlinks.
+func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) error {
+	err := db.tx(ctx, func(t *txn) error {
+		old, err := scanPage(t.tx.QueryRowContext(ctx, `SELECT `+pageColumns+` FROM pages WHERE url_id = ?`, p.ID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return crawl.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		// The fetch record stays as fetched.
+		p.URL, p.Status, p.ContentType, p.Bytes, p.WireBytes = old.URL, old.Status, old.ContentType, old.Bytes, old.WireBytes
+		p.ETag, p.LastModified, p.FetchedAt, p.Duration, p.WARC = old.ETag, old.LastModified, old.FetchedAt, old.Duration, old.WARC
+		c, err := t.prepareCommit(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.close()
+		var st crawl.CommitStats
+		if err := c.savePage(ctx, p, &st); err != nil {
+			return err
+		}
+		t.add("pages", -1) // replaced, not added
+		t.add("duplicates", -b2i64(old.DuplicateOf != 0))
+		res, err := t.tx.ExecContext(ctx, `DELETE FROM links WHERE source_id = ?`, p.ID)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		t.add("links", -n)
+		return c.insertLinks(ctx, p.ID, links)
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: reparse %d: %w", p.ID, err)
+	}
+	return nil
+}
+
+func b2i64(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// nearDistance is the Hamming distance within which two SimHashes mark a
+// near-duplicate; the four 16-bit bands find every such pair.
+const nearDistance = 3
+
+// nearDuplicate finds an earlier page within nearDistance of p's SimHash:
+// candidates come from the band indexes (any shared band), so the lookup
+// is a few index probes, not a scan.
+func (c *committer) nearDuplicate(ctx context.Context, p *crawl.Page) (crawl.ID, error) {
+	b := bands(p.SimHash)
+	rows, err := c.nearDup.QueryContext(ctx, b[0], b[1], b[2], b[3], p.ID)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	best, bestDist := crawl.ID(0), nearDistance+1
+	for rows.Next() {
+		var id crawl.ID
+		var fp int64
+		if err := rows.Scan(&id, &fp); err != nil {
+			return 0, err
+		}
+		if d := bits.OnesCount64(uint64(fp) ^ p.SimHash); d <= nearDistance && (best == 0 || d < bestDist || d == bestDist && id < best) {
+			best, bestDist = id, d
+		}
+	}
+	return best, rows.Err()
+}
+
+// bands splits a SimHash into the four 16-bit values the band indexes hold.
+func bands(fp uint64) [4]int64 {
+	return [4]int64{int64(fp & 0xffff), int64(fp >> 16 & 0xffff), int64(fp >> 32 & 0xffff), int64(fp >> 48)}
 }
 
 func mergeIDs(a, b []crawl.ID) []crawl.ID {

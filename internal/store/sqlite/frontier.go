@@ -97,6 +97,7 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 		admitted int64
 		added    int64
 		capped   bool
+		top      int
 	}
 	hosts := map[crawl.ID]*hostState{}
 	for _, u := range urls {
@@ -115,8 +116,9 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 		}
 		hosts[u.HostID] = hs
 	}
-	ins, err := t.tx.PrepareContext(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq, discovered_at)
-		VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+	ins, err := t.tx.PrepareContext(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq, discovered_at,
+			kind, lastmod, changefreq)
+		VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
 	if err != nil {
 		return st, err
 	}
@@ -146,7 +148,8 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 			continue
 		}
 		t.db.seq++
-		res, err := ins.ExecContext(ctx, u.ID, u.URL, u.HostID, u.Depth, u.Priority, string(u.Via), u.Parent, t.db.seq, nowMS)
+		res, err := ins.ExecContext(ctx, u.ID, u.URL, u.HostID, u.Depth, u.Priority, string(u.Via), u.Parent, t.db.seq, nowMS,
+			u.Kind, ms(u.LastMod), u.ChangeFreq)
 		if err != nil {
 			return st, err
 		}
@@ -154,6 +157,9 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 			t.db.seq--
 			st.Known++
 			continue
+		}
+		if hs.added == 0 || u.Priority > hs.top {
+			hs.top = u.Priority
 		}
 		hs.added++
 		st.Added++
@@ -164,7 +170,8 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 			continue
 		}
 		ids = append(ids, id)
-		if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET admitted = admitted + ?, queued = queued + ? WHERE id = ?`, hs.added, hs.added, id); err != nil {
+		if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET admitted = admitted + ?, queued = queued + ?,
+			top_priority = max(top_priority, ?) WHERE id = ?`, hs.added, hs.added, hs.top, id); err != nil {
 			return st, err
 		}
 	}
@@ -187,6 +194,9 @@ func (t *txn) requeueInFlight(ctx context.Context, perHost map[crawl.ID]int64) e
 			return err
 		}
 		if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET queued = queued + ? WHERE id = ?`, n, h); err != nil {
+			return err
+		}
+		if err := t.refreshTop(ctx, h); err != nil {
 			return err
 		}
 		total += n
@@ -232,10 +242,11 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 	var out []crawl.Host
 	err := db.tx(ctx, func(t *txn) error {
 		nowMS := now.UnixMilli()
+		// Hosts whose time has come first, the best of them first.
 		rows, err := t.tx.QueryContext(ctx, `SELECT id, lease_owner FROM hosts
 			WHERE (queued > 0 AND (lease_owner IS NULL OR lease_owner <> ? AND lease_until < ?))
 			   OR (lease_owner IS NOT NULL AND lease_owner <> ? AND lease_until < ?)
-			ORDER BY next_fetch_at, id LIMIT ?`, owner, nowMS, owner, nowMS, n)
+			ORDER BY next_fetch_at > ?, top_priority DESC, next_fetch_at, id LIMIT ?`, owner, nowMS, owner, nowMS, nowMS, n)
 		if err != nil {
 			return err
 		}
@@ -391,10 +402,31 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 			}
 			n = int(min(int64(n), lim.MaxPages-reserved))
 		}
+		if lim.MaxHostBytes > 0 {
+			var hb int64
+			if err := t.tx.QueryRowContext(ctx, `SELECT bytes FROM hosts WHERE id = ?`, host).Scan(&hb); err != nil {
+				return err
+			}
+			if hb >= lim.MaxHostBytes {
+				// The host spent its share: what it has queued is skipped.
+				res, err := t.tx.ExecContext(ctx, `UPDATE urls SET state = 5, error = 'host byte budget reached'
+					WHERE host_id = ? AND state = 0`, host)
+				if err != nil {
+					return err
+				}
+				k, _ := res.RowsAffected()
+				if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET queued = queued - ? WHERE id = ?`, k, host); err != nil {
+					return err
+				}
+				t.add("queued", -k)
+				t.add("skipped", k)
+				return nil
+			}
+		}
 		rows, err := t.tx.QueryContext(ctx, `UPDATE urls SET state = 1, attempts = attempts + 1
 			WHERE id IN (SELECT id FROM urls WHERE host_id = ? AND state = 0 AND retry_at <= ?
 			             ORDER BY priority DESC, seq LIMIT ?)
-			RETURNING id, url, host_id, depth, priority, attempts - 1, seq`, host, now.UnixMilli(), n)
+			RETURNING id, url, host_id, depth, priority, attempts - 1, seq, kind, lastmod`, host, now.UnixMilli(), n)
 		if err != nil {
 			return err
 		}
@@ -405,10 +437,12 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		var cs []claimed
 		for rows.Next() {
 			var c claimed
-			if err := rows.Scan(&c.u.ID, &c.u.URL, &c.u.HostID, &c.u.Depth, &c.u.Priority, &c.u.Attempts, &c.seq); err != nil {
+			var lastmod int64
+			if err := rows.Scan(&c.u.ID, &c.u.URL, &c.u.HostID, &c.u.Depth, &c.u.Priority, &c.u.Attempts, &c.seq, &c.u.Kind, &lastmod); err != nil {
 				rows.Close()
 				return err
 			}
+			c.u.LastMod = fromMS(lastmod)
 			cs = append(cs, c)
 		}
 		rows.Close()
@@ -438,6 +472,9 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 			if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET queued = queued - ? WHERE id = ?`, k, host); err != nil {
 				return err
 			}
+			if err := t.refreshTop(ctx, host); err != nil {
+				return err
+			}
 		}
 		t.add("queued", -k)
 		t.add("inflight", k)
@@ -451,4 +488,12 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		return nil, time.Time{}, budgetErr
 	}
 	return out, next, nil
+}
+
+// refreshTop sets a host's top_priority to its best queued URL's.
+func (t *txn) refreshTop(ctx context.Context, host crawl.ID) error {
+	_, err := t.tx.ExecContext(ctx, `UPDATE hosts SET top_priority = coalesce(
+		(SELECT priority FROM urls WHERE host_id = ?1 AND state = 0 ORDER BY priority DESC, seq LIMIT 1), -1000000000)
+		WHERE id = ?1`, host)
+	return err
 }

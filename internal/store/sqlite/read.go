@@ -3,9 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -15,12 +17,12 @@ import (
 func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 	var u crawl.URLRecord
 	var via string
-	var disc, fetched, retry int64
+	var disc, fetched, retry, lastmod int64
 	var errText sql.NullString
 	err := db.r.QueryRowContext(ctx, `SELECT id, url, host_id, depth, priority, state, attempts, via, parent_id,
-		discovered_at, fetched_at, retry_at, error FROM urls WHERE id = ?`, id).Scan(
+		discovered_at, fetched_at, retry_at, error, kind, lastmod, changefreq, inlinks FROM urls WHERE id = ?`, id).Scan(
 		&u.ID, &u.URL, &u.HostID, &u.Depth, &u.Priority, &u.State, &u.Attempts, &via, &u.Parent,
-		&disc, &fetched, &retry, &errText)
+		&disc, &fetched, &retry, &errText, &u.Kind, &lastmod, &u.ChangeFreq, &u.Inlinks)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, fmt.Errorf("sqlite: url %d: %w", id, crawl.ErrNotFound)
 	}
@@ -28,26 +30,79 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 		return u, fmt.Errorf("sqlite: url %d: %w", id, err)
 	}
 	u.Via = crawl.Via(via)
-	u.DiscoveredAt, u.FetchedAt, u.RetryAt = fromMS(disc), fromMS(fetched), fromMS(retry)
+	u.DiscoveredAt, u.FetchedAt, u.RetryAt, u.LastMod = fromMS(disc), fromMS(fetched), fromMS(retry), fromMS(lastmod)
 	u.Error = errText.String
 	return u, nil
 }
 
-const pageColumns = `url_id, url, status, content_type, charset, title, text, lang, content_hash, duplicate_of,
-	canonical, redirect_to, noindex, nofollow, bytes, wire_bytes, etag, last_modified, fetched_at, duration_ms, error`
+// pageCols are the pages table's columns, in the order pageArgs and
+// scanPage use.
+var pageCols = []string{"url_id", "url", "status", "content_type", "charset", "title", "text", "lang", "content_hash",
+	"duplicate_of", "canonical", "redirect_to", "noindex", "nofollow", "bytes", "wire_bytes", "etag", "last_modified",
+	"fetched_at", "duration_ms", "error", "blocked", "error_kind", "main_text", "doc_type", "type_rule", "doi", "year",
+	"metadata", "simhash", "band0", "band1", "band2", "band3", "near_duplicate_of", "warc_file", "warc_offset", "warc_length"}
+
+var (
+	pageColumns = strings.Join(pageCols, ", ")
+	pageUpsert  = func() string {
+		var set []string
+		for _, c := range pageCols[1:] {
+			set = append(set, c+" = excluded."+c)
+		}
+		return `INSERT INTO pages (` + pageColumns + `) VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(pageCols)), ", ") +
+			`) ON CONFLICT (url_id) DO UPDATE SET ` + strings.Join(set, ", ")
+	}()
+)
+
+// pageArgs are a page's values for pageUpsert.
+func pageArgs(p *crawl.Page) ([]any, error) {
+	var hash any
+	if len(p.ContentHash) > 0 {
+		hash = p.ContentHash
+	}
+	var meta, docType, rule, doi string
+	year := 0
+	if p.Meta != nil {
+		b, err := json.Marshal(p.Meta)
+		if err != nil {
+			return nil, err
+		}
+		meta, docType, rule, doi, year = string(b), p.Meta.Type, p.Meta.TypeRule, p.Meta.DOI, p.Meta.Year
+	}
+	var b [4]int64
+	if p.SimHash != 0 {
+		b = bands(p.SimHash)
+	}
+	return []any{p.ID, p.URL, p.Status, p.ContentType, p.Charset, p.Title, p.Text, p.Lang, hash,
+		p.DuplicateOf, p.Canonical, p.RedirectTo, b2i(p.NoIndex), b2i(p.NoFollow), p.Bytes, p.WireBytes, p.ETag,
+		p.LastModified, ms(p.FetchedAt), p.Duration.Milliseconds(), p.Error, b2i(p.Blocked), p.ErrorKind,
+		p.MainText, docType, rule, doi, year, meta, int64(p.SimHash), b[0], b[1], b[2], b[3], p.NearDuplicateOf,
+		p.WARC.File, p.WARC.Offset, p.WARC.Length}, nil
+}
 
 func scanPage(sc interface{ Scan(...any) error }) (*crawl.Page, error) {
 	p := &crawl.Page{}
-	var fetched, dur int64
-	var noindex, nofollow int
+	var fetched, dur, simhash int64
+	var noindex, nofollow, blocked, year int
+	var docType, rule, doi, meta string
+	var b [4]int64
 	if err := sc.Scan(&p.ID, &p.URL, &p.Status, &p.ContentType, &p.Charset, &p.Title, &p.Text, &p.Lang,
 		&p.ContentHash, &p.DuplicateOf, &p.Canonical, &p.RedirectTo, &noindex, &nofollow, &p.Bytes, &p.WireBytes,
-		&p.ETag, &p.LastModified, &fetched, &dur, &p.Error); err != nil {
+		&p.ETag, &p.LastModified, &fetched, &dur, &p.Error, &blocked, &p.ErrorKind,
+		&p.MainText, &docType, &rule, &doi, &year, &meta, &simhash, &b[0], &b[1], &b[2], &b[3], &p.NearDuplicateOf,
+		&p.WARC.File, &p.WARC.Offset, &p.WARC.Length); err != nil {
 		return nil, err
 	}
-	p.NoIndex, p.NoFollow = noindex != 0, nofollow != 0
+	p.NoIndex, p.NoFollow, p.Blocked = noindex != 0, nofollow != 0, blocked != 0
 	p.FetchedAt = fromMS(fetched)
 	p.Duration = time.Duration(dur) * time.Millisecond
+	p.SimHash = uint64(simhash)
+	if meta != "" {
+		p.Meta = &crawl.Metadata{}
+		if err := json.Unmarshal([]byte(meta), p.Meta); err != nil {
+			return nil, fmt.Errorf("metadata of %s: %w", p.URL, err)
+		}
+	}
 	return p, nil
 }
 

@@ -44,6 +44,14 @@ func Run(t *testing.T, factory Factory) {
 		{"ConcurrentClaimers", testConcurrentClaimers},
 		{"StaleResultAfterLostLease", testStaleResult},
 		{"ReleaseKeepsPoliteness", testReleasePoliteness},
+		{"SitemapKindAndDates", testKindAndDates},
+		{"HostByteBudget", testHostByteBudget},
+		{"InboundLinksRaisePriority", testInlinks},
+		{"HostOutcomesAndTraps", testHostStats},
+		{"MetricsOverTime", testMetrics},
+		{"BestHostsFirst", testBestHostsFirst},
+		{"ContentMetadataAndNearDuplicates", testContent},
+		{"Reparse", testReparse},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -596,9 +604,13 @@ func testDuplicates(t *testing.T, e *env) {
 	}
 	hs = e.claimHosts("p", 1)
 	late := e.claimURLs("p", hs[0].ID, 1, crawl.Limits{})
-	cst := e.commit(crawl.Limits{}, done(late[0], "same text"))
+	lateResult := done(late[0], "same text")
+	cst := e.commit(crawl.Limits{}, lateResult)
 	if cst.Duplicates != 1 {
 		t.Errorf("commit stats %+v, want 1 duplicate", cst)
+	}
+	if lateResult.Page.DuplicateOf != cs[0].ID {
+		t.Errorf("Commit set DuplicateOf = %d on the result, want %d", lateResult.Page.DuplicateOf, cs[0].ID)
 	}
 	for _, u := range []crawl.ID{cs[1].ID, late[0].ID} {
 		p, err := e.s.Page(e.ctx, u)
@@ -803,5 +815,216 @@ func testReleasePoliteness(t *testing.T, e *env) {
 	hs = e.claimHosts("q", 1)
 	if len(hs) != 1 || !hs[0].NextFetchAt.Equal(e.now.Add(5*time.Second)) {
 		t.Fatalf("claimed %+v, want next fetch time %v kept from the release", hs, e.now.Add(5*time.Second))
+	}
+}
+
+func testKindAndDates(t *testing.T, e *env) {
+	u := U("http://a.test/sitemap.xml", 0, 50)
+	u.Kind = crawl.KindSitemap
+	p := U("http://a.test/paper", 1, 0)
+	p.LastMod, p.ChangeFreq, p.Via = time.Unix(1_700_000_000, 0), "monthly", crawl.ViaSitemap
+	e.add(crawl.Limits{}, u, p)
+	hs := e.claimHosts("p", 1)
+	cs := e.claimURLs("p", hs[0].ID, 10, crawl.Limits{})
+	if len(cs) != 2 || cs[0].Kind != crawl.KindSitemap || cs[1].Kind != crawl.KindPage || !cs[1].LastMod.Equal(p.LastMod) {
+		t.Fatalf("claimed %+v, want the sitemap (kind 1) then the page with its lastmod", cs)
+	}
+	r, err := e.s.URL(e.ctx, p.ID)
+	if err != nil || r.ChangeFreq != "monthly" || !r.LastMod.Equal(p.LastMod) || r.Kind != crawl.KindPage || r.Via != crawl.ViaSitemap {
+		t.Errorf("URL record = %+v, %v", r, err)
+	}
+}
+
+func testHostByteBudget(t *testing.T, e *env) {
+	lim := crawl.Limits{MaxHostBytes: 1000}
+	for i := range 4 {
+		e.add(lim, U(fmt.Sprintf("http://a.test/%d", i), 0, 0))
+	}
+	e.add(lim, U("http://b.test/", 0, 0))
+	hs := e.claimHosts("p", 2)
+	a := crawl.HashID("http://a.test")
+	c := e.claimURLs("p", a, 1, lim)[0]
+	r := done(c, "big")
+	r.Page.WireBytes = 1500
+	e.commit(lim, r)
+	if got, next, err := e.s.ClaimURLs(e.ctx, "p", a, 10, lim, e.now); err != nil || len(got) != 0 || !next.IsZero() {
+		t.Fatalf("ClaimURLs on a host over its byte share = %v, %v, %v; want nothing", urlsOf(got), next, err)
+	}
+	if s := e.state("http://a.test/1"); s != crawl.StateSkipped {
+		t.Errorf("queued URL of the host over its share: state %v, want skipped", s)
+	}
+	_ = hs
+	if got := e.claimURLs("p", crawl.HashID("http://b.test"), 10, lim); len(got) != 1 {
+		t.Errorf("another host is affected: claimed %v", urlsOf(got))
+	}
+	e.checkBalance(5)
+}
+
+func testInlinks(t *testing.T, e *env) {
+	lim := crawl.Limits{InlinkBonus: 2, MaxInlinkBonus: 4}
+	e.add(lim, U("http://a.test/1", 0, 10), U("http://a.test/2", 0, 9), U("http://a.test/3", 0, 8), U("http://a.test/x", 1, 0))
+	x := crawl.HashID("http://a.test/x")
+	link := crawl.Link{TargetID: x, Target: "http://a.test/x"}
+	hs := e.claimHosts("p", 1)
+	cs := e.claimURLs("p", hs[0].ID, 3, lim)
+	for i, c := range cs {
+		r := done(c, fmt.Sprint("page ", i))
+		r.Links = []crawl.Link{link, {TargetID: crawl.HashID("http://a.test/nf"), Target: "http://a.test/nf", NoFollow: true}}
+		e.commit(lim, r)
+	}
+	rec, err := e.s.URL(e.ctx, x)
+	if err != nil || rec.Inlinks != 3 || rec.Priority != 4 {
+		t.Fatalf("after 3 pages linking: %+v, %v; want 3 inlinks and priority 0+2+2 (capped at 4)", rec, err)
+	}
+}
+
+func testHostStats(t *testing.T, e *env) {
+	for i := range 6 {
+		e.add(crawl.Limits{}, U(fmt.Sprintf("http://a.test/%d", i), 0, -i))
+	}
+	hs := e.claimHosts("p", 1)
+	cs := e.claimURLs("p", hs[0].ID, 6, crawl.Limits{})
+	r404 := done(cs[1], "")
+	r404.Page.Status = 404
+	blocked := done(cs[3], "access denied")
+	blocked.Page.Blocked = true
+	r := done(cs[0], "same")
+	r.Discovered = []crawl.NewURL{U("http://a.test/new1", 1, 0), U("http://a.test/new2", 1, 0)}
+	r.Host.Trap = "discovery rate not falling: /cal?month=N"
+	e.commit(crawl.Limits{}, r, r404, done(cs[2], "same"), blocked,
+		crawl.Result{URL: cs[4], Outcome: crawl.OutcomeFailed, Error: "timeout: slow", ErrorKind: "timeout"},
+		crawl.Result{URL: cs[5], Outcome: crawl.OutcomeRetry, RetryAt: e.now, Error: "http 503", ErrorKind: "http 503"})
+	if p, _ := e.s.Page(e.ctx, cs[3].ID); p == nil || !p.Blocked {
+		t.Errorf("blocked page = %+v, want Blocked", p)
+	}
+	st, err := e.s.HostStats(e.ctx, 10)
+	if err != nil || len(st) != 1 {
+		t.Fatalf("HostStats = %+v, %v", st, err)
+	}
+	h := st[0]
+	if h.Key != "http://a.test" || h.Fetched != 4 || h.Status[2] != 3 || h.Status[4] != 1 || h.Duplicates != 1 ||
+		h.Blocked != 1 || h.Discovered != 2 || h.Errors["timeout"] != 1 || h.Errors["http 503"] != 1 ||
+		h.Trap != "discovery rate not falling: /cal?month=N" || h.Admitted != 8 || h.Queued != 3 {
+		t.Errorf("HostStats = %+v", h)
+	}
+}
+
+func testMetrics(t *testing.T, e *env) {
+	m1 := crawl.Metrics{At: e.now, Owner: "p1", Interval: 10 * time.Second, Fetched: 100, Useful: 80, Duplicates: 5,
+		Blocked: 1, Errors: 2, Discovered: 900, New: 300, Known: 600, Bytes: 1 << 20, Frontier: 5000, Reserved: 100, TotalBytes: 1 << 20}
+	m2 := m1
+	m2.At, m2.Owner, m2.Fetched = e.now.Add(10*time.Second), "p2", 50
+	for _, m := range []crawl.Metrics{m2, m1} {
+		if err := e.s.RecordMetrics(e.ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := e.s.Metrics(e.ctx, e.now.Add(-time.Second))
+	if err != nil || len(got) != 2 || got[0] != m1 || got[1].Fetched != 50 || got[1].Owner != "p2" {
+		t.Fatalf("Metrics = %+v, %v; want both, oldest first, as recorded", got, err)
+	}
+	if got, _ := e.s.Metrics(e.ctx, e.now.Add(time.Second)); len(got) != 1 {
+		t.Errorf("Metrics since a later time = %d rows, want 1", len(got))
+	}
+}
+
+func testBestHostsFirst(t *testing.T, e *env) {
+	e.add(crawl.Limits{}, U("http://low.test/", 0, 1), U("http://high.test/a", 0, 2), U("http://high.test/b", 0, 9),
+		U("http://mid.test/", 0, 5))
+	var order []string
+	for range 3 {
+		hs := e.claimHosts(fmt.Sprint("p", len(order)), 1)
+		if len(hs) != 1 {
+			t.Fatalf("claimed %d hosts", len(hs))
+		}
+		order = append(order, hs[0].Key)
+	}
+	if !eq(order, []string{"http://high.test", "http://mid.test", "http://low.test"}) {
+		t.Fatalf("hosts claimed in order %v, want the host with the best queued URL first", order)
+	}
+	// Once its best URL is claimed, a host ranks by the next one.
+	e.claimURLs("p0", crawl.HashID("http://high.test"), 1, crawl.Limits{})
+	if err := e.s.ReleaseHosts(e.ctx, "p0", rel(crawl.HashID("http://high.test"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.s.ReleaseHosts(e.ctx, "p1", rel(crawl.HashID("http://mid.test"))); err != nil {
+		t.Fatal(err)
+	}
+	if hs := e.claimHosts("q", 1); len(hs) != 1 || hs[0].Key != "http://mid.test" {
+		t.Fatalf("after high.test's best URL was claimed, claimed %v, want mid.test (5 > 2)", hostKeys(hs))
+	}
+}
+
+func testContent(t *testing.T, e *env) {
+	for i := range 4 {
+		e.add(crawl.Limits{}, U(fmt.Sprintf("http://a.test/%d", i), 0, -i))
+	}
+	hs := e.claimHosts("p", 1)
+	cs := e.claimURLs("p", hs[0].ID, 4, crawl.Limits{})
+	meta := &crawl.Metadata{Title: "Crawling the Academic Web", Authors: []string{"Ada Lovelace", "Alan Turing"},
+		Date: "2024-05-03", Year: 2024, Venue: "Journal of Applied Crawling", DOI: "10.5555/jac.1", Type: "article",
+		TypeRule: "citation_journal_title", Keywords: []string{"crawling", "frontier"}}
+	const fp = 0x0123456789abcdef
+	r0 := done(cs[0], "an article")
+	r0.Page.MainText, r0.Page.Meta, r0.Page.SimHash = "First paragraph.\n\nSecond paragraph.", meta, fp
+	r0.Page.WARC = crawl.WARCRef{File: "acrawler-1.warc.gz", Offset: 1234, Length: 567}
+	r1 := done(cs[1], "the same article, another footer")
+	r1.Page.SimHash = fp ^ 0b101 // distance 2
+	r2 := done(cs[2], "unrelated")
+	r2.Page.SimHash = fp ^ 0xff00ff // distance 16
+	r3 := done(cs[3], "the same article, a date line changed")
+	r3.Page.SimHash = fp ^ 0x8000000000000001 // distance 2, bits in the first and last band
+	e.commit(crawl.Limits{}, r0)
+	e.commit(crawl.Limits{}, r1, r2, r3)
+	if r1.Page.NearDuplicateOf != cs[0].ID || r3.Page.NearDuplicateOf != cs[0].ID || r2.Page.NearDuplicateOf != 0 {
+		t.Errorf("near duplicates on the results: %d %d %d; want %d, %d, 0", r1.Page.NearDuplicateOf,
+			r3.Page.NearDuplicateOf, r2.Page.NearDuplicateOf, cs[0].ID, cs[0].ID)
+	}
+	p, err := e.s.Page(e.ctx, cs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.MainText != r0.Page.MainText || p.SimHash != fp || p.WARC != r0.Page.WARC || p.Meta == nil ||
+		p.Meta.Title != meta.Title || !eq(p.Meta.Authors, meta.Authors) || p.Meta.DOI != meta.DOI || p.Meta.Year != 2024 ||
+		p.Meta.Type != "article" || !eq(p.Meta.Keywords, meta.Keywords) {
+		t.Errorf("page = %+v meta %+v; want what was committed", p, p.Meta)
+	}
+	p1, _ := e.s.Page(e.ctx, cs[1].ID)
+	if p1 == nil || p1.NearDuplicateOf != cs[0].ID || p1.Meta != nil {
+		t.Errorf("stored near duplicate = %+v", p1)
+	}
+}
+
+func testReparse(t *testing.T, e *env) {
+	e.add(crawl.Limits{}, U("http://a.test/", 0, 0))
+	hs := e.claimHosts("p", 1)
+	c := e.claimURLs("p", hs[0].ID, 1, crawl.Limits{})[0]
+	r := done(c, "old text")
+	r.Page.WARC = crawl.WARCRef{File: "f.warc.gz", Offset: 10, Length: 20}
+	r.Links = []crawl.Link{{TargetID: crawl.HashID("http://a.test/old"), Target: "http://a.test/old", Anchor: "old"}}
+	e.commit(crawl.Limits{}, r)
+	np := &crawl.Page{ID: c.ID, Title: "New title", Text: "new text", MainText: "new main text", Lang: "en",
+		Meta: &crawl.Metadata{Type: "article", DOI: "10.1/x"}, ContentHash: []byte("0123456789abcdef0123456789abcdef")}
+	links := []crawl.Link{{TargetID: crawl.HashID("http://a.test/new"), Target: "http://a.test/new", Anchor: "new"}}
+	if err := e.s.Reparse(e.ctx, np, links); err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.s.Page(e.ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Title != "New title" || p.MainText != "new main text" || p.Meta == nil || p.Meta.DOI != "10.1/x" ||
+		p.Status != 200 || p.WARC.File != "f.warc.gz" || p.URL != c.URL {
+		t.Errorf("after Reparse: %+v", p)
+	}
+	ls, _ := e.s.Links(e.ctx, c.ID)
+	if len(ls) != 1 || ls[0].Target != "http://a.test/new" {
+		t.Errorf("links after Reparse = %+v", ls)
+	}
+	if cn := e.counters(); cn.Pages != 1 || cn.Links != 1 {
+		t.Errorf("counters after Reparse: %d pages %d links, want 1 and 1", cn.Pages, cn.Links)
+	}
+	if err := e.s.Reparse(e.ctx, &crawl.Page{ID: crawl.HashID("http://a.test/none")}, nil); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("Reparse of an unknown page: %v, want ErrNotFound", err)
 	}
 }

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/acrawler/acrawler/internal/testweb"
+)
+
+// academicShare crawls the test web with a page budget in one order and
+// returns the share of academic pages among the pages fetched.
+func academicShare(t *testing.T, order string, budget int) (share float64, fetched int) {
+	t.Helper()
+	web := newTestWeb(t, testweb.Config{Seed: 8, Sites: 6, PagesPerSite: 60, NoFaults: true})
+	db := backends[0].newDB(t)
+	args := append(web.crawlArgs(db, "--delay", "0", "--order", order, "--max-pages", fmt.Sprint(budget),
+		"--scope", "any", "--max-depth", "0", "--workers", "4"), web.Seeds()...)
+	mustCrawl(t, args...)
+	academic := 0
+	for _, u := range pageRequests(web) {
+		info, ok := web.Lookup(u)
+		// Pages only: not robots.txt, sitemaps or redirects (a redirect's
+		// target is counted when it is fetched).
+		if !ok || info.Kind == "sitemap" || info.Kind == "robots" || info.Kind == "redirect" {
+			continue
+		}
+		fetched++
+		if info.Academic {
+			academic++
+		}
+	}
+	return float64(academic) / float64(max(fetched, 1)), fetched
+}
+
+// TestPriorityFindsResearchFirst measures what the priority order is for:
+// with a page budget, the share of research pages among those fetched,
+// against breadth-first order.
+func TestPriorityFindsResearchFirst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web twice")
+	}
+	const budget = 300
+	prio, n1 := academicShare(t, "priority", budget)
+	bfs, n2 := academicShare(t, "bfs", budget)
+	t.Logf("academic share of %d pages: priority %.1f%% (%d pages), bfs %.1f%% (%d pages)", budget, 100*prio, n1, 100*bfs, n2)
+	if prio < bfs+0.15 {
+		t.Errorf("priority order fetched %.1f%% academic pages, bfs %.1f%%: want priority clearly better (≥ 15 points)", 100*prio, 100*bfs)
+	}
+}

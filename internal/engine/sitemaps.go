@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/fetch"
+	"github.com/acrawler/acrawler/internal/scope"
+	"github.com/acrawler/acrawler/internal/sitemap"
+)
+
+const (
+	sitemapMaxDepth = 3        // sitemap index nesting followed
+	sitemapMaxBody  = 50 << 20 // the protocol's size limit
+	sitemapPriority = 900      // sitemaps are read early: they list what a host has
+)
+
+// sitemapURL is a sitemap file offered to the frontier; its entries are
+// read when it is fetched, like any other URL (politeness, robots.txt).
+func (e *Engine) sitemapURL(u string, depth int, parent crawl.ID) crawl.NewURL {
+	nu := e.newURL(u, "", depth, parent, crawl.ViaSitemap)
+	nu.Kind, nu.Priority = crawl.KindSitemap, sitemapPriority-depth
+	return nu
+}
+
+// offerSitemaps queues a host's sitemaps once its robots.txt is known: its
+// Sitemap: lines, or /sitemap.xml when there are none.
+func (e *Engine) offerSitemaps(ctx context.Context, host string, lines []string) {
+	if e.cfg.NoSitemaps {
+		return
+	}
+	var urls []crawl.NewURL
+	if len(lines) == 0 {
+		lines = []string{host + "/sitemap.xml"}
+	}
+	for _, l := range lines {
+		u, err := e.cfg.Normalizer.Normalize(l)
+		if err != nil {
+			continue
+		}
+		if r := e.cfg.Scope.Check(u); r != scope.In && r != scope.Excluded {
+			continue // a sitemap on another site is not ours to read
+		}
+		if e.seen.testAndAdd(crawl.HashID(u)) {
+			continue
+		}
+		urls = append(urls, e.sitemapURL(u, 0, 0))
+	}
+	if len(urls) == 0 {
+		return
+	}
+	if _, err := e.storeRetry(ctx, "add sitemaps", func() error {
+		_, err := e.store.AddURLs(ctx, urls, e.cfg.Limits)
+		return err
+	}); err != nil {
+		e.cfg.Log.Warn("queue sitemaps", "host", host, "err", err)
+	}
+}
+
+// fetchSitemap fetches a sitemap (or index) and offers its entries.
+func (e *Engine) fetchSitemap(ctx context.Context, r crawl.Result, u crawl.ClaimedURL) (crawl.Result, *fetch.Response, error) {
+	resp, err := e.cfg.Fetcher.Fetch(ctx, fetch.Request{URL: u.URL, Accept: func(string) bool { return true }, MaxBody: sitemapMaxBody})
+	if err != nil {
+		return r, nil, err
+	}
+	p := pageOf(u, resp)
+	r.Outcome, r.Page = crawl.OutcomeDone, p
+	if resp.Status < 200 || resp.Status > 299 {
+		return r, resp, nil
+	}
+	var entries []sitemap.Entry // at most the protocol's 50,000
+	kind, perr := sitemap.Parse(bytes.NewReader(resp.Body), sitemap.Limits{}, func(en sitemap.Entry) error {
+		entries = append(entries, en)
+		return nil
+	})
+	e.stats.sitemapEntries.Add(int64(len(entries)))
+	for _, en := range entries {
+		loc, err := e.cfg.Normalizer.Resolve(u.URL, en.Loc)
+		if err != nil {
+			continue
+		}
+		e.offerEntry(&r, loc, en, kind == sitemap.Index, u)
+	}
+	if perr != nil {
+		// Entries read before the error stand; the error is recorded.
+		p.Error, p.ErrorKind = "sitemap: "+perr.Error(), "sitemap"
+		if errors.Is(perr, sitemap.ErrTooManyURLs) || errors.Is(perr, sitemap.ErrTooLarge) {
+			p.ErrorKind = "sitemap limit"
+		}
+		e.cfg.Log.Info("sitemap error", "url", u.URL, "err", perr)
+	}
+	if kind == sitemap.Index {
+		p.ContentType = "application/x-sitemap-index"
+	}
+	return r, resp, nil
+}
+
+// offerEntry offers one sitemap entry: a child sitemap of an index, or a
+// page with its <lastmod> and <changefreq>.
+func (e *Engine) offerEntry(r *crawl.Result, loc string, en sitemap.Entry, child bool, parent crawl.ClaimedURL) {
+	scopeOK := e.cfg.Scope.Check(loc)
+	if child {
+		if parent.Depth+1 > sitemapMaxDepth || (scopeOK != scope.In && scopeOK != scope.Excluded) {
+			return
+		}
+		if e.seen.testAndAdd(crawl.HashID(loc)) {
+			return
+		}
+		r.Discovered = append(r.Discovered, e.sitemapURL(loc, parent.Depth+1, parent.ID))
+		return
+	}
+	if scopeOK != scope.In {
+		return // outside the sitemap's host and not in scope by the usual rules
+	}
+	if e.seen.testAndAdd(crawl.HashID(loc)) {
+		e.stats.knownEarly.Add(1)
+		return
+	}
+	nu := e.newURL(loc, "", 1, parent.ID, crawl.ViaSitemap)
+	nu.LastMod, nu.ChangeFreq = en.LastMod, en.ChangeFreq
+	nu.Priority += e.cfg.Score.LastModBonus(en.LastMod, e.cfg.Now())
+	r.Discovered = append(r.Discovered, nu)
+}
+
+// pageOf is the page record of a response, before any parsing.
+func pageOf(u crawl.ClaimedURL, resp *fetch.Response) *crawl.Page {
+	return &crawl.Page{
+		URL:          u.URL,
+		Status:       resp.Status,
+		ContentType:  resp.MediaType,
+		Bytes:        resp.Bytes,
+		WireBytes:    resp.WireBytes,
+		ETag:         resp.Header.Get("ETag"),
+		LastModified: resp.Header.Get("Last-Modified"),
+		Duration:     resp.Duration,
+	}
+}

@@ -1,0 +1,235 @@
+// Package extract turns a fetched response body into what acrawler
+// records: title, visible and main text, language, links, canonical, robots
+// directives, scholarly metadata and classification, and fingerprints. The
+// crawl and `acrawler reparse` both use it, so a parser improvement applies
+// the same way to new and archived responses.
+package extract
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/fingerprint"
+	"github.com/acrawler/acrawler/internal/htmlx"
+	"github.com/acrawler/acrawler/internal/maintext"
+	"github.com/acrawler/acrawler/internal/pdf"
+	"github.com/acrawler/acrawler/internal/scholar"
+)
+
+// PDFExtractor reads the text and metadata of a PDF; *pdf.Extractor is the
+// implementation.
+type PDFExtractor interface {
+	Extract(ctx context.Context, data []byte) (*pdf.Document, error)
+}
+
+// Options configure an Extractor.
+type Options struct {
+	Resolver htmlx.Resolver // resolves and normalizes hrefs (required)
+	MaxLinks int
+	Token    string       // robots product token
+	MainText bool         // extract the main content (boilerplate removed) of HTML pages
+	PDF      PDFExtractor // nil: PDFs are recorded without text
+}
+
+// Extractor extracts pages. It is safe for concurrent use when its
+// Resolver factory is.
+type Extractor struct {
+	opts      Options
+	resolvers func() htmlx.Resolver
+}
+
+// New returns an Extractor. newResolver gives a resolver per page (so one
+// may cache the page's parsed base URL); nil uses opts.Resolver.
+func New(opts Options, newResolver func() htmlx.Resolver) *Extractor {
+	if newResolver == nil {
+		newResolver = func() htmlx.Resolver { return opts.Resolver }
+	}
+	return &Extractor{opts: opts, resolvers: newResolver}
+}
+
+// Result is what was extracted from one response.
+type Result struct {
+	Title, Text, MainText, Lang, Charset string
+	Canonical, Refresh                   string
+	NoIndex, NoFollow                    bool
+	Links                                []htmlx.Link
+	Meta                                 *crawl.Metadata
+	ContentHash                          []byte
+	SimHash                              uint64
+	Error, ErrorKind                     string // extraction error, if any (the rest is what could be read)
+}
+
+// Apply copies the extraction into a page record.
+func (r *Result) Apply(p *crawl.Page) {
+	p.Title, p.Text, p.MainText, p.Lang, p.Charset = r.Title, r.Text, r.MainText, r.Lang, r.Charset
+	p.NoIndex, p.NoFollow = r.NoIndex, r.NoFollow
+	p.Meta, p.ContentHash, p.SimHash = r.Meta, r.ContentHash, r.SimHash
+	if r.Error != "" {
+		p.Error, p.ErrorKind = r.Error, r.ErrorKind
+	}
+}
+
+// IsHTML reports whether a media type is HTML.
+func IsHTML(mediaType string) bool {
+	return mediaType == "text/html" || mediaType == "application/xhtml+xml"
+}
+
+// IsPDF reports whether a media type is PDF.
+func IsPDF(mediaType string) bool { return mediaType == "application/pdf" }
+
+// minMainText is the text length under which no main-text extraction is
+// tried (nothing to separate from boilerplate).
+const minMainText = 200
+
+// HTML extracts an HTML page. header is the response's (X-Robots-Tag,
+// Content-Language); it may be nil.
+func (x *Extractor) HTML(body []byte, contentType, pageURL string, header http.Header) Result {
+	var r Result
+	utf8, charset, err := htmlx.Decode(body, contentType)
+	if err != nil {
+		r.Error, r.ErrorKind = "decode: "+err.Error(), "decode"
+		return r
+	}
+	r.Charset = charset
+	doc, err := htmlx.Parse(utf8, pageURL, htmlx.Options{Resolver: x.resolvers(), MaxLinks: x.opts.MaxLinks, Token: x.opts.Token})
+	if err != nil {
+		r.Error, r.ErrorKind = "parse: "+err.Error(), "parse"
+		return r
+	}
+	dir := doc.Robots
+	contentLang := ""
+	if header != nil {
+		for _, v := range header.Values("X-Robots-Tag") {
+			dir = dir.Merge(htmlx.ParseRobotsDirectives(v, x.opts.Token))
+		}
+		contentLang = header.Get("Content-Language")
+	}
+	r.Title, r.Text, r.Lang = doc.Title, doc.Text, doc.Lang
+	r.NoIndex, r.NoFollow = dir.NoIndex, dir.NoFollow
+	r.Canonical, r.Refresh, r.Links = doc.Canonical, doc.Refresh, doc.Links
+	r.ContentHash = fingerprint.Exact(r.Text)
+
+	links := make([]string, len(doc.Links))
+	for i, l := range doc.Links {
+		links[i] = l.URL
+	}
+	sm := scholar.Extract(utf8, pageURL, r.Text, links)
+	sm.Type, sm.TypeRule = scholar.Classify(sm, pageURL, r.Title, r.Text)
+	r.Meta = fromScholar(sm)
+
+	if x.opts.MainText && len(r.Text) >= minMainText {
+		if mt, err := maintext.Extract(utf8, pageURL, contentLang); err == nil {
+			r.MainText = mt.Text
+			if r.Lang == "" {
+				r.Lang = mt.Lang
+			}
+		}
+	}
+	if r.Lang == "" && contentLang != "" && !strings.Contains(contentLang, ",") {
+		r.Lang = strings.ToLower(strings.TrimSpace(contentLang))
+	}
+	if r.Lang == "" {
+		if lang, ok := maintext.DetectLanguage(firstBytes(r.Text, 4096)); ok {
+			r.Lang = lang
+		}
+	}
+	r.Lang = primaryTag(r.Lang)
+	r.SimHash = fingerprint.SimHash(nonEmpty(r.MainText, r.Text))
+	return r
+}
+
+// PDF extracts a PDF document.
+func (x *Extractor) PDF(ctx context.Context, body []byte, pageURL string) Result {
+	var r Result
+	if x.opts.PDF == nil {
+		return r
+	}
+	doc, err := x.opts.PDF.Extract(ctx, body)
+	if err != nil {
+		r.Error = "pdf: " + err.Error()
+		switch {
+		case errors.Is(err, pdf.ErrEncrypted):
+			r.ErrorKind = "pdf encrypted"
+		case errors.Is(err, pdf.ErrTooLarge):
+			r.ErrorKind = "pdf too large"
+		default:
+			r.ErrorKind = "pdf broken"
+		}
+		return r
+	}
+	r.Title, r.Text, r.MainText = doc.Title, doc.Text, doc.Text
+	r.ContentHash = fingerprint.Exact(r.Text)
+	r.SimHash = fingerprint.SimHash(r.Text)
+	if lang, ok := maintext.DetectLanguage(firstBytes(r.Text, 4096)); ok {
+		r.Lang = lang
+	}
+	m := &crawl.Metadata{Title: doc.Title}
+	if a := strings.TrimSpace(doc.Author); a != "" {
+		for _, part := range strings.FieldsFunc(a, func(r rune) bool { return r == ';' || r == ',' && strings.Count(a, ",") > 1 }) {
+			if part = strings.TrimSpace(part); part != "" {
+				m.Authors = append(m.Authors, part)
+			}
+		}
+	}
+	if !doc.Created.IsZero() {
+		m.Created = doc.Created.UTC().Format(time.RFC3339)
+		m.Year = doc.Created.Year()
+	}
+	if doc.Keywords != "" {
+		for _, k := range strings.Split(doc.Keywords, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				m.Keywords = append(m.Keywords, k)
+			}
+		}
+	}
+	m.DOIs = scholar.FindDOIs(firstBytes(r.Text, 20000))
+	m.Type, m.TypeRule = scholar.Classify(&scholar.Metadata{Title: m.Title, Authors: m.Authors, Year: m.Year, DOIs: m.DOIs},
+		pageURL, r.Title, firstBytes(r.Text, 20000))
+	if doc.Truncated {
+		r.Error, r.ErrorKind = "pdf: text truncated", "pdf truncated"
+	}
+	r.Meta = m
+	return r
+}
+
+func fromScholar(s *scholar.Metadata) *crawl.Metadata {
+	return &crawl.Metadata{
+		Title: s.Title, Authors: s.Authors, Date: s.Date, Year: s.Year, Venue: s.Venue, Volume: s.Volume,
+		Issue: s.Issue, FirstPage: s.FirstPage, LastPage: s.LastPage, DOI: s.DOI, PDFURL: s.PDFURL,
+		AbstractURL: s.AbstractURL, ISSN: s.ISSN, ISBN: s.ISBN, Publisher: s.Publisher, Keywords: s.Keywords,
+		Abstract: s.Abstract, Type: s.Type, TypeRule: s.TypeRule, Sources: s.Sources, DOIs: s.DOIs,
+	}
+}
+
+func firstBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+func nonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// primaryTag keeps the primary language subtag, lowercased ("en-GB" → "en").
+func primaryTag(lang string) string {
+	lang = strings.ToLower(strings.TrimSpace(lang))
+	if i := strings.IndexAny(lang, "-_"); i > 0 {
+		lang = lang[:i]
+	}
+	if len(lang) < 2 || len(lang) > 3 {
+		return ""
+	}
+	return lang
+}

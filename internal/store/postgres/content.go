@@ -1,0 +1,363 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// nearDistance is the Hamming distance within which two SimHashes mark a
+// near-duplicate. Two fingerprints that close agree on at least one of
+// their four 16-bit bands, so the band indexes find every candidate.
+const nearDistance = 3
+
+// bands splits a SimHash into the four 16-bit values the band columns hold.
+func bands(fp uint64) [4]int32 {
+	return [4]int32{int32(fp & 0xffff), int32(fp >> 16 & 0xffff), int32(fp >> 32 & 0xffff), int32(fp >> 48)}
+}
+
+// pageCol is a column of the pages table as written: its name, the type
+// of the array it is sent in and, when they differ, the column's type.
+type pageCol struct{ name, typ, cast string }
+
+// pageCols are the columns pageRows writes, in its order.
+var pageCols = []pageCol{
+	{"url_id", "bigint", ""}, {"url", "text", ""}, {"status", "int", ""}, {"content_type", "text", ""},
+	{"charset", "text", ""}, {"title", "text", ""}, {"text", "text", ""}, {"lang", "text", ""},
+	{"content_hash", "bytea", ""}, {"duplicate_of", "bigint", ""}, {"canonical", "text", ""},
+	{"redirect_to", "text", ""}, {"noindex", "bool", ""}, {"nofollow", "bool", ""}, {"bytes", "bigint", ""},
+	{"wire_bytes", "bigint", ""}, {"etag", "text", ""}, {"last_modified", "text", ""}, {"fetched_at", "bigint", ""},
+	{"duration_ms", "bigint", ""}, {"error", "text", ""}, {"blocked", "bool", ""}, {"error_kind", "text", ""},
+	{"main_text", "text", ""}, {"doc_type", "text", ""}, {"type_rule", "text", ""}, {"doi", "text", ""},
+	{"year", "int", ""}, {"metadata", "text", "jsonb"}, {"simhash", "bigint", ""}, {"band0", "int", ""},
+	{"band1", "int", ""}, {"band2", "int", ""}, {"band3", "int", ""}, {"near_duplicate_of", "bigint", ""},
+	{"warc_file", "text", ""}, {"warc_offset", "bigint", ""}, {"warc_length", "bigint", ""},
+}
+
+// pageUpsert writes the pages of a pageRows, one array per column,
+// replacing the recorded page of the same URL.
+var pageUpsert = func() string {
+	names, params, sel, set := make([]string, len(pageCols)), make([]string, len(pageCols)), make([]string, len(pageCols)), []string{}
+	for i, c := range pageCols {
+		names[i] = c.name
+		params[i] = fmt.Sprintf("$%d::%s[]", i+1, c.typ)
+		sel[i] = c.name
+		if c.cast != "" {
+			sel[i] += "::" + c.cast
+		}
+		if i > 0 {
+			set = append(set, c.name+" = excluded."+c.name)
+		}
+	}
+	return `INSERT INTO pages (` + strings.Join(names, ", ") + `)
+		SELECT ` + strings.Join(sel, ", ") + ` FROM unnest(` + strings.Join(params, ", ") + `) AS t(` + strings.Join(names, ", ") + `)
+		ON CONFLICT (url_id) DO UPDATE SET ` + strings.Join(set, ", ")
+}()
+
+// pageRows are pages as column arrays, in pageCols order.
+type pageRows struct {
+	ids, dups, bytes, wire, fetched, dur, simhash, near, warcOff, warcLen []int64
+	status, year, b0, b1, b2, b3                                          []int32
+	urls, ctype, charset, title, text, lang, canonical, redirect          []string
+	etag, lastMod, errText, errKind, mainText, docType, rule, doi, file   []string
+	meta                                                                  []*string
+	hashes                                                                [][]byte
+	noindex, nofollow, blocked                                            []bool
+}
+
+// add appends a page, whose duplicate marks are set.
+func (r *pageRows) add(p *crawl.Page) error {
+	meta, err := metadataJSON(p.Meta)
+	if err != nil {
+		return fmt.Errorf("metadata of %s: %w", p.URL, err)
+	}
+	var hash []byte
+	if len(p.ContentHash) > 0 {
+		hash = p.ContentHash
+	}
+	var docType, rule, doi string
+	year := 0
+	if m := p.Meta; m != nil {
+		docType, rule, doi, year = m.Type, m.TypeRule, m.DOI, m.Year
+	}
+	var b [4]int32
+	if p.SimHash != 0 {
+		b = bands(p.SimHash)
+	}
+	r.ids, r.dups, r.bytes = append(r.ids, int64(p.ID)), append(r.dups, int64(p.DuplicateOf)), append(r.bytes, p.Bytes)
+	r.wire, r.fetched, r.dur = append(r.wire, p.WireBytes), append(r.fetched, ms(p.FetchedAt)), append(r.dur, p.Duration.Milliseconds())
+	r.simhash, r.near = append(r.simhash, int64(p.SimHash)), append(r.near, int64(p.NearDuplicateOf))
+	r.warcOff, r.warcLen = append(r.warcOff, p.WARC.Offset), append(r.warcLen, p.WARC.Length)
+	r.status, r.year = append(r.status, int32(p.Status)), append(r.year, int32(year))
+	r.b0, r.b1, r.b2, r.b3 = append(r.b0, b[0]), append(r.b1, b[1]), append(r.b2, b[2]), append(r.b3, b[3])
+	r.urls, r.ctype, r.charset = append(r.urls, clean(p.URL)), append(r.ctype, clean(p.ContentType)), append(r.charset, clean(p.Charset))
+	r.title, r.text, r.lang = append(r.title, clean(p.Title)), append(r.text, clean(p.Text)), append(r.lang, clean(p.Lang))
+	r.canonical, r.redirect = append(r.canonical, clean(p.Canonical)), append(r.redirect, clean(p.RedirectTo))
+	r.etag, r.lastMod, r.errText = append(r.etag, clean(p.ETag)), append(r.lastMod, clean(p.LastModified)), append(r.errText, clean(p.Error))
+	r.errKind, r.mainText = append(r.errKind, clean(p.ErrorKind)), append(r.mainText, clean(p.MainText))
+	r.docType, r.rule, r.doi = append(r.docType, clean(docType)), append(r.rule, clean(rule)), append(r.doi, clean(doi))
+	r.file, r.meta, r.hashes = append(r.file, clean(p.WARC.File)), append(r.meta, meta), append(r.hashes, hash)
+	r.noindex, r.nofollow, r.blocked = append(r.noindex, p.NoIndex), append(r.nofollow, p.NoFollow), append(r.blocked, p.Blocked)
+	return nil
+}
+
+// queue queues the upsert of the pages, if any.
+func (r *pageRows) queue(b *pgx.Batch) {
+	if len(r.ids) == 0 {
+		return
+	}
+	b.Queue(pageUpsert, r.ids, r.urls, r.status, r.ctype, r.charset, r.title, r.text, r.lang, r.hashes, r.dups,
+		r.canonical, r.redirect, r.noindex, r.nofollow, r.bytes, r.wire, r.etag, r.lastMod, r.fetched, r.dur, r.errText,
+		r.blocked, r.errKind, r.mainText, r.docType, r.rule, r.doi, r.year, r.meta, r.simhash, r.b0, r.b1, r.b2, r.b3,
+		r.near, r.file, r.warcOff, r.warcLen)
+}
+
+// metadataJSON encodes metadata for the JSONB column (nil: none). Each
+// invalid UTF-8 byte becomes U+FFFD, as encoding/json makes it; JSONB
+// refuses the escaped NUL character, which is dropped.
+func metadataJSON(m *crawl.Metadata) (*string, error) {
+	if m == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Contains(b, []byte(`\u0000`)) {
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			return nil, err
+		}
+		if b, err = json.Marshal(cleanJSON(v)); err != nil {
+			return nil, err
+		}
+	}
+	s := string(b)
+	return &s, nil
+}
+
+// cleanJSON makes every string of a decoded JSON value storable.
+func cleanJSON(v any) any {
+	switch v := v.(type) {
+	case string:
+		return clean(v)
+	case []any:
+		for i := range v {
+			v[i] = cleanJSON(v[i])
+		}
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[clean(k)] = cleanJSON(x)
+		}
+		return out
+	}
+	return v
+}
+
+// nearSQL finds, for each page given ($1 its position in the batch, $2
+// its SimHash, $3 to $6 its bands), the closest recorded page within
+// nearDistance that is neither a duplicate nor a near-duplicate, the
+// smallest ID among the closest: four probes of the band indexes (band,
+// duplicate_of = 0, near_duplicate_of = 0) and a distance check
+// (bit_count needs PostgreSQL 14). The pages of the batch ($7, in batch
+// order) up to the page itself are left out: they are judged in Go, as
+// the batch records them.
+var nearSQL = `SELECT q.pos, n.url_id, n.simhash
+	FROM unnest($1::int[], $2::bigint[], $3::int[], $4::int[], $5::int[], $6::int[]) AS q(pos, fp, b0, b1, b2, b3)
+	CROSS JOIN LATERAL (
+		SELECT p.url_id, p.simhash FROM pages p
+		WHERE p.simhash <> 0 AND p.duplicate_of = 0 AND p.near_duplicate_of = 0
+		  AND (p.band0 = q.b0 OR p.band1 = q.b1 OR p.band2 = q.b2 OR p.band3 = q.b3)
+		  AND bit_count((p.simhash # q.fp)::bit(64)) <= ` + fmt.Sprint(nearDistance) + `
+		  AND p.url_id <> ALL (($7::bigint[])[1:q.pos])
+		ORDER BY bit_count((p.simhash # q.fp)::bit(64)), p.url_id
+		LIMIT 1) n`
+
+// nearMatch is a near-duplicate candidate.
+type nearMatch struct {
+	id   crawl.ID
+	dist int
+}
+
+// better reports whether m beats o: closer, then the smaller ID.
+func (m nearMatch) better(o nearMatch) bool {
+	return o.id == 0 || m.dist < o.dist || m.dist == o.dist && m.id < o.id
+}
+
+// queueNear queues the lookup of the recorded near-duplicate candidates of
+// pages (a batch, in order) and returns them, per page, once b has run.
+func queueNear(b *pgx.Batch, pages []*crawl.Page) []nearMatch {
+	out := make([]nearMatch, len(pages))
+	var pos, b0, b1, b2, b3 []int32
+	var fps []int64
+	all := make([]int64, len(pages))
+	for i, p := range pages {
+		all[i] = int64(p.ID)
+		if p.SimHash == 0 {
+			continue
+		}
+		bs := bands(p.SimHash)
+		pos, fps = append(pos, int32(i+1)), append(fps, int64(p.SimHash))
+		b0, b1, b2, b3 = append(b0, bs[0]), append(b1, bs[1]), append(b2, bs[2]), append(b3, bs[3])
+	}
+	if len(pos) == 0 {
+		return out
+	}
+	b.Queue(nearSQL, pos, fps, b0, b1, b2, b3, all).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var i int32
+			var id crawl.ID
+			var fp int64
+			if err := rows.Scan(&i, &id, &fp); err != nil {
+				return err
+			}
+			out[i-1] = nearMatch{id: id, dist: bits.OnesCount64(uint64(fp) ^ pages[i-1].SimHash)}
+		}
+		return nil
+	})
+	return out
+}
+
+// judgeNear sets the near-duplicate mark of each page of a batch (in
+// order; their exact-duplicate marks set): the best of its recorded
+// candidate and the earlier pages of the batch that are neither
+// duplicates nor near-duplicates.
+func judgeNear(pages []*crawl.Page, stored []nearMatch) {
+	for i, p := range pages {
+		p.NearDuplicateOf = 0
+		if p.SimHash == 0 || p.DuplicateOf != 0 {
+			continue
+		}
+		best := stored[i]
+		for _, q := range pages[:i] {
+			if q.SimHash == 0 || q.DuplicateOf != 0 || q.NearDuplicateOf != 0 || q.ID == p.ID {
+				continue
+			}
+			m := nearMatch{id: q.ID, dist: bits.OnesCount64(q.SimHash ^ p.SimHash)}
+			if m.dist <= nearDistance && m.better(best) {
+				best = m
+			}
+		}
+		p.NearDuplicateOf = best.id
+	}
+}
+
+// Reparse replaces a recorded page's extraction (everything but its fetch
+// record: URL, status, content type, sizes, validators, fetch time and
+// duration, WARC location, which p receives from the store) and its
+// outlinks, judging duplicates and near-duplicates again, in one
+// transaction of two round trips. It locks the page's host, then its URL
+// row (so that a commit of the same URL waits or is waited for), then the
+// content hash, as commits do.
+func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) error {
+	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
+		var old *crawl.Page
+		var host crawl.ID
+		var first crawl.ID
+		var deleted, added int64
+		b := t.batch()
+		b.Queue(`SELECT id FROM hosts WHERE id = (SELECT host_id FROM urls WHERE id = $1) FOR NO KEY UPDATE`,
+			int64(p.ID)).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				if err := rows.Scan(&host); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		b.Queue(`SELECT 1 FROM urls WHERE id = $1 FOR NO KEY UPDATE`, int64(p.ID))
+		b.Queue(`SELECT `+pageColumns+` FROM pages WHERE url_id = $1`, int64(p.ID)).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var err error
+				if old, err = scanPage(rows); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if len(p.ContentHash) > 0 {
+			b.Queue(`INSERT INTO content_hashes (hash, url_id) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`,
+				p.ContentHash, int64(p.ID))
+			b.Queue(`SELECT url_id FROM content_hashes WHERE hash = $1`, p.ContentHash).QueryRow(func(row pgx.Row) error {
+				return row.Scan(&first)
+			})
+		}
+		near := queueNear(b, []*crawl.Page{p})
+		b.Queue(`DELETE FROM links WHERE source_id = $1`, int64(p.ID)).Exec(func(ct pgconn.CommandTag) error {
+			deleted = ct.RowsAffected()
+			return nil
+		})
+		if len(links) > 0 {
+			src, dst, target, anchor, nofollow := linkArrays(p.ID, links)
+			b.Queue(linksInsert, src, dst, target, anchor, nofollow).Exec(func(ct pgconn.CommandTag) error {
+				added = ct.RowsAffected()
+				return nil
+			})
+		}
+		if err := t.send(ctx, b); err != nil {
+			return err
+		}
+		if old == nil {
+			return crawl.ErrNotFound
+		}
+		// The fetch record stays as fetched.
+		p.URL, p.Status, p.ContentType, p.Bytes, p.WireBytes = old.URL, old.Status, old.ContentType, old.Bytes, old.WireBytes
+		p.ETag, p.LastModified, p.FetchedAt, p.Duration, p.WARC = old.ETag, old.LastModified, old.FetchedAt, old.Duration, old.WARC
+		p.DuplicateOf = 0
+		if first != 0 && first != p.ID {
+			p.DuplicateOf = first
+		}
+		judgeNear([]*crawl.Page{p}, near)
+		var rows pageRows
+		if err := rows.add(p); err != nil {
+			return err
+		}
+		b = t.batch()
+		rows.queue(b)
+		dups := b2i64(p.DuplicateOf != 0) - b2i64(old.DuplicateOf != 0)
+		if dups != 0 && host != 0 {
+			b.Queue(`UPDATE hosts SET duplicates = duplicates + $1 WHERE id = $2`, dups, int64(host))
+		}
+		t.delta.duplicates += dups
+		t.delta.links += added - deleted
+		return t.commit(ctx, b)
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: reparse %d: %w", p.ID, err)
+	}
+	return nil
+}
+
+func b2i64(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// linksInsert records links given as column arrays; links already
+// recorded are kept.
+const linksInsert = `INSERT INTO links (source_id, target_id, target, anchor, nofollow)
+	SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bool[])
+	ON CONFLICT (source_id, target_id) DO NOTHING`
+
+// linkArrays returns a page's links as column arrays for linksInsert.
+func linkArrays(source crawl.ID, links []crawl.Link) (src, dst []int64, target, anchor []string, nofollow []bool) {
+	for _, l := range links {
+		src = append(src, int64(source))
+		dst = append(dst, int64(l.TargetID))
+		target = append(target, clean(l.Target))
+		anchor = append(anchor, clean(l.Anchor))
+		nofollow = append(nofollow, l.NoFollow)
+	}
+	return src, dst, target, anchor, nofollow
+}
