@@ -34,7 +34,11 @@ func openArchive(flag, db, userAgent string) (*warc.Writer, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	w, err := warc.NewWriter(warc.Options{Dir: dir, Software: strings.SplitN(userAgent, " ", 2)[0]})
+	// Several processes may share one archive directory: each names its
+	// files after its host and process.
+	host, _ := os.Hostname()
+	prefix := fmt.Sprintf("acrawler-%s-%d", strings.ReplaceAll(host, "-", ""), os.Getpid())
+	w, err := warc.NewWriter(warc.Options{Dir: dir, Prefix: prefix, Software: strings.SplitN(userAgent, " ", 2)[0]})
 	if err != nil {
 		return nil, fmt.Errorf("warc: %w", err)
 	}

@@ -32,6 +32,7 @@ import (
 type testWeb struct {
 	*testweb.Web
 	proxy string
+	dir   string // for the crawls' WARC archives
 }
 
 func newTestWeb(t *testing.T, cfg testweb.Config) *testWeb {
@@ -39,13 +40,13 @@ func newTestWeb(t *testing.T, cfg testweb.Config) *testWeb {
 	w := testweb.New(cfg)
 	srv := httptest.NewServer(w)
 	t.Cleanup(srv.Close)
-	return &testWeb{Web: w, proxy: srv.URL}
+	return &testWeb{Web: w, proxy: srv.URL, dir: t.TempDir()}
 }
 
 // crawlArgs are the flags every test crawl uses: through the test web's
 // proxy, fast politeness and retry settings, no live progress line.
 func (w *testWeb) crawlArgs(db string, extra ...string) []string {
-	return append([]string{"crawl", "--db", db, "--proxy", w.proxy, "--progress", "off",
+	return append([]string{"crawl", "--db", db, "--proxy", w.proxy, "--progress", "off", "--warc", filepath.Join(w.dir, "warc"),
 		"--log-level", "warn", "--timeout", "1s", "--robots-retry", "50ms", "--retry-base", "50ms"}, extra...)
 }
 
