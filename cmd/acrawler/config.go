@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/acrawler/acrawler/internal/schedule"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/score"
 )
@@ -38,9 +39,12 @@ type crawlConfig struct {
 	MetricsAddr     string   `toml:"metrics_addr"`
 	MetricsEvery    duration `toml:"metrics_every"`
 
-	Priority score.Config `toml:"priority"`
-	MaxLinks int          `toml:"max_links_per_page"`
-	Order    string       `toml:"order"`
+	Priority     score.Config  `toml:"priority"`
+	Recrawl      recrawlConfig `toml:"recrawl"`
+	All          bool          `toml:"-"`
+	RevisitEvery duration      `toml:"revisit_every"`
+	MaxLinks     int           `toml:"max_links_per_page"`
+	Order        string        `toml:"order"`
 
 	Delay         duration `toml:"delay"`
 	MaxCrawlDelay duration `toml:"max_crawl_delay"`
@@ -66,6 +70,9 @@ type crawlConfig struct {
 
 	TestWeb bool `toml:"testweb"`
 
+	Index      string   `toml:"index"`
+	IndexName  string   `toml:"index_name"`
+	NoRank     bool     `toml:"no_rank"`
 	WARC       string   `toml:"warc"`
 	MaxPDFBody byteSize `toml:"max_pdf_body"`
 	NoPDF      bool     `toml:"no_pdf"`
@@ -94,6 +101,7 @@ func defaultCrawlConfig() crawlConfig {
 		TrapPolicy:      "throttle",
 		MetricsEvery:    duration(10 * time.Second),
 		Priority:        score.DefaultConfig(),
+		Recrawl:         defaultRecrawlConfig(),
 		MaxLinks:        1000,
 		Order:           "priority",
 		Delay:           duration(2 * time.Second),
@@ -110,6 +118,8 @@ func defaultCrawlConfig() crawlConfig {
 		StoreOutage:     duration(5 * time.Minute),
 		CDXEndpoint:     "https://web.archive.org/cdx/search/cdx",
 		WARC:            "auto",
+		Index:           "embedded",
+		IndexName:       "acrawler",
 		MaxPDFBody:      20 << 20,
 		MainText:        true,
 		ArchiveLimit:    10000,
@@ -200,6 +210,8 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.TrapPolicy, "trap-policy", c.TrapPolicy, "a suspected trap host is: warn (reported), throttle (nothing new admitted from it) or stop (nothing more fetched)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "serve Prometheus metrics on this `address` (e.g. 127.0.0.1:9090)")
 	fs.Var(&c.MetricsEvery, "metrics-every", "how often crawl figures are recorded in the database")
+	fs.Var(&c.RevisitEvery, "revisit-every", "during a long crawl, queue pages as they come due this often (0: only at the start)")
+	fs.IntVar(&c.Recrawl.MissesToRemove, "misses-to-remove", c.Recrawl.MissesToRemove, "404 answers in a row that remove a page")
 	fs.IntVar(&c.MaxLinks, "max-links-per-page", c.MaxLinks, "links taken from one page")
 	fs.StringVar(&c.Order, "order", c.Order, "crawl order: priority, bfs or dfs")
 	fs.Var(&c.Delay, "delay", "minimum gap between requests to one host")
@@ -211,6 +223,9 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.Var(&c.MaxBody, "max-body", "largest HTML body kept, after decompression")
 	fs.StringVar(&c.Proxy, "proxy", c.Proxy, "HTTP proxy `URL` (default: HTTP_PROXY/HTTPS_PROXY)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private", c.AllowPrivate, "allow connecting to loopback, private and link-local addresses")
+	fs.StringVar(&c.Index, "index", c.Index, "search index besides the embedded one: opensearch:URL (documents go through an outbox)")
+	fs.StringVar(&c.IndexName, "index-name", c.IndexName, "OpenSearch index name")
+	fs.BoolVar(&c.NoRank, "no-rank", c.NoRank, "do not compute PageRank at the end of the crawl")
 	fs.StringVar(&c.WARC, "warc", c.WARC, "`directory` for the WARC archive of raw responses; auto: beside the database (DB.warc); off: no archive")
 	fs.Var(&c.MaxPDFBody, "max-pdf-body", "largest PDF fetched")
 	fs.BoolVar(&c.NoPDF, "no-pdf", c.NoPDF, "do not fetch PDFs for their text")
@@ -229,7 +244,7 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 }
 
 // parseCrawlArgs builds the configuration of a crawl from its arguments.
-func parseCrawlArgs(args []string, stderr io.Writer) (crawlConfig, []string, error) {
+func parseCrawlArgs(cmd string, args []string, stderr io.Writer) (crawlConfig, []string, error) {
 	cfg := defaultCrawlConfig()
 	file, err := configFileArg(args)
 	if err != nil {
@@ -241,11 +256,14 @@ func parseCrawlArgs(args []string, stderr io.Writer) (crawlConfig, []string, err
 	if v := os.Getenv("ACRAWLER_DB"); v != "" {
 		cfg.DB = v
 	}
-	fs := flag.NewFlagSet("acrawler crawl", flag.ContinueOnError)
+	fs := flag.NewFlagSet("acrawler "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.flags(fs)
+	if cmd == "recrawl" {
+		fs.BoolVar(&cfg.All, "all", cfg.All, "revisit every known page now, whatever its schedule")
+	}
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: acrawler crawl [flags] URL...\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: acrawler %s [flags] [URL...]\n\nFlags:\n", cmd)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -289,6 +307,8 @@ func (c *crawlConfig) validate() error {
 		return usagef("--max-host-share needs --max-bytes")
 	case c.MetricsEvery < duration(time.Second):
 		return usagef("--metrics-every must be at least 1s")
+	case c.Recrawl.policy().Validate() != nil:
+		return usageError{c.Recrawl.policy().Validate()}
 	case c.TestWeb && c.Proxy != "":
 		return usagef("--testweb and --proxy cannot be used together")
 	}
@@ -354,4 +374,29 @@ func parseByteSize(s string) (int64, error) {
 		return 0, fmt.Errorf("size %q is too large", s)
 	}
 	return int64(v), nil
+}
+
+// recrawlConfig is the revisit policy in the config file ([recrawl]).
+type recrawlConfig struct {
+	MinInterval      duration `toml:"min_interval"`
+	MaxInterval      duration `toml:"max_interval"`
+	Home             duration `toml:"home"`
+	Listing          duration `toml:"listing"`
+	Article          duration `toml:"article"`
+	Other            duration `toml:"other"`
+	MissesToRemove   int      `toml:"misses_to_remove"`
+	UnseenToInactive int      `toml:"unseen_to_inactive"`
+}
+
+func defaultRecrawlConfig() recrawlConfig {
+	p := schedule.DefaultPolicy()
+	return recrawlConfig{MinInterval: duration(p.Min), MaxInterval: duration(p.Max), Home: duration(p.Home),
+		Listing: duration(p.Listing), Article: duration(p.Article), Other: duration(p.Other),
+		MissesToRemove: p.MissesToRemove, UnseenToInactive: p.UnseenToInactive}
+}
+
+func (r recrawlConfig) policy() schedule.Policy {
+	return schedule.Policy{Min: time.Duration(r.MinInterval), Max: time.Duration(r.MaxInterval), Home: time.Duration(r.Home),
+		Listing: time.Duration(r.Listing), Article: time.Duration(r.Article), Other: time.Duration(r.Other),
+		MissesToRemove: r.MissesToRemove, UnseenToInactive: r.UnseenToInactive}
 }

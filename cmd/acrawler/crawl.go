@@ -18,6 +18,8 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/engine"
 	"github.com/acrawler/acrawler/internal/fetch"
+	"github.com/acrawler/acrawler/internal/index/opensearch"
+	"github.com/acrawler/acrawler/internal/indexer"
 	"github.com/acrawler/acrawler/internal/robots"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/score"
@@ -26,7 +28,18 @@ import (
 )
 
 func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, rest, err := parseCrawlArgs(args, stderr)
+	return crawlOrRecrawl(ctx, "crawl", args, stdout, stderr)
+}
+
+// runRecrawl revisits the pages of an existing crawl that are due (every
+// page with --all), with conditional requests, as one recrawl run.
+func runRecrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return crawlOrRecrawl(ctx, "recrawl", args, stdout, stderr)
+}
+
+func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) error {
+	recrawl := cmd == "recrawl"
+	cfg, rest, err := parseCrawlArgs(cmd, args, stderr)
 	if err != nil {
 		return err
 	}
@@ -125,7 +138,17 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer client.Close()
 
-	store, err := openStore(ctx, cfg.DB, cfg.PGConns)
+	spec, err := parseIndex(cfg.Index)
+	if err != nil {
+		return err
+	}
+	var search *opensearch.Client
+	if spec.kind == "opensearch" {
+		if search, err = openSearchClient(spec, cfg.IndexName); err != nil {
+			return err
+		}
+	}
+	store, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, search != nil)
 	if err != nil {
 		return err
 	}
@@ -136,10 +159,28 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		if c.Queued == 0 && c.InFlight == 0 {
-			return usagef("no seed URLs given and %s has nothing queued (acrawler crawl URL... or --seeds FILE)", redactDB(cfg.DB))
+		due, err := store.DueCount(ctx, time.Now())
+		if err != nil {
+			return err
 		}
-		log.Info("resuming the crawl in the database", "db", redactDB(cfg.DB), "queued", c.Queued)
+		if c.Queued == 0 && c.InFlight == 0 && c.Pages == 0 {
+			return usagef("no seed URLs given and %s has nothing to crawl (acrawler %s URL... or --seeds FILE)", redactDB(cfg.DB), cmd)
+		}
+		log.Info("continuing the crawl in the database", "db", redactDB(cfg.DB), "queued", c.Queued, "due", due)
+		// The scope of a crawl resumed without its seeds: the hosts it has.
+		hosts, err := store.HostStats(ctx, 0)
+		if err != nil {
+			return err
+		}
+		for _, h := range hosts {
+			sc.Allow(h.Key + "/")
+		}
+	}
+	var run int
+	if recrawl {
+		if run, err = store.StartRun(ctx, time.Now()); err != nil {
+			return err
+		}
 	}
 
 	trapPolicy, err := engine.ParseTrapPolicy(cfg.TrapPolicy)
@@ -197,6 +238,11 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MetricsEvery:  time.Duration(cfg.MetricsEvery),
 		MaxPDFBody:    int64(cfg.MaxPDFBody),
 		MainText:      cfg.MainText,
+		Schedule:      cfg.Recrawl.policy(),
+		Run:           run,
+		DueAtStart:    true,
+		DueAll:        recrawl && cfg.All,
+		RevisitEvery:  time.Duration(cfg.RevisitEvery),
 		Log:           log,
 		Progress:      prog.print,
 		ProgressEvery: prog.every,
@@ -219,12 +265,67 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log.Info("crawl starting", "db", redactDB(cfg.DB), "seeds", len(seeds), "workers", cfg.Workers, "delay", time.Duration(cfg.Delay),
 		"scope", cfg.Scope, "order", cfg.Order)
+	drained := make(chan struct{})
+	drainCtx, stopDrain := context.WithCancel(ctx)
+	if search != nil {
+		// Documents reach OpenSearch through the outbox while the crawl
+		// runs; if it is down the crawl goes on and the backlog waits.
+		go func() {
+			defer close(drained)
+			if err := search.EnsureIndex(drainCtx); err != nil && drainCtx.Err() == nil {
+				log.Warn("OpenSearch index not ready; documents stay queued", "err", err)
+			}
+			indexer.New(store, search, indexer.Config{Log: log}).Drain(drainCtx, true)
+		}()
+	} else {
+		close(drained)
+	}
 	sum, err := eng.Run(ctx)
 	prog.finish()
+	stopDrain()
+	<-drained
 	printSummary(stdout, sum, cfg)
 	if err != nil {
 		return err
 	}
+	if !cfg.NoRank && ctx.Err() == nil && sum.Fetched > 0 {
+		start := time.Now()
+		if nodes, edges, err := computeRanks(ctx, store); err != nil {
+			log.Warn("PageRank", "err", err)
+		} else {
+			log.Info("PageRank computed", "pages", nodes, "links", edges, "took", time.Since(start).Round(time.Millisecond))
+		}
+	}
+	if search != nil {
+		stats, err := drainFor(context.WithoutCancel(ctx), store, search, 2*time.Minute, log)
+		fmt.Fprintf(stdout, "  index:     OpenSearch %s: %d documents indexed, %d deleted, %d refused\n", cfg.IndexName, stats.Indexed, stats.Deleted, stats.Failed)
+		if err != nil {
+			log.Warn("OpenSearch backlog left in the outbox (acrawler reindex or the next crawl delivers it)", "err", err)
+		}
+	}
+	if recrawl {
+		return finishRun(ctx, stdout, store, eng, run, cfg.Recrawl.policy().UnseenToInactive)
+	}
+	return nil
+}
+
+// finishRun closes a recrawl run: pages no longer linked become inactive,
+// and the run's figures are recorded and printed.
+func finishRun(ctx context.Context, w io.Writer, store crawl.Store, eng *engine.Engine, run, unseen int) error {
+	ctx = context.WithoutCancel(ctx)
+	inactive, err := store.FinishRun(ctx, run, unseen, time.Now())
+	if err != nil {
+		return err
+	}
+	rs := eng.RunStats()
+	rs.Inactive = int64(inactive)
+	if rs.DueLeft, err = store.DueCount(ctx, time.Now()); err != nil {
+		return err
+	}
+	if err := store.RecordRun(ctx, rs); err != nil {
+		return err
+	}
+	printRun(w, rs)
 	return nil
 }
 

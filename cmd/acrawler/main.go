@@ -82,7 +82,11 @@ Usage:
   acrawler stats [--db DB] [--json] report on a crawl: frontier, figures over time, hosts, trap suspects
   acrawler reparse [--db DB]        re-run extraction on every archived response (no network)
   acrawler export [--db DB]         write every document as JSON lines (--out FILE)
+  acrawler serve [--db DB] [--addr 127.0.0.1:8080]  the search API and web page
+  acrawler rank [--db DB]           compute PageRank over the link graph (also done after each crawl)
+  acrawler reindex [--db DB] [--index opensearch:URL]  rebuild a search index from the store
   acrawler migrate [--db DB]        apply the database schema migrations explicitly
+  acrawler recrawl [flags] [--all]  revisit the pages that are due, with conditional requests
   acrawler testweb --listen ADDR    serve the synthetic test web (an origin and an HTTP proxy)
   acrawler version                  print the version
 `
@@ -97,12 +101,20 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "crawl":
 		return runCrawl(ctx, rest, stdout, stderr)
+	case "recrawl":
+		return runRecrawl(ctx, rest, stdout, stderr)
 	case "testweb":
 		return runTestweb(ctx, rest, stdout, stderr)
 	case "migrate":
 		return runMigrate(ctx, rest, stdout, stderr)
 	case "stats":
 		return runStats(ctx, rest, stdout, stderr)
+	case "serve":
+		return runServe(ctx, rest, stdout, stderr)
+	case "rank":
+		return runRank(ctx, rest, stdout, stderr)
+	case "reindex":
+		return runReindex(ctx, rest, stdout, stderr)
 	case "reparse":
 		return runReparse(ctx, rest, stdout, stderr)
 	case "export":

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/engine"
 )
 
@@ -117,4 +118,15 @@ func printSummary(w io.Writer, s engine.Summary, cfg crawlConfig) {
 	}
 	fmt.Fprintf(w, "  database:  %d pages, %d links, %d hosts; frontier %d queued, %d done, %d failed, %d disallowed\n",
 		c.Pages, c.Links, c.Hosts, c.Queued, c.Done, c.Failed, c.Disallowed)
+}
+
+func printRun(w io.Writer, r crawl.RunStats) {
+	share := 0.0
+	if r.Revisits > 0 {
+		share = 100 * float64(r.NotModified) / float64(r.Revisits)
+	}
+	fmt.Fprintf(w, "recrawl run %d: %d pages revisited: %d not modified (304, %.0f%%), %d unchanged, %d changed, %d removed, %d became inactive; %d new pages\n",
+		r.Run, r.Revisits, r.NotModified, share, r.Unchanged, r.Changed, r.Removed, r.Inactive, r.New)
+	fmt.Fprintf(w, "  bytes: %s downloaded, %s saved by conditional requests; %d pages due and not yet visited\n",
+		humanBytes(r.Bytes), humanBytes(r.BytesSaved), r.DueLeft)
 }

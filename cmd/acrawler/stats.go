@@ -10,9 +10,9 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/report"
 	"github.com/acrawler/acrawler/internal/store/postgres"
 	"github.com/acrawler/acrawler/internal/store/sqlite"
 )
@@ -23,155 +23,6 @@ func openStoreReadOnly(ctx context.Context, db string) (crawl.Store, error) {
 		return postgres.Open(ctx, db, postgres.Options{ReadOnly: true, MaxConns: 4})
 	}
 	return sqlite.Open(ctx, db, sqlite.Options{ReadOnly: true})
-}
-
-// Report is what `acrawler stats` shows, and its --json form.
-type Report struct {
-	Counters crawl.Counters `json:"counters"`
-	Figures  Figures        `json:"figures"`
-	Series   []Interval     `json:"series"`
-	Hosts    []HostRow      `json:"hosts"`
-	Traps    []HostRow      `json:"trap_suspects"`
-}
-
-// Figures are the crawl list's measures over the whole crawl.
-type Figures struct {
-	Fetched          int64   `json:"fetched"`
-	Useful           int64   `json:"useful"`
-	DiscoveryRate    float64 `json:"discovery_rate"`     // new URLs admitted per fetched page
-	DuplicateRate    float64 `json:"duplicate_rate"`     // share of offered URLs already known
-	BytesPerUseful   float64 `json:"bytes_per_useful"`   // bytes downloaded per useful page
-	ContentDupRate   float64 `json:"content_dup_rate"`   // share of fetched pages that repeat content
-	SoftBlocks       int64   `json:"soft_blocks"`        // 200 pages that were refusals
-	Errors           int64   `json:"errors"`             // failures and 5xx answers
-	RecentDiscovery  float64 `json:"recent_discovery"`   // discovery rate over the last recorded interval
-	PagesReserved    int64   `json:"pages_reserved"`     // counted against the page budget
-	BytesBudgetSpent int64   `json:"bytes_budget_spent"` // counted against the byte budget
-}
-
-// Interval is one point of the series over time (all processes summed).
-type Interval struct {
-	At            time.Time `json:"at"`
-	Fetched       int64     `json:"fetched"`
-	Useful        int64     `json:"useful"`
-	New           int64     `json:"new"`
-	Known         int64     `json:"known"`
-	Discovered    int64     `json:"discovered"`
-	Duplicates    int64     `json:"duplicates"`
-	Blocked       int64     `json:"blocked"`
-	Errors        int64     `json:"errors"`
-	Bytes         int64     `json:"bytes"`
-	Frontier      int64     `json:"frontier"`
-	DiscoveryRate float64   `json:"discovery_rate"`
-}
-
-// HostRow is one host's outcomes.
-type HostRow struct {
-	Host          string           `json:"host"`
-	Fetched       int64            `json:"fetched"`
-	Queued        int64            `json:"queued"`
-	Admitted      int64            `json:"admitted"`
-	Bytes         int64            `json:"bytes"`
-	Status2xx     int64            `json:"status_2xx"`
-	Status3xx     int64            `json:"status_3xx"`
-	Status4xx     int64            `json:"status_4xx"`
-	Status5xx     int64            `json:"status_5xx"`
-	Errors        map[string]int64 `json:"errors,omitempty"`
-	Duplicates    int64            `json:"duplicates"`
-	SoftBlocks    int64            `json:"soft_blocks"`
-	DiscoveryRate float64          `json:"discovery_rate"`
-	Robots        int              `json:"robots_status"`
-	Trap          string           `json:"trap,omitempty"`
-}
-
-// BuildReport reads a crawl's figures from its store.
-func BuildReport(ctx context.Context, st crawl.Store, hosts int) (*Report, error) {
-	c, err := st.Counters(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := st.Metrics(ctx, time.Time{})
-	if err != nil {
-		return nil, err
-	}
-	hs, err := st.HostStats(ctx, 0)
-	if err != nil {
-		return nil, err
-	}
-	r := &Report{Counters: c}
-	// Sum the processes' rows per recorded time, rounded to the interval.
-	byAt := map[int64]*Interval{}
-	var order []int64
-	f := &r.Figures
-	var discovered, known, bytes, dups int64
-	for _, m := range ms {
-		key := m.At.Truncate(time.Second).Unix()
-		iv := byAt[key]
-		if iv == nil {
-			iv = &Interval{At: m.At.Truncate(time.Second)}
-			byAt[key] = iv
-			order = append(order, key)
-		}
-		iv.Fetched += m.Fetched
-		iv.Useful += m.Useful
-		iv.New += m.New
-		iv.Known += m.Known
-		iv.Discovered += m.Discovered
-		iv.Duplicates += m.Duplicates
-		iv.Blocked += m.Blocked
-		iv.Errors += m.Errors
-		iv.Bytes += m.Bytes
-		iv.Frontier = max(iv.Frontier, m.Frontier)
-		f.Fetched += m.Fetched
-		f.Useful += m.Useful
-		f.SoftBlocks += m.Blocked
-		f.Errors += m.Errors
-		discovered += m.Discovered
-		known += m.Known
-		bytes += m.Bytes
-		dups += m.Duplicates
-	}
-	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
-	for _, k := range order {
-		iv := byAt[k]
-		iv.DiscoveryRate = ratio(iv.New, iv.Fetched)
-		r.Series = append(r.Series, *iv)
-	}
-	var added int64
-	for _, iv := range r.Series {
-		added += iv.New
-	}
-	f.DiscoveryRate = ratio(added, f.Fetched)
-	f.DuplicateRate = ratio(known, discovered)
-	f.BytesPerUseful = ratio(bytes, f.Useful)
-	f.ContentDupRate = ratio(dups, f.Fetched)
-	for i := len(r.Series) - 1; i >= 0; i-- {
-		if r.Series[i].Fetched > 0 {
-			f.RecentDiscovery = r.Series[i].DiscoveryRate
-			break
-		}
-	}
-	f.PagesReserved, f.BytesBudgetSpent = c.Reserved, c.Bytes
-	for _, h := range hs {
-		row := HostRow{Host: h.Key, Fetched: h.Fetched, Queued: h.Queued, Admitted: h.Admitted, Bytes: h.Bytes,
-			Status2xx: h.Status[2], Status3xx: h.Status[3], Status4xx: h.Status[4], Status5xx: h.Status[5],
-			Errors: h.Errors, Duplicates: h.Duplicates, SoftBlocks: h.Blocked, DiscoveryRate: ratio(h.Discovered, h.Fetched),
-			Robots: h.Robots, Trap: h.Trap}
-		if h.Trap != "" {
-			r.Traps = append(r.Traps, row)
-		}
-		if hosts <= 0 || len(r.Hosts) < hosts {
-			r.Hosts = append(r.Hosts, row)
-		}
-	}
-	return r, nil
-}
-
-func ratio(a, b int64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
 }
 
 func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -195,7 +46,7 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer st.Close()
-	r, err := BuildReport(ctx, st, *hosts)
+	r, err := report.Build(ctx, st, *hosts)
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
@@ -208,7 +59,7 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-func printReport(w io.Writer, db string, r *Report, points int) {
+func printReport(w io.Writer, db string, r *report.Report, points int) {
 	c, f := r.Counters, r.Figures
 	fmt.Fprintf(w, "crawl in %s\n", db)
 	fmt.Fprintf(w, "  frontier:    %d queued, %d in flight; %d done, %d failed, %d disallowed by robots.txt, %d skipped\n",
@@ -242,6 +93,31 @@ func printReport(w io.Writer, db string, r *Report, points int) {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%.2f\t%s\t%s\n", h.Host, h.Fetched, h.Queued, h.Status2xx,
 				h.Status3xx, h.Status4xx, h.Status5xx, errorsCell(h.Errors), h.Duplicates, h.SoftBlocks, h.DiscoveryRate,
 				robotsCell(h.Robots), yesNo(h.Trap != ""))
+		}
+		tw.Flush()
+	}
+	if len(r.Runs) > 0 {
+		fmt.Fprintf(w, "\nrecrawl runs:\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "run\tstarted\trevisits\t304\tunchanged\tchanged\tremoved\tinactive\tnew\tbytes\tsaved\tdue left\t")
+		for _, x := range r.Runs {
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t\n", x.Run, x.Started.Local().Format("2006-01-02 15:04"),
+				x.Revisits, x.NotModified, x.Unchanged, x.Changed, x.Removed, x.Inactive, x.New, humanBytes(x.Bytes),
+				humanBytes(x.BytesSaved), x.DueLeft)
+		}
+		tw.Flush()
+	}
+	if len(r.Changes) > 0 {
+		fmt.Fprintf(w, "\nhow often pages change, per host and type (revisits):\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "host\ttype\tchecks\tchanged\tunchanged\tmissing\tchange rate")
+		for _, c := range r.Changes {
+			typ := c.Type
+			if typ == "" {
+				typ = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.0f%%\n", c.Host, typ, c.Checks, c.Changed, c.Unchanged, c.Missing,
+				100*float64(c.Changed)/float64(max(c.Checks, 1)))
 		}
 		tw.Flush()
 	}

@@ -23,10 +23,16 @@ func isPostgres(db string) bool {
 
 // openStore opens the crawl store a --db value names, read-write.
 func openStore(ctx context.Context, db string, pgConns int) (crawl.Store, error) {
+	return openStoreWith(ctx, db, pgConns, false)
+}
+
+// openStoreWith opens a store read-write, with an outbox for an external
+// index when outbox is set.
+func openStoreWith(ctx context.Context, db string, pgConns int, outbox bool) (crawl.Store, error) {
 	if isPostgres(db) {
-		return postgres.Open(ctx, db, postgres.Options{MaxConns: int32(pgConns)})
+		return postgres.Open(ctx, db, postgres.Options{MaxConns: int32(pgConns), Outbox: outbox})
 	}
-	return sqlite.Open(ctx, db, sqlite.Options{})
+	return sqlite.Open(ctx, db, sqlite.Options{Outbox: outbox})
 }
 
 // redactDB is a --db value fit for logs: a PostgreSQL DSN without its

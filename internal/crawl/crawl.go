@@ -144,14 +144,77 @@ type RobotsRecord struct {
 
 // ClaimedURL is a URL handed to this process for fetching.
 type ClaimedURL struct {
-	ID       ID
-	URL      string
-	HostID   ID
-	Depth    int
-	Priority int
-	Attempts int // fetch attempts before this one
-	Kind     Kind
-	LastMod  time.Time // from a sitemap, zero if unknown
+	ID         ID
+	URL        string
+	HostID     ID
+	Depth      int
+	Priority   int
+	Attempts   int // fetch attempts before this one
+	Kind       Kind
+	LastMod    time.Time // from a sitemap, zero if unknown
+	ChangeFreq string    // from a sitemap, "" if unknown
+	Via        Via
+	Prev       *PrevFetch // the last recorded fetch, for a revisit; nil for a first fetch
+}
+
+// PrevFetch is what the store knows of a page's last fetch: validators for
+// a conditional request and what its revisit schedule needs.
+type PrevFetch struct {
+	ETag, LastModified string
+	ContentHash        []byte
+	Bytes              int64
+	FetchedAt          time.Time
+	Interval           time.Duration
+	Misses             int
+	Type               string // classification of the recorded page
+	ChangeFreq         string
+}
+
+// Revisit is the schedule decided for a fetched page, recorded with its
+// result: when it is due again, whether it changed, and whether it still
+// exists.
+type Revisit struct {
+	Interval    time.Duration
+	NextCheck   time.Time
+	Changed     bool // the content changed since the last fetch (true on a first fetch)
+	NotModified bool // keep the page record as it was: a 304, or an answer that is no page (a redirect, a 5xx)
+	Misses      int  // 404 answers in a row
+	Gone        Gone
+	Run         int // the recrawl run (0: not a recrawl)
+}
+
+// Gone says whether a recorded page still exists.
+type Gone int8
+
+// Page existence.
+const (
+	Active   Gone = 0
+	Removed  Gone = 1 // 410, or 404 several times in a row
+	Inactive Gone = 2 // no longer linked nor in a sitemap for several recrawls
+)
+
+// RunStats are the figures of one recrawl run.
+type RunStats struct {
+	Run         int       `json:"run"`
+	Started     time.Time `json:"started"`
+	Finished    time.Time `json:"finished"`
+	Revisits    int64     `json:"revisits"`     // recorded pages fetched again
+	NotModified int64     `json:"not_modified"` // answered 304
+	Unchanged   int64     `json:"unchanged"`    // answered 200 with the same content
+	Changed     int64     `json:"changed"`
+	Removed     int64     `json:"removed"`
+	Inactive    int64     `json:"inactive"`
+	New         int64     `json:"new"`         // pages fetched for the first time
+	Bytes       int64     `json:"bytes"`       // page bytes downloaded
+	BytesSaved  int64     `json:"bytes_saved"` // bytes the 304 answers did not send (their last full size)
+	DueLeft     int64     `json:"due_left"`    // pages due and not visited when the run ended
+}
+
+// Touch is a sitemap's word that a URL changed at LastMod: a recorded page
+// fetched before that is due at once.
+type Touch struct {
+	ID      ID
+	LastMod time.Time
 }
 
 // Outcome is the final disposition of one claimed URL.
@@ -214,6 +277,9 @@ type Page struct {
 	Error        string // why a response could not be used (too large, bad charset, ...)
 	ErrorKind    string // a short class of Error, for per-host outcome counts
 
+	Gone            Gone      // the page no longer exists (set by revisits)
+	CheckedAt       time.Time // last revisit (a 304 updates only this)
+	NextCheckAt     time.Time // when it is due again
 	MainText        string    // the main content, boilerplate removed, paragraphs separated by blank lines
 	Meta            *Metadata // scholarly metadata and classification; nil when none was extracted
 	SimHash         uint64    // near-duplicate fingerprint of the main text (0: none)
@@ -273,7 +339,9 @@ type Result struct {
 	Page       *Page     // for OutcomeDone
 	Links      []Link    // outlinks to record (followed or not)
 	Discovered []NewURL  // URLs to admit to the frontier
+	Touched    []Touch   // known URLs a sitemap says changed
 	Host       HostUpdate
+	Revisit    *Revisit // the page's schedule; nil leaves it as it is
 }
 
 // HostUpdate carries the politeness state a fetch changed.

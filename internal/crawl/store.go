@@ -66,6 +66,65 @@ type Store interface {
 	// Pages iterates over every recorded page in URL ID order, streaming.
 	Pages(ctx context.Context) iter.Seq2[*Page, error]
 
+	// Search answers a search from the store's embedded full-text index,
+	// which holds the indexable pages (see Indexable), kept in the same
+	// transactions as the pages themselves.
+	Search(ctx context.Context, r SearchRequest) (SearchResult, error)
+
+	// Inlinks returns up to limit links to a page, from recorded pages.
+	Inlinks(ctx context.Context, target ID, limit int) ([]Inlink, error)
+
+	// SetRanks records link-graph ranks (PageRank, scaled so that 1 is the
+	// average page; pages not in the map keep theirs) and re-indexes every
+	// indexable page with the anchor texts of its inbound links.
+	SetRanks(ctx context.Context, ranks map[ID]float64) error
+
+	// LinkGraph streams every recorded link between recorded pages: source
+	// page, target URL.
+	LinkGraph(ctx context.Context) iter.Seq2[[2]ID, error]
+
+	// ScheduleDue returns to the queue up to limit recorded pages whose
+	// next check time has come (every active page when all is set), oldest
+	// due first, and reports how many. Removed and inactive pages stay.
+	ScheduleDue(ctx context.Context, now time.Time, all bool, limit int) (int, error)
+
+	// DueCount counts the active pages due by now and not yet queued.
+	DueCount(ctx context.Context, now time.Time) (int64, error)
+
+	// StartRun begins a recrawl run and returns its number (1, 2, ...).
+	StartRun(ctx context.Context, now time.Time) (int, error)
+
+	// FinishRun ends a recrawl run: an active page (not a seed) of a host
+	// checked in this run that no active page links to (sitemap entries
+	// are links from the sitemap) counts one more unseen run; at
+	// unseenLimit it becomes inactive and leaves the index. It returns
+	// how many pages became inactive.
+	FinishRun(ctx context.Context, run int, unseenLimit int, now time.Time) (int, error)
+
+	// RecordRun stores a recrawl run's figures; Runs returns them, oldest
+	// first.
+	RecordRun(ctx context.Context, r RunStats) error
+	Runs(ctx context.Context) ([]RunStats, error)
+
+	// ChangeStats summarizes the revisit history per host and page type.
+	ChangeStats(ctx context.Context) ([]ChangeStat, error)
+
+	// OutboxNext leases up to limit pending external-index operations
+	// (written by Commit and Reparse when the store was opened with an
+	// outbox), oldest first, for lease; an operation not marked done in
+	// time is handed out again.
+	OutboxNext(ctx context.Context, limit int, lease time.Duration, now time.Time) ([]OutboxItem, error)
+
+	// OutboxDone removes operations that reached the external index.
+	OutboxDone(ctx context.Context, ids []int64) error
+
+	// RequeueIndex queues every indexable page for the external index
+	// again (and deletes of the documents it holds), for a rebuild.
+	RequeueIndex(ctx context.Context) (int, error)
+
+	// RebuildIndex rebuilds the embedded full-text index from the pages.
+	RebuildIndex(ctx context.Context) (int, error)
+
 	// Reparse replaces the extraction of a recorded page (title, text, main
 	// text, language, metadata, fingerprints, robots directives, canonical)
 	// and its outlinks with a new parser's output. The fetch record (status,

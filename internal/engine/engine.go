@@ -17,6 +17,7 @@ import (
 	"github.com/acrawler/acrawler/internal/fetch"
 	"github.com/acrawler/acrawler/internal/frontier"
 	"github.com/acrawler/acrawler/internal/htmlx"
+	"github.com/acrawler/acrawler/internal/schedule"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/score"
 	"github.com/acrawler/acrawler/internal/urlnorm"
@@ -63,6 +64,11 @@ type Config struct {
 	PDF           extract.PDFExtractor // PDF text (nil: PDFs are not fetched for their text)
 	MaxPDFBody    int64                // PDF size limit (default 20 MiB)
 	MainText      bool                 // extract main text (boilerplate removed)
+	Schedule      schedule.Policy      // revisit policy (default schedule.DefaultPolicy)
+	Run           int                  // the recrawl run this crawl is (0: not a recrawl)
+	RevisitEvery  time.Duration        // how often due pages are queued during the crawl (0: only at the start)
+	DueAtStart    bool                 // queue the pages due for a revisit before crawling
+	DueAll        bool                 // with DueAtStart: every active page, due or not (recrawl --all)
 
 	Log           *slog.Logger
 	Progress      func(Progress) // called every ProgressEvery and once at the end
@@ -115,6 +121,12 @@ func (c *Config) defaults() error {
 	}
 	if c.MaxPDFBody <= 0 {
 		c.MaxPDFBody = 20 << 20
+	}
+	if c.Schedule.Max == 0 {
+		c.Schedule = schedule.DefaultPolicy()
+	}
+	if err := c.Schedule.Validate(); err != nil {
+		return err
 	}
 	return nil
 }
@@ -233,6 +245,15 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	if c, err := e.store.Counters(ctx); err == nil {
 		e.bytesBase = c.Bytes
 	}
+	if e.cfg.DueAtStart {
+		n, err := e.queueDue(ctx, e.cfg.DueAll)
+		if err != nil {
+			return e.summary(StopStoreError), err
+		}
+		if n > 0 {
+			e.cfg.Log.Info("pages due for a revisit queued", "pages", n)
+		}
+	}
 
 	// fetchCtx is canceled to abandon fetches at shutdown.
 	fetchCtx, cancelFetches := context.WithCancel(context.WithoutCancel(ctx))
@@ -264,6 +285,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	bgDone.Go(func() { e.renewLoop(bg) })
 	bgDone.Go(func() { e.progressLoop(bg) })
 	bgDone.Go(func() { e.metricsLoop(bg) })
+	if e.cfg.RevisitEvery > 0 {
+		bgDone.Go(func() { e.revisitLoop(bg) })
+	}
 
 	reason, runErr := e.dispatch(runCtx, tasks, commitErr)
 	if reason == StopInterrupt && ctx.Err() == nil && runCtx.Err() != nil {

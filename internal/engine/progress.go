@@ -24,6 +24,9 @@ type stats struct {
 	duplicates, stale             atomic.Int64
 	blocked, useful, trapped      atomic.Int64
 	sitemapEntries                atomic.Int64
+	revisits, notModified         atomic.Int64
+	unchanged, changed, removed   atomic.Int64
+	newPages, bytesSaved          atomic.Int64
 	committedPages                atomic.Int64
 	mu                            sync.Mutex
 	cappedHosts                   map[crawl.ID]bool

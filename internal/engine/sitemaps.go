@@ -61,7 +61,9 @@ func (e *Engine) offerSitemaps(ctx context.Context, host string, lines []string)
 
 // fetchSitemap fetches a sitemap (or index) and offers its entries.
 func (e *Engine) fetchSitemap(ctx context.Context, r crawl.Result, u crawl.ClaimedURL) (crawl.Result, *fetch.Response, error) {
-	resp, err := e.cfg.Fetcher.Fetch(ctx, fetch.Request{URL: u.URL, Accept: func(string) bool { return true }, MaxBody: sitemapMaxBody})
+	etag, lastMod := conditional(u)
+	resp, err := e.cfg.Fetcher.Fetch(ctx, fetch.Request{URL: u.URL, Accept: func(string) bool { return true }, MaxBody: sitemapMaxBody,
+		ETag: etag, LastModified: lastMod})
 	if err != nil {
 		return r, nil, err
 	}
@@ -114,7 +116,14 @@ func (e *Engine) offerEntry(r *crawl.Result, loc string, en sitemap.Entry, child
 	if scopeOK != scope.In {
 		return // outside the sitemap's host and not in scope by the usual rules
 	}
-	if e.seen.testAndAdd(crawl.HashID(loc)) {
+	id := crawl.HashID(loc)
+	// The sitemap links to the page (a page that no page and no sitemap
+	// links to any more becomes inactive), and its date may make it due.
+	r.Links = append(r.Links, crawl.Link{TargetID: id, Target: loc})
+	if !en.LastMod.IsZero() {
+		r.Touched = append(r.Touched, crawl.Touch{ID: id, LastMod: en.LastMod})
+	}
+	if e.seen.testAndAdd(id) {
 		e.stats.knownEarly.Add(1)
 		return
 	}

@@ -115,6 +115,7 @@ func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, 
 			return e.fetchFailed(ctx, r, err, fb)
 		}
 		sr.Page.WARC = e.archive(started, resp)
+		e.revisit(&sr)
 		e.stats.fetched.Add(1)
 		e.stats.bytes.Add(max(resp.WireBytes, resp.Bytes))
 		e.stats.status(resp.Status)
@@ -124,7 +125,9 @@ func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, 
 		}
 		return sr, fb
 	}
-	resp, err := e.cfg.Fetcher.Fetch(ctx, fetch.Request{URL: u.URL, MaxBody: e.cfg.MaxBody, Accept: e.accept, Limit: e.bodyLimit})
+	etag, lastMod := conditional(u)
+	resp, err := e.cfg.Fetcher.Fetch(ctx, fetch.Request{URL: u.URL, MaxBody: e.cfg.MaxBody, Accept: e.accept, Limit: e.bodyLimit,
+		ETag: etag, LastModified: lastMod})
 	fb := frontier.Feedback{Requested: true, Finished: e.cfg.Now()}
 	if err != nil {
 		return e.fetchFailed(ctx, r, err, fb)
@@ -161,6 +164,7 @@ func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, 
 		}
 		e.watchDiscovery(&r)
 	}
+	e.revisit(&r)
 	return r, fb
 }
 

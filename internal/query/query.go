@@ -58,6 +58,13 @@ type Term struct {
 	// Words holds one word, or several for a phrase, lowercased. For a
 	// prefix, the last word is the prefix.
 	Words []string
+	// Chunks holds the same words as typed, lowercased, split at spaces
+	// only and trimmed of what is not a word at either end ("human-computer",
+	// "www.example.org"): the words of each chunk, in order, are Words.
+	// PostgreSQL's parser keeps such compounds as tokens of their own
+	// (positions included), so TSQuery hands it the chunks to split as it
+	// split the documents.
+	Chunks []string
 	// Phrase is set when Words holds several words that must appear in
 	// order, next to each other.
 	Phrase bool
@@ -113,7 +120,7 @@ func Parse(q string) Query {
 			} else {
 				body, i = s[i+1:i+1+end], i+2+end
 			}
-			t := Term{Words: words(body), Exclude: chunk != ""}
+			t := Term{Words: words(body), Chunks: chunks(body), Exclude: chunk != ""}
 			for i < len(s) && s[i] == '*' {
 				t.Prefix = true
 				i++
@@ -146,6 +153,7 @@ func chunkTerm(chunk string) (Term, bool) {
 		chunk = rest
 	}
 	t.Words = words(chunk)
+	t.Chunks = chunks(chunk)
 	t.Phrase = len(t.Words) > 1
 	return t, len(t.Words) > 0
 }
@@ -192,6 +200,28 @@ func words(s string) []string {
 		}
 	}
 	flush()
+	return out
+}
+
+// chunks splits s into lowercased chunks of text between spaces, each
+// trimmed to start with a word character and to end with one or its marks.
+// Invalid UTF-8 and control characters separate chunks, like spaces, so
+// that every chunk is text PostgreSQL accepts.
+func chunks(s string) []string {
+	var out []string
+	clean := strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.IsSpace(r) {
+			return ' '
+		}
+		return unicode.ToLower(r)
+	}, s)
+	for _, c := range strings.Fields(clean) {
+		c = strings.TrimLeftFunc(c, func(r rune) bool { return !isWordRune(r) })
+		c = strings.TrimRightFunc(c, func(r rune) bool { return !isWordRune(r) && !unicode.IsMark(r) })
+		if len(words(c)) > 0 {
+			out = append(out, c)
+		}
+	}
 	return out
 }
 
@@ -268,15 +298,19 @@ func fts5Term(t Term) string {
 	return s
 }
 
-// TSQuery returns input for PostgreSQL's to_tsquery('simple', …): every word
-// a quoted lexeme, phrases joined by <->, prefixes marked :*, exclusions
-// negated with !, all joined by &:
+// TSQuery returns input for PostgreSQL's to_tsquery('simple', …): every
+// chunk a quoted lexeme, the chunks of a phrase joined by <->, prefixes
+// marked :*, exclusions negated with !, all joined by &:
 //
-//	'a' & ('b' <-> 'c') & 'd':* & !'x' & !('y' <-> 'z')
+//	'a' & ('b' <-> 'c') & 'd':* & !'x' & !('y' <-> 'z') & ('human-computer')
 //
-// PostgreSQL's parser splits a quoted word it sees as several tokens into a
-// phrase of them, and drops one without lexemes with a notice, never an
-// error. For an empty query (IsEmpty) it is "", which to_tsquery reads as a
+// PostgreSQL's parser splits a quoted chunk it sees as several tokens into a
+// phrase of them, as it did in the documents: 'human-computer' is the
+// phrase of the compound and its parts, which stand at three positions of
+// the indexed text, so "open human-computer interaction" matches where the
+// words alone would not. The reverse differs from FTS5: "spam-in" does not
+// match the text "spam in", which holds no compound. It drops a chunk without lexemes with a notice,
+// never an error. For an empty query (IsEmpty) it is "", which to_tsquery reads as a
 // query that matches nothing.
 //
 // Caution: PostgreSQL's parser and this package do not agree on every
@@ -310,12 +344,17 @@ func tsTerm(t Term) string {
 	if t.Phrase {
 		b.WriteByte('(')
 	}
-	for i, w := range t.Words {
+	parts := t.Chunks
+	if len(parts) == 0 {
+		// A term built by hand, without chunks.
+		parts = t.Words
+	}
+	for i, w := range parts {
 		if i > 0 {
 			b.WriteString(" <-> ")
 		}
 		b.WriteString(tsLexeme(w))
-		if t.Prefix && i == len(t.Words)-1 {
+		if t.Prefix && i == len(parts)-1 {
 			b.WriteString(":*")
 		}
 	}

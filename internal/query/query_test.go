@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	_ "modernc.org/sqlite"
@@ -81,13 +83,47 @@ func TestParse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			q := Parse(tt.in)
-			if !reflect.DeepEqual(q.Terms, tt.want) {
+			if !reflect.DeepEqual(withoutChunks(q.Terms), tt.want) {
 				t.Errorf("Parse(%q) = %+v, want %+v", tt.in, q.Terms, tt.want)
 			}
 			if q.Raw != tt.in {
 				t.Errorf("Parse(%q).Raw = %q", tt.in, q.Raw)
 			}
 		})
+	}
+}
+
+// withoutChunks returns terms with their Chunks cleared, for comparing
+// with the terms the helpers build.
+func withoutChunks(terms []Term) []Term {
+	var out []Term
+	for _, t := range terms {
+		t.Chunks = nil
+		out = append(out, t)
+	}
+	return out
+}
+
+func TestChunks(t *testing.T) {
+	tests := []struct {
+		in   string
+		want [][]string
+	}{
+		{"deep learning", [][]string{{"deep"}, {"learning"}}},
+		{`"Open Human-Computer Interaction."`, [][]string{{"open", "human-computer", "interaction"}}},
+		{"-www.Example.org/x*", [][]string{{"www.example.org/x"}}},
+		{`"(a) -b,"*`, [][]string{{"a", "b"}}},
+		{"deep\xffnetworks \x00x", [][]string{{"deep", "networks"}, {"x"}}},
+		{"a-\u0301", [][]string{{"a-\u0301"}}},
+	}
+	for _, tt := range tests {
+		var got [][]string
+		for _, term := range Parse(tt.in).Terms {
+			got = append(got, term.Chunks)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Parse(%q) chunks = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
 
@@ -103,13 +139,13 @@ func TestParseMaxLength(t *testing.T) {
 	// A rune cut by the limit is dropped, not kept as a broken byte.
 	cut := strings.Repeat("x", MaxLength-1) + "ş"
 	q = Parse(cut)
-	if want := []Term{w(strings.Repeat("x", MaxLength-1))}; !reflect.DeepEqual(q.Terms, want) {
+	if want := []Term{w(strings.Repeat("x", MaxLength-1))}; !reflect.DeepEqual(withoutChunks(q.Terms), want) {
 		t.Errorf("Parse(x…ş) = %+v, want the x run alone", q.Terms)
 	}
 	// A rune that ends at the limit is kept.
 	whole := strings.Repeat("x", MaxLength-2) + "ş" + "tail"
 	q = Parse(whole)
-	if want := []Term{w(strings.Repeat("x", MaxLength-2) + "ş")}; !reflect.DeepEqual(q.Terms, want) {
+	if want := []Term{w(strings.Repeat("x", MaxLength-2) + "ş")}; !reflect.DeepEqual(withoutChunks(q.Terms), want) {
 		t.Errorf("Parse(x…ştail) = %+v, want the x run and ş", q.Terms)
 	}
 }
@@ -147,6 +183,7 @@ func TestExpressions(t *testing.T) {
 		{`a "b c" d*`, `"a" AND "b c" AND "d"*`, `'a' & ('b' <-> 'c') & 'd':*`},
 		{`a -x`, `"a" NOT "x"`, `'a' & !'x'`},
 		{`a b -x -"y z"*`, `("a" AND "b") NOT ("x" OR "y z"*)`, `'a' & 'b' & !'x' & !('y' <-> 'z':*)`},
+		{`"open human-computer" x.org`, `"open human computer" AND "x org"`, `('open' <-> 'human-computer') & ('x.org')`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -174,7 +211,7 @@ var corpus = map[int][2]string{
 	1: {"Deep learning for graphs", "A survey of graph neural networks and learning methods."},
 	2: {"Learning deep structures", "Structures in deep networks. No graphs here."},
 	3: {"İstanbul Üniversitesi yayınları", "Türkçe metin: ışık, şehir, görüş."},
-	4: {"E-mail spam detection", "We detect spam in e-mail with naive Bayes; AND OR NOT NEAR are words too."},
+	4: {"E-mail spam detection", "We detect spam in e-mail with naive Bayes; AND OR NOT NEAR are words too. Data: www.spam-lab.example.org."},
 	5: {"Robert'); DROP TABLE pages;--", `SQL injection: ' OR 1=1 -- and "quotes".`},
 }
 
@@ -200,6 +237,9 @@ var searches = []struct {
 	{"e-mail", []int{4}},
 	{"spam -e-mail", nil},
 	{"naive*bayes", []int{4}},
+	{`"spam in e-mail with"`, []int{4}},
+	{"www.spam-lab.example.org", []int{4}},
+	{`"data www.spam-lab.example.org"`, []int{4}},
 	{"AND", []int{1, 4, 5}},
 	{"OR", []int{4, 5}},
 	{"NEAR", []int{4}},
@@ -337,7 +377,7 @@ func envPostgres() string { return os.Getenv("ACRAWLER_TEST_POSTGRES") }
 func canonical(q Query) string {
 	var parts []string
 	for _, t := range q.Terms {
-		s := strings.Join(t.Words, " ")
+		s := strings.Join(t.Chunks, " ")
 		if t.Phrase {
 			s = `"` + s + `"`
 		}
@@ -382,6 +422,16 @@ func FuzzParse(f *testing.F) {
 				if got := words(word); len(got) != 1 || got[0] != word {
 					t.Fatalf("Parse(%q): word %q is not one lowercased word (%q)", in, word, got)
 				}
+			}
+			var chunked []string
+			for _, c := range term.Chunks {
+				if strings.ContainsFunc(c, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) || !utf8.ValidString(c) {
+					t.Fatalf("Parse(%q): chunk %q holds a space, a control character or invalid UTF-8", in, c)
+				}
+				chunked = append(chunked, words(c)...)
+			}
+			if !slices.Equal(chunked, term.Words) {
+				t.Fatalf("Parse(%q): chunks %q hold words %q, not %q", in, term.Chunks, chunked, term.Words)
 			}
 		}
 		if c := canonical(q); len(c) <= MaxLength {

@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/store/postgres"
@@ -233,4 +237,261 @@ func BenchmarkCommitPages(b *testing.B) {
 			b.ReportMetric(float64(len(rs))/b.Elapsed().Seconds(), "pages/s")
 		})
 	}
+}
+
+// searchCorpus generates documents with words of a vocabulary of 20,000
+// made-up words drawn with Zipf frequencies (s = 1.1): titles of 8 words,
+// texts of 300.
+type searchCorpus struct {
+	vocab []string
+	zipf  *rand.Zipf
+	rnd   *rand.Rand
+}
+
+func newSearchCorpus(seed uint64) *searchCorpus {
+	rnd := rand.New(rand.NewPCG(seed, seed))
+	c := &searchCorpus{rnd: rnd, zipf: rand.NewZipf(rnd, 1.1, 2, 19_999)}
+	seen := map[string]bool{}
+	for len(c.vocab) < 20_000 {
+		// Lengths of 2 to 12 letters, 6 or 7 the most common.
+		n := 2 + rnd.IntN(6) + rnd.IntN(6)
+		w := make([]byte, n)
+		for i := range w {
+			w[i] = byte('a' + rnd.IntN(26))
+		}
+		if !seen[string(w)] {
+			seen[string(w)] = true
+			c.vocab = append(c.vocab, string(w))
+		}
+	}
+	return c
+}
+
+// words returns n words drawn with the corpus frequencies.
+func (c *searchCorpus) words(n int) string {
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = c.vocab[c.zipf.Uint64()]
+	}
+	return strings.Join(ws, " ")
+}
+
+// BenchmarkSearch indexes 100,000 generated documents (searchCorpus) on
+// 500 hosts through Commit, in batches of 100 pages with 5 links each
+// (anchors of 2 words), and reports the indexing throughput (docs/s, the
+// time spent in Commit) and the time SetRanks takes to rank them all and
+// refresh their anchors (setranks-s). The sub-benchmarks then run 1,000
+// queries of 1 to 3 words (10 results, rank weight 0.5), an op being the
+// 1,000, and report the latency's median and 99th percentile: with words
+// drawn with the corpus frequencies (zipf: the commonest words match most
+// documents) and uniformly from the vocabulary (uniform: most words are
+// rare).
+func BenchmarkSearch(b *testing.B) {
+	const docs, hosts, batch = 100_000, 500, 100
+	dsn, schema := freshSchema(b)
+	db := open(b, dsn, schema)
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	corpus := newSearchCorpus(1)
+	rnd := corpus.rnd
+	urlOf := func(i int) string { return fmt.Sprintf("http://h%03d.test/doc/%d", i%hosts, i) }
+	urls := make([]crawl.NewURL, docs)
+	for i := range urls {
+		urls[i] = storetest.U(urlOf(i), 1, 0)
+	}
+	for i := 0; i < docs; i += 1000 {
+		if _, err := db.AddURLs(ctx, urls[i:i+1000], crawl.Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	hs, err := db.ClaimHosts(ctx, "bench", hosts, time.Hour, now)
+	if err != nil || len(hs) != hosts {
+		b.Fatalf("ClaimHosts = %d hosts, %v", len(hs), err)
+	}
+	claimed := map[string]crawl.ClaimedURL{}
+	for _, h := range hs {
+		cs, _, err := db.ClaimURLs(ctx, "bench", h.ID, docs, crawl.Limits{}, now)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range cs {
+			claimed[c.URL] = c
+		}
+	}
+	types := []string{"article", "thesis", "preprint", "other", "listing", ""}
+	langs := []string{"en", "en", "en", "de", "fr", "tr"}
+	var indexing time.Duration
+	for i := 0; i < docs; i += batch {
+		rs := make([]crawl.Result, 0, batch)
+		for j := i; j < i+batch; j++ {
+			c := claimed[urlOf(j)]
+			body := corpus.words(300)
+			p := &crawl.Page{URL: c.URL, Status: 200, ContentType: "text/html", Title: corpus.words(8),
+				Text: "home about research contact " + body, MainText: body, Lang: langs[j%len(langs)],
+				Bytes: int64(len(body)), FetchedAt: now, ContentHash: []byte(c.URL),
+				Meta: &crawl.Metadata{Type: types[j%len(types)], Year: 1990 + j%36, Authors: []string{"A. Author", "B. Author"},
+					DOI: fmt.Sprintf("10.5555/%d", j)}}
+			r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: p}
+			for range 5 {
+				t := urlOf(rnd.IntN(docs))
+				r.Links = append(r.Links, crawl.Link{TargetID: crawl.HashID(t), Target: t, Anchor: corpus.words(2)})
+			}
+			rs = append(rs, r)
+		}
+		start := time.Now()
+		if _, err := db.Commit(ctx, rs, crawl.Limits{}); err != nil {
+			b.Fatal(err)
+		}
+		indexing += time.Since(start)
+	}
+	ranks := make(map[crawl.ID]float64, docs)
+	for i := range docs {
+		ranks[crawl.HashID(urlOf(i))] = rnd.ExpFloat64()
+	}
+	start := time.Now()
+	if err := db.SetRanks(ctx, ranks); err != nil {
+		b.Fatal(err)
+	}
+	setRanks := time.Since(start)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// What autovacuum would have done by the time users search.
+	if _, err := conn.Exec(ctx, `VACUUM ANALYZE `+pgx.Identifier{schema, "pages"}.Sanitize()); err != nil {
+		b.Fatal(err)
+	}
+	conn.Close(ctx)
+
+	for _, mode := range []string{"zipf", "uniform"} {
+		b.Run("words="+mode, func(b *testing.B) {
+			qs := make([]string, 1000)
+			for i := range qs {
+				ws := make([]string, 1+rnd.IntN(3))
+				for j := range ws {
+					if mode == "zipf" {
+						ws[j] = corpus.vocab[corpus.zipf.Uint64()]
+					} else {
+						ws[j] = corpus.vocab[rnd.IntN(len(corpus.vocab))]
+					}
+				}
+				qs[i] = strings.Join(ws, " ")
+			}
+			var lat []time.Duration
+			hits := 0
+			for b.Loop() {
+				for _, q := range qs {
+					start := time.Now()
+					res, err := db.Search(ctx, crawl.SearchRequest{Query: q, Limit: 10, PageRankWeight: 0.5})
+					if err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(start))
+					hits += res.Total
+				}
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100])/1e6, "p99-ms")
+			b.ReportMetric(float64(hits)/float64(len(lat)), "matches/query")
+			b.ReportMetric(float64(docs)/indexing.Seconds(), "docs/s")
+			b.ReportMetric(setRanks.Seconds(), "setranks-s")
+		})
+	}
+}
+
+// BenchmarkRevisit commits revisits in batches of 64, with the outbox on:
+// a third of the pages answer 304, a third the same content, a third new
+// content with a new link. Before the timer starts, every page is recorded
+// once, due again, and requeued by ScheduleDue (its speed is reported as
+// scheduled/s). An op is one page.
+func BenchmarkRevisit(b *testing.B) {
+	dsn, schema := freshSchema(b)
+	db, err := postgres.Open(context.Background(), dsn, postgres.Options{Schema: schema, MaxConns: 4, Outbox: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	const hosts = 100
+	var urls []crawl.NewURL
+	for i := range b.N {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://h%03d.test/%d", i%hosts, i), 1, 0))
+	}
+	for i := 0; i < len(urls); i += 1000 {
+		if _, err := db.AddURLs(ctx, urls[i:min(i+1000, len(urls))], crawl.Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	claim := func(at time.Time) []crawl.ClaimedURL {
+		hs, err := db.ClaimHosts(ctx, "bench", hosts, time.Hour, at)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out []crawl.ClaimedURL
+		var rel []crawl.HostRelease
+		for _, h := range hs {
+			cs, _, err := db.ClaimURLs(ctx, "bench", h.ID, b.N, crawl.Limits{}, at)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out = append(out, cs...)
+			rel = append(rel, crawl.HostRelease{ID: h.ID})
+		}
+		if err := db.ReleaseHosts(ctx, "bench", rel); err != nil {
+			b.Fatal(err)
+		}
+		return out
+	}
+	commit := func(rs []crawl.Result) {
+		for i := 0; i < len(rs); i += 64 {
+			if _, err := db.Commit(ctx, rs[i:min(i+64, len(rs))], crawl.Limits{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	page := func(c crawl.ClaimedURL, version string) *crawl.Page {
+		return &crawl.Page{URL: c.URL, Status: 200, ContentType: "text/html", Title: "t " + version,
+			Text: version + " text of " + c.URL, Bytes: 1000, ContentHash: []byte(version + c.URL), FetchedAt: now}
+	}
+	var rs []crawl.Result
+	for _, c := range claim(now) {
+		rs = append(rs, crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: page(c, "v1"),
+			Revisit: &crawl.Revisit{Interval: time.Hour, NextCheck: now.Add(time.Hour), Changed: true}})
+	}
+	commit(rs)
+	later := now.Add(2 * time.Hour)
+	start := time.Now()
+	for {
+		n, err := db.ScheduleDue(ctx, later, false, 10_000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	scheduled := time.Since(start)
+	rs = rs[:0]
+	for i, c := range claim(later) {
+		r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone,
+			Revisit: &crawl.Revisit{Interval: time.Hour, NextCheck: later.Add(time.Hour), Run: 1}}
+		switch i % 3 {
+		case 0:
+			r.Page = &crawl.Page{URL: c.URL, Status: 304, FetchedAt: later}
+			r.Revisit.NotModified = true
+		case 1:
+			r.Page = page(c, "v1")
+		case 2:
+			r.Page = page(c, "v2")
+			r.Revisit.Changed = true
+			r.Links = []crawl.Link{{TargetID: crawl.HashID(c.URL + "/new"), Target: c.URL + "/new", Anchor: "new"}}
+		}
+		rs = append(rs, r)
+	}
+	b.ResetTimer()
+	commit(rs)
+	b.ReportMetric(float64(len(rs))/b.Elapsed().Seconds(), "pages/s")
+	b.ReportMetric(float64(len(rs))/scheduled.Seconds(), "scheduled/s")
 }

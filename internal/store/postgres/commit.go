@@ -69,7 +69,7 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 	}
 	var st crawl.CommitStats
 	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
-		c := &committer{t: t, results: results, outs: outs, lim: lim, now: now}
+		c := &committer{db: db, t: t, results: results, outs: outs, lim: lim, now: now}
 		if err := c.run(ctx); err != nil {
 			return err
 		}
@@ -83,15 +83,24 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 }
 
 type committer struct {
+	db      *DB
 	t       *txn
 	results []crawl.Result
 	outs    []outcome
 	lim     crawl.Limits
 	now     time.Time
 
-	live      []bool // per result: its URL was in flight and this result moved it
-	pages     []*crawl.Page
+	live      []bool              // per result: its URL was in flight and this result moved it
+	pages     []*crawl.Page       // the pages to write
 	pageHosts []crawl.ID          // per page: its host
+	reindex   []bool              // per page: its index entry is written again (else kept while indexable)
+	gone      []bool              // per page: its revisit found it gone
+	newPages  int64               // pages not recorded before
+	sched     scheduleRows        // the revisit schedules of the live results
+	outIDs    []int64             // pages whose external-index key is decided outside queuePages
+	outKeys   []string            // their keys
+	touched   []crawl.Touch       // pages a sitemap says changed
+	lockPages []int64             // recorded pages the transaction writes, to lock in ID order
 	first     map[string]crawl.ID // content hash → first URL with it
 	hosts     map[crawl.ID]*hostDelta
 	st        crawl.CommitStats
@@ -147,9 +156,11 @@ func (c *committer) run(ctx context.Context) error {
 		fetchedAt = append(fetchedAt, o.fetchedAt)
 		errs = append(errs, nullText(r.Error))
 		unattempt = append(unattempt, o.unattempt)
-		if c.bonus() && r.Outcome == crawl.OutcomeDone && r.Page != nil {
+		if r.Outcome == crawl.OutcomeDone && r.Page != nil {
 			pageIDs = append(pageIDs, int64(r.URL.ID))
-			lockIDs = append(lockIDs, followed(r)...)
+			if c.bonus() {
+				lockIDs = append(lockIDs, followed(r)...)
+			}
 		}
 	}
 	moved := make(map[crawl.ID]bool, len(ids))
@@ -200,6 +211,7 @@ func (c *committer) run(ctx context.Context) error {
 	var linkSrc, linkDst []int64
 	var linkTarget, linkAnchor []string
 	var linkNoFollow []bool
+	var changed []int64 // recorded pages whose new version replaces their links
 	hostErrs := map[hostError]int64{}
 	for i := range c.results {
 		r := &c.results[i]
@@ -233,9 +245,36 @@ func (c *committer) run(ctx context.Context) error {
 		errKind := ""
 		if p := r.Page; p != nil && r.Outcome == crawl.OutcomeDone {
 			p.ID = r.URL.ID
-			p.DuplicateOf = 0
-			c.pages = append(c.pages, p)
-			c.pageHosts = append(c.pageHosts, r.URL.HostID)
+			rv := r.Revisit
+			newPage := !recorded[p.ID]
+			gone := rv != nil && rv.Gone != crawl.Active
+			// A revisit that found the page unchanged (304) or gone (404,
+			// 410) leaves the recorded page as it was: only its schedule
+			// and history move, and a removed page leaves the index.
+			keep := !newPage && rv != nil && (rv.NotModified || p.Status == 404 || p.Status == 410)
+			if !keep {
+				p.DuplicateOf = 0
+				c.pages = append(c.pages, p)
+				c.pageHosts = append(c.pageHosts, r.URL.HostID)
+				// A new page, a changed one or one written without a
+				// schedule is indexed again; an unchanged one keeps its
+				// index entry while it stays indexable.
+				c.reindex = append(c.reindex, newPage || rv == nil || rv.Changed)
+				c.gone = append(c.gone, gone)
+				if newPage {
+					c.newPages++
+				} else if rv != nil && rv.Changed {
+					changed = append(changed, int64(p.ID))
+				}
+			} else if gone {
+				c.outIDs, c.outKeys = append(c.outIDs, int64(p.ID)), append(c.outKeys, "")
+			}
+			if !newPage {
+				c.lockPages = append(c.lockPages, int64(p.ID))
+			}
+			if rv != nil {
+				c.sched.add(p, rv, c.now)
+			}
 			n := p.WireBytes
 			if n == 0 {
 				n = p.Bytes
@@ -266,6 +305,7 @@ func (c *committer) run(ctx context.Context) error {
 		if len(r.Discovered) > 0 {
 			a.offer(r.Discovered, r.URL.HostID)
 		}
+		c.touched = append(c.touched, r.Touched...)
 		if u := r.Host; !u.NextFetchAt.IsZero() {
 			h.polite = true
 			h.next = max(h.next, ms(u.NextFetchAt))
@@ -282,6 +322,13 @@ func (c *committer) run(ctx context.Context) error {
 	b = t.batch()
 	c.queueHashes(b)
 	near := queueNear(b, c.pages)
+	if len(changed) > 0 {
+		// The pages changed: their outlinks are those of the new versions.
+		b.Queue(`DELETE FROM links WHERE source_id = ANY($1)`, changed).Exec(func(ct pgconn.CommandTag) error {
+			d.links -= ct.RowsAffected()
+			return nil
+		})
+	}
 	if len(linkSrc) > 0 {
 		b.Queue(linksInsert, linkSrc, linkDst, linkTarget, linkAnchor, linkNoFollow).Exec(func(ct pgconn.CommandTag) error {
 			d.links += ct.RowsAffected()
@@ -296,11 +343,26 @@ func (c *committer) run(ctx context.Context) error {
 	c.st.Add = a.st
 	c.judge(near)
 
-	// Step 3: pages, inbound links, host outcomes and state, counters.
+	// Step 3: pages, schedules, touches, external-index operations,
+	// inbound links, host outcomes and state, counters. With schedules or
+	// touches, which write recorded pages outside the page upsert, every
+	// recorded page the step writes is locked first, in ID order.
 	b = t.batch()
+	if len(c.sched.ids) > 0 || len(c.touched) > 0 {
+		lock := slices.Clone(c.lockPages)
+		for _, tc := range c.touched {
+			lock = append(lock, int64(tc.ID))
+		}
+		slices.Sort(lock)
+		lock = slices.Compact(lock)
+		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM pages WHERE url_id = ANY($1) ORDER BY url_id FOR NO KEY UPDATE) l`, lock)
+	}
 	if err := c.queuePages(b); err != nil {
 		return err
 	}
+	c.sched.queue(b)
+	queueTouch(b, c.touched, c.now)
+	c.db.queueOutbox(b, c.outIDs, c.outKeys)
 	if c.bonus() {
 		c.queueInlinks(b, recorded)
 	}
@@ -449,17 +511,27 @@ func (c *committer) judge(near []nearMatch) {
 	judgeNear(c.pages, near)
 }
 
-// queuePages upserts the pages, whose duplicate marks are set.
+// queuePages upserts the pages, whose duplicate marks are set, and
+// decides their index entries: a page not indexed again keeps its entry
+// while it is indexable (else it leaves the index); the others are
+// indexed when indexable and not gone. With an outbox, the pages whose
+// entry is written have their external-index key decided (c.outIDs).
 func (c *committer) queuePages(b *pgx.Batch) error {
 	var rows pageRows
-	for _, p := range c.pages {
-		if err := rows.add(p); err != nil {
+	for i, p := range c.pages {
+		indexable := crawl.Indexable(p) && !c.gone[i]
+		if !c.reindex[i] && indexable {
+			rows.keep = append(rows.keep, int64(p.ID))
+		} else {
+			c.outIDs, c.outKeys = append(c.outIDs, int64(p.ID)), append(c.outKeys, indexKey(p, indexable))
+		}
+		if err := rows.addIndexed(p, indexable); err != nil {
 			return err
 		}
 	}
 	rows.queue(b)
 	c.st.Pages += len(c.pages)
-	c.t.delta.pages += int64(len(c.pages))
+	c.t.delta.pages += c.newPages // a page recorded again is not a new page
 	return nil
 }
 

@@ -39,17 +39,23 @@ var pageCols = []pageCol{
 	{"main_text", "text", ""}, {"doc_type", "text", ""}, {"type_rule", "text", ""}, {"doi", "text", ""},
 	{"year", "int", ""}, {"metadata", "text", "jsonb"}, {"simhash", "bigint", ""}, {"band0", "int", ""},
 	{"band1", "int", ""}, {"band2", "int", ""}, {"band3", "int", ""}, {"near_duplicate_of", "bigint", ""},
-	{"warc_file", "text", ""}, {"warc_offset", "bigint", ""}, {"warc_length", "bigint", ""},
+	{"warc_file", "text", ""}, {"warc_offset", "bigint", ""}, {"warc_length", "bigint", ""}, {"host", "text", ""},
 }
 
 // pageUpsert writes the pages of a pageRows, one array per column,
-// replacing the recorded page of the same URL.
+// replacing the recorded page of the same URL, and their search index
+// entries: an array tells which pages are indexable (crawl.Indexable),
+// whose anchors and search columns are computed from their columns and the
+// links already recorded to them, and a last one lists the recorded pages
+// that keep their anchors and search columns as they are (a page keeps its
+// rank, schedule and external-index key). The rows are written, and so
+// locked, in URL ID order, as SetRanks locks them.
 var pageUpsert = func() string {
 	names, params, sel, set := make([]string, len(pageCols)), make([]string, len(pageCols)), make([]string, len(pageCols)), []string{}
 	for i, c := range pageCols {
 		names[i] = c.name
 		params[i] = fmt.Sprintf("$%d::%s[]", i+1, c.typ)
-		sel[i] = c.name
+		sel[i] = "t." + c.name
 		if c.cast != "" {
 			sel[i] += "::" + c.cast
 		}
@@ -57,8 +63,17 @@ var pageUpsert = func() string {
 			set = append(set, c.name+" = excluded."+c.name)
 		}
 	}
-	return `INSERT INTO pages (` + strings.Join(names, ", ") + `)
-		SELECT ` + strings.Join(sel, ", ") + ` FROM unnest(` + strings.Join(params, ", ") + `) AS t(` + strings.Join(names, ", ") + `)
+	params = append(params, fmt.Sprintf("$%d::bool[]", len(pageCols)+1))
+	keep := fmt.Sprintf("$%d::bigint[]", len(pageCols)+2)
+	set = append(set, "anchors = CASE WHEN pages.url_id = ANY("+keep+") THEN pages.anchors ELSE excluded.anchors END",
+		"search = CASE WHEN pages.url_id = ANY("+keep+") THEN pages.search ELSE excluded.search END")
+	return `INSERT INTO pages (` + strings.Join(names, ", ") + `, anchors, search)
+		SELECT ` + strings.Join(sel, ", ") + `, a.anchors,
+			CASE WHEN a.indexed THEN ` + docVector("t") + ` || setweight(to_tsvector('simple', a.anchors), 'B') END
+		FROM unnest(` + strings.Join(params, ", ") + `) AS t(` + strings.Join(names, ", ") + `, indexable)
+		CROSS JOIN LATERAL (SELECT t.indexable AND t.url_id <> ALL(` + keep + `) AS indexed) i
+		CROSS JOIN LATERAL (SELECT i.indexed, CASE WHEN i.indexed THEN ` + anchorsOf("t.url_id") + ` ELSE '' END AS anchors) a
+		ORDER BY t.url_id
 		ON CONFLICT (url_id) DO UPDATE SET ` + strings.Join(set, ", ")
 }()
 
@@ -68,13 +83,19 @@ type pageRows struct {
 	status, year, b0, b1, b2, b3                                          []int32
 	urls, ctype, charset, title, text, lang, canonical, redirect          []string
 	etag, lastMod, errText, errKind, mainText, docType, rule, doi, file   []string
+	host                                                                  []string
 	meta                                                                  []*string
 	hashes                                                                [][]byte
-	noindex, nofollow, blocked                                            []bool
+	noindex, nofollow, blocked, indexable                                 []bool
+	keep                                                                  []int64 // recorded pages keeping their index entries
 }
 
-// add appends a page, whose duplicate marks are set.
-func (r *pageRows) add(p *crawl.Page) error {
+// add appends a page, whose duplicate marks are set: they decide whether
+// it is indexed.
+func (r *pageRows) add(p *crawl.Page) error { return r.addIndexed(p, crawl.Indexable(p)) }
+
+// addIndexed appends a page, indexed when indexable is set.
+func (r *pageRows) addIndexed(p *crawl.Page, indexable bool) error {
 	meta, err := metadataJSON(p.Meta)
 	if err != nil {
 		return fmt.Errorf("metadata of %s: %w", p.URL, err)
@@ -106,6 +127,7 @@ func (r *pageRows) add(p *crawl.Page) error {
 	r.docType, r.rule, r.doi = append(r.docType, clean(docType)), append(r.rule, clean(rule)), append(r.doi, clean(doi))
 	r.file, r.meta, r.hashes = append(r.file, clean(p.WARC.File)), append(r.meta, meta), append(r.hashes, hash)
 	r.noindex, r.nofollow, r.blocked = append(r.noindex, p.NoIndex), append(r.nofollow, p.NoFollow), append(r.blocked, p.Blocked)
+	r.host, r.indexable = append(r.host, clean(hostKey(p.URL))), append(r.indexable, indexable)
 	return nil
 }
 
@@ -114,10 +136,13 @@ func (r *pageRows) queue(b *pgx.Batch) {
 	if len(r.ids) == 0 {
 		return
 	}
+	if r.keep == nil {
+		r.keep = []int64{} // not NULL, which <> ALL would make NULL
+	}
 	b.Queue(pageUpsert, r.ids, r.urls, r.status, r.ctype, r.charset, r.title, r.text, r.lang, r.hashes, r.dups,
 		r.canonical, r.redirect, r.noindex, r.nofollow, r.bytes, r.wire, r.etag, r.lastMod, r.fetched, r.dur, r.errText,
 		r.blocked, r.errKind, r.mainText, r.docType, r.rule, r.doi, r.year, r.meta, r.simhash, r.b0, r.b1, r.b2, r.b3,
-		r.near, r.file, r.warcOff, r.warcLen)
+		r.near, r.file, r.warcOff, r.warcLen, r.host, r.indexable, r.keep)
 }
 
 // metadataJSON encodes metadata for the JSONB column (nil: none). Each
@@ -253,11 +278,12 @@ func judgeNear(pages []*crawl.Page, stored []nearMatch) {
 
 // Reparse replaces a recorded page's extraction (everything but its fetch
 // record: URL, status, content type, sizes, validators, fetch time and
-// duration, WARC location, which p receives from the store) and its
-// outlinks, judging duplicates and near-duplicates again, in one
-// transaction of two round trips. It locks the page's host, then its URL
-// row (so that a commit of the same URL waits or is waited for), then the
-// content hash, as commits do.
+// duration, WARC location, and its revisit schedule and existence, which p
+// receives from the store) and its outlinks, judging duplicates and
+// near-duplicates again, and indexes it again (with an outbox, queueing
+// the external-index operations), in one transaction of two round trips.
+// It locks the page's host, then its URL row (so that a commit of the same
+// URL waits or is waited for), then the content hash, as commits do.
 func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) error {
 	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
 		var old *crawl.Page
@@ -312,6 +338,7 @@ func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) er
 		// The fetch record stays as fetched.
 		p.URL, p.Status, p.ContentType, p.Bytes, p.WireBytes = old.URL, old.Status, old.ContentType, old.Bytes, old.WireBytes
 		p.ETag, p.LastModified, p.FetchedAt, p.Duration, p.WARC = old.ETag, old.LastModified, old.FetchedAt, old.Duration, old.WARC
+		p.Gone, p.CheckedAt, p.NextCheckAt = old.Gone, old.CheckedAt, old.NextCheckAt
 		p.DuplicateOf = 0
 		if first != 0 && first != p.ID {
 			p.DuplicateOf = first
@@ -323,6 +350,7 @@ func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) er
 		}
 		b = t.batch()
 		rows.queue(b)
+		db.queueOutbox(b, []int64{int64(p.ID)}, []string{indexKey(p, crawl.Indexable(p))})
 		dups := b2i64(p.DuplicateOf != 0) - b2i64(old.DuplicateOf != 0)
 		if dups != 0 && host != 0 {
 			b.Queue(`UPDATE hosts SET duplicates = duplicates + $1 WHERE id = $2`, dups, int64(host))

@@ -635,6 +635,8 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 //
 // The host's best queued priority becomes that of its next queued URL
 // (the statement's snapshot still shows the claimed URLs as queued).
+// Each claimed URL comes with its recorded page's last fetch, if any
+// (crawl.PrevFetch): the page row is only read, never locked.
 //
 // Parameters: $1 host, $2 now, $3 owner, $4 session, $5 n, $6 MaxBytes,
 // $7 counters slot, then MaxPages if pages, then MaxHostBytes if hostBytes.
@@ -675,7 +677,7 @@ func claimSQL(pages, hostBytes bool) string {
 		ORDER BY priority DESC, seq
 		LIMIT ` + limit + `
 		FOR UPDATE SKIP LOCKED)
-	RETURNING id, url, depth, priority, attempts - 1 AS attempts, seq, kind, lastmod
+	RETURNING id, url, depth, priority, attempts - 1 AS attempts, seq, kind, lastmod, via, changefreq
 )` + skip + `, k AS (
 	SELECT (SELECT count(*) FROM c) AS n, ` + skipped + ` AS skipped
 ), h AS (
@@ -690,7 +692,10 @@ func claimSQL(pages, hostBytes bool) string {
 	ON CONFLICT (slot) DO UPDATE SET queued = x.queued + excluded.queued, inflight = x.inflight + excluded.inflight,
 		reserved = x.reserved + excluded.reserved, skipped = x.skipped + excluded.skipped
 )
-SELECT id, url, depth, priority, attempts, kind, lastmod FROM c ORDER BY priority DESC, seq`
+SELECT c.id, c.url, c.depth, c.priority, c.attempts, c.kind, c.lastmod, c.via, c.changefreq, p.url_id IS NOT NULL,
+	coalesce(p.etag, ''), coalesce(p.last_modified, ''), p.content_hash, coalesce(p.bytes, 0), coalesce(p.fetched_at, 0),
+	coalesce(p.interval_ms, 0), coalesce(p.misses, 0), coalesce(p.doc_type, '')
+FROM c LEFT JOIN pages p ON p.url_id = c.id ORDER BY c.priority DESC, c.seq`
 }
 
 // claimStmts are the claim statements by [pages][hostBytes] budget.
@@ -706,7 +711,8 @@ func b2i(b bool) int {
 	return 0
 }
 
-// ClaimURLs marks the host's best ready URLs in flight, in one round trip.
+// ClaimURLs marks the host's best ready URLs in flight, in one round trip,
+// with what is known of their last fetch (ClaimedURL.Prev).
 // Once the host's bytes reached lim.MaxHostBytes, it claims nothing and
 // skips the host's queued URLs instead.
 func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.ClaimedURL, time.Time, error) {
@@ -740,11 +746,22 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		b.Queue(q, args...).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				c := crawl.ClaimedURL{HostID: host}
-				var lastmod int64
-				if err := rows.Scan(&c.ID, &c.URL, &c.Depth, &c.Priority, &c.Attempts, &c.Kind, &lastmod); err != nil {
+				var lastmod, fetched, interval int64
+				var via string
+				var recorded bool
+				var prev crawl.PrevFetch
+				var misses int32
+				if err := rows.Scan(&c.ID, &c.URL, &c.Depth, &c.Priority, &c.Attempts, &c.Kind, &lastmod, &via, &c.ChangeFreq,
+					&recorded, &prev.ETag, &prev.LastModified, &prev.ContentHash, &prev.Bytes, &fetched, &interval, &misses,
+					&prev.Type); err != nil {
 					return err
 				}
-				c.LastMod = fromMS(lastmod)
+				c.LastMod, c.Via = fromMS(lastmod), crawl.Via(via)
+				if recorded {
+					prev.FetchedAt, prev.Interval = fromMS(fetched), time.Duration(interval)*time.Millisecond
+					prev.Misses, prev.ChangeFreq = int(misses), c.ChangeFreq
+					c.Prev = &prev
+				}
 				out = append(out, c)
 			}
 			return nil

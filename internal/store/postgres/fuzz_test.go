@@ -100,3 +100,59 @@ func FuzzMetadataJSON(f *testing.F) {
 		}
 	})
 }
+
+func TestHostKey(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://a.test/x/y", "http://a.test"},
+		{"https://b.test:8443", "https://b.test:8443"},
+		{"https://b.test:8443/", "https://b.test:8443"},
+		{"http://user@c.test/?q=1", "http://user@c.test"},
+		{"no scheme/path", ""},
+		{"", ""},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := hostKey(tc.in); got != tc.want {
+				t.Errorf("hostKey(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzHostKey: the host key of a URL is its beginning up to the first
+// slash after "://", or empty when it has no "://".
+func FuzzHostKey(f *testing.F) {
+	for _, s := range []string{"http://a.test/x", "https://b.test:8443", "x://", "://a/b", "a/b://c/d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		k := hostKey(u)
+		i := strings.Index(u, "://")
+		if i < 0 {
+			if k != "" {
+				t.Fatalf("hostKey(%q) = %q, want empty: no scheme", u, k)
+			}
+			return
+		}
+		if !strings.HasPrefix(u, k) || len(k) < i+3 || strings.Contains(k[i+3:], "/") {
+			t.Fatalf("hostKey(%q) = %q, want its beginning up to the authority's end", u, k)
+		}
+		if rest := u[len(k):]; rest != "" && rest[0] != '/' {
+			t.Fatalf("hostKey(%q) = %q, which ends inside the authority", u, k)
+		}
+	})
+}
+
+func TestMarkSnippet(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain  text\n here", "plain text here"},
+		{"a \x01word\x02 & <b>", "a <mark>word</mark> &amp; &lt;b&gt;"},
+		{`"quoted" 'single'`, "&#34;quoted&#34; &#39;single&#39;"},
+		{"", ""},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := markSnippet(tc.in); got != tc.want {
+				t.Errorf("markSnippet(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}

@@ -11,14 +11,15 @@
 // in-flight bookkeeping hold across processes. The page budget is checked
 // under an advisory lock that only claims take. Every transaction takes
 // its locks in one order (hosts by ID, then URLs by ID, then content
-// hashes by hash, then its counters row) and is retried if PostgreSQL
-// still reports a deadlock. URLs of other hosts are locked only by a
-// commit that raises the link targets of its pages (Limits.InlinkBonus):
-// it locks them with its own URLs, in one pass in ID order; a claim skips
-// the URLs such a commit holds until it ends. The counters are split over rows, one per running
-// transaction, and summed when read, so that no single row serializes the
-// processes. Lease and claim transactions commit without waiting for the
-// disk (see lazy); results and admissions wait.
+// hashes by hash, then pages by URL ID, then its counters row) and is
+// retried if PostgreSQL still reports a deadlock. URLs of other hosts are
+// locked only by a commit that raises the link targets of its pages
+// (Limits.InlinkBonus): it locks them with its own URLs, in one pass in ID
+// order; a claim skips the URLs such a commit holds until it ends. The
+// counters are split over rows, one per running transaction, and summed
+// when read, so that no single row serializes the processes. Lease and
+// claim transactions commit without waiting for the disk (see lazy);
+// results and admissions wait.
 //
 // Exact duplicates are found through the content hashes, unique keys, so
 // concurrent commits agree on the first page with some content.
@@ -26,6 +27,21 @@
 // looks (through the SimHash band indexes) and the earlier pages of its
 // own batch: two pages within the near-duplicate distance committed at the
 // same moment by two transactions may both be recorded as originals.
+//
+// The embedded search index is a tsvector column of pages with a GIN
+// index, written by the statement that writes the page; SetRanks
+// refreshes its anchor texts a batch of pages at a time.
+//
+// Recrawls: a commit with a crawl.Revisit records the page's schedule and
+// history; a 304 or 404/410 revisit leaves the page row as it was, an
+// unchanged 200 rewrites it but keeps its index entry. Commits that write
+// schedules or touch pages lock the recorded pages they write in URL ID
+// order before writing any. ScheduleDue requeues due pages under their
+// host and URL row locks, so that processes running it at once requeue
+// each page once. With Options.Outbox, every change of a page's index
+// entry queues operations for an external index in the outbox table, in
+// the same transaction; OutboxNext leases them with FOR UPDATE SKIP
+// LOCKED, so that no operation goes to two processes within a lease.
 //
 // Owner names must be unique among running processes. A lease is held by
 // an owner through one store handle: an owner that opens a new handle
@@ -70,6 +86,10 @@ type Options struct {
 	// becomes the connections' search_path); empty means the server's
 	// default search_path. Open creates it when missing unless ReadOnly.
 	Schema string
+	// Outbox makes page writes (Commit, Reparse, FinishRun, SetRanks,
+	// RebuildIndex) queue operations for an external index (OpenSearch),
+	// drained with OutboxNext and OutboxDone.
+	Outbox bool
 }
 
 // DB is a crawl store in a PostgreSQL database.
@@ -78,6 +98,7 @@ type DB struct {
 	target   string // host:port/database, for messages; never the password
 	schema   string
 	readOnly bool
+	outbox   bool // queue external-index operations with page writes
 
 	// session tells this handle's leases from those its owner took through
 	// an earlier handle, i.e. before a restart.
@@ -162,7 +183,7 @@ func connect(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("postgres: connect to %s: %w", target, connectCause(err))
 	}
 	session := 1<<32 + rand.Int64N(1<<61)
-	return &DB{pool: pool, target: target, schema: opts.Schema, readOnly: opts.ReadOnly,
+	return &DB{pool: pool, target: target, schema: opts.Schema, readOnly: opts.ReadOnly, outbox: opts.Outbox,
 		session: session, slots: slotPool{base: session}}, nil
 }
 

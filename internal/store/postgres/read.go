@@ -44,23 +44,27 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 // pageColumns are the pages columns scanPage reads.
 const pageColumns = `url_id, url, status, content_type, charset, title, text, lang, content_hash, duplicate_of,
 	canonical, redirect_to, noindex, nofollow, bytes, wire_bytes, etag, last_modified, fetched_at, duration_ms, error,
-	blocked, error_kind, main_text, metadata, simhash, near_duplicate_of, warc_file, warc_offset, warc_length`
+	blocked, error_kind, main_text, metadata, simhash, near_duplicate_of, warc_file, warc_offset, warc_length, gone,
+	checked_at, next_check_at`
 
 func scanPage(sc interface{ Scan(...any) error }) (*crawl.Page, error) {
 	p := &crawl.Page{}
 	var status int32
-	var fetched, dur, simhash int64
+	var fetched, dur, simhash, checked, nextCheck int64
+	var gone int16
 	var meta []byte
 	if err := sc.Scan(&p.ID, &p.URL, &status, &p.ContentType, &p.Charset, &p.Title, &p.Text, &p.Lang,
 		&p.ContentHash, &p.DuplicateOf, &p.Canonical, &p.RedirectTo, &p.NoIndex, &p.NoFollow, &p.Bytes, &p.WireBytes,
 		&p.ETag, &p.LastModified, &fetched, &dur, &p.Error, &p.Blocked, &p.ErrorKind,
-		&p.MainText, &meta, &simhash, &p.NearDuplicateOf, &p.WARC.File, &p.WARC.Offset, &p.WARC.Length); err != nil {
+		&p.MainText, &meta, &simhash, &p.NearDuplicateOf, &p.WARC.File, &p.WARC.Offset, &p.WARC.Length, &gone,
+		&checked, &nextCheck); err != nil {
 		return nil, err
 	}
 	p.Status = int(status)
 	p.FetchedAt = fromMS(fetched)
 	p.Duration = time.Duration(dur) * time.Millisecond
 	p.SimHash = uint64(simhash)
+	p.Gone, p.CheckedAt, p.NextCheckAt = crawl.Gone(gone), fromMS(checked), fromMS(nextCheck)
 	if meta != nil {
 		p.Meta = &crawl.Metadata{}
 		if err := json.Unmarshal(meta, p.Meta); err != nil {

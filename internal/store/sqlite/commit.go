@@ -194,7 +194,30 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		case err != nil:
 			return err
 		}
-		if err := c.savePage(ctx, p, st); err != nil {
+		rv := r.Revisit
+		// A revisit that found the page unchanged (304) or gone (404, 410)
+		// leaves the recorded page as it was: only its schedule and history
+		// move, and a removed page leaves the index.
+		keep := !newPage && rv != nil && (rv.NotModified || p.Status == 404 || p.Status == 410)
+		if !keep {
+			if !newPage && rv != nil && rv.Changed {
+				// The page changed: its outlinks are those of the new version.
+				res, err := t.tx.ExecContext(ctx, `DELETE FROM links WHERE source_id = ?`, p.ID)
+				if err != nil {
+					return err
+				}
+				n, _ := res.RowsAffected()
+				t.add("links", -n)
+			}
+			reindex := newPage || rv == nil || rv.Changed
+			if err := c.savePageIndexed(ctx, p, st, reindex); err != nil {
+				return err
+			}
+			if !newPage {
+				t.add("pages", -1) // recorded again, not a new page
+			}
+		}
+		if err := c.schedule(ctx, p, rv, now); err != nil {
 			return err
 		}
 		hostFetched = 1
@@ -234,6 +257,11 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		st.Add.OverHostCap += as.OverHostCap
 		st.Add.Hosts = mergeIDs(st.Add.Hosts, as.Hosts)
 		st.Add.CappedHosts = mergeIDs(st.Add.CappedHosts, as.CappedHosts)
+	}
+	if len(r.Touched) > 0 {
+		if err := c.touch(ctx, r.Touched, now); err != nil {
+			return err
+		}
 	}
 	if newPage && lim.InlinkBonus > 0 && len(r.Links) > 0 {
 		if err := c.bumpInlinks(ctx, r.Links, lim); err != nil {
@@ -298,7 +326,52 @@ func (c *committer) bumpInlinks(ctx context.Context, links []crawl.Link, lim cra
 	return err
 }
 
+// schedule records a page's revisit schedule, existence and history.
+func (c *committer) schedule(ctx context.Context, p *crawl.Page, rv *crawl.Revisit, now time.Time) error {
+	if rv == nil {
+		return nil
+	}
+	t := c.t
+	next := ms(rv.NextCheck)
+	checked := ms(p.FetchedAt)
+	if checked == 0 {
+		checked = now.UnixMilli()
+	}
+	if _, err := t.tx.ExecContext(ctx, `UPDATE pages SET checked_at = ?, next_check_at = ?, interval_ms = ?, misses = ?,
+		gone = ? WHERE url_id = ?`, checked, next, rv.Interval.Milliseconds(), rv.Misses, rv.Gone, p.ID); err != nil {
+		return err
+	}
+	if rv.Gone != crawl.Active {
+		if err := t.unindex(ctx, p.ID); err != nil {
+			return err
+		}
+	}
+	var hash any
+	if len(p.ContentHash) > 0 {
+		hash = p.ContentHash
+	}
+	_, err := t.tx.ExecContext(ctx, `INSERT INTO page_history (url_id, checked_at, run, status, changed, content_hash, bytes)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, p.ID, checked, rv.Run, p.Status, b2i(rv.Changed), hash, p.Bytes)
+	return err
+}
+
+// touch makes recorded pages that a sitemap says changed after their
+// fetch due at once.
+func (c *committer) touch(ctx context.Context, ts []crawl.Touch, now time.Time) error {
+	for _, tc := range ts {
+		if _, err := c.t.tx.ExecContext(ctx, `UPDATE pages SET next_check_at = ? WHERE url_id = ? AND gone = 0
+			AND fetched_at < ? AND next_check_at > ?`, now.UnixMilli(), tc.ID, ms(tc.LastMod), now.UnixMilli()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (c *committer) savePage(ctx context.Context, p *crawl.Page, st *crawl.CommitStats) error {
+	return c.savePageIndexed(ctx, p, st, true)
+}
+
+func (c *committer) savePageIndexed(ctx context.Context, p *crawl.Page, st *crawl.CommitStats, reindex bool) error {
 	t := c.t
 	p.DuplicateOf = 0
 	if len(p.ContentHash) > 0 {
@@ -332,6 +405,11 @@ func (c *committer) savePage(ctx context.Context, p *crawl.Page, st *crawl.Commi
 	}
 	if _, err := c.page.ExecContext(ctx, args...); err != nil {
 		return err
+	}
+	if reindex {
+		if err := t.indexPage(ctx, p); err != nil {
+			return err
+		}
 	}
 	st.Pages++
 	t.add("pages", 1)

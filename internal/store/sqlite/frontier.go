@@ -426,7 +426,7 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		rows, err := t.tx.QueryContext(ctx, `UPDATE urls SET state = 1, attempts = attempts + 1
 			WHERE id IN (SELECT id FROM urls WHERE host_id = ? AND state = 0 AND retry_at <= ?
 			             ORDER BY priority DESC, seq LIMIT ?)
-			RETURNING id, url, host_id, depth, priority, attempts - 1, seq, kind, lastmod`, host, now.UnixMilli(), n)
+			RETURNING id, url, host_id, depth, priority, attempts - 1, seq, kind, lastmod, via, changefreq`, host, now.UnixMilli(), n)
 		if err != nil {
 			return err
 		}
@@ -438,11 +438,12 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		for rows.Next() {
 			var c claimed
 			var lastmod int64
-			if err := rows.Scan(&c.u.ID, &c.u.URL, &c.u.HostID, &c.u.Depth, &c.u.Priority, &c.u.Attempts, &c.seq, &c.u.Kind, &lastmod); err != nil {
+			var via string
+			if err := rows.Scan(&c.u.ID, &c.u.URL, &c.u.HostID, &c.u.Depth, &c.u.Priority, &c.u.Attempts, &c.seq, &c.u.Kind, &lastmod, &via, &c.u.ChangeFreq); err != nil {
 				rows.Close()
 				return err
 			}
-			c.u.LastMod = fromMS(lastmod)
+			c.u.LastMod, c.u.Via = fromMS(lastmod), crawl.Via(via)
 			cs = append(cs, c)
 		}
 		rows.Close()
@@ -457,6 +458,9 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		})
 		for _, c := range cs {
 			out = append(out, c.u)
+		}
+		if err := t.prevFetches(ctx, out); err != nil {
+			return err
 		}
 		if len(out) == 0 {
 			var at sql.NullInt64

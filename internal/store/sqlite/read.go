@@ -40,7 +40,8 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 var pageCols = []string{"url_id", "url", "status", "content_type", "charset", "title", "text", "lang", "content_hash",
 	"duplicate_of", "canonical", "redirect_to", "noindex", "nofollow", "bytes", "wire_bytes", "etag", "last_modified",
 	"fetched_at", "duration_ms", "error", "blocked", "error_kind", "main_text", "doc_type", "type_rule", "doi", "year",
-	"metadata", "simhash", "band0", "band1", "band2", "band3", "near_duplicate_of", "warc_file", "warc_offset", "warc_length"}
+	"metadata", "simhash", "band0", "band1", "band2", "band3", "near_duplicate_of", "warc_file", "warc_offset", "warc_length",
+	"host", "gone", "checked_at", "next_check_at"}
 
 var (
 	pageColumns = strings.Join(pageCols, ", ")
@@ -77,12 +78,12 @@ func pageArgs(p *crawl.Page) ([]any, error) {
 		p.DuplicateOf, p.Canonical, p.RedirectTo, b2i(p.NoIndex), b2i(p.NoFollow), p.Bytes, p.WireBytes, p.ETag,
 		p.LastModified, ms(p.FetchedAt), p.Duration.Milliseconds(), p.Error, b2i(p.Blocked), p.ErrorKind,
 		p.MainText, docType, rule, doi, year, meta, int64(p.SimHash), b[0], b[1], b[2], b[3], p.NearDuplicateOf,
-		p.WARC.File, p.WARC.Offset, p.WARC.Length}, nil
+		p.WARC.File, p.WARC.Offset, p.WARC.Length, hostOf(p.URL), p.Gone, ms(p.CheckedAt), ms(p.NextCheckAt)}, nil
 }
 
 func scanPage(sc interface{ Scan(...any) error }) (*crawl.Page, error) {
 	p := &crawl.Page{}
-	var fetched, dur, simhash int64
+	var fetched, dur, simhash, checked, nextCheck int64
 	var noindex, nofollow, blocked, year int
 	var docType, rule, doi, meta string
 	var b [4]int64
@@ -90,13 +91,14 @@ func scanPage(sc interface{ Scan(...any) error }) (*crawl.Page, error) {
 		&p.ContentHash, &p.DuplicateOf, &p.Canonical, &p.RedirectTo, &noindex, &nofollow, &p.Bytes, &p.WireBytes,
 		&p.ETag, &p.LastModified, &fetched, &dur, &p.Error, &blocked, &p.ErrorKind,
 		&p.MainText, &docType, &rule, &doi, &year, &meta, &simhash, &b[0], &b[1], &b[2], &b[3], &p.NearDuplicateOf,
-		&p.WARC.File, &p.WARC.Offset, &p.WARC.Length); err != nil {
+		&p.WARC.File, &p.WARC.Offset, &p.WARC.Length, new(string), &p.Gone, &checked, &nextCheck); err != nil {
 		return nil, err
 	}
 	p.NoIndex, p.NoFollow, p.Blocked = noindex != 0, nofollow != 0, blocked != 0
 	p.FetchedAt = fromMS(fetched)
 	p.Duration = time.Duration(dur) * time.Millisecond
 	p.SimHash = uint64(simhash)
+	p.CheckedAt, p.NextCheckAt = fromMS(checked), fromMS(nextCheck)
 	if meta != "" {
 		p.Meta = &crawl.Metadata{}
 		if err := json.Unmarshal([]byte(meta), p.Meta); err != nil {

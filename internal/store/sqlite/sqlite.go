@@ -32,6 +32,9 @@ type Options struct {
 	// ReadOnly opens the database for reading while another process may be
 	// crawling into it. No lock is taken and nothing is migrated.
 	ReadOnly bool
+	// Outbox makes page writes queue operations for an external index
+	// (OpenSearch), drained with OutboxNext and OutboxDone.
+	Outbox bool
 }
 
 // DB is a crawl store in a SQLite file.
@@ -41,8 +44,9 @@ type DB struct {
 	r    *sql.DB // readers
 	lock *os.File
 
-	mu  sync.Mutex // serializes write transactions and guards seq
-	seq int64
+	mu     sync.Mutex // serializes write transactions and guards seq
+	seq    int64
+	outbox bool
 }
 
 var _ crawl.Store = (*DB)(nil)
@@ -54,7 +58,7 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 	if file == "" {
 		return nil, errors.New("sqlite: open: empty database path")
 	}
-	db := &DB{path: file}
+	db := &DB{path: file, outbox: opts.Outbox}
 	if !opts.ReadOnly {
 		if err := db.acquireLock(); err != nil {
 			return nil, err

@@ -20,6 +20,15 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestOutbox(t *testing.T) {
+	storetest.RunOutbox(t, func(t *testing.T) func() (crawl.Store, error) {
+		file := filepath.Join(t.TempDir(), "crawl.db")
+		return func() (crawl.Store, error) {
+			return sqlite.Open(context.Background(), file, sqlite.Options{Outbox: true})
+		}
+	})
+}
+
 func TestSecondWriterIsRefused(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "crawl.db")
 	db, err := sqlite.Open(context.Background(), file, sqlite.Options{})

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,6 +53,11 @@ func Run(t *testing.T, factory Factory) {
 		{"BestHostsFirst", testBestHostsFirst},
 		{"ContentMetadataAndNearDuplicates", testContent},
 		{"Reparse", testReparse},
+		{"SearchEmbeddedIndex", testSearch},
+		{"LinksAndRanks", testRanks},
+		{"RecrawlSchedule", testRecrawl},
+		{"InactivePages", testInactive},
+		{"SitemapTouch", testTouch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1026,5 +1032,183 @@ func testReparse(t *testing.T, e *env) {
 	}
 	if err := e.s.Reparse(e.ctx, &crawl.Page{ID: crawl.HashID("http://a.test/none")}, nil); !errors.Is(err, crawl.ErrNotFound) {
 		t.Errorf("Reparse of an unknown page: %v, want ErrNotFound", err)
+	}
+}
+
+// commitPages records pages with the given fields on fresh URLs.
+func (e *env) commitPages(pages ...*crawl.Page) {
+	e.t.Helper()
+	for _, p := range pages {
+		e.add(crawl.Limits{}, U(p.URL, 0, 0))
+	}
+	for {
+		hs := e.claimHosts("p", 10)
+		if len(hs) == 0 {
+			break
+		}
+		for _, h := range hs {
+			for _, c := range e.claimURLs("p", h.ID, 100, crawl.Limits{}) {
+				for _, p := range pages {
+					if p.URL == c.URL {
+						if p.Status == 0 {
+							p.Status = 200
+						}
+						if p.ContentType == "" {
+							p.ContentType = "text/html"
+						}
+						if p.FetchedAt.IsZero() {
+							p.FetchedAt = e.now
+						}
+						if p.ContentHash == nil {
+							h := crawl.HashID(p.URL + p.Text)
+							p.ContentHash = []byte(fmt.Sprintf("%016x%016x", uint64(h), uint64(h)))
+						}
+						e.commit(crawl.Limits{}, crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: p, Links: pageLinks[p.URL]})
+					}
+				}
+			}
+		}
+		if err := e.s.ReleaseHosts(e.ctx, "p", rel(idsOf(hs)...)); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+var pageLinks = map[string][]crawl.Link{}
+
+func idsOf(hs []crawl.Host) []crawl.ID {
+	out := make([]crawl.ID, len(hs))
+	for i, h := range hs {
+		out[i] = h.ID
+	}
+	return out
+}
+
+func (e *env) search(r crawl.SearchRequest) crawl.SearchResult {
+	e.t.Helper()
+	res, err := e.s.Search(e.ctx, r)
+	if err != nil {
+		e.t.Fatalf("Search(%+v): %v", r, err)
+	}
+	return res
+}
+
+func hitURLs(res crawl.SearchResult) []string {
+	out := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = h.URL
+	}
+	return out
+}
+
+func testSearch(t *testing.T, e *env) {
+	body := "We study how a polite crawler schedules hosts and spends a budget on research pages first."
+	dupText := "Duplicate of the crawler survey text."
+	pages := []*crawl.Page{
+		{URL: "http://a.test/survey", Title: "A survey of focused crawling", Text: body, Lang: "en",
+			Meta: &crawl.Metadata{Type: "article", Year: 2021, DOI: "10.1/a", Authors: []string{"Ada Lovelace"}}},
+		{URL: "http://a.test/notes", Title: "Lecture notes", Text: "Focused crawling appears here only in the body of the notes.", Lang: "en",
+			Meta: &crawl.Metadata{Type: "other", Year: 2019}},
+		{URL: "http://b.test/tez", Title: "Odaklı tarama üzerine bir tez", Text: "Bu tez focused crawling yöntemlerini inceler.", Lang: "tr",
+			Meta: &crawl.Metadata{Type: "thesis", Year: 2023}},
+		{URL: "http://a.test/hidden", Title: "Focused crawling, not indexed", Text: "noindex page", NoIndex: true},
+		{URL: "http://a.test/copy", Title: "Copy", Text: dupText, DuplicateOf: 0},
+		{URL: "http://a.test/copy2", Title: "Copy", Text: dupText},
+		{URL: "http://a.test/404", Title: "Focused crawling gone", Text: "not found", Status: 404},
+		{URL: "http://a.test/alias", Title: "Focused crawling alias", Text: "alias", Canonical: "http://a.test/survey"},
+	}
+	pages[4].ContentHash = []byte("dupdupdupdupdupdupdupdupdupdupdu")
+	pages[5].ContentHash = pages[4].ContentHash
+	e.commitPages(pages...)
+
+	res := e.search(crawl.SearchRequest{Query: "focused crawling", Limit: 10})
+	got := hitURLs(res)
+	if len(got) != 3 || got[0] != "http://a.test/survey" || res.Total != 3 {
+		t.Fatalf("search \"focused crawling\" = %v (total %d), want the survey first (title match) and only the 3 indexable pages", got, res.Total)
+	}
+	top := res.Hits[0]
+	if top.Type != "article" || top.Year != 2021 || top.DOI != "10.1/a" || len(top.Authors) != 1 || top.Host != "http://a.test" ||
+		top.Lang != "en" || top.FetchedAt.IsZero() || top.Score <= res.Hits[1].Score {
+		t.Errorf("top hit = %+v", top)
+	}
+	if !strings.Contains(res.Hits[1].Snippet, "<mark>") {
+		t.Errorf("snippet %q has no highlighted words", res.Hits[1].Snippet)
+	}
+	if res.Facets.Host["http://a.test"] != 2 || res.Facets.Host["http://b.test"] != 1 || res.Facets.Type["thesis"] != 1 || res.Facets.Year[2021] != 1 {
+		t.Errorf("facets = %+v", res.Facets)
+	}
+	for _, tc := range []struct {
+		req  crawl.SearchRequest
+		want []string
+	}{
+		{crawl.SearchRequest{Query: `"polite crawler"`}, []string{"http://a.test/survey"}},
+		{crawl.SearchRequest{Query: `"crawler polite"`}, nil},
+		{crawl.SearchRequest{Query: "focused -survey"}, []string{"http://a.test/notes", "http://b.test/tez"}},
+		{crawl.SearchRequest{Query: "schedul*"}, []string{"http://a.test/survey"}},
+		{crawl.SearchRequest{Query: "crawling", Host: "http://b.test"}, []string{"http://b.test/tez"}},
+		{crawl.SearchRequest{Query: "crawling", Type: "other"}, []string{"http://a.test/notes"}},
+		{crawl.SearchRequest{Query: "crawling", Lang: "tr"}, []string{"http://b.test/tez"}},
+		{crawl.SearchRequest{Query: "crawling", YearFrom: 2020, YearTo: 2022}, []string{"http://a.test/survey"}},
+		{crawl.SearchRequest{Query: "tez"}, []string{"http://b.test/tez"}},
+	} {
+		got := hitURLs(e.search(tc.req))
+		sort.Strings(got)
+		if !eq(got, tc.want) {
+			t.Errorf("Search(%+v) = %v, want %v", tc.req, got, tc.want)
+		}
+	}
+	// Pagination.
+	p1 := e.search(crawl.SearchRequest{Query: "crawling", Limit: 2})
+	p2 := e.search(crawl.SearchRequest{Query: "crawling", Limit: 2, Offset: 2})
+	if len(p1.Hits) != 2 || len(p2.Hits) != 1 || p1.Total != 3 || p2.Total != 3 || p2.Hits[0].URL == p1.Hits[0].URL || p2.Hits[0].URL == p1.Hits[1].URL {
+		t.Errorf("pages: %v then %v (totals %d, %d)", hitURLs(p1), hitURLs(p2), p1.Total, p2.Total)
+	}
+	// Anything a user may type is searched as text, never an error.
+	for _, q := range []string{`"`, `AND (`, `*`, `:`, `crawling:`, `'; DROP TABLE pages;--`, `NEAR(a b)`, `-`, `""""`, "\x00\xff", `title:x`, `^`} {
+		if _, err := e.s.Search(e.ctx, crawl.SearchRequest{Query: q, Limit: 10}); err != nil {
+			t.Errorf("Search(%q): %v", q, err)
+		}
+	}
+	if res := e.search(crawl.SearchRequest{Query: "-crawling"}); res.Total != 0 || len(res.Hits) != 0 {
+		t.Errorf("a query of exclusions only found %v", hitURLs(res))
+	}
+}
+
+func testRanks(t *testing.T, e *env) {
+	pageLinks["http://a.test/hub"] = []crawl.Link{
+		{TargetID: crawl.HashID("http://a.test/x"), Target: "http://a.test/x", Anchor: "Quantum decoherence paper"},
+		{TargetID: crawl.HashID("http://a.test/y"), Target: "http://a.test/y", Anchor: "other"},
+	}
+	defer delete(pageLinks, "http://a.test/hub")
+	e.commitPages(
+		&crawl.Page{URL: "http://a.test/hub", Title: "Hub", Text: "links to everything"},
+		&crawl.Page{URL: "http://a.test/x", Title: "Report X", Text: "measurement results alpha"},
+		&crawl.Page{URL: "http://a.test/y", Title: "Report Y", Text: "measurement results alpha"},
+	)
+	x, y, hub := crawl.HashID("http://a.test/x"), crawl.HashID("http://a.test/y"), crawl.HashID("http://a.test/hub")
+	in, err := e.s.Inlinks(e.ctx, x, 10)
+	if err != nil || len(in) != 1 || in[0].URL != "http://a.test/hub" || in[0].Anchor != "Quantum decoherence paper" {
+		t.Fatalf("Inlinks = %+v, %v", in, err)
+	}
+	var edges [][2]crawl.ID
+	for edge, err := range e.s.LinkGraph(e.ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		edges = append(edges, edge)
+	}
+	if len(edges) != 2 {
+		t.Fatalf("LinkGraph = %v, want the hub's 2 links", edges)
+	}
+	if err := e.s.SetRanks(e.ctx, map[crawl.ID]float64{x: 0.1, y: 20, hub: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// Inbound anchor text is searchable.
+	if got := hitURLs(e.search(crawl.SearchRequest{Query: "decoherence"})); !eq(got, []string{"http://a.test/x"}) {
+		t.Errorf("search by inbound anchor text = %v, want x", got)
+	}
+	// With equal text, rank decides when it is weighted.
+	if got := hitURLs(e.search(crawl.SearchRequest{Query: "measurement", PageRankWeight: 1})); len(got) != 2 || got[0] != "http://a.test/y" {
+		t.Errorf("ranked search = %v, want y (rank 20) first", got)
 	}
 }

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/api/apitest"
+	"github.com/acrawler/acrawler/internal/testweb"
+)
+
+// startServe runs `acrawler serve` on a free loopback port and returns its
+// base URL.
+func startServe(t *testing.T, db string, extra ...string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		var out, errb strings.Builder
+		done <- Run(ctx, append([]string{"serve", "--db", db, "--addr", addr, "--log-level", "warn"}, extra...), &out, &errb)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	base := "http://" + addr
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return base
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve did not come up")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type apiResult struct {
+	Total   int `json:"total"`
+	Results []struct {
+		URL, Title, Snippet, Type, Host string
+		Year                            int
+		Authors                         []string
+	} `json:"results"`
+	Facets struct {
+		Host map[string]int `json:"host"`
+		Type map[string]int `json:"type"`
+	} `json:"facets"`
+}
+
+func getSearch(t *testing.T, base string, params url.Values) (int, apiResult) {
+	t.Helper()
+	resp, err := http.Get(base + "/search?" + params.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r apiResult
+	if resp.StatusCode == 200 {
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return resp.StatusCode, r
+}
+
+// TestSearchAfterCrawl crawls the test web, serves it, and searches it
+// through the real HTTP server: on each backend, and in a real browser.
+func TestSearchAfterCrawl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web")
+	}
+	forEachBackend(t, testSearchAfterCrawl)
+}
+
+func testSearchAfterCrawl(t *testing.T, be backend) {
+	web := newTestWeb(t, testweb.Config{Seed: 17, PagesPerSite: 30})
+	db := be.newDB(t)
+	mustCrawl(t, append(web.crawlArgs(db, "--delay", "0", "--max-depth", "0", "--no-pdf", "--max-crawl-delay", "1ms"),
+		"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/")...)
+	base := startServe(t, db)
+
+	// A known publication, found by its title: first, and by title.
+	var pub testweb.PageInfo
+	for _, p := range web.Pages() {
+		if p.Kind == "publication" && p.Citation != nil && strings.HasPrefix(p.URL, "http://www.northfield-university.test/publications/") {
+			pub = p
+			break
+		}
+	}
+	if pub.URL == "" {
+		t.Fatal("no publication on the test web")
+	}
+	code, r := getSearch(t, base, url.Values{"q": {`"` + pub.Citation.Title + `"`}})
+	if code != 200 || len(r.Results) == 0 || r.Results[0].URL != pub.URL {
+		t.Fatalf("search for the title of %s: %d %+v", pub.URL, code, r)
+	}
+	top := r.Results[0]
+	if top.Type != "article" && top.Type != "proceedings" && top.Type != "preprint" && top.Type != "thesis" || len(top.Authors) == 0 || top.Year == 0 {
+		t.Errorf("top hit metadata: %+v", top)
+	}
+	// Pages that name it in their text (listings, profiles) come after.
+	if r.Total < 2 {
+		t.Errorf("the title appears on %d pages, want the page and others that link or list it", r.Total)
+	}
+	// Filters and pagination.
+	_, all := getSearch(t, base, url.Values{"q": {"research"}, "limit": {"5"}})
+	_, p2 := getSearch(t, base, url.Values{"q": {"research"}, "limit": {"5"}, "offset": {"5"}})
+	if all.Total < 10 || len(all.Results) != 5 || len(p2.Results) != 5 || p2.Total != all.Total {
+		t.Fatalf("pagination: %d results of %d, then %d of %d", len(all.Results), all.Total, len(p2.Results), p2.Total)
+	}
+	for _, a := range all.Results {
+		for _, b := range p2.Results {
+			if a.URL == b.URL {
+				t.Errorf("%s on both pages", a.URL)
+			}
+		}
+	}
+	for typ := range all.Facets.Type {
+		_, f := getSearch(t, base, url.Values{"q": {"research"}, "type": {typ}, "limit": {"100"}})
+		if f.Total != all.Facets.Type[typ] {
+			t.Errorf("type=%s: %d results, the facet said %d", typ, f.Total, all.Facets.Type[typ])
+		}
+		for _, h := range f.Results {
+			if h.Type != typ {
+				t.Errorf("type=%s returned a %s", typ, h.Type)
+			}
+		}
+	}
+	_, byHost := getSearch(t, base, url.Values{"q": {"research"}, "host": {"http://journal-of-applied-crawling.test"}, "limit": {"100"}})
+	for _, h := range byHost.Results {
+		if h.Host != "http://journal-of-applied-crawling.test" {
+			t.Errorf("host filter returned %s", h.URL)
+		}
+	}
+	// Hostile queries: results or an empty list, never an error page.
+	for _, q := range []string{`"`, `AND (`, `*`, `:`, `'; DROP TABLE pages; --`, `<script>alert(1)</script>`, `-`, `NEAR(`, "\x00", strings.Repeat("a", 600)} {
+		code, _ := getSearch(t, base, url.Values{"q": {q}})
+		if code != 200 && code != 400 {
+			t.Errorf("q=%.20q: status %d", q, code)
+		}
+	}
+	for _, bad := range []url.Values{{"q": {"x"}, "limit": {"1000"}}, {"q": {"x"}, "offset": {"-1"}}, {"q": {"x"}, "year_from": {"abc"}}} {
+		if code, _ := getSearch(t, base, bad); code != 400 {
+			t.Errorf("%v: status %d, want 400", bad, code)
+		}
+	}
+	// The document view.
+	resp, err := http.Get(base + "/documents?url=" + url.QueryEscape(pub.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || doc["title"] == "" || doc["inlinks"] == nil {
+		t.Errorf("/documents: %d %v", resp.StatusCode, doc)
+	}
+	// And in a real browser (skips without Chromium unless CI requires it).
+	if be.name == "sqlite" {
+		shot := apitest.Browse(t, base, apitest.Search{Query: "research", Facet: "type", Screenshot: "search-after-crawl.png"})
+		t.Logf("browser: %+v", shot)
+		if dir := os.Getenv("ACRAWLER_ARTIFACTS"); dir != "" {
+			t.Logf("screenshots kept in %s", dir)
+		}
+	}
+	_ = fmt.Sprint
+}

@@ -1,0 +1,328 @@
+// Package api is the HTTP side of `acrawler serve`: a JSON search API over
+// the collection (/search, /documents, /stats), health and Prometheus
+// endpoints, and server-rendered web pages — search with facets, a document
+// view and the crawl dashboard with inline SVG charts — that need no
+// JavaScript and no resources from elsewhere.
+//
+// Every response carries a strict Content-Security-Policy; only GET and
+// HEAD are served. Errors are mapped to statuses in one place (Server.fail):
+// a bad parameter is a 400 that names it, an unknown document a 404, a
+// request over its time budget a 503, anything else a 500 whose cause goes
+// to the log only.
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/report"
+)
+
+// Backend is what the server reads. A crawl.Store has every method but
+// Report; StoreBackend adds it.
+type Backend interface {
+	// Search answers a search; SearchRequest.Query is what the user typed.
+	Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error)
+	// Page returns the page recorded for a URL ID, or crawl.ErrNotFound.
+	Page(ctx context.Context, id crawl.ID) (*crawl.Page, error)
+	// Links returns a page's outlinks, in no particular order.
+	Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error)
+	// Inlinks returns up to limit links to a page from recorded pages.
+	Inlinks(ctx context.Context, target crawl.ID, limit int) ([]crawl.Inlink, error)
+	// Report computes the crawl's figures.
+	Report(ctx context.Context) (*report.Report, error)
+}
+
+// StoreBackend serves a store, its report built by report.Build with at
+// most hosts rows of per-host outcomes (0: all).
+func StoreBackend(st crawl.Store, hosts int) Backend { return storeBackend{st, hosts} }
+
+type storeBackend struct {
+	crawl.Store
+	hosts int
+}
+
+func (b storeBackend) Report(ctx context.Context) (*report.Report, error) {
+	return report.Build(ctx, b.Store, b.hosts)
+}
+
+// Config configures a Server.
+type Config struct {
+	// Backend answers every request. Required.
+	Backend Backend
+	// Normalize turns the URL given to /documents and /doc into the form
+	// the store keys pages by (urlnorm.Normalizer.Normalize). Nil: the URL
+	// is looked up as given.
+	Normalize func(raw string) (string, error)
+	// PageRankWeight is how much link-graph rank moves search scores
+	// (crawl.SearchRequest.PageRankWeight); 0: none.
+	PageRankWeight float64
+	// Timeout bounds each request's work; 0: 10 seconds.
+	Timeout time.Duration
+	// Gatherer supplies the metrics /metrics shows besides the server's own
+	// request metrics. Nil: the Go runtime and process collectors.
+	Gatherer prometheus.Gatherer
+	// Log receives internal errors and panics; nil: discarded.
+	Log *slog.Logger
+}
+
+// Server serves the API and the web pages. It is safe for concurrent use.
+type Server struct {
+	backend    Backend
+	normalize  func(string) (string, error)
+	rankWeight float64
+	timeout    time.Duration
+	log        *slog.Logger
+	metrics    http.Handler
+	requests   *prometheus.CounterVec
+	latency    *prometheus.HistogramVec
+	pages      map[string]*template.Template
+}
+
+// DefaultTimeout bounds a request's work when Config.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// healthTimeout bounds the backend check of /healthz.
+const healthTimeout = 2 * time.Second
+
+// New checks cfg and builds a server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Backend == nil {
+		return nil, errors.New("api: new: no backend")
+	}
+	if cfg.Timeout < 0 {
+		return nil, fmt.Errorf("api: new: negative timeout %v", cfg.Timeout)
+	}
+	if math.IsNaN(cfg.PageRankWeight) || math.IsInf(cfg.PageRankWeight, 0) || cfg.PageRankWeight < 0 {
+		return nil, fmt.Errorf("api: new: page rank weight %v is not a finite number ≥ 0", cfg.PageRankWeight)
+	}
+	s := &Server{
+		backend:    cfg.Backend,
+		normalize:  cfg.Normalize,
+		rankWeight: cfg.PageRankWeight,
+		timeout:    cfg.Timeout,
+		log:        cfg.Log,
+	}
+	if s.timeout == 0 {
+		s.timeout = DefaultTimeout
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	var err error
+	if s.pages, err = parseTemplates(); err != nil {
+		return nil, fmt.Errorf("api: new: %w", err)
+	}
+
+	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "acrawler_api_requests_total",
+		Help: "HTTP requests answered by the search server, by route and status code.",
+	}, []string{"route", "code"})
+	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "acrawler_api_request_duration_seconds",
+		Help:    "Time to answer an HTTP request of the search server, by route.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"route"})
+	own := prometheus.NewRegistry()
+	own.MustRegister(s.requests, s.latency)
+	var g prometheus.Gatherer = own
+	if cfg.Gatherer != nil {
+		g = prometheus.Gatherers{cfg.Gatherer, own}
+	} else {
+		own.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	s.metrics = promhttp.HandlerFor(g, promhttp.HandlerOpts{ErrorLog: promLogger{s.log}})
+	return s, nil
+}
+
+// promLogger passes promhttp's errors to slog.
+type promLogger struct{ log *slog.Logger }
+
+func (l promLogger) Println(v ...any) { l.log.Warn("metrics", "err", fmt.Sprint(v...)) }
+
+// route is one endpoint. The name labels metrics; json says whether errors
+// are answered as JSON or as a page.
+type route struct {
+	name string
+	json bool
+	h    func(s *Server, w http.ResponseWriter, r *http.Request) error
+}
+
+var (
+	routeSearch    = route{"search", true, (*Server).handleSearch}
+	routeDocuments = route{"documents", true, (*Server).handleDocument}
+	routeStats     = route{"stats", true, (*Server).handleStats}
+	routeHealth    = route{"healthz", true, (*Server).handleHealth}
+	routeMetrics   = route{"metrics", false, (*Server).handleMetrics}
+	routeHome      = route{"home", false, (*Server).handleHome}
+	routeDoc       = route{"doc", false, (*Server).handleDocPage}
+	routeDashboard = route{"dashboard", false, (*Server).handleDashboard}
+	routeStatic    = route{"static", false, (*Server).handleStatic}
+	routeOther     = route{"other", false, func(*Server, http.ResponseWriter, *http.Request) error { return errNoPage }}
+)
+
+func routeOf(path string) route {
+	switch path {
+	case "/search":
+		return routeSearch
+	case "/documents":
+		return routeDocuments
+	case "/stats":
+		return routeStats
+	case "/healthz":
+		return routeHealth
+	case "/metrics":
+		return routeMetrics
+	case "/":
+		return routeHome
+	case "/doc":
+		return routeDoc
+	case "/dashboard":
+		return routeDashboard
+	case cssPath:
+		return routeStatic
+	}
+	return routeOther
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rt := routeOf(r.URL.Path)
+	sw := &statusWriter{ResponseWriter: w}
+	h := sw.Header()
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("api: panic", "route", rt.name, "url", r.URL.String(), "panic", v)
+			if !sw.wrote {
+				s.fail(sw, r, rt, errors.New("panic"))
+			}
+		}
+		s.requests.WithLabelValues(rt.name, strconv.Itoa(sw.code())).Inc()
+		s.latency.WithLabelValues(rt.name).Observe(time.Since(start).Seconds())
+	}()
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		s.fail(sw, r, rt, errMethod)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
+	defer cancel()
+	if err := rt.h(s, sw, r.WithContext(ctx)); err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, context.DeadlineExceeded) {
+			// The backend may report its interruption in its own words.
+			err = fmt.Errorf("%w (%w)", context.DeadlineExceeded, err)
+		}
+		s.fail(sw, r, rt, err)
+	}
+}
+
+// statusWriter remembers the status of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.status, w.wrote = http.StatusOK, true
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *statusWriter) code() int {
+	if !w.wrote {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// Errors the handlers return, mapped to statuses by fail.
+var (
+	errMethod   = errors.New("method not allowed")
+	errNoPage   = errors.New("no such page")
+	errNotFound = errors.New("no document with this URL in the collection")
+)
+
+// paramError is a request parameter that is missing or out of bounds.
+type paramError struct {
+	param, msg string
+}
+
+func (e *paramError) Error() string { return e.param + " " + e.msg }
+
+// fail answers a request whose handler failed, mapping the error to a
+// status. Only a bad parameter's message reaches the client; other causes
+// go to the log.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, rt route, err error) {
+	var pe *paramError
+	status, msg, param := http.StatusInternalServerError, "internal error", ""
+	switch {
+	case errors.As(err, &pe):
+		status, msg, param = http.StatusBadRequest, pe.Error(), pe.param
+	case errors.Is(err, errMethod):
+		status, msg = http.StatusMethodNotAllowed, "only GET and HEAD are served"
+	case errors.Is(err, errNoPage):
+		status, msg = http.StatusNotFound, "no such page"
+	case errors.Is(err, errNotFound) || errors.Is(err, crawl.ErrNotFound):
+		status, msg = http.StatusNotFound, errNotFound.Error()
+	case r.Context().Err() != nil:
+		// The client went away: nobody reads the answer.
+		s.log.Debug("api: request canceled", "route", rt.name, "err", err)
+		status, msg = 499, "request canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		s.log.Warn("api: request timed out", "route", rt.name, "url", r.URL.String(), "timeout", s.timeout, "err", err)
+		status, msg = http.StatusServiceUnavailable, "the request took too long; try again or narrow it"
+	default:
+		s.log.Error("api: internal error", "route", rt.name, "url", r.URL.String(), "err", err)
+	}
+	if status == 499 {
+		w.WriteHeader(status)
+		return
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
+	if rt.json {
+		body := map[string]string{"error": msg}
+		if param != "" {
+			body["parameter"] = param
+		}
+		s.writeJSON(w, status, body)
+		return
+	}
+	if pe != nil {
+		msg = fmt.Sprintf("the parameter %q %s", pe.param, pe.msg)
+	}
+	s.errorPage(w, r, status, msg)
+}

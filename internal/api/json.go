@@ -1,0 +1,277 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// Document limits: how much of a page /documents and /doc show.
+const (
+	maxText     = 64 << 10 // bytes of main text
+	maxOutlinks = 500
+	maxInlinks  = 500
+)
+
+// writeJSON answers with v as JSON. It encodes into a buffer first, so
+// that an encoding failure is still a clean 500.
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		s.log.Error("api: encode JSON", "err", err)
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":"internal error"}` + "\n")
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// searchResponse is the JSON answer of /search.
+type searchResponse struct {
+	Query   string            `json:"query"`
+	Total   int               `json:"total"`
+	TookMS  float64           `json:"took_ms"`
+	Limit   int               `json:"limit"`
+	Offset  int               `json:"offset"`
+	Results []crawl.SearchHit `json:"results"`
+	Facets  crawl.Facets      `json:"facets"`
+}
+
+// search runs a search for a request's parameters, with snippets reduced
+// to text and marks, and nil lists and maps made empty.
+func (s *Server) search(ctx context.Context, req crawl.SearchRequest) (crawl.SearchResult, error) {
+	req.PageRankWeight = s.rankWeight
+	if req.YearTo != 0 && req.YearFrom == 0 {
+		// Backends read year 0 as "unknown" and let it pass an upper
+		// bound alone; "until 2016" means dated pages.
+		req.YearFrom = MinYear
+	}
+	start := time.Now()
+	res, err := s.backend.Search(ctx, req)
+	if err != nil {
+		return res, fmt.Errorf("api: search: %w", err)
+	}
+	if res.Took == 0 {
+		res.Took = time.Since(start)
+	}
+	if res.Hits == nil {
+		res.Hits = []crawl.SearchHit{}
+	}
+	for i := range res.Hits {
+		h := &res.Hits[i]
+		h.Snippet = markOnly(h.Snippet)
+		if h.Authors == nil {
+			h.Authors = []string{}
+		}
+	}
+	if res.Facets.Host == nil {
+		res.Facets.Host = map[string]int{}
+	}
+	if res.Facets.Type == nil {
+		res.Facets.Type = map[string]int{}
+	}
+	if res.Facets.Year == nil {
+		res.Facets.Year = map[int]int{}
+	}
+	return res, nil
+}
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
+	req, err := parseSearch(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	res, err := s.search(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, searchResponse{
+		Query: req.Query, Total: res.Total, TookMS: math.Round(res.Took.Seconds()*1e5) / 100,
+		Limit: req.Limit, Offset: req.Offset, Results: res.Hits, Facets: res.Facets,
+	})
+	return nil
+}
+
+// document is a recorded page as /documents shows it.
+type document struct {
+	URL               string          `json:"url"`
+	Canonical         string          `json:"canonical,omitempty"`
+	RedirectTo        string          `json:"redirect_to,omitempty"`
+	Status            int             `json:"status"`
+	ContentType       string          `json:"content_type"`
+	Title             string          `json:"title"`
+	MainText          string          `json:"main_text"`
+	MainTextTruncated bool            `json:"main_text_truncated,omitempty"`
+	Metadata          *crawl.Metadata `json:"metadata,omitempty"`
+	Lang              string          `json:"lang"`
+	FetchedAt         time.Time       `json:"fetched_at"`
+	DuplicateOf       string          `json:"duplicate_of,omitempty"`
+	NearDuplicateOf   string          `json:"near_duplicate_of,omitempty"`
+	NoIndex           bool            `json:"noindex"`
+	Blocked           bool            `json:"soft_block,omitempty"`
+	Indexed           bool            `json:"indexed"` // a search result of its own (crawl.Indexable)
+	Outlinks          []outlink       `json:"outlinks"`
+	OutlinksTotal     int             `json:"outlinks_total"`
+	Inlinks           []crawl.Inlink  `json:"inlinks"`
+	InlinksTruncated  bool            `json:"inlinks_truncated,omitempty"` // more than the maxInlinks listed
+}
+
+// outlink is a link found on a document.
+type outlink struct {
+	URL      string `json:"url"`
+	Anchor   string `json:"anchor"`
+	NoFollow bool   `json:"nofollow,omitempty"`
+}
+
+// loadDocument finds the page of a URL, normalized as the crawler stores
+// it, with its links.
+func (s *Server) loadDocument(ctx context.Context, raw string) (*document, error) {
+	norm := raw
+	if s.normalize != nil {
+		n, err := s.normalize(raw)
+		if err != nil {
+			return nil, &paramError{"url", "is not a URL the crawler can store: " + err.Error()}
+		}
+		norm = n
+	}
+	p, err := s.backend.Page(ctx, crawl.HashID(norm))
+	if errors.Is(err, crawl.ErrNotFound) && norm != raw {
+		p, err = s.backend.Page(ctx, crawl.HashID(raw))
+	}
+	if errors.Is(err, crawl.ErrNotFound) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("api: document %s: %w", norm, err)
+	}
+	d := &document{URL: p.URL, Canonical: p.Canonical, RedirectTo: p.RedirectTo, Status: p.Status, ContentType: p.ContentType,
+		Title: p.Title, Metadata: p.Meta, Lang: p.Lang, FetchedAt: p.FetchedAt, NoIndex: p.NoIndex, Blocked: p.Blocked,
+		Indexed: crawl.Indexable(p)}
+	if d.Title == "" && p.Meta != nil {
+		d.Title = p.Meta.Title
+	}
+	text := p.MainText
+	if text == "" {
+		text = p.Text
+	}
+	d.MainText, d.MainTextTruncated = truncateText(text, maxText)
+	if d.DuplicateOf, err = s.urlOf(ctx, p.DuplicateOf); err != nil {
+		return nil, err
+	}
+	if d.NearDuplicateOf, err = s.urlOf(ctx, p.NearDuplicateOf); err != nil {
+		return nil, err
+	}
+
+	links, err := s.backend.Links(ctx, p.ID)
+	if err != nil {
+		return nil, fmt.Errorf("api: outlinks of %s: %w", p.URL, err)
+	}
+	slices.SortStableFunc(links, func(a, b crawl.Link) int { return strings.Compare(a.Target, b.Target) })
+	d.OutlinksTotal = len(links)
+	d.Outlinks = make([]outlink, 0, min(len(links), maxOutlinks))
+	for _, l := range links[:min(len(links), maxOutlinks)] {
+		d.Outlinks = append(d.Outlinks, outlink{URL: l.Target, Anchor: l.Anchor, NoFollow: l.NoFollow})
+	}
+	in, err := s.backend.Inlinks(ctx, p.ID, maxInlinks+1)
+	if err != nil {
+		return nil, fmt.Errorf("api: inlinks of %s: %w", p.URL, err)
+	}
+	if len(in) > maxInlinks {
+		in, d.InlinksTruncated = in[:maxInlinks], true
+	}
+	if in == nil {
+		in = []crawl.Inlink{}
+	}
+	d.Inlinks = in
+	return d, nil
+}
+
+// urlOf is the URL of a recorded page, "" for ID 0 or a page no longer
+// recorded.
+func (s *Server) urlOf(ctx context.Context, id crawl.ID) (string, error) {
+	if id == 0 {
+		return "", nil
+	}
+	p, err := s.backend.Page(ctx, id)
+	if errors.Is(err, crawl.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("api: page %d: %w", id, err)
+	}
+	return p.URL, nil
+}
+
+// truncateText cuts s to at most n bytes, at a space when one is near,
+// never inside a UTF-8 sequence.
+func truncateText(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if i := strings.LastIndexAny(s[:cut], " \n"); i > 0 && i > n-200 {
+		cut = i
+	}
+	return s[:cut], true
+}
+
+func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) error {
+	u, err := documentURL(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	d, err := s.loadDocument(r.Context(), u)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
+	rep, err := s.backend.Report(r.Context())
+	if err != nil {
+		return fmt.Errorf("api: report: %w", err)
+	}
+	s.writeJSON(w, http.StatusOK, rep)
+	return nil
+}
+
+// handleHealth checks that the backend answers a cheap lookup (a page by
+// ID: found or not found are both answers).
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+	defer cancel()
+	if _, err := s.backend.Page(ctx, 0); err != nil && !errors.Is(err, crawl.ErrNotFound) {
+		if r.Context().Err() != nil {
+			return err
+		}
+		s.log.Warn("api: health check failed", "err", err)
+		s.writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return nil
+	}
+	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
+	s.metrics.ServeHTTP(w, r)
+	return nil
+}

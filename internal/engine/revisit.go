@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"net/url"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/schedule"
+)
+
+// revisit decides a fetched page's schedule: its next check, whether it
+// changed, and whether it still exists.
+func (e *Engine) revisit(r *crawl.Result) {
+	p, u := r.Page, r.URL
+	if p == nil || r.Outcome != crawl.OutcomeDone {
+		return
+	}
+	now := e.cfg.Now()
+	pol := e.cfg.Schedule
+	rv := &crawl.Revisit{Run: e.cfg.Run}
+	prev := u.Prev
+	if prev == nil {
+		e.stats.newPages.Add(1)
+		typ := ""
+		if p.Meta != nil {
+			typ = p.Meta.Type
+		}
+		path := "/"
+		if pu, err := url.Parse(u.URL); err == nil {
+			path = pu.Path
+		}
+		rv.Interval = pol.Initial(schedule.Page{Type: typ, Depth: u.Depth, Path: path, ChangeFreq: u.ChangeFreq, LastMod: u.LastMod})
+		rv.Changed = true
+		rv.NextCheck = now.Add(rv.Interval)
+		r.Revisit = rv
+		return
+	}
+	e.stats.revisits.Add(1)
+	switch {
+	case p.Status == 304:
+		rv.NotModified = true
+		rv.Interval = pol.Next(prev.Interval, false)
+		e.stats.notModified.Add(1)
+		e.stats.bytesSaved.Add(prev.Bytes)
+	case p.Status == 404 || p.Status == 410:
+		var g schedule.Gone
+		rv.Misses, g = pol.Missing(p.Status, prev.Misses)
+		rv.Gone = crawl.Gone(g)
+		rv.Interval = pol.Next(prev.Interval, false)
+		if rv.Gone != crawl.Active {
+			e.stats.removed.Add(1)
+		}
+	case p.Status >= 200 && p.Status <= 299:
+		rv.Changed = !bytes.Equal(p.ContentHash, prev.ContentHash) || len(p.ContentHash) == 0 && p.Bytes != prev.Bytes
+		rv.Interval = pol.Next(prev.Interval, rv.Changed)
+		if rv.Changed {
+			e.stats.changed.Add(1)
+		} else {
+			e.stats.unchanged.Add(1)
+		}
+	default:
+		// Not a page (a redirect, a server error): the recorded page stays
+		// as it is and is checked again later.
+		rv.NotModified = true
+		rv.Interval = pol.Next(prev.Interval, false)
+	}
+	rv.NextCheck = now.Add(rv.Interval)
+	r.Revisit = rv
+}
+
+// conditional is the validators to send when revisiting a page.
+func conditional(u crawl.ClaimedURL) (etag, lastModified string) {
+	if u.Prev == nil {
+		return "", ""
+	}
+	return u.Prev.ETag, u.Prev.LastModified
+}
+
+// RunStats are this run's recrawl figures.
+func (e *Engine) RunStats() crawl.RunStats {
+	s := &e.stats
+	return crawl.RunStats{
+		Run:         e.cfg.Run,
+		Started:     s.start,
+		Finished:    e.cfg.Now(),
+		Revisits:    s.revisits.Load(),
+		NotModified: s.notModified.Load(),
+		Unchanged:   s.unchanged.Load(),
+		Changed:     s.changed.Load(),
+		Removed:     s.removed.Load(),
+		New:         s.newPages.Load(),
+		Bytes:       s.bytes.Load(),
+		BytesSaved:  s.bytesSaved.Load(),
+	}
+}
+
+// queueDue returns the pages due for a revisit (or all) to the queue.
+func (e *Engine) queueDue(ctx context.Context, all bool) (int, error) {
+	total := 0
+	for {
+		var n int
+		_, err := e.storeRetry(ctx, "queue due pages", func() error {
+			var err error
+			n, err = e.store.ScheduleDue(ctx, e.cfg.Now(), all, 10000)
+			return err
+		})
+		if err != nil {
+			return total, err
+		}
+		total += n
+		if n < 10000 {
+			if n > 0 {
+				e.fr.Admitted(nil)
+			}
+			return total, nil
+		}
+	}
+}
+
+// revisitLoop queues pages as they come due during a long crawl.
+func (e *Engine) revisitLoop(ctx context.Context) {
+	t := time.NewTicker(e.cfg.RevisitEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := e.queueDue(ctx, false); err != nil {
+				e.cfg.Log.Warn("queue due pages", "err", err)
+			} else if n > 0 {
+				e.cfg.Log.Info("pages due for a revisit queued", "pages", n)
+				e.notify()
+			}
+		}
+	}
+}

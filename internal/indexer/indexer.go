@@ -1,0 +1,217 @@
+// Package indexer drains a store's outbox into an external search index:
+// the store records "to index" in the same transaction as the page, and
+// the indexer delivers those operations in bulk, retrying with back-off,
+// removing an operation only once the index has it. The index keys
+// documents by content hash, so delivering an operation twice (after a
+// crash between delivery and removal) leaves one document: nothing is lost
+// and nothing is indexed twice.
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/index/opensearch"
+)
+
+// Outbox is the store's side: crawl.Store implements it.
+type Outbox interface {
+	OutboxNext(ctx context.Context, limit int, lease time.Duration, now time.Time) ([]crawl.OutboxItem, error)
+	OutboxDone(ctx context.Context, ids []int64) error
+}
+
+// Index is the external index: *opensearch.Client implements it.
+type Index interface {
+	Bulk(ctx context.Context, upserts []opensearch.Document, deletes []string) (failed map[string]string, err error)
+}
+
+// Config configures an Indexer.
+type Config struct {
+	Batch      int           // operations per bulk request (default 500)
+	Lease      time.Duration // how long a batch is reserved (default 2m)
+	Idle       time.Duration // wait when the outbox is empty (default 1s)
+	MaxBackoff time.Duration // cap on the retry back-off (default 1m)
+	Log        *slog.Logger
+	Now        func() time.Time
+}
+
+// Indexer delivers outbox operations to an index.
+type Indexer struct {
+	out Outbox
+	idx Index
+	cfg Config
+}
+
+// New returns an Indexer.
+func New(out Outbox, idx Index, cfg Config) *Indexer {
+	if cfg.Batch <= 0 {
+		cfg.Batch = 500
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 2 * time.Minute
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = time.Second
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = time.Minute
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Indexer{out: out, idx: idx, cfg: cfg}
+}
+
+// Stats are what a drain did.
+type Stats struct {
+	Indexed, Deleted, Failed, Retries int
+}
+
+// Once delivers one batch. It returns how many operations the outbox
+// handed out (0: it is empty) and an error when the index could not take
+// them (they stay in the outbox and come back after the lease).
+func (x *Indexer) Once(ctx context.Context, st *Stats) (int, error) {
+	items, err := x.out.OutboxNext(ctx, x.cfg.Batch, x.cfg.Lease, x.cfg.Now())
+	if err != nil {
+		return 0, fmt.Errorf("indexer: %w", err)
+	}
+	if len(items) == 0 {
+		return 0, nil
+	}
+	return len(items), x.deliver(ctx, items, st)
+}
+
+// deliver sends a batch in one bulk request and removes from the outbox
+// what the index took.
+func (x *Indexer) deliver(ctx context.Context, items []crawl.OutboxItem, st *Stats) error {
+	// The last operation on a key wins within a batch.
+	var upserts []opensearch.Document
+	var deletes []string
+	last := map[string]int{}
+	for i, it := range items {
+		last[it.Key] = i
+	}
+	for i, it := range items {
+		if last[it.Key] != i {
+			continue
+		}
+		switch it.Op {
+		case "upsert":
+			upserts = append(upserts, document(it))
+		case "delete":
+			deletes = append(deletes, it.Key)
+		}
+	}
+	failed, err := x.idx.Bulk(ctx, upserts, deletes)
+	if err != nil {
+		return fmt.Errorf("indexer: bulk of %d operations: %w", len(items), err)
+	}
+	var done []int64
+	for _, it := range items {
+		if reason, bad := failed[it.Key]; bad {
+			st.Failed++
+			x.cfg.Log.Warn("index operation refused; it stays queued", "key", it.Key, "op", it.Op, "reason", reason)
+			continue
+		}
+		done = append(done, it.ID)
+		if it.Op == "upsert" {
+			st.Indexed++
+		} else {
+			st.Deleted++
+		}
+	}
+	if err := x.out.OutboxDone(ctx, done); err != nil {
+		return fmt.Errorf("indexer: %w", err)
+	}
+	return nil
+}
+
+// Drain delivers until the outbox is empty (or, with follow, until ctx
+// ends). While the index is unavailable it retries the same batch with
+// back-off; the outbox keeps everything else.
+func (x *Indexer) Drain(ctx context.Context, follow bool) (Stats, error) {
+	var st Stats
+	for {
+		items, err := x.out.OutboxNext(ctx, x.cfg.Batch, x.cfg.Lease, x.cfg.Now())
+		if err != nil {
+			if ctx.Err() != nil {
+				return st, ctx.Err()
+			}
+			x.cfg.Log.Warn("read the outbox", "err", err)
+			if !sleep(ctx, x.cfg.Idle) {
+				return st, ctx.Err()
+			}
+			continue
+		}
+		if len(items) == 0 {
+			if !follow {
+				return st, nil
+			}
+			if !sleep(ctx, x.cfg.Idle) {
+				return st, nil
+			}
+			continue
+		}
+		backoff := min(time.Second, x.cfg.MaxBackoff)
+		for {
+			err := x.deliver(ctx, items, &st)
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				return st, ctx.Err()
+			}
+			st.Retries++
+			if st.Retries == 1 || st.Retries%10 == 0 {
+				x.cfg.Log.Warn("index unavailable; the outbox keeps the backlog", "err", err, "retry_in", backoff)
+			}
+			if !sleep(ctx, backoff) {
+				return st, ctx.Err()
+			}
+			backoff = min(backoff*2, x.cfg.MaxBackoff)
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// document turns an outbox upsert into an index document.
+func document(it crawl.OutboxItem) opensearch.Document {
+	p := it.Page
+	d := opensearch.Document{ID: it.Key, URL: p.URL, Title: p.Title, Text: p.MainText, Host: it.Host, Lang: p.Lang,
+		FetchedAt: p.FetchedAt, PageRank: it.PageRank}
+	if d.Text == "" {
+		d.Text = p.Text
+	}
+	if it.Anchors != "" {
+		d.Anchors = []string{it.Anchors}
+	}
+	if m := p.Meta; m != nil {
+		d.Type, d.DOI, d.Authors, d.Year = m.Type, m.DOI, m.Authors, m.Year
+		if d.Title == "" {
+			d.Title = m.Title
+		}
+	}
+	return d
+}
+
+// ErrUnavailable re-exports the index's "try later" error.
+var ErrUnavailable = opensearch.ErrUnavailable
+
+var _ = errors.Is

@@ -1,0 +1,372 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"iter"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/query"
+)
+
+// The embedded full-text index is the search column of pages: a tsvector
+// of the 'simple' configuration (pages are in many languages: words are
+// lowercased, as the database's LC_CTYPE says, which must be a UTF-8
+// locale for the query package's lowercased words to match beyond ASCII,
+// and never stemmed nor dropped as stop words) holding the title
+// (weight A), the main text, or the visible text when there is none (C),
+// and the anchor texts of links to the page (B), in this order, so that
+// ts_filter(search, '{a,c}') is the title and text alone. It is NULL for
+// pages that are not indexable (crawl.Indexable).
+//
+// The lengths indexed keep a tsvector under PostgreSQL's limit of 1 MB of
+// lexemes and positions, which an error would make a commit fail on: the
+// densest text found (hyphenated words of one 4-byte character) takes 6.5
+// bytes per character, so 112,000 characters take at most 730 kB. A page's
+// first 100,000 characters hold about 16,000 words, the last position a
+// tsvector tells apart.
+const (
+	maxTitle       = 10_000  // characters of the title indexed
+	maxBody        = 100_000 // characters of the text indexed
+	maxAnchors     = 2_000   // characters of inbound anchor text indexed
+	maxAnchorLinks = 200     // inbound links read for their anchor texts
+)
+
+// Weights of ts_rank_cd for labels D, C, B, A: a word in the title counts
+// most, then in the anchor texts of links to the page, then in its text, as
+// in the SQLite store.
+const rankWeights = `'{0.1, 0.1, 0.4, 1.0}'`
+
+// titleOf and bodyOf are the indexed title and text of a row r with the
+// columns of pages.
+func titleOf(r string) string {
+	return fmt.Sprintf(`left(CASE WHEN %[1]s.title <> '' THEN %[1]s.title ELSE coalesce(%[1]s.metadata::jsonb->>'title', '') END, %[2]d)`,
+		r, maxTitle)
+}
+
+func bodyOf(r string) string {
+	return fmt.Sprintf(`left(CASE WHEN %[1]s.main_text <> '' THEN %[1]s.main_text ELSE %[1]s.text END, %[2]d)`, r, maxBody)
+}
+
+// docVector is the title and text part of the search column of row r.
+func docVector(r string) string {
+	return `setweight(to_tsvector('simple', ` + titleOf(r) + `), 'A') || setweight(to_tsvector('simple', ` + bodyOf(r) + `), 'C')`
+}
+
+// anchorsOf is the inbound anchor text indexed for the page whose ID is
+// the expression id: the distinct anchors of up to maxAnchorLinks links to
+// it, sorted (so that the same links give the same text), cut to
+// maxAnchors characters.
+func anchorsOf(id string) string {
+	return fmt.Sprintf(`coalesce((SELECT left(string_agg(d.anchor, ' ' ORDER BY d.anchor), %d) FROM (SELECT DISTINCT l.anchor FROM
+		(SELECT anchor FROM links WHERE target_id = %s AND anchor <> '' LIMIT %d) l) d), '')`, maxAnchors, id, maxAnchorLinks)
+}
+
+// hostKey is the host key of a normalized URL: scheme://authority.
+func hostKey(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return ""
+	}
+	if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
+		return u[:i+3+j]
+	}
+	return u
+}
+
+// Snippet markers: ts_headline wraps the matching words in them. They are
+// removed from the text first, so the only ones in a headline are its own.
+const (
+	markStart = "\x01"
+	markStop  = "\x02"
+)
+
+// headlineOptions make snippets of about 24 words, like the SQLite store's.
+const headlineOptions = "StartSel=" + markStart + ", StopSel=" + markStop + ", MaxWords=24, MinWords=12"
+
+// Search answers a search from the embedded index: the matching pages by
+// ts_rank_cd (times 1 + PageRankWeight·ln(1 + rank)), then ID, with the
+// total and facets of all matches. Any query text is valid: what holds no
+// word gives an empty result. The hits and the facets are two statements
+// sent in one round trip.
+func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
+	start := time.Now()
+	res := crawl.SearchResult{Facets: crawl.Facets{Host: map[string]int{}, Type: map[string]int{}, Year: map[int]int{}}}
+	q := query.Parse(r.Query)
+	if q.IsEmpty() {
+		res.Took = time.Since(start)
+		return res, nil
+	}
+	// A query PostgreSQL's parser reduces to exclusions alone (its
+	// positive words have no lexeme for it) has the query tree 'T', which
+	// matches nothing here, as an empty query does.
+	args := []any{q.TSQuery()}
+	where := []string{`p.search @@ q.q`, `querytree(q.q) <> 'T'`}
+	filter := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, fmt.Sprintf(cond, len(args)))
+	}
+	if r.Host != "" {
+		filter(`p.host = $%d`, clean(r.Host))
+	}
+	if r.Type != "" {
+		filter(`p.doc_type = $%d`, clean(r.Type))
+	}
+	if r.Lang != "" {
+		filter(`p.lang = $%d`, clean(r.Lang))
+	}
+	if r.YearFrom != 0 {
+		filter(`p.year >= $%d::bigint`, int64(r.YearFrom))
+	}
+	if r.YearTo != 0 {
+		filter(`p.year <= $%d::bigint`, int64(r.YearTo))
+	}
+	matches := `WITH q AS MATERIALIZED (SELECT to_tsquery('simple', $1) AS q)`
+	cond := strings.Join(where, " AND ")
+	limit := int64(r.Limit)
+	if limit <= 0 {
+		limit = 10
+	}
+	weight := r.PageRankWeight
+	if math.IsNaN(weight) || math.IsInf(weight, 0) {
+		weight = 0
+	}
+	hitArgs := slices.Clip(args)
+	param := func(v any) string {
+		hitArgs = append(hitArgs, v)
+		return fmt.Sprintf("$%d", len(hitArgs))
+	}
+	marks, options := param(markStart+markStop), param(headlineOptions)
+	// Ranks are divided by 1 + the log of the document's length
+	// (normalization 1). Snippets are ts_headline's best passage of the
+	// indexed text or title, in which it replaces what looks like an HTML
+	// tag by a space.
+	hitsSQL := matches + `,
+		top AS (SELECT p.url_id, ts_rank_cd(` + rankWeights + `, p.search, q.q, 1)
+				* (1 + ` + param(weight) + `::float8 * ln(1 + greatest(p.pagerank, 0))) AS score
+			FROM pages p, q WHERE ` + cond + `
+			ORDER BY score DESC, p.url_id LIMIT ` + param(limit) + ` OFFSET ` + param(max(int64(r.Offset), 0)) + `)
+		SELECT p.url_id, p.url, p.title, coalesce(p.metadata->>'title', ''),
+			ts_headline('simple', translate(` + bodyOf("p") + `, ` + marks + `, '  '), q.q, ` + options + `),
+			ts_headline('simple', translate(` + titleOf("p") + `, ` + marks + `, '  '), q.q, ` + options + `),
+			top.score, p.host, p.doc_type, p.doi, p.metadata->'authors', p.year, p.lang, p.fetched_at
+		FROM top JOIN pages p ON p.url_id = top.url_id CROSS JOIN q
+		ORDER BY top.score DESC, top.url_id`
+	// Total and facets: counts of the top 20 hosts, types and years (the
+	// unknown type and year left out) and of all matches.
+	facetsSQL := matches + `,
+		m AS MATERIALIZED (SELECT p.host, p.doc_type, p.year FROM pages p, q WHERE ` + cond + `)
+		(SELECT 0, host, 0, count(*) FROM m GROUP BY host ORDER BY 4 DESC, 2 LIMIT 20)
+		UNION ALL (SELECT 1, doc_type, 0, count(*) FROM m WHERE doc_type <> '' GROUP BY doc_type ORDER BY 4 DESC, 2 LIMIT 20)
+		UNION ALL (SELECT 2, '', year, count(*) FROM m WHERE year <> 0 GROUP BY year ORDER BY 4 DESC, 3 LIMIT 20)
+		UNION ALL SELECT 3, '', 0, count(*) FROM m`
+
+	b := &pgx.Batch{}
+	b.Queue(hitsSQL, hitArgs...).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var h crawl.SearchHit
+			var metaTitle, snippet, titleSnippet string
+			var authors []byte
+			var year int32
+			var fetched int64
+			if err := rows.Scan(&h.ID, &h.URL, &h.Title, &metaTitle, &snippet, &titleSnippet, &h.Score, &h.Host, &h.Type,
+				&h.DOI, &authors, &year, &h.Lang, &fetched); err != nil {
+				return err
+			}
+			if h.Title == "" {
+				h.Title = metaTitle
+			}
+			// The text's best passage, or the title when only the title
+			// matches.
+			if !strings.Contains(snippet, markStart) && strings.Contains(titleSnippet, markStart) || strings.TrimSpace(snippet) == "" {
+				snippet = titleSnippet
+			}
+			h.Snippet = markSnippet(snippet)
+			if authors != nil {
+				// Metadata written by this store: a list of strings.
+				_ = json.Unmarshal(authors, &h.Authors)
+			}
+			h.Year, h.FetchedAt = int(year), fromMS(fetched)
+			res.Hits = append(res.Hits, h)
+		}
+		return rows.Err()
+	})
+	b.Queue(facetsSQL, args...).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var kind, year int32
+			var key string
+			var count int64
+			if err := rows.Scan(&kind, &key, &year, &count); err != nil {
+				return err
+			}
+			switch kind {
+			case 0:
+				res.Facets.Host[key] = int(count)
+			case 1:
+				res.Facets.Type[key] = int(count)
+			case 2:
+				res.Facets.Year[int(year)] = int(count)
+			case 3:
+				res.Total = int(count)
+			}
+		}
+		return rows.Err()
+	})
+	if err := db.pool.SendBatch(ctx, b).Close(); err != nil {
+		return crawl.SearchResult{}, fmt.Errorf("postgres: search: %w", err)
+	}
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// markSnippet escapes a headline, joins its whitespace and turns its
+// markers into <mark> elements.
+func markSnippet(s string) string {
+	s = html.EscapeString(strings.Join(strings.Fields(s), " "))
+	s = strings.ReplaceAll(s, markStart, "<mark>")
+	return strings.ReplaceAll(s, markStop, "</mark>")
+}
+
+// Inlinks returns up to limit (100 when not positive) links to a page, by
+// source URL.
+func (db *DB) Inlinks(ctx context.Context, target crawl.ID, limit int) ([]crawl.Inlink, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := db.pool.Query(ctx, `SELECT l.source_id, u.url, l.anchor, l.nofollow FROM links l
+		JOIN urls u ON u.id = l.source_id WHERE l.target_id = $1 ORDER BY u.url COLLATE "C", l.source_id LIMIT $2`, int64(target), int64(limit))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: inlinks of %d: %w", target, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (crawl.Inlink, error) {
+		var l crawl.Inlink
+		err := row.Scan(&l.Source, &l.URL, &l.Anchor, &l.NoFollow)
+		return l, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: inlinks of %d: %w", target, err)
+	}
+	return out, nil
+}
+
+// linkGraphBatch is the number of links LinkGraph reads per query.
+const linkGraphBatch = 20_000
+
+// LinkGraph streams the links whose target has a page row, by source and
+// target, a batch per query (keyset pagination), so that no transaction
+// or connection is held while the caller works.
+func (db *DB) LinkGraph(ctx context.Context) iter.Seq2[[2]crawl.ID, error] {
+	return func(yield func([2]crawl.ID, error) bool) {
+		lastS, lastT := int64(math.MinInt64), int64(math.MinInt64)
+		op := ">="
+		for {
+			rows, err := db.pool.Query(ctx, `SELECT l.source_id, l.target_id FROM links l
+				WHERE (l.source_id, l.target_id) `+op+` ($1, $2) AND EXISTS (SELECT 1 FROM pages p WHERE p.url_id = l.target_id)
+				ORDER BY l.source_id, l.target_id LIMIT $3`, lastS, lastT, linkGraphBatch)
+			if err != nil {
+				yield([2]crawl.ID{}, fmt.Errorf("postgres: link graph: %w", err))
+				return
+			}
+			got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) ([2]crawl.ID, error) {
+				var e [2]crawl.ID
+				err := row.Scan(&e[0], &e[1])
+				return e, err
+			})
+			if err != nil {
+				yield([2]crawl.ID{}, fmt.Errorf("postgres: link graph: %w", err))
+				return
+			}
+			for _, e := range got {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			if len(got) < linkGraphBatch {
+				return
+			}
+			lastS, lastT, op = int64(got[len(got)-1][0]), int64(got[len(got)-1][1]), ">"
+		}
+	}
+}
+
+// setRanksBatch is the number of pages SetRanks updates per transaction.
+const setRanksBatch = 1_000
+
+// SetRanks records ranks (a rank that is not a finite non-negative number
+// is recorded as 0) and refreshes the indexed anchor text of every indexed
+// page. It goes through the pages in URL ID order, a batch per
+// transaction of two round trips: lock the batch's page rows in that order
+// (as commits lock theirs), then rewrite those whose rank or anchors
+// changed, each once, and, with an outbox, queue an upsert of the
+// external documents of those (ranks and anchors are fields of theirs). Commits therefore wait for one batch at most, but
+// SetRanks is not atomic: after an error, some pages have their new rank
+// and anchors, and calling it again completes the work.
+func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
+	after, op := int64(math.MinInt64), ">="
+	for {
+		var ids []int64
+		err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
+			ids = ids[:0]
+			b := t.batch()
+			b.Queue(`SELECT url_id FROM pages WHERE url_id `+op+` $1 ORDER BY url_id LIMIT $2 FOR NO KEY UPDATE`,
+				after, setRanksBatch).Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					var id int64
+					if err := rows.Scan(&id); err != nil {
+						return err
+					}
+					ids = append(ids, id)
+				}
+				return nil
+			})
+			if err := t.send(ctx, b); err != nil {
+				return err
+			}
+			var rankIDs []int64
+			var vals []float64
+			for _, id := range ids {
+				v, ok := ranks[crawl.ID(id)]
+				if !ok {
+					continue
+				}
+				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+					v = 0
+				}
+				rankIDs, vals = append(rankIDs, id), append(vals, v)
+			}
+			b = t.batch()
+			if len(ids) > 0 {
+				b.Queue(`WITH a AS (SELECT p.url_id, v.rank,
+						CASE WHEN p.search IS NULL THEN '' ELSE `+anchorsOf("p.url_id")+` END AS anchors
+					FROM pages p LEFT JOIN unnest($2::bigint[], $3::float8[]) AS v(id, rank) ON v.id = p.url_id
+					WHERE p.url_id = ANY($1))
+					, u AS (UPDATE pages p SET pagerank = coalesce(a.rank, p.pagerank), anchors = a.anchors,
+						search = CASE WHEN p.anchors = a.anchors THEN p.search
+							ELSE ts_filter(p.search, '{a,c}') || setweight(to_tsvector('simple', a.anchors), 'B') END
+					FROM a WHERE p.url_id = a.url_id AND (p.anchors <> a.anchors OR p.pagerank <> coalesce(a.rank, p.pagerank))
+					RETURNING p.url_id, p.indexed_key)
+					INSERT INTO outbox (url_id, op, doc_key)
+						SELECT url_id, 'upsert', indexed_key FROM u WHERE $4 AND indexed_key <> '' ORDER BY url_id`,
+					ids, rankIDs, vals, db.outbox)
+			}
+			return t.commit(ctx, b)
+		})
+		if err != nil {
+			return fmt.Errorf("postgres: set ranks: %w", err)
+		}
+		// The batches end on an empty one: a batch is short when a page
+		// went away while it waited for its lock.
+		if len(ids) == 0 {
+			return nil
+		}
+		after, op = ids[len(ids)-1], ">"
+	}
+}

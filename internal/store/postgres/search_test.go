@@ -1,0 +1,455 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/query"
+	"github.com/acrawler/acrawler/internal/store/postgres"
+	"github.com/acrawler/acrawler/internal/store/storetest"
+)
+
+// indexPages records pages (200 text/html answers unless set, their URL as
+// content hash) on fresh URLs in one commit, with links per source URL,
+// and releases their hosts.
+func indexPages(t testing.TB, s crawl.Store, links map[string][]crawl.Link, pages ...*crawl.Page) {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	var urls []crawl.NewURL
+	for _, p := range pages {
+		urls = append(urls, storetest.U(p.URL, 0, 0))
+	}
+	if _, err := s.AddURLs(ctx, urls, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := s.ClaimHosts(ctx, "index", 1000, time.Hour, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed := map[string]crawl.ClaimedURL{}
+	var rel []crawl.HostRelease
+	for _, h := range hs {
+		rel = append(rel, crawl.HostRelease{ID: h.ID})
+		cs, _, err := s.ClaimURLs(ctx, "index", h.ID, len(pages), crawl.Limits{}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			claimed[c.URL] = c
+		}
+	}
+	var rs []crawl.Result
+	for _, p := range pages {
+		c, ok := claimed[p.URL]
+		if !ok {
+			t.Fatalf("%s was not claimed", p.URL)
+		}
+		if p.Status == 0 {
+			p.Status = 200
+		}
+		if p.ContentType == "" {
+			p.ContentType = "text/html"
+		}
+		if p.FetchedAt.IsZero() {
+			p.FetchedAt = now
+		}
+		if p.ContentHash == nil {
+			p.ContentHash = []byte(p.URL)
+		}
+		rs = append(rs, crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: p, Links: links[p.URL]})
+	}
+	if _, err := s.Commit(ctx, rs, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReleaseHosts(ctx, "index", rel); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func search(t testing.TB, s crawl.Store, r crawl.SearchRequest) crawl.SearchResult {
+	t.Helper()
+	res, err := s.Search(context.Background(), r)
+	if err != nil {
+		t.Fatalf("Search(%+v): %v", r, err)
+	}
+	return res
+}
+
+func urlsOf(res crawl.SearchResult) []string {
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, h.URL)
+	}
+	return out
+}
+
+// TestSearchSnippets: snippets are escaped text with the matching words,
+// and only they, in <mark>, taken from the title when only the title
+// matches.
+func TestSearchSnippets(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	indexPages(t, db, nil,
+		&crawl.Page{URL: "http://a.test/text", Title: "Plain title",
+			Text: "Intro <b>bold</b> & \x01 more words, then focused crawling\x02 appears here."},
+		&crawl.Page{URL: "http://a.test/title", Title: `Focused crawling & "friends" <3`, Text: "Nothing relevant here at all."},
+		&crawl.Page{URL: "http://a.test/main", Title: "Main", Text: "Menu focused crawling footer",
+			MainText: "The main text mentions only a focused crawler."})
+	res := search(t, db, crawl.SearchRequest{Query: "focused crawling"})
+	want := map[string]string{
+		// ts_headline replaces what looks like an HTML tag by a space.
+		"http://a.test/text":  "Intro bold &amp; more words, then <mark>focused</mark> <mark>crawling</mark> appears here.",
+		"http://a.test/title": "<mark>Focused</mark> <mark>crawling</mark> &amp; &#34;friends&#34; &lt;3",
+	}
+	if len(res.Hits) != len(want) || res.Total != len(want) {
+		t.Fatalf("Search(focused crawling) = %v (total %d), want %d hits: the main text, not the visible text, is indexed",
+			urlsOf(res), res.Total, len(want))
+	}
+	for _, h := range res.Hits {
+		if h.Snippet != want[h.URL] {
+			t.Errorf("snippet of %s = %q, want %q", h.URL, h.Snippet, want[h.URL])
+		}
+	}
+}
+
+// TestSearchIndexesLongPages: the longest titles and texts, of the words
+// that take the most room in a tsvector, are recorded, their beginnings
+// indexed.
+func TestSearchIndexesLongPages(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	ctx := context.Background()
+	// Hyphenated words of 300 parts of one 4-byte character: each part is
+	// a lexeme of its own, and so is the whole word.
+	dense := func(chars int) string {
+		var b strings.Builder
+		for i := 0; b.Len() < 4*chars; i++ {
+			if i > 0 {
+				if i%300 == 0 {
+					b.WriteByte(' ')
+				} else {
+					b.WriteByte('-')
+				}
+			}
+			b.WriteRune(rune(0x20000 + i))
+		}
+		return b.String()
+	}
+	body := "needle " + dense(150_000) + " beyond"
+	anchor := dense(5_000)
+	links := map[string][]crawl.Link{}
+	var pages []*crawl.Page
+	for i := range 3 {
+		u := fmt.Sprintf("http://a.test/hub%d", i)
+		links[u] = []crawl.Link{{TargetID: crawl.HashID("http://a.test/long"), Target: "http://a.test/long", Anchor: anchor + fmt.Sprint(i)}}
+		pages = append(pages, &crawl.Page{URL: u, Title: "hub", Text: "hub"})
+	}
+	indexPages(t, db, links, pages...)
+	indexPages(t, db, nil, &crawl.Page{URL: "http://a.test/long", Title: dense(20_000), Text: body, MainText: body})
+	if err := db.SetRanks(ctx, nil); err != nil {
+		t.Fatalf("SetRanks: %v", err)
+	}
+	var size int
+	if err := queryRow(t, dsn, schema, `SELECT pg_column_size(search) FROM pages WHERE url_id = $1`,
+		[]any{int64(crawl.HashID("http://a.test/long"))}, &size); err != nil || size < 700_000 {
+		t.Errorf("the long page's tsvector takes %d bytes (%v), want over 700,000: the test text is not dense enough", size, err)
+	}
+	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "needle"})); len(got) != 1 {
+		t.Errorf("Search(needle) = %v, want the long page", got)
+	}
+	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "beyond"})); len(got) != 0 {
+		t.Errorf("Search(beyond) = %v, want nothing: words after the first 100,000 characters are not indexed", got)
+	}
+}
+
+// TestSearchWordsPostgreSQLDrops: a query whose words PostgreSQL's parser
+// finds no lexeme in matches nothing, even beside exclusions (which alone
+// would match almost everything).
+func TestSearchWordsPostgreSQLDrops(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	indexPages(t, db, nil, &crawl.Page{URL: "http://a.test/1", Title: "one", Text: "crawling"},
+		&crawl.Page{URL: "http://a.test/2", Title: "two", Text: "other"})
+	for _, q := range []string{"²", "² -crawling", "\ue000 -crawling", "²*"} {
+		if res := search(t, db, crawl.SearchRequest{Query: q}); res.Total != 0 || len(res.Hits) != 0 {
+			t.Errorf("Search(%q) = %v (total %d), want nothing", q, urlsOf(res), res.Total)
+		}
+	}
+	if res := search(t, db, crawl.SearchRequest{Query: "two -crawling"}); res.Total != 1 {
+		t.Errorf("Search(two -crawling) = %v (total %d), want page 2", urlsOf(res), res.Total)
+	}
+}
+
+// TestSearchFiltersOutOfRange: filters no page can match give no result,
+// never an error.
+func TestSearchFiltersOutOfRange(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	indexPages(t, db, nil, &crawl.Page{URL: "http://a.test/1", Title: "one", Text: "crawling",
+		Meta: &crawl.Metadata{Year: 2020, Type: "article"}})
+	for _, r := range []crawl.SearchRequest{
+		{Query: "crawling", YearFrom: math.MaxInt, YearTo: math.MinInt},
+		{Query: "crawling", YearFrom: math.MinInt},
+		{Query: "crawling", Host: "\x00\xff", Type: "\x00", Lang: "\xff"},
+		{Query: "crawling", Offset: -5, Limit: math.MaxInt, PageRankWeight: math.NaN()},
+		{Query: "crawling", Offset: math.MaxInt},
+	} {
+		if _, err := db.Search(context.Background(), r); err != nil {
+			t.Errorf("Search(%+v): %v", r, err)
+		}
+	}
+	if res := search(t, db, crawl.SearchRequest{Query: "crawling", YearFrom: math.MinInt, Offset: -5,
+		PageRankWeight: math.Inf(1)}); res.Total != 1 || len(res.Hits) != 1 || math.IsNaN(res.Hits[0].Score) {
+		t.Errorf("Search with a negative offset and an infinite rank weight = %+v, want the page", res)
+	}
+}
+
+// xmin returns the transaction that wrote the current version of a page
+// row.
+func xmin(t *testing.T, dsn, schema string, u string) string {
+	t.Helper()
+	var x string
+	if err := queryRow(t, dsn, schema, `SELECT xmin::text FROM pages WHERE url_id = $1`, []any{int64(crawl.HashID(u))}, &x); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// TestSetRanksRewritesChanges: a page is indexed with the anchors of the
+// links already recorded to it; SetRanks adds those of later links and
+// rewrites only the pages whose rank or anchors changed.
+func TestSetRanksRewritesChanges(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	ctx := context.Background()
+	x, hub, late := "http://a.test/x", "http://a.test/hub", "http://b.test/late"
+	link := func(anchor string) []crawl.Link {
+		return []crawl.Link{{TargetID: crawl.HashID(x), Target: x, Anchor: anchor}}
+	}
+	indexPages(t, db, map[string][]crawl.Link{hub: link("Decoherence")},
+		&crawl.Page{URL: hub, Title: "Hub", Text: "links"}, &crawl.Page{URL: x, Title: "Report", Text: "results"})
+	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "decoherence"})); len(got) != 1 || got[0] != x {
+		t.Errorf("Search(decoherence) = %v, want x, indexed with the anchors of the links of its batch", got)
+	}
+	xv, hv := xmin(t, dsn, schema, x), xmin(t, dsn, schema, hub)
+	if err := db.SetRanks(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if xmin(t, dsn, schema, x) != xv || xmin(t, dsn, schema, hub) != hv {
+		t.Errorf("SetRanks without changes rewrote pages")
+	}
+	if err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.HashID(x): 2, crawl.HashID(hub): 0}); err != nil {
+		t.Fatal(err)
+	}
+	if xmin(t, dsn, schema, x) == xv || xmin(t, dsn, schema, hub) != hv {
+		t.Errorf("SetRanks rewrote the wrong pages: x (new rank) %v, hub (same rank) %v",
+			xmin(t, dsn, schema, x) != xv, xmin(t, dsn, schema, hub) != hv)
+	}
+	indexPages(t, db, map[string][]crawl.Link{late: link("Quantum")}, &crawl.Page{URL: late, Title: "Late", Text: "more"})
+	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "quantum"})); len(got) != 0 {
+		t.Errorf("Search(quantum) = %v before SetRanks, want nothing", got)
+	}
+	hv = xmin(t, dsn, schema, hub)
+	if err := db.SetRanks(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "quantum decoherence results"})); len(got) != 1 || got[0] != x {
+		t.Errorf("Search(quantum decoherence results) = %v after SetRanks, want x", got)
+	}
+	if xmin(t, dsn, schema, hub) != hv {
+		t.Errorf("SetRanks rewrote the hub, whose anchors and rank did not change")
+	}
+	// Ranks that are no numbers are recorded as 0.
+	err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.HashID(x): math.NaN(), crawl.HashID(hub): math.Inf(1), crawl.HashID(late): -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ranks float64
+	if err := queryRow(t, dsn, schema, `SELECT sum(pagerank) FROM pages`, nil, &ranks); err != nil || ranks != 0 {
+		t.Errorf("ranks after NaN, +Inf and -1 sum to %v (%v), want 0", ranks, err)
+	}
+}
+
+// TestSearchFollowsReparse: a reparsed page is indexed with its new text,
+// and leaves the index when it is no longer indexable.
+func TestSearchFollowsReparse(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	ctx := context.Background()
+	u := "http://a.test/p"
+	indexPages(t, db, nil, &crawl.Page{URL: u, Title: "Alpha", Text: "first version"})
+	if err := db.Reparse(ctx, &crawl.Page{ID: crawl.HashID(u), Title: "Beta", Text: "second version", ContentHash: []byte(u)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for q, n := range map[string]int{"alpha": 0, "first": 0, "beta": 1, "second": 1} {
+		if got := search(t, db, crawl.SearchRequest{Query: q}); got.Total != n {
+			t.Errorf("Search(%s) after Reparse = %v, want %d hits", q, urlsOf(got), n)
+		}
+	}
+	if err := db.Reparse(ctx, &crawl.Page{ID: crawl.HashID(u), Title: "Beta", Text: "second version", NoIndex: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(t, db, crawl.SearchRequest{Query: "beta"}); got.Total != 0 {
+		t.Errorf("Search(beta) after a noindex Reparse = %v, want nothing", urlsOf(got))
+	}
+}
+
+// TestMigrateIndexesRecordedPages: migrating a crawl recorded before the
+// search index indexes its indexable pages with their hosts and anchors.
+func TestMigrateIndexesRecordedPages(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	ctx := context.Background()
+	for _, f := range []string{"0001_init.sql", "0002_crawl_list.sql", "0003_content.sql"} {
+		b, err := os.ReadFile("migrations/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exec(t, dsn, schema, string(b))
+	}
+	exec(t, dsn, schema, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+		INSERT INTO schema_migrations (version) VALUES (1), (2), (3);
+		INSERT INTO pages (url_id, url, status, content_type, title, text, main_text, fetched_at, metadata, noindex, duplicate_of, canonical) VALUES
+			(1, 'http://a.test/article', 200, 'text/html', 'Focused crawling', 'menu', 'main text', 1, NULL, false, 0, ''),
+			(2, 'https://b.test:8443', 200, 'application/pdf', '', 'crawling in a PDF', '', 1, '{"title": "Metadata title"}', false, 0, ''),
+			(3, 'http://a.test/noindex', 200, 'text/html', 'crawling', 'x', '', 1, NULL, true, 0, ''),
+			(4, 'http://a.test/dup', 200, 'text/html', 'crawling', 'x', '', 1, NULL, false, 1, ''),
+			(5, 'http://a.test/alias', 200, 'text/html', 'crawling', 'x', '', 1, NULL, false, 0, 'http://a.test/article'),
+			(6, 'http://a.test/404', 404, 'text/html', 'crawling', 'x', '', 1, NULL, false, 0, ''),
+			(7, 'http://a.test/image', 200, 'image/png', 'crawling', 'x', '', 1, NULL, false, 0, '');
+		INSERT INTO links (source_id, target_id, target, anchor) VALUES (3, 1, 'http://a.test/article', 'Survey');`)
+	if _, _, err := postgres.Migrate(ctx, dsn, postgres.Options{Schema: schema}); err != nil {
+		t.Fatal(err)
+	}
+	db := open(t, dsn, schema)
+	res := search(t, db, crawl.SearchRequest{Query: "crawling"})
+	if got := urlsOf(res); len(got) != 2 || got[0] != "http://a.test/article" || got[1] != "https://b.test:8443" {
+		t.Fatalf("Search(crawling) after migration = %v, want the article (title) then the PDF", got)
+	}
+	if h := res.Hits[1]; h.Host != "https://b.test:8443" || h.Title != "Metadata title" || res.Hits[0].Host != "http://a.test" {
+		t.Errorf("hits after migration = %+v", res.Hits)
+	}
+	for _, q := range []string{"survey", "metadata", "main"} {
+		if res := search(t, db, crawl.SearchRequest{Query: q}); res.Total != 1 {
+			t.Errorf("Search(%s) after migration = %v, want one page", q, urlsOf(res))
+		}
+	}
+	if res := search(t, db, crawl.SearchRequest{Query: "menu"}); res.Total != 0 {
+		t.Errorf("Search(menu) after migration = %v, want nothing: the main text is indexed", urlsOf(res))
+	}
+}
+
+// TestSetRanksWhileCommitting: SetRanks runs beside commits of pages that
+// link to the pages it rewrites, in another process; when both are done,
+// one more SetRanks leaves every page with the anchors of all its links.
+func TestSetRanksWhileCommitting(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	ctx := context.Background()
+	db, other := open(t, dsn, schema), open(t, dsn, schema)
+	const n = 60
+	target := func(i int) string { return fmt.Sprintf("http://t%d.test/%d", i%4, i) }
+	var pages []*crawl.Page
+	for i := range n {
+		pages = append(pages, &crawl.Page{URL: target(i), Title: "target", Text: fmt.Sprint("page ", i)})
+	}
+	indexPages(t, db, nil, pages...)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	wg.Go(func() {
+		for range 4 {
+			if err := other.SetRanks(ctx, map[crawl.ID]float64{crawl.HashID(target(0)): 1}); err != nil {
+				errs <- err
+				return
+			}
+		}
+	})
+	targets := make([]map[string]bool, 8) // per batch
+	for b := range 8 {
+		targets[b] = map[string]bool{}
+		links := map[string][]crawl.Link{}
+		var ps []*crawl.Page
+		for i := range 10 {
+			u := fmt.Sprintf("http://s%d.test/%d", i%3, b*10+i)
+			for j := range 5 {
+				tu := target((b*10 + i + j*7) % n)
+				targets[b][tu] = true
+				links[u] = append(links[u], crawl.Link{TargetID: crawl.HashID(tu), Target: tu, Anchor: fmt.Sprint("anchor", b)})
+			}
+			ps = append(ps, &crawl.Page{URL: u, Title: "source", Text: "links"})
+		}
+		indexPages(t, db, links, ps...)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("SetRanks beside commits: %v", err)
+	}
+	if err := db.SetRanks(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for b := range 8 {
+		res := search(t, db, crawl.SearchRequest{Query: fmt.Sprint("anchor", b), Limit: 100})
+		if res.Total != len(targets[b]) {
+			t.Errorf("Search(anchor%d) = %d pages, want the %d targets of batch %d", b, res.Total, len(targets[b]), b)
+		}
+	}
+}
+
+// FuzzSearch: whatever the query and filters, Search answers without an
+// error, with at most Limit hits, best first, out of its total, whose
+// snippets are escaped text with balanced <mark> elements; a query with no
+// positive word finds nothing.
+func FuzzSearch(f *testing.F) {
+	dsn, schema := freshSchema(f)
+	db, err := postgres.Open(context.Background(), dsn, postgres.Options{Schema: schema, MaxConns: 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer db.Close()
+	indexPages(f, db, nil,
+		&crawl.Page{URL: "http://a.test/1", Title: "Focused crawling <survey>", Text: "A polite crawler & its \x01budget\x02.",
+			Meta: &crawl.Metadata{Type: "article", Year: 2021}},
+		&crawl.Page{URL: "http://a.test/2", Title: "Notes", Text: "Crawling: e-mail, 10.1000/xyz, title:foo, C++ and ÇAĞ İstanbul."},
+		&crawl.Page{URL: "http://b.test/3", Title: "Tez", Text: "Odaklı tarama ² ³ \ue000 yöntemleri"})
+	for _, q := range []string{"crawling", `"polite crawler"`, "crawl* -notes", `"`, "AND (", "*", ":", "'; DROP TABLE pages;--",
+		"\x00\xff", "² -crawling", "e-mail", "c++", "çağ", "i̇stanbul", `\'`, "a:*", "!x", "x <-> y", "&|"} {
+		f.Add(q, "", 0, 10)
+	}
+	f.Add("crawling", "http://a.test", 2020, 1)
+	f.Fuzz(func(t *testing.T, q, host string, year, limit int) {
+		r := crawl.SearchRequest{Query: q, Host: host, YearFrom: year, Limit: limit % 100, PageRankWeight: 1}
+		res, err := db.Search(context.Background(), r)
+		if err != nil {
+			t.Fatalf("Search(%+v): %v", r, err)
+		}
+		want := r.Limit
+		if want <= 0 {
+			want = 10
+		}
+		if len(res.Hits) > want || len(res.Hits) > res.Total || res.Total > 3 {
+			t.Fatalf("Search(%+v) = %d hits of %d, limit %d", r, len(res.Hits), res.Total, want)
+		}
+		if query.Parse(q).IsEmpty() && res.Total != 0 {
+			t.Fatalf("Search(%+v) found %d pages for a query without positive words", r, res.Total)
+		}
+		for i, h := range res.Hits {
+			if i > 0 && h.Score > res.Hits[i-1].Score {
+				t.Fatalf("Search(%+v): hit %d scores %v, above the one before (%v)", r, i, h.Score, res.Hits[i-1].Score)
+			}
+			s := h.Snippet
+			if strings.Count(s, "<mark>") != strings.Count(s, "</mark>") {
+				t.Fatalf("Search(%+v): snippet %q has unbalanced marks", r, s)
+			}
+			if s = strings.NewReplacer("<mark>", "", "</mark>", "").Replace(s); strings.ContainsAny(s, "<>\x01\x02") {
+				t.Fatalf("Search(%+v): snippet %q is not escaped text", r, h.Snippet)
+			}
+		}
+	})
+}

@@ -1,0 +1,122 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/sqlite"
+	"github.com/acrawler/acrawler/internal/store/storetest"
+)
+
+// BenchmarkSearch indexes 100,000 generated documents (a 20,000-word
+// vocabulary with Zipf frequencies, 8-word titles, 300-word bodies) and
+// measures indexing throughput and the latency of 1,000 queries of 1–3
+// words:
+//
+//	go test -run '^$' -bench BenchmarkSearch -benchtime 1x -timeout 30m ./internal/store/sqlite
+func BenchmarkSearch(b *testing.B) {
+	const docs = 100_000
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "s.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := make([]string, 20000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%x%c", i, 'a'+rune(i%26))
+	}
+	zipf := rand.NewZipf(rng, 1.1, 1, uint64(len(vocab)-1))
+	words := func(n int) string {
+		var sb strings.Builder
+		for i := range n {
+			if i > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(vocab[zipf.Uint64()])
+		}
+		return sb.String()
+	}
+	now := time.Unix(1_800_000_000, 0)
+	start := time.Now()
+	const batch = 500
+	for i := 0; i < docs; i += batch {
+		var urls []crawl.NewURL
+		for j := range batch {
+			urls = append(urls, storetest.U(fmt.Sprintf("http://h%03d.test/doc/%d", (i+j)%300, i+j), 1, 0))
+		}
+		if _, err := st.AddURLs(ctx, urls, crawl.Limits{}); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			hs, err := st.ClaimHosts(ctx, "b", 300, time.Minute, now)
+			if err != nil || len(hs) == 0 {
+				break
+			}
+			var rs []crawl.Result
+			for _, h := range hs {
+				cs, _, _ := st.ClaimURLs(ctx, "b", h.ID, 1000, crawl.Limits{}, now)
+				for _, c := range cs {
+					text := words(300)
+					rs = append(rs, crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: &crawl.Page{URL: c.URL, Status: 200,
+						ContentType: "text/html", Title: words(8), Text: text, FetchedAt: now, Lang: "en",
+						ContentHash: []byte(fmt.Sprintf("%032x", c.ID)),
+						Meta:        &crawl.Metadata{Type: []string{"article", "other", "listing", "thesis"}[c.ID&3], Year: 2000 + int(c.ID&15)}}})
+				}
+			}
+			if _, err := st.Commit(ctx, rs, crawl.Limits{}); err != nil {
+				b.Fatal(err)
+			}
+			var rel []crawl.HostRelease
+			for _, h := range hs {
+				rel = append(rel, crawl.HostRelease{ID: h.ID})
+			}
+			st.ReleaseHosts(ctx, "b", rel)
+		}
+	}
+	indexRate := float64(docs) / time.Since(start).Seconds()
+	// Two query sets: words drawn with their corpus frequency (the most
+	// common words match most documents), and words drawn uniformly from
+	// the vocabulary (specific queries, like a title word or a name).
+	frequent := make([]string, 1000)
+	uniform := make([]string, 1000)
+	for i := range frequent {
+		frequent[i] = words(1 + i%3)
+		var sb strings.Builder
+		for j := range 1 + i%3 {
+			if j > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(vocab[rng.IntN(len(vocab))])
+		}
+		uniform[i] = sb.String()
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, set := range []struct {
+			name    string
+			queries []string
+		}{{"frequent", frequent}, {"uniform", uniform}} {
+			lat := make([]time.Duration, len(set.queries))
+			for i, q := range set.queries {
+				t0 := time.Now()
+				if _, err := st.Search(ctx, crawl.SearchRequest{Query: q, Limit: 10}); err != nil {
+					b.Fatal(err)
+				}
+				lat[i] = time.Since(t0)
+			}
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, set.name+"-p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, set.name+"-p99-ms")
+		}
+		b.ReportMetric(indexRate, "docs-indexed/s")
+	}
+}
