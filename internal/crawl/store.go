@@ -118,8 +118,10 @@ type Store interface {
 	// OutboxDone removes operations that reached the external index.
 	OutboxDone(ctx context.Context, ids []int64) error
 
-	// RequeueIndex queues every indexable page for the external index
-	// again (and deletes of the documents it holds), for a rebuild.
+	// RequeueIndex queues an upsert of every indexable page for the
+	// external index again, for a rebuild. It queues no deletes: a page
+	// that stopped being indexable queued its delete then, so an index
+	// that took its outbox holds nothing else.
 	RequeueIndex(ctx context.Context) (int, error)
 
 	// RebuildIndex rebuilds the embedded full-text index from the pages.

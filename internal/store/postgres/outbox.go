@@ -28,8 +28,8 @@ func indexKey(p *crawl.Page, indexable bool) string {
 // trips: lease them, skipping the rows another process is leasing at the
 // same moment (FOR UPDATE SKIP LOCKED), so that no operation goes to two
 // processes within a lease; then load the pages of the upserts with their
-// host, rank and indexed anchor texts. An upsert whose page is gone since
-// is handed out with Page nil.
+// host, rank and indexed anchor texts. Item.Page is never nil: a delete
+// (or an upsert of a page without a row) carries only the page's ID.
 func (db *DB) OutboxNext(ctx context.Context, limit int, lease time.Duration, now time.Time) ([]crawl.OutboxItem, error) {
 	if limit <= 0 {
 		return nil, nil
@@ -91,8 +91,7 @@ func (db *DB) OutboxNext(ctx context.Context, limit int, lease time.Duration, no
 			}
 			l, ok := pages[out[i].Page.ID]
 			if !ok {
-				out[i].Page = nil
-				continue
+				continue // no page row (pages are never deleted): only its ID
 			}
 			out[i].Page, out[i].Host, out[i].PageRank, out[i].Anchors = l.p, hostKey(l.p.URL), l.rank, l.anchors
 		}
