@@ -35,6 +35,11 @@ func BenchmarkCrawl(b *testing.B) {
 		b.Run(be.name+"/lean", func(b *testing.B) {
 			benchmarkCrawl(b, be, "--no-pdf", "--main-text=false", "--warc", "off")
 		})
+		// lean-bfs: the lean crawl in breadth-first order, without the
+		// priority scoring, to measure what prioritization costs.
+		b.Run(be.name+"/lean-bfs", func(b *testing.B) {
+			benchmarkCrawl(b, be, "--no-pdf", "--main-text=false", "--warc", "off", "--order", "bfs")
+		})
 	}
 }
 
@@ -58,6 +63,7 @@ func benchmarkCrawl(b *testing.B, be backend, extra ...string) {
 		}
 		args := append([]string{"crawl", "--db", db, "--proxy", srv.URL, "--delay", "0", "--max-crawl-delay", "1ms",
 			"--max-depth", "0", "--progress", "off", "--log-level", "error", "--workers", "32",
+			"--robots-retry", "50ms", "--retry-base", "50ms",
 			"--warc", filepath.Join(b.TempDir(), "warc")}, extra...)
 		args = append(args, seeds...)
 		var out, errb bytes.Buffer
@@ -93,4 +99,120 @@ func maxRSS() int64 {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return ru.Maxrss << 10 // kilobytes on Linux
+}
+
+// BenchmarkRecrawl measures what a recrawl costs next to a full re-crawl:
+// it crawls a 1,500-page test web, moves the web to its next state (about
+// 10% of content pages changed, 3% removed, 5% added, and the listings and
+// sitemaps that link to them updated), recrawls every page with
+// conditional requests (recrawl --all), then crawls the new state from
+// scratch into a fresh database. Run it with:
+//
+//	go test -run '^$' -bench BenchmarkRecrawl -benchtime 1x ./cmd/acrawler
+//
+// It reports the recrawl's body bytes and requests as a percentage of the
+// full re-crawl's, the share of revisits answered 304, and the share of
+// the first crawl's pages the advance changed. Bytes are response bodies:
+// a 304 costs its headers alone.
+func BenchmarkRecrawl(b *testing.B) {
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) { benchmarkRecrawl(b, be) })
+	}
+}
+
+func benchmarkRecrawl(b *testing.B, be backend) {
+	var bytesPct, reqPct, notModPct, changedPct float64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		web := testweb.New(testweb.Config{Seed: 7, Sites: 25, PagesPerSite: 60, NoFaults: true})
+		srv := httptest.NewServer(web)
+		var seeds []string
+		for _, s := range web.Sites() {
+			seeds = append(seeds, s.Origin+"/")
+		}
+		crawlOnce := func(cmd, db string, extra ...string) (bytes int64, reqs int, notMod int) {
+			web.ResetRequests()
+			args := append([]string{cmd, "--db", db, "--proxy", srv.URL, "--delay", "0", "--max-crawl-delay", "1ms",
+				"--max-depth", "0", "--progress", "off", "--log-level", "error", "--workers", "16",
+				"--robots-retry", "50ms", "--retry-base", "50ms",
+				"--warc", filepath.Join(b.TempDir(), "warc")}, extra...)
+			var out, errb strings.Builder
+			if err := Run(context.Background(), args, &out, &errb); err != nil {
+				b.Fatalf("acrawler %s: %v\n%s\n%s", cmd, err, out.String(), errb.String())
+			}
+			for _, r := range web.Requests() {
+				if r.Method == "CONNECT" {
+					continue
+				}
+				bytes += r.Bytes
+				reqs++
+				if r.Status == 304 {
+					notMod++
+				}
+			}
+			return bytes, reqs, notMod
+		}
+		db := be.newDB(b)
+		crawlOnce("crawl", db, seeds...)
+		first := openDB(b, db)
+		pages := queryInt(b, first, `SELECT count(*) FROM pages`)
+		web.Advance()
+		changed, _, _ := web.Changes()
+		b.StartTimer()
+		rb, rr, nm := crawlOnce("recrawl", db, "--all")
+		b.StopTimer()
+		first.Close()
+		fb, fr, _ := crawlOnce("crawl", be.newDB(b), seeds...)
+		srv.Close()
+		bytesPct += 100 * float64(rb) / float64(fb)
+		reqPct += 100 * float64(rr) / float64(fr)
+		notModPct += 100 * float64(nm) / float64(rr)
+		changedPct += 100 * float64(len(changed)) / float64(pages)
+		if i == 0 {
+			b.Logf("%d pages; %d changed by the advance; recrawl: %d requests, %d answered 304, %d body bytes; full re-crawl: %d requests, %d body bytes",
+				pages, len(changed), rr, nm, rb, fr, fb)
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(bytesPct/n, "bytes-%-of-full")
+	b.ReportMetric(reqPct/n, "requests-%-of-full")
+	b.ReportMetric(notModPct/n, "304-%")
+	b.ReportMetric(changedPct/n, "changed-%")
+}
+
+// BenchmarkReparse crawls a 1,500-page test web with everything on (main
+// text, metadata, PDFs, WARC), then times `acrawler reparse`, which
+// re-runs extraction on every archived response and rewrites the pages:
+//
+//	go test -run '^$' -bench BenchmarkReparse -benchtime 3x ./cmd/acrawler
+func BenchmarkReparse(b *testing.B) {
+	web := testweb.New(testweb.Config{Seed: 5, Sites: 25, PagesPerSite: 60, NoFaults: true})
+	srv := httptest.NewServer(web)
+	defer srv.Close()
+	var seeds []string
+	for _, s := range web.Sites() {
+		seeds = append(seeds, s.Origin+"/")
+	}
+	db, warcDir := backends[0].newDB(b), filepath.Join(b.TempDir(), "warc")
+	var out, errb strings.Builder
+	args := append([]string{"crawl", "--db", db, "--proxy", srv.URL, "--delay", "0", "--max-crawl-delay", "1ms",
+		"--max-depth", "0", "--progress", "off", "--log-level", "error", "--workers", "16",
+		"--robots-retry", "50ms", "--retry-base", "50ms", "--warc", warcDir}, seeds...)
+	if err := Run(context.Background(), args, &out, &errb); err != nil {
+		b.Fatalf("crawl: %v\n%s", err, errb.String())
+	}
+	b.ResetTimer()
+	var pages int
+	for i := 0; i < b.N; i++ {
+		out.Reset()
+		if err := Run(context.Background(), []string{"reparse", "--db", db, "--warc", warcDir}, &out, &errb); err != nil {
+			b.Fatalf("reparse: %v\n%s\n%s", err, out.String(), errb.String())
+		}
+		var n int
+		if _, err := fmt.Sscanf(out.String(), "reparsed %d pages", &n); err != nil || n == 0 {
+			b.Fatalf("reparse output %q", out.String())
+		}
+		pages += n
+	}
+	b.ReportMetric(float64(pages)/b.Elapsed().Seconds(), "pages/s")
 }
