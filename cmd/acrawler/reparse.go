@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -45,6 +48,7 @@ func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	warcFlag := fs.String("warc", "auto", "`directory` of the WARC archive (auto: beside the database)")
 	mainText := fs.Bool("main-text", true, "extract the main text of pages")
 	noPDF := fs.Bool("no-pdf", false, "leave PDFs as they are")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "pages extracted at the same time")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
@@ -54,6 +58,9 @@ func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() > 0 {
 		return usagef("reparse takes no arguments, got %q", fs.Args())
 	}
+	if *workers < 1 {
+		return usagef("reparse: --workers must be at least 1")
+	}
 	dir := warcDir(*warcFlag, *db)
 	if dir == "" {
 		return usagef("reparse needs the WARC archive (--warc DIR)")
@@ -62,7 +69,7 @@ func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("reparse: archive %s: %v", dir, err)
 	}
 	log, _ := newLogger(stderr, "info", "text")
-	st, err := openStore(ctx, *db, 4)
+	st, err := openStore(ctx, *db, *workers+2)
 	if err != nil {
 		return err
 	}
@@ -80,32 +87,49 @@ func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	x := extract.New(opts, func() htmlx.Resolver { return &urlResolver{n: norm} })
 	start := time.Now()
-	var done, skipped, failed int
+	// The pages are read in one pass and extracted by the workers; the
+	// store serializes the writes as it must.
+	var done, skipped, failed atomic.Int64
+	pages := make(chan *crawl.Page, *workers)
+	var wg sync.WaitGroup
+	for range *workers {
+		wg.Go(func() {
+			for p := range pages {
+				if err := reparsePage(ctx, st, x, dir, p); err != nil {
+					if n := failed.Add(1); n <= 5 {
+						log.Warn("reparse", "url", p.URL, "err", err)
+					}
+					continue
+				}
+				done.Add(1)
+			}
+		})
+	}
+	var readErr error
 	for p, err := range st.Pages(ctx) {
 		if err != nil {
-			return fmt.Errorf("reparse: %w", err)
+			readErr = fmt.Errorf("reparse: %w", err)
+			break
 		}
 		if ctx.Err() != nil {
 			break
 		}
 		if p.WARC.File == "" || p.Status < 200 || p.Status > 299 || !extract.IsHTML(p.ContentType) && !extract.IsPDF(p.ContentType) {
-			skipped++
+			skipped.Add(1)
 			continue
 		}
-		if err := reparsePage(ctx, st, x, dir, p); err != nil {
-			failed++
-			if failed <= 5 {
-				log.Warn("reparse", "url", p.URL, "err", err)
-			}
-			continue
-		}
-		done++
+		pages <- p
+	}
+	close(pages)
+	wg.Wait()
+	if readErr != nil {
+		return readErr
 	}
 	el := time.Since(start)
 	fmt.Fprintf(stdout, "reparsed %d pages from %s in %s (%.0f pages/s); %d skipped (no archived 2xx HTML/PDF), %d failed\n",
-		done, dir, el.Round(time.Millisecond), float64(done)/max(el.Seconds(), 1e-9), skipped, failed)
-	if failed > 0 {
-		return fmt.Errorf("reparse: %d pages could not be reparsed", failed)
+		done.Load(), dir, el.Round(time.Millisecond), float64(done.Load())/max(el.Seconds(), 1e-9), skipped.Load(), failed.Load())
+	if n := failed.Load(); n > 0 {
+		return fmt.Errorf("reparse: %d pages could not be reparsed", n)
 	}
 	return ctx.Err()
 }

@@ -94,8 +94,7 @@ func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
 	}
 	c.state = prep(`UPDATE urls SET state = ?, retry_at = ?, fetched_at = ?, error = ?, attempts = attempts - ? WHERE id = ? AND state = 1`)
 	c.page = prep(pageUpsert)
-	c.nearDup = prep(`SELECT url_id, simhash FROM pages WHERE simhash <> 0 AND url_id <> ?5 AND duplicate_of = 0
-		AND near_duplicate_of = 0 AND (band0 = ?1 OR band1 = ?2 OR band2 = ?3 OR band3 = ?4) LIMIT 64`)
+	c.nearDup = prep(nearDupQuery)
 	c.pageExists = prep(`SELECT 1 FROM pages WHERE url_id = ?`)
 	c.hashIns = prep(`INSERT INTO content_hashes (hash, url_id) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`)
 	c.hashGet = prep(`SELECT url_id FROM content_hashes WHERE hash = ?`)
@@ -464,6 +463,26 @@ func b2i64(b bool) int64 {
 // nearDistance is the Hamming distance within which two SimHashes mark a
 // near-duplicate; the four 16-bit bands find every such pair.
 const nearDistance = 3
+
+// nearDupQuery reads the near-duplicate candidates of a SimHash: the
+// pages sharing one of its bands, one range of each covering band index
+// (pages_nearN), at most nearCandidates per band.
+var nearDupQuery = func() string {
+	var b strings.Builder
+	for i := range 4 {
+		if i > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&b, `SELECT * FROM (SELECT url_id, simhash FROM pages INDEXED BY pages_near%d
+			WHERE band%d = ?%d AND simhash <> 0 AND duplicate_of = 0 AND near_duplicate_of = 0 AND url_id <> ?5 LIMIT %d)`,
+			i, i, i+1, nearCandidates)
+	}
+	return b.String()
+}()
+
+// nearCandidates bounds the pages read per band in a near-duplicate
+// lookup, so a cluster of similar pages cannot make it slow.
+const nearCandidates = 512
 
 // nearDuplicate finds an earlier page within nearDistance of p's SimHash:
 // candidates come from the band indexes (any shared band), so the lookup
