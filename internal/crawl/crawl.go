@@ -248,7 +248,7 @@ type URLRecord struct {
 	Kind         Kind
 	LastMod      time.Time // from a sitemap
 	ChangeFreq   string    // from a sitemap
-	Inlinks      int       // distinct fetched pages linking here
+	Inlinks      int       // fetched pages found linking here (SQLite stops counting once the URL is fetched: the count raises the priority of queued URLs)
 }
 
 // Page is what was recorded for one fetched URL.

@@ -319,9 +319,13 @@ func (c *committer) bumpInlinks(ctx context.Context, links []crawl.Link, lim cra
 	if n == 0 {
 		return nil
 	}
+	// Only URLs not fetched yet (queued or in flight) are counted: the
+	// count is there to raise their priority, and most links of a crawl
+	// (navigation) point to pages already fetched, whose rows would be
+	// rewritten for nothing.
 	_, err := c.t.tx.ExecContext(ctx, `UPDATE urls SET inlinks = inlinks + 1,
 		priority = priority + CASE WHEN state = 0 AND inlinks < ? THEN ? ELSE 0 END
-		WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", n), ",")+`)`, c.args...)
+		WHERE state <= 1 AND id IN (`+strings.TrimSuffix(strings.Repeat("?,", n), ",")+`)`, c.args...)
 	return err
 }
 

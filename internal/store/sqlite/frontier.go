@@ -18,6 +18,7 @@ type txn struct {
 	tx    *sql.Tx
 	delta map[string]int64
 	now   int64
+	fts   []ftsOp // full-text writes, applied at the end
 }
 
 func (t *txn) add(name string, n int64) {
@@ -40,6 +41,11 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) error {
 	t := &txn{db: db, tx: tx, delta: map[string]int64{}}
 	seq := db.seq
 	if err := fn(t); err != nil {
+		tx.Rollback()
+		db.seq = seq
+		return err
+	}
+	if err := t.flushFTS(ctx); err != nil {
 		tx.Rollback()
 		db.seq = seq
 		return err

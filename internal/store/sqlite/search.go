@@ -10,6 +10,7 @@ import (
 	"html"
 	"iter"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -40,12 +41,19 @@ func hostOf(u string) string {
 	return u
 }
 
+// anchorsOf is the SQL expression of the indexed anchor texts of the page
+// whose ID is the SQL expression id: the distinct texts of links to it, at
+// most 200 and maxAnchors bytes.
+func anchorsOf(id string) string {
+	return fmt.Sprintf(`coalesce((SELECT substr(group_concat(anchor, ' '), 1, %d) FROM
+		(SELECT DISTINCT anchor FROM links WHERE target_id = %s AND anchor <> '' LIMIT 200)), '')`, maxAnchors, id)
+}
+
 // indexPage writes or removes a page's row in the full-text index, and,
 // with an outbox, queues the matching operations for the external index.
+// The full-text writes wait for the end of the transaction (see ftsOp).
 func (t *txn) indexPage(ctx context.Context, p *crawl.Page) error {
-	if _, err := t.tx.ExecContext(ctx, `DELETE FROM pages_fts WHERE rowid = ?`, p.ID); err != nil {
-		return err
-	}
+	t.fts = append(t.fts, ftsOp{id: p.ID})
 	indexable := crawl.Indexable(p)
 	if t.db.outbox {
 		key := ""
@@ -70,11 +78,65 @@ func (t *txn) indexPage(ctx context.Context, p *crawl.Page) error {
 	if title == "" && p.Meta != nil {
 		title = p.Meta.Title
 	}
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO pages_fts (rowid, title, body, anchors)
-		VALUES (?1, ?2, ?3, coalesce((SELECT substr(group_concat(anchor, ' '), 1, ?4) FROM
-			(SELECT DISTINCT anchor FROM links WHERE target_id = ?1 AND anchor <> '' LIMIT 200)), ''))`,
-		p.ID, title, body, maxAnchors)
-	return err
+	t.fts = append(t.fts, ftsOp{id: p.ID, insert: true, title: title, body: body})
+	return nil
+}
+
+// ftsOp is a write to the full-text index, held until the end of its
+// transaction. FTS5 keeps new rows in memory and writes them out as one
+// segment, but it must write them out early whenever a statement opens a
+// savepoint (most multi-row statements do), a row comes with a smaller
+// rowid than the one before, or deletes and inserts alternate. Applied one
+// page at a time among the other statements of a commit, every page became
+// its own segment, merged again and again; applied at the end, deletes
+// then inserts, each in rowid order, a batch is one segment.
+type ftsOp struct {
+	id          crawl.ID
+	insert      bool // insert the row; else delete it
+	title, body string
+}
+
+// flushFTS applies the transaction's full-text writes: the last write of
+// each page decides. The anchors of an inserted row are read then, so they
+// include the links the transaction recorded.
+func (t *txn) flushFTS(ctx context.Context) error {
+	if len(t.fts) == 0 {
+		return nil
+	}
+	last := make(map[crawl.ID]int, len(t.fts))
+	for i, op := range t.fts {
+		last[op.id] = i
+	}
+	ids := make([]crawl.ID, 0, len(last))
+	for id := range last {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	del, err := t.tx.PrepareContext(ctx, `DELETE FROM pages_fts WHERE rowid = ?`)
+	if err != nil {
+		return err
+	}
+	defer del.Close()
+	ins, err := t.tx.PrepareContext(ctx, `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?1, ?2, ?3, `+anchorsOf("?1")+`)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	// Every page written loses its old row, if it had one.
+	for _, id := range ids {
+		if _, err := del.ExecContext(ctx, id); err != nil {
+			return fmt.Errorf("full-text index %d: %w", id, err)
+		}
+	}
+	for _, id := range ids {
+		if op := t.fts[last[id]]; op.insert {
+			if _, err := ins.ExecContext(ctx, id, op.title, op.body); err != nil {
+				return fmt.Errorf("full-text index %d: %w", id, err)
+			}
+		}
+	}
+	t.fts = t.fts[:0]
+	return nil
 }
 
 // Search work bounds: results are ranked among the best rankCandidates
@@ -355,8 +417,10 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 				return err
 			}
 		}
-		if _, err = t.tx.ExecContext(ctx, `UPDATE pages_fts SET anchors = coalesce((SELECT substr(group_concat(anchor, ' '), 1, ?)
-			FROM (SELECT DISTINCT anchor FROM links WHERE target_id = pages_fts.rowid AND anchor <> '' LIMIT 200)), '')`, maxAnchors); err != nil {
+		// Only the rows whose anchors changed are rewritten: an FTS5
+		// update re-tokenizes the whole row.
+		a := anchorsOf("pages_fts.rowid")
+		if _, err = t.tx.ExecContext(ctx, `UPDATE pages_fts SET anchors = `+a+` WHERE anchors IS NOT `+a); err != nil {
 			return err
 		}
 		if t.db.outbox {
@@ -398,9 +462,7 @@ func (t *txn) outboxKey(ctx context.Context, id crawl.ID, key string) error {
 
 // unindex takes a page out of the full-text index (and the external one).
 func (t *txn) unindex(ctx context.Context, id crawl.ID) error {
-	if _, err := t.tx.ExecContext(ctx, `DELETE FROM pages_fts WHERE rowid = ?`, id); err != nil {
-		return err
-	}
+	t.fts = append(t.fts, ftsOp{id: id})
 	if t.db.outbox {
 		return t.outboxKey(ctx, id, "")
 	}

@@ -112,9 +112,14 @@ func dsn(file string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(0)")
-	// A page cache large enough that the hot parts of the frontier and
-	// seen-set indexes stay in memory (SQLite's default is 2 MiB).
-	q.Add("_pragma", "cache_size(-32768)")
+	// The writer's page cache is large enough that the hot parts of the
+	// frontier and seen-set indexes stay in memory (SQLite's default is
+	// 2 MiB); each of the readers (searches, stats) gets a smaller one.
+	if readOnly {
+		q.Add("_pragma", "cache_size(-8192)")
+	} else {
+		q.Add("_pragma", "cache_size(-32768)")
+	}
 	q.Add("_pragma", "temp_store(memory)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
