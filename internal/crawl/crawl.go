@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -432,3 +433,26 @@ var (
 	// ErrLeaseLost: the caller no longer holds the host lease it acts under.
 	ErrLeaseLost = errors.New("host lease not held")
 )
+
+// Near-duplicate distances: a page whose SimHash is within the store's
+// distance (in bits, Hamming) of an earlier page's is recorded as its
+// near-duplicate. Fingerprints that close agree on one of their four
+// 16-bit bands, which is how the stores find candidates without a scan;
+// beyond MaxNearDistance that no longer holds.
+const (
+	DefaultNearDistance = 3
+	MaxNearDistance     = 3
+)
+
+// NearDistanceOption turns a user's setting (0 to MaxNearDistance, 0
+// meaning no near-duplicate detection) into a store option (0 meaning the
+// default, negative meaning none).
+func NearDistanceOption(n int) (int, error) {
+	switch {
+	case n < 0 || n > MaxNearDistance:
+		return 0, fmt.Errorf("near-duplicate distance %d out of range 0..%d", n, MaxNearDistance)
+	case n == 0:
+		return -1, nil
+	}
+	return n, nil
+}

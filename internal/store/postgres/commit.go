@@ -321,7 +321,7 @@ func (c *committer) run(ctx context.Context) error {
 	// discovered URLs.
 	b = t.batch()
 	c.queueHashes(b)
-	near := queueNear(b, c.pages)
+	near := queueNear(b, c.pages, c.db.near)
 	if len(changed) > 0 {
 		// The pages changed: their outlinks are those of the new versions.
 		b.Queue(`DELETE FROM links WHERE source_id = ANY($1)`, changed).Exec(func(ct pgconn.CommandTag) error {
@@ -508,7 +508,7 @@ func (c *committer) judge(near []nearMatch) {
 			hostOf(c.hosts, c.pageHosts[i]).duplicates++
 		}
 	}
-	judgeNear(c.pages, near)
+	judgeNear(c.pages, near, c.db.near)
 }
 
 // queuePages upserts the pages, whose duplicate marks are set, and

@@ -14,11 +14,6 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 )
 
-// nearDistance is the Hamming distance within which two SimHashes mark a
-// near-duplicate. Two fingerprints that close agree on at least one of
-// their four 16-bit bands, so the band indexes find every candidate.
-const nearDistance = 3
-
 // bands splits a SimHash into the four 16-bit values the band columns hold.
 func bands(fp uint64) [4]int32 {
 	return [4]int32{int32(fp & 0xffff), int32(fp >> 16 & 0xffff), int32(fp >> 32 & 0xffff), int32(fp >> 48)}
@@ -190,7 +185,7 @@ func cleanJSON(v any) any {
 
 // nearSQL finds, for each page given ($1 its position in the batch, $2
 // its SimHash, $3 to $6 its bands), the closest recorded page within
-// nearDistance that is neither a duplicate nor a near-duplicate, the
+// distance $8 that is neither a duplicate nor a near-duplicate, the
 // smallest ID among the closest: four probes of the band indexes (band,
 // duplicate_of = 0, near_duplicate_of = 0) and a distance check
 // (bit_count needs PostgreSQL 14). The pages of the batch ($7, in batch
@@ -202,7 +197,7 @@ var nearSQL = `SELECT q.pos, n.url_id, n.simhash
 		SELECT p.url_id, p.simhash FROM pages p
 		WHERE p.simhash <> 0 AND p.duplicate_of = 0 AND p.near_duplicate_of = 0
 		  AND (p.band0 = q.b0 OR p.band1 = q.b1 OR p.band2 = q.b2 OR p.band3 = q.b3)
-		  AND bit_count((p.simhash # q.fp)::bit(64)) <= ` + fmt.Sprint(nearDistance) + `
+		  AND bit_count((p.simhash # q.fp)::bit(64)) <= $8
 		  AND p.url_id <> ALL (($7::bigint[])[1:q.pos])
 		ORDER BY bit_count((p.simhash # q.fp)::bit(64)), p.url_id
 		LIMIT 1) n`
@@ -220,8 +215,11 @@ func (m nearMatch) better(o nearMatch) bool {
 
 // queueNear queues the lookup of the recorded near-duplicate candidates of
 // pages (a batch, in order) and returns them, per page, once b has run.
-func queueNear(b *pgx.Batch, pages []*crawl.Page) []nearMatch {
+func queueNear(b *pgx.Batch, pages []*crawl.Page, dist int) []nearMatch {
 	out := make([]nearMatch, len(pages))
+	if dist < 0 {
+		return out
+	}
 	var pos, b0, b1, b2, b3 []int32
 	var fps []int64
 	all := make([]int64, len(pages))
@@ -237,7 +235,7 @@ func queueNear(b *pgx.Batch, pages []*crawl.Page) []nearMatch {
 	if len(pos) == 0 {
 		return out
 	}
-	b.Queue(nearSQL, pos, fps, b0, b1, b2, b3, all).Query(func(rows pgx.Rows) error {
+	b.Queue(nearSQL, pos, fps, b0, b1, b2, b3, all, int32(dist)).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var i int32
 			var id crawl.ID
@@ -256,10 +254,10 @@ func queueNear(b *pgx.Batch, pages []*crawl.Page) []nearMatch {
 // order; their exact-duplicate marks set): the best of its recorded
 // candidate and the earlier pages of the batch that are neither
 // duplicates nor near-duplicates.
-func judgeNear(pages []*crawl.Page, stored []nearMatch) {
+func judgeNear(pages []*crawl.Page, stored []nearMatch, dist int) {
 	for i, p := range pages {
 		p.NearDuplicateOf = 0
-		if p.SimHash == 0 || p.DuplicateOf != 0 {
+		if p.SimHash == 0 || p.DuplicateOf != 0 || dist < 0 {
 			continue
 		}
 		best := stored[i]
@@ -268,7 +266,7 @@ func judgeNear(pages []*crawl.Page, stored []nearMatch) {
 				continue
 			}
 			m := nearMatch{id: q.ID, dist: bits.OnesCount64(q.SimHash ^ p.SimHash)}
-			if m.dist <= nearDistance && m.better(best) {
+			if m.dist <= dist && m.better(best) {
 				best = m
 			}
 		}
@@ -317,7 +315,7 @@ func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) er
 				return row.Scan(&first)
 			})
 		}
-		near := queueNear(b, []*crawl.Page{p})
+		near := queueNear(b, []*crawl.Page{p}, db.near)
 		b.Queue(`DELETE FROM links WHERE source_id = $1`, int64(p.ID)).Exec(func(ct pgconn.CommandTag) error {
 			deleted = ct.RowsAffected()
 			return nil
@@ -343,7 +341,7 @@ func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) er
 		if first != 0 && first != p.ID {
 			p.DuplicateOf = first
 		}
-		judgeNear([]*crawl.Page{p}, near)
+		judgeNear([]*crawl.Page{p}, near, db.near)
 		var rows pageRows
 		if err := rows.add(p); err != nil {
 			return err

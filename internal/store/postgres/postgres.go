@@ -49,6 +49,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"errors"
@@ -90,6 +91,11 @@ type Options struct {
 	// RebuildIndex) queue operations for an external index (OpenSearch),
 	// drained with OutboxNext and OutboxDone.
 	Outbox bool
+	// NearDistance is the SimHash distance within which a page is recorded
+	// as a near-duplicate of an earlier one (and not indexed): 0 means
+	// crawl.DefaultNearDistance, a negative value no near-duplicate
+	// detection. At most crawl.MaxNearDistance.
+	NearDistance int
 }
 
 // DB is a crawl store in a PostgreSQL database.
@@ -99,6 +105,7 @@ type DB struct {
 	schema   string
 	readOnly bool
 	outbox   bool // queue external-index operations with page writes
+	near     int  // near-duplicate distance; negative: none
 
 	// session tells this handle's leases from those its owner took through
 	// an earlier handle, i.e. before a restart.
@@ -157,6 +164,9 @@ func parseDSN(dsn string) (*pgxpool.Config, string, error) {
 }
 
 func connect(ctx context.Context, dsn string, opts Options) (*DB, error) {
+	if opts.NearDistance > crawl.MaxNearDistance {
+		return nil, fmt.Errorf("postgres: near-duplicate distance %d above %d", opts.NearDistance, crawl.MaxNearDistance)
+	}
 	cfg, target, err := parseDSN(dsn)
 	if err != nil {
 		return nil, err
@@ -184,7 +194,7 @@ func connect(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	session := 1<<32 + rand.Int64N(1<<61)
 	return &DB{pool: pool, target: target, schema: opts.Schema, readOnly: opts.ReadOnly, outbox: opts.Outbox,
-		session: session, slots: slotPool{base: session}}, nil
+		near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance), session: session, slots: slotPool{base: session}}, nil
 }
 
 // describe names the server of a connection configuration without its

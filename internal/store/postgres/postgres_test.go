@@ -60,6 +60,23 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestNearDistance(t *testing.T) {
+	testDSN(t)
+	storetest.RunNearDistance(t, func(t *testing.T, near int) crawl.Store {
+		dsn, schema := freshSchema(t)
+		db, err := postgres.Open(context.Background(), dsn, postgres.Options{Schema: schema, NearDistance: near})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	})
+	dsn, schema := freshSchema(t)
+	if _, err := postgres.Open(context.Background(), dsn, postgres.Options{Schema: schema, NearDistance: 4}); err == nil {
+		t.Error("Open with near-duplicate distance 4 succeeded; the band index cannot find such pairs")
+	}
+}
+
 func TestMigrationsAreIdempotent(t *testing.T) {
 	dsn, schema := freshSchema(t)
 	ctx := context.Background()

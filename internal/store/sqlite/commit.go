@@ -395,7 +395,7 @@ func (c *committer) savePageIndexed(ctx context.Context, p *crawl.Page, st *craw
 		}
 	}
 	p.NearDuplicateOf = 0
-	if p.SimHash != 0 && p.DuplicateOf == 0 {
+	if p.SimHash != 0 && p.DuplicateOf == 0 && t.db.near >= 0 {
 		near, err := c.nearDuplicate(ctx, p)
 		if err != nil {
 			return err
@@ -464,10 +464,6 @@ func b2i64(b bool) int64 {
 	return 0
 }
 
-// nearDistance is the Hamming distance within which two SimHashes mark a
-// near-duplicate; the four 16-bit bands find every such pair.
-const nearDistance = 3
-
 // nearDupQuery reads the near-duplicate candidates of a SimHash: the
 // pages sharing one of its bands, one range of each covering band index
 // (pages_nearN), at most nearCandidates per band.
@@ -488,7 +484,8 @@ var nearDupQuery = func() string {
 // lookup, so a cluster of similar pages cannot make it slow.
 const nearCandidates = 512
 
-// nearDuplicate finds an earlier page within nearDistance of p's SimHash:
+// nearDuplicate finds an earlier page within the store's near-duplicate
+// distance of p's SimHash:
 // candidates come from the band indexes (any shared band), so the lookup
 // is a few index probes, not a scan.
 func (c *committer) nearDuplicate(ctx context.Context, p *crawl.Page) (crawl.ID, error) {
@@ -498,14 +495,15 @@ func (c *committer) nearDuplicate(ctx context.Context, p *crawl.Page) (crawl.ID,
 		return 0, err
 	}
 	defer rows.Close()
-	best, bestDist := crawl.ID(0), nearDistance+1
+	dist := c.t.db.near
+	best, bestDist := crawl.ID(0), dist+1
 	for rows.Next() {
 		var id crawl.ID
 		var fp int64
 		if err := rows.Scan(&id, &fp); err != nil {
 			return 0, err
 		}
-		if d := bits.OnesCount64(uint64(fp) ^ p.SimHash); d <= nearDistance && (best == 0 || d < bestDist || d == bestDist && id < best) {
+		if d := bits.OnesCount64(uint64(fp) ^ p.SimHash); d <= dist && (best == 0 || d < bestDist || d == bestDist && id < best) {
 			best, bestDist = id, d
 		}
 	}

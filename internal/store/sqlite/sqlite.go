@@ -4,6 +4,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -35,6 +36,11 @@ type Options struct {
 	// Outbox makes page writes queue operations for an external index
 	// (OpenSearch), drained with OutboxNext and OutboxDone.
 	Outbox bool
+	// NearDistance is the SimHash distance within which a page is recorded
+	// as a near-duplicate of an earlier one (and not indexed): 0 means
+	// crawl.DefaultNearDistance, a negative value no near-duplicate
+	// detection. At most crawl.MaxNearDistance.
+	NearDistance int
 }
 
 // DB is a crawl store in a SQLite file.
@@ -47,6 +53,7 @@ type DB struct {
 	mu     sync.Mutex // serializes write transactions and guards seq
 	seq    int64
 	outbox bool
+	near   int // near-duplicate distance; negative: none
 }
 
 var _ crawl.Store = (*DB)(nil)
@@ -58,7 +65,10 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 	if file == "" {
 		return nil, errors.New("sqlite: open: empty database path")
 	}
-	db := &DB{path: file, outbox: opts.Outbox}
+	if opts.NearDistance > crawl.MaxNearDistance {
+		return nil, fmt.Errorf("sqlite: near-duplicate distance %d above %d", opts.NearDistance, crawl.MaxNearDistance)
+	}
+	db := &DB{path: file, outbox: opts.Outbox, near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance)}
 	if !opts.ReadOnly {
 		if err := db.acquireLock(); err != nil {
 			return nil, err

@@ -20,6 +20,20 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestNearDistance(t *testing.T) {
+	storetest.RunNearDistance(t, func(t *testing.T, near int) crawl.Store {
+		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "crawl.db"), sqlite.Options{NearDistance: near})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	})
+	if _, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "crawl.db"), sqlite.Options{NearDistance: 4}); err == nil {
+		t.Error("Open with near-duplicate distance 4 succeeded; the band index cannot find such pairs")
+	}
+}
+
 func TestOutbox(t *testing.T) {
 	storetest.RunOutbox(t, func(t *testing.T) func() (crawl.Store, error) {
 		file := filepath.Join(t.TempDir(), "crawl.db")
