@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -269,12 +270,11 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 	drainCtx, stopDrain := context.WithCancel(ctx)
 	if search != nil {
 		// Documents reach OpenSearch through the outbox while the crawl
-		// runs; if it is down the crawl goes on and the backlog waits.
+		// runs; if it is down the crawl goes on and the backlog waits. The
+		// indexer creates the index with its mapping before its first bulk
+		// request, retrying with back-off until OpenSearch answers.
 		go func() {
 			defer close(drained)
-			if err := search.EnsureIndex(drainCtx); err != nil && drainCtx.Err() == nil {
-				log.Warn("OpenSearch index not ready; documents stay queued", "err", err)
-			}
 			indexer.New(store, search, indexer.Config{Log: log}).Drain(drainCtx, true)
 		}()
 	} else {
@@ -382,9 +382,20 @@ func seedArchive(ctx context.Context, cfg crawlConfig, norm *urlnorm.Normalizer,
 		return nil
 	}
 	proxy := http.ProxyFromEnvironment
-	if cfg.Proxy != "" {
+	switch cfg.Proxy {
+	case "":
+	case "none":
+		proxy = nil
+	default:
 		if pu, err := url.Parse(cfg.Proxy); err == nil {
-			proxy = http.ProxyURL(pu)
+			// As with the environment's proxy, a CDX server on this machine
+			// is asked directly, not through the crawl's proxy.
+			proxy = func(r *http.Request) (*url.URL, error) {
+				if h := r.URL.Hostname(); h == "localhost" || net.ParseIP(h).IsLoopback() {
+					return nil, nil
+				}
+				return pu, nil
+			}
 		}
 	}
 	client := &archive.Client{

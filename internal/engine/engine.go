@@ -179,9 +179,11 @@ func New(store crawl.Store, cfg Config) (*Engine, error) {
 	// seldom waits for the store behind a commit.
 	e.extractor = e.newExtractor()
 	batch := 32
-	if cfg.Limits.MaxPages > 0 {
+	if cfg.Limits.MaxPages > 0 || cfg.Limits.MaxHostBytes > 0 {
 		// Claims reserve page budget: keep the reservations small so the
-		// budget goes to the best URLs known when it is spent.
+		// budget goes to the best URLs known when it is spent. A host's
+		// byte share is checked when its URLs are claimed: a large claim
+		// would overshoot it by a whole batch of pages.
 		batch = 2
 	}
 	e.fr = frontier.New(store, frontier.Config{

@@ -201,6 +201,17 @@ func (w *trapWatch) flagged(host crawl.ID) (trap string, report bool) {
 	return h.trap, report
 }
 
+// trapOf returns a host's trap description, if it is flagged, without
+// touching what flagged hands to the store.
+func (w *trapWatch) trapOf(host crawl.ID) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if h := w.hosts[host]; h != nil {
+		return h.trap
+	}
+	return ""
+}
+
 // stopped reports whether a host was left alone for soft-blocking.
 func (w *trapWatch) stopped(host crawl.ID) bool {
 	w.mu.Lock()

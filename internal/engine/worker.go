@@ -28,14 +28,18 @@ func (e *Engine) handle(ctx context.Context, t frontier.Task) {
 		e.stats.skipped.Add(1)
 		e.send(crawl.Result{URL: t.URL, Outcome: crawl.OutcomeSkipped, Error: t.Reason, Host: upd})
 	case frontier.FetchURL:
+		var r crawl.Result
 		if why := e.leftAlone(t.HostID); why != "" {
 			upd := e.fr.Done(ctx, t, frontier.Feedback{})
 			e.stats.skipped.Add(1)
-			e.send(crawl.Result{URL: t.URL, Outcome: crawl.OutcomeSkipped, Error: why, Host: upd})
-			return
+			r = crawl.Result{URL: t.URL, Outcome: crawl.OutcomeSkipped, Error: why, Host: upd}
+		} else {
+			var fb frontier.Feedback
+			r, fb = e.fetchPage(ctx, t)
+			r.Host = e.fr.Done(ctx, t, fb)
 		}
-		r, fb := e.fetchPage(ctx, t)
-		r.Host = e.fr.Done(ctx, t, fb)
+		// A flag raised at commit (duplicate content) may first be seen
+		// here by a URL the policy skips: it is recorded all the same.
 		if trap, report := e.traps.flagged(t.HostID); report {
 			r.Host.Trap = trap
 		}
@@ -50,7 +54,7 @@ func (e *Engine) leftAlone(host crawl.ID) string {
 		return "host soft-blocks the crawler"
 	}
 	if e.cfg.TrapPolicy == TrapStop {
-		if trap, _ := e.traps.flagged(host); trap != "" {
+		if trap := e.traps.trapOf(host); trap != "" {
 			return "suspected trap: " + trap
 		}
 	}
@@ -178,7 +182,7 @@ func (e *Engine) watchDiscovery(r *crawl.Result) {
 	if e.cfg.TrapPolicy == TrapWarn {
 		return
 	}
-	if trap, _ := e.traps.flagged(host); trap == "" {
+	if e.traps.trapOf(host) == "" {
 		return
 	}
 	// Fetch what is known, admit nothing new from the host's own pages.

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -26,6 +27,11 @@ type Outbox interface {
 
 // Index is the external index: *opensearch.Client implements it.
 type Index interface {
+	// EnsureIndex creates the index with its mapping unless it exists. The
+	// indexer calls it before its first bulk request and again until it
+	// succeeds: a bulk request to a missing index would create it with a
+	// mapping guessed from the documents.
+	EnsureIndex(ctx context.Context) error
 	Bulk(ctx context.Context, upserts []opensearch.Document, deletes []string) (failed map[string]string, err error)
 }
 
@@ -41,9 +47,10 @@ type Config struct {
 
 // Indexer delivers outbox operations to an index.
 type Indexer struct {
-	out Outbox
-	idx Index
-	cfg Config
+	out     Outbox
+	idx     Index
+	cfg     Config
+	ensured atomic.Bool // EnsureIndex succeeded
 }
 
 // New returns an Indexer.
@@ -88,9 +95,25 @@ func (x *Indexer) Once(ctx context.Context, st *Stats) (int, error) {
 	return len(items), x.deliver(ctx, items, st)
 }
 
-// deliver sends a batch in one bulk request and removes from the outbox
-// what the index took.
+// ensure makes sure the index exists with its mapping before any bulk
+// request; once it has succeeded it is not asked again.
+func (x *Indexer) ensure(ctx context.Context) error {
+	if x.ensured.Load() {
+		return nil
+	}
+	if err := x.idx.EnsureIndex(ctx); err != nil {
+		return fmt.Errorf("indexer: %w", err)
+	}
+	x.ensured.Store(true)
+	return nil
+}
+
+// deliver sends a batch in one bulk request, once the index is ensured,
+// and removes from the outbox what the index took.
 func (x *Indexer) deliver(ctx context.Context, items []crawl.OutboxItem, st *Stats) error {
+	if err := x.ensure(ctx); err != nil {
+		return err
+	}
 	// The last operation on a key wins within a batch.
 	var upserts []opensearch.Document
 	var deletes []string
@@ -134,8 +157,8 @@ func (x *Indexer) deliver(ctx context.Context, items []crawl.OutboxItem, st *Sta
 }
 
 // Drain delivers until the outbox is empty (or, with follow, until ctx
-// ends). While the index is unavailable it retries the same batch with
-// back-off; the outbox keeps everything else.
+// ends). While the index is unavailable (or cannot be ensured) it retries
+// the same batch with back-off; the outbox keeps everything else.
 func (x *Indexer) Drain(ctx context.Context, follow bool) (Stats, error) {
 	var st Stats
 	for {

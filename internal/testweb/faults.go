@@ -26,7 +26,7 @@ const (
 
 func (w *Web) buildFaults() *site {
 	s := newSite(w, "faults.test", "Faults", "faults", false)
-	s.notes = "redirect chain (301, 302, 307), loop, cross-host 308, 404, 410, 500, flaky 503s, 429 with Retry-After, slow, drip, 6 MiB page, gzip bomb, non-HTML files, no Content-Type, malformed HTML, meta refresh; robots.txt redirects to /robots-real.txt"
+	s.notes = "redirect chain (301, 302, 307), loop, cross-host 308, 404, 410, 500, flaky 503s, 429 with Retry-After, slow, drip, 6 MiB page, gzip bomb, non-HTML files, no Content-Type, malformed HTML, meta refresh; robots.txt redirects to /robots-real.txt; an unlinked space of duplicates at /headlines?refresh=N"
 	s.text = enNews
 	home := s.add(&page{key: "/", kind: "home", title: "Faults", render: renderFaultsHome})
 	s.home = home
@@ -80,7 +80,41 @@ func (w *Web) buildFaults() *site {
 	real.status = http.StatusMovedPermanently
 	real.loc = "/robots-real.txt"
 	s.addRobots(real)
+	s.dynamic = dynHeadlines
 	return s
+}
+
+// dynHeadlines answers /headlines and /headlines?refresh=N for any N: an
+// auto-generated space of duplicates. Every URL serves the same text, and
+// its "refresh" links carry the next numbers, so the URLs never run out.
+// No page links to it: a crawl meets it only when seeded with it.
+func dynHeadlines(s *site, path string, q []param) *page {
+	if path != "/headlines" || len(q) > 1 {
+		return nil
+	}
+	n := 0
+	if len(q) == 1 {
+		var ok bool
+		if n, ok = atoiSmall(q[0].value); !ok || q[0].name != "refresh" {
+			return nil
+		}
+	}
+	return &page{kind: "trap", title: "Latest headlines", num: n, render: renderHeadlines,
+		note: "duplicate space: every /headlines?refresh=N serves the same text and links to refresh=N+1 and N+2"}
+}
+
+func renderHeadlines(d *doc) {
+	// The same text whatever the URL: the generator is seeded by the path
+	// alone, not by the page key (which holds the query).
+	d.r = seedFor(d.w.seed, d.s.host, "/headlines", 0)
+	d.str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Latest headlines</title></head>\n<body><h1>Latest headlines</h1>\n")
+	d.s.text.paragraphs(d.b, &d.r, 6)
+	for i := 1; i <= 2; i++ {
+		d.str("<p><a href=\"/headlines?refresh=")
+		d.str(itoa(d.p.num + i))
+		d.str("\">Refresh</a></p>\n")
+	}
+	d.str("</body></html>\n")
 }
 
 func renderFaultsHome(d *doc) {

@@ -14,9 +14,16 @@ func (w *Web) buildFixed() {
 	w.addSite(lib)
 	w.addSite(w.buildKaradeniz())
 	const jac = "journal-of-applied-crawling.test"
-	w.addSite(w.buildJournal(jac, "Journal of Applied Crawling", "10.5555/jac.", max(8, P*4/5),
+	j := w.buildJournal(jac, "Journal of Applied Crawling", "10.5555/jac.", max(8, P*4/5),
 		newRobots("allow-all", "Journal of Applied Crawling", []robotsGroup{{agents: []string{"*"}}},
-			[]string{"http://" + jac + "/sitemap.xml"})))
+			[]string{"http://" + jac + "/sitemap.xml"}))
+	// A page no page links to, listed in the sitemap: a crawl finds it only
+	// by reading the sitemap. Hidden, so that Advance leaves it alone.
+	orphan := j.add(&page{key: "/announcements/call-for-papers", kind: "page", title: "Call for papers: special issue on crawl ordering",
+		render: renderStatic, hidden: true, note: "linked from no page: listed only in the sitemap"})
+	*j.sitemaps[0] = append(*j.sitemaps[0], orphan)
+	j.notes += "; a call for papers listed only in the sitemap"
+	w.addSite(j)
 	w.addSite(w.buildLab("lab.quantum-optics-institute.test", "Quantum Optics Institute", P, statusRobots("404", http.StatusNotFound), true))
 	w.addSite(w.buildShop())
 	w.addSite(w.buildNews())

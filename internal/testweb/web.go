@@ -217,7 +217,7 @@ func (w *Web) Sites() []SiteInfo {
 	for i, s := range w.sites {
 		n := 0
 		for _, p := range s.order {
-			if !p.dead() {
+			if !p.dead() && !p.hidden {
 				n++
 			}
 		}
