@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/schedule"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/score"
@@ -75,8 +76,10 @@ type crawlConfig struct {
 	NoRank     bool     `toml:"no_rank"`
 	WARC       string   `toml:"warc"`
 	MaxPDFBody byteSize `toml:"max_pdf_body"`
-	NoPDF      bool     `toml:"no_pdf"`
-	MainText   bool     `toml:"main_text"`
+	// NearDistance is the SimHash distance of a near-duplicate (0: none).
+	NearDistance int  `toml:"near_distance"`
+	NoPDF        bool `toml:"no_pdf"`
+	MainText     bool `toml:"main_text"`
 
 	Sitemaps     []string `toml:"sitemaps"`
 	NoSitemaps   bool     `toml:"no_sitemaps"`
@@ -121,6 +124,7 @@ func defaultCrawlConfig() crawlConfig {
 		Index:           "embedded",
 		IndexName:       "acrawler",
 		MaxPDFBody:      20 << 20,
+		NearDistance:    crawl.DefaultNearDistance,
 		MainText:        true,
 		ArchiveLimit:    10000,
 		PGConns:         8,
@@ -229,6 +233,7 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.WARC, "warc", c.WARC, "`directory` for the WARC archive of raw responses; auto: beside the database (DB.warc); off: no archive")
 	fs.Var(&c.MaxPDFBody, "max-pdf-body", "largest PDF fetched")
 	fs.BoolVar(&c.NoPDF, "no-pdf", c.NoPDF, "do not fetch PDFs for their text")
+	fs.IntVar(&c.NearDistance, "near-distance", c.NearDistance, "SimHash distance (bits, 0 to 3) within which a page is a near-duplicate of an earlier one and not indexed; 0: no near-duplicate detection")
 	fs.BoolVar(&c.MainText, "main-text", c.MainText, "extract the main text of pages (boilerplate removed)")
 	fs.BoolVar(&c.TestWeb, "testweb", c.TestWeb, "crawl the built-in synthetic test web (served in-process, used as the proxy) instead of the internet")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempts per URL on transient failures")
@@ -283,6 +288,8 @@ func (c *crawlConfig) validate() error {
 		return usagef("budgets cannot be negative")
 	case c.Workers < 1:
 		return usagef("--workers must be at least 1")
+	case c.NearDistance < 0 || c.NearDistance > crawl.MaxNearDistance:
+		return usagef("--near-distance must be between 0 and %d", crawl.MaxNearDistance)
 	case c.HostInflight < 1:
 		return usagef("--host-inflight must be at least 1")
 	case c.Delay < 0 || c.MaxCrawlDelay < 0:

@@ -149,7 +149,7 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 			return err
 		}
 	}
-	store, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, search != nil)
+	store, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, search != nil, cfg.NearDistance)
 	if err != nil {
 		return err
 	}

@@ -272,6 +272,7 @@ func TestBadInput(t *testing.T) {
 		{"bad flag", []string{"crawl", "--db", db, "--max-depth", "x", "http://a.test/"}, 2, "max-depth"},
 		{"bad size", []string{"crawl", "--db", db, "--max-bytes", "2 parsecs", "http://a.test/"}, 2, "max-bytes"},
 		{"bad scope", []string{"crawl", "--db", db, "--scope", "planet", "http://a.test/"}, 2, "scope"},
+		{"near distance beyond the bands", []string{"crawl", "--db", db, "--near-distance", "4", "http://a.test/"}, 2, "near-distance"},
 		{"bad exclude", []string{"crawl", "--db", db, "--exclude", "(", "http://a.test/"}, 2, "exclude"},
 		{"missing seeds file", []string{"crawl", "--db", db, "--seeds", filepath.Join(dir, "seeds.txt")}, 2, "seeds.txt"},
 		{"no seeds", []string{"crawl", "--db", db}, 2, "no seed"},

@@ -148,7 +148,7 @@ func runReindex(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	st, err := openStoreWith(ctx, *db, 4, true)
+	st, err := openStoreWith(ctx, *db, 4, true, crawl.DefaultNearDistance)
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,7 @@ func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	mainText := fs.Bool("main-text", true, "extract the main text of pages")
 	noPDF := fs.Bool("no-pdf", false, "leave PDFs as they are")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "pages extracted at the same time")
+	near := fs.Int("near-distance", crawl.DefaultNearDistance, "SimHash distance (bits, 0 to 3) of a near-duplicate; 0: none")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
@@ -69,7 +70,7 @@ func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("reparse: archive %s: %v", dir, err)
 	}
 	log, _ := newLogger(stderr, "info", "text")
-	st, err := openStore(ctx, *db, *workers+2)
+	st, err := openStoreWith(ctx, *db, *workers+2, false, *near)
 	if err != nil {
 		return err
 	}

@@ -23,16 +23,21 @@ func isPostgres(db string) bool {
 
 // openStore opens the crawl store a --db value names, read-write.
 func openStore(ctx context.Context, db string, pgConns int) (crawl.Store, error) {
-	return openStoreWith(ctx, db, pgConns, false)
+	return openStoreWith(ctx, db, pgConns, false, crawl.DefaultNearDistance)
 }
 
 // openStoreWith opens a store read-write, with an outbox for an external
-// index when outbox is set.
-func openStoreWith(ctx context.Context, db string, pgConns int, outbox bool) (crawl.Store, error) {
-	if isPostgres(db) {
-		return postgres.Open(ctx, db, postgres.Options{MaxConns: int32(pgConns), Outbox: outbox})
+// index when outbox is set, recording near-duplicates within nearDistance
+// bits (0: none).
+func openStoreWith(ctx context.Context, db string, pgConns int, outbox bool, nearDistance int) (crawl.Store, error) {
+	near, err := crawl.NearDistanceOption(nearDistance)
+	if err != nil {
+		return nil, usageError{err}
 	}
-	return sqlite.Open(ctx, db, sqlite.Options{Outbox: outbox})
+	if isPostgres(db) {
+		return postgres.Open(ctx, db, postgres.Options{MaxConns: int32(pgConns), Outbox: outbox, NearDistance: near})
+	}
+	return sqlite.Open(ctx, db, sqlite.Options{Outbox: outbox, NearDistance: near})
 }
 
 // redactDB is a --db value fit for logs: a PostgreSQL DSN without its
