@@ -33,7 +33,7 @@ func BenchmarkCrawl(b *testing.B) {
 		// specifies it.
 		b.Run(be.name+"/full", func(b *testing.B) { benchmarkCrawl(b, be) })
 		b.Run(be.name+"/lean", func(b *testing.B) {
-			benchmarkCrawl(b, be, "--no-pdf", "--main-text=false", "--warc", "off")
+			benchmarkCrawl(b, be, append([]string{"--no-pdf", "--main-text=false", "--warc", "off"}, strings.Fields(os.Getenv("ACRAWLER_BENCH_FLAGS"))...)...)
 		})
 		// lean-bfs: the lean crawl in breadth-first order, without the
 		// priority scoring, to measure what prioritization costs.
