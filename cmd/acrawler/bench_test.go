@@ -26,6 +26,8 @@ import (
 //
 // It reports pages/s, CPU time per page (crawler and test web together, as
 // they share the process) and the process's peak RSS.
+// ACRAWLER_BENCH_FLAGS adds crawl flags to the lean variants (e.g.
+// "--no-rank" to leave out the PageRank pass at the end).
 func BenchmarkCrawl(b *testing.B) {
 	for _, be := range backends {
 		// full: everything on (main text, metadata, PDFs, WARC); lean: the
