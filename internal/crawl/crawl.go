@@ -131,6 +131,7 @@ type Host struct {
 	Admitted    int64         // URLs admitted for this host
 	Fetched     int64         // responses recorded for this host
 	Bytes       int64         // response bytes for this host
+	Trap        string        // recorded suspected-trap description ("": none)
 	LeaseUntil  time.Time
 }
 
@@ -364,6 +365,7 @@ type CommitStats struct {
 	Pages      int
 	Duplicates int
 	Stale      int // results ignored: their URL was no longer in flight (lease lost)
+	Touched    int // recorded pages that Result.Touched made due now
 	Add        AddStats
 }
 

@@ -88,6 +88,12 @@ type Store interface {
 	// due first, and reports how many. Removed and inactive pages stay.
 	ScheduleDue(ctx context.Context, now time.Time, all bool, limit int) (int, error)
 
+	// ScheduleDueURLs returns to the queue, as ScheduleDue does, those of
+	// the given URLs whose recorded page is active, done (not queued nor in
+	// flight) and due by now, and reports how many: the pages a sitemap
+	// read during a run made due (CommitStats.Touched).
+	ScheduleDueURLs(ctx context.Context, ids []ID, now time.Time) (int, error)
+
 	// DueCount counts the active pages due by now and not yet queued.
 	DueCount(ctx context.Context, now time.Time) (int64, error)
 

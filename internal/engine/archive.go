@@ -48,7 +48,13 @@ func (e *Engine) archive(started time.Time, resp *fetch.Response) crawl.WARCRef 
 
 // accept is the media types whose bodies the crawl reads.
 func (e *Engine) accept(mediaType string) bool {
-	return extract.IsHTML(mediaType) || e.cfg.PDF != nil && extract.IsPDF(mediaType)
+	return extract.IsHTML(mediaType) || e.cfg.PDF != nil && extract.IsPDF(mediaType) || !e.cfg.NoSitemaps && isXML(mediaType)
+}
+
+// isXML reports whether a media type is XML, as a sitemap found through
+// an ordinary link is served.
+func isXML(mediaType string) bool {
+	return mediaType == "application/xml" || mediaType == "text/xml"
 }
 
 // bodyLimit is the body limit per media type: PDFs have their own.

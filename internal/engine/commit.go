@@ -48,6 +48,9 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 			} else {
 				e.account(st, batch)
 				e.fr.Admitted(st.Add.Hosts)
+				if st.Touched > 0 {
+					e.queueTouched(ctx, batch)
+				}
 			}
 		}
 		clear(batch)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -116,6 +117,42 @@ func (e *Engine) queueDue(ctx context.Context, all bool) (int, error) {
 			}
 			return total, nil
 		}
+	}
+}
+
+// queueTouched queues within this run the pages that a committed batch's
+// sitemap entries made due (their <lastmod> is newer than their fetch): the
+// run chose its due pages before it read the sitemaps. Only those pages
+// are queued, and only when done, so none is queued twice. It runs before
+// the batch stops counting as pending, so the crawl cannot end in between.
+func (e *Engine) queueTouched(ctx context.Context, batch []crawl.Result) {
+	if !e.cfg.DueAtStart && e.cfg.RevisitEvery <= 0 {
+		return // this crawl does not revisit pages
+	}
+	var ids, hosts []crawl.ID
+	for i := range batch {
+		if len(batch[i].Touched) == 0 {
+			continue
+		}
+		for _, tc := range batch[i].Touched {
+			ids = append(ids, tc.ID)
+		}
+		hosts = append(hosts, batch[i].URL.HostID)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var n int
+	if _, err := e.storeRetry(ctx, "queue pages a sitemap made due", func() error {
+		var err error
+		n, err = e.store.ScheduleDueURLs(ctx, ids, e.cfg.Now())
+		return err
+	}); err != nil {
+		e.cfg.Log.Warn("queue pages a sitemap made due", "err", err)
+		return
+	}
+	if n > 0 {
+		e.fr.Admitted(hosts)
+		e.cfg.Log.Info("pages a sitemap made due queued", "pages", n)
 	}
 }
 

@@ -72,18 +72,30 @@ func (e *Engine) fetchSitemap(ctx context.Context, r crawl.Result, u crawl.Claim
 	if resp.Status < 200 || resp.Status > 299 {
 		return r, resp, nil
 	}
+	e.readSitemap(&r, u, resp)
+	return r, resp, nil
+}
+
+// readSitemap parses a fetched sitemap (or index), offers its entries and
+// records a parse error on the page. A body that is no sitemap at all
+// (some other XML document) offers nothing and is not an error.
+func (e *Engine) readSitemap(r *crawl.Result, u crawl.ClaimedURL, resp *fetch.Response) {
+	p := r.Page
 	var entries []sitemap.Entry // at most the protocol's 50,000
 	kind, perr := sitemap.Parse(bytes.NewReader(resp.Body), sitemap.Limits{}, func(en sitemap.Entry) error {
 		entries = append(entries, en)
 		return nil
 	})
+	if u.Kind != crawl.KindSitemap && (kind != sitemap.URLSet && kind != sitemap.Index || perr != nil && len(entries) == 0) {
+		return // an XML document that is not a sitemap
+	}
 	e.stats.sitemapEntries.Add(int64(len(entries)))
 	for _, en := range entries {
 		loc, err := e.cfg.Normalizer.Resolve(u.URL, en.Loc)
 		if err != nil {
 			continue
 		}
-		e.offerEntry(&r, loc, en, kind == sitemap.Index, u)
+		e.offerEntry(r, loc, en, kind == sitemap.Index, u)
 	}
 	if perr != nil {
 		// Entries read before the error stand; the error is recorded.
@@ -96,7 +108,6 @@ func (e *Engine) fetchSitemap(ctx context.Context, r crawl.Result, u crawl.Claim
 	if kind == sitemap.Index {
 		p.ContentType = "application/x-sitemap-index"
 	}
-	return r, resp, nil
 }
 
 // offerEntry offers one sitemap entry: a child sitemap of an index, or a

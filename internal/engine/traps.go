@@ -187,6 +187,20 @@ func (w *trapWatch) shortPage(host crawl.ID, n int) bool {
 	return short
 }
 
+// seed flags a host with the trap description recorded in the store (by
+// this or another process, earlier), so that the policy applies at once.
+// It reports whether the host was not flagged yet.
+func (w *trapWatch) seed(host crawl.ID, trap string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	h := w.host(host)
+	if h.trap != "" {
+		return false
+	}
+	h.trap, h.reported = trap, true
+	return true
+}
+
 // flagged reports a host's trap description and whether it still has to be
 // written to the store (it is handed out once).
 func (w *trapWatch) flagged(host crawl.ID) (trap string, report bool) {

@@ -28,6 +28,9 @@ func (e *Engine) handle(ctx context.Context, t frontier.Task) {
 		e.stats.skipped.Add(1)
 		e.send(crawl.Result{URL: t.URL, Outcome: crawl.OutcomeSkipped, Error: t.Reason, Host: upd})
 	case frontier.FetchURL:
+		if t.Trap != "" && e.traps.seed(t.HostID, t.Trap) {
+			e.cfg.Log.Info("host recorded as a suspected crawler trap", "host", t.Host, "policy", string(e.cfg.TrapPolicy), "why", t.Trap)
+		}
 		var r crawl.Result
 		if why := e.leftAlone(t.HostID); why != "" {
 			upd := e.fr.Done(ctx, t, frontier.Feedback{})
@@ -155,6 +158,11 @@ func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, 
 		}
 	case st >= 300 && st < 400:
 		e.redirect(&r, resp.Location)
+	case st >= 200 && st < 300 && !resp.BodySkipped && isXML(resp.MediaType):
+		// A sitemap reached through a link before its host's robots.txt
+		// named it (the seen-set then keeps it from being queued again as
+		// a sitemap) is read as one all the same.
+		e.readSitemap(&r, u, resp)
 	case st >= 200 && st < 300 && !resp.BodySkipped && extract.IsPDF(resp.MediaType):
 		e.parse(ctx, &r, resp)
 	case st >= 200 && st < 300 && !resp.BodySkipped && isHTML(resp.MediaType):

@@ -98,6 +98,7 @@ type Task struct {
 	URL    crawl.ClaimedURL
 	Robots *robots.Group // rules for Task.URL; nil for FetchRobots
 	Reason string        // for SkipURL
+	Trap   string        // the host's suspected-trap description as recorded in the store when it was claimed
 }
 
 // ErrStopped is returned by Next after Stop.
@@ -309,7 +310,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 	}
 	h.inflight++
 	f.schedule(h)
-	return Task{Kind: FetchURL, HostID: h.ID, Host: h.Key, URL: u, Robots: h.group}, true, time.Time{}, false, nil
+	return Task{Kind: FetchURL, HostID: h.ID, Host: h.Key, URL: u, Robots: h.group, Trap: h.Trap}, true, time.Time{}, false, nil
 }
 
 // flushReleases gives up the leases of hosts let go since the last call.

@@ -361,7 +361,7 @@ func (c *committer) run(ctx context.Context) error {
 		return err
 	}
 	c.sched.queue(b)
-	queueTouch(b, c.touched, c.now)
+	queueTouch(b, c.touched, c.now, &c.st.Touched)
 	c.db.queueOutbox(b, c.outIDs, c.outKeys)
 	if c.bonus() {
 		c.queueInlinks(b, recorded)

@@ -348,7 +348,7 @@ func queueHostDeltas(b *pgx.Batch, m map[crawl.ID]*hostDelta) {
 }
 
 const hostColumns = `id, key, next_fetch_at, delay_ms, backoff, robots_status, robots_body, robots_fetched_at,
-	robots_expires_at, robots_failures, admitted, fetched, bytes, lease_until`
+	robots_expires_at, robots_failures, admitted, fetched, bytes, trap, lease_until`
 
 func scanHost(sc interface{ Scan(...any) error }) (crawl.Host, error) {
 	var h crawl.Host
@@ -358,7 +358,7 @@ func scanHost(sc interface{ Scan(...any) error }) (crawl.Host, error) {
 	var rBody []byte
 	var rFailures int32
 	if err := sc.Scan(&h.ID, &h.Key, &next, &delay, &h.Backoff, &rStatus, &rBody, &rFetched, &rExpires, &rFailures,
-		&h.Admitted, &h.Fetched, &h.Bytes, &until); err != nil {
+		&h.Admitted, &h.Fetched, &h.Bytes, &h.Trap, &until); err != nil {
 		return h, err
 	}
 	h.NextFetchAt = fromMS(next)

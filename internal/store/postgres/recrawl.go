@@ -36,12 +36,40 @@ func (db *DB) ScheduleDue(ctx context.Context, now time.Time, all bool, limit in
 	if limit <= 0 {
 		return 0, nil
 	}
+	n, err := db.scheduleDue(ctx, dueSQL(all), now.UnixMilli(), int64(limit))
+	if err != nil {
+		return 0, fmt.Errorf("postgres: schedule due pages: %w", err)
+	}
+	return n, nil
+}
+
+// ScheduleDueURLs returns to the queue those of the given URLs whose
+// recorded page is active, done and due by now, as ScheduleDue does.
+func (db *DB) ScheduleDueURLs(ctx context.Context, ids []crawl.ID, now time.Time) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	want := make([]int64, len(ids))
+	for i, id := range ids {
+		want[i] = int64(id)
+	}
+	n, err := db.scheduleDue(ctx, `SELECT p.url_id, u.host_id FROM pages p JOIN urls u ON u.id = p.url_id
+		WHERE p.url_id = ANY($2) AND p.gone = 0 AND u.state = `+fmt.Sprint(int(crawl.StateDone))+`
+			AND p.next_check_at > 0 AND p.next_check_at <= $1`, now.UnixMilli(), want)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: schedule due URLs: %w", err)
+	}
+	return n, nil
+}
+
+// scheduleDue requeues the done URLs that query (url_id, host_id) finds.
+func (db *DB) scheduleDue(ctx context.Context, query string, args ...any) (int, error) {
 	var n int
 	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
 		n = 0
 		var ids, hostIDs []int64
 		b := t.batch()
-		b.Queue(dueSQL(all), now.UnixMilli(), int64(limit)).Query(func(rows pgx.Rows) error {
+		b.Queue(query, args...).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id, host int64
 				if err := rows.Scan(&id, &host); err != nil {
@@ -88,10 +116,7 @@ func (db *DB) ScheduleDue(ctx context.Context, now time.Time, all bool, limit in
 		queueHostDeltas(b, hosts)
 		return t.commit(ctx, b)
 	})
-	if err != nil {
-		return 0, fmt.Errorf("postgres: schedule due pages: %w", err)
-	}
-	return n, nil
+	return n, err
 }
 
 // DueCount counts the active pages due and not yet queued.
@@ -274,9 +299,9 @@ func (s *scheduleRows) queue(b *pgx.Batch) {
 }
 
 // queueTouch makes the recorded active pages that a sitemap says changed
-// after their fetch due now. The page rows are locked by the transaction
-// already.
-func queueTouch(b *pgx.Batch, ts []crawl.Touch, now time.Time) {
+// after their fetch due now, counting them in *n. The page rows are locked
+// by the transaction already.
+func queueTouch(b *pgx.Batch, ts []crawl.Touch, now time.Time, n *int) {
 	if len(ts) == 0 {
 		return
 	}
@@ -287,7 +312,10 @@ func queueTouch(b *pgx.Batch, ts []crawl.Touch, now time.Time) {
 	b.Queue(`UPDATE pages p SET next_check_at = $3
 		FROM (SELECT id, max(lastmod) AS lastmod FROM unnest($1::bigint[], $2::bigint[]) AS t(id, lastmod) GROUP BY id) v
 		WHERE p.url_id = v.id AND p.gone = 0 AND p.fetched_at < v.lastmod AND p.next_check_at > $3`,
-		ids, lastmods, now.UnixMilli())
+		ids, lastmods, now.UnixMilli()).Exec(func(ct pgconn.CommandTag) error {
+		*n += int(ct.RowsAffected())
+		return nil
+	})
 }
 
 // queueOutbox queues the statement that records the document key each

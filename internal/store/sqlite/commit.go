@@ -258,7 +258,7 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		st.Add.CappedHosts = mergeIDs(st.Add.CappedHosts, as.CappedHosts)
 	}
 	if len(r.Touched) > 0 {
-		if err := c.touch(ctx, r.Touched, now); err != nil {
+		if err := c.touch(ctx, r.Touched, now, st); err != nil {
 			return err
 		}
 	}
@@ -359,12 +359,16 @@ func (c *committer) schedule(ctx context.Context, p *crawl.Page, rv *crawl.Revis
 }
 
 // touch makes recorded pages that a sitemap says changed after their
-// fetch due at once.
-func (c *committer) touch(ctx context.Context, ts []crawl.Touch, now time.Time) error {
+// fetch due at once, counting them in st.Touched.
+func (c *committer) touch(ctx context.Context, ts []crawl.Touch, now time.Time, st *crawl.CommitStats) error {
 	for _, tc := range ts {
-		if _, err := c.t.tx.ExecContext(ctx, `UPDATE pages SET next_check_at = ? WHERE url_id = ? AND gone = 0
-			AND fetched_at < ? AND next_check_at > ?`, now.UnixMilli(), tc.ID, ms(tc.LastMod), now.UnixMilli()); err != nil {
+		res, err := c.t.tx.ExecContext(ctx, `UPDATE pages SET next_check_at = ? WHERE url_id = ? AND gone = 0
+			AND fetched_at < ? AND next_check_at > ?`, now.UnixMilli(), tc.ID, ms(tc.LastMod), now.UnixMilli())
+		if err != nil {
 			return err
+		}
+		if n, err := res.RowsAffected(); err == nil {
+			st.Touched += int(n)
 		}
 	}
 	return nil

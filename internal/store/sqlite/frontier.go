@@ -214,7 +214,7 @@ func (t *txn) requeueInFlight(ctx context.Context, perHost map[crawl.ID]int64) e
 }
 
 const hostColumns = `id, key, next_fetch_at, delay_ms, backoff, robots_status, robots_body, robots_fetched_at,
-	robots_expires_at, robots_failures, admitted, fetched, bytes, lease_until`
+	robots_expires_at, robots_failures, admitted, fetched, bytes, trap, lease_until`
 
 func scanHost(sc interface{ Scan(...any) error }) (crawl.Host, error) {
 	var h crawl.Host
@@ -223,7 +223,7 @@ func scanHost(sc interface{ Scan(...any) error }) (crawl.Host, error) {
 	var rBody []byte
 	var rFailures int
 	if err := sc.Scan(&h.ID, &h.Key, &next, &delay, &h.Backoff, &rStatus, &rBody, &rFetched, &rExpires, &rFailures,
-		&h.Admitted, &h.Fetched, &h.Bytes, &until); err != nil {
+		&h.Admitted, &h.Fetched, &h.Bytes, &h.Trap, &until); err != nil {
 		return h, err
 	}
 	h.NextFetchAt = fromMS(next)

@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -21,35 +23,77 @@ func (db *DB) ScheduleDue(ctx context.Context, now time.Time, all bool, limit in
 			return err
 		}
 		perHost := map[crawl.ID]int64{}
-		for rows.Next() {
-			var h crawl.ID
-			if err := rows.Scan(&h); err != nil {
-				rows.Close()
-				return err
-			}
-			perHost[h]++
-			n++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if n, err = countHosts(rows, perHost); err != nil {
 			return err
 		}
-		for h, k := range perHost {
-			if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET queued = queued + ? WHERE id = ?`, k, h); err != nil {
-				return err
-			}
-			if err := t.refreshTop(ctx, h); err != nil {
-				return err
-			}
-		}
-		t.add("done", -int64(n))
-		t.add("queued", int64(n))
-		return nil
+		return t.requeued(ctx, perHost, n)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: schedule due pages: %w", err)
 	}
 	return n, nil
+}
+
+// ScheduleDueURLs returns to the queue those of the given URLs whose
+// recorded page is active, done and due by now.
+func (db *DB) ScheduleDueURLs(ctx context.Context, ids []crawl.ID, now time.Time) (int, error) {
+	var n int
+	err := db.tx(ctx, func(t *txn) error {
+		n = 0
+		perHost := map[crawl.ID]int64{}
+		for chunk := range slices.Chunk(ids, 500) {
+			list, args := idList(chunk)
+			rows, err := t.tx.QueryContext(ctx, `UPDATE urls SET state = 0, retry_at = 0, error = NULL
+				WHERE state = 2 AND id IN (`+list+`) AND id IN (SELECT url_id FROM pages
+					WHERE url_id = urls.id AND gone = 0 AND next_check_at > 0 AND next_check_at <= ?)
+				RETURNING host_id`, append(args, now.UnixMilli())...)
+			if err != nil {
+				return err
+			}
+			k, err := countHosts(rows, perHost)
+			if err != nil {
+				return err
+			}
+			n += k
+		}
+		return t.requeued(ctx, perHost, n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: schedule due URLs: %w", err)
+	}
+	return n, nil
+}
+
+// countHosts reads and closes the host IDs of requeued URLs, counting
+// them per host.
+func countHosts(rows *sql.Rows, perHost map[crawl.ID]int64) (int, error) {
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var h crawl.ID
+		if err := rows.Scan(&h); err != nil {
+			return n, err
+		}
+		perHost[h]++
+		n++
+	}
+	return n, rows.Err()
+}
+
+// requeued records n done URLs returned to the queue: their hosts' queued
+// counts and best priorities, and the counters.
+func (t *txn) requeued(ctx context.Context, perHost map[crawl.ID]int64, n int) error {
+	for h, k := range perHost {
+		if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET queued = queued + ? WHERE id = ?`, k, h); err != nil {
+			return err
+		}
+		if err := t.refreshTop(ctx, h); err != nil {
+			return err
+		}
+	}
+	t.add("done", -int64(n))
+	t.add("queued", int64(n))
+	return nil
 }
 
 // DueCount counts the active pages due and not yet queued.

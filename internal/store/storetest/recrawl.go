@@ -217,6 +217,76 @@ func testTouch(t *testing.T, e *env) {
 	}
 }
 
+// testTouchQueue: a commit counts the recorded pages its sitemap entries
+// made due (CommitStats.Touched), and ScheduleDueURLs queues those of the
+// given URLs that are done and due, once, leaving the others as they are.
+func testTouchQueue(t *testing.T, e *env) {
+	p, q, r := "http://a.test/p", "http://a.test/q", "http://b.test/r"
+	e.add(crawl.Limits{}, U(p, 1, 0), U(q, 1, 0), U(r, 1, 0), U("http://a.test/sitemap.xml", 0, 0))
+	var sm crawl.ClaimedURL
+	var rs []crawl.Result
+	for _, c := range e.fetchAll("p") {
+		if c.URL == "http://a.test/sitemap.xml" {
+			sm = c // in flight until its result below
+			continue
+		}
+		res := done(c, "x "+c.URL)
+		res.Page.FetchedAt = e.now
+		res.Revisit = revisit(e.now, 24*time.Hour, true)
+		rs = append(rs, res)
+	}
+	e.commit(crawl.Limits{}, rs...)
+	// r is queued again (as if due at a run's start) before the sitemap says it changed.
+	e.s.ScheduleDue(e.ctx, e.now.Add(48*time.Hour), true, 100)
+	for _, c := range e.fetchAll("p") {
+		if c.URL != r {
+			e.commit(crawl.Limits{}, crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: &crawl.Page{URL: c.URL, Status: 304, FetchedAt: e.now},
+				Revisit: &crawl.Revisit{Interval: 24 * time.Hour, NextCheck: e.now.Add(24 * time.Hour), NotModified: true}})
+		} else {
+			e.commit(crawl.Limits{}, crawl.Result{URL: c, Outcome: crawl.OutcomeRelease})
+		}
+	}
+	res := done(sm, "x http://a.test/sitemap.xml")
+	res.Revisit = revisit(e.now, 24*time.Hour, false)
+	res.Touched = []crawl.Touch{
+		{ID: crawl.HashID(p), LastMod: e.now.Add(time.Minute)},  // changed after its fetch: due now
+		{ID: crawl.HashID(q), LastMod: e.now.Add(-time.Hour)},   // not since its fetch
+		{ID: crawl.HashID(r), LastMod: e.now.Add(time.Minute)},  // due now, but queued already
+		{ID: crawl.HashID("http://a.test/new"), LastMod: e.now}, // not recorded
+	}
+	st := e.commit(crawl.Limits{}, res)
+	if st.Touched != 2 {
+		t.Errorf("CommitStats.Touched = %d, want 2 (p and r made due now)", st.Touched)
+	}
+	ids := []crawl.ID{crawl.HashID(p), crawl.HashID(q), crawl.HashID(r), crawl.HashID("http://a.test/new")}
+	before := e.counters()
+	later := e.now.Add(time.Hour)
+	n, err := e.s.ScheduleDueURLs(e.ctx, ids, later)
+	if err != nil || n != 1 {
+		t.Fatalf("ScheduleDueURLs = %d, %v; want 1 (p: r is queued already, q is not due)", n, err)
+	}
+	if c := e.counters(); c.Queued != before.Queued+1 || c.Done != before.Done-1 {
+		t.Errorf("counters after ScheduleDueURLs: queued %d done %d, want %d and %d", c.Queued, c.Done, before.Queued+1, before.Done-1)
+	}
+	if n, err := e.s.ScheduleDueURLs(e.ctx, ids, later); err != nil || n != 0 {
+		t.Errorf("ScheduleDueURLs again = %d, %v; want 0: nothing is queued twice", n, err)
+	}
+	got := map[string]bool{}
+	for _, c := range e.fetchAll("p") {
+		got[c.URL] = true
+		if c.URL == p && c.Prev == nil {
+			t.Errorf("the queued page's claim has no previous fetch")
+		}
+	}
+	if len(got) != 2 || !got[p] || !got[r] {
+		t.Errorf("claimed %v, want p and r", got)
+	}
+	if n, err := e.s.ScheduleDueURLs(e.ctx, ids, later); err != nil || n != 0 {
+		t.Errorf("ScheduleDueURLs with p in flight = %d, %v; want 0", n, err)
+	}
+	e.checkBalance(4)
+}
+
 func testOutbox(t *testing.T, e *env) {
 	e.commitPages(
 		&crawl.Page{URL: "http://a.test/doc", Title: "Doc", Text: "indexable text"},

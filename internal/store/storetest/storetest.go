@@ -49,6 +49,7 @@ func Run(t *testing.T, factory Factory) {
 		{"HostByteBudget", testHostByteBudget},
 		{"InboundLinksRaisePriority", testInlinks},
 		{"HostOutcomesAndTraps", testHostStats},
+		{"TrapFlagComesBackOnClaim", testTrapOnClaim},
 		{"MetricsOverTime", testMetrics},
 		{"BestHostsFirst", testBestHostsFirst},
 		{"ContentMetadataAndNearDuplicates", testContent},
@@ -58,6 +59,7 @@ func Run(t *testing.T, factory Factory) {
 		{"RecrawlSchedule", testRecrawl},
 		{"InactivePages", testInactive},
 		{"SitemapTouch", testTouch},
+		{"SitemapTouchQueuesInRun", testTouchQueue},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -912,6 +914,50 @@ func testHostStats(t *testing.T, e *env) {
 		h.Blocked != 1 || h.Discovered != 2 || h.Errors["timeout"] != 1 || h.Errors["http 503"] != 1 ||
 		h.Trap != "discovery rate not falling: /cal?month=N" || h.Admitted != 8 || h.Queued != 3 {
 		t.Errorf("HostStats = %+v", h)
+	}
+}
+
+// testTrapOnClaim: a host recorded as a suspected trap carries the
+// description whenever it is claimed again, by another owner or after the
+// store is reopened (a restart), so that the trap policy applies at once.
+func testTrapOnClaim(t *testing.T, e *env) {
+	const why = "duplicate content: 60% of 30 pages repeat earlier content"
+	e.add(crawl.Limits{}, U("http://a.test/1", 0, 0), U("http://a.test/2", 0, 0), U("http://a.test/3", 0, 0),
+		U("http://b.test/1", 0, 0), U("http://b.test/2", 0, 0))
+	a, b := crawl.HashID("http://a.test"), crawl.HashID("http://b.test")
+	hs := e.claimHosts("p", 2)
+	if len(hs) != 2 || hs[0].Trap != "" || hs[1].Trap != "" {
+		t.Fatalf("new hosts = %+v, want two without a trap flag", hs)
+	}
+	ca := e.claimURLs("p", a, 2, crawl.Limits{})
+	cb := e.claimURLs("p", b, 1, crawl.Limits{})
+	// The flag may first come with a skipped URL; a later result without
+	// one leaves it in place.
+	flagged := crawl.Result{URL: ca[0], Outcome: crawl.OutcomeSkipped, Error: "suspected trap"}
+	flagged.Host.Trap = why
+	e.commit(crawl.Limits{}, flagged, done(cb[0], "b one"))
+	e.commit(crawl.Limits{}, done(ca[1], "a two"))
+	if err := e.s.ReleaseHosts(e.ctx, "p", rel(a, b)); err != nil {
+		t.Fatal(err)
+	}
+	traps := func(hs []crawl.Host) map[crawl.ID]string {
+		m := map[crawl.ID]string{}
+		for _, h := range hs {
+			m[h.ID] = h.Trap
+		}
+		return m
+	}
+	got := traps(e.claimHosts("q", 2))
+	if len(got) != 2 || got[a] != why || got[b] != "" {
+		t.Fatalf("claimed by another owner: traps %v, want %q on a.test only", got, why)
+	}
+	// Restart: the leases are never released, and expire.
+	e.s.Close()
+	e.s = e.reopen()
+	e.now = e.now.Add(2 * time.Minute)
+	got = traps(e.claimHosts("r", 2))
+	if len(got) != 2 || got[a] != why || got[b] != "" {
+		t.Fatalf("claimed after reopening: traps %v, want %q on a.test only", got, why)
 	}
 }
 
