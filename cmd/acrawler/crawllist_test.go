@@ -740,6 +740,14 @@ func testCrawlListMaxHostShare(t *testing.T, be backend) {
 	if len(capped) == 0 {
 		t.Fatalf("no host reached its share of %d bytes:\n%s", hostShare, out)
 	}
+	// A budget is never reached silently. (Hosts that spent their share
+	// with nothing left queued count too, so the summary may name more.)
+	var spent int
+	if i := strings.Index(out, "budget:"); i < 0 {
+		t.Errorf("the run summary names no budget:\n%s", out)
+	} else if _, err := fmt.Sscanf(strings.TrimSpace(out[i+len("budget:"):]), "%d host(s) spent their byte share", &spent); err != nil || spent < len(capped) {
+		t.Errorf("the run summary says %d host(s) spent their byte share (%v), want at least %d:\n%s", spent, err, len(capped), out)
+	}
 	hosts := queryStrings(t, d, `SELECT key FROM hosts WHERE fetched > 0 ORDER BY key`)
 	if len(hosts) <= len(capped) {
 		t.Errorf("hosts fetched %v, capped %v: want the others to go on", hosts, capped)

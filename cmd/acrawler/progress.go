@@ -113,6 +113,9 @@ func printSummary(w io.Writer, s engine.Summary, cfg crawlConfig) {
 	if s.HostsCapped > 0 {
 		fmt.Fprintf(w, "  budget:    %d host(s) reached --max-pages-per-host %d\n", s.HostsCapped, cfg.MaxPagesPerHost)
 	}
+	if s.HostsOverShare > 0 {
+		fmt.Fprintf(w, "  budget:    %d host(s) spent their byte share (--max-host-share); their queued URLs were skipped\n", s.HostsOverShare)
+	}
 	if s.Duplicates > 0 || s.ParseErrors > 0 {
 		fmt.Fprintf(w, "  content:   %d duplicate pages, %d parse errors\n", s.Duplicates, s.ParseErrors)
 	}

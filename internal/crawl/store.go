@@ -37,7 +37,7 @@ type Store interface {
 	// next is the earliest retry time among the host's queued URLs (zero when
 	// it has none). owner must hold the host's lease (else ErrLeaseLost). It
 	// returns ErrPageBudget or ErrByteBudget (and no URLs) once the crawl's
-	// budget in lim is spent.
+	// budget in lim is spent, and ErrHostBytes once the host's share is.
 	ClaimURLs(ctx context.Context, owner string, host ID, n int, lim Limits, now time.Time) (urls []ClaimedURL, next time.Time, err error)
 
 	// Commit records a batch of results in one transaction: URL states,
@@ -161,6 +161,9 @@ type Store interface {
 var (
 	ErrPageBudget = budgetError("page budget reached")
 	ErrByteBudget = budgetError("byte budget reached")
+	// ErrHostBytes: the host spent its byte share (Limits.MaxHostBytes);
+	// its queued URLs were skipped.
+	ErrHostBytes = budgetError("host byte share reached")
 )
 
 type budgetError string

@@ -153,9 +153,11 @@ type Summary struct {
 	Excluded    int64
 	OverHostCap int64
 	HostsCapped int
-	Stale       int64
-	Counters    crawl.Counters // the whole crawl, from the store
-	PagesPerSec float64
+	// HostsOverShare counts the hosts found past their byte share.
+	HostsOverShare int
+	Stale          int64
+	Counters       crawl.Counters // the whole crawl, from the store
+	PagesPerSec    float64
 }
 
 func (e *Engine) summary(reason StopReason) Summary {
@@ -189,6 +191,7 @@ func (e *Engine) summary(reason StopReason) Summary {
 	s.mu.Lock()
 	sum.HostsCapped = len(s.cappedHosts)
 	s.mu.Unlock()
+	sum.HostsOverShare = e.fr.Status().HostsOverShare
 	if el := sum.Elapsed.Seconds(); el > 0 {
 		sum.PagesPerSec = float64(sum.Fetched) / el
 	}

@@ -120,6 +120,8 @@ type Frontier struct {
 	budget    error               // ErrPageBudget/ErrByteBudget once reached
 	stopped   bool
 	lostHosts int
+	// hostsOverShare counts hosts found past their byte share.
+	hostsOverShare int
 }
 
 type host struct {
@@ -134,6 +136,7 @@ type host struct {
 	backoff     int
 	wakeAt      time.Time // not before this either: a retry time or an idle re-check
 	emptyClaims int       // consecutive claims that found nothing queued
+	overShare   bool      // the host spent its byte share
 	rank        int       // priority of the next task, while in the ready heap
 	heapIndex   int       // position in the heap holding it, -1 in none
 	idle        bool      // nothing left to claim; release after the last Done
@@ -153,13 +156,16 @@ type Status struct {
 	InFlight  int   // tasks handed out and not yet done
 	Budget    error // the budget that stopped claims, if any
 	LostHosts int   // leases lost to expiry (another process took over)
+	// HostsOverShare counts the hosts this process found past their byte
+	// share (Limits.MaxHostBytes).
+	HostsOverShare int
 }
 
 // Status returns the in-memory state.
 func (f *Frontier) Status() Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := Status{Hosts: len(f.hosts), Budget: f.budget, LostHosts: f.lostHosts}
+	s := Status{Hosts: len(f.hosts), Budget: f.budget, LostHosts: f.lostHosts, HostsOverShare: f.hostsOverShare}
 	for _, h := range f.hosts {
 		s.Buffered += len(h.buf)
 		s.InFlight += h.inflight
@@ -356,6 +362,14 @@ func (f *Frontier) refilledLocked(h *host, us []crawl.ClaimedURL, next time.Time
 		if f.budget == nil {
 			f.cfg.Log.Info("crawl budget reached; finishing what is in flight", "budget", err.Error())
 			f.budget = err
+		}
+		f.releaseIfIdleLocked(h)
+		return nil
+	case errors.Is(err, crawl.ErrHostBytes):
+		if !h.overShare {
+			h.overShare = true
+			f.hostsOverShare++
+			f.cfg.Log.Info("host reached its byte share; its queued URLs are skipped", "host", h.Key)
 		}
 		f.releaseIfIdleLocked(h)
 		return nil

@@ -262,7 +262,7 @@ func TestHostByteBudgetOrder(t *testing.T) {
 		{"p", crawl.Limits{MaxHostBytes: 500, MaxBytes: 500}, crawl.ErrByteBudget, 3},
 		{"p", crawl.Limits{MaxHostBytes: 500, MaxPages: 1}, crawl.ErrPageBudget, 3},
 		{"p", crawl.Limits{MaxHostBytes: 501, MaxPages: 2}, nil, 2}, // under its share: one claimed
-		{"p", crawl.Limits{MaxHostBytes: 500, MaxPages: 10}, nil, 0},
+		{"p", crawl.Limits{MaxHostBytes: 500, MaxPages: 10}, crawl.ErrHostBytes, 0},
 	}
 	for _, s := range steps {
 		got, next, err := db.ClaimURLs(ctx, s.owner, hs[0].ID, 1, s.lim, now)

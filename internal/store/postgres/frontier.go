@@ -788,7 +788,7 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		return nil, time.Time{}, crawl.ErrPageBudget
 	case lim.MaxHostBytes > 0 && hostBytes >= lim.MaxHostBytes:
 		// The host spent its share: its queued URLs were skipped.
-		return nil, time.Time{}, nil
+		return nil, time.Time{}, crawl.ErrHostBytes
 	}
 	var at *int64
 	if err := db.pool.QueryRow(ctx, `SELECT min(retry_at) FROM urls WHERE host_id = $1 AND state = 0`, host).Scan(&at); err != nil {

@@ -426,6 +426,7 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 				}
 				t.add("queued", -k)
 				t.add("skipped", k)
+				budgetErr = crawl.ErrHostBytes
 				return nil
 			}
 		}

@@ -855,8 +855,8 @@ func testHostByteBudget(t *testing.T, e *env) {
 	r := done(c, "big")
 	r.Page.WireBytes = 1500
 	e.commit(lim, r)
-	if got, next, err := e.s.ClaimURLs(e.ctx, "p", a, 10, lim, e.now); err != nil || len(got) != 0 || !next.IsZero() {
-		t.Fatalf("ClaimURLs on a host over its byte share = %v, %v, %v; want nothing", urlsOf(got), next, err)
+	if got, next, err := e.s.ClaimURLs(e.ctx, "p", a, 10, lim, e.now); !errors.Is(err, crawl.ErrHostBytes) || len(got) != 0 || !next.IsZero() {
+		t.Fatalf("ClaimURLs on a host over its byte share = %v, %v, %v; want nothing and ErrHostBytes", urlsOf(got), next, err)
 	}
 	if s := e.state("http://a.test/1"); s != crawl.StateSkipped {
 		t.Errorf("queued URL of the host over its share: state %v, want skipped", s)
