@@ -22,8 +22,12 @@ func TestContentPipeline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	forEachBackend(t, testContentPipeline)
+}
+
+func testContentPipeline(t *testing.T, be backend) {
 	web := newTestWeb(t, testweb.Config{Seed: 23, Sites: 1, PagesPerSite: 20})
-	db := backends[0].newDB(t)
+	db := be.newDB(t)
 	warcDir := filepath.Join(t.TempDir(), "warc")
 	args := web.crawlArgs(db, "--delay", "0", "--max-depth", "0", "--max-crawl-delay", "1ms")
 	args = append(args, "--warc", warcDir, "http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/")
