@@ -22,7 +22,7 @@ type pageExpectation struct {
 // TestScholarPages extracts the main text of the hand-written pages of
 // internal/scholar's testdata (an article, a conference paper, a preprint,
 // a thesis record, a faculty page, a publication list, a news story, a
-// Turkish article and a dataset).
+// Turkish article, a Turkish department's publication list and a dataset).
 func TestScholarPages(t *testing.T) {
 	raw, err := os.ReadFile("testdata/scholar-pages.json")
 	if err != nil {
