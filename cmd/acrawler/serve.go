@@ -94,14 +94,23 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute}
 	fmt.Fprintf(stdout, "acrawler serving %s on http://%s (search: %s)\n", redactDB(*db), ln.Addr(), spec.kind)
+	if err := serveUntilDone(ctx, hs, ln, 5*time.Second); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// serveUntilDone serves HTTP on ln until ctx ends, then shuts the server
+// down, giving requests in progress up to grace to finish.
+func serveUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration) error {
 	go func() {
 		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		sctx, cancel := context.WithTimeout(context.Background(), grace)
 		defer cancel()
-		hs.Shutdown(sctx)
+		srv.Shutdown(sctx)
 	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
 	}
 	return nil
 }

@@ -40,13 +40,7 @@ func runTestweb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	addr := ln.Addr().String()
 	fmt.Fprintf(stdout, "acrawler test web serving %d sites on http://%s (origin and HTTP proxy)\n", len(web.Sites()), addr)
 	fmt.Fprintf(stdout, "try:\n  acrawler crawl --proxy http://%s --delay 100ms --max-pages 500 %s\n", addr, web.Seeds()[0])
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := serveUntilDone(ctx, srv, ln, 2*time.Second); err != nil {
 		return fmt.Errorf("testweb: %w", err)
 	}
 	return nil
