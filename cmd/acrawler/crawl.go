@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -154,7 +155,7 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 		return err
 	}
 	defer store.Close()
-	archived := seedArchive(ctx, cfg, norm, log)
+	archived := seedArchive(ctx, cfg, norm, store, log)
 	if len(seeds) == 0 && len(sitemaps) == 0 && len(archived) == 0 {
 		c, err := store.Counters(ctx)
 		if err != nil {
@@ -375,9 +376,9 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 }
 
 // seedArchive asks the web archive for the historical URLs of the
-// --seed-archive domains. A failing archive is logged and the crawl goes on
-// with what it returned.
-func seedArchive(ctx context.Context, cfg crawlConfig, norm *urlnorm.Normalizer, log *slog.Logger) []string {
+// --seed-archive domains. A failing archive is logged and recorded as a
+// source error in the store, and the crawl goes on with what it returned.
+func seedArchive(ctx context.Context, cfg crawlConfig, norm *urlnorm.Normalizer, store crawl.Store, log *slog.Logger) []string {
 	if len(cfg.SeedArchive) == 0 {
 		return nil
 	}
@@ -419,6 +420,10 @@ func seedArchive(ctx context.Context, cfg crawlConfig, norm *urlnorm.Normalizer,
 		})
 		if err != nil {
 			log.Warn("web archive seeding failed; the crawl goes on", "domain", d, "urls", n, "err", err)
+			se := crawl.SourceError{At: time.Now(), Kind: "archive", Source: d, URL: cmp.Or(cfg.CDXEndpoint, archive.DefaultEndpoint), Error: err.Error(), URLs: n}
+			if err := store.RecordSourceError(ctx, se); err != nil {
+				log.Warn("record the web archive's failure", "domain", d, "err", err)
+			}
 			continue
 		}
 		log.Info("web archive seeds", "domain", d, "urls", n)

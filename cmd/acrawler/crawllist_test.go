@@ -86,8 +86,15 @@ type clReport struct {
 		Blocked  int64     `json:"blocked"`
 		Frontier int64     `json:"frontier"`
 	} `json:"series"`
-	Hosts []clReportHost `json:"hosts"`
-	Traps []clReportHost `json:"trap_suspects"`
+	Hosts   []clReportHost `json:"hosts"`
+	Traps   []clReportHost `json:"trap_suspects"`
+	Sources []struct {
+		Kind   string `json:"kind"`
+		Source string `json:"source"`
+		URL    string `json:"url"`
+		Error  string `json:"error"`
+		URLs   int    `json:"urls"`
+	} `json:"source_errors"`
 }
 
 type clReportHost struct {
@@ -695,24 +702,38 @@ func testCrawlListSeedArchive(t *testing.T, be backend) {
 		}
 	})
 
-	t.Run("garbage", func(t *testing.T) {
-		// An archive that answers garbage is logged; the crawl goes on.
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, "<html><body>Service temporarily unavailable [[[</body></html>")
-		}))
-		defer srv.Close()
-		web := newTestWeb(t, cfg)
-		db := be.newDB(t)
-		out, logs, err := runCmd(t, web.crawlArgs(db, "--delay", "0", "--max-pages", "5", "--seed-archive", "journal-of-applied-crawling.test",
-			"--cdx-endpoint", srv.URL+"/cdx", clJournal+"/")...)
-		if err != nil {
-			t.Fatalf("crawl with a broken archive: %v\n%s", err, logs)
-		}
-		if !strings.Contains(logs, "web archive seeding failed") || !strings.Contains(out, "5 pages fetched") {
-			t.Errorf("want the archive failure logged and the crawl done:\n%s\n%s", logs, out)
-		}
-	})
+	// An archive that answers garbage, or is down, is logged and recorded
+	// as an error of that source (stats shows it); the crawl goes on.
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body>Service temporarily unavailable [[[</body></html>")
+	}))
+	defer garbage.Close()
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close() // its address now refuses connections
+	for name, endpoint := range map[string]string{"garbage": garbage.URL + "/cdx", "down": down.URL + "/cdx"} {
+		t.Run(name, func(t *testing.T) {
+			web := newTestWeb(t, cfg)
+			db := be.newDB(t)
+			out, logs, err := runCmd(t, web.crawlArgs(db, "--delay", "0", "--max-pages", "5", "--seed-archive", "journal-of-applied-crawling.test",
+				"--cdx-endpoint", endpoint, clJournal+"/")...)
+			if err != nil {
+				t.Fatalf("crawl with a broken archive: %v\n%s", err, logs)
+			}
+			if !strings.Contains(logs, "web archive seeding failed") || !strings.Contains(out, "5 pages fetched") {
+				t.Errorf("want the archive failure logged and the crawl done:\n%s\n%s", logs, out)
+			}
+			r := clStatsJSON(t, db)
+			if len(r.Sources) != 1 || r.Sources[0].Kind != "archive" || r.Sources[0].Source != "journal-of-applied-crawling.test" ||
+				r.Sources[0].URL != endpoint || r.Sources[0].Error == "" || r.Sources[0].URLs != 0 {
+				t.Errorf("stats --json source_errors = %+v, want the archive's failure for the domain at %s", r.Sources, endpoint)
+			}
+			text, errs, err := runCmd(t, "stats", "--db", db)
+			if err != nil || !strings.Contains(text, "source errors") || !strings.Contains(text, "archive journal-of-applied-crawling.test") {
+				t.Errorf("stats does not show the source error: %v\n%s\n%s", err, text, errs)
+			}
+		})
+	}
 }
 
 func TestCrawlListMaxHostShare(t *testing.T) {

@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 )
 
 // linkedSitemapSite is a host whose robots.txt names no sitemap and that
@@ -72,4 +74,60 @@ func TestSitemapReachedThroughALink(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestSitemapsReadFewAtOnce: however many workers crawl, at most two
+// sitemaps are fetched and read at once, so the sitemap bodies held in
+// memory stay bounded (each may be up to 50 MB); every sitemap is still read.
+func TestSitemapsReadFewAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls")
+	}
+	const hosts = 8
+	var mu sync.Mutex
+	inFlight, most, read := 0, 0, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := "http://" + r.Host
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprintf(w, "User-agent: *\nDisallow:\nSitemap: %s/sitemap.xml\n", origin)
+		case "/sitemap.xml":
+			mu.Lock()
+			inFlight++
+			most = max(most, inFlight)
+			mu.Unlock()
+			time.Sleep(100 * time.Millisecond) // a large sitemap takes a while
+			w.Header().Set("Content-Type", "application/xml")
+			fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/listed</loc></url></urlset>`, origin)
+			mu.Lock()
+			inFlight--
+			read++
+			mu.Unlock()
+		default:
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>%s</title></head><body><p>A page.</p></body></html>`, r.URL.Path)
+		}
+	}))
+	defer srv.Close()
+	db := filepath.Join(t.TempDir(), "crawl.db")
+	args := []string{"crawl", "--db", db, "--proxy", srv.URL, "--delay", "0", "--progress", "off", "--workers", "8",
+		"--log-level", "warn", "--no-pdf", "--scope", "any", "--max-depth", "1"}
+	for i := range hosts {
+		args = append(args, fmt.Sprintf("http://sitemaps%d.test/", i))
+	}
+	mustCrawl(t, args...)
+	mu.Lock()
+	defer mu.Unlock()
+	if most > 2 {
+		t.Errorf("%d sitemaps fetched at once, want at most 2", most)
+	}
+	if read != hosts {
+		t.Errorf("%d sitemaps read, want %d", read, hosts)
+	}
+	d := openDB(t, db)
+	if n := queryInt(t, d, `SELECT count(*) FROM pages WHERE url LIKE '%/listed' AND status = 200`); n != hosts {
+		t.Errorf("%d pages listed only by sitemaps fetched, want %d", n, hosts)
+	}
 }

@@ -121,6 +121,13 @@ func printReport(w io.Writer, db string, r *report.Report, points int) {
 		}
 		tw.Flush()
 	}
+	if len(r.Sources) > 0 {
+		fmt.Fprintf(w, "\nsource errors (newest first):\n")
+		for _, e := range r.Sources {
+			fmt.Fprintf(w, "  %s %s %s (%s): %s; %d URLs kept\n", e.At.Local().Format("2006-01-02 15:04"), e.Kind, e.Source,
+				e.URL, e.Error, e.URLs)
+		}
+	}
 	if len(r.Traps) > 0 {
 		fmt.Fprintf(w, "\ntrap suspects:\n")
 		for _, h := range r.Traps {

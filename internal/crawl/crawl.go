@@ -407,6 +407,19 @@ type Metrics struct {
 	TotalBytes int64 // bytes counted against the byte budget
 }
 
+// SourceError is a failure of a source of URLs outside the pages
+// themselves, such as a web archive's CDX server that was down or answered
+// garbage, recorded so that the crawl's report shows it. (A sitemap's
+// errors are recorded on the sitemap's own URL, as a page's are.)
+type SourceError struct {
+	At     time.Time
+	Kind   string // the kind of source: "archive"
+	Source string // what was asked for: a domain
+	URL    string // where it was asked: the endpoint
+	Error  string
+	URLs   int // URLs the source gave before it failed (kept and queued)
+}
+
 // HostStats are one host's outcomes.
 type HostStats struct {
 	ID         ID

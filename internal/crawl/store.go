@@ -149,6 +149,12 @@ type Store interface {
 	// Metrics returns the recorded intervals since a time, oldest first.
 	Metrics(ctx context.Context, since time.Time) ([]Metrics, error)
 
+	// RecordSourceError records the failure of a source of URLs;
+	// SourceErrors returns the most recent ones, newest first, at most
+	// limit (0: all).
+	RecordSourceError(ctx context.Context, e SourceError) error
+	SourceErrors(ctx context.Context, limit int) ([]SourceError, error)
+
 	// HostStats returns per-host outcomes, most fetched first, at most limit
 	// hosts (0: all).
 	HostStats(ctx context.Context, limit int) ([]HostStats, error)

@@ -149,6 +149,7 @@ type Engine struct {
 
 	extractor     *extract.Extractor
 	archiveErrors atomic.Int64
+	sitemapSlots  chan struct{} // bounds the sitemap bodies held at once (sitemapSlots)
 
 	results chan crawl.Result
 	pending atomic.Int64 // results sent and not yet committed
@@ -171,6 +172,8 @@ func New(store crawl.Store, cfg Config) (*Engine, error) {
 		cfg:   cfg,
 		seen:  newSeenFilter(1 << 20),
 		traps: newTrapWatch(),
+
+		sitemapSlots: make(chan struct{}, sitemapSlots),
 
 		results: make(chan crawl.Result, 4*cfg.Workers),
 		wake:    make(chan struct{}, 1),

@@ -15,6 +15,11 @@ const (
 	sitemapMaxDepth = 3        // sitemap index nesting followed
 	sitemapMaxBody  = 50 << 20 // the protocol's size limit
 	sitemapPriority = 900      // sitemaps are read early: they list what a host has
+	// sitemapSlots is how many sitemaps are fetched and read at once, so
+	// that the bodies held in memory stay under sitemapSlots ×
+	// sitemapMaxBody whatever the number of workers. The parser streams
+	// over the body; the body itself is held once, for the WARC record.
+	sitemapSlots = 2
 )
 
 // sitemapURL is a sitemap file offered to the frontier; its entries are
@@ -60,6 +65,7 @@ func (e *Engine) offerSitemaps(ctx context.Context, host string, lines []string)
 }
 
 // fetchSitemap fetches a sitemap (or index) and offers its entries.
+// The caller holds one of e.sitemapSlots until it is done with the body.
 func (e *Engine) fetchSitemap(ctx context.Context, r crawl.Result, u crawl.ClaimedURL) (crawl.Result, *fetch.Response, error) {
 	etag, lastMod := conditional(u)
 	resp, err := e.cfg.Fetcher.Fetch(ctx, fetch.Request{URL: u.URL, Accept: func(string) bool { return true }, MaxBody: sitemapMaxBody,

@@ -116,12 +116,19 @@ func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, 
 	}
 	started := e.cfg.Now()
 	if u.Kind == crawl.KindSitemap {
+		select {
+		case e.sitemapSlots <- struct{}{}:
+		case <-ctx.Done():
+			return e.fetchFailed(ctx, r, ctx.Err(), frontier.Feedback{})
+		}
 		sr, resp, err := e.fetchSitemap(ctx, r, u)
 		fb := frontier.Feedback{Requested: true, Finished: e.cfg.Now()}
 		if err != nil {
+			<-e.sitemapSlots
 			return e.fetchFailed(ctx, r, err, fb)
 		}
 		sr.Page.WARC = e.archive(started, resp)
+		<-e.sitemapSlots
 		e.revisit(&sr)
 		e.stats.fetched.Add(1)
 		e.stats.bytes.Add(max(resp.WireBytes, resp.Bytes))

@@ -20,6 +20,7 @@ type Report struct {
 	Traps    []HostRow          `json:"trap_suspects"`
 	Runs     []crawl.RunStats   `json:"recrawl_runs"`
 	Changes  []crawl.ChangeStat `json:"change_history"`
+	Sources  []SourceError      `json:"source_errors"`
 }
 
 // Figures are the crawl list's measures over the whole crawl.
@@ -94,7 +95,14 @@ func Build(ctx context.Context, st crawl.Store, hosts int) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Counters: c, Runs: runs, Changes: changes}
+	srcs, err := st.SourceErrors(ctx, maxSourceErrors)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Counters: c, Runs: runs, Changes: changes, Sources: []SourceError{}}
+	for _, e := range srcs {
+		r.Sources = append(r.Sources, SourceError(e))
+	}
 	// Sum the processes' rows per recorded time, rounded to the interval.
 	byAt := map[int64]*Interval{}
 	var order []int64
@@ -162,6 +170,19 @@ func Build(ctx context.Context, st crawl.Store, hosts int) (*Report, error) {
 	}
 	return r, nil
 }
+
+// SourceError is a failed source of URLs (a web archive's CDX server).
+type SourceError struct {
+	At     time.Time `json:"at"`
+	Kind   string    `json:"kind"`
+	Source string    `json:"source"`
+	URL    string    `json:"url"`
+	Error  string    `json:"error"`
+	URLs   int       `json:"urls"`
+}
+
+// maxSourceErrors bounds the source errors a report shows (newest first).
+const maxSourceErrors = 50
 
 func ratio(a, b int64) float64 {
 	if b == 0 {

@@ -94,3 +94,40 @@ func (db *DB) HostStats(ctx context.Context, limit int) ([]crawl.HostStats, erro
 	}
 	return out, nil
 }
+
+// RecordSourceError records the failure of a source of URLs.
+func (db *DB) RecordSourceError(ctx context.Context, e crawl.SourceError) error {
+	if db.readOnly {
+		return fmt.Errorf("postgres: record source error: store is open read-only")
+	}
+	_, err := db.pool.Exec(ctx, `INSERT INTO source_errors (at, kind, source, url, error, urls) VALUES ($1, $2, $3, $4, $5, $6)`,
+		ms(e.At), clean(e.Kind), clean(e.Source), clean(e.URL), clean(e.Error), e.URLs)
+	if err != nil {
+		return fmt.Errorf("postgres: record source error: %w", err)
+	}
+	return nil
+}
+
+// SourceErrors returns the most recent source failures, newest first.
+func (db *DB) SourceErrors(ctx context.Context, limit int) ([]crawl.SourceError, error) {
+	var lim any // NULL: no limit
+	if limit > 0 {
+		lim = limit
+	}
+	rows, err := db.pool.Query(ctx, `SELECT at, kind, source, url, error, urls FROM source_errors
+		ORDER BY at DESC, id DESC LIMIT $1`, lim)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: source errors: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (crawl.SourceError, error) {
+		var e crawl.SourceError
+		var at int64
+		err := row.Scan(&at, &e.Kind, &e.Source, &e.URL, &e.Error, &e.URLs)
+		e.At = fromMS(at)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: source errors: %w", err)
+	}
+	return out, nil
+}

@@ -99,3 +99,43 @@ func (db *DB) HostStats(ctx context.Context, limit int) ([]crawl.HostStats, erro
 	}
 	return out, erows.Err()
 }
+
+// RecordSourceError records the failure of a source of URLs.
+func (db *DB) RecordSourceError(ctx context.Context, e crawl.SourceError) error {
+	err := db.tx(ctx, func(t *txn) error {
+		_, err := t.tx.ExecContext(ctx, `INSERT INTO source_errors (at, kind, source, url, error, urls) VALUES (?, ?, ?, ?, ?, ?)`,
+			ms(e.At), e.Kind, e.Source, e.URL, e.Error, e.URLs)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: record source error: %w", err)
+	}
+	return nil
+}
+
+// SourceErrors returns the most recent source failures, newest first.
+func (db *DB) SourceErrors(ctx context.Context, limit int) ([]crawl.SourceError, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT at, kind, source, url, error, urls FROM source_errors
+		ORDER BY at DESC, id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: source errors: %w", err)
+	}
+	defer rows.Close()
+	var out []crawl.SourceError
+	for rows.Next() {
+		var e crawl.SourceError
+		var at int64
+		if err := rows.Scan(&at, &e.Kind, &e.Source, &e.URL, &e.Error, &e.URLs); err != nil {
+			return nil, fmt.Errorf("sqlite: source errors: %w", err)
+		}
+		e.At = fromMS(at)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: source errors: %w", err)
+	}
+	return out, nil
+}

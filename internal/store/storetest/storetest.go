@@ -51,6 +51,7 @@ func Run(t *testing.T, factory Factory) {
 		{"HostOutcomesAndTraps", testHostStats},
 		{"TrapFlagComesBackOnClaim", testTrapOnClaim},
 		{"MetricsOverTime", testMetrics},
+		{"SourceErrors", testSourceErrors},
 		{"BestHostsFirst", testBestHostsFirst},
 		{"ContentMetadataAndNearDuplicates", testContent},
 		{"Reparse", testReparse},
@@ -977,6 +978,38 @@ func testMetrics(t *testing.T, e *env) {
 	}
 	if got, _ := e.s.Metrics(e.ctx, e.now.Add(time.Second)); len(got) != 1 {
 		t.Errorf("Metrics since a later time = %d rows, want 1", len(got))
+	}
+}
+
+func testSourceErrors(t *testing.T, e *env) {
+	if got, err := e.s.SourceErrors(e.ctx, 0); err != nil || len(got) != 0 {
+		t.Fatalf("SourceErrors on a new store = %v, %v; want none", got, err)
+	}
+	down := crawl.SourceError{At: e.now, Kind: "archive", Source: "uni.test", URL: "http://cdx.test/cdx",
+		Error: "connection refused", URLs: 0}
+	garbage := crawl.SourceError{At: e.now.Add(time.Minute), Kind: "archive", Source: "lab.test", URL: "http://cdx.test/cdx",
+		Error: "line 3: not a CDX row \x00\xff", URLs: 12}
+	for _, se := range []crawl.SourceError{down, garbage} {
+		if err := e.s.RecordSourceError(e.ctx, se); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.s.Close()
+	e.s = e.reopen()
+	got, err := e.s.SourceErrors(e.ctx, 0)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("SourceErrors = %+v, %v; want both", got, err)
+	}
+	// Newest first; a NUL byte cannot be stored everywhere, so only the
+	// readable part of the message is compared.
+	if g := got[0]; g.Source != "lab.test" || g.URLs != 12 || !g.At.Equal(garbage.At) || !strings.HasPrefix(g.Error, "line 3: not a CDX row") {
+		t.Errorf("newest = %+v, want %+v", g, garbage)
+	}
+	if got[1] != down {
+		t.Errorf("oldest = %+v, want %+v", got[1], down)
+	}
+	if got, _ := e.s.SourceErrors(e.ctx, 1); len(got) != 1 || got[0].Source != "lab.test" {
+		t.Errorf("SourceErrors(limit 1) = %+v, want the newest only", got)
 	}
 }
 
