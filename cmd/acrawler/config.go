@@ -60,6 +60,7 @@ type crawlConfig struct {
 
 	MaxAttempts int      `toml:"max_attempts"`
 	RetryBase   duration `toml:"retry_base"`
+	MaxBackoff  duration `toml:"max_backoff"`
 	RobotsRetry duration `toml:"robots_retry"`
 	Lease       duration `toml:"lease"`
 	StoreOutage duration `toml:"store_outage"`
@@ -116,6 +117,7 @@ func defaultCrawlConfig() crawlConfig {
 		MaxBody:         5 << 20,
 		MaxAttempts:     3,
 		RetryBase:       duration(30 * time.Second),
+		MaxBackoff:      duration(10 * time.Minute),
 		RobotsRetry:     duration(time.Minute),
 		Lease:           duration(time.Minute),
 		StoreOutage:     duration(5 * time.Minute),
@@ -238,6 +240,7 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.TestWeb, "testweb", c.TestWeb, "crawl the built-in synthetic test web (served in-process, used as the proxy) instead of the internet")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempts per URL on transient failures")
 	fs.Var(&c.RetryBase, "retry-base", "first retry delay after a transient failure (doubles)")
+	fs.Var(&c.MaxBackoff, "max-backoff", "cap on a host's back-off after 429/503 answers or soft blocks (it doubles from 1s)")
 	fs.Var(&c.RobotsRetry, "robots-retry", "first retry delay for an unreachable robots.txt (doubles)")
 	fs.Var(&c.Lease, "lease", "host lease length (several processes on one PostgreSQL: a dead process's hosts wait this long)")
 	fs.Var(&c.StoreOutage, "store-outage", "how long to wait for an unavailable database before giving up")

@@ -232,6 +232,7 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 		RobotsRetry:   time.Duration(cfg.RobotsRetry),
 		MaxAttempts:   cfg.MaxAttempts,
 		RetryBase:     time.Duration(cfg.RetryBase),
+		MaxBackoff:    time.Duration(cfg.MaxBackoff),
 		MaxLinks:      cfg.MaxLinks,
 		MaxBody:       int64(cfg.MaxBody),
 		StoreOutage:   time.Duration(cfg.StoreOutage),

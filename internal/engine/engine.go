@@ -54,6 +54,7 @@ type Config struct {
 	RobotsTries   int
 	MaxAttempts   int                  // fetch attempts per URL for transient failures (default 3)
 	RetryBase     time.Duration        // first retry delay, doubling (default 30s)
+	MaxBackoff    time.Duration        // cap on a host's back-off after 429, 503 or soft blocks (default 10m)
 	MaxLinks      int                  // links taken from one page (default 1000)
 	MaxBody       int64                // HTML body cap, passed to the fetcher (0: its default)
 	StoreOutage   time.Duration        // how long store errors are retried before giving up (default 5m)
@@ -203,6 +204,7 @@ func New(store crawl.Store, cfg Config) (*Engine, error) {
 		RobotsTTL:     cfg.RobotsTTL,
 		RobotsRetry:   cfg.RobotsRetry,
 		RobotsTries:   cfg.RobotsTries,
+		MaxBackoff:    cfg.MaxBackoff,
 		Now:           cfg.Now,
 		Log:           cfg.Log,
 	})

@@ -149,22 +149,32 @@ func (w *trapWatch) pageCommitted(host crawl.ID, duplicate bool) string {
 }
 
 // softBlock records whether a 200 page was a soft block and says what to
-// do with the host: slow it down, or stop it.
-func (w *trapWatch) softBlock(host crawl.ID, blocked bool) (slow, stop bool) {
+// do with the host: slow it down, or (once, when paused reports it) stop
+// fetching from it.
+func (w *trapWatch) softBlock(host crawl.ID, blocked bool) (slow, paused bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	h := w.host(host)
 	if !blocked {
 		h.blockRun = 0
-		return false, h.stopped
+		return false, false
 	}
 	h.blocks++
 	h.blockRun++
-	if h.blocks >= blockStopAfter {
-		h.stopped = true
+	if h.blocks >= blockStopAfter && !h.stopped {
+		h.stopped, paused = true, true
+		// The pause is recorded as the host's flag (unless it already has
+		// one), so that stats reports it and a restart or another process
+		// leaves the host alone too.
+		if h.trap == "" {
+			h.trap = fmt.Sprintf("%s: %d pages refused the crawler; paused", softBlockTrap, h.blocks)
+		}
 	}
-	return h.blockRun >= blockSlowAfter, h.stopped
+	return h.blockRun >= blockSlowAfter, paused
 }
+
+// softBlockTrap starts the flag of a host paused for soft-blocking.
+const softBlockTrap = "soft blocks"
 
 // shortPage reports whether a page's text is far shorter than the host's
 // usual page, and remembers its length.
@@ -198,6 +208,7 @@ func (w *trapWatch) seed(host crawl.ID, trap string) bool {
 		return false
 	}
 	h.trap, h.reported = trap, true
+	h.stopped = strings.HasPrefix(trap, softBlockTrap+":")
 	return true
 }
 

@@ -174,7 +174,11 @@ func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, 
 		e.parse(ctx, &r, resp)
 	case st >= 200 && st < 300 && !resp.BodySkipped && isHTML(resp.MediaType):
 		e.parse(ctx, &r, resp)
-		slow, _ := e.traps.softBlock(u.HostID, p.Blocked)
+		slow, paused := e.traps.softBlock(u.HostID, p.Blocked)
+		if paused {
+			e.cfg.Log.Warn("host keeps refusing the crawler (soft blocks); its URLs are skipped", "host", urlnorm.HostKey(u.URL),
+				"soft_blocks", blockStopAfter)
+		}
 		if slow {
 			fb.Throttled = true // back off from a host that keeps refusing
 		}
