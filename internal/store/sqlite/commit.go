@@ -20,7 +20,6 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 		if err != nil {
 			return err
 		}
-		defer c.close()
 		now := time.Now()
 		for i := range results {
 			if err := c.result(ctx, &results[i], lim, now, &st); err != nil {
@@ -89,7 +88,7 @@ func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
 			return nil
 		}
 		var s *sql.Stmt
-		s, err = t.tx.PrepareContext(ctx, q)
+		s, err = t.prep(ctx, q)
 		return s
 	}
 	c.state = prep(`UPDATE urls SET state = ?, retry_at = ?, fetched_at = ?, error = ?, attempts = attempts - ? WHERE id = ? AND state = 1`)
@@ -101,18 +100,9 @@ func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
 	c.links = prep(linksInsert(1))
 	c.linksN = prep(linksInsert(linkRows))
 	if err != nil {
-		c.close()
 		return nil, err
 	}
 	return c, nil
-}
-
-func (c *committer) close() {
-	for _, s := range []*sql.Stmt{c.state, c.page, c.pageExists, c.nearDup, c.hashIns, c.hashGet, c.links, c.linksN} {
-		if s != nil {
-			s.Close()
-		}
-	}
 }
 
 func b2i(b bool) int {
@@ -201,7 +191,7 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		if !keep {
 			if !newPage && rv != nil && rv.Changed {
 				// The page changed: its outlinks are those of the new version.
-				res, err := t.tx.ExecContext(ctx, `DELETE FROM links WHERE source_id = ?`, p.ID)
+				res, err := t.exec(ctx, `DELETE FROM links WHERE source_id = ?`, p.ID)
 				if err != nil {
 					return err
 				}
@@ -273,7 +263,7 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 	if !h.NextFetchAt.IsZero() {
 		next = ms(h.NextFetchAt)
 	}
-	if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET
+	if _, err := t.exec(ctx, `UPDATE hosts SET
 			next_fetch_at = CASE WHEN ?1 IS NULL THEN next_fetch_at ELSE max(next_fetch_at, ?1) END,
 			delay_ms = CASE WHEN ?1 IS NULL THEN delay_ms ELSE ?2 END,
 			backoff = CASE WHEN ?1 IS NULL THEN backoff ELSE ?3 END,
@@ -289,7 +279,7 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		return err
 	}
 	if hs.errKind != "" {
-		if _, err := t.tx.ExecContext(ctx, `INSERT INTO host_errors (host_id, kind, count) VALUES (?, ?, 1)
+		if _, err := t.exec(ctx, `INSERT INTO host_errors (host_id, kind, count) VALUES (?, ?, 1)
 			ON CONFLICT (host_id, kind) DO UPDATE SET count = count + 1`, r.URL.HostID, hs.errKind); err != nil {
 			return err
 		}
@@ -308,26 +298,44 @@ type hostStatDelta struct {
 // it links to (and follows), raising the priority of those still queued.
 func (c *committer) bumpInlinks(ctx context.Context, links []crawl.Link, lim crawl.Limits) error {
 	capN := lim.MaxInlinkBonus / lim.InlinkBonus
-	c.args = c.args[:0]
-	c.args = append(c.args, capN, lim.InlinkBonus)
+	var ids []any
 	for _, l := range links {
 		if !l.NoFollow {
-			c.args = append(c.args, l.TargetID)
+			ids = append(ids, l.TargetID)
 		}
 	}
-	n := len(c.args) - 2
-	if n == 0 {
-		return nil
+	for len(ids) > 0 {
+		// The IN list takes one of a few lengths, padded with its first ID
+		// (a set: a repeat changes nothing), so that each length's
+		// statement is prepared once (prep), not once per page.
+		chunk := ids[:min(len(ids), inListSizes[len(inListSizes)-1])]
+		ids = ids[len(chunk):]
+		size := inListSizes[0]
+		for _, s := range inListSizes {
+			if size = s; s >= len(chunk) {
+				break
+			}
+		}
+		c.args = append(c.args[:0], capN, lim.InlinkBonus)
+		c.args = append(c.args, chunk...)
+		for len(c.args)-2 < size {
+			c.args = append(c.args, chunk[0])
+		}
+		// Only URLs not fetched yet (queued or in flight) are counted: the
+		// count is there to raise their priority, and most links of a crawl
+		// (navigation) point to pages already fetched, whose rows would be
+		// rewritten for nothing.
+		if _, err := c.t.exec(ctx, `UPDATE urls SET inlinks = inlinks + 1,
+			priority = priority + CASE WHEN state = 0 AND inlinks < ? THEN ? ELSE 0 END
+			WHERE state <= 1 AND id IN (`+strings.TrimSuffix(strings.Repeat("?,", size), ",")+`)`, c.args...); err != nil {
+			return err
+		}
 	}
-	// Only URLs not fetched yet (queued or in flight) are counted: the
-	// count is there to raise their priority, and most links of a crawl
-	// (navigation) point to pages already fetched, whose rows would be
-	// rewritten for nothing.
-	_, err := c.t.tx.ExecContext(ctx, `UPDATE urls SET inlinks = inlinks + 1,
-		priority = priority + CASE WHEN state = 0 AND inlinks < ? THEN ? ELSE 0 END
-		WHERE state <= 1 AND id IN (`+strings.TrimSuffix(strings.Repeat("?,", n), ",")+`)`, c.args...)
-	return err
+	return nil
 }
+
+// inListSizes are the lengths an IN list of IDs is padded to.
+var inListSizes = []int{8, 32, 128, 512}
 
 // schedule records a page's revisit schedule, existence and history.
 func (c *committer) schedule(ctx context.Context, p *crawl.Page, rv *crawl.Revisit, now time.Time) error {
@@ -340,7 +348,7 @@ func (c *committer) schedule(ctx context.Context, p *crawl.Page, rv *crawl.Revis
 	if checked == 0 {
 		checked = now.UnixMilli()
 	}
-	if _, err := t.tx.ExecContext(ctx, `UPDATE pages SET checked_at = ?, next_check_at = ?, interval_ms = ?, misses = ?,
+	if _, err := t.exec(ctx, `UPDATE pages SET checked_at = ?, next_check_at = ?, interval_ms = ?, misses = ?,
 		gone = ? WHERE url_id = ?`, checked, next, rv.Interval.Milliseconds(), rv.Misses, rv.Gone, p.ID); err != nil {
 		return err
 	}
@@ -353,7 +361,7 @@ func (c *committer) schedule(ctx context.Context, p *crawl.Page, rv *crawl.Revis
 	if len(p.ContentHash) > 0 {
 		hash = p.ContentHash
 	}
-	_, err := t.tx.ExecContext(ctx, `INSERT INTO page_history (url_id, checked_at, run, status, changed, content_hash, bytes)
+	_, err := t.exec(ctx, `INSERT INTO page_history (url_id, checked_at, run, status, changed, content_hash, bytes)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, p.ID, checked, rv.Run, p.Status, b2i(rv.Changed), hash, p.Bytes)
 	return err
 }
@@ -362,7 +370,7 @@ func (c *committer) schedule(ctx context.Context, p *crawl.Page, rv *crawl.Revis
 // fetch due at once, counting them in st.Touched.
 func (c *committer) touch(ctx context.Context, ts []crawl.Touch, now time.Time, st *crawl.CommitStats) error {
 	for _, tc := range ts {
-		res, err := c.t.tx.ExecContext(ctx, `UPDATE pages SET next_check_at = ? WHERE url_id = ? AND gone = 0
+		res, err := c.t.exec(ctx, `UPDATE pages SET next_check_at = ? WHERE url_id = ? AND gone = 0
 			AND fetched_at < ? AND next_check_at > ?`, now.UnixMilli(), tc.ID, ms(tc.LastMod), now.UnixMilli())
 		if err != nil {
 			return err
@@ -426,7 +434,7 @@ func (c *committer) savePageIndexed(ctx context.Context, p *crawl.Page, st *craw
 // Reparse replaces a page's extraction and outlinks.
 func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) error {
 	err := db.tx(ctx, func(t *txn) error {
-		old, err := scanPage(t.tx.QueryRowContext(ctx, `SELECT `+pageColumns+` FROM pages WHERE url_id = ?`, p.ID))
+		old, err := scanPage(t.queryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE url_id = ?`, p.ID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return crawl.ErrNotFound
 		}
@@ -440,14 +448,13 @@ func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) er
 		if err != nil {
 			return err
 		}
-		defer c.close()
 		var st crawl.CommitStats
 		if err := c.savePage(ctx, p, &st); err != nil {
 			return err
 		}
 		t.add("pages", -1) // replaced, not added
 		t.add("duplicates", -b2i64(old.DuplicateOf != 0))
-		res, err := t.tx.ExecContext(ctx, `DELETE FROM links WHERE source_id = ?`, p.ID)
+		res, err := t.exec(ctx, `DELETE FROM links WHERE source_id = ?`, p.ID)
 		if err != nil {
 			return err
 		}
@@ -543,7 +550,7 @@ func (db *DB) SaveRobots(ctx context.Context, host crawl.ID, rec crawl.RobotsRec
 		if rec.Status != 0 || !rec.FetchedAt.IsZero() {
 			status = rec.Status
 		}
-		_, err := t.tx.ExecContext(ctx, `UPDATE hosts SET robots_status = ?, robots_body = ?, robots_fetched_at = ?,
+		_, err := t.exec(ctx, `UPDATE hosts SET robots_status = ?, robots_body = ?, robots_fetched_at = ?,
 			robots_expires_at = ?, robots_failures = ?,
 			next_fetch_at = CASE WHEN ? > 0 THEN max(next_fetch_at, ?) ELSE next_fetch_at END,
 			delay_ms = CASE WHEN ? > 0 THEN ? ELSE delay_ms END WHERE id = ?`,

@@ -18,7 +18,8 @@ type txn struct {
 	tx    *sql.Tx
 	delta map[string]int64
 	now   int64
-	fts   []ftsOp // full-text writes, applied at the end
+	fts   []ftsOp              // full-text writes, applied at the end
+	stmts map[string]*sql.Stmt // statements prepared in this transaction (prep)
 }
 
 func (t *txn) add(name string, n int64) {
@@ -51,7 +52,7 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) error {
 		return err
 	}
 	for name, n := range t.delta {
-		if _, err := tx.ExecContext(ctx, `UPDATE counters SET value = value + ? WHERE name = ?`, n, name); err != nil {
+		if _, err := t.exec(ctx, `UPDATE counters SET value = value + ? WHERE name = ?`, n, name); err != nil {
 			tx.Rollback()
 			db.seq = seq
 			return err
@@ -60,6 +61,9 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) error {
 	if err := tx.Commit(); err != nil {
 		db.seq = seq
 		return err
+	}
+	if len(db.want) > 0 {
+		db.prepareWanted(ctx)
 	}
 	return nil
 }
@@ -113,22 +117,21 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 		if hosts[u.HostID] != nil {
 			continue
 		}
-		if _, err := t.tx.ExecContext(ctx, `INSERT INTO hosts (id, key) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`, u.HostID, u.Host); err != nil {
+		if _, err := t.exec(ctx, `INSERT INTO hosts (id, key) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`, u.HostID, u.Host); err != nil {
 			return st, err
 		}
 		hs := &hostState{}
-		if err := t.tx.QueryRowContext(ctx, `SELECT admitted FROM hosts WHERE id = ?`, u.HostID).Scan(&hs.admitted); err != nil {
+		if err := t.queryRow(ctx, `SELECT admitted FROM hosts WHERE id = ?`, u.HostID).Scan(&hs.admitted); err != nil {
 			return st, err
 		}
 		hosts[u.HostID] = hs
 	}
-	ins, err := t.tx.PrepareContext(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq, discovered_at,
+	ins, err := t.prep(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq, discovered_at,
 			kind, lastmod, changefreq)
 		VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
 	if err != nil {
 		return st, err
 	}
-	defer ins.Close()
 	nowMS := now.UnixMilli()
 	for _, u := range urls {
 		if lim.MaxDepth > 0 && u.Depth > lim.MaxDepth {
@@ -138,7 +141,7 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 		hs := hosts[u.HostID]
 		if lim.MaxPagesPerHost > 0 && hs.admitted+hs.added >= lim.MaxPagesPerHost {
 			var one int
-			err := t.tx.QueryRowContext(ctx, `SELECT 1 FROM urls WHERE id = ?`, u.ID).Scan(&one)
+			err := t.queryRow(ctx, `SELECT 1 FROM urls WHERE id = ?`, u.ID).Scan(&one)
 			switch {
 			case err == nil:
 				st.Known++
@@ -176,7 +179,7 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 			continue
 		}
 		ids = append(ids, id)
-		if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET admitted = admitted + ?, queued = queued + ?,
+		if _, err := t.exec(ctx, `UPDATE hosts SET admitted = admitted + ?, queued = queued + ?,
 			top_priority = max(top_priority, ?) WHERE id = ?`, hs.added, hs.added, hs.top, id); err != nil {
 			return st, err
 		}
@@ -196,10 +199,10 @@ func (t *txn) requeueInFlight(ctx context.Context, perHost map[crawl.ID]int64) e
 		if n == 0 {
 			continue
 		}
-		if _, err := t.tx.ExecContext(ctx, `UPDATE urls SET state = 0, attempts = max(attempts - 1, 0) WHERE host_id = ? AND state = 1`, h); err != nil {
+		if _, err := t.exec(ctx, `UPDATE urls SET state = 0, attempts = max(attempts - 1, 0) WHERE host_id = ? AND state = 1`, h); err != nil {
 			return err
 		}
-		if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET queued = queued + ? WHERE id = ?`, n, h); err != nil {
+		if _, err := t.exec(ctx, `UPDATE hosts SET queued = queued + ? WHERE id = ?`, n, h); err != nil {
 			return err
 		}
 		if err := t.refreshTop(ctx, h); err != nil {
@@ -249,7 +252,7 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 	err := db.tx(ctx, func(t *txn) error {
 		nowMS := now.UnixMilli()
 		// Hosts whose time has come first, the best of them first.
-		rows, err := t.tx.QueryContext(ctx, `SELECT id, lease_owner FROM hosts
+		rows, err := t.query(ctx, `SELECT id, lease_owner FROM hosts
 			WHERE (queued > 0 AND (lease_owner IS NULL OR lease_owner <> ? AND lease_until < ?))
 			   OR (lease_owner IS NOT NULL AND lease_owner <> ? AND lease_until < ?)
 			ORDER BY next_fetch_at > ?, top_priority DESC, next_fetch_at, id LIMIT ?`, owner, nowMS, owner, nowMS, nowMS, n)
@@ -278,7 +281,7 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 			perHost := map[crawl.ID]int64{}
 			for _, id := range expired {
 				var c int64
-				if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM urls WHERE host_id = ? AND state = 1`, id).Scan(&c); err != nil {
+				if err := t.queryRow(ctx, `SELECT count(*) FROM urls WHERE host_id = ? AND state = 1`, id).Scan(&c); err != nil {
 					return err
 				}
 				perHost[id] = c
@@ -289,7 +292,7 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 		}
 		until := now.Add(lease).UnixMilli()
 		for _, id := range ids {
-			row := t.tx.QueryRowContext(ctx, `UPDATE hosts SET lease_owner = ?, lease_until = ? WHERE id = ? RETURNING `+hostColumns, owner, until, id)
+			row := t.queryRow(ctx, `UPDATE hosts SET lease_owner = ?, lease_until = ? WHERE id = ? RETURNING `+hostColumns, owner, until, id)
 			h, err := scanHost(row)
 			if err != nil {
 				return err
@@ -321,7 +324,7 @@ func (db *DB) RenewHosts(ctx context.Context, owner string, ids []crawl.ID, leas
 	err := db.tx(ctx, func(t *txn) error {
 		in, args := idList(ids)
 		held := map[crawl.ID]bool{}
-		rows, err := t.tx.QueryContext(ctx, `UPDATE hosts SET lease_until = ? WHERE lease_owner = ? AND id IN (`+in+`) RETURNING id`,
+		rows, err := t.query(ctx, `UPDATE hosts SET lease_until = ? WHERE lease_owner = ? AND id IN (`+in+`) RETURNING id`,
 			append([]any{now.Add(lease).UnixMilli(), owner}, args...)...)
 		if err != nil {
 			return err
@@ -357,9 +360,9 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 		for _, h := range hosts {
 			var err error
 			if h.NextFetchAt.IsZero() {
-				_, err = t.tx.ExecContext(ctx, `UPDATE hosts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner = ? AND id = ?`, owner, h.ID)
+				_, err = t.exec(ctx, `UPDATE hosts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner = ? AND id = ?`, owner, h.ID)
 			} else {
-				_, err = t.tx.ExecContext(ctx, `UPDATE hosts SET lease_owner = NULL, lease_until = 0,
+				_, err = t.exec(ctx, `UPDATE hosts SET lease_owner = NULL, lease_until = 0,
 					next_fetch_at = max(next_fetch_at, ?), delay_ms = ?, backoff = ? WHERE lease_owner = ? AND id = ?`,
 					ms(h.NextFetchAt), h.Delay.Milliseconds(), h.Backoff, owner, h.ID)
 			}
@@ -382,7 +385,7 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 	var budgetErr error
 	err := db.tx(ctx, func(t *txn) error {
 		var leaseOwner sql.NullString
-		if err := t.tx.QueryRowContext(ctx, `SELECT lease_owner FROM hosts WHERE id = ?`, host).Scan(&leaseOwner); err != nil {
+		if err := t.queryRow(ctx, `SELECT lease_owner FROM hosts WHERE id = ?`, host).Scan(&leaseOwner); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return crawl.ErrLeaseLost
 			}
@@ -392,7 +395,7 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 			return crawl.ErrLeaseLost
 		}
 		var reserved, bytes int64
-		if err := t.tx.QueryRowContext(ctx, `SELECT
+		if err := t.queryRow(ctx, `SELECT
 			(SELECT value FROM counters WHERE name = 'reserved'),
 			(SELECT value FROM counters WHERE name = 'bytes')`).Scan(&reserved, &bytes); err != nil {
 			return err
@@ -410,18 +413,18 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		}
 		if lim.MaxHostBytes > 0 {
 			var hb int64
-			if err := t.tx.QueryRowContext(ctx, `SELECT bytes FROM hosts WHERE id = ?`, host).Scan(&hb); err != nil {
+			if err := t.queryRow(ctx, `SELECT bytes FROM hosts WHERE id = ?`, host).Scan(&hb); err != nil {
 				return err
 			}
 			if hb >= lim.MaxHostBytes {
 				// The host spent its share: what it has queued is skipped.
-				res, err := t.tx.ExecContext(ctx, `UPDATE urls SET state = 5, error = 'host byte budget reached'
+				res, err := t.exec(ctx, `UPDATE urls SET state = 5, error = 'host byte budget reached'
 					WHERE host_id = ? AND state = 0`, host)
 				if err != nil {
 					return err
 				}
 				k, _ := res.RowsAffected()
-				if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET queued = queued - ? WHERE id = ?`, k, host); err != nil {
+				if _, err := t.exec(ctx, `UPDATE hosts SET queued = queued - ? WHERE id = ?`, k, host); err != nil {
 					return err
 				}
 				t.add("queued", -k)
@@ -430,7 +433,7 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 				return nil
 			}
 		}
-		rows, err := t.tx.QueryContext(ctx, `UPDATE urls SET state = 1, attempts = attempts + 1
+		rows, err := t.query(ctx, `UPDATE urls SET state = 1, attempts = attempts + 1
 			WHERE id IN (SELECT id FROM urls WHERE host_id = ? AND state = 0 AND retry_at <= ?
 			             ORDER BY priority DESC, seq LIMIT ?)
 			RETURNING id, url, host_id, depth, priority, attempts - 1, seq, kind, lastmod, via, changefreq`, host, now.UnixMilli(), n)
@@ -471,7 +474,7 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		}
 		if len(out) == 0 {
 			var at sql.NullInt64
-			if err := t.tx.QueryRowContext(ctx, `SELECT min(retry_at) FROM urls WHERE host_id = ? AND state = 0`, host).Scan(&at); err != nil {
+			if err := t.queryRow(ctx, `SELECT min(retry_at) FROM urls WHERE host_id = ? AND state = 0`, host).Scan(&at); err != nil {
 				return err
 			}
 			if at.Valid {
@@ -480,7 +483,7 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		}
 		k := int64(len(out))
 		if k > 0 {
-			if _, err := t.tx.ExecContext(ctx, `UPDATE hosts SET queued = queued - ? WHERE id = ?`, k, host); err != nil {
+			if _, err := t.exec(ctx, `UPDATE hosts SET queued = queued - ? WHERE id = ?`, k, host); err != nil {
 				return err
 			}
 			if err := t.refreshTop(ctx, host); err != nil {
@@ -503,7 +506,7 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 
 // refreshTop sets a host's top_priority to its best queued URL's.
 func (t *txn) refreshTop(ctx context.Context, host crawl.ID) error {
-	_, err := t.tx.ExecContext(ctx, `UPDATE hosts SET top_priority = coalesce(
+	_, err := t.exec(ctx, `UPDATE hosts SET top_priority = coalesce(
 		(SELECT priority FROM urls WHERE host_id = ?1 AND state = 0 ORDER BY priority DESC, seq LIMIT 1), -1000000000)
 		WHERE id = ?1`, host)
 	return err

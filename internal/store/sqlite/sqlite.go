@@ -54,6 +54,10 @@ type DB struct {
 	seq    int64
 	outbox bool
 	near   int // near-duplicate distance; negative: none
+
+	// The writer connection's statement cache (see prep), guarded by mu.
+	stmts map[string]*sql.Stmt
+	want  map[string]struct{}
 }
 
 var _ crawl.Store = (*DB)(nil)
@@ -68,7 +72,8 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 	if opts.NearDistance > crawl.MaxNearDistance {
 		return nil, fmt.Errorf("sqlite: near-duplicate distance %d above %d", opts.NearDistance, crawl.MaxNearDistance)
 	}
-	db := &DB{path: file, outbox: opts.Outbox, near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance)}
+	db := &DB{path: file, outbox: opts.Outbox, near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance),
+		stmts: map[string]*sql.Stmt{}, want: map[string]struct{}{}}
 	if !opts.ReadOnly {
 		if err := db.acquireLock(); err != nil {
 			return nil, err
@@ -172,6 +177,7 @@ func (db *DB) Close() error {
 		errs = append(errs, db.r.Close())
 	}
 	if db.w != nil {
+		db.closeStmts()
 		errs = append(errs, db.w.Close())
 	}
 	if db.lock != nil {
