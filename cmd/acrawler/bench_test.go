@@ -123,7 +123,7 @@ func BenchmarkRecrawl(b *testing.B) {
 }
 
 func benchmarkRecrawl(b *testing.B, be backend) {
-	var bytesPct, reqPct, notModPct, changedPct float64
+	var bytesPct, reqPct, notModPct, changedPct, revisitPct, newPct float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		web := testweb.New(testweb.Config{Seed: 7, Sites: 25, PagesPerSite: 60, NoFaults: true})
@@ -132,7 +132,9 @@ func benchmarkRecrawl(b *testing.B, be backend) {
 		for _, s := range web.Sites() {
 			seeds = append(seeds, s.Origin+"/")
 		}
-		crawlOnce := func(cmd, db string, extra ...string) (bytes int64, reqs int, notMod int) {
+		// crawlOnce runs a command and returns the body bytes it received
+		// per URL, its requests and how many were answered 304.
+		crawlOnce := func(cmd, db string, extra ...string) (bytes map[string]int64, reqs int, notMod int) {
 			web.ResetRequests()
 			args := append([]string{cmd, "--db", db, "--proxy", srv.URL, "--delay", "0", "--max-crawl-delay", "1ms",
 				"--max-depth", "0", "--progress", "off", "--log-level", "error", "--workers", "16",
@@ -142,11 +144,12 @@ func benchmarkRecrawl(b *testing.B, be backend) {
 			if err := Run(context.Background(), args, &out, &errb); err != nil {
 				b.Fatalf("acrawler %s: %v\n%s\n%s", cmd, err, out.String(), errb.String())
 			}
+			bytes = map[string]int64{}
 			for _, r := range web.Requests() {
 				if r.Method == "CONNECT" {
 					continue
 				}
-				bytes += r.Bytes
+				bytes[r.Host+r.Path] += r.Bytes
 				reqs++
 				if r.Status == 304 {
 					notMod++
@@ -154,29 +157,48 @@ func benchmarkRecrawl(b *testing.B, be backend) {
 			}
 			return bytes, reqs, notMod
 		}
+		sum := func(m map[string]int64, keep func(string) bool) (n int64) {
+			for k, v := range m {
+				if keep(k) {
+					n += v
+				}
+			}
+			return n
+		}
+		all := func(string) bool { return true }
 		db := be.newDB(b)
-		crawlOnce("crawl", db, seeds...)
+		before, _, _ := crawlOnce("crawl", db, seeds...)
+		known := func(k string) bool { _, ok := before[k]; return ok }
+		unknown := func(k string) bool { return !known(k) }
 		first := openDB(b, db)
 		pages := queryInt(b, first, `SELECT count(*) FROM pages`)
 		web.Advance()
 		changed, _, _ := web.Changes()
 		b.StartTimer()
-		rb, rr, nm := crawlOnce("recrawl", db, "--all")
+		rbs, rr, nm := crawlOnce("recrawl", db, "--all")
 		b.StopTimer()
 		first.Close()
-		fb, fr, _ := crawlOnce("crawl", be.newDB(b), seeds...)
+		fbs, fr, _ := crawlOnce("crawl", be.newDB(b), seeds...)
 		srv.Close()
+		rb, fb := sum(rbs, all), sum(fbs, all)
 		bytesPct += 100 * float64(rb) / float64(fb)
 		reqPct += 100 * float64(rr) / float64(fr)
 		notModPct += 100 * float64(nm) / float64(rr)
 		changedPct += 100 * float64(len(changed)) / float64(pages)
+		// The URLs the first crawl knew (revisited with conditional
+		// requests) apart from the pages that appeared since (fetched whole
+		// by any crawl).
+		revisitPct += 100 * float64(sum(rbs, known)) / float64(sum(fbs, known))
+		newPct += 100 * float64(sum(rbs, unknown)) / float64(fb)
 		if i == 0 {
-			b.Logf("%d pages; %d changed by the advance; recrawl: %d requests, %d answered 304, %d body bytes; full re-crawl: %d requests, %d body bytes",
-				pages, len(changed), rr, nm, rb, fr, fb)
+			b.Logf("%d pages; %d changed by the advance; recrawl: %d requests, %d answered 304, %d body bytes (%d on new URLs); full re-crawl: %d requests, %d body bytes",
+				pages, len(changed), rr, nm, rb, sum(rbs, unknown), fr, fb)
 		}
 	}
 	n := float64(b.N)
 	b.ReportMetric(bytesPct/n, "bytes-%-of-full")
+	b.ReportMetric(revisitPct/n, "revisit-bytes-%-of-full")
+	b.ReportMetric(newPct/n, "new-url-bytes-%-of-full")
 	b.ReportMetric(reqPct/n, "requests-%-of-full")
 	b.ReportMetric(notModPct/n, "304-%")
 	b.ReportMetric(changedPct/n, "changed-%")
