@@ -95,7 +95,16 @@ func (x *Extractor) HTML(body []byte, contentType, pageURL string, header http.H
 		return r
 	}
 	r.Charset = charset
-	doc, err := htmlx.Parse(utf8, pageURL, htmlx.Options{Resolver: x.resolvers(), MaxLinks: x.opts.MaxLinks, Token: x.opts.Token})
+	// One pass of the tokenizer feeds the page's text and links (htmlx),
+	// its metadata (scholar) and its main text (maintext).
+	sc := scholar.NewScanner()
+	visitors := []htmlx.Visitor{sc}
+	var mt *maintext.Builder
+	if x.opts.MainText {
+		mt = maintext.NewBuilder(len(utf8))
+		visitors = append(visitors, mt)
+	}
+	doc, err := htmlx.Parse(utf8, pageURL, htmlx.Options{Resolver: x.resolvers(), MaxLinks: x.opts.MaxLinks, Token: x.opts.Token, Visitors: visitors})
 	if err != nil {
 		r.Error, r.ErrorKind = "parse: "+err.Error(), "parse"
 		return r
@@ -117,15 +126,15 @@ func (x *Extractor) HTML(body []byte, contentType, pageURL string, header http.H
 	for i, l := range doc.Links {
 		links[i] = l.URL
 	}
-	sm := scholar.Extract(utf8, pageURL, r.Text, links)
+	sm := sc.Metadata(pageURL, r.Text, links)
 	sm.Type, sm.TypeRule = scholar.Classify(sm, pageURL, r.Title, r.Text)
 	r.Meta = fromScholar(sm)
 
-	if x.opts.MainText && len(r.Text) >= minMainText {
-		if mt, err := maintext.Extract(utf8, pageURL, contentLang); err == nil {
-			r.MainText = mt.Text
+	if mt != nil && len(r.Text) >= minMainText {
+		if res, err := mt.Result(contentLang); err == nil {
+			r.MainText = res.Text
 			if r.Lang == "" {
-				r.Lang = mt.Lang
+				r.Lang = res.Lang
 			}
 		}
 	}

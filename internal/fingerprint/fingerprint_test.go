@@ -2,8 +2,10 @@ package fingerprint
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestExact(t *testing.T) {
@@ -56,5 +58,40 @@ func FuzzExact(f *testing.F) {
 		if ascii && !bytes.Equal(a, b) {
 			t.Fatalf("Exact changed under case and surrounding space for %q", s)
 		}
+		if want := exactRef(s); !bytes.Equal(a, want) {
+			t.Fatalf("Exact(%q) = %x, the reference definition gives %x", s, a, want)
+		}
 	})
+}
+
+// exactRef is Exact as first written, rune by rune: fingerprints are
+// stored, so a faster Exact must give the same hashes.
+func exactRef(text string) []byte {
+	var norm []rune
+	space := false
+	for _, r := range text {
+		if unicode.IsSpace(r) {
+			space = len(norm) > 0
+			continue
+		}
+		if space {
+			norm = append(norm, ' ')
+			space = false
+		}
+		norm = append(norm, unicode.ToLower(r))
+	}
+	if len(norm) == 0 {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(string(norm)))
+	return sum[:]
+}
+
+func TestExactReference(t *testing.T) {
+	for _, s := range []string{"", " ", "Hello, World", "\x00\x7f \t\v\f\r\n", "ÖĞRENCİ\u00a0Yayın\u2003x", "\xff\xfe a\xc3",
+		strings.Repeat("Ab cD\u0130 ", 1000), strings.Repeat("x", 5000) + "\u0085y"} {
+		if got, want := Exact(s), exactRef(s); !bytes.Equal(got, want) {
+			t.Errorf("Exact(%.40q) = %x, want %x", s, got, want)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package htmlx
 
 import (
-	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
@@ -215,8 +214,8 @@ func (a *attrs) get(id int) ([]byte, bool) {
 // gatherAttrs reads the wanted attributes of the current start tag, whose
 // raw text is raw with the name ending at end. Values are taken from raw
 // without copying unless one holds a character reference, a carriage return
-// or a NUL; then the tokenizer decodes them all.
-func gatherAttrs(a *attrs, z *html.Tokenizer, raw []byte, end int) {
+// or a NUL; then the tokenizer decodes them all (tok.Attrs).
+func gatherAttrs(a *attrs, tok *Token, raw []byte, end int) {
 	a.has = 0
 	it := attrIter{raw: raw, i: end}
 	decode := false
@@ -242,11 +241,9 @@ func gatherAttrs(a *attrs, z *html.Tokenizer, raw []byte, end int) {
 		return
 	}
 	a.has = 0
-	for more := true; more; {
-		var k, v []byte
-		k, v, more = z.TagAttr()
-		if id := attrID(k); id >= 0 && a.has&(1<<id) == 0 {
-			a.val[id] = v
+	for _, kv := range tok.Attrs() {
+		if id := attrID(kv.Key); id >= 0 && a.has&(1<<id) == 0 {
+			a.val[id] = kv.Val
 			a.has |= 1 << id
 		}
 	}

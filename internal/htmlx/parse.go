@@ -44,6 +44,10 @@ type Options struct {
 	// agent-prefixed directives ("acrawler: noindex") apply when the agent
 	// is Token.
 	Token string
+	// Visitors are given every token of the page (outside the content of
+	// <noscript> and <noframes>, which Parse reads a second time for
+	// links), after Parse has read it.
+	Visitors []Visitor
 }
 
 // Defaults for Options and fixed limits.
@@ -223,7 +227,8 @@ type parser struct {
 	// The stack of open elements and how many of them have each flag.
 	attrs             attrs // of the current start tag
 	stack             []entry
-	floor             int // elements below are out of reach (those outside <noscript> while nested)
+	tok               *Token // the token being read
+	floor             int    // elements below are out of reach (those outside <noscript> while nested)
 	hide, inert, fgn  int
 	raw               int  // what to do with the next raw text
 	nested            bool // scanning the content of <noscript> or <noframes>
@@ -254,24 +259,31 @@ type parser struct {
 }
 
 func (p *parser) scan(z *html.Tokenizer) {
+	outer := p.tok
+	defer func() { p.tok = outer }()
+	tok := &Token{z: z}
+	p.tok = tok
+	visit := !p.nested && len(p.opts.Visitors) > 0
 	for {
 		tt := z.Next()
+		if tt == html.ErrorToken {
+			return
+		}
+		tok.reset(tt)
 		raw := p.raw
 		p.raw = rawNone
 		switch tt {
-		case html.ErrorToken:
-			return
 		case html.TextToken:
 			switch {
 			case raw == rawSkip:
 				// Not needed: spare the decoding.
 			case raw != rawNone:
-				p.onRawText(raw, z.Text())
+				p.onRawText(raw, tok.Text())
 			case isSpace(z.Raw()):
 				// Most text between tags is indentation.
 				p.brk(sepSpace)
 			default:
-				p.onText(z.Text())
+				p.onText(tok.Text())
 			}
 		case html.StartTagToken:
 			p.onStart(z, false)
@@ -279,6 +291,11 @@ func (p *parser) scan(z *html.Tokenizer) {
 			p.onStart(z, true)
 		case html.EndTagToken:
 			p.onEnd(z.Raw())
+		}
+		if visit {
+			for _, v := range p.opts.Visitors {
+				v.VisitToken(tok)
+			}
 		}
 	}
 }
@@ -372,14 +389,14 @@ func (p *parser) onStart(z *html.Tokenizer, selfClosing bool) {
 	at.has = 0
 	switch a {
 	case atom.A, atom.Area, atom.Iframe, atom.Frame, atom.Base, atom.Link, atom.Meta, atom.Html:
-		gatherAttrs(at, z, raw, nameEnd)
+		gatherAttrs(at, p.tok, raw, nameEnd)
 	case atom.Img:
 		if p.anchorOpen && len(p.anchorAlt) == 0 {
-			gatherAttrs(at, z, raw, nameEnd)
+			gatherAttrs(at, p.tok, raw, nameEnd)
 		}
 	default:
 		if cls&clVoid == 0 && containsHidden(raw) {
-			gatherAttrs(at, z, raw, nameEnd)
+			gatherAttrs(at, p.tok, raw, nameEnd)
 		}
 	}
 

@@ -2,30 +2,38 @@
 // without navigation, sidebars, footers, cookie banners and comments, and
 // tells its language.
 //
-// The content is found by go-readability (codeberg.org/readeck/go-readability),
-// a port of Firefox's Reader View, after a cheap pruning pass that removes
-// what is boilerplate by its markup alone: <nav>, <aside>, <footer>, page
-// headers, ARIA landmarks for navigation and site information, form controls, and
-// cookie and consent banners. COMPARISON.md explains the choice of library,
-// with figures; the short of it is that readability costs milliseconds per
-// page, so a crawler should run Extract on pages worth reading (not on
-// listings, duplicates or redirects), or off its fetch path.
+// It builds a light tree of the page from the tokens of the HTML
+// tokenizer: as an htmlx.Visitor (Builder), in the one pass that
+// htmlx.Parse makes for the page's text and links, or in a pass of its own
+// (Extract). Then:
+//
+//   - a pruning pass drops what is boilerplate by its markup alone: <nav>,
+//     <aside>, <footer>, page headers, ARIA landmarks for navigation and
+//     site information, hidden elements, form controls, and classes or ids
+//     with words such as cookie, consent, kvkk, breadcrumb, share, sidebar,
+//     comments;
+//   - the content is the page's <main> (or role=main) if it holds at least
+//     a quarter of the text left; otherwise the element that scores best by
+//     Readability's rules in outline (paragraph length and commas, scaled
+//     by link density and weighed by class and id words), with its siblings
+//     that score well or are prose paragraphs;
+//   - the content is written out paragraph by paragraph.
+//
+// COMPARISON.md compares it with go-readability and go-trafilatura on the
+// test web and the golden pages: as good on those pages, at a tenth of
+// the time of go-readability (0.2 ms of CPU for a 50 KB page, beside
+// htmlx.Parse's pass).
 //
 // It is a pure leaf: Extract and DetectLanguage take values and return
-// values, with no I/O and no state between calls.
+// values, with no I/O and no state between calls (a Builder reads one
+// page).
 package maintext
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"unicode/utf8"
-
-	readability "codeberg.org/readeck/go-readability/v2"
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 
 	"github.com/acrawler/acrawler/internal/htmlx"
 )
@@ -33,11 +41,12 @@ import (
 // Limits on the work one page can cause.
 const (
 	// MaxInput is the size in bytes of the part of a page that is read;
-	// the rest is ignored. Readability's cost grows faster than the page.
+	// the rest is ignored.
 	MaxInput = 2 << 20
-	// MaxNodes is the number of elements above which a page is not given to
-	// readability; Extract then falls back to the pruned page's text.
-	MaxNodes = 30000
+	// MaxNodes is the number of elements and texts of a page that are
+	// read; the rest is ignored. It bounds the memory one page takes
+	// (about 64 bytes a node).
+	MaxNodes = 200000
 	// MaxText is the size in bytes at which Text is cut.
 	MaxText = 1 << 20
 )
@@ -67,15 +76,17 @@ type Result struct {
 
 // Extract returns the main content of an HTML page. body is the page in
 // UTF-8 or, if it is not valid UTF-8, in the encoding its <meta> declares;
-// pageURL is its absolute URL (used to resolve relative links inside the
-// content; it may be empty) and contentLanguage the Content-Language
-// header, if any.
+// pageURL is its absolute URL (not used today: the text keeps no links)
+// and contentLanguage the Content-Language header, if any.
+//
+// Extract reads the page with its own pass of the tokenizer; a crawler
+// that parses the page with htmlx.Parse anyway gives a Builder to it as a
+// visitor instead, and calls Builder.Result.
 //
 // A page without any text gives ErrNoContent; the Lang of the page is still
-// returned with it. A page nested too deeply for the HTML parser gives
-// ErrUnparsable. A failure inside the extraction library is wrapped and
-// returned rather than passed on as a panic; none is known.
-func Extract(body []byte, pageURL, contentLanguage string) (res Result, err error) {
+// returned with it. A page nested too deeply for the HTML parser (more than
+// 512 elements open at once) gives ErrUnparsable.
+func Extract(body []byte, pageURL, contentLanguage string) (Result, error) {
 	if len(body) > MaxInput {
 		body = body[:MaxInput]
 	}
@@ -84,27 +95,36 @@ func Extract(body []byte, pageURL, contentLanguage string) (res Result, err erro
 			body = dec
 		}
 	}
-	doc, err := html.Parse(bytes.NewReader(body))
-	if err != nil {
-		return Result{}, fmt.Errorf("maintext: parse: %w (%w)", ErrUnparsable, err)
+	b := NewBuilder(len(body))
+	htmlx.Tokens(body, b)
+	return b.Result(contentLanguage)
+}
+
+// Result returns the main content of the page whose tokens b was given
+// (see Extract); contentLanguage is the Content-Language header, if any.
+// It is called once, after the last token; b must not be used after it.
+//
+// The content is the page's <main> (or role=main) when it holds at least
+// a quarter of the page's text; otherwise the best-scoring element with
+// its best siblings (see score). Either way, what is boilerplate by its
+// markup (see prune) is left out.
+func (b *Builder) Result(contentLanguage string) (res Result, err error) {
+	defer b.release()
+	b.finish()
+	if b.deep {
+		return Result{}, fmt.Errorf("maintext: parse: %w (more than %d elements open)", ErrUnparsable, maxOpen)
 	}
-	res.Lang = primaryTag(documentLang(doc))
+	lang := b.lang
+	if lang == "" {
+		lang = b.xlang
+	}
+	res.Lang = primaryTag(lang)
 	if res.Lang == "" {
 		res.Lang = headerLang(contentLanguage)
 	}
-	nodes := prune(doc)
-
-	var content *html.Node
-	if nodes <= MaxNodes {
-		content, err = runReadability(doc, pageURL)
-		if err != nil {
-			return res, err
-		}
-	}
-	if content == nil {
-		content = fallbackRoot(doc)
-	}
-	res.Text = render(content, MaxText)
+	b.prune()
+	b.stats()
+	res.Text = b.render(b.content(), MaxText)
 	if res.Lang == "" {
 		res.Lang, _ = DetectLanguage(res.Text)
 	}
@@ -114,73 +134,40 @@ func Extract(body []byte, pageURL, contentLanguage string) (res Result, err erro
 	return res, nil
 }
 
-// runReadability runs go-readability on the pruned document. A panic in the
-// library becomes an error, so that one strange page cannot stop a crawl.
-func runReadability(doc *html.Node, pageURL string) (content *html.Node, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			content, err = nil, fmt.Errorf("maintext: readability: panic: %v", r)
-		}
-	}()
-	var u *url.URL
-	if pageURL != "" {
-		u, _ = url.Parse(pageURL)
-	}
-	if u == nil {
-		u = &url.URL{}
-	}
-	p := readability.NewParser()
-	p.DisableJSONLD = true // metadata is internal/scholar's job
-	article, rerr := p.ParseAndMutate(doc, u)
-	if rerr != nil || article.Node == nil {
-		return nil, nil // no candidate: the caller falls back
-	}
-	return article.Node, nil
-}
-
-// fallbackRoot returns what to render when readability found nothing: the
-// page's <main> (or role=main) if it has one, else its <body>.
-func fallbackRoot(doc *html.Node) *html.Node {
-	var mainEl, body *html.Node
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		if mainEl != nil {
-			return
-		}
-		if n.Type == html.ElementNode {
-			switch {
-			case n.DataAtom == atom.Main || attr(n, "role") == "main":
-				mainEl = n
-				return
-			case n.DataAtom == atom.Body && body == nil:
-				body = n
-			}
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+// content returns the nodes to render.
+func (b *Builder) content() []int32 {
+	nodes := b.nodes
+	var roots []int32
+	var total int32
+	mainEl := int32(-1)
+	for i := int32(0); i < int32(len(nodes)); i = nodes[i].end {
+		roots = append(roots, i)
+		if nodes[i].flags&(fDropped|fSkip) == 0 {
+			total += nodes[i].chars
 		}
 	}
-	walk(doc)
-	if mainEl != nil {
-		return mainEl
-	}
-	if body != nil {
-		return body
-	}
-	return doc
-}
-
-// documentLang returns the lang (or xml:lang) attribute of <html>.
-func documentLang(doc *html.Node) string {
-	for n := doc.FirstChild; n != nil; n = n.NextSibling {
-		if n.Type == html.ElementNode && n.DataAtom == atom.Html {
-			if l := attr(n, "lang"); l != "" {
-				return l
-			}
-			return attr(n, "xml:lang")
+	for i := int32(0); i < int32(len(nodes)); {
+		n := &nodes[i]
+		if !n.text && n.flags&(fDropped|fSkip) != 0 {
+			i = n.end
+			continue
 		}
+		if n.flags&fMain != 0 {
+			mainEl = i
+			break
+		}
+		i++
 	}
-	return ""
+	if mainEl >= 0 && nodes[mainEl].chars*4 >= total {
+		return []int32{mainEl}
+	}
+	if best := b.score(); best >= 0 {
+		return b.siblings(best)
+	}
+	if mainEl >= 0 {
+		return []int32{mainEl}
+	}
+	return roots
 }
 
 // headerLang reads a Content-Language header: a language if it names one,
@@ -214,13 +201,4 @@ func primaryTag(tag string) string {
 		}
 	}
 	return strings.ToLower(tag)
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key && a.Namespace == "" {
-			return a.Val
-		}
-	}
-	return ""
 }

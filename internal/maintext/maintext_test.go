@@ -24,6 +24,17 @@ type pageExpectation struct {
 // a thesis record, a faculty page, a publication list, a news story, a
 // Turkish article, a Turkish department's publication list and a dataset).
 func TestScholarPages(t *testing.T) {
+	checkScholarPages(t, nil)
+}
+
+// TestScholarPagesNoLandmarks is TestScholarPages on the pages with their
+// main, article, nav, aside, header and footer elements turned into divs
+// and their ARIA roles removed (see TestTestwebNoLandmarks).
+func TestScholarPagesNoLandmarks(t *testing.T) {
+	checkScholarPages(t, func(b []byte) []byte { return []byte(landmarks.Replace(string(b))) })
+}
+
+func checkScholarPages(t *testing.T, transform func([]byte) []byte) {
 	raw, err := os.ReadFile("testdata/scholar-pages.json")
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +58,9 @@ func TestScholarPages(t *testing.T) {
 			body, err := os.ReadFile("../scholar/testdata/" + name + ".html")
 			if err != nil {
 				t.Fatal(err)
+			}
+			if transform != nil {
+				body = transform(body)
 			}
 			res, err := Extract(body, w.URL, "")
 			if err != nil {
@@ -83,6 +97,9 @@ c</pre></main></body>`, "Line one\nLine two\n\na b\nc"},
 		{"lists and tables", `<body><main><ul><li>First</li><li>Second</li></ul><table><tr><th>Key</th><td>Value</td></tr></table></main></body>`, "First\n\nSecond\n\nKey | Value"},
 		{"hidden", `<body><main><p>Seen.</p><p hidden>Unseen.</p><p style="display: none">Unseen.</p><div aria-hidden="true">Unseen.</div><script>var x;</script></main></body>`, "Seen."},
 		{"inline", `<body><main><p>H<sub>2</sub>O is <em>wet</em>.</p></main></body>`, "H2O is wet."},
+		{"svg ended by html", `<body><main><p>One.</p><svg><title>Icon</title><text>label</text><p>Two.</p></main></body>`, "One.\n\nTwo."},
+		{"implied ends", `<body><main><p>One<div>Two</div><ul><li>a<li>b</ul><table><tr><td>x<td>y<tr><td>z</table><h2>H</h2></main>`, "One\n\nTwo\n\na\n\nb\n\nx | y\n\nz\n\nH"},
+		{"custom elements", `<body><main><my-el/>One <x-y>two</x-y><p>Three.</p></main></body>`, "One two\n\nThree."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,10 +1,12 @@
 package maintext
 
 import (
+	"bytes"
 	"strings"
 
-	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/acrawler/acrawler/internal/htmlx"
 )
 
 // dropTags are elements that are never main content.
@@ -30,97 +32,58 @@ var dropWords = map[string]bool{
 	"pagination": true, "pager": true, "related": true, "masthead": true, "newsletter": true,
 }
 
-// prune removes the subtrees of doc that are boilerplate by their markup
-// alone, and returns the number of elements left. An element that holds
-// the page's <main>, an <article>, an <h1> or role=main is never removed,
-// so that a wrapper with an unlucky class ("has-sidebar") cannot take the
-// content with it; neither is <html>, <head> or <body>.
-func prune(doc *html.Node) int {
-	count := 0
-	var walk func(n *html.Node) (protected bool)
-	walk = func(n *html.Node) bool {
-		protected := false
-		for c := n.FirstChild; c != nil; {
-			next := c.NextSibling
-			if walk(c) {
-				protected = true
-			}
-			c = next
+// prune marks as dropped the elements that are boilerplate by their
+// markup alone (see isBoilerplate). An element that holds the page's
+// <main>, an <article>, an <h1> or role=main is never dropped (nor is one
+// of these itself), so that a wrapper with an unlucky class
+// ("has-sidebar") cannot take the content with it.
+func (b *Builder) prune() {
+	nodes := b.nodes
+	for i := len(nodes) - 1; i >= 0; i-- {
+		n := &nodes[i]
+		if n.flags&(fProtect|fProtected) != 0 && n.parent >= 0 {
+			nodes[n.parent].flags |= fProtected
 		}
-		if n.Type == html.CommentNode {
-			n.Parent.RemoveChild(n)
-			return false
-		}
-		if n.Type != html.ElementNode {
-			return false
-		}
-		switch n.DataAtom {
-		case atom.Main, atom.Article, atom.H1:
-			protected = true
-		case atom.Html, atom.Head, atom.Body:
-			count++
-			return protected
-		}
-		if attr(n, "role") == "main" {
-			protected = true
-		}
-		if !protected && n.Parent != nil && isBoilerplate(n) {
-			n.Parent.RemoveChild(n)
-			return false
-		}
-		count++
-		return protected
 	}
-	walk(doc)
-	return count
+	for i := range nodes {
+		if n := &nodes[i]; n.flags&fBoiler != 0 && n.flags&(fProtect|fProtected) == 0 {
+			n.flags |= fDropped
+		}
+	}
 }
 
 // isBoilerplate reports whether an element is boilerplate by its tag, role,
-// class, id or visibility.
-func isBoilerplate(n *html.Node) bool {
-	if dropTags[n.DataAtom] {
+// class, id or visibility; inArticle tells whether it is inside an
+// <article> or <main> (where a <header> is the article's own).
+func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr) bool {
+	if props&pDrop != 0 {
 		return true
 	}
-	if n.DataAtom == atom.Header && !inside(n, atom.Article, atom.Main) {
+	if a == atom.Header && !inArticle {
 		return true
 	}
-	for _, a := range n.Attr {
-		switch a.Key {
+	for _, kv := range attrs {
+		switch string(kv.Key) {
 		case "role":
-			if dropRoles[strings.ToLower(strings.TrimSpace(a.Val))] {
+			if dropRoles[strings.ToLower(strings.TrimSpace(string(kv.Val)))] {
 				return true
 			}
 		case "hidden":
 			return true
 		case "aria-hidden":
-			if strings.EqualFold(a.Val, "true") {
+			if strings.EqualFold(string(kv.Val), "true") {
 				return true
 			}
 		case "style":
-			if s := strings.ToLower(strings.ReplaceAll(a.Val, " ", "")); strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
-				return true
-			}
-		case "class", "id":
-			for _, tok := range strings.Fields(strings.ToLower(a.Val)) {
-				if dropWords[tok] {
+			if bytes.Contains(kv.Val, []byte("none")) || bytes.Contains(kv.Val, []byte("hidden")) ||
+				bytes.Contains(kv.Val, []byte("NONE")) || bytes.Contains(kv.Val, []byte("HIDDEN")) || hasUpper(kv.Val) {
+				s := strings.ToLower(strings.ReplaceAll(string(kv.Val), " ", ""))
+				if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
 					return true
 				}
-				for _, part := range strings.FieldsFunc(tok, isJoiner) {
-					if dropWords[part] {
-						return true
-					}
-				}
 			}
-		}
-	}
-	return false
-}
-
-// inside reports whether n has an ancestor of one of the tags.
-func inside(n *html.Node, tags ...atom.Atom) bool {
-	for p := n.Parent; p != nil; p = p.Parent {
-		for _, t := range tags {
-			if p.DataAtom == t {
+		case "class", "id":
+			if hasDropWord(kv.Val) {
 				return true
 			}
 		}
@@ -128,4 +91,43 @@ func inside(n *html.Node, tags ...atom.Atom) bool {
 	return false
 }
 
-func isJoiner(r rune) bool { return r == '-' || r == '_' }
+// hasDropWord reports whether a class or id list holds one of dropWords as
+// a whole token or as a part of one joined by "-" or "_".
+func hasDropWord(v []byte) bool {
+	var buf [32]byte
+	for i := 0; i < len(v); {
+		// One part: a run of bytes other than space, '-' and '_'.
+		for i < len(v) && (isSpaceByte(v[i]) || v[i] == '-' || v[i] == '_') {
+			i++
+		}
+		j := i
+		for j < len(v) && !isSpaceByte(v[j]) && v[j] != '-' && v[j] != '_' {
+			j++
+		}
+		if n := j - i; n > 0 && n <= len(buf) {
+			for k := 0; k < n; k++ {
+				c := v[i+k]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				buf[k] = c
+			}
+			if dropWords[string(buf[:n])] {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || '\t' <= c && c <= '\r' }
+
+func hasUpper(b []byte) bool {
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}

@@ -1,11 +1,11 @@
 package maintext
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
@@ -31,54 +31,64 @@ var skipTags = map[atom.Atom]bool{
 // textWriter builds the text of a tree paragraph by paragraph.
 type textWriter struct {
 	out   strings.Builder // finished paragraphs, separated by "\n\n"
-	cur   strings.Builder // the paragraph being written
+	cur   []byte          // the paragraph being written
 	space bool            // a space is due before the next word
 	max   int
 	full  bool
+	b     *Builder
+
+	root    int32 // the root being written
+	content int32 // visible bytes of all the roots
 }
 
-// render returns the text of the tree under n: see Result.Text.
-func render(n *html.Node, max int) string {
-	w := &textWriter{max: max}
-	w.node(n, false)
+// render writes the text of the subtrees of the given nodes, in order:
+// see Result.Text.
+func (b *Builder) render(roots []int32, max int) string {
+	w := &textWriter{max: max, b: b}
+	size := 0
+	for _, i := range roots {
+		size += int(b.nodes[i].chars)
+	}
+	w.out.Grow(min(max, size+size/4+16))
+	w.content = int32(size)
+	for _, i := range roots {
+		w.root = i
+		w.node(i, false)
+	}
 	w.flush()
 	return w.out.String()
 }
 
-func (w *textWriter) node(n *html.Node, pre bool) {
+func (w *textWriter) node(i int32, pre bool) {
 	if w.full {
 		return
 	}
-	switch n.Type {
-	case html.TextNode:
-		w.text(n.Data, pre)
-		return
-	case html.ElementNode:
-		if skipTags[n.DataAtom] {
-			return
-		}
-		switch n.DataAtom {
-		case atom.Br:
-			w.newline()
-			return
-		case atom.Td, atom.Th:
-			if w.cur.Len() > 0 {
-				w.cur.WriteString(" |")
-				w.space = true
-			}
-		case atom.Pre:
-			pre = true
-		}
-	case html.DocumentNode:
-	default:
+	n := &w.b.nodes[i]
+	if n.text {
+		w.text(w.b.text[n.start:n.stop], pre)
 		return
 	}
-	block := n.Type == html.ElementNode && blockTags[n.DataAtom]
+	if n.flags&(fSkip|fDropped) != 0 || i != w.root && n.linkBlock(w.content) {
+		return
+	}
+	switch n.atom {
+	case atom.Br:
+		w.newline()
+		return
+	case atom.Td, atom.Th:
+		if len(w.cur) > 0 {
+			w.cur = append(w.cur, " |"...)
+			w.space = true
+		}
+	case atom.Pre:
+		pre = true
+	}
+	block := n.props&pBlock != 0
 	if block {
 		w.flush()
 	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		w.node(c, pre)
+	for j := i + 1; j < n.end; j = w.b.nodes[j].end {
+		w.node(j, pre)
 	}
 	if block {
 		w.flush()
@@ -87,38 +97,71 @@ func (w *textWriter) node(n *html.Node, pre bool) {
 
 // text writes a text node, collapsing whitespace (or, in <pre>, keeping
 // line breaks).
-func (w *textWriter) text(s string, pre bool) {
-	for _, r := range s {
+func (w *textWriter) text(s []byte, pre bool) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if ' ' < c && c < 0x7f {
+			// A run of printable ASCII with single spaces inside is
+			// written at once.
+			j := i + 1
+			for j < len(s) {
+				if d := s[j]; ' ' < d && d < 0x7f {
+					j++
+				} else if d == ' ' && j+1 < len(s) && ' ' < s[j+1] && s[j+1] < 0x7f {
+					j += 2
+				} else {
+					break
+				}
+			}
+			if w.space {
+				w.cur = append(w.cur, ' ')
+				w.space = false
+			}
+			w.cur = append(w.cur, s[i:j]...)
+			i = j
+			continue
+		}
+		if c == ' ' || '\t' <= c && c <= '\r' && (c != '\n' || !pre) {
+			w.space = len(w.cur) > 0 && w.cur[len(w.cur)-1] != '\n'
+			i++
+			continue
+		}
+		r, size := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(s[i:])
+		}
+		i += size
 		switch {
 		case r == '\n' && pre:
 			w.newline()
 		case unicode.IsSpace(r) || r == '\u200b':
-			w.space = w.cur.Len() > 0 && !strings.HasSuffix(w.cur.String(), "\n")
+			w.space = len(w.cur) > 0 && w.cur[len(w.cur)-1] != '\n'
+
 		case r == utf8.RuneError || unicode.IsControl(r):
 		default:
 			if w.space {
-				w.cur.WriteByte(' ')
+				w.cur = append(w.cur, ' ')
 				w.space = false
 			}
-			w.cur.WriteRune(r)
+			w.cur = utf8.AppendRune(w.cur, r)
 		}
 	}
 }
 
 // newline ends a line within the paragraph.
 func (w *textWriter) newline() {
-	if w.cur.Len() > 0 && !strings.HasSuffix(w.cur.String(), "\n") {
-		w.cur.WriteByte('\n')
+	if len(w.cur) > 0 && w.cur[len(w.cur)-1] != '\n' {
+		w.cur = append(w.cur, '\n')
 	}
 	w.space = false
 }
 
 // flush ends the paragraph being written.
 func (w *textWriter) flush() {
-	p := strings.TrimSpace(w.cur.String())
-	w.cur.Reset()
+	p := bytes.TrimSpace(w.cur)
+	w.cur = w.cur[:0]
 	w.space = false
-	if p == "" || w.full {
+	if len(p) == 0 || w.full {
 		return
 	}
 	sep := 0
@@ -128,20 +171,20 @@ func (w *textWriter) flush() {
 	if w.out.Len()+sep+len(p) > w.max {
 		w.full = true
 		p = cutUTF8(p, w.max-w.out.Len()-sep)
-		if p == "" {
+		if len(p) == 0 {
 			return
 		}
 	}
 	if sep > 0 {
 		w.out.WriteString("\n\n")
 	}
-	w.out.WriteString(p)
+	w.out.Write(p)
 }
 
 // cutUTF8 cuts s to at most n bytes on a character boundary.
-func cutUTF8(s string, n int) string {
+func cutUTF8(s []byte, n int) []byte {
 	if n <= 0 {
-		return ""
+		return nil
 	}
 	if len(s) <= n {
 		return s
@@ -149,5 +192,5 @@ func cutUTF8(s string, n int) string {
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return strings.TrimSpace(s[:n])
+	return bytes.TrimSpace(s[:n])
 }

@@ -3,6 +3,7 @@ package scholar
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +12,9 @@ import (
 
 // FuzzExtract checks that Extract answers for any page, and that what it
 // answers keeps its promises: caps hold, strings are valid UTF-8, DOIs are
-// normalized, URLs absolute, Date and Year agree, Type is a known type.
+// normalized, URLs absolute, Date and Year agree, Type is a known type;
+// and that a Scanner fed by htmlx.Parse (as the crawl does) answers the
+// same.
 func FuzzExtract(f *testing.F) {
 	pages, _ := filepath.Glob("testdata/*.html")
 	for _, p := range pages {
@@ -25,6 +28,9 @@ func FuzzExtract(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, pageURL, text, link string) {
 		md := Extract(body, pageURL, text, []string{link})
 		checkInvariants(t, md)
+		if shared := extractShared(t, body, pageURL, text, []string{link}); !reflect.DeepEqual(md, shared) {
+			t.Errorf("Extract(%q) = %+v, but a Scanner given the tokens by htmlx.Parse gives %+v", body, md, shared)
+		}
 		if md.PDFURL != "" && !utf8.ValidString(md.PDFURL) {
 			t.Errorf("PDFURL %q is invalid UTF-8", md.PDFURL)
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/acrawler/acrawler/internal/htmlx"
 )
 
 // Bounds on the work one page can cause.
@@ -81,189 +83,246 @@ var inlineTags = map[string]bool{
 	"sup": true, "time": true, "u": true, "var": true,
 }
 
-// scan reads the document once with the HTML tokenizer and collects the
-// title, the meta elements, the JSON-LD blocks and the microdata items.
+// Scanner collects what Extract reads from a page (the title, the meta
+// elements, the JSON-LD blocks and the microdata items) from the page's
+// tokens: it is an htmlx.Visitor, so that it can read the page in the
+// pass htmlx.Parse makes. Metadata then gives the result. A Scanner reads
+// one page.
+//
 // It tracks open elements with a stack and the few implied end tags that
 // matter for nesting (li, dt, dd, p, tr, td, th, option), which is enough
 // to attribute microdata properties to their items in real pages without
 // the cost of building a tree.
-func scan(body []byte) *page {
-	p := &page{}
-	z := html.NewTokenizer(bytes.NewReader(body))
-	z.SetMaxBuf(0)
-	stack := make([]frame, 0, 64)
-	overflow := 0 // start tags not pushed because the stack was full
-	collecting := 0
-	scope := func() *mdItem {
-		if len(stack) == 0 {
-			return nil
-		}
-		return stack[len(stack)-1].scope
+type Scanner struct {
+	p          page
+	stack      []frame
+	overflow   int // start tags not pushed because the stack was full
+	collecting int
+	skip       int // what the next token is read as, after <title> or a JSON-LD <script>
+	done       bool
+}
+
+// What the token after a start tag is read as.
+const (
+	skipNone   = iota
+	skipTitle  // the first <title>: its text
+	skipJSONLD // a JSON-LD <script>: its content
+)
+
+// NewScanner returns a Scanner for one page.
+func NewScanner() *Scanner {
+	return &Scanner{stack: make([]frame, 0, 64)}
+}
+
+// finish closes the elements left open and returns the page.
+func (s *Scanner) finish() *page {
+	if !s.done {
+		s.done = true
+		s.pop(0)
 	}
-	pop := func(to int) {
-		for len(stack) > to {
-			f := &stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if f.props != nil {
-				collecting--
-				v := clean(string(f.text), MaxAbstract)
-				for _, name := range f.props {
-					f.owner.add(name, v)
-				}
+	return &s.p
+}
+
+func (s *Scanner) scope() *mdItem {
+	if len(s.stack) == 0 {
+		return nil
+	}
+	return s.stack[len(s.stack)-1].scope
+}
+
+func (s *Scanner) pop(to int) {
+	for len(s.stack) > to {
+		f := &s.stack[len(s.stack)-1]
+		s.stack = s.stack[:len(s.stack)-1]
+		if f.props != nil {
+			s.collecting--
+			v := clean(string(f.text), MaxAbstract)
+			for _, name := range f.props {
+				f.owner.add(name, v)
 			}
 		}
 	}
-	// closeImplied pops an open element named one of names, if it is found
-	// before any element named in stop.
-	closeImplied := func(names []string, stop map[string]bool) {
-		for i := len(stack) - 1; i >= 0; i-- {
-			t := stack[i].tag
-			for _, n := range names {
-				if t == n {
-					pop(i)
-					return
-				}
-			}
-			if stop[t] {
+}
+
+// closeImplied pops an open element named one of names, if it is found
+// before any element named in stop.
+func (s *Scanner) closeImplied(names []string, stop map[string]bool) {
+	for i := len(s.stack) - 1; i >= 0; i-- {
+		t := s.stack[i].tag
+		for _, n := range names {
+			if t == n {
+				s.pop(i)
 				return
 			}
 		}
+		if stop[t] {
+			return
+		}
 	}
+}
 
-	for {
-		tt := z.Next()
-		switch tt {
-		case html.ErrorToken:
-			pop(0)
-			return p
-		case html.TextToken:
-			if collecting > 0 {
-				t := z.Text()
-				for i := range stack {
-					if f := &stack[i]; f.props != nil && len(f.text) < MaxAbstract*2 {
-						f.text = append(f.text, t...)
-					}
+// Stop sets of closeImplied.
+var (
+	liNames, liStop         = []string{"li"}, map[string]bool{"ul": true, "ol": true, "menu": true}
+	dtNames, dtStop         = []string{"dt", "dd"}, map[string]bool{"dl": true}
+	trNames, trStop         = []string{"tr"}, map[string]bool{"table": true, "tbody": true, "thead": true, "tfoot": true}
+	tdNames, tdStop         = []string{"td", "th"}, map[string]bool{"tr": true, "table": true}
+	optionNames, optionStop = []string{"option"}, map[string]bool{"select": true, "datalist": true}
+)
+
+// VisitToken reads one token of the page.
+func (s *Scanner) VisitToken(t *htmlx.Token) {
+	if s.done {
+		return
+	}
+	p := &s.p
+	tt := t.Type
+	if skip := s.skip; skip != skipNone {
+		// The token after <title> or a JSON-LD <script>, read as its
+		// content whatever it is.
+		s.skip = skipNone
+		if tt == html.TextToken {
+			switch skip {
+			case skipTitle:
+				p.title = clean(string(t.Text()), MaxField)
+			case skipJSONLD:
+				if txt := t.Text(); len(txt) <= maxJSONLDLen {
+					p.jsonld = append(p.jsonld, bytes.Clone(txt))
 				}
 			}
-		case html.EndTagToken:
-			name, _ := z.TagName()
-			tag := string(name)
-			if collecting > 0 && !inlineTags[tag] {
-				separate(stack)
+		}
+		return
+	}
+	switch tt {
+	case html.TextToken:
+		if s.collecting > 0 {
+			txt := t.Text()
+			for i := range s.stack {
+				if f := &s.stack[i]; f.props != nil && len(f.text) < MaxAbstract*2 {
+					f.text = append(f.text, txt...)
+				}
 			}
-			if overflow > 0 {
-				overflow--
-				continue
+		}
+	case html.EndTagToken:
+		tag := tagName(t)
+		if s.collecting > 0 && !inlineTags[tag] {
+			separate(s.stack)
+		}
+		if s.overflow > 0 {
+			s.overflow--
+			return
+		}
+		for i := len(s.stack) - 1; i >= 0 && i >= len(s.stack)-64; i-- {
+			if s.stack[i].tag == tag {
+				s.pop(i)
+				break
 			}
-			for i := len(stack) - 1; i >= 0 && i >= len(stack)-64; i-- {
-				if stack[i].tag == tag {
-					pop(i)
+		}
+	case html.StartTagToken, html.SelfClosingTagToken:
+		tag := tagName(t)
+		if s.collecting > 0 && !inlineTags[tag] {
+			separate(s.stack) // <p>a</p><p>b</p> reads "a b"
+		}
+		a := readAttrs(t)
+		switch tag {
+		case "title":
+			if p.title == "" {
+				s.skip = skipTitle
+			}
+			return
+		case "script":
+			if isJSONLD(a.typ) && len(p.jsonld) < maxJSONLD {
+				s.skip = skipJSONLD
+			}
+			return
+		case "style", "noscript", "template", "textarea", "xmp", "iframe", "noembed", "noframes":
+			return // raw text: not visible, not markup
+		case "li":
+			s.closeImplied(liNames, liStop)
+		case "dt", "dd":
+			s.closeImplied(dtNames, dtStop)
+		case "tr":
+			s.closeImplied(trNames, trStop)
+		case "td", "th":
+			s.closeImplied(tdNames, tdStop)
+		case "option":
+			s.closeImplied(optionNames, optionStop)
+		}
+		if pClosers[tag] {
+			for i := len(s.stack) - 1; i >= 0; i-- {
+				if s.stack[i].tag == "p" {
+					s.pop(i)
+					break
+				}
+				if !inlineTags[s.stack[i].tag] {
 					break
 				}
 			}
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			tag := string(name)
-			if collecting > 0 && !inlineTags[tag] {
-				separate(stack) // <p>a</p><p>b</p> reads "a b"
-			}
-			var a attrs
-			if hasAttr {
-				a = readAttrs(z)
-			}
-			switch tag {
-			case "title":
-				if p.title == "" && z.Next() == html.TextToken {
-					p.title = clean(string(z.Text()), MaxField)
-				}
-				continue
-			case "script":
-				if isJSONLD(a.typ) && len(p.jsonld) < maxJSONLD && z.Next() == html.TextToken {
-					if t := z.Text(); len(t) <= maxJSONLDLen {
-						p.jsonld = append(p.jsonld, bytes.Clone(t))
-					}
-				}
-				continue
-			case "style", "noscript", "template", "textarea", "xmp", "iframe", "noembed", "noframes":
-				continue // raw text: not visible, not markup
-			case "li":
-				closeImplied([]string{"li"}, map[string]bool{"ul": true, "ol": true, "menu": true})
-			case "dt", "dd":
-				closeImplied([]string{"dt", "dd"}, map[string]bool{"dl": true})
-			case "tr":
-				closeImplied([]string{"tr"}, map[string]bool{"table": true, "tbody": true, "thead": true, "tfoot": true})
-			case "td", "th":
-				closeImplied([]string{"td", "th"}, map[string]bool{"tr": true, "table": true})
-			case "option":
-				closeImplied([]string{"option"}, map[string]bool{"select": true, "datalist": true})
-			}
-			if pClosers[tag] {
-				for i := len(stack) - 1; i >= 0; i-- {
-					if stack[i].tag == "p" {
-						pop(i)
-						break
-					}
-					if !inlineTags[stack[i].tag] {
-						break
-					}
-				}
-			}
-			if tag == "meta" && a.content != nil && len(p.metas) < maxMetas {
-				key := a.name
-				if key == "" {
-					key = a.property
-				}
-				if key != "" {
-					p.metas = append(p.metas, meta{name: strings.ToLower(strings.TrimSpace(key)), content: *a.content})
-				}
-			}
-
-			// Microdata.
-			owner := scope()
-			var item *mdItem
-			if a.itemscope {
-				item = &mdItem{types: strings.Fields(a.itemtype)}
-			}
-			var textProps []string
-			if a.itemprop != "" && owner != nil {
-				names := strings.Fields(a.itemprop)
-				switch {
-				case item != nil:
-					for _, n := range names {
-						owner.add(n, item)
-					}
-				default:
-					if v, ok := a.value(tag); ok {
-						for _, n := range names {
-							owner.add(n, v)
-						}
-					} else if !voidTags[tag] && tt == html.StartTagToken {
-						textProps = names
-					}
-				}
-			}
-			if item != nil && (a.itemprop == "" || owner == nil) && len(p.items) < maxItems {
-				p.items = append(p.items, item)
-			}
-
-			if voidTags[tag] || tt == html.SelfClosingTagToken {
-				continue
-			}
-			if len(stack) >= maxDepth {
-				overflow++
-				continue
-			}
-			f := frame{tag: tag, scope: owner}
-			if item != nil {
-				f.scope = item
-			}
-			if textProps != nil {
-				f.props, f.owner = textProps, owner
-				collecting++
-			}
-			stack = append(stack, f)
 		}
+		if tag == "meta" && a.content != nil && len(p.metas) < maxMetas {
+			key := a.name
+			if key == "" {
+				key = a.property
+			}
+			if key != "" {
+				p.metas = append(p.metas, meta{name: strings.ToLower(strings.TrimSpace(key)), content: *a.content})
+			}
+		}
+
+		// Microdata.
+		owner := s.scope()
+		var item *mdItem
+		if a.itemscope {
+			item = &mdItem{types: strings.Fields(a.itemtype)}
+		}
+		var textProps []string
+		if a.itemprop != "" && owner != nil {
+			names := strings.Fields(a.itemprop)
+			switch {
+			case item != nil:
+				for _, n := range names {
+					owner.add(n, item)
+				}
+			default:
+				if v, ok := a.value(tag); ok {
+					for _, n := range names {
+						owner.add(n, v)
+					}
+				} else if !voidTags[tag] && tt == html.StartTagToken {
+					textProps = names
+				}
+			}
+		}
+		if item != nil && (a.itemprop == "" || owner == nil) && len(p.items) < maxItems {
+			p.items = append(p.items, item)
+		}
+
+		if voidTags[tag] || tt == html.SelfClosingTagToken {
+			return
+		}
+		if len(s.stack) >= maxDepth {
+			s.overflow++
+			return
+		}
+		f := frame{tag: tag, scope: owner}
+		if item != nil {
+			f.scope = item
+		}
+		if textProps != nil {
+			f.props, f.owner = textProps, owner
+			s.collecting++
+		}
+		s.stack = append(s.stack, f)
 	}
+}
+
+// tagName returns the name of a tag: the atom's string for a known
+// element, without allocating.
+func tagName(t *htmlx.Token) string {
+	if a := t.Atom(); a != 0 {
+		return a.String()
+	}
+	return string(t.Name())
 }
 
 // separate ends a word in the text being collected for properties.
@@ -275,21 +334,25 @@ func separate(stack []frame) {
 	}
 }
 
-// attrs are the attributes scan looks at.
+// attrs are the attributes the Scanner looks at. Those read only as a
+// microdata value are kept as the token's bytes, valid during the token.
 type attrs struct {
 	name, property, typ     string
 	content                 *string
 	itemscope               bool
 	itemtype, itemprop      string
-	href, src, datetime     string
-	valueAttr, data         string
+	href, src, datetime     []byte
+	valueAttr, data         []byte
 	hasHref, hasSrc, hasVal bool
 }
 
-func readAttrs(z *html.Tokenizer) attrs {
+func readAttrs(t *htmlx.Token) attrs {
 	var a attrs
-	for n := 0; n < 64; n++ {
-		k, v, more := z.TagAttr()
+	for n, kv := range t.Attrs() {
+		if n >= 64 {
+			break
+		}
+		k, v := kv.Key, kv.Val
 		switch string(k) {
 		case "name":
 			a.name = string(v)
@@ -307,18 +370,15 @@ func readAttrs(z *html.Tokenizer) attrs {
 		case "itemprop":
 			a.itemprop = string(v)
 		case "href":
-			a.href, a.hasHref = string(v), true
+			a.href, a.hasHref = v, true
 		case "src":
-			a.src, a.hasSrc = string(v), true
+			a.src, a.hasSrc = v, true
 		case "datetime":
-			a.datetime = string(v)
+			a.datetime = v
 		case "value":
-			a.valueAttr, a.hasVal = string(v), true
+			a.valueAttr, a.hasVal = v, true
 		case "data":
-			a.data = string(v)
-		}
-		if !more {
-			break
+			a.data = v
 		}
 	}
 	return a
@@ -335,16 +395,16 @@ func (a *attrs) value(tag string) (string, bool) {
 		}
 		return "", true
 	case "a", "area", "link":
-		return strings.TrimSpace(a.href), true
+		return string(bytes.TrimSpace(a.href)), true
 	case "img", "audio", "video", "source", "embed", "iframe", "track":
-		return strings.TrimSpace(a.src), true
+		return string(bytes.TrimSpace(a.src)), true
 	case "object":
-		return strings.TrimSpace(a.data), true
+		return string(bytes.TrimSpace(a.data)), true
 	case "data", "meter":
-		return clean(a.valueAttr, MaxField), true
+		return clean(string(a.valueAttr), MaxField), true
 	case "time":
-		if a.datetime != "" {
-			return clean(a.datetime, MaxField), true
+		if len(a.datetime) > 0 {
+			return clean(string(a.datetime), MaxField), true
 		}
 	}
 	if a.content != nil { // content="" on any element, as RDFa and some sites use it

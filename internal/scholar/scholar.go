@@ -19,6 +19,7 @@ package scholar
 import (
 	"strings"
 
+	"github.com/acrawler/acrawler/internal/htmlx"
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
 
@@ -110,7 +111,17 @@ func mustNormalizer() *urlnorm.Normalizer {
 // control characters are dropped, dates that do not parse are left out, and
 // every field is capped. The result is never nil.
 func Extract(body []byte, pageURL, text string, links []string) *Metadata {
-	p := scan(body)
+	s := NewScanner()
+	htmlx.Tokens(body, s)
+	return s.Metadata(pageURL, text, links)
+}
+
+// Metadata returns the metadata of the page that s has read (as Extract
+// does for the page's bytes): s was given the page's tokens by
+// htmlx.Parse, which gave text and links. It is called once, after the
+// last token.
+func (s *Scanner) Metadata(pageURL, text string, links []string) *Metadata {
+	p := s.finish()
 	recs := fromMetas(p.metas)
 	var nodes []map[string]any
 	for _, raw := range p.jsonld {
@@ -219,15 +230,16 @@ func merge(recs map[string]*record, pageURL string) *Metadata {
 	if md.Abstract == "" {
 		pick(&md.Abstract, func(r *record) string { return r.desc }, MaxAbstract)
 	}
+	base := &pageBase{url: pageURL}
 	for _, src := range trustOrder {
 		if r := recs[src]; r != nil && md.PDFURL == "" {
-			if u := resolveURL(pageURL, r.pdf); u != "" {
+			if u := base.resolve(r.pdf); u != "" {
 				md.PDFURL = u
 				used[src] = true
 			}
 		}
 		if r := recs[src]; r != nil && md.AbstractURL == "" {
-			if u := resolveURL(pageURL, r.abstractURL); u != "" {
+			if u := base.resolve(r.abstractURL); u != "" {
 				md.AbstractURL = u
 				used[src] = true
 			}
@@ -259,14 +271,31 @@ func merge(recs map[string]*record, pageURL string) *Metadata {
 	return md
 }
 
-// resolveURL resolves ref against pageURL and normalizes it; "" if it does
-// not give an http(s) URL of at most MaxField bytes.
-func resolveURL(pageURL, ref string) string {
+// pageBase is the page URL, parsed once (when first needed) for the URLs
+// of the metadata to be resolved against.
+type pageBase struct {
+	url    string
+	parsed bool
+	base   *urlnorm.Base
+	err    error
+}
+
+// resolve resolves ref against the page URL and normalizes it; "" if it
+// does not give an http(s) URL of at most MaxField bytes.
+func (b *pageBase) resolve(ref string) string {
 	ref = strings.TrimSpace(ref)
 	if ref == "" || len(ref) > MaxField {
 		return ""
 	}
-	u, err := resolver.Resolve(pageURL, ref)
+	if !b.parsed {
+		b.parsed = true
+		b.base, b.err = resolver.ParseBase(b.url)
+	}
+	var u string
+	err := b.err
+	if err == nil {
+		u, err = b.base.Resolve(ref)
+	}
 	if err != nil {
 		u, err = resolver.Normalize(ref)
 	}

@@ -1,0 +1,79 @@
+package extract
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"golang.org/x/text/encoding/charmap"
+
+	"github.com/acrawler/acrawler/internal/fingerprint"
+	"github.com/acrawler/acrawler/internal/maintext"
+	"github.com/acrawler/acrawler/internal/scholar"
+)
+
+// TestHTMLOnePass checks that the page's one pass of the tokenizer, shared
+// by htmlx, scholar and maintext, gives what each package gives reading
+// the page on its own, on the golden pages of internal/scholar.
+func TestHTMLOnePass(t *testing.T) {
+	pages, _ := filepath.Glob("../scholar/testdata/*.html")
+	if len(pages) < 5 {
+		t.Fatalf("%d testdata pages", len(pages))
+	}
+	x := newTestExtractor(t, true)
+	plain := newTestExtractor(t, false)
+	for _, p := range pages {
+		body, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const pageURL = "https://www.example.org/records/1"
+		r := x.HTML(body, "text/html; charset=utf-8", pageURL, nil)
+		if r.Error != "" || r.Text == "" {
+			t.Fatalf("%s: error %q, %d bytes of text", p, r.Error, len(r.Text))
+		}
+		mt, err := maintext.Extract(body, pageURL, "")
+		if err != nil || r.MainText != mt.Text || r.MainText == "" {
+			t.Errorf("%s: main text %.80q, maintext.Extract gives %.80q, %v", p, r.MainText, mt.Text, err)
+		}
+		links := make([]string, len(r.Links))
+		for i, l := range r.Links {
+			links[i] = l.URL
+		}
+		sm := scholar.Extract(body, pageURL, r.Text, links)
+		sm.Type, sm.TypeRule = scholar.Classify(sm, pageURL, r.Title, r.Text)
+		if want := fromScholar(sm); !reflect.DeepEqual(r.Meta, want) {
+			t.Errorf("%s: metadata %+v, scholar.Extract gives %+v", p, r.Meta, want)
+		}
+		if !bytes.Equal(r.ContentHash, fingerprint.Exact(r.Text)) || r.SimHash != fingerprint.SimHash(r.MainText) {
+			t.Errorf("%s: fingerprints not those of the text and main text", p)
+		}
+		// Without main text, the rest is the same.
+		r2 := plain.HTML(body, "text/html; charset=utf-8", pageURL, nil)
+		if r2.MainText != "" || r2.Text != r.Text || !reflect.DeepEqual(r2.Meta, r.Meta) || r2.SimHash != fingerprint.SimHash(r.Text) {
+			t.Errorf("%s: without main text: main text %q, text or metadata differ", p, r2.MainText)
+		}
+	}
+}
+
+// TestHTMLLegacyEncoding checks that a page in windows-1254 is decoded
+// once, for all of the extraction.
+func TestHTMLLegacyEncoding(t *testing.T) {
+	page, err := os.ReadFile("../scholar/testdata/turkish-article.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page = bytes.Replace(page, []byte(`charset="utf-8"`), []byte(`charset="windows-1254"`), 1)
+	enc, err := charmap.Windows1254.NewEncoder().Bytes(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := newTestExtractor(t, true)
+	r := x.HTML(enc, "text/html; charset=windows-1254", "https://dergi.karadeniz-uni.example/tr/pub/ksbd/makale/103344", nil)
+	want := "Üniversitelerin web sitelerinde yayımlanan duyurular"
+	if !bytes.Contains([]byte(r.MainText), []byte(want)) || r.Lang != "tr" || r.Meta == nil || r.Meta.Title == "" {
+		t.Errorf("windows-1254 page: lang %q, title %q, main text %.120q; want %q in it", r.Lang, r.Meta.Title, r.MainText, want)
+	}
+}

@@ -1,0 +1,114 @@
+package htmlx
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// recorder is a Visitor that writes down every token as the tokenizer's
+// Token method would give it.
+type recorder struct{ toks []string }
+
+func (r *recorder) VisitToken(t *Token) {
+	var s string
+	switch t.Type {
+	case html.TextToken, html.CommentToken, html.DoctypeToken:
+		s = fmt.Sprintf("%v %q", t.Type, t.Text())
+	case html.StartTagToken, html.SelfClosingTagToken:
+		var attrs []string
+		for _, a := range t.Attrs() {
+			attrs = append(attrs, fmt.Sprintf("%s=%q", a.Key, a.Val))
+		}
+		s = fmt.Sprintf("%v %s %v [%s]", t.Type, t.Name(), t.Atom(), strings.Join(attrs, " "))
+	case html.EndTagToken:
+		s = fmt.Sprintf("%v %s %v", t.Type, t.Name(), t.Atom())
+	}
+	r.toks = append(r.toks, s)
+}
+
+// reference returns the tokens of body as a tokenizer of its own gives
+// them.
+func reference(body []byte) []string {
+	var out []string
+	z := html.NewTokenizer(bytes.NewReader(body))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return out
+		}
+		tok := z.Token()
+		var s string
+		switch tt {
+		case html.TextToken, html.CommentToken, html.DoctypeToken:
+			s = fmt.Sprintf("%v %q", tt, tok.Data)
+		case html.StartTagToken, html.SelfClosingTagToken:
+			var attrs []string
+			for _, a := range tok.Attr {
+				attrs = append(attrs, fmt.Sprintf("%s=%q", a.Key, a.Val))
+			}
+			s = fmt.Sprintf("%v %s %v [%s]", tt, tok.Data, tok.DataAtom, strings.Join(attrs, " "))
+		case html.EndTagToken:
+			s = fmt.Sprintf("%v %s %v", tt, tok.Data, tok.DataAtom)
+		}
+		out = append(out, s)
+	}
+}
+
+// checkVisitor checks that a Visitor given to Parse, and one given to
+// Tokens, see the page's tokens as the tokenizer gives them, and that
+// visitors do not change what Parse extracts.
+func checkVisitor(t *testing.T, body []byte) {
+	t.Helper()
+	want := reference(body)
+	opts := Options{Resolver: normBaseResolver{newNormalizer(t)}, Token: "acrawler"}
+	plain, err := Parse(body, "https://www.example.org/dir/page", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, r2 := &recorder{}, &recorder{}
+	opts.Visitors = []Visitor{r1, r2}
+	visited, err := Parse(bytes.Clone(body), "https://www.example.org/dir/page", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(plain) != fmt.Sprint(visited) {
+		t.Errorf("Parse(%q) with visitors = %+v, without = %+v", body, visited, plain)
+	}
+	r3 := &recorder{}
+	Tokens(body, r3)
+	for name, got := range map[string][]string{"Parse, first visitor": r1.toks, "Parse, second visitor": r2.toks, "Tokens": r3.toks} {
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d tokens of %q, the tokenizer gives %d:\n%q\n%q", name, len(got), body, len(want), got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%s: token %d of %q is %s, the tokenizer gives %s", name, i, body, got[i], want[i])
+			}
+		}
+	}
+}
+
+func TestVisitor(t *testing.T) {
+	for _, s := range fuzzSeeds {
+		checkVisitor(t, []byte(s))
+	}
+	checkVisitor(t, []byte(`<DIV Class="A" CLASS=b id=x&amp;y data-X='1'><A HREF="/a?x=1&amp;y=2" Title=T>a</A><br/><Img SRC=i.png></DIV>`))
+	checkVisitor(t, readTestdata(t, "publications.html"))
+}
+
+// FuzzVisitor checks that visitors see every token as the tokenizer gives
+// it, whether attributes are read from the raw tag or decoded, and that
+// they change nothing in what Parse extracts.
+func FuzzVisitor(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`<a B=1 b=2 c="&lt;" d='x\ry' e=` + "\x00" + `>x</a><noscript><p class=q>n</p></noscript>`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		checkVisitor(t, body)
+	})
+}

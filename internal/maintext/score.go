@@ -1,0 +1,255 @@
+package maintext
+
+import (
+	"bytes"
+
+	"golang.org/x/net/html/atom"
+
+	"github.com/acrawler/acrawler/internal/htmlx"
+)
+
+// Scoring, after Readability.js (Mozilla's Reader View) in outline: every
+// paragraph of at least minParagraph visible bytes scores 1, plus 1 per
+// comma, plus 1 per 100 bytes (at most 3); it gives its score to its
+// parent, half to its grandparent and a sixth, a ninth and a twelfth to the
+// three ancestors above. An element starts from a score by its tag and by
+// the words of its class and id, and its final score is scaled down by its
+// link density (the share of its text inside links). The best element is
+// the content, with those of its siblings that score at least a fifth of
+// it or are paragraphs of prose.
+const (
+	minParagraph = 25
+	fInit        = fInArticle << 1 // score initialized
+)
+
+// paragraphTags are the elements scored as paragraphs; div, section and
+// article are scored too when they hold text of their own.
+var paragraphTags = map[atom.Atom]bool{
+	atom.P: true, atom.Pre: true, atom.Td: true, atom.Blockquote: true, atom.Li: true,
+	atom.Dd: true, atom.Dt: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true,
+}
+
+// tagScore is the score an element starts from, by its tag.
+func tagScore(a atom.Atom) float64 {
+	switch a {
+	case atom.Div, atom.Article, atom.Main, atom.Section:
+		return 5
+	case atom.Pre, atom.Td, atom.Blockquote:
+		return 3
+	case atom.Address, atom.Ol, atom.Ul, atom.Dl, atom.Dd, atom.Dt, atom.Li, atom.Form:
+		return -3
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Th:
+		return -5
+	}
+	return 0
+}
+
+// Words of class and id that make an element more or less likely to be the
+// content (Readability's lists, trimmed).
+var (
+	positiveWords = [][]byte{[]byte("article"), []byte("body"), []byte("content"), []byte("entry"),
+		[]byte("main"), []byte("page"), []byte("post"), []byte("text"), []byte("blog"), []byte("story"),
+		[]byte("abstract"), []byte("icerik"), []byte("makale")}
+	negativeWords = [][]byte{[]byte("banner"), []byte("combx"), []byte("comment"), []byte("contact"),
+		[]byte("footer"), []byte("gdpr"), []byte("masthead"), []byte("media"), []byte("outbrain"),
+		[]byte("promo"), []byte("related"), []byte("scroll"), []byte("share"), []byte("shoutbox"),
+		[]byte("sidebar"), []byte("skyscraper"), []byte("sponsor"), []byte("shopping"), []byte("tags"),
+		[]byte("widget"), []byte("menu"), []byte("nav"), []byte("header"), []byte("topbar"), []byte("cookie")}
+)
+
+// classWeight is ±25 for each of class and id that has a positive or
+// negative word (negative first).
+func classWeight(attrs []htmlx.Attr) int32 {
+	var w int32
+	var buf [128]byte
+	for _, kv := range attrs {
+		if string(kv.Key) != "class" && string(kv.Key) != "id" || len(kv.Val) == 0 {
+			continue
+		}
+		v := kv.Val
+		if len(v) > len(buf) {
+			v = v[:len(buf)]
+		}
+		l := buf[:len(v)]
+		for i, c := range v {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			l[i] = c
+		}
+		switch {
+		case containsAny(l, negativeWords):
+			w -= 25
+		case containsAny(l, positiveWords):
+			w += 25
+		}
+	}
+	return w
+}
+
+func containsAny(s []byte, words [][]byte) bool {
+	for _, w := range words {
+		if bytes.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// stats fills in the text figures of every node, after pruning: a dropped
+// or never-visible subtree counts for nothing in its ancestors.
+func (b *Builder) stats() {
+	nodes := b.nodes
+	for i := len(nodes) - 1; i >= 0; i-- {
+		n := &nodes[i]
+		if n.text {
+			// Readability's measure: the length of the text trimmed.
+			t := trimASCIISpace(b.text[n.start:n.stop])
+			n.chars = int32(len(t))
+			n.commas = int32(bytes.Count(t, comma))
+		} else if n.flags&fLink != 0 {
+			n.linkChars = n.chars
+			n.links++
+		}
+		if n.parent >= 0 && n.flags&(fDropped|fSkip) == 0 {
+			p := &nodes[n.parent]
+			p.links += n.links
+			p.chars += n.chars
+			p.linkChars += n.linkChars
+			p.commas += n.commas
+			if n.text {
+				p.own += n.chars
+			}
+		}
+	}
+}
+
+var comma = []byte(",")
+
+func trimASCIISpace(b []byte) []byte {
+	for len(b) > 0 && isSpaceByte(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpaceByte(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (n *node) linkDensity() float64 {
+	if n.chars == 0 {
+		return 0
+	}
+	return float64(n.linkChars) / float64(n.chars)
+}
+
+// initScore gives an element its starting score once.
+func (b *Builder) initScore(i int32) {
+	n := &b.nodes[i]
+	if n.flags&fInit == 0 {
+		n.flags |= fInit
+		n.score = tagScore(n.atom) + float64(n.cls)
+	}
+}
+
+// score scores the elements and returns the best one, or -1 if no
+// paragraph is long enough.
+func (b *Builder) score() int32 {
+	nodes := b.nodes
+	var cands []int32
+	for i := int32(0); i < int32(len(nodes)); {
+		n := &nodes[i]
+		if n.text {
+			i++
+			continue
+		}
+		if n.flags&(fDropped|fSkip) != 0 {
+			i = n.end
+			continue
+		}
+		isPara := n.props&pPara != 0 ||
+			n.own >= minParagraph && (n.atom == atom.Div || n.atom == atom.Section || n.atom == atom.Article)
+		if isPara && n.chars >= minParagraph {
+			s := 1 + float64(n.commas) + min(float64(n.chars)/100, 3)
+			p := n.parent
+			for level := 0; p >= 0 && level < 5; level++ {
+				if nodes[p].flags&fInit == 0 {
+					b.initScore(p)
+					cands = append(cands, p)
+				}
+				div := 1.0
+				switch level {
+				case 0:
+				case 1:
+					div = 2
+				default:
+					div = float64(level * 3)
+				}
+				nodes[p].score += s / div
+				p = nodes[p].parent
+			}
+		}
+		i++
+	}
+	best, bestScore := int32(-1), 0.0
+	for _, c := range cands {
+		n := &nodes[c]
+		n.score *= 1 - n.linkDensity()
+		if best < 0 || n.score > bestScore {
+			best, bestScore = c, n.score
+		}
+	}
+	return best
+}
+
+// siblings returns the content: the best element and those of its
+// siblings that score at least a fifth of it or are paragraphs of prose.
+func (b *Builder) siblings(best int32) []int32 {
+	nodes := b.nodes
+	threshold := max(10, nodes[best].score*0.2)
+	// A candidate that is its parent's only content is the parent.
+	for {
+		p := nodes[best].parent
+		if p < 0 || nodes[p].chars > nodes[best].chars+nodes[best].chars/10 {
+			break
+		}
+		best = p
+	}
+	top := &nodes[best]
+	var out []int32
+	first, end := int32(0), int32(len(nodes))
+	if p := top.parent; p >= 0 {
+		first, end = p+1, nodes[p].end
+	}
+	for i := first; i < end; i = nodes[i].end {
+		n := &nodes[i]
+		if n.text || n.flags&(fDropped|fSkip) != 0 || n.parent != top.parent {
+			continue
+		}
+		switch {
+		case i == best:
+		case n.flags&fInit != 0 && n.score >= threshold:
+		case n.atom == atom.P && n.chars > 80 && n.linkDensity() < 0.25:
+		default:
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// linkBlockTags are the elements that linkBlock may drop.
+var linkBlockTags = map[atom.Atom]bool{
+	atom.Ul: true, atom.Ol: true, atom.Dl: true, atom.Div: true, atom.Section: true,
+	atom.Table: true, atom.Menu: true, atom.Nav: true,
+}
+
+// linkBlock reports whether an element inside content of contentChars
+// visible bytes is a block of links (a list of categories, tags, related
+// pages, a table of contents) that is not the content itself: at least
+// three links, four fifths of its text inside them, and less than half of
+// the content's text. A list of linked titles that is most of a page (a
+// listing) stays.
+func (n *node) linkBlock(contentChars int32) bool {
+	return n.links >= 3 && n.linkChars*5 >= n.chars*4 && n.chars*2 < contentChars && linkBlockTags[n.atom]
+}
