@@ -30,7 +30,7 @@ func (b searchBackend) Search(ctx context.Context, r crawl.SearchRequest) (crawl
 	if err != nil {
 		return crawl.SearchResult{}, err
 	}
-	out := crawl.SearchResult{Total: res.Total, Took: res.Took,
+	out := crawl.SearchResult{Total: res.Total, Estimated: res.TotalLowerBound, Took: res.Took,
 		Facets: crawl.Facets{Host: res.Facets.Host, Type: res.Facets.Type, Year: res.Facets.Year}}
 	for _, h := range res.Hits {
 		out.Hits = append(out.Hits, crawl.SearchHit{ID: crawl.HashID(h.URL), URL: h.URL, Title: h.Title, Snippet: h.Snippet,

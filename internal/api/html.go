@@ -133,6 +133,7 @@ type searchView struct {
 	Error      string // why the search was refused
 	Searched   bool   // a query was given
 	Total      int
+	Estimated  bool // Total is an estimate
 	Took       string
 	From, To   int
 	Hits       []hitView
@@ -193,7 +194,7 @@ func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v.Title, v.Searched, v.Total, v.Took = req.Query, true, res.Total, formatDuration(res.Took)
+	v.Title, v.Searched, v.Total, v.Estimated, v.Took = req.Query, true, res.Total, res.Estimated, formatDuration(res.Took)
 	v.From, v.To = req.Offset+1, req.Offset+len(res.Hits)
 	for _, h := range res.Hits {
 		if h.Title == "" {

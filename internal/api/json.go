@@ -40,15 +40,18 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(buf.Bytes())
 }
 
-// searchResponse is the JSON answer of /search.
+// searchResponse is the JSON answer of /search. TotalEstimated is set
+// when total and the facet counts are estimates (or lower bounds), not
+// exact counts (see crawl.SearchResult).
 type searchResponse struct {
-	Query   string            `json:"query"`
-	Total   int               `json:"total"`
-	TookMS  float64           `json:"took_ms"`
-	Limit   int               `json:"limit"`
-	Offset  int               `json:"offset"`
-	Results []crawl.SearchHit `json:"results"`
-	Facets  crawl.Facets      `json:"facets"`
+	Query          string            `json:"query"`
+	Total          int               `json:"total"`
+	TotalEstimated bool              `json:"total_estimated"`
+	TookMS         float64           `json:"took_ms"`
+	Limit          int               `json:"limit"`
+	Offset         int               `json:"offset"`
+	Results        []crawl.SearchHit `json:"results"`
+	Facets         crawl.Facets      `json:"facets"`
 }
 
 // search runs a search for a request's parameters, with snippets reduced
@@ -100,7 +103,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.writeJSON(w, http.StatusOK, searchResponse{
-		Query: req.Query, Total: res.Total, TookMS: math.Round(res.Took.Seconds()*1e5) / 100,
+		Query: req.Query, Total: res.Total, TotalEstimated: res.Estimated, TookMS: math.Round(res.Took.Seconds()*1e5) / 100,
 		Limit: req.Limit, Offset: req.Offset, Results: res.Hits, Facets: res.Facets,
 	})
 	return nil

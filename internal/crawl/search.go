@@ -43,10 +43,14 @@ type Facets struct {
 
 // SearchResult is a page of results.
 type SearchResult struct {
-	Total  int           `json:"total"`
-	Hits   []SearchHit   `json:"results"`
-	Facets Facets        `json:"facets"`
-	Took   time.Duration `json:"-"`
+	Total int `json:"total"`
+	// Estimated is set when Total and the facet counts are estimates (or,
+	// from OpenSearch, lower bounds) rather than exact counts: an index
+	// may count only part of a very large set of matches.
+	Estimated bool          `json:"total_estimated"`
+	Hits      []SearchHit   `json:"results"`
+	Facets    Facets        `json:"facets"`
+	Took      time.Duration `json:"-"`
 }
 
 // Searcher answers searches: the store's embedded full-text index, or an

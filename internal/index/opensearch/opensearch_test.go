@@ -734,6 +734,14 @@ func TestSearchDocumentedResponses(t *testing.T) {
 	if want := map[int]int{200: 300, 404: 30}; !reflect.DeepEqual(res.Facets.Year, want) || res.Total != 3 || len(res.Hits) != 0 {
 		t.Errorf("documented terms aggregation read as %+v, want year facets %v", res, want)
 	}
+	if res.TotalLowerBound {
+		t.Errorf("total with relation eq read as a lower bound")
+	}
+	// Past track_total_hits (10,000 by default) the total is a lower bound.
+	gte := strings.Replace(testdata(t, "search_response_docs.json"), `"relation" : "eq"`, `"relation" : "gte"`, 1)
+	if res, err := parseSearch([]byte(gte)); err != nil || !res.TotalLowerBound {
+		t.Errorf("total with relation gte read as %+v, %v: want a lower bound", res, err)
+	}
 }
 
 func TestSafeHTML(t *testing.T) {

@@ -82,9 +82,10 @@ type Facets struct {
 // matching documents.
 type SearchResult struct {
 	// Total is the number of matching documents; OpenSearch counts exactly
-	// up to 10,000 and reports a lower bound beyond.
-	Total int
-	Hits  []Hit
+	// up to 10,000 and reports a lower bound beyond (TotalLowerBound).
+	Total           int
+	TotalLowerBound bool
+	Hits            []Hit
 	// Facets counts over all matching documents, filters included.
 	Facets Facets
 	// Took is the time OpenSearch reports having spent.
@@ -242,7 +243,8 @@ type searchResponse struct {
 	Took int64 `json:"took"`
 	Hits struct {
 		Total struct {
-			Value int `json:"value"`
+			Value    int    `json:"value"`
+			Relation string `json:"relation"` // "eq", or "gte" for a lower bound
 		} `json:"total"`
 		Hits []struct {
 			ID        string              `json:"_id"`
@@ -279,8 +281,9 @@ func parseSearch(body []byte) (SearchResult, error) {
 		return SearchResult{}, err
 	}
 	res := SearchResult{
-		Total: r.Hits.Total.Value,
-		Took:  time.Duration(r.Took) * time.Millisecond,
+		Total:           r.Hits.Total.Value,
+		TotalLowerBound: r.Hits.Total.Relation == "gte",
+		Took:            time.Duration(r.Took) * time.Millisecond,
 		Facets: Facets{
 			Host: stringBuckets(r, "host"),
 			Type: stringBuckets(r, "type"),

@@ -3,10 +3,75 @@ package sqlite
 import (
 	"context"
 	"fmt"
+
+	"github.com/acrawler/acrawler/internal/crawl"
 )
 
 // SetSchemaVersionForTest pretends a newer acrawler wrote the database.
 func (db *DB) SetSchemaVersionForTest(ctx context.Context, v int) error {
 	_, err := db.w.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v))
 	return err
+}
+
+// SetSearchLimitsForTest sets the search strategy's sizes (see Search) and
+// returns a function that restores them.
+func SetSearchLimitsForTest(exact, share, tier, scored, candidates int) (restore func()) {
+	old := [5]int{exactLimit, tierShare, tierSize, tierScored, tierCandidates}
+	exactLimit, tierShare, tierSize, tierScored, tierCandidates = exact, share, tier, scored, candidates
+	return func() {
+		exactLimit, tierShare, tierSize, tierScored, tierCandidates = old[0], old[1], old[2], old[3], old[4]
+	}
+}
+
+// ExecForTest runs statements on the writer connection.
+func (db *DB) ExecForTest(ctx context.Context, sql string) error {
+	_, err := db.w.ExecContext(ctx, sql)
+	return err
+}
+
+// SearchTierForTest returns the URL IDs of the search tier, checking that
+// its full-text index holds the same pages with the main index's text.
+func (db *DB) SearchTierForTest(ctx context.Context) (map[crawl.ID]bool, error) {
+	out := map[crawl.ID]bool{}
+	rows, err := db.r.QueryContext(ctx, `SELECT url_id FROM search_tier`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id crawl.ID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	var n, same int
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(t.title = f.title AND t.body = f.body AND t.anchors = f.anchors
+		AND t.rowid IN (SELECT url_id FROM search_tier)), 0) FROM pages_top t JOIN pages_fts f ON f.rowid = t.rowid`).Scan(&n, &same); err != nil {
+		return nil, err
+	}
+	if n != len(out) || same != n {
+		return nil, fmt.Errorf("search tier: %d pages listed, %d indexed, %d of them as in the main index", len(out), n, same)
+	}
+	return out, rows.Err()
+}
+
+// BM25ForTest returns FTS5's own ranking of an FTS5 query's matches over
+// the whole index: bm25 scores, higher better.
+func (db *DB) BM25ForTest(ctx context.Context, match string) (map[crawl.ID]float64, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT rowid, rank FROM pages_fts WHERE pages_fts MATCH ?`, match)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[crawl.ID]float64{}
+	for rows.Next() {
+		var id crawl.ID
+		var r float64
+		if err := rows.Scan(&id, &r); err != nil {
+			return nil, err
+		}
+		out[id] = -r
+	}
+	return out, rows.Err()
 }

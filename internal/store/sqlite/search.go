@@ -135,20 +135,189 @@ func (t *txn) flushFTS(ctx context.Context) error {
 			}
 		}
 	}
+	if err := t.flushTier(ctx, ids, func(id crawl.ID) ftsOp { return t.fts[last[id]] }); err != nil {
+		return err
+	}
 	t.fts = t.fts[:0]
 	return nil
 }
 
-// Search work bounds: results are ranked among the best rankCandidates
-// text matches (then by link-graph rank), the total is counted up to
-// maxTotal, and facets over the first facetSample matches, so a query
-// matching most of a large collection stays fast. Below those sizes all
-// figures are exact.
-const (
-	rankCandidates = 200
-	maxTotal       = 10_000
-	facetSample    = 2_000
+// flushTier applies the transaction's full-text writes to the search
+// tier: a page in it is written again, or leaves it when it leaves the
+// index. Pages join the tier only when the rank pass (SetRanks) or a
+// rebuild chooses it again.
+func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) ftsOp) error {
+	in, err := t.prep(ctx, `SELECT count(*) FROM search_tier WHERE url_id = ?`)
+	if err != nil {
+		return err
+	}
+	var members, leave, write []crawl.ID
+	for _, id := range ids {
+		var n int
+		if err := in.QueryRowContext(ctx, id).Scan(&n); err != nil {
+			return fmt.Errorf("search tier %d: %w", id, err)
+		}
+		if n == 0 {
+			continue
+		}
+		members = append(members, id)
+		if op(id).insert {
+			write = append(write, id)
+		} else {
+			leave = append(leave, id)
+		}
+	}
+	if len(members) == 0 {
+		return nil
+	}
+	if err := t.setTier(ctx, members, leave, nil, nil); err != nil {
+		return err
+	}
+	// The text comes from the writes, not from the main index: reading
+	// that would make FTS5 write out the rows it holds in memory.
+	ins, err := t.prep(ctx, `INSERT INTO pages_top (rowid, title, body, anchors) VALUES (?1, ?2, ?3, `+anchorsOf("?1")+`)`)
+	if err != nil {
+		return err
+	}
+	for _, id := range write {
+		if _, err := ins.ExecContext(ctx, id, op(id).title, op(id).body); err != nil {
+			return fmt.Errorf("search tier %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// setTier updates the search tier: the pages del leave the tier's
+// full-text index, those of leave leave the tier, those of join join it,
+// and those of write (in URL ID order) are copied from the main full-text
+// index.
+func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID) error {
+	for _, step := range []struct {
+		sql string
+		ids []crawl.ID
+	}{
+		{`DELETE FROM pages_top WHERE rowid = ?`, del},
+		{`DELETE FROM search_tier WHERE url_id = ?`, leave},
+		{`INSERT INTO search_tier (url_id) VALUES (?)`, join},
+		{`INSERT INTO pages_top (rowid, title, body, anchors) SELECT rowid, title, body, anchors FROM pages_fts WHERE rowid = ?`, write},
+	} {
+		if len(step.ids) == 0 {
+			continue
+		}
+		st, err := t.prep(ctx, step.sql)
+		if err != nil {
+			return fmt.Errorf("search tier: %w", err)
+		}
+		for _, id := range step.ids {
+			if _, err := st.ExecContext(ctx, id); err != nil {
+				return fmt.Errorf("search tier %d: %w", id, err)
+			}
+		}
+	}
+	return nil
+}
+
+// refreshTier makes the search tier the indexed pages of highest
+// link-graph rank (ties broken by URL ID), one in tierShare of them and at
+// most tierSize, rewriting only the pages that join it, and brings the
+// anchor texts of those that stay up to date.
+func (t *txn) refreshTier(ctx context.Context) error {
+	var indexed int
+	if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM pages_fts_docsize`).Scan(&indexed); err != nil {
+		return fmt.Errorf("search tier: %w", err)
+	}
+	size := min(tierSize, (indexed+tierShare-1)/tierShare)
+	ids := func(q string, args ...any) (map[crawl.ID]bool, error) {
+		rows, err := t.tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		out := map[crawl.ID]bool{}
+		for rows.Next() {
+			var id crawl.ID
+			if err := rows.Scan(&id); err != nil {
+				return nil, err
+			}
+			out[id] = true
+		}
+		return out, rows.Err()
+	}
+	want, err := ids(`SELECT p.url_id FROM pages p INDEXED BY pages_search
+		WHERE EXISTS (SELECT 1 FROM pages_fts f WHERE f.rowid = p.url_id)
+		ORDER BY p.pagerank DESC, p.url_id LIMIT ?`, size)
+	if err != nil {
+		return fmt.Errorf("search tier: %w", err)
+	}
+	have, err := ids(`SELECT url_id FROM search_tier`)
+	if err != nil {
+		return fmt.Errorf("search tier: %w", err)
+	}
+	var leave, join []crawl.ID
+	for id := range have {
+		if !want[id] {
+			leave = append(leave, id)
+		}
+	}
+	for id := range want {
+		if !have[id] {
+			join = append(join, id)
+		}
+	}
+	slices.Sort(leave)
+	slices.Sort(join)
+	if err := t.setTier(ctx, leave, leave, join, join); err != nil {
+		return err
+	}
+	_, err = t.tx.ExecContext(ctx, `UPDATE pages_top SET anchors = (SELECT anchors FROM pages_fts f WHERE f.rowid = pages_top.rowid)
+		WHERE anchors IS NOT (SELECT anchors FROM pages_fts f WHERE f.rowid = pages_top.rowid)`)
+	if err != nil {
+		return fmt.Errorf("search tier: %w", err)
+	}
+	return nil
+}
+
+// How a search is answered. The matches are first read in URL ID order,
+// up to exactLimit+1, with the fields the facets need. URL IDs are the
+// first 8 bytes of a SHA-256 of the URL (crawl.HashID), so these are a
+// uniform random sample of the matches.
+//
+//   - At most exactLimit matches: every figure is exact. FTS5 ranks all
+//     the matches by bm25 (a cost proportional to their number), the total
+//     is their number and the facets count them all.
+//   - More: the total and the facet counts are estimated from the sample
+//     (SearchResult.Estimated), and the search tier ranks the matches: a
+//     second full-text index of the tierSize pages of highest link-graph
+//     rank, whose size bounds the ranking work. Results are the tier's
+//     matches, best first, then, on the pages past them, the other
+//     matches ranked over the whole index. When fewer than tierCandidates
+//     of the matches are in the tier, the whole index ranks them all
+//     instead, as for fewer matches.
+//
+// Ranking over the whole index leaves out the words of the query that
+// FTS5's bm25 gives no weight (see rankingExpr).
+var (
+	exactLimit     = 1_000
+	tierShare      = 10     // one indexed page in tierShare is in the tier,
+	tierSize       = 10_000 // up to tierSize (both also in migration 0008)
+	tierScored     = 1_000
+	tierCandidates = 100
 )
+
+// rankCandidates is how many text matches beyond the requested page are
+// ranked again with the link-graph rank blended in.
+const rankCandidates = 200
+
+// cand is a ranked match.
+type cand struct {
+	id    crawl.ID
+	score float64
+}
+
+// searchFilter is the SQL condition of a request's filters on the pages
+// row p, with parameters ?2 to ?6.
+const searchFilter = `(?2 = '' OR p.host = ?2) AND (?3 = '' OR p.doc_type = ?3) AND (?4 = '' OR p.lang = ?4)
+		AND (?5 = 0 OR p.year >= ?5) AND (?6 = 0 OR p.year BETWEEN 1 AND ?6)`
 
 // Search answers a search from the FTS5 index.
 func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
@@ -160,68 +329,65 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 		return res, nil
 	}
 	match := q.FTS5()
-	filtered := r.Host != "" || r.Type != "" || r.Lang != "" || r.YearFrom != 0 || r.YearTo != 0
-	where := `pages_fts MATCH ?1 AND (?2 = '' OR p.host = ?2) AND (?3 = '' OR p.doc_type = ?3) AND (?4 = '' OR p.lang = ?4)
-		AND (?5 = 0 OR p.year >= ?5) AND (?6 = 0 OR p.year BETWEEN 1 AND ?6)`
-	args := []any{match, r.Host, r.Type, r.Lang, r.YearFrom, r.YearTo}
+	filter := []any{r.Host, r.Type, r.Lang, r.YearFrom, r.YearTo}
 	limit := r.Limit
 	if limit <= 0 {
 		limit = 10
 	}
-	k := min(r.Offset+limit+rankCandidates, maxTotal+rankCandidates)
+	need := r.Offset + limit
 
-	// Candidates, best text match first (FTS5 ranks with the configured
-	// bm25 column weights).
-	var candQ string
-	var candArgs []any
-	if filtered {
-		candQ = `SELECT f.rowid, f.rank FROM pages_fts f JOIN pages p ON p.url_id = f.rowid WHERE ` + where + ` ORDER BY f.rank LIMIT ?7`
-		candArgs = append(args, k)
-	} else {
-		candQ = `SELECT rowid, rank FROM pages_fts WHERE pages_fts MATCH ?1 ORDER BY rank LIMIT ?2`
-		candArgs = []any{match, k}
-	}
-	rows, err := db.r.QueryContext(ctx, candQ, candArgs...)
+	// The matches in URL ID order, for the total and the facets.
+	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, p.host, p.doc_type, p.year
+		FROM pages_fts f JOIN pages p INDEXED BY pages_search ON p.url_id = f.rowid
+		WHERE pages_fts MATCH ?1 AND `+searchFilter+` ORDER BY f.rowid LIMIT ?7`, append([]any{match}, append(filter, exactLimit+1)...)...)
 	if err != nil {
 		return res, fmt.Errorf("sqlite: search: %w", err)
 	}
-	type cand struct {
-		id    crawl.ID
-		score float64
-	}
-	var cands []cand
+	matches := map[crawl.ID]bool{}
+	var last crawl.ID
 	for rows.Next() {
-		var c cand
-		if err := rows.Scan(&c.id, &c.score); err != nil {
+		var host, typ string
+		var year int
+		if err := rows.Scan(&last, &host, &typ, &year); err != nil {
 			rows.Close()
 			return res, fmt.Errorf("sqlite: search: %w", err)
 		}
-		c.score = -c.score // bm25 is lower-better
-		cands = append(cands, c)
+		matches[last] = true
+		res.Facets.Host[host]++
+		if typ != "" {
+			res.Facets.Type[typ]++
+		}
+		if year != 0 {
+			res.Facets.Year[year]++
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return res, fmt.Errorf("sqlite: search: %w", err)
 	}
-	// Blend in link-graph rank and order.
-	if r.PageRankWeight > 0 {
-		for i := range cands {
-			var pr float64
-			if err := db.r.QueryRowContext(ctx, `SELECT pagerank FROM pages WHERE url_id = ?`, cands[i].id).Scan(&pr); err != nil {
-				return res, fmt.Errorf("sqlite: search: %w", err)
-			}
-			cands[i].score *= 1 + r.PageRankWeight*math.Log1p(pr)
-		}
+	n := len(matches)
+	res.Total = n
+	if n > exactLimit {
+		res.Total, res.Estimated = estimateMatches(n, last), true
+		scaleFacets(&res.Facets, float64(res.Total)/float64(n))
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].score != cands[j].score {
-			return cands[i].score > cands[j].score
-		}
-		return cands[i].id < cands[j].id
-	})
+	trimFacets(res.Facets.Host)
+	trimFacets(res.Facets.Type)
+
+	// The ranking.
+	var cands []cand
+	switch {
+	case n == 0 || !res.Estimated && r.Offset >= n:
+	case !res.Estimated:
+		cands, err = db.rankAll(ctx, q, filter, need+rankCandidates, matches, false, r.PageRankWeight)
+	default:
+		cands, err = db.rankLarge(ctx, q, filter, need, r.PageRankWeight)
+	}
+	if err != nil {
+		return res, err
+	}
 	if r.Offset < len(cands) {
-		page := cands[r.Offset:min(len(cands), r.Offset+limit)]
-		for _, c := range page {
+		for _, c := range cands[r.Offset:min(len(cands), need)] {
 			h, err := db.hit(ctx, match, c.id)
 			if err != nil {
 				return res, err
@@ -230,41 +396,262 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 			res.Hits = append(res.Hits, h)
 		}
 	}
-	// Total and facets, bounded.
-	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM pages_fts f JOIN pages p ON p.url_id = f.rowid
-		WHERE `+where+` LIMIT ?7)`, append(args, maxTotal)...).Scan(&res.Total); err != nil {
-		return res, fmt.Errorf("sqlite: search count: %w", err)
-	}
-	if res.Total > 0 {
-		frows, err := db.r.QueryContext(ctx, `SELECT p.host, p.doc_type, p.year FROM pages_fts f JOIN pages p ON p.url_id = f.rowid
-			WHERE `+where+` LIMIT ?7`, append(args, facetSample)...)
-		if err != nil {
-			return res, fmt.Errorf("sqlite: search facets: %w", err)
-		}
-		for frows.Next() {
-			var host, typ string
-			var year int
-			if err := frows.Scan(&host, &typ, &year); err != nil {
-				frows.Close()
-				return res, fmt.Errorf("sqlite: search facets: %w", err)
-			}
-			res.Facets.Host[host]++
-			if typ != "" {
-				res.Facets.Type[typ]++
-			}
-			if year != 0 {
-				res.Facets.Year[year]++
-			}
-		}
-		frows.Close()
-		if err := frows.Err(); err != nil {
-			return res, fmt.Errorf("sqlite: search facets: %w", err)
-		}
-		trimFacets(res.Facets.Host)
-		trimFacets(res.Facets.Type)
-	}
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// estimateMatches estimates the number of matches from the n-th smallest
+// matching URL ID, last: IDs are uniform over the 64-bit range, so the n
+// smallest of them span about n/total of it.
+func estimateMatches(n int, last crawl.ID) int {
+	span := (float64(last) - math.MinInt64 + 1) / (1 << 64) // the share of the range up to last
+	return max(n, int(math.Round(float64(n-1)/span)))
+}
+
+// scaleFacets scales sampled facet counts to the estimated total.
+func scaleFacets(f *crawl.Facets, by float64) {
+	for k, v := range f.Host {
+		f.Host[k] = int(math.Round(float64(v) * by))
+	}
+	for k, v := range f.Type {
+		f.Type[k] = int(math.Round(float64(v) * by))
+	}
+	for k, v := range f.Year {
+		f.Year[k] = int(math.Round(float64(v) * by))
+	}
+}
+
+// rankLarge ranks the matches of a query that has more than exactLimit
+// of them, enough for a page ending at need, in levels, each ranked
+// after the one before: the tier's first tierScored matches in URL ID
+// order (a uniform sample of them), its other matches, and the matches
+// outside the tier.
+func (db *DB) rankLarge(ctx context.Context, q query.Query, filter []any, need int, weight float64) ([]cand, error) {
+	match := q.FTS5()
+	// The URL ID that starts the second level, if the tier has more
+	// matches.
+	split := crawl.ID(math.MaxInt64)
+	inTier := tierScored + 1
+	err := db.r.QueryRowContext(ctx, `SELECT rowid FROM pages_top WHERE pages_top MATCH ? ORDER BY rowid LIMIT 1 OFFSET ?`,
+		match, tierScored).Scan(&split)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = db.r.QueryRowContext(ctx, `SELECT count(*) FROM pages_top WHERE pages_top MATCH ?`, match).Scan(&inTier)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	enough := inTier >= tierCandidates
+	if enough && slices.ContainsFunc(filter, func(v any) bool { return v != "" && v != 0 }) {
+		var n int
+		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM pages_top f JOIN pages p INDEXED BY pages_search ON p.url_id = f.rowid
+			WHERE pages_top MATCH ?1 AND `+searchFilter+` LIMIT ?7)`, append(append([]any{match}, filter...), tierCandidates)...).Scan(&n); err != nil {
+			return nil, fmt.Errorf("sqlite: search: %w", err)
+		}
+		enough = n >= tierCandidates
+	}
+	if !enough {
+		// Too few of the matches are in the tier for its best to be the
+		// best: rank them all.
+		return db.rankAll(ctx, q, filter, need+rankCandidates, nil, false, weight)
+	}
+	end := crawl.ID(math.MaxInt64) // of the first level
+	if inTier > tierScored {
+		end = split - 1
+	}
+	levels := []func(k int) ([]cand, error){
+		func(k int) ([]cand, error) { return db.rankTier(ctx, match, filter, math.MinInt64, end, k, weight) },
+		func(k int) ([]cand, error) {
+			if end == math.MaxInt64 {
+				return nil, nil
+			}
+			return db.rankTier(ctx, match, filter, split, math.MaxInt64, k, weight)
+		},
+		func(k int) ([]cand, error) { return db.rankAll(ctx, q, filter, k, nil, true, weight) },
+	}
+	var out []cand
+	for _, level := range levels {
+		k := need - len(out) + rankCandidates
+		cs, err := level(k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cs...)
+		if len(cs) == k || len(out) >= need {
+			break
+		}
+	}
+	return out, nil
+}
+
+// rankTier returns the best k matches in the search tier with URL IDs
+// from first to last, ranked as rank does. FTS5 ranks only the matches in
+// that range.
+func (db *DB) rankTier(ctx context.Context, match string, filter []any, first, last crawl.ID, k int, weight float64) ([]cand, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, f.rank, p.pagerank FROM pages_top f
+		JOIN pages p INDEXED BY pages_search ON p.url_id = f.rowid
+		WHERE pages_top MATCH ?1 AND f.rowid BETWEEN ?8 AND ?9 AND `+searchFilter+`
+		ORDER BY f.rank LIMIT ?7`,
+		append(append([]any{match}, filter...), k, first, last)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	return scanCands(rows, k, nil, weight)
+}
+
+// rankAll ranks a query's matches over the whole index (outside the tier
+// with notTier), best first, and returns the best k. A caller that has
+// all the matches passes them.
+func (db *DB) rankAll(ctx context.Context, q query.Query, filter []any, k int, matches map[crawl.ID]bool, notTier bool, weight float64) ([]cand, error) {
+	match := q.FTS5()
+	rankBy, err := db.rankingExpr(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if rankBy == match {
+		rankBy = ""
+	}
+	return db.rank(ctx, match, rankBy, filter, k, matches, notTier, weight)
+}
+
+// rank returns the best k matches of match in the whole index by bm25
+// (outside the tier with notTier), ranked again with the link-graph rank
+// blended in. With rankBy set, FTS5 ranks the matches of rankBy (a query
+// with fewer words) and those of match are kept: the given matches or,
+// without them, those found again.
+func (db *DB) rank(ctx context.Context, match, rankBy string, filter []any, k int, matches map[crawl.ID]bool, notTier bool, weight float64) ([]cand, error) {
+	cond := `pages_fts MATCH ?1`
+	args := append([]any{match}, filter...)
+	limit := ` LIMIT ?7`
+	switch {
+	case rankBy != "" && matches != nil:
+		// Filtered here: they are few, and finding them again would mean
+		// reading the left-out words' long document lists.
+		cond, limit = `pages_fts MATCH ?8`, ""
+	case rankBy != "":
+		// The unary + keeps the condition out of the full-text table's
+		// plan: it filters the rows FTS5 ranks.
+		cond = `pages_fts MATCH ?8 AND +f.rowid IN (SELECT rowid FROM pages_fts WHERE pages_fts MATCH ?1)`
+	}
+	if notTier {
+		cond += ` AND +f.rowid NOT IN (SELECT url_id FROM search_tier)`
+	}
+	args = append(args, k)
+	if rankBy != "" {
+		args = append(args, rankBy)
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, f.rank, p.pagerank FROM pages_fts f
+		JOIN pages p INDEXED BY pages_search ON p.url_id = f.rowid
+		WHERE `+cond+` AND `+searchFilter+` ORDER BY f.rank`+limit, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	var keep map[crawl.ID]bool
+	if rankBy != "" {
+		keep = matches
+	}
+	return scanCands(rows, k, keep, weight)
+}
+
+// scanCands reads up to k ranked matches (those in keep, if given), blends
+// in their link-graph rank and orders them, best first.
+func scanCands(rows *sql.Rows, k int, keep map[crawl.ID]bool, weight float64) ([]cand, error) {
+	defer rows.Close()
+	var cands []cand
+	for len(cands) < k && rows.Next() {
+		var c cand
+		var pr float64
+		if err := rows.Scan(&c.id, &c.score, &pr); err != nil {
+			return nil, fmt.Errorf("sqlite: search: %w", err)
+		}
+		if keep != nil && !keep[c.id] {
+			continue
+		}
+		c.score = -c.score // bm25 is lower-better
+		if weight > 0 {
+			c.score *= 1 + weight*math.Log1p(pr)
+		}
+		cands = append(cands, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].score != cands[j].score {
+			return cands[i].score > cands[j].score
+		}
+		return cands[i].id < cands[j].id
+	})
+	return cands, nil
+}
+
+// rankingExpr is the FTS5 expression whose bm25 ranks the matches of q
+// over the whole index, the same ranking as q's own for less work. FTS5
+// computes each phrase's inverse document frequency by reading the
+// phrase's whole document list once per query: for a word in most pages,
+// that is most of the cost of a query that matches few pages. bm25 gives
+// a phrase in more than half of the pages (and an excluded one) a weight
+// of 1e-6, nothing next to any other phrase, so these are left out of the
+// ranking (and still filter). The number of pages holding a phrase is
+// estimated from its first matches in URL ID order, as for totals, with a
+// margin: a phrase is left out above 60% of the pages.
+func (db *DB) rankingExpr(ctx context.Context, q query.Query) (string, error) {
+	var keep query.Query
+	dropped := false
+	var pages int
+	for _, t := range q.Terms {
+		if t.Exclude {
+			dropped = true
+			continue
+		}
+		one := query.Query{Terms: []query.Term{t}}
+		n, err := db.estimateCount(ctx, `SELECT rowid FROM pages_fts WHERE pages_fts MATCH ? ORDER BY rowid LIMIT ?`, one.FTS5())
+		if err != nil {
+			return "", err
+		}
+		if n > 0 && pages == 0 {
+			if pages, err = db.estimateCount(ctx, `SELECT id FROM pages_fts_docsize ORDER BY id LIMIT ?`); err != nil {
+				return "", err
+			}
+		}
+		if pages > 0 && float64(n) > 0.6*float64(pages) {
+			dropped = true
+			continue
+		}
+		keep.Terms = append(keep.Terms, t)
+	}
+	if !dropped || keep.IsEmpty() {
+		return q.FTS5(), nil
+	}
+	return keep.FTS5(), nil
+}
+
+// rankSample is how many of the first rows in URL ID order estimate a
+// phrase's or the index's number of pages (±5%).
+const rankSample = 500
+
+// estimateCount estimates the number of rows of a query that returns
+// URL IDs in order, given its arguments and, last, a limit.
+func (db *DB) estimateCount(ctx context.Context, sqlq string, args ...any) (int, error) {
+	rows, err := db.r.QueryContext(ctx, sqlq, append(args, rankSample)...)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: search: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	var last crawl.ID
+	for rows.Next() {
+		if err := rows.Scan(&last); err != nil {
+			return 0, fmt.Errorf("sqlite: search: %w", err)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("sqlite: search: %w", err)
+	}
+	if n < rankSample {
+		return n, nil
+	}
+	return estimateMatches(n, last), nil
 }
 
 // trimFacets keeps the 20 largest values of a facet.
@@ -423,6 +810,9 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 		if _, err = t.tx.ExecContext(ctx, `UPDATE pages_fts SET anchors = `+a+` WHERE anchors IS NOT `+a); err != nil {
 			return err
 		}
+		if err := t.refreshTier(ctx); err != nil {
+			return err
+		}
 		if t.db.outbox {
 			// Ranks and anchors are fields of the external documents too.
 			_, err = t.tx.ExecContext(ctx, `INSERT INTO outbox (url_id, op, doc_key)
@@ -565,7 +955,7 @@ func (db *DB) RequeueIndex(ctx context.Context) (int, error) {
 // RebuildIndex rebuilds the full-text index from the pages.
 func (db *DB) RebuildIndex(ctx context.Context) (int, error) {
 	if err := db.tx(ctx, func(t *txn) error {
-		_, err := t.tx.ExecContext(ctx, `DELETE FROM pages_fts`)
+		_, err := t.tx.ExecContext(ctx, `DELETE FROM pages_fts; DELETE FROM pages_top; DELETE FROM search_tier`)
 		return err
 	}); err != nil {
 		return 0, fmt.Errorf("sqlite: rebuild index: %w", err)
@@ -599,6 +989,10 @@ func (db *DB) RebuildIndex(ctx context.Context) (int, error) {
 		}
 	}
 	if err := flush(); err != nil {
+		return n, fmt.Errorf("sqlite: rebuild index: %w", err)
+	}
+	// The tier filled up with the first pages: make it the best ranked.
+	if err := db.tx(ctx, func(t *txn) error { return t.refreshTier(ctx) }); err != nil {
 		return n, fmt.Errorf("sqlite: rebuild index: %w", err)
 	}
 	return n, nil
