@@ -75,3 +75,10 @@ func (db *DB) BM25ForTest(ctx context.Context, match string) (map[crawl.ID]float
 	}
 	return out, rows.Err()
 }
+
+// WriterCacheSizeForTest returns the writer connection's cache_size.
+func (db *DB) WriterCacheSizeForTest(ctx context.Context) (int, error) {
+	var n int
+	err := db.w.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&n)
+	return n, err
+}

@@ -792,8 +792,23 @@ func (db *DB) LinkGraph(ctx context.Context) iter.Seq2[[2]crawl.ID, error] {
 }
 
 // SetRanks records ranks and refreshes the indexed anchor texts.
-func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
-	err := db.tx(ctx, func(t *txn) error {
+//
+// It rewrites most of the full-text index in one transaction, and what
+// SQLite stages for that came on top of the writer's page cache, full
+// after a crawl: the crawler's peak memory rose from about 140 to 200 MiB
+// at the end of some 20,000-page crawls. The pass runs with the readers'
+// smaller page cache instead (no slower: it reads each page once), which
+// frees the rest of the writer's for it.
+func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) (err error) {
+	if err := db.cacheSize(ctx, readerCacheKiB); err != nil {
+		return fmt.Errorf("sqlite: set ranks: %w", err)
+	}
+	defer func() {
+		if cerr := db.cacheSize(context.WithoutCancel(ctx), writerCacheKiB); cerr != nil && err == nil {
+			err = fmt.Errorf("sqlite: set ranks: %w", cerr)
+		}
+	}()
+	err = db.tx(ctx, func(t *txn) error {
 		st, err := t.tx.PrepareContext(ctx, `UPDATE pages SET pagerank = ? WHERE url_id = ?`)
 		if err != nil {
 			return err
@@ -824,6 +839,17 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 		return fmt.Errorf("sqlite: set ranks: %w", err)
 	}
 	return nil
+}
+
+// cacheSize sets the writer connection's page cache, in KiB.
+func (db *DB) cacheSize(ctx context.Context, kib int) error {
+	if db.w == nil {
+		return errors.New("database is open read-only")
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	_, err := db.w.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, kib))
+	return err
 }
 
 // outboxKey records the document key a page should have in the external

@@ -123,6 +123,13 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 	return db, nil
 }
 
+// Page cache sizes, in KiB. The writer's is what keeps the crawl fast:
+// at half of it a lean crawl ran 25% slower.
+const (
+	writerCacheKiB = 32 << 10
+	readerCacheKiB = 8 << 10
+)
+
 func dsn(file string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
@@ -131,9 +138,9 @@ func dsn(file string, readOnly bool) string {
 	// frontier and seen-set indexes stay in memory (SQLite's default is
 	// 2 MiB); each of the readers (searches, stats) gets a smaller one.
 	if readOnly {
-		q.Add("_pragma", "cache_size(-8192)")
+		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", readerCacheKiB))
 	} else {
-		q.Add("_pragma", "cache_size(-32768)")
+		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", writerCacheKiB))
 	}
 	// Temporary tables stay in files (cached like any table, written out
 	// only when large): statements such as an UPDATE of the full-text

@@ -87,3 +87,29 @@ func TestUnopenablePath(t *testing.T) {
 		t.Fatal("Open in a missing directory succeeded")
 	}
 }
+
+// TestRankPassPageCache: the rank pass runs with the small page cache and
+// gives the writer its large one back; a pass that cannot start leaves it.
+func TestRankPassPageCache(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "crawl.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	before, err := db.WriterCacheSizeForTest(ctx)
+	if err != nil || before != -32<<10 {
+		t.Fatalf("writer cache_size %d, %v; want -32768 (KiB)", before, err)
+	}
+	if err := db.SetRanks(ctx, map[crawl.ID]float64{1: 2}); err != nil {
+		t.Fatal(err)
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := db.SetRanks(canceled, map[crawl.ID]float64{1: 2}); err == nil {
+		t.Error("SetRanks with a canceled context succeeded")
+	}
+	if after, err := db.WriterCacheSizeForTest(ctx); err != nil || after != before {
+		t.Errorf("writer cache_size after the rank passes %d, %v; want %d back", after, err, before)
+	}
+}
