@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/cputime"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -86,7 +87,7 @@ func benchmarkCrawl(b *testing.B, be backend, extra ...string) {
 			"--warc", filepath.Join(b.TempDir(), "warc")}, extra...)
 		args = append(args, seeds...)
 		var out, errb bytes.Buffer
-		cpu0 := cpuTime()
+		cpu0 := cputime.Process()
 		start := time.Now()
 		if process {
 			cmd := exec.Command(bin, args...)
@@ -103,7 +104,7 @@ func benchmarkCrawl(b *testing.B, be backend, extra ...string) {
 				b.Fatalf("%v\n%s\n%s", err, out.String(), errb.String())
 			}
 			elapsed += time.Since(start)
-			cpu += cpuTime() - cpu0
+			cpu += cputime.Process() - cpu0
 		}
 		d := openDB(b, db)
 		pages += queryInt(b, d, `SELECT count(*) FROM pages`)
@@ -122,12 +123,6 @@ func benchmarkCrawl(b *testing.B, be backend, extra ...string) {
 		b.ReportMetric(float64(maxRSS())/(1<<20), "peak-RSS-MiB")
 	}
 	b.ReportMetric(float64(pages)/float64(b.N), "pages/crawl")
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func maxRSS() int64 {

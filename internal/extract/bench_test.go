@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
-	"time"
 
+	"github.com/acrawler/acrawler/internal/cputime"
 	"github.com/acrawler/acrawler/internal/htmlx"
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
@@ -76,22 +76,14 @@ func BenchmarkHTML50K(b *testing.B) {
 			body := articlePage50K(b)
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
-			start := cpuTime()
+			start := cputime.Process()
 			for b.Loop() {
 				r := x.HTML(body, "text/html; charset=utf-8", "https://jwas.example.org/article/view/1287", nil)
 				if r.Error != "" || (bm.mainText && r.MainText == "") {
 					b.Fatalf("HTML(50 KB page): error %q, %d bytes of main text", r.Error, len(r.MainText))
 				}
 			}
-			reportCPU(b, start)
+			cputime.ReportPerOp(b, start)
 		})
-	}
-}
-
-// reportCPU reports the CPU time per operation since start: on a shared,
-// busy machine a steadier figure than the wall-clock ns/op.
-func reportCPU(b *testing.B, start time.Duration) {
-	if d := cpuTime() - start; d > 0 && b.N > 0 {
-		b.ReportMetric(float64(d.Microseconds())/float64(b.N), "cpu-µs/op")
 	}
 }

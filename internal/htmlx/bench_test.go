@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/net/html"
 	"golang.org/x/text/encoding/charmap"
+
+	"github.com/acrawler/acrawler/internal/cputime"
 )
 
 // largePage returns a page of about 200 KB: the publications page with a
@@ -71,7 +72,7 @@ func BenchmarkParse(b *testing.B) {
 				b.SetBytes(int64(len(p.body)))
 				b.ReportAllocs()
 				var links int
-				cpu := cpuTime()
+				cpu := cputime.Process()
 				for b.Loop() {
 					doc, err := Parse(p.body, pageURL, opts)
 					if err != nil {
@@ -79,7 +80,7 @@ func BenchmarkParse(b *testing.B) {
 					}
 					links = len(doc.Links)
 				}
-				reportCPU(b, cpu)
+				cputime.ReportPerOp(b, cpu)
 				b.ReportMetric(float64(links), "links/page")
 			})
 		}
@@ -92,13 +93,13 @@ func BenchmarkTokenizer(b *testing.B) {
 	body := readTestdata(b, "publications.html")
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for b.Loop() {
 		z := html.NewTokenizer(bytes.NewReader(body))
 		for z.Next() != html.ErrorToken {
 		}
 	}
-	reportCPU(b, cpu)
+	cputime.ReportPerOp(b, cpu)
 }
 
 func BenchmarkDecode(b *testing.B) {
@@ -120,21 +121,13 @@ func BenchmarkDecode(b *testing.B) {
 		b.Run(tt.name, func(b *testing.B) {
 			b.SetBytes(int64(len(tt.body)))
 			b.ReportAllocs()
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				if _, _, err := Decode(tt.body, tt.contentType); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, cpu)
+			cputime.ReportPerOp(b, cpu)
 		})
-	}
-}
-
-// reportCPU reports the process CPU time per operation since start, in
-// microseconds, if it can be measured.
-func reportCPU(b *testing.B, start time.Duration) {
-	if d := cpuTime() - start; d > 0 && b.N > 0 {
-		b.ReportMetric(float64(d.Microseconds())/float64(b.N), "cpu-µs/op")
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
-	"time"
+
+	"github.com/acrawler/acrawler/internal/cputime"
 )
 
 // articlePage50K returns internal/scholar's journal article page grown to
@@ -33,13 +34,13 @@ func BenchmarkExtract50K(b *testing.B) {
 	body := articlePage50K(b)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := cputime.Process()
 	for b.Loop() {
 		if _, err := Extract(body, "https://jwas.example.org/article/view/1287", ""); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, start)
+	cputime.ReportPerOp(b, start)
 }
 
 // BenchmarkExtract50KDetect is Extract on a page without a declared
@@ -48,13 +49,13 @@ func BenchmarkExtract50KDetect(b *testing.B) {
 	body := bytes.Replace(articlePage50K(b), []byte(`lang="en"`), nil, 1)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := cputime.Process()
 	for b.Loop() {
 		if _, err := Extract(body, "https://jwas.example.org/article/view/1287", ""); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, start)
+	cputime.ReportPerOp(b, start)
 }
 
 func BenchmarkDetectLanguage(b *testing.B) {
@@ -63,17 +64,9 @@ func BenchmarkDetectLanguage(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	start := cpuTime()
+	start := cputime.Process()
 	for b.Loop() {
 		DetectLanguage(res.Text)
 	}
-	reportCPU(b, start)
-}
-
-// reportCPU reports the CPU time per operation since start: on a shared,
-// busy machine a steadier figure than the wall-clock ns/op.
-func reportCPU(b *testing.B, start time.Duration) {
-	if d := cpuTime() - start; d > 0 && b.N > 0 {
-		b.ReportMetric(float64(d.Microseconds())/float64(b.N), "cpu-µs/op")
-	}
+	cputime.ReportPerOp(b, start)
 }

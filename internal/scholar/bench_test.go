@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
-	"time"
+
+	"github.com/acrawler/acrawler/internal/cputime"
 )
 
 // articlePage50K returns the journal article page grown to about 50 KB with
@@ -35,27 +36,19 @@ func BenchmarkExtract50K(b *testing.B) {
 	body, text, links := articlePage50K(b)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := cputime.Process()
 	for b.Loop() {
 		Extract(body, "https://jwas.example.org/article/view/1287", text, links)
 	}
-	reportCPU(b, start)
+	cputime.ReportPerOp(b, start)
 }
 
 func BenchmarkFindDOIs(b *testing.B) {
 	_, text, _ := articlePage50K(b)
 	b.SetBytes(int64(len(text)))
-	start := cpuTime()
+	start := cputime.Process()
 	for b.Loop() {
 		FindDOIs(text)
 	}
-	reportCPU(b, start)
-}
-
-// reportCPU reports the CPU time per operation since start: on a shared,
-// busy machine a steadier figure than the wall-clock ns/op.
-func reportCPU(b *testing.B, start time.Duration) {
-	if d := cpuTime() - start; d > 0 && b.N > 0 {
-		b.ReportMetric(float64(d.Microseconds())/float64(b.N), "cpu-µs/op")
-	}
+	cputime.ReportPerOp(b, start)
 }
