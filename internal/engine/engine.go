@@ -223,7 +223,7 @@ func (e *Engine) SetPDF(p extract.PDFExtractor) {
 func (e *Engine) newExtractor() *extract.Extractor {
 	cfg := e.cfg
 	return extract.New(extract.Options{Resolver: cfg.Normalizer, MaxLinks: cfg.MaxLinks, Token: cfg.Token,
-		MainText: cfg.MainText, PDF: cfg.PDF}, func() htmlx.Resolver { return cfg.Normalizer.PageResolver() })
+		MainText: cfg.MainText, PDF: cfg.PDF}, func() htmlx.Resolver { return &pageResolver{n: cfg.Normalizer} })
 }
 
 // StopReason says why a crawl ended.
