@@ -27,9 +27,7 @@ type Store interface {
 
 	// ReleaseHosts gives up owner's leases and records each host's politeness
 	// state (when NextFetchAt is set), so that whoever claims it next waits
-	// as long as the releaser would have. A Trap description is recorded
-	// even for a host owner no longer holds (a flag raised by the commit of
-	// a host's last page), unless the host has one already. Callers first hand back (commit or
+	// as long as the releaser would have. Callers first hand back (commit or
 	// release) every URL they claimed on those hosts, though such commits
 	// may still be on their way.
 	ReleaseHosts(ctx context.Context, owner string, hosts []HostRelease) error

@@ -318,17 +318,6 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	if err := e.fr.ReleaseAll(context.WithoutCancel(ctx)); err != nil {
 		e.cfg.Log.Warn("release host leases", "err", err)
 	}
-	// A flag raised by the commit of a host's last page had no later result
-	// of the host to travel with.
-	if flags := e.traps.unreported(); len(flags) > 0 {
-		rel := make([]crawl.HostRelease, 0, len(flags))
-		for id, trap := range flags {
-			rel = append(rel, crawl.HostRelease{ID: id, HostUpdate: crawl.HostUpdate{Trap: trap}})
-		}
-		if err := e.store.ReleaseHosts(context.WithoutCancel(ctx), e.cfg.Owner, rel); err != nil {
-			e.cfg.Log.Warn("record trap flags", "hosts", len(rel), "err", err)
-		}
-	}
 	stopBG()
 	bgDone.Wait()
 	e.recordMetrics(context.WithoutCancel(ctx)) // the last, partial interval

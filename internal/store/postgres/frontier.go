@@ -615,20 +615,6 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 				backoff = CASE WHEN r.next <> 0 THEN r.backoff ELSE h.backoff END
 			FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::int[]) AS r(id, next, delay, backoff)
 			WHERE h.id = r.id AND h.lease_owner = $5 AND h.lease_session = $6`, ids, next, delay, backoff, owner, db.session)
-		var trapIDs []int64
-		var traps []string
-		for _, id := range ids {
-			if h := last[crawl.ID(id)]; h.Trap != "" {
-				trapIDs, traps = append(trapIDs, id), append(traps, clean(h.Trap))
-			}
-		}
-		if len(trapIDs) > 0 {
-			// Flags raised after the host was let go (held or not), rows
-			// locked in ID order.
-			b.Queue(`SELECT id FROM hosts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, trapIDs)
-			b.Queue(`UPDATE hosts h SET trap = r.trap FROM unnest($1::bigint[], $2::text[]) AS r(id, trap)
-				WHERE h.id = r.id AND h.trap = ''`, trapIDs, traps)
-		}
 		return t.commit(ctx, b)
 	})
 	if err != nil {

@@ -369,11 +369,6 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 			if err != nil {
 				return err
 			}
-			if h.Trap != "" {
-				if _, err := t.exec(ctx, `UPDATE hosts SET trap = ? WHERE id = ? AND trap = ''`, h.Trap, h.ID); err != nil {
-					return err
-				}
-			}
 		}
 		return nil
 	})

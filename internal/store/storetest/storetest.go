@@ -960,20 +960,6 @@ func testTrapOnClaim(t *testing.T, e *env) {
 	if len(got) != 2 || got[a] != why || got[b] != "" {
 		t.Fatalf("claimed after reopening: traps %v, want %q on a.test only", got, why)
 	}
-	// A flag raised after the last result of a host comes with a release,
-	// whoever holds the host; a host's first flag stays.
-	const late = "duplicate content: 50% of 30 pages repeat earlier content"
-	flags := []crawl.HostRelease{{ID: a, HostUpdate: crawl.HostUpdate{Trap: late}}, {ID: b, HostUpdate: crawl.HostUpdate{Trap: late}}}
-	if err := e.s.ReleaseHosts(e.ctx, "p", flags); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.s.ReleaseHosts(e.ctx, "r", rel(a, b)); err != nil {
-		t.Fatal(err)
-	}
-	got = traps(e.claimHosts("s", 2))
-	if len(got) != 2 || got[a] != why || got[b] != late {
-		t.Fatalf("after a release with flags: traps %v, want a.test's first flag kept and b.test's recorded", got)
-	}
 }
 
 func testMetrics(t *testing.T, e *env) {
