@@ -40,6 +40,14 @@ type Store interface {
 	// budget in lim is spent, and ErrHostBytes once the host's share is.
 	ClaimURLs(ctx context.Context, owner string, host ID, n int, lim Limits, now time.Time) (urls []ClaimedURL, next time.Time, err error)
 
+	// ClaimURLsOf is ClaimURLs for several hosts, one Claim per host in
+	// order, each with what ClaimURLs would have returned for it (lease
+	// lost or a budget spent in Claim.Err). A store that serializes its
+	// writes does them in one transaction, so that a frontier refilling
+	// many hosts waits for the store once. The error is the store's; with
+	// it come the claims made before it, if any.
+	ClaimURLsOf(ctx context.Context, owner string, hosts []ID, n int, lim Limits, now time.Time) ([]Claim, error)
+
 	// Commit records a batch of results in one transaction: URL states,
 	// pages (setting Page.DuplicateOf on the results it records), links,
 	// duplicate hashes, discovered URLs (admitted under lim), inbound-link
@@ -175,3 +183,10 @@ var (
 type budgetError string
 
 func (e budgetError) Error() string { return string(e) }
+
+// Claim is one host's outcome in Store.ClaimURLsOf.
+type Claim struct {
+	URLs []ClaimedURL
+	Next time.Time // earliest retry time when none is ready
+	Err  error     // ErrLeaseLost, ErrPageBudget, ErrByteBudget or ErrHostBytes
+}

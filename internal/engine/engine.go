@@ -207,6 +207,7 @@ func New(store crawl.Store, cfg Config) (*Engine, error) {
 		MaxBackoff:    cfg.MaxBackoff,
 		Now:           cfg.Now,
 		Log:           cfg.Log,
+		Wake:          e.notify,
 	})
 	return e, nil
 }

@@ -6,10 +6,12 @@
 package frontier
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,6 +38,7 @@ type Config struct {
 	ClaimEvery    time.Duration // how often idle capacity looks for new hosts (default 250ms)
 	Now           func() time.Time
 	Log           *slog.Logger
+	Wake          func() // called when background store I/O has made work ready
 }
 
 func (c *Config) defaults() {
@@ -120,6 +123,12 @@ type Frontier struct {
 	budget    error               // ErrPageBudget/ErrByteBudget once reached
 	stopped   bool
 	lostHosts int
+	// ioBusy is set while a round of store I/O runs in the background;
+	// pending is the round queued behind it, ioErr its last failure.
+	ioBusy  bool
+	ioCond  *sync.Cond
+	pending ioRound
+	ioErr   error
 	// hostsOverShare counts hosts found past their byte share.
 	hostsOverShare int
 }
@@ -140,13 +149,16 @@ type host struct {
 	rank        int       // priority of the next task, while in the ready heap
 	heapIndex   int       // position in the heap holding it, -1 in none
 	idle        bool      // nothing left to claim; release after the last Done
+	refilling   bool      // a claim of its URLs is on its way
 }
 
 // New returns a frontier over store.
 func New(store crawl.Store, cfg Config) *Frontier {
 	cfg.defaults()
-	return &Frontier{store: store, cfg: cfg, hosts: map[crawl.ID]*host{},
+	f := &Frontier{store: store, cfg: cfg, hosts: map[crawl.ID]*host{},
 		waiting: heap{less: byReadyAt}, ready: heap{less: byRank}}
+	f.ioCond = sync.NewCond(&f.mu)
+	return f
 }
 
 // Status summarizes the frontier's in-memory state.
@@ -174,30 +186,83 @@ func (f *Frontier) Status() Status {
 }
 
 // Next returns the next task. When nothing is ready it returns ok=false and
-// the time at which something may be. It does store I/O (claiming hosts and
-// URLs, releasing idle hosts) without holding the frontier's lock, so Done
-// never waits for the store, and it never waits for politeness. Among the
-// hosts whose time has come, the one whose best URL has the highest
-// priority goes first. Next is meant to be called from one goroutine.
-func (f *Frontier) Next(ctx context.Context) (t Task, ok bool, wake time.Time, err error) {
-	t, ok, wake, claimed, err := f.next(ctx)
-	if claimed && !ok && err == nil {
-		// Hosts just claimed may be due now: look at them at once.
-		t, ok, wake, _, err = f.next(ctx)
+// the time at which something may be. It never waits for politeness. The
+// store I/O it needs (claiming hosts and URLs, releasing idle hosts) runs
+// without the frontier's lock, so Done never waits for the store; and when
+// other hosts have work ready, that I/O runs in the background while Next
+// hands their work out, so one host's claim waiting behind a long commit
+// does not hold up the others. Next waits for the store only when it has
+// nothing else to hand out. A host's buffer is topped up in the background
+// before it runs dry. Among the hosts whose time has come, the one whose
+// best URL has the highest priority goes first. Next is meant to be called
+// from one goroutine; Config.Wake is called when background I/O has made
+// work ready.
+func (f *Frontier) Next(ctx context.Context) (Task, bool, time.Time, error) {
+	retried := false
+	for {
+		t, ok, wake, claimed, st, err := f.next(ctx)
+		if st == waitIO {
+			f.waitIO()
+			continue
+		}
+		if claimed && !ok && err == nil && !retried {
+			// Hosts just claimed may be due now: look at them at once.
+			retried = true
+			continue
+		}
+		return t, ok, wake, err
 	}
-	return t, ok, wake, err
 }
 
-func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, claimedAny bool, err error) {
+// nextState says whether next handed out its answer or wants the caller
+// to wait for the background store I/O first.
+type nextState int
+
+const (
+	answered nextState = iota
+	waitIO
+)
+
+// ioRound is one round of store I/O: host leases to claim and give up,
+// and URLs to claim for hosts whose buffers ran dry or run low.
+type ioRound struct {
+	claim    bool
+	room     int
+	releases []crawl.HostRelease
+	refill   []*host
+	budget   error
+	now      time.Time
+}
+
+func (r *ioRound) empty() bool { return !r.claim && len(r.releases) == 0 && len(r.refill) == 0 }
+
+type refilled struct {
+	us   []crawl.ClaimedURL
+	next time.Time
+	err  error
+}
+
+type ioResult struct {
+	claimed  []crawl.Host
+	claimErr error
+	got      []refilled
+}
+
+func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, claimedAny bool, st nextState, err error) {
 	f.mu.Lock()
 	if f.stopped {
 		f.mu.Unlock()
-		return Task{}, false, time.Time{}, false, ErrStopped
+		return Task{}, false, time.Time{}, false, answered, ErrStopped
+	}
+	if err := f.ioErr; err != nil {
+		f.ioErr = nil
+		f.mu.Unlock()
+		return Task{}, false, time.Time{}, false, answered, err
 	}
 	if errors.Is(f.budget, crawl.ErrByteBudget) {
 		// Bandwidth is spent: not even claimed URLs are fetched.
 		f.mu.Unlock()
-		return Task{}, false, time.Time{}, false, nil
+		return Task{}, false, time.Time{}, false, answered, nil
 	}
 	now := f.cfg.Now()
 	// Hosts whose time has come move to the ready heap, each with its next
@@ -217,9 +282,12 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		case len(h.buf) > 0:
 			h.rank = h.buf[0].Priority
 			f.ready.push(h)
+		case h.refilling:
+			// its claim is on its way and puts it back
 		case f.budget != nil:
 			f.releaseIfIdleLocked(h)
 		default:
+			h.refilling = true
 			refill = append(refill, h)
 		}
 	}
@@ -229,69 +297,48 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 	readyCount := f.ready.Len() + len(refill)
 	claim := f.budget == nil && len(f.hosts) < f.cfg.MaxHosts && readyCount < f.cfg.MinReady &&
 		(f.claimSoon || now.Sub(f.lastClaim) >= f.cfg.ClaimEvery)
+	if claim && f.ioBusy && f.pending.claim {
+		claim = false // the round queued behind the running one claims already
+	}
 	room := min(f.cfg.MaxHosts-len(f.hosts), max(f.cfg.MinReady-readyCount, f.cfg.MinReady/2, 1))
 	if claim {
 		f.lastClaim, f.claimSoon = now, false
 	}
-	releases := f.toRelease
-	f.toRelease = nil
-	budget := f.budget
-	f.mu.Unlock()
-
-	// Store I/O, unlocked.
-	f.flushReleases(ctx, releases)
-	var claimed []crawl.Host
-	var claimErr error
-	if claim && budget == nil {
-		claimed, claimErr = f.store.ClaimHosts(ctx, f.cfg.Owner, room, f.cfg.Lease, now)
-	}
-	type refilled struct {
-		us   []crawl.ClaimedURL
-		next time.Time
-		err  error
-	}
-	got := make([]refilled, len(refill))
-	for i, h := range refill {
-		if budget != nil {
-			got[i].err = budget
-			continue
+	r := ioRound{claim: claim, room: room, refill: refill, budget: f.budget, now: now}
+	switch {
+	case f.ioBusy:
+		// A round is running: this one follows it (its releases too).
+		f.pending.claim = f.pending.claim || r.claim
+		f.pending.room = max(f.pending.room, r.room)
+		f.pending.refill = append(f.pending.refill, r.refill...)
+		if f.ready.Len() == 0 {
+			f.mu.Unlock()
+			return Task{}, false, time.Time{}, false, waitIO, nil
 		}
-		got[i].us, got[i].next, got[i].err = f.store.ClaimURLs(ctx, f.cfg.Owner, h.ID, f.cfg.Batch, f.cfg.Limits, now)
-		if errors.Is(got[i].err, crawl.ErrPageBudget) || errors.Is(got[i].err, crawl.ErrByteBudget) {
-			budget = got[i].err
+	case f.ready.Len() > 0:
+		// Work is ready: hand it out and do the store I/O meanwhile.
+		r.releases, f.toRelease = f.toRelease, nil
+		if !r.empty() {
+			f.startIOLocked(ctx, r)
+		}
+	default:
+		// Nothing to hand out: do the store I/O now.
+		r.releases, f.toRelease = f.toRelease, nil
+		if !r.empty() {
+			f.ioBusy = true
+			f.mu.Unlock()
+			res := f.doIO(ctx, r)
+			f.mu.Lock()
+			f.ioBusy = false
+			f.ioCond.Broadcast()
+			if err := f.applyLocked(r, res); err != nil {
+				f.mu.Unlock()
+				return Task{}, false, time.Time{}, len(res.claimed) > 0, answered, err
+			}
+			claimedAny = len(res.claimed) > 0
 		}
 	}
-
-	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, sh := range claimed {
-		h := &host{Host: sh, delay: sh.Delay, backoff: sh.Backoff, readyAt: sh.NextFetchAt, heapIndex: -1}
-		if sh.Robots != nil {
-			f.setRobotsLocked(h, sh.Robots)
-		}
-		f.hosts[h.ID] = h
-		f.waiting.push(h)
-	}
-	if len(claimed) > 0 {
-		f.cfg.Log.Debug("claimed hosts", "count", len(claimed), "held", len(f.hosts))
-	}
-	var storeErr error
-	if claimErr != nil {
-		storeErr = fmt.Errorf("frontier: %w", claimErr)
-	}
-	for i, h := range refill {
-		if f.hosts[h.ID] != h {
-			continue // dropped meanwhile (lease lost)
-		}
-		if err := f.refilledLocked(h, got[i].us, got[i].next, got[i].err, now); err != nil {
-			storeErr = err
-			h.wakeAt = now.Add(f.cfg.ClaimEvery) // try again later
-			f.waiting.push(h)
-		}
-	}
-	if storeErr != nil {
-		return Task{}, false, time.Time{}, len(claimed) > 0, storeErr
-	}
 	if f.ready.Len() == 0 {
 		wake = f.lastClaim.Add(f.cfg.ClaimEvery)
 		if f.waiting.Len() > 0 && f.waiting.top().due().Before(wake) {
@@ -300,23 +347,177 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		if len(f.toRelease) > 0 {
 			wake = now // releases to flush
 		}
-		return Task{}, false, wake, len(claimed) > 0, nil
+		return Task{}, false, wake, claimedAny, answered, nil
 	}
 	h := f.ready.pop()
 	if f.needsRobots(h, now) {
 		h.robotsBusy = true
 		h.inflight++
-		return Task{Kind: FetchRobots, HostID: h.ID, Host: h.Key}, true, time.Time{}, false, nil
+		return Task{Kind: FetchRobots, HostID: h.ID, Host: h.Key}, true, time.Time{}, false, answered, nil
 	}
 	u := h.buf[0]
 	h.buf = h.buf[1:]
 	if f.gaveUpRobots(h) {
 		f.schedule(h)
-		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: "robots.txt unavailable"}, true, time.Time{}, false, nil
+		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: "robots.txt unavailable"}, true, time.Time{}, false, answered, nil
 	}
 	h.inflight++
 	f.schedule(h)
-	return Task{Kind: FetchURL, HostID: h.ID, Host: h.Key, URL: u, Robots: h.group, Trap: h.Trap}, true, time.Time{}, false, nil
+	if low := f.cfg.Batch / 4; low > 0 && len(h.buf) == low && !h.refilling && f.budget == nil && !h.idle {
+		// Top the buffer up before it runs dry.
+		h.refilling = true
+		if f.ioBusy {
+			f.pending.refill = append(f.pending.refill, h)
+		} else {
+			f.startIOLocked(ctx, ioRound{refill: []*host{h}, now: now})
+		}
+	}
+	return Task{Kind: FetchURL, HostID: h.ID, Host: h.Key, URL: u, Robots: h.group, Trap: h.Trap}, true, time.Time{}, false, answered, nil
+}
+
+// startIOLocked runs a round of store I/O in the background, then the
+// rounds queued behind it.
+func (f *Frontier) startIOLocked(ctx context.Context, r ioRound) {
+	f.ioBusy = true
+	ctx = context.WithoutCancel(ctx) // claims in progress complete: Stop returns their URLs
+	go func() {
+		for {
+			res := f.doIO(ctx, r)
+			f.mu.Lock()
+			if err := f.applyLocked(r, res); err != nil {
+				f.ioErr = err
+			}
+			r = ioRound{}
+			if !f.stopped {
+				r = f.pending
+				r.now, r.budget = f.cfg.Now(), f.budget
+				r.releases, f.toRelease = f.toRelease, nil
+			}
+			f.pending = ioRound{}
+			if r.empty() {
+				f.ioBusy = false
+				f.ioCond.Broadcast()
+			}
+			f.mu.Unlock()
+			if f.cfg.Wake != nil {
+				f.cfg.Wake()
+			}
+			if r.empty() {
+				return
+			}
+		}
+	}()
+}
+
+// waitIO waits for the background store I/O to finish.
+func (f *Frontier) waitIO() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for f.ioBusy {
+		f.ioCond.Wait()
+	}
+}
+
+// doIO does a round's store I/O, without the frontier's lock.
+func (f *Frontier) doIO(ctx context.Context, r ioRound) ioResult {
+	f.flushReleases(ctx, r.releases)
+	var res ioResult
+	if r.claim && r.budget == nil {
+		res.claimed, res.claimErr = f.store.ClaimHosts(ctx, f.cfg.Owner, r.room, f.cfg.Lease, r.now)
+	}
+	res.got = make([]refilled, len(r.refill))
+	if len(r.refill) == 0 {
+		return res
+	}
+	if r.budget != nil {
+		for i := range res.got {
+			res.got[i].err = r.budget
+		}
+		return res
+	}
+	ids := make([]crawl.ID, len(r.refill))
+	for i, h := range r.refill {
+		ids[i] = h.ID
+	}
+	cs, err := f.store.ClaimURLsOf(ctx, f.cfg.Owner, ids, f.cfg.Batch, f.cfg.Limits, r.now)
+	for i := range res.got {
+		if i < len(cs) {
+			res.got[i] = refilled{us: cs[i].URLs, next: cs[i].Next, err: cs[i].Err}
+		} else {
+			res.got[i].err = err
+		}
+	}
+	return res
+}
+
+// applyLocked applies a round's outcome: claimed hosts join the waiting
+// heap, claimed URLs the buffers of their hosts.
+func (f *Frontier) applyLocked(r ioRound, res ioResult) error {
+	for _, sh := range res.claimed {
+		h := &host{Host: sh, delay: sh.Delay, backoff: sh.Backoff, readyAt: sh.NextFetchAt, heapIndex: -1}
+		if sh.Robots != nil {
+			f.setRobotsLocked(h, sh.Robots)
+		}
+		f.hosts[h.ID] = h
+		f.waiting.push(h)
+	}
+	if len(res.claimed) > 0 {
+		f.cfg.Log.Debug("claimed hosts", "count", len(res.claimed), "held", len(f.hosts))
+	}
+	var storeErr error
+	if res.claimErr != nil {
+		storeErr = fmt.Errorf("frontier: %w", res.claimErr)
+	}
+	for i, h := range r.refill {
+		if err := f.claimedLocked(h, res.got[i], r.now); err != nil {
+			storeErr = err
+		}
+	}
+	return storeErr
+}
+
+// claimedLocked applies the outcome of claiming URLs for a host: a refill
+// when its buffer had run dry (and it waits outside the heaps), otherwise
+// a top-up merged into what it still has.
+func (f *Frontier) claimedLocked(h *host, c refilled, now time.Time) error {
+	h.refilling = false
+	if f.hosts[h.ID] != h {
+		return nil // dropped meanwhile (lease lost)
+	}
+	if f.stopped {
+		h.buf = append(h.buf, c.us...) // returned by Stop
+		return nil
+	}
+	if len(h.buf) == 0 && h.heapIndex < 0 && h.inflight < f.cfg.HostInflight && !h.robotsBusy {
+		if err := f.refilledLocked(h, c.us, c.next, c.err, now); err != nil {
+			h.wakeAt = now.Add(f.cfg.ClaimEvery) // try again later
+			f.waiting.push(h)
+			return err
+		}
+		return nil
+	}
+	switch {
+	case c.err == nil:
+	case errors.Is(c.err, crawl.ErrLeaseLost), errors.Is(c.err, crawl.ErrPageBudget),
+		errors.Is(c.err, crawl.ErrByteBudget), errors.Is(c.err, crawl.ErrHostBytes):
+		return f.refilledLocked(h, nil, time.Time{}, c.err, now)
+	default:
+		return fmt.Errorf("frontier: %w", c.err)
+	}
+	if len(c.us) == 0 {
+		return nil // when the buffer runs dry, a refill looks again
+	}
+	h.buf = append(h.buf, c.us...)
+	slices.SortStableFunc(h.buf, func(a, b crawl.ClaimedURL) int { return cmp.Compare(b.Priority, a.Priority) })
+	h.emptyClaims = 0
+	switch {
+	case f.ready.has(h):
+		h.rank = h.buf[0].Priority
+		f.ready.fix(h)
+	case h.heapIndex < 0:
+		f.schedule(h)
+	}
+	return nil
 }
 
 // flushReleases gives up the leases of hosts let go since the last call.
@@ -602,6 +803,9 @@ func (f *Frontier) Stop() []crawl.ClaimedURL {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.stopped = true
+	for f.ioBusy {
+		f.ioCond.Wait() // claims in progress: their URLs are returned too
+	}
 	var out []crawl.ClaimedURL
 	for _, h := range f.hosts {
 		out = append(out, h.buf...)

@@ -130,20 +130,20 @@ func TestCrawlDelayAndThrottle(t *testing.T) {
 }
 
 func TestBestReadyHostFirst(t *testing.T) {
-	f, c, _ := setup(t, frontier.Config{},
-		storetest.U("http://low.test/", 0, 1), storetest.U("http://high.test/", 0, 9), storetest.U("http://mid.test/", 0, 5))
-	for range 3 {
-		task, ok, _ := next(t, f)
-		if !ok {
-			t.Fatal("robots.txt tasks not ready")
+	urls := []crawl.NewURL{storetest.U("http://low.test/", 0, 1), storetest.U("http://high.test/", 0, 9), storetest.U("http://mid.test/", 0, 5)}
+	f, c, st := setup(t, frontier.Config{}, urls...)
+	// robots.txt known already: the three hosts are due together.
+	for _, u := range urls {
+		rec := crawl.RobotsRecord{Status: 404, FetchedAt: c.now(), ExpiresAt: c.now().Add(time.Hour)}
+		if err := st.SaveRobots(context.Background(), u.HostID, rec, crawl.HostUpdate{}); err != nil {
+			t.Fatal(err)
 		}
-		robotsOK(t, f, c, task, "")
 	}
 	var order []string
 	for range 3 {
 		task, ok, _ := next(t, f)
-		if !ok {
-			t.Fatal("page not ready")
+		if !ok || task.Kind != frontier.FetchURL {
+			t.Fatalf("task %+v ok=%v, want a page", task, ok)
 		}
 		order = append(order, task.URL.URL)
 	}
@@ -299,5 +299,115 @@ func BenchmarkFrontier(b *testing.B) {
 		b.StopTimer()
 		st.Close()
 		b.StartTimer()
+	}
+}
+
+// gatedStore holds ClaimURLsOf calls until the gate opens.
+type gatedStore struct {
+	crawl.Store
+	gate chan struct{} // nil: open
+}
+
+func (g *gatedStore) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.Claim, error) {
+	if g.gate != nil {
+		<-g.gate
+	}
+	return g.Store.ClaimURLsOf(ctx, owner, hosts, n, lim, now)
+}
+
+// knownRobots records a robots.txt for each URL's host, so the hosts are
+// due at once.
+func knownRobots(t *testing.T, st crawl.Store, c *clock, urls ...crawl.NewURL) {
+	t.Helper()
+	for _, u := range urls {
+		rec := crawl.RobotsRecord{Status: 404, FetchedAt: c.now(), ExpiresAt: c.now().Add(time.Hour)}
+		if err := st.SaveRobots(context.Background(), u.HostID, rec, crawl.HostUpdate{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestClaimDoesNotHoldUpReadyHosts: while one host's URLs are being claimed
+// (the store busy, as behind a long commit), Next hands out the work other
+// hosts have ready, and the claimed URLs come when the store answers.
+func TestClaimDoesNotHoldUpReadyHosts(t *testing.T) {
+	urls := []crawl.NewURL{storetest.U("http://a.test/1", 0, 9), storetest.U("http://a.test/2", 0, 8), storetest.U("http://b.test/1", 0, 1)}
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.AddURLs(context.Background(), urls, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	knownRobots(t, st, c, urls...)
+	gs := &gatedStore{Store: st}
+	woken := make(chan struct{}, 16)
+	f := frontier.New(gs, frontier.Config{Owner: "test", Token: "acrawler", Now: c.now, Batch: 1,
+		Wake: func() { woken <- struct{}{} }})
+	task, ok, _ := next(t, f)
+	if !ok || task.URL.URL != "http://a.test/1" {
+		t.Fatalf("first task %+v ok=%v, want http://a.test/1", task, ok)
+	}
+	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	// a's buffer is empty and its claim waits for the store: b's URL,
+	// ready meanwhile, comes first.
+	gs.gate = make(chan struct{})
+	got := make(chan frontier.Task, 1)
+	go func() {
+		task, ok, _, err := f.Next(context.Background())
+		if err != nil || !ok {
+			t.Errorf("Next = %+v, %v, %v", task, ok, err)
+		}
+		got <- task
+	}()
+	select {
+	case task = <-got:
+	case <-time.After(10 * time.Second):
+		close(gs.gate)
+		t.Fatal("Next waited for another host's claim while b had work ready")
+	}
+	if task.URL.URL != "http://b.test/1" {
+		t.Fatalf("task while a's claim waits = %s, want http://b.test/1", task.URL.URL)
+	}
+	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	close(gs.gate)
+	<-woken // the claim landed
+	task, ok, _ = next(t, f)
+	if !ok || task.URL.URL != "http://a.test/2" {
+		t.Fatalf("task after the claim = %+v ok=%v, want http://a.test/2", task, ok)
+	}
+}
+
+// TestBufferToppedUpBeforeItRunsDry: a host's buffer is refilled in the
+// background when it runs low, and its URLs still come best first.
+func TestBufferToppedUpBeforeItRunsDry(t *testing.T) {
+	var urls []crawl.NewURL
+	for i := range 20 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://a.test/%d", i), 0, 100-i))
+	}
+	f, c, st := setup(t, frontier.Config{Batch: 8, Wake: func() {}}, urls...)
+	knownRobots(t, st, c, urls[0])
+	prev := 1 << 30
+	for i := range 20 {
+		task, _ := waitTask(t, f, c)
+		if task.URL.Priority > prev {
+			t.Fatalf("URL %d (%s, priority %d) after one of priority %d: not best first", i, task.URL.URL, task.URL.Priority, prev)
+		}
+		prev = task.URL.Priority
+		if i == 5 {
+			// 8 claimed, 6 handed out: 2 left, the top-up is on its way.
+			f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+			deadline := time.Now().Add(10 * time.Second)
+			for f.Status().Buffered != 10 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			if b := f.Status().Buffered; b != 10 {
+				t.Fatalf("buffered %d URLs after the top-up, want 2 left + 8 claimed", b)
+			}
+			continue
+		}
+		f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
 	}
 }

@@ -711,6 +711,27 @@ func b2i(b bool) int {
 	return 0
 }
 
+// ClaimURLsOf claims for each host in turn: PostgreSQL runs claims of
+// different hosts side by side, so one transaction would only hold locks
+// longer.
+func (db *DB) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.Claim, error) {
+	out := make([]crawl.Claim, 0, len(hosts))
+	for _, h := range hosts {
+		var c crawl.Claim
+		var err error
+		c.URLs, c.Next, err = db.ClaimURLs(ctx, owner, h, n, lim, now)
+		switch {
+		case errors.Is(err, crawl.ErrLeaseLost), errors.Is(err, crawl.ErrPageBudget),
+			errors.Is(err, crawl.ErrByteBudget), errors.Is(err, crawl.ErrHostBytes):
+			c.Err = err
+		case err != nil:
+			return out, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
 // ClaimURLs marks the host's best ready URLs in flight, in one round trip,
 // with what is known of their last fetch (ClaimedURL.Prev).
 // Once the host's bytes reached lim.MaxHostBytes, it claims nothing and

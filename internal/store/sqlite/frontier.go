@@ -380,19 +380,57 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 
 // ClaimURLs marks the host's best ready URLs in flight.
 func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.ClaimedURL, time.Time, error) {
+	var c crawl.Claim
+	err := db.tx(ctx, func(t *txn) error {
+		var err error
+		c, err = t.claimURLs(ctx, owner, host, n, lim, now)
+		return err
+	})
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("sqlite: claim urls of host %d: %w", host, err)
+	}
+	return c.URLs, c.Next, c.Err
+}
+
+// ClaimURLsOf claims URLs for several hosts in one transaction.
+func (db *DB) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.Claim, error) {
+	var out []crawl.Claim
+	err := db.tx(ctx, func(t *txn) error {
+		out = make([]crawl.Claim, 0, len(hosts))
+		for _, h := range hosts {
+			c, err := t.claimURLs(ctx, owner, h, n, lim, now)
+			if err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: claim urls of %d hosts: %w", len(hosts), err)
+	}
+	return out, nil
+}
+
+// claimURLs marks up to n of the host's best ready URLs in flight. The
+// outcomes a caller acts on (lease lost, a budget spent) are in the
+// Claim's Err; the error is the store's.
+func (t *txn) claimURLs(ctx context.Context, owner string, host crawl.ID, n int, lim crawl.Limits, now time.Time) (crawl.Claim, error) {
 	var out []crawl.ClaimedURL
 	var next time.Time
 	var budgetErr error
-	err := db.tx(ctx, func(t *txn) error {
+	err := func() error {
 		var leaseOwner sql.NullString
 		if err := t.queryRow(ctx, `SELECT lease_owner FROM hosts WHERE id = ?`, host).Scan(&leaseOwner); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
-				return crawl.ErrLeaseLost
+				budgetErr = crawl.ErrLeaseLost
+				return nil
 			}
 			return err
 		}
 		if leaseOwner.String != owner {
-			return crawl.ErrLeaseLost
+			budgetErr = crawl.ErrLeaseLost
+			return nil
 		}
 		var reserved, bytes int64
 		if err := t.queryRow(ctx, `SELECT
@@ -494,14 +532,11 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		t.add("inflight", k)
 		t.add("reserved", k)
 		return nil
-	})
-	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("sqlite: claim urls of host %d: %w", host, err)
+	}()
+	if err != nil || budgetErr != nil {
+		return crawl.Claim{Err: budgetErr}, err
 	}
-	if budgetErr != nil {
-		return nil, time.Time{}, budgetErr
-	}
-	return out, next, nil
+	return crawl.Claim{URLs: out, Next: next}, nil
 }
 
 // refreshTop sets a host's top_priority to its best queued URL's.

@@ -36,6 +36,7 @@ func Run(t *testing.T, factory Factory) {
 		{"HostLeases", testLeases},
 		{"ClaimOnlyReadyHostsAndURLs", testReadiness},
 		{"PageBudget", testPageBudget},
+		{"ClaimURLsOfSeveralHosts", testClaimMany},
 		{"ByteBudget", testByteBudget},
 		{"CommitOutcomes", testOutcomes},
 		{"PagesLinksAndDiscovered", testPagesAndLinks},
@@ -457,6 +458,79 @@ func testPageBudget(t *testing.T, e *env) {
 		t.Errorf("reserved = %d, want 3", c.Reserved)
 	}
 	e.checkBalance(5)
+}
+
+// testClaimMany claims for several hosts at once: each host's outcome is
+// what ClaimURLs would give it, in the order asked, and the page budget is
+// shared across them.
+func testClaimMany(t *testing.T, e *env) {
+	lim := crawl.Limits{MaxPages: 4}
+	e.add(lim, U("http://a.test/1", 0, 1), U("http://a.test/2", 0, 5), U("http://a.test/3", 0, 3),
+		U("http://b.test/1", 0, 0), U("http://b.test/2", 0, 0), U("http://c.test/1", 0, 0))
+	// p holds two of the three hosts and q the third; p asks for all
+	// three, the one it does not hold in the middle.
+	var held, other []crawl.ID
+	for _, h := range e.claimHosts("p", 2) {
+		held = append(held, h.ID)
+	}
+	for _, h := range e.claimHosts("q", 5) {
+		other = append(other, h.ID)
+	}
+	if len(held) != 2 || len(other) != 1 {
+		t.Fatalf("p holds %d hosts and q %d, want 2 and 1", len(held), len(other))
+	}
+	cs, err := e.s.ClaimURLsOf(e.ctx, "p", []crawl.ID{held[0], other[0], held[1]}, 2, lim, e.now)
+	if err != nil {
+		t.Fatalf("ClaimURLsOf: %v", err)
+	}
+	if len(cs) != 3 {
+		t.Fatalf("ClaimURLsOf returned %d claims for 3 hosts", len(cs))
+	}
+	if !errors.Is(cs[1].Err, crawl.ErrLeaseLost) || len(cs[1].URLs) != 0 {
+		t.Fatalf("claim on q's host = %v, %v; want ErrLeaseLost and nothing", urlsOf(cs[1].URLs), cs[1].Err)
+	}
+	total := 0
+	for _, i := range []int{0, 2} {
+		if cs[i].Err != nil {
+			t.Fatalf("claim %d: %v", i, cs[i].Err)
+		}
+		if len(cs[i].URLs) == 0 || len(cs[i].URLs) > 2 {
+			t.Fatalf("claim %d took %d URLs, want 1 or 2", i, len(cs[i].URLs))
+		}
+		for j, u := range cs[i].URLs {
+			if u.HostID != held[i/2] {
+				t.Fatalf("claim %d holds %s, of another host", i, u.URL)
+			}
+			if j > 0 && u.Priority > cs[i].URLs[j-1].Priority {
+				t.Fatalf("claim %d not best first: %v", i, urlsOf(cs[i].URLs))
+			}
+		}
+		total += len(cs[i].URLs)
+	}
+	if c := e.counters(); c.InFlight != int64(total) || c.Reserved != int64(total) {
+		t.Fatalf("in flight %d, reserved %d after claiming %d", c.InFlight, c.Reserved, total)
+	}
+	// The budget is shared: what is left of it goes to the next claims,
+	// then every host gets ErrPageBudget.
+	cs, err = e.s.ClaimURLsOf(e.ctx, "p", held, 10, lim, e.now)
+	if err != nil {
+		t.Fatalf("ClaimURLsOf: %v", err)
+	}
+	for _, cl := range cs {
+		total += len(cl.URLs)
+	}
+	if total != 4 {
+		t.Fatalf("claimed %d URLs in all under a 4-page budget", total)
+	}
+	cs, err = e.s.ClaimURLsOf(e.ctx, "p", held, 10, lim, e.now)
+	if err != nil {
+		t.Fatalf("ClaimURLsOf: %v", err)
+	}
+	for i, cl := range cs {
+		if !errors.Is(cl.Err, crawl.ErrPageBudget) || len(cl.URLs) != 0 {
+			t.Fatalf("claim %d past the budget = %v, %v; want ErrPageBudget", i, urlsOf(cl.URLs), cl.Err)
+		}
+	}
 }
 
 func testByteBudget(t *testing.T, e *env) {
