@@ -50,7 +50,7 @@ func testContentPipeline(t *testing.T, be backend) {
 		if info.Kind != "publication" || info.Citation == nil {
 			continue
 		}
-		p, err := st.Page(ctx, crawl.HashID(info.URL))
+		p, err := st.Page(ctx, crawl.URLID(info.URL))
 		if err != nil {
 			continue // not reached within the crawl
 		}
@@ -100,7 +100,7 @@ func testContentPipeline(t *testing.T, be backend) {
 		if info.Kind != "duplicate" {
 			continue
 		}
-		p, err := st.Page(ctx, crawl.HashID(info.URL))
+		p, err := st.Page(ctx, crawl.URLID(info.URL))
 		if err != nil {
 			continue
 		}

@@ -271,7 +271,7 @@ func pageOf(t *testing.T, db, u string) *crawl.Page {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	p, err := st.Page(context.Background(), crawl.HashID(u))
+	p, err := st.Page(context.Background(), crawl.URLID(u))
 	if err != nil {
 		t.Fatalf("%s: %v", u, err)
 	}
@@ -347,7 +347,7 @@ func testSitemapLastmod(t *testing.T, be backend) {
 		t.Fatal(err)
 	}
 	if err := d.row(`SELECT count(*) FROM page_history WHERE url_id = ? AND run = ?`,
-		int64(crawl.HashID(miniOrigin+"/a")), run).Scan(&checks); err != nil {
+		int64(crawl.URLID(miniOrigin+"/a")), run).Scan(&checks); err != nil {
 		t.Fatal(err)
 	}
 	if run == 0 || checks != 1 {

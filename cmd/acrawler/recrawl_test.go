@@ -223,7 +223,7 @@ func testRecrawl(t *testing.T, be backend) {
 	}
 	defer st.Close()
 	for _, u := range removed {
-		if p, err := st.Page(context.Background(), crawl.HashID(u)); err == nil && p.Title != "" {
+		if p, err := st.Page(context.Background(), crawl.URLID(u)); err == nil && p.Title != "" {
 			res, err := st.Search(context.Background(), crawl.SearchRequest{Query: `"` + p.Title + `"`, Limit: 50})
 			if err != nil {
 				t.Fatal(err)

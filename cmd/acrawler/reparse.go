@@ -156,11 +156,11 @@ func reparsePage(ctx context.Context, st crawl.Store, x *extract.Extractor, dir 
 	}
 	links := make([]crawl.Link, 0, len(res.Links)+1)
 	if res.Refresh != "" && res.Refresh != p.URL {
-		links = append(links, crawl.Link{TargetID: crawl.HashID(res.Refresh), Target: res.Refresh})
+		links = append(links, crawl.Link{TargetID: crawl.URLID(res.Refresh), Target: res.Refresh})
 	}
 	for _, l := range res.Links {
 		if l.URL != p.URL {
-			links = append(links, crawl.Link{TargetID: crawl.HashID(l.URL), Target: l.URL, Anchor: l.Anchor, NoFollow: l.NoFollow})
+			links = append(links, crawl.Link{TargetID: crawl.URLID(l.URL), Target: l.URL, Anchor: l.Anchor, NoFollow: l.NoFollow})
 		}
 	}
 	return st.Reparse(ctx, &np, links)

@@ -33,7 +33,7 @@ func (b searchBackend) Search(ctx context.Context, r crawl.SearchRequest) (crawl
 	out := crawl.SearchResult{Total: res.Total, Estimated: res.TotalLowerBound, Took: res.Took,
 		Facets: crawl.Facets{Host: res.Facets.Host, Type: res.Facets.Type, Year: res.Facets.Year}}
 	for _, h := range res.Hits {
-		out.Hits = append(out.Hits, crawl.SearchHit{ID: crawl.HashID(h.URL), URL: h.URL, Title: h.Title, Snippet: h.Snippet,
+		out.Hits = append(out.Hits, crawl.SearchHit{ID: crawl.URLID(h.URL), URL: h.URL, Title: h.Title, Snippet: h.Snippet,
 			Score: h.Score, Host: h.Host, Type: h.Type, DOI: h.DOI, Authors: h.Authors, Year: h.Year, Lang: h.Lang,
 			FetchedAt: h.FetchedAt})
 	}

@@ -78,12 +78,12 @@ func corpus() (pages []*crawl.Page, links map[string][]crawl.Link) {
 	}
 	links = map[string][]crawl.Link{
 		urlSurvey: {
-			{TargetID: crawl.HashID(urlThesis), Target: urlThesis, Anchor: "a thesis on web archiving"},
-			{TargetID: crawl.HashID(urlPrint), Target: urlPrint, Anchor: "budgeted crawling", NoFollow: true},
-			{TargetID: crawl.HashID("https://elsewhere.example/unfetched"), Target: "https://elsewhere.example/unfetched", Anchor: "<not fetched>"},
+			{TargetID: crawl.URLID(urlThesis), Target: urlThesis, Anchor: "a thesis on web archiving"},
+			{TargetID: crawl.URLID(urlPrint), Target: urlPrint, Anchor: "budgeted crawling", NoFollow: true},
+			{TargetID: crawl.URLID("https://elsewhere.example/unfetched"), Target: "https://elsewhere.example/unfetched", Anchor: "<not fetched>"},
 		},
-		urlNotes: {{TargetID: crawl.HashID(urlSurvey), Target: urlSurvey, Anchor: "survey of focused crawling"}},
-		urlPrint: {{TargetID: crawl.HashID(urlSurvey), Target: urlSurvey, Anchor: "the survey"}},
+		urlNotes: {{TargetID: crawl.URLID(urlSurvey), Target: urlSurvey, Anchor: "survey of focused crawling"}},
+		urlPrint: {{TargetID: crawl.URLID(urlSurvey), Target: urlSurvey, Anchor: "the survey"}},
 	}
 	return pages, links
 }
@@ -224,7 +224,7 @@ func newURL(raw string) crawl.NewURL {
 		panic(err)
 	}
 	host := u.Scheme + "://" + u.Host
-	return crawl.NewURL{ID: crawl.HashID(raw), URL: raw, HostID: crawl.HashID(host), Host: host, Via: crawl.ViaSeed}
+	return crawl.NewURL{ID: crawl.URLID(raw), URL: raw, HostID: crawl.HashID(host), Host: host, Via: crawl.ViaSeed}
 }
 
 // result is the fetch result of a claimed URL: its page from the corpus,

@@ -151,9 +151,9 @@ func (s *Server) loadDocument(ctx context.Context, raw string) (*document, error
 		}
 		norm = n
 	}
-	p, err := s.backend.Page(ctx, crawl.HashID(norm))
+	p, err := s.backend.Page(ctx, crawl.URLID(norm))
 	if errors.Is(err, crawl.ErrNotFound) && norm != raw {
-		p, err = s.backend.Page(ctx, crawl.HashID(raw))
+		p, err = s.backend.Page(ctx, crawl.URLID(raw))
 	}
 	if errors.Is(err, crawl.ErrNotFound) {
 		return nil, errNotFound

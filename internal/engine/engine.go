@@ -370,7 +370,7 @@ func (e *Engine) seed(ctx context.Context) error {
 func (e *Engine) newURL(u, anchor string, depth int, parent crawl.ID, via crawl.Via) crawl.NewURL {
 	host := urlnorm.HostKey(u)
 	return crawl.NewURL{
-		ID:       crawl.HashID(u),
+		ID:       crawl.URLID(u),
 		URL:      u,
 		HostID:   crawl.HashID(host),
 		Host:     host,

@@ -48,7 +48,7 @@ func (e *Engine) offerSitemaps(ctx context.Context, host string, lines []string)
 		if r := e.cfg.Scope.Check(u); r != scope.In && r != scope.Excluded {
 			continue // a sitemap on another site is not ours to read
 		}
-		if e.seen.testAndAdd(crawl.HashID(u)) {
+		if e.seen.testAndAdd(crawl.URLID(u)) {
 			continue
 		}
 		urls = append(urls, e.sitemapURL(u, 0, 0))
@@ -124,7 +124,7 @@ func (e *Engine) offerEntry(r *crawl.Result, loc string, en sitemap.Entry, child
 		if parent.Depth+1 > sitemapMaxDepth || (scopeOK != scope.In && scopeOK != scope.Excluded) {
 			return
 		}
-		if e.seen.testAndAdd(crawl.HashID(loc)) {
+		if e.seen.testAndAdd(crawl.URLID(loc)) {
 			return
 		}
 		r.Discovered = append(r.Discovered, e.sitemapURL(loc, parent.Depth+1, parent.ID))
@@ -133,7 +133,7 @@ func (e *Engine) offerEntry(r *crawl.Result, loc string, en sitemap.Entry, child
 	if scopeOK != scope.In {
 		return // outside the sitemap's host and not in scope by the usual rules
 	}
-	id := crawl.HashID(loc)
+	id := crawl.URLID(loc)
 	// The sitemap links to the page (a page that no page and no sitemap
 	// links to any more becomes inactive), and its date may make it due.
 	r.Links = append(r.Links, crawl.Link{TargetID: id, Target: loc})

@@ -280,7 +280,7 @@ func (e *Engine) redirect(r *crawl.Result, location string) {
 	if target == r.URL.URL {
 		return
 	}
-	id := crawl.HashID(target)
+	id := crawl.URLID(target)
 	r.Links = append(r.Links, crawl.Link{TargetID: id, Target: target})
 	e.offer(r, target, "", r.URL.Depth, crawl.ViaRedirect)
 }
@@ -314,7 +314,7 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 		}
 	}
 	if x.Refresh != "" && x.Refresh != u.URL {
-		r.Links = append(r.Links, crawl.Link{TargetID: crawl.HashID(x.Refresh), Target: x.Refresh})
+		r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(x.Refresh), Target: x.Refresh})
 		if !p.NoFollow {
 			e.offer(r, x.Refresh, "", u.Depth, crawl.ViaRedirect)
 		}
@@ -323,7 +323,7 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 		if l.URL == u.URL {
 			continue
 		}
-		r.Links = append(r.Links, crawl.Link{TargetID: crawl.HashID(l.URL), Target: l.URL, Anchor: l.Anchor, NoFollow: l.NoFollow})
+		r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(l.URL), Target: l.URL, Anchor: l.Anchor, NoFollow: l.NoFollow})
 		if !l.NoFollow && !p.NoFollow {
 			e.offer(r, l.URL, l.Anchor, u.Depth+1, crawl.ViaLink)
 		}
@@ -362,7 +362,7 @@ func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via cr
 	// known already, and a URL's scope verdict never changes, so a URL
 	// refused once is remembered as seen too (depth is checked first
 	// because a URL refused as too deep may later be found shallower).
-	id := crawl.HashID(target)
+	id := crawl.URLID(target)
 	if e.seen.testAndAdd(id) {
 		e.stats.knownEarly.Add(1)
 		return

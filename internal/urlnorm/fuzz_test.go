@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/url"
 	"testing"
+
+	"github.com/acrawler/acrawler/internal/crawl"
 )
 
 // fuzzSeeds are the URLs every fuzz target starts from.
@@ -59,6 +61,11 @@ func checkNormalized(t *testing.T, n *Normalizer, in, got string) {
 	}
 	if h := Hostname(got); h != u.Hostname() {
 		t.Fatalf("Hostname(%q) = %q, url.Parse says %q", got, h, u.Hostname())
+	}
+	// A URL ID's host bits are its host key's: the stores' migrations to
+	// crawl.URLID compute them from the host's ID.
+	if id, want := crawl.URLID(got), crawl.URLIDOf(crawl.HashID(got), crawl.HashID(HostKey(got))); id != want {
+		t.Fatalf("URLID(%q) = %d, from its host key %q %d", got, id, HostKey(got), want)
 	}
 }
 

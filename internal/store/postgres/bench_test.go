@@ -171,11 +171,11 @@ func hostLinks(u string, perHost int) []crawl.Link {
 	for j := range perHost {
 		if j != i {
 			t := fmt.Sprintf("http://h%06d.test/%d", h, j)
-			out = append(out, crawl.Link{TargetID: crawl.HashID(t), Target: t, Anchor: "a"})
+			out = append(out, crawl.Link{TargetID: crawl.URLID(t), Target: t, Anchor: "a"})
 		}
 	}
 	t := fmt.Sprintf("http://h%06d.test/%d", h+1, i)
-	return append(out, crawl.Link{TargetID: crawl.HashID(t), Target: t, Anchor: "next"})
+	return append(out, crawl.Link{TargetID: crawl.URLID(t), Target: t, Anchor: "next"})
 }
 
 // BenchmarkCommitPages commits pages in batches of 64, without content
@@ -334,7 +334,7 @@ func BenchmarkSearch(b *testing.B) {
 			r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: p}
 			for range 5 {
 				t := urlOf(rnd.IntN(docs))
-				r.Links = append(r.Links, crawl.Link{TargetID: crawl.HashID(t), Target: t, Anchor: corpus.words(2)})
+				r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(t), Target: t, Anchor: corpus.words(2)})
 			}
 			rs = append(rs, r)
 		}
@@ -346,7 +346,7 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	ranks := make(map[crawl.ID]float64, docs)
 	for i := range docs {
-		ranks[crawl.HashID(urlOf(i))] = rnd.ExpFloat64()
+		ranks[crawl.URLID(urlOf(i))] = rnd.ExpFloat64()
 	}
 	start := time.Now()
 	if err := db.SetRanks(ctx, ranks); err != nil {
@@ -486,7 +486,7 @@ func BenchmarkRevisit(b *testing.B) {
 		case 2:
 			r.Page = page(c, "v2")
 			r.Revisit.Changed = true
-			r.Links = []crawl.Link{{TargetID: crawl.HashID(c.URL + "/new"), Target: c.URL + "/new", Anchor: "new"}}
+			r.Links = []crawl.Link{{TargetID: crawl.URLID(c.URL + "/new"), Target: c.URL + "/new", Anchor: "new"}}
 		}
 		rs = append(rs, r)
 	}

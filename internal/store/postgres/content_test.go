@@ -179,7 +179,7 @@ func modelContent(steps []contentStep) []string {
 	var trace []string
 	for _, st := range steps {
 		for _, sp := range st.pages {
-			id := crawl.HashID(contentURL(sp.url))
+			id := crawl.URLID(contentURL(sp.url))
 			r := &rec{fp: sp.fp}
 			if f, ok := first[sp.hash]; !ok {
 				first[sp.hash] = id

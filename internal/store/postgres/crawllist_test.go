@@ -22,10 +22,10 @@ func page(c crawl.ClaimedURL, now time.Time, targets, nofollow []string) crawl.R
 	r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone,
 		Page: &crawl.Page{URL: c.URL, Status: 200, Text: "text of " + c.URL, Bytes: 10, FetchedAt: now}}
 	for _, t := range targets {
-		r.Links = append(r.Links, crawl.Link{TargetID: crawl.HashID(t), Target: t})
+		r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(t), Target: t})
 	}
 	for _, t := range nofollow {
-		r.Links = append(r.Links, crawl.Link{TargetID: crawl.HashID(t), Target: t, NoFollow: true})
+		r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(t), Target: t, NoFollow: true})
 	}
 	return r
 }
@@ -66,7 +66,7 @@ func inlinkBatch(t *testing.T, s crawl.Store, lim crawl.Limits) []crawl.URLRecor
 	}
 	var out []crawl.URLRecord
 	for _, u := range []string{x, y} {
-		r, err := s.URL(ctx, crawl.HashID(u))
+		r, err := s.URL(ctx, crawl.URLID(u))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestRefetchedPageIsNoNewInlink(t *testing.T) {
 		// Back in flight, as for a fetch again.
 		exec(t, dsn, schema, `UPDATE urls SET state = 1 WHERE id = $1`, int64(cs[0].ID))
 	}
-	x, err := db.URL(ctx, crawl.HashID("http://a.test/x"))
+	x, err := db.URL(ctx, crawl.URLID("http://a.test/x"))
 	if err != nil || x.Inlinks != 1 || x.Priority != 1 {
 		t.Errorf("target after the page was recorded twice: %+v, %v; want 1 inlink, priority 1", x, err)
 	}
@@ -278,7 +278,7 @@ func TestHostByteBudgetOrder(t *testing.T) {
 	if err != nil || len(st) != 1 || st[0].Queued != 0 || st[0].Bytes != 500 {
 		t.Errorf("HostStats = %+v, %v; want nothing queued, 500 bytes", st, err)
 	}
-	rec, err := db.URL(ctx, crawl.HashID("http://a.test/3"))
+	rec, err := db.URL(ctx, crawl.URLID("http://a.test/3"))
 	if err != nil || rec.State != crawl.StateSkipped || rec.Error != "host byte budget reached" {
 		t.Errorf("URL = %+v, %v; want skipped for the host byte budget", rec, err)
 	}

@@ -401,7 +401,7 @@ func TestTextIsStorable(t *testing.T) {
 	r := crawl.Result{URL: cs[0], Outcome: crawl.OutcomeDone,
 		Page: &crawl.Page{URL: cs[0].URL, Status: 200, Title: "a\x00b", Text: "caf\xe9 ok", FetchedAt: now,
 			Meta: &crawl.Metadata{Title: "a\x00b", Authors: []string{"caf\xe9", `back\slash \u0000`}}},
-		Links: []crawl.Link{{TargetID: crawl.HashID("http://b.test/"), Target: "http://b.test/", Anchor: "\xff\x00"}}}
+		Links: []crawl.Link{{TargetID: crawl.URLID("http://b.test/"), Target: "http://b.test/", Anchor: "\xff\x00"}}}
 	if _, err := db.Commit(ctx, []crawl.Result{r}, crawl.Limits{}); err != nil {
 		t.Fatalf("Commit of a page with NUL and invalid UTF-8: %v", err)
 	}
@@ -455,4 +455,21 @@ func TestOrphanedURLsReturn(t *testing.T) {
 	if c, err := db.Counters(ctx); err != nil || c.InFlight != 2 || c.Queued != 0 || c.Reserved != 2 {
 		t.Errorf("Counters = %+v, %v; want 2 in flight, 2 reserved", c, err)
 	}
+}
+
+// TestURLIDMigration: a database whose URL IDs were the URLs' whole hashes
+// answers to crawl.URLID after migration 0007.
+func TestURLIDMigration(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	ctx := context.Background()
+	db := open(t, dsn, schema)
+	for _, s := range storetest.OldURLIDRows() {
+		exec(t, dsn, schema, s)
+	}
+	if _, err := db.RebuildIndex(ctx); err != nil { // the search column, as the old store wrote it
+		t.Fatal(err)
+	}
+	db.Close()
+	exec(t, dsn, schema, `DELETE FROM schema_migrations WHERE version >= 7`)
+	storetest.CheckURLIDMigration(t, open(t, dsn, schema))
 }

@@ -40,7 +40,7 @@ func commitScheduled(t *testing.T, s crawl.Store, n int, now, due time.Time) {
 	var urls []crawl.NewURL
 	for i := range n {
 		u := fmt.Sprintf("http://h%d.test/p%d", i%6, i)
-		urls = append(urls, crawl.NewURL{ID: crawl.HashID(u), URL: u, HostID: crawl.HashID(fmt.Sprintf("http://h%d.test", i%6)),
+		urls = append(urls, crawl.NewURL{ID: crawl.URLID(u), URL: u, HostID: crawl.URLID(fmt.Sprintf("http://h%d.test", i%6)),
 			Host: fmt.Sprintf("http://h%d.test", i%6), Via: crawl.ViaSeed})
 	}
 	cs := claimAll(t, s, now, urls...)

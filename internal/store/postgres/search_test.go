@@ -149,7 +149,7 @@ func TestSearchIndexesLongPages(t *testing.T) {
 	var pages []*crawl.Page
 	for i := range 3 {
 		u := fmt.Sprintf("http://a.test/hub%d", i)
-		links[u] = []crawl.Link{{TargetID: crawl.HashID("http://a.test/long"), Target: "http://a.test/long", Anchor: anchor + fmt.Sprint(i)}}
+		links[u] = []crawl.Link{{TargetID: crawl.URLID("http://a.test/long"), Target: "http://a.test/long", Anchor: anchor + fmt.Sprint(i)}}
 		pages = append(pages, &crawl.Page{URL: u, Title: "hub", Text: "hub"})
 	}
 	indexPages(t, db, links, pages...)
@@ -159,7 +159,7 @@ func TestSearchIndexesLongPages(t *testing.T) {
 	}
 	var size int
 	if err := queryRow(t, dsn, schema, `SELECT pg_column_size(search) FROM pages WHERE url_id = $1`,
-		[]any{int64(crawl.HashID("http://a.test/long"))}, &size); err != nil || size < 700_000 {
+		[]any{int64(crawl.URLID("http://a.test/long"))}, &size); err != nil || size < 700_000 {
 		t.Errorf("the long page's tsvector takes %d bytes (%v), want over 700,000: the test text is not dense enough", size, err)
 	}
 	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "needle"})); len(got) != 1 {
@@ -217,7 +217,7 @@ func TestSearchFiltersOutOfRange(t *testing.T) {
 func xmin(t *testing.T, dsn, schema string, u string) string {
 	t.Helper()
 	var x string
-	if err := queryRow(t, dsn, schema, `SELECT xmin::text FROM pages WHERE url_id = $1`, []any{int64(crawl.HashID(u))}, &x); err != nil {
+	if err := queryRow(t, dsn, schema, `SELECT xmin::text FROM pages WHERE url_id = $1`, []any{int64(crawl.URLID(u))}, &x); err != nil {
 		t.Fatal(err)
 	}
 	return x
@@ -232,7 +232,7 @@ func TestSetRanksRewritesChanges(t *testing.T) {
 	ctx := context.Background()
 	x, hub, late := "http://a.test/x", "http://a.test/hub", "http://b.test/late"
 	link := func(anchor string) []crawl.Link {
-		return []crawl.Link{{TargetID: crawl.HashID(x), Target: x, Anchor: anchor}}
+		return []crawl.Link{{TargetID: crawl.URLID(x), Target: x, Anchor: anchor}}
 	}
 	indexPages(t, db, map[string][]crawl.Link{hub: link("Decoherence")},
 		&crawl.Page{URL: hub, Title: "Hub", Text: "links"}, &crawl.Page{URL: x, Title: "Report", Text: "results"})
@@ -246,7 +246,7 @@ func TestSetRanksRewritesChanges(t *testing.T) {
 	if xmin(t, dsn, schema, x) != xv || xmin(t, dsn, schema, hub) != hv {
 		t.Errorf("SetRanks without changes rewrote pages")
 	}
-	if err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.HashID(x): 2, crawl.HashID(hub): 0}); err != nil {
+	if err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.URLID(x): 2, crawl.URLID(hub): 0}); err != nil {
 		t.Fatal(err)
 	}
 	if xmin(t, dsn, schema, x) == xv || xmin(t, dsn, schema, hub) != hv {
@@ -268,7 +268,7 @@ func TestSetRanksRewritesChanges(t *testing.T) {
 		t.Errorf("SetRanks rewrote the hub, whose anchors and rank did not change")
 	}
 	// Ranks that are no numbers are recorded as 0.
-	err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.HashID(x): math.NaN(), crawl.HashID(hub): math.Inf(1), crawl.HashID(late): -1})
+	err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.URLID(x): math.NaN(), crawl.URLID(hub): math.Inf(1), crawl.URLID(late): -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestSearchFollowsReparse(t *testing.T) {
 	ctx := context.Background()
 	u := "http://a.test/p"
 	indexPages(t, db, nil, &crawl.Page{URL: u, Title: "Alpha", Text: "first version"})
-	if err := db.Reparse(ctx, &crawl.Page{ID: crawl.HashID(u), Title: "Beta", Text: "second version", ContentHash: []byte(u)}, nil); err != nil {
+	if err := db.Reparse(ctx, &crawl.Page{ID: crawl.URLID(u), Title: "Beta", Text: "second version", ContentHash: []byte(u)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for q, n := range map[string]int{"alpha": 0, "first": 0, "beta": 1, "second": 1} {
@@ -294,7 +294,7 @@ func TestSearchFollowsReparse(t *testing.T) {
 			t.Errorf("Search(%s) after Reparse = %v, want %d hits", q, urlsOf(got), n)
 		}
 	}
-	if err := db.Reparse(ctx, &crawl.Page{ID: crawl.HashID(u), Title: "Beta", Text: "second version", NoIndex: true}, nil); err != nil {
+	if err := db.Reparse(ctx, &crawl.Page{ID: crawl.URLID(u), Title: "Beta", Text: "second version", NoIndex: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := search(t, db, crawl.SearchRequest{Query: "beta"}); got.Total != 0 {
@@ -364,7 +364,7 @@ func TestSetRanksWhileCommitting(t *testing.T) {
 	errs := make(chan error, 8)
 	wg.Go(func() {
 		for range 4 {
-			if err := other.SetRanks(ctx, map[crawl.ID]float64{crawl.HashID(target(0)): 1}); err != nil {
+			if err := other.SetRanks(ctx, map[crawl.ID]float64{crawl.URLID(target(0)): 1}); err != nil {
 				errs <- err
 				return
 			}
@@ -380,7 +380,7 @@ func TestSetRanksWhileCommitting(t *testing.T) {
 			for j := range 5 {
 				tu := target((b*10 + i + j*7) % n)
 				targets[b][tu] = true
-				links[u] = append(links[u], crawl.Link{TargetID: crawl.HashID(tu), Target: tu, Anchor: fmt.Sprint("anchor", b)})
+				links[u] = append(links[u], crawl.Link{TargetID: crawl.URLID(tu), Target: tu, Anchor: fmt.Sprint("anchor", b)})
 			}
 			ps = append(ps, &crawl.Page{URL: u, Title: "source", Text: "links"})
 		}

@@ -43,7 +43,7 @@ func (db *DB) SearchTierForTest(ctx context.Context) (map[crawl.ID]bool, error) 
 		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		out[id] = true
+		out[urlIDOfKey(id)] = true
 	}
 	var n, same int
 	if err := db.r.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(t.title = f.title AND t.body = f.body AND t.anchors = f.anchors
@@ -71,7 +71,7 @@ func (db *DB) BM25ForTest(ctx context.Context, match string) (map[crawl.ID]float
 		if err := rows.Scan(&id, &r); err != nil {
 			return nil, err
 		}
-		out[id] = -r
+		out[urlIDOfKey(id)] = -r
 	}
 	return out, rows.Err()
 }

@@ -42,18 +42,18 @@ func hostOf(u string) string {
 }
 
 // anchorsOf is the SQL expression of the indexed anchor texts of the page
-// whose ID is the SQL expression id: the distinct texts of links to it, at
-// most 200 and maxAnchors bytes.
-func anchorsOf(id string) string {
+// whose full-text key is the SQL expression key: the distinct texts of
+// links to it, at most 200 and maxAnchors bytes.
+func anchorsOf(key string) string {
 	return fmt.Sprintf(`coalesce((SELECT substr(group_concat(anchor, ' '), 1, %d) FROM
-		(SELECT DISTINCT anchor FROM links WHERE target_id = %s AND anchor <> '' LIMIT 200)), '')`, maxAnchors, id)
+		(SELECT DISTINCT anchor FROM links WHERE target_id = %s AND anchor <> '' LIMIT 200)), '')`, maxAnchors, sqlURLID(key))
 }
 
 // indexPage writes or removes a page's row in the full-text index, and,
 // with an outbox, queues the matching operations for the external index.
 // The full-text writes wait for the end of the transaction (see ftsOp).
 func (t *txn) indexPage(ctx context.Context, p *crawl.Page) error {
-	t.fts = append(t.fts, ftsOp{id: p.ID})
+	t.fts = append(t.fts, ftsOp{id: ftsKey(p.ID)})
 	indexable := crawl.Indexable(p)
 	if t.db.outbox {
 		key := ""
@@ -78,7 +78,7 @@ func (t *txn) indexPage(ctx context.Context, p *crawl.Page) error {
 	if title == "" && p.Meta != nil {
 		title = p.Meta.Title
 	}
-	t.fts = append(t.fts, ftsOp{id: p.ID, insert: true, title: title, body: body})
+	t.fts = append(t.fts, ftsOp{id: ftsKey(p.ID), insert: true, title: title, body: body})
 	return nil
 }
 
@@ -91,8 +91,8 @@ func (t *txn) indexPage(ctx context.Context, p *crawl.Page) error {
 // its own segment, merged again and again; applied at the end, deletes
 // then inserts, each in rowid order, a batch is one segment.
 type ftsOp struct {
-	id          crawl.ID
-	insert      bool // insert the row; else delete it
+	id          crawl.ID // the page's full-text key (ftsKey)
+	insert      bool     // insert the row; else delete it
 	title, body string
 }
 
@@ -243,8 +243,8 @@ func (t *txn) refreshTier(ctx context.Context) error {
 		}
 		return out, rows.Err()
 	}
-	want, err := ids(`SELECT p.url_id FROM pages p INDEXED BY pages_search
-		WHERE EXISTS (SELECT 1 FROM pages_fts f WHERE f.rowid = p.url_id)
+	want, err := ids(`SELECT `+sqlFTSKey("p.url_id")+` FROM pages p INDEXED BY pages_search
+		WHERE EXISTS (SELECT 1 FROM pages_fts f WHERE f.rowid = `+sqlFTSKey("p.url_id")+`)
 		ORDER BY p.pagerank DESC, p.url_id LIMIT ?`, size)
 	if err != nil {
 		return fmt.Errorf("search tier: %w", err)
@@ -277,10 +277,10 @@ func (t *txn) refreshTier(ctx context.Context) error {
 	return nil
 }
 
-// How a search is answered. The matches are first read in URL ID order,
-// up to exactLimit+1, with the fields the facets need. URL IDs are the
-// first 8 bytes of a SHA-256 of the URL (crawl.HashID), so these are a
-// uniform random sample of the matches.
+// How a search is answered. The matches are first read in full-text key
+// order, up to exactLimit+1, with the fields the facets need. The keys
+// begin with bits of a SHA-256 of the URL (ftsKey), so these are a uniform
+// random sample of the matches.
 //
 //   - At most exactLimit matches: every figure is exact. FTS5 ranks all
 //     the matches by bm25 (a cost proportional to their number), the total
@@ -338,7 +338,7 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 
 	// The matches in URL ID order, for the total and the facets.
 	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, p.host, p.doc_type, p.year
-		FROM pages_fts f JOIN pages p INDEXED BY pages_search ON p.url_id = f.rowid
+		FROM pages_fts f JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
 		WHERE pages_fts MATCH ?1 AND `+searchFilter+` ORDER BY f.rowid LIMIT ?7`, append([]any{match}, append(filter, exactLimit+1)...)...)
 	if err != nil {
 		return res, fmt.Errorf("sqlite: search: %w", err)
@@ -443,7 +443,7 @@ func (db *DB) rankLarge(ctx context.Context, q query.Query, filter []any, need i
 	enough := inTier >= tierCandidates
 	if enough && slices.ContainsFunc(filter, func(v any) bool { return v != "" && v != 0 }) {
 		var n int
-		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM pages_top f JOIN pages p INDEXED BY pages_search ON p.url_id = f.rowid
+		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM pages_top f JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
 			WHERE pages_top MATCH ?1 AND `+searchFilter+` LIMIT ?7)`, append(append([]any{match}, filter...), tierCandidates)...).Scan(&n); err != nil {
 			return nil, fmt.Errorf("sqlite: search: %w", err)
 		}
@@ -488,7 +488,7 @@ func (db *DB) rankLarge(ctx context.Context, q query.Query, filter []any, need i
 // that range.
 func (db *DB) rankTier(ctx context.Context, match string, filter []any, first, last crawl.ID, k int, weight float64) ([]cand, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, f.rank, p.pagerank FROM pages_top f
-		JOIN pages p INDEXED BY pages_search ON p.url_id = f.rowid
+		JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
 		WHERE pages_top MATCH ?1 AND f.rowid BETWEEN ?8 AND ?9 AND `+searchFilter+`
 		ORDER BY f.rank LIMIT ?7`,
 		append(append([]any{match}, filter...), k, first, last)...)
@@ -540,7 +540,7 @@ func (db *DB) rank(ctx context.Context, match, rankBy string, filter []any, k in
 		args = append(args, rankBy)
 	}
 	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, f.rank, p.pagerank FROM pages_fts f
-		JOIN pages p INDEXED BY pages_search ON p.url_id = f.rowid
+		JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
 		WHERE `+cond+` AND `+searchFilter+` ORDER BY f.rank`+limit, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
@@ -675,12 +675,12 @@ func trimFacets(m map[string]int) {
 
 // hit reads one result's fields and snippet.
 func (db *DB) hit(ctx context.Context, match string, id crawl.ID) (crawl.SearchHit, error) {
-	h := crawl.SearchHit{ID: id}
+	h := crawl.SearchHit{ID: urlIDOfKey(id)}
 	var snippet, titleSnip, meta string
 	var fetched int64
 	err := db.r.QueryRowContext(ctx, `SELECT p.url, p.title, snippet(pages_fts, 1, char(1), char(2), '…', 24),
 			snippet(pages_fts, 0, char(1), char(2), '…', 24), p.host, p.doc_type, p.doi, p.metadata, p.year, p.lang, p.fetched_at
-		FROM pages_fts f JOIN pages p ON p.url_id = f.rowid WHERE pages_fts MATCH ? AND f.rowid = ?`, match, id).Scan(
+		FROM pages_fts f JOIN pages p ON p.url_id = `+sqlURLID("f.rowid")+` WHERE pages_fts MATCH ? AND f.rowid = ?`, match, id).Scan(
 		&h.URL, &h.Title, &snippet, &titleSnip, &h.Host, &h.Type, &h.DOI, &meta, &h.Year, &h.Lang, &fetched)
 	if err != nil {
 		return h, fmt.Errorf("sqlite: search hit %d: %w", id, err)
@@ -878,7 +878,7 @@ func (t *txn) outboxKey(ctx context.Context, id crawl.ID, key string) error {
 
 // unindex takes a page out of the full-text index (and the external one).
 func (t *txn) unindex(ctx context.Context, id crawl.ID) error {
-	t.fts = append(t.fts, ftsOp{id: id})
+	t.fts = append(t.fts, ftsOp{id: ftsKey(id)})
 	if t.db.outbox {
 		return t.outboxKey(ctx, id, "")
 	}
@@ -925,7 +925,7 @@ func (db *DB) OutboxNext(ctx context.Context, limit int, lease time.Duration, no
 			if err := t.tx.QueryRowContext(ctx, `SELECT pagerank FROM pages WHERE url_id = ?`, p.ID).Scan(&out[i].PageRank); err != nil {
 				return err
 			}
-			if err := t.tx.QueryRowContext(ctx, `SELECT coalesce((SELECT anchors FROM pages_fts WHERE rowid = ?), '')`, p.ID).Scan(&out[i].Anchors); err != nil {
+			if err := t.tx.QueryRowContext(ctx, `SELECT coalesce((SELECT anchors FROM pages_fts WHERE rowid = ?), '')`, ftsKey(p.ID)).Scan(&out[i].Anchors); err != nil {
 				return err
 			}
 		}
@@ -961,7 +961,7 @@ func (db *DB) RequeueIndex(ctx context.Context) (int, error) {
 	var n int64
 	err := db.tx(ctx, func(t *txn) error {
 		if _, err := t.tx.ExecContext(ctx, `UPDATE pages SET indexed_key = lower(hex(content_hash))
-			WHERE url_id IN (SELECT rowid FROM pages_fts) AND content_hash IS NOT NULL`); err != nil {
+			WHERE `+sqlFTSKey("url_id")+` IN (SELECT rowid FROM pages_fts) AND content_hash IS NOT NULL`); err != nil {
 			return err
 		}
 		res, err := t.tx.ExecContext(ctx, `INSERT INTO outbox (url_id, op, doc_key)

@@ -112,7 +112,7 @@ func (c *searchCorpus) commit(t *testing.T, pages ...*crawl.Page) {
 func idsOf(pages []*crawl.Page) []crawl.ID {
 	var out []crawl.ID
 	for _, p := range pages {
-		out = append(out, crawl.HashID(p.URL))
+		out = append(out, crawl.URLID(p.URL))
 	}
 	return out
 }
@@ -197,9 +197,9 @@ func TestSearchLargeResultSets(t *testing.T) {
 	for i := range n {
 		switch {
 		case i%20 == 0:
-			ranks[crawl.HashID(docURL(i))] = 5
+			ranks[crawl.URLID(docURL(i))] = 5
 		case i%10 != 0 && i < 45:
-			ranks[crawl.HashID(docURL(i))] = 4
+			ranks[crawl.URLID(docURL(i))] = 4
 		}
 	}
 	if err := c.db.SetRanks(ctx, ranks); err != nil {
@@ -242,7 +242,7 @@ func TestSearchLargeResultSets(t *testing.T) {
 			continue
 		}
 		for i, u := range got {
-			if in := tier[crawl.HashID(u)]; in != (i < 60) {
+			if in := tier[crawl.URLID(u)]; in != (i < 60) {
 				t.Errorf(`"common" (tier ranked %d at a time): result %d %s in the tier: %v`, scored, i, u, in)
 			}
 		}
@@ -293,7 +293,7 @@ func TestSearchTierFollowsTheIndex(t *testing.T) {
 	// Ranks choose the tier.
 	ranks := map[crawl.ID]float64{}
 	for i := range 8 {
-		ranks[crawl.HashID(docURL(i))] = float64(i)
+		ranks[crawl.URLID(docURL(i))] = float64(i)
 	}
 	if err := c.db.SetRanks(ctx, ranks); err != nil {
 		t.Fatal(err)
@@ -306,7 +306,7 @@ func TestSearchTierFollowsTheIndex(t *testing.T) {
 		}
 		var ids []crawl.ID
 		for _, i := range is {
-			ids = append(ids, crawl.HashID(docURL(i)))
+			ids = append(ids, crawl.URLID(docURL(i)))
 		}
 		if len(tier) != len(ids) || slices.ContainsFunc(ids, func(id crawl.ID) bool { return !tier[id] }) {
 			t.Errorf("tier %v, want pages %v", tier, is)
@@ -325,7 +325,7 @@ func TestSearchTierFollowsTheIndex(t *testing.T) {
 	// A new page waits for the next rank pass.
 	c.commit(t, &crawl.Page{URL: docURL(8), Title: "Page 8", Text: "Some common text."})
 	want(3, 4, 5, 7)
-	if err := c.db.SetRanks(ctx, map[crawl.ID]float64{crawl.HashID(docURL(8)): 0}); err != nil {
+	if err := c.db.SetRanks(ctx, map[crawl.ID]float64{crawl.URLID(docURL(8)): 0}); err != nil {
 		t.Fatal(err)
 	}
 	want(2, 3, 4, 5, 7)

@@ -118,9 +118,32 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 		if err := db.checkVersion(ctx); err != nil {
 			return nil, err
 		}
+	} else if err := db.maintain(ctx); err != nil {
+		return nil, err
 	}
 	ok = true
 	return db, nil
+}
+
+// maintain does the work a migration left for the store to do once it is
+// open: rebuilding the full-text index (after 0009 changed its keys). A
+// task stays recorded until it is done, so an interrupted rebuild starts
+// again at the next open.
+func (db *DB) maintain(ctx context.Context) error {
+	var n int
+	if err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM maintenance WHERE task = 'reindex'`).Scan(&n); err != nil {
+		return fmt.Errorf("sqlite: maintenance: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	if _, err := db.RebuildIndex(ctx); err != nil {
+		return fmt.Errorf("sqlite: maintenance: %w", err)
+	}
+	if _, err := db.w.ExecContext(ctx, `DELETE FROM maintenance WHERE task = 'reindex'`); err != nil {
+		return fmt.Errorf("sqlite: maintenance: %w", err)
+	}
+	return nil
 }
 
 // Page cache sizes, in KiB. The writer's is what keeps the crawl fast:

@@ -113,3 +113,27 @@ func TestRankPassPageCache(t *testing.T) {
 		t.Errorf("writer cache_size after the rank passes %d, %v; want %d back", after, err, before)
 	}
 }
+
+// TestURLIDMigration: a database whose URL IDs were the URLs' whole hashes
+// answers to crawl.URLID after migration 0009, its full-text index rebuilt
+// under the new keys.
+func TestURLIDMigration(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "crawl.db")
+	db, err := sqlite.Open(ctx, file, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range append(storetest.OldURLIDRows(), `PRAGMA user_version = 8`) {
+		if err := db.ExecForTest(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	db.Close()
+	db, err = sqlite.Open(ctx, file, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.CheckURLIDMigration(t, db)
+}

@@ -49,7 +49,7 @@ func testRecrawl(t *testing.T, e *env) {
 		r.Page.ETag, r.Page.LastModified = `"v1"`, "Mon, 02 Jan 2026 15:04:05 GMT"
 		r.Revisit = revisit(e.now, time.Hour, true)
 		if c.URL == "http://a.test/page" {
-			r.Links = []crawl.Link{{TargetID: crawl.HashID("http://a.test/old-target"), Target: "http://a.test/old-target", Anchor: "old"}}
+			r.Links = []crawl.Link{{TargetID: crawl.URLID("http://a.test/old-target"), Target: "http://a.test/old-target", Anchor: "old"}}
 		}
 		rs = append(rs, r)
 	}
@@ -86,7 +86,7 @@ func testRecrawl(t *testing.T, e *env) {
 	// Changed: the page, its links and its index entry are replaced.
 	ch := done(byURL["http://a.test/page"], "second version with the word zymurgy")
 	ch.Page.ETag = `"v2"`
-	ch.Links = []crawl.Link{{TargetID: crawl.HashID("http://a.test/new-target"), Target: "http://a.test/new-target", Anchor: "new"}}
+	ch.Links = []crawl.Link{{TargetID: crawl.URLID("http://a.test/new-target"), Target: "http://a.test/new-target", Anchor: "new"}}
 	ch.Revisit = &crawl.Revisit{Interval: 30 * time.Minute, NextCheck: e.now.Add(30 * time.Minute), Changed: true, Run: run}
 	// Removed.
 	gone := crawl.Result{URL: byURL["http://a.test/gone"], Outcome: crawl.OutcomeDone,
@@ -94,23 +94,23 @@ func testRecrawl(t *testing.T, e *env) {
 		Revisit: &crawl.Revisit{Misses: 1, Gone: crawl.Removed, Run: run}}
 	e.commit(crawl.Limits{}, nm, ch, gone)
 
-	p, _ := e.s.Page(e.ctx, crawl.HashID("http://a.test/other"))
+	p, _ := e.s.Page(e.ctx, crawl.URLID("http://a.test/other"))
 	if p.Status != 200 || p.Text != "first version of http://a.test/other" || p.ETag != `"v1"` || !p.CheckedAt.Equal(e.now) ||
 		!p.NextCheckAt.Equal(e.now.Add(2*time.Hour)) {
 		t.Errorf("after a 304: %+v; want the page as it was, checked now, due in 2h", p)
 	}
-	p, _ = e.s.Page(e.ctx, crawl.HashID("http://a.test/page"))
+	p, _ = e.s.Page(e.ctx, crawl.URLID("http://a.test/page"))
 	if p.ETag != `"v2"` || p.Text != "second version with the word zymurgy" {
 		t.Errorf("after a change: %+v", p)
 	}
-	ls, _ := e.s.Links(e.ctx, crawl.HashID("http://a.test/page"))
+	ls, _ := e.s.Links(e.ctx, crawl.URLID("http://a.test/page"))
 	if len(ls) != 1 || ls[0].Target != "http://a.test/new-target" {
 		t.Errorf("links after a change = %+v, want only the new version's", ls)
 	}
 	if got := hitURLs(e.search(crawl.SearchRequest{Query: "zymurgy"})); !eq(got, []string{"http://a.test/page"}) {
 		t.Errorf("search for the changed text = %v", got)
 	}
-	p, _ = e.s.Page(e.ctx, crawl.HashID("http://a.test/gone"))
+	p, _ = e.s.Page(e.ctx, crawl.URLID("http://a.test/gone"))
 	if p.Gone != crawl.Removed || p.Text != "first version of http://a.test/gone" {
 		t.Errorf("removed page = %+v; want marked removed, its last content kept", p)
 	}
@@ -145,7 +145,7 @@ func testInactive(t *testing.T, e *env) {
 		r := done(c, "text "+c.URL)
 		r.Revisit = revisit(e.now, time.Hour, true)
 		if c.URL == "http://a.test/" {
-			r.Links = []crawl.Link{{TargetID: crawl.HashID("http://a.test/x"), Target: "http://a.test/x"}}
+			r.Links = []crawl.Link{{TargetID: crawl.URLID("http://a.test/x"), Target: "http://a.test/x"}}
 		}
 		rs = append(rs, r)
 	}
@@ -177,7 +177,7 @@ func testInactive(t *testing.T, e *env) {
 		}
 	}
 	for u, want := range map[string]crawl.Gone{"http://a.test/": crawl.Active, "http://a.test/x": crawl.Active, "http://a.test/y": crawl.Inactive} {
-		if p, _ := e.s.Page(e.ctx, crawl.HashID(u)); p == nil || p.Gone != want {
+		if p, _ := e.s.Page(e.ctx, crawl.URLID(u)); p == nil || p.Gone != want {
 			t.Errorf("%s: gone = %v, want %v", u, p.Gone, want)
 		}
 	}
@@ -204,14 +204,14 @@ func testTouch(t *testing.T, e *env) {
 		}
 	}
 	r := done(sm, "x http://a.test/sitemap.xml")
-	r.Touched = []crawl.Touch{{ID: crawl.HashID("http://a.test/p"), LastMod: e.now.Add(time.Minute)}}
+	r.Touched = []crawl.Touch{{ID: crawl.URLID("http://a.test/p"), LastMod: e.now.Add(time.Minute)}}
 	r.Revisit = revisit(e.now, 24*time.Hour, false)
 	e.now = e.now.Add(time.Hour)
 	e.commit(crawl.Limits{}, r)
 	if n, _ := e.s.DueCount(e.ctx, e.now); n != 0 {
 		t.Fatalf("DueCount = %d; the touched page is queued already (released above)", n)
 	}
-	p, _ := e.s.Page(e.ctx, crawl.HashID("http://a.test/p"))
+	p, _ := e.s.Page(e.ctx, crawl.URLID("http://a.test/p"))
 	if p.NextCheckAt.After(e.now) {
 		t.Errorf("a page whose sitemap lastmod is newer than its fetch is due at %v, want now (%v)", p.NextCheckAt, e.now)
 	}
@@ -249,16 +249,16 @@ func testTouchQueue(t *testing.T, e *env) {
 	res := done(sm, "x http://a.test/sitemap.xml")
 	res.Revisit = revisit(e.now, 24*time.Hour, false)
 	res.Touched = []crawl.Touch{
-		{ID: crawl.HashID(p), LastMod: e.now.Add(time.Minute)},  // changed after its fetch: due now
-		{ID: crawl.HashID(q), LastMod: e.now.Add(-time.Hour)},   // not since its fetch
-		{ID: crawl.HashID(r), LastMod: e.now.Add(time.Minute)},  // due now, but queued already
-		{ID: crawl.HashID("http://a.test/new"), LastMod: e.now}, // not recorded
+		{ID: crawl.URLID(p), LastMod: e.now.Add(time.Minute)},  // changed after its fetch: due now
+		{ID: crawl.URLID(q), LastMod: e.now.Add(-time.Hour)},   // not since its fetch
+		{ID: crawl.URLID(r), LastMod: e.now.Add(time.Minute)},  // due now, but queued already
+		{ID: crawl.URLID("http://a.test/new"), LastMod: e.now}, // not recorded
 	}
 	st := e.commit(crawl.Limits{}, res)
 	if st.Touched != 2 {
 		t.Errorf("CommitStats.Touched = %d, want 2 (p and r made due now)", st.Touched)
 	}
-	ids := []crawl.ID{crawl.HashID(p), crawl.HashID(q), crawl.HashID(r), crawl.HashID("http://a.test/new")}
+	ids := []crawl.ID{crawl.URLID(p), crawl.URLID(q), crawl.URLID(r), crawl.URLID("http://a.test/new")}
 	before := e.counters()
 	later := e.now.Add(time.Hour)
 	n, err := e.s.ScheduleDueURLs(e.ctx, ids, later)
@@ -315,7 +315,7 @@ func testOutbox(t *testing.T, e *env) {
 		t.Errorf("after done: %+v", left)
 	}
 	// A change of content: delete the old document, index the new one.
-	p, _ := e.s.Page(e.ctx, crawl.HashID("http://a.test/doc"))
+	p, _ := e.s.Page(e.ctx, crawl.URLID("http://a.test/doc"))
 	p.Text = "new indexable text"
 	p.ContentHash = []byte("0123456789abcdef0123456789abcdef")
 	if err := e.s.Reparse(e.ctx, p, nil); err != nil {

@@ -98,7 +98,7 @@ func U(raw string, depth, priority int) crawl.NewURL {
 		panic(err)
 	}
 	host := u.Scheme + "://" + u.Host
-	return crawl.NewURL{ID: crawl.HashID(raw), URL: raw, HostID: crawl.HashID(host), Host: host,
+	return crawl.NewURL{ID: crawl.URLID(raw), URL: raw, HostID: crawl.HashID(host), Host: host,
 		Depth: depth, Priority: priority, Via: crawl.ViaLink}
 }
 
@@ -149,7 +149,7 @@ func (e *env) counters() crawl.Counters {
 
 func (e *env) state(raw string) crawl.State {
 	e.t.Helper()
-	r, err := e.s.URL(e.ctx, crawl.HashID(raw))
+	r, err := e.s.URL(e.ctx, crawl.URLID(raw))
 	if err != nil {
 		e.t.Fatalf("URL(%s): %v", raw, err)
 	}
@@ -275,14 +275,14 @@ func testSeenSet(t *testing.T, e *env) {
 	if st.Added != 0 || st.Known != 3 {
 		t.Fatalf("AddURLs after fetching = %+v, want 3 known", st)
 	}
-	r, err := e.s.URL(e.ctx, crawl.HashID("http://a.test/x"))
+	r, err := e.s.URL(e.ctx, crawl.URLID("http://a.test/x"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Depth != 1 || r.Via != crawl.ViaLink || r.URL != "http://a.test/x" {
 		t.Errorf("URL record = %+v, want the first admission kept", r)
 	}
-	if _, err := e.s.URL(e.ctx, crawl.HashID("http://a.test/never")); !errors.Is(err, crawl.ErrNotFound) {
+	if _, err := e.s.URL(e.ctx, crawl.URLID("http://a.test/never")); !errors.Is(err, crawl.ErrNotFound) {
 		t.Errorf("URL(unknown) error = %v, want ErrNotFound", err)
 	}
 	e.checkBalance(3)
@@ -315,7 +315,7 @@ func testAdmissionBudgets(t *testing.T, e *env) {
 		t.Fatalf("AddURLs after fetching = %+v, want still over the host cap", st)
 	}
 	// A deeper-than-allowed discovery inside a commit is refused too.
-	if _, err := e.s.URL(e.ctx, crawl.HashID("http://a.test/3")); !errors.Is(err, crawl.ErrNotFound) {
+	if _, err := e.s.URL(e.ctx, crawl.URLID("http://a.test/3")); !errors.Is(err, crawl.ErrNotFound) {
 		t.Errorf("over-depth URL was stored: %v", err)
 	}
 	e.checkBalance(4)
@@ -575,15 +575,15 @@ func testOutcomes(t *testing.T, e *env) {
 			t.Errorf("state of %s = %v, want %v", n, got, s)
 		}
 	}
-	r, err := e.s.URL(e.ctx, crawl.HashID("http://a.test/failed"))
+	r, err := e.s.URL(e.ctx, crawl.URLID("http://a.test/failed"))
 	if err != nil || r.Error != "dns: no such host" || r.Attempts != 1 {
 		t.Errorf("failed URL record = %+v, %v; want its error and 1 attempt", r, err)
 	}
-	r, _ = e.s.URL(e.ctx, crawl.HashID("http://a.test/release"))
+	r, _ = e.s.URL(e.ctx, crawl.URLID("http://a.test/release"))
 	if r.Attempts != 0 {
 		t.Errorf("released URL attempts = %d, want 0 (it was not attempted)", r.Attempts)
 	}
-	r, _ = e.s.URL(e.ctx, crawl.HashID("http://a.test/retry"))
+	r, _ = e.s.URL(e.ctx, crawl.URLID("http://a.test/retry"))
 	if !r.RetryAt.Equal(e.now.Add(time.Hour)) || r.Attempts != 1 {
 		t.Errorf("retry URL record = %+v, want retry time and 1 attempt", r)
 	}
@@ -608,8 +608,8 @@ func testPagesAndLinks(t *testing.T, e *env) {
 	r.Page.Canonical = "http://a.test/home"
 	r.Page.NoIndex = true
 	r.Links = []crawl.Link{
-		{TargetID: crawl.HashID("http://a.test/x"), Target: "http://a.test/x", Anchor: "Research papers"},
-		{TargetID: crawl.HashID("http://c.test/"), Target: "http://c.test/", Anchor: "elsewhere", NoFollow: true},
+		{TargetID: crawl.URLID("http://a.test/x"), Target: "http://a.test/x", Anchor: "Research papers"},
+		{TargetID: crawl.URLID("http://c.test/"), Target: "http://c.test/", Anchor: "elsewhere", NoFollow: true},
 	}
 	r.Discovered = []crawl.NewURL{U("http://a.test/x", 1, 3), U("http://a.test/deep", 9, 0)}
 	st := e.commit(crawl.Limits{MaxDepth: 5}, r)
@@ -633,14 +633,14 @@ func testPagesAndLinks(t *testing.T, e *env) {
 	if len(ls) != 2 || ls[0].Anchor != "Research papers" || ls[0].NoFollow || !ls[1].NoFollow || ls[1].Target != "http://c.test/" {
 		t.Errorf("Links = %+v", ls)
 	}
-	x, err := e.s.URL(e.ctx, crawl.HashID("http://a.test/x"))
+	x, err := e.s.URL(e.ctx, crawl.URLID("http://a.test/x"))
 	if err != nil || x.Parent != 0 && x.Depth != 1 {
 		t.Errorf("discovered URL = %+v, %v", x, err)
 	}
 	if x.State != crawl.StateQueued || x.Priority != 3 {
 		t.Errorf("discovered URL state %v priority %d, want queued with priority 3", x.State, x.Priority)
 	}
-	if _, err := e.s.Page(e.ctx, crawl.HashID("http://a.test/x")); !errors.Is(err, crawl.ErrNotFound) {
+	if _, err := e.s.Page(e.ctx, crawl.URLID("http://a.test/x")); !errors.Is(err, crawl.ErrNotFound) {
 		t.Errorf("Page(unfetched) err = %v, want ErrNotFound", err)
 	}
 	n := 0
@@ -946,13 +946,13 @@ func testHostByteBudget(t *testing.T, e *env) {
 func testInlinks(t *testing.T, e *env) {
 	lim := crawl.Limits{InlinkBonus: 2, MaxInlinkBonus: 4}
 	e.add(lim, U("http://a.test/1", 0, 10), U("http://a.test/2", 0, 9), U("http://a.test/3", 0, 8), U("http://a.test/x", 1, 0))
-	x := crawl.HashID("http://a.test/x")
+	x := crawl.URLID("http://a.test/x")
 	link := crawl.Link{TargetID: x, Target: "http://a.test/x"}
 	hs := e.claimHosts("p", 1)
 	cs := e.claimURLs("p", hs[0].ID, 3, lim)
 	for i, c := range cs {
 		r := done(c, fmt.Sprint("page ", i))
-		r.Links = []crawl.Link{link, {TargetID: crawl.HashID("http://a.test/nf"), Target: "http://a.test/nf", NoFollow: true}}
+		r.Links = []crawl.Link{link, {TargetID: crawl.URLID("http://a.test/nf"), Target: "http://a.test/nf", NoFollow: true}}
 		e.commit(lim, r)
 	}
 	rec, err := e.s.URL(e.ctx, x)
@@ -1160,11 +1160,11 @@ func testReparse(t *testing.T, e *env) {
 	c := e.claimURLs("p", hs[0].ID, 1, crawl.Limits{})[0]
 	r := done(c, "old text")
 	r.Page.WARC = crawl.WARCRef{File: "f.warc.gz", Offset: 10, Length: 20}
-	r.Links = []crawl.Link{{TargetID: crawl.HashID("http://a.test/old"), Target: "http://a.test/old", Anchor: "old"}}
+	r.Links = []crawl.Link{{TargetID: crawl.URLID("http://a.test/old"), Target: "http://a.test/old", Anchor: "old"}}
 	e.commit(crawl.Limits{}, r)
 	np := &crawl.Page{ID: c.ID, Title: "New title", Text: "new text", MainText: "new main text", Lang: "en",
 		Meta: &crawl.Metadata{Type: "article", DOI: "10.1/x"}, ContentHash: []byte("0123456789abcdef0123456789abcdef")}
-	links := []crawl.Link{{TargetID: crawl.HashID("http://a.test/new"), Target: "http://a.test/new", Anchor: "new"}}
+	links := []crawl.Link{{TargetID: crawl.URLID("http://a.test/new"), Target: "http://a.test/new", Anchor: "new"}}
 	if err := e.s.Reparse(e.ctx, np, links); err != nil {
 		t.Fatal(err)
 	}
@@ -1183,7 +1183,7 @@ func testReparse(t *testing.T, e *env) {
 	if cn := e.counters(); cn.Pages != 1 || cn.Links != 1 {
 		t.Errorf("counters after Reparse: %d pages %d links, want 1 and 1", cn.Pages, cn.Links)
 	}
-	if err := e.s.Reparse(e.ctx, &crawl.Page{ID: crawl.HashID("http://a.test/none")}, nil); !errors.Is(err, crawl.ErrNotFound) {
+	if err := e.s.Reparse(e.ctx, &crawl.Page{ID: crawl.URLID("http://a.test/none")}, nil); !errors.Is(err, crawl.ErrNotFound) {
 		t.Errorf("Reparse of an unknown page: %v, want ErrNotFound", err)
 	}
 }
@@ -1329,8 +1329,8 @@ func testSearch(t *testing.T, e *env) {
 
 func testRanks(t *testing.T, e *env) {
 	pageLinks["http://a.test/hub"] = []crawl.Link{
-		{TargetID: crawl.HashID("http://a.test/x"), Target: "http://a.test/x", Anchor: "Quantum decoherence paper"},
-		{TargetID: crawl.HashID("http://a.test/y"), Target: "http://a.test/y", Anchor: "other"},
+		{TargetID: crawl.URLID("http://a.test/x"), Target: "http://a.test/x", Anchor: "Quantum decoherence paper"},
+		{TargetID: crawl.URLID("http://a.test/y"), Target: "http://a.test/y", Anchor: "other"},
 	}
 	defer delete(pageLinks, "http://a.test/hub")
 	e.commitPages(
@@ -1338,7 +1338,7 @@ func testRanks(t *testing.T, e *env) {
 		&crawl.Page{URL: "http://a.test/x", Title: "Report X", Text: "measurement results alpha"},
 		&crawl.Page{URL: "http://a.test/y", Title: "Report Y", Text: "measurement results alpha"},
 	)
-	x, y, hub := crawl.HashID("http://a.test/x"), crawl.HashID("http://a.test/y"), crawl.HashID("http://a.test/hub")
+	x, y, hub := crawl.URLID("http://a.test/x"), crawl.URLID("http://a.test/y"), crawl.URLID("http://a.test/hub")
 	in, err := e.s.Inlinks(e.ctx, x, 10)
 	if err != nil || len(in) != 1 || in[0].URL != "http://a.test/hub" || in[0].Anchor != "Quantum decoherence paper" {
 		t.Fatalf("Inlinks = %+v, %v", in, err)

@@ -1,0 +1,34 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// TestFTSKeyInSQL: the SQL conversions between URL IDs and full-text keys
+// agree with the Go ones, on IDs of either sign and at the edges.
+func TestFTSKeyInSQL(t *testing.T) {
+	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ids := []crawl.ID{0, 1, -1, math.MaxInt64, math.MinInt64, 4095, -4096, 1 << 52, -(1 << 52)}
+	for _, u := range []string{"http://a.test/", "https://b.test/x?y=1", "http://a.test/z", "http://xn--tda.test/"} {
+		ids = append(ids, crawl.URLID(u), crawl.HashID(u))
+	}
+	for _, id := range ids {
+		var key, back crawl.ID
+		if err := db.QueryRowContext(context.Background(), `SELECT `+sqlFTSKey("?1")+`, `+sqlURLID(sqlFTSKey("?1")), id).Scan(&key, &back); err != nil {
+			t.Fatal(err)
+		}
+		if key != ftsKey(id) || back != id || urlIDOfKey(ftsKey(id)) != id {
+			t.Errorf("id %d: SQL key %d back %d; Go key %d back %d", id, key, back, ftsKey(id), urlIDOfKey(ftsKey(id)))
+		}
+	}
+}
