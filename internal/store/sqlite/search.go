@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html"
 	"iter"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -814,8 +815,9 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) (err err
 			return err
 		}
 		defer st.Close()
-		for id, r := range ranks {
-			if _, err := st.ExecContext(ctx, r, id); err != nil {
+		// In URL ID order: each page of the table is read and written once.
+		for _, id := range slices.Sorted(maps.Keys(ranks)) {
+			if _, err := st.ExecContext(ctx, ranks[id], id); err != nil {
 				return err
 			}
 		}
