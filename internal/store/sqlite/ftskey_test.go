@@ -32,3 +32,19 @@ func TestFTSKeyInSQL(t *testing.T) {
 		}
 	}
 }
+
+// TestFTSHashSize: both full-text indexes gather a commit's rows in one
+// 8 MiB hash (migration 0010), so a commit writes one segment.
+func TestFTSHashSize(t *testing.T) {
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "h.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, table := range []string{"pages_fts", "pages_top"} {
+		var v int
+		if err := db.w.QueryRowContext(context.Background(), `SELECT v FROM `+table+`_config WHERE k = 'hashsize'`).Scan(&v); err != nil || v != 8<<20 {
+			t.Errorf("%s hashsize = %d, %v; want 8 MiB", table, v, err)
+		}
+	}
+}
