@@ -22,25 +22,6 @@ import (
 	"github.com/acrawler/acrawler/internal/warc"
 )
 
-// urlResolver adapts a normalizer to htmlx.Resolver, parsing each page's
-// base once.
-type urlResolver struct {
-	n    *urlnorm.Normalizer
-	base string
-	b    *urlnorm.Base
-}
-
-func (r *urlResolver) Resolve(base, ref string) (string, error) {
-	if base != r.base || r.b == nil {
-		b, err := r.n.ParseBase(base)
-		if err != nil {
-			return r.n.Resolve(base, ref)
-		}
-		r.base, r.b = base, b
-	}
-	return r.b.Resolve(ref)
-}
-
 func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("acrawler reparse", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -86,7 +67,7 @@ func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		defer pdfs.Close()
 		opts.PDF = pdfs
 	}
-	x := extract.New(opts, func() htmlx.Resolver { return &urlResolver{n: norm} })
+	x := extract.New(opts, func() htmlx.Resolver { return norm.PageResolver() })
 	start := time.Now()
 	// The pages are read in one pass and extracted by the workers; the
 	// store serializes the writes as it must.

@@ -224,7 +224,7 @@ func (e *Engine) SetPDF(p extract.PDFExtractor) {
 func (e *Engine) newExtractor() *extract.Extractor {
 	cfg := e.cfg
 	return extract.New(extract.Options{Resolver: cfg.Normalizer, MaxLinks: cfg.MaxLinks, Token: cfg.Token,
-		MainText: cfg.MainText, PDF: cfg.PDF}, func() htmlx.Resolver { return &pageResolver{n: cfg.Normalizer} })
+		MainText: cfg.MainText, PDF: cfg.PDF}, func() htmlx.Resolver { return cfg.Normalizer.PageResolver() })
 }
 
 // StopReason says why a crawl ended.

@@ -378,23 +378,3 @@ func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via cr
 	}
 	r.Discovered = append(r.Discovered, e.newURL(target, anchor, depth, r.URL.ID, via))
 }
-
-// pageResolver resolves a page's links against a base parsed once, not
-// once per link.
-type pageResolver struct {
-	n    *urlnorm.Normalizer
-	base string
-	b    *urlnorm.Base
-	err  error
-}
-
-func (r *pageResolver) Resolve(base, ref string) (string, error) {
-	if base != r.base || r.b == nil && r.err == nil {
-		r.base = base
-		r.b, r.err = r.n.ParseBase(base)
-	}
-	if r.err != nil {
-		return r.n.Resolve(base, ref)
-	}
-	return r.b.Resolve(ref)
-}

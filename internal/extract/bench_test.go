@@ -10,25 +10,6 @@ import (
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
 
-// baseResolver resolves a page's links against a base parsed once, as the
-// crawl's and reparse's resolvers do.
-type baseResolver struct {
-	n    *urlnorm.Normalizer
-	base string
-	b    *urlnorm.Base
-}
-
-func (r *baseResolver) Resolve(base, ref string) (string, error) {
-	if base != r.base || r.b == nil {
-		b, err := r.n.ParseBase(base)
-		if err != nil {
-			return r.n.Resolve(base, ref)
-		}
-		r.base, r.b = base, b
-	}
-	return r.b.Resolve(ref)
-}
-
 func newTestExtractor(tb testing.TB, mainText bool) *Extractor {
 	tb.Helper()
 	n, err := urlnorm.New(urlnorm.DefaultOptions())
@@ -36,7 +17,7 @@ func newTestExtractor(tb testing.TB, mainText bool) *Extractor {
 		tb.Fatal(err)
 	}
 	return New(Options{Resolver: n, MaxLinks: 1000, Token: "acrawler", MainText: mainText},
-		func() htmlx.Resolver { return &baseResolver{n: n} })
+		func() htmlx.Resolver { return n.PageResolver() })
 }
 
 // articlePage50K returns internal/scholar's journal article page grown to

@@ -254,3 +254,28 @@ func TestBaseConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestPageResolver: resolving through a PageResolver, page after page and
+// back, gives what Normalizer.Resolve gives, errors included.
+func TestPageResolver(t *testing.T) {
+	n, err := New(DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := n.PageResolver()
+	for _, c := range []struct{ base, ref string }{
+		{"http://a.example/dir/page", "../x?b=2&a=1"},
+		{"http://a.example/dir/page", "y#frag"},
+		{"https://b.example/", "/z"},
+		{"mailto:someone@example.org", "x"}, // not a base a page can have
+		{"mailto:someone@example.org", "/y"},
+		{"http://a.example/dir/page", "//c.example/w"},
+		{"http://a.example/dir/page", "javascript:void(0)"},
+	} {
+		got, gotErr := r.Resolve(c.base, c.ref)
+		want, wantErr := n.Resolve(c.base, c.ref)
+		if got != want || (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("Resolve(%q, %q) = %q, %v; Normalizer.Resolve gives %q, %v", c.base, c.ref, got, gotErr, want, wantErr)
+		}
+	}
+}

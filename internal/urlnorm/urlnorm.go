@@ -162,3 +162,28 @@ func (n *Normalizer) Resolve(base, ref string) (string, error) {
 	}
 	return b.Resolve(ref)
 }
+
+// PageResolver resolves the links of pages, one page after another,
+// against their base, parsing each base once rather than once per link.
+// It is not safe for concurrent use: give each worker its own.
+type PageResolver struct {
+	n    *Normalizer
+	base string
+	b    *Base
+	err  error
+}
+
+// PageResolver returns a resolver of page links by n's rules.
+func (n *Normalizer) PageResolver() *PageResolver { return &PageResolver{n: n} }
+
+// Resolve resolves ref against base as Normalizer.Resolve does.
+func (r *PageResolver) Resolve(base, ref string) (string, error) {
+	if base != r.base || r.b == nil && r.err == nil {
+		r.base = base
+		r.b, r.err = r.n.ParseBase(base)
+	}
+	if r.err != nil {
+		return "", r.err
+	}
+	return r.b.Resolve(ref)
+}
