@@ -32,6 +32,11 @@ type Store interface {
 	// may still be on their way.
 	ReleaseHosts(ctx context.Context, owner string, hosts []HostRelease) error
 
+	// RecordTraps records suspected-trap descriptions of hosts, whoever
+	// holds them, keeping a host's first: a flag raised by the commit of a
+	// host's last page has no later result of the host to travel with.
+	RecordTraps(ctx context.Context, traps map[ID]string) error
+
 	// ClaimURLs marks up to n of the host's best queued URLs whose retry time
 	// has come as in flight and returns them, best first. When none is ready,
 	// next is the earliest retry time among the host's queued URLs (zero when

@@ -319,6 +319,13 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	if err := e.fr.ReleaseAll(context.WithoutCancel(ctx)); err != nil {
 		e.cfg.Log.Warn("release host leases", "err", err)
 	}
+	// A flag raised by the commit of a host's last page had no later result
+	// of the host to travel with.
+	if flags := e.traps.unreported(); len(flags) > 0 {
+		if err := e.store.RecordTraps(context.WithoutCancel(ctx), flags); err != nil {
+			e.cfg.Log.Warn("record trap flags", "hosts", len(flags), "err", err)
+		}
+	}
 	stopBG()
 	bgDone.Wait()
 	e.recordMetrics(context.WithoutCancel(ctx)) // the last, partial interval

@@ -245,6 +245,21 @@ func (w *trapWatch) stopped(host crawl.ID) bool {
 	return h != nil && h.stopped
 }
 
+// unreported returns the flags not handed to the store yet, and counts
+// them as handed.
+func (w *trapWatch) unreported() map[crawl.ID]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[crawl.ID]string{}
+	for id, h := range w.hosts {
+		if h.trap != "" && !h.reported {
+			out[id] = h.trap
+			h.reported = true
+		}
+	}
+	return out
+}
+
 // suspects returns the flagged hosts' descriptions.
 func (w *trapWatch) suspects() int {
 	w.mu.Lock()

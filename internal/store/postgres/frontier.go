@@ -711,6 +711,22 @@ func b2i(b bool) int {
 	return 0
 }
 
+// RecordTraps records hosts' suspected-trap descriptions, keeping a
+// host's first. Each host is its own statement, outside any transaction:
+// another process's commit may hold the host's row, and one row lock at a
+// time cannot deadlock with it.
+func (db *DB) RecordTraps(ctx context.Context, traps map[crawl.ID]string) error {
+	if db.readOnly {
+		return errors.New("postgres: record traps: store is open read-only")
+	}
+	for id, trap := range traps {
+		if _, err := db.pool.Exec(ctx, `UPDATE hosts SET trap = $1 WHERE id = $2 AND trap = ''`, clean(trap), int64(id)); err != nil {
+			return fmt.Errorf("postgres: record traps: %w", err)
+		}
+	}
+	return nil
+}
+
 // ClaimURLsOf claims for each host in turn: PostgreSQL runs claims of
 // different hosts side by side, so one transaction would only hold locks
 // longer.

@@ -378,6 +378,26 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 	return nil
 }
 
+// RecordTraps records hosts' suspected-trap descriptions, keeping a
+// host's first.
+func (db *DB) RecordTraps(ctx context.Context, traps map[crawl.ID]string) error {
+	if len(traps) == 0 {
+		return nil
+	}
+	err := db.tx(ctx, func(t *txn) error {
+		for id, trap := range traps {
+			if _, err := t.exec(ctx, `UPDATE hosts SET trap = ? WHERE id = ? AND trap = ''`, trap, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: record traps: %w", err)
+	}
+	return nil
+}
+
 // ClaimURLs marks the host's best ready URLs in flight.
 func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.ClaimedURL, time.Time, error) {
 	var c crawl.Claim
@@ -438,6 +458,10 @@ func (t *txn) claimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 			(SELECT value FROM counters WHERE name = 'bytes')`).Scan(&reserved, &bytes); err != nil {
 			return err
 		}
+		// The counters are written at the end of the transaction: count
+		// what it claimed already (ClaimURLsOf claims for several hosts).
+		reserved += t.delta["reserved"]
+		bytes += t.delta["bytes"]
 		if lim.MaxBytes > 0 && bytes >= lim.MaxBytes {
 			budgetErr = crawl.ErrByteBudget
 			return nil
