@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -45,6 +46,29 @@ func TestFTSHashSize(t *testing.T) {
 		var v int
 		if err := db.w.QueryRowContext(context.Background(), `SELECT v FROM `+table+`_config WHERE k = 'hashsize'`).Scan(&v); err != nil || v != 8<<20 {
 			t.Errorf("%s hashsize = %d, %v; want 8 MiB", table, v, err)
+		}
+	}
+}
+
+// TestFTSKeepsNoText: the full-text indexes are contentless (migration
+// 0011): the text is stored once, in pages, and search_docs holds what
+// else a document was indexed with.
+func TestFTSKeepsNoText(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name IN ('pages_fts_content', 'pages_top_content')`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d content tables, %v; want none", n, err)
+	}
+	for _, table := range []string{"pages_fts", "pages_top"} {
+		var create string
+		if err := db.w.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE name = ?`, table).Scan(&create); err != nil ||
+			!strings.Contains(create, "content = ''") || !strings.Contains(create, "contentless_delete = 1") {
+			t.Errorf("%s is %q, %v; want a contentless table with deletes", table, create, err)
 		}
 	}
 }

@@ -99,7 +99,9 @@ type ftsOp struct {
 
 // flushFTS applies the transaction's full-text writes: the last write of
 // each page decides. The anchors of an inserted row are read then, so they
-// include the links the transaction recorded.
+// include the links the transaction recorded. The statements on search_docs
+// all come first, then FTS5's deletes, then its inserts, each in key order
+// (see ftsOp).
 func (t *txn) flushFTS(ctx context.Context) error {
 	if len(t.fts) == 0 {
 		return nil
@@ -113,30 +115,54 @@ func (t *txn) flushFTS(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	del, err := t.tx.PrepareContext(ctx, `DELETE FROM pages_fts WHERE rowid = ?`)
+	delDoc, err := t.prep(ctx, `DELETE FROM search_docs WHERE key = ?`)
 	if err != nil {
 		return err
 	}
-	defer del.Close()
-	ins, err := t.tx.PrepareContext(ctx, `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?1, ?2, ?3, `+anchorsOf("?1")+`)`)
+	insDoc, err := t.prep(ctx, `INSERT INTO search_docs (key, title, anchors) VALUES (?1, ?2, `+anchorsOf("?1")+`) RETURNING anchors`)
 	if err != nil {
 		return err
 	}
-	defer ins.Close()
-	// Every page written loses its old row, if it had one.
+	// Every page written loses its old document, if it had one.
+	var gone []crawl.ID
+	anchors := map[crawl.ID]string{}
 	for _, id := range ids {
+		res, err := delDoc.ExecContext(ctx, id)
+		if err != nil {
+			return fmt.Errorf("full-text index %d: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			gone = append(gone, id)
+		}
+		if op := t.fts[last[id]]; op.insert {
+			var a string
+			if err := insDoc.QueryRowContext(ctx, id, op.title).Scan(&a); err != nil {
+				return fmt.Errorf("full-text index %d: %w", id, err)
+			}
+			anchors[id] = a
+		}
+	}
+	del, err := t.prep(ctx, `DELETE FROM pages_fts WHERE rowid = ?`)
+	if err != nil {
+		return err
+	}
+	ins, err := t.prep(ctx, `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	for _, id := range gone {
 		if _, err := del.ExecContext(ctx, id); err != nil {
 			return fmt.Errorf("full-text index %d: %w", id, err)
 		}
 	}
 	for _, id := range ids {
 		if op := t.fts[last[id]]; op.insert {
-			if _, err := ins.ExecContext(ctx, id, op.title, op.body); err != nil {
+			if _, err := ins.ExecContext(ctx, id, op.title, op.body, anchors[id]); err != nil {
 				return fmt.Errorf("full-text index %d: %w", id, err)
 			}
 		}
 	}
-	if err := t.flushTier(ctx, ids, func(id crawl.ID) ftsOp { return t.fts[last[id]] }); err != nil {
+	if err := t.flushTier(ctx, ids, func(id crawl.ID) ftsOp { return t.fts[last[id]] }, anchors); err != nil {
 		return err
 	}
 	t.fts = t.fts[:0]
@@ -147,7 +173,7 @@ func (t *txn) flushFTS(ctx context.Context) error {
 // tier: a page in it is written again, or leaves it when it leaves the
 // index. Pages join the tier only when the rank pass (SetRanks) or a
 // rebuild chooses it again.
-func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) ftsOp) error {
+func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) ftsOp, anchors map[crawl.ID]string) error {
 	in, err := t.prep(ctx, `SELECT count(*) FROM search_tier WHERE url_id = ?`)
 	if err != nil {
 		return err
@@ -174,24 +200,32 @@ func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) f
 	if err := t.setTier(ctx, members, leave, nil, nil); err != nil {
 		return err
 	}
-	// The text comes from the writes, not from the main index: reading
-	// that would make FTS5 write out the rows it holds in memory.
-	ins, err := t.prep(ctx, `INSERT INTO pages_top (rowid, title, body, anchors) VALUES (?1, ?2, ?3, `+anchorsOf("?1")+`)`)
+	ins, err := t.prep(ctx, `INSERT INTO pages_top (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	for _, id := range write {
-		if _, err := ins.ExecContext(ctx, id, op(id).title, op(id).body); err != nil {
+		if _, err := ins.ExecContext(ctx, id, op(id).title, op(id).body, anchors[id]); err != nil {
 			return fmt.Errorf("search tier %d: %w", id, err)
 		}
 	}
 	return nil
 }
 
+// docBody is the SQL expression of the indexed text of the page row p: its
+// main text, else its visible text, cut at maxBody bytes as indexPage cuts
+// it.
+func docBody(p string) string {
+	return fmt.Sprintf(`CAST(substr(CAST(CASE WHEN %[1]s.main_text <> '' THEN %[1]s.main_text ELSE %[1]s.text END AS BLOB), 1, %[2]d) AS TEXT)`, p, maxBody)
+}
+
+// docFrom is the SQL of the indexed documents: search_docs d joined to
+// their pages p.
+var docFrom = `search_docs d JOIN pages p ON p.url_id = ` + sqlURLID("d.key")
+
 // setTier updates the search tier: the pages del leave the tier's
 // full-text index, those of leave leave the tier, those of join join it,
-// and those of write (in URL ID order) are copied from the main full-text
-// index.
+// and those of write (in key order) are written from their documents.
 func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID) error {
 	for _, step := range []struct {
 		sql string
@@ -200,7 +234,7 @@ func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID) e
 		{`DELETE FROM pages_top WHERE rowid = ?`, del},
 		{`DELETE FROM search_tier WHERE url_id = ?`, leave},
 		{`INSERT INTO search_tier (url_id) VALUES (?)`, join},
-		{`INSERT INTO pages_top (rowid, title, body, anchors) SELECT rowid, title, body, anchors FROM pages_fts WHERE rowid = ?`, write},
+		{`INSERT INTO pages_top (rowid, title, body, anchors) SELECT d.key, d.title, ` + docBody("p") + `, d.anchors FROM ` + docFrom + ` WHERE d.key = ?`, write},
 	} {
 		if len(step.ids) == 0 {
 			continue
@@ -220,11 +254,11 @@ func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID) e
 
 // refreshTier makes the search tier the indexed pages of highest
 // link-graph rank (ties broken by URL ID), one in tierShare of them and at
-// most tierSize, rewriting only the pages that join it, and brings the
-// anchor texts of those that stay up to date.
+// most tierSize, rewriting only the pages that join it. (Those that stay
+// are rewritten with their main documents: flushFTS, refreshAnchors.)
 func (t *txn) refreshTier(ctx context.Context) error {
 	var indexed int
-	if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM pages_fts_docsize`).Scan(&indexed); err != nil {
+	if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM search_docs`).Scan(&indexed); err != nil {
 		return fmt.Errorf("search tier: %w", err)
 	}
 	size := min(tierSize, (indexed+tierShare-1)/tierShare)
@@ -245,7 +279,7 @@ func (t *txn) refreshTier(ctx context.Context) error {
 		return out, rows.Err()
 	}
 	want, err := ids(`SELECT `+sqlFTSKey("p.url_id")+` FROM pages p INDEXED BY pages_search
-		WHERE EXISTS (SELECT 1 FROM pages_fts f WHERE f.rowid = `+sqlFTSKey("p.url_id")+`)
+		WHERE EXISTS (SELECT 1 FROM search_docs d WHERE d.key = `+sqlFTSKey("p.url_id")+`)
 		ORDER BY p.pagerank DESC, p.url_id LIMIT ?`, size)
 	if err != nil {
 		return fmt.Errorf("search tier: %w", err)
@@ -267,15 +301,7 @@ func (t *txn) refreshTier(ctx context.Context) error {
 	}
 	slices.Sort(leave)
 	slices.Sort(join)
-	if err := t.setTier(ctx, leave, leave, join, join); err != nil {
-		return err
-	}
-	_, err = t.tx.ExecContext(ctx, `UPDATE pages_top SET anchors = (SELECT anchors FROM pages_fts f WHERE f.rowid = pages_top.rowid)
-		WHERE anchors IS NOT (SELECT anchors FROM pages_fts f WHERE f.rowid = pages_top.rowid)`)
-	if err != nil {
-		return fmt.Errorf("search tier: %w", err)
-	}
-	return nil
+	return t.setTier(ctx, leave, leave, join, join)
 }
 
 // How a search is answered. The matches are first read in full-text key
@@ -679,10 +705,14 @@ func (db *DB) hit(ctx context.Context, match string, id crawl.ID) (crawl.SearchH
 	h := crawl.SearchHit{ID: urlIDOfKey(id)}
 	var snippet, titleSnip, meta string
 	var fetched int64
-	err := db.r.QueryRowContext(ctx, `SELECT p.url, p.title, snippet(pages_fts, 1, char(1), char(2), '…', 24),
-			snippet(pages_fts, 0, char(1), char(2), '…', 24), p.host, p.doc_type, p.doi, p.metadata, p.year, p.lang, p.fetched_at
-		FROM pages_fts f JOIN pages p ON p.url_id = `+sqlURLID("f.rowid")+` WHERE pages_fts MATCH ? AND f.rowid = ?`, match, id).Scan(
-		&h.URL, &h.Title, &snippet, &titleSnip, &h.Host, &h.Type, &h.DOI, &meta, &h.Year, &h.Lang, &fetched)
+	var docTitle, body, anchors string
+	err := db.r.QueryRowContext(ctx, `SELECT p.url, p.title, d.title, `+docBody("p")+`, d.anchors,
+			p.host, p.doc_type, p.doi, p.metadata, p.year, p.lang, p.fetched_at
+		FROM `+docFrom+` WHERE d.key = ?`, id).Scan(
+		&h.URL, &h.Title, &docTitle, &body, &anchors, &h.Host, &h.Type, &h.DOI, &meta, &h.Year, &h.Lang, &fetched)
+	if err == nil {
+		snippet, titleSnip, err = db.snippets(ctx, match, docTitle, body, anchors)
+	}
 	if err != nil {
 		return h, fmt.Errorf("sqlite: search hit %d: %w", id, err)
 	}
@@ -821,10 +851,7 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) (err err
 				return err
 			}
 		}
-		// Only the rows whose anchors changed are rewritten: an FTS5
-		// update re-tokenizes the whole row.
-		a := anchorsOf("pages_fts.rowid")
-		if _, err = t.tx.ExecContext(ctx, `UPDATE pages_fts SET anchors = `+a+` WHERE anchors IS NOT `+a); err != nil {
+		if err := t.refreshAnchors(ctx); err != nil {
 			return err
 		}
 		if err := t.refreshTier(ctx); err != nil {
@@ -839,6 +866,108 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) (err err
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: set ranks: %w", err)
+	}
+	return nil
+}
+
+// refreshAnchors writes again the documents whose inbound anchor texts
+// changed since they were indexed (only those: FTS5 tokenizes a whole row
+// again), in the main index and in the search tier. Each index takes all
+// its deletes, then all its inserts, in key order, so that FTS5 writes
+// them out as two segments (see ftsOp); a document's text is read just
+// before it is inserted, so memory holds only the keys and anchor texts.
+func (t *txn) refreshAnchors(ctx context.Context) error {
+	type doc struct {
+		key     crawl.ID
+		anchors string
+		tier    bool
+	}
+	rows, err := t.tx.QueryContext(ctx, `SELECT key, anchors, key IN (SELECT url_id FROM search_tier) FROM
+		(SELECT d.key, d.anchors AS old, `+anchorsOf("d.key")+` AS anchors FROM search_docs d)
+		WHERE anchors IS NOT old ORDER BY key`)
+	if err != nil {
+		return fmt.Errorf("anchor texts: %w", err)
+	}
+	var docs []doc
+	for rows.Next() {
+		var d doc
+		if err := rows.Scan(&d.key, &d.anchors, &d.tier); err != nil {
+			rows.Close()
+			return fmt.Errorf("anchor texts: %w", err)
+		}
+		docs = append(docs, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("anchor texts: %w", err)
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	set, err := t.prep(ctx, `UPDATE search_docs SET anchors = ? WHERE key = ?`)
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if _, err := set.ExecContext(ctx, d.anchors, d.key); err != nil {
+			return fmt.Errorf("anchor texts %d: %w", d.key, err)
+		}
+	}
+	read, err := t.prep(ctx, `SELECT d.title, `+docBody("p")+` FROM `+docFrom+` WHERE d.key = ?`)
+	if err != nil {
+		return err
+	}
+	for _, table := range []string{"pages_fts", "pages_top"} {
+		// FTS5 merges segments as it writes them out (automerge, 4 at a
+		// level): here that rewrote large parts of an index that had just
+		// grown by a crawl, a third of the rank pass. Merging is left to the
+		// writes that follow.
+		if err := t.automerge(ctx, table, 0); err != nil {
+			return err
+		}
+		del, err := t.prep(ctx, `DELETE FROM `+table+` WHERE rowid = ?`)
+		if err != nil {
+			return err
+		}
+		ins, err := t.prep(ctx, `INSERT INTO `+table+` (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			if table == "pages_fts" || d.tier {
+				if _, err := del.ExecContext(ctx, d.key); err != nil {
+					return fmt.Errorf("anchor texts %d: %w", d.key, err)
+				}
+			}
+		}
+		for _, d := range docs {
+			if table == "pages_top" && !d.tier {
+				continue
+			}
+			var title, body string
+			if err := read.QueryRowContext(ctx, d.key).Scan(&title, &body); err != nil {
+				return fmt.Errorf("anchor texts %d: %w", d.key, err)
+			}
+			if _, err := ins.ExecContext(ctx, d.key, title, body, d.anchors); err != nil {
+				return fmt.Errorf("anchor texts %d: %w", d.key, err)
+			}
+		}
+		if err := t.automerge(ctx, table, ftsAutomerge); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ftsAutomerge is FTS5's default automerge setting.
+const ftsAutomerge = 4
+
+// automerge sets the automerge option of the full-text table (see FTS5's
+// documentation), in the transaction.
+func (t *txn) automerge(ctx context.Context, table string, n int) error {
+	_, err := t.tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %[1]s (%[1]s, rank) VALUES ('automerge', %[2]d)`, table, n))
+	if err != nil {
+		return fmt.Errorf("%s automerge: %w", table, err)
 	}
 	return nil
 }
@@ -927,7 +1056,7 @@ func (db *DB) OutboxNext(ctx context.Context, limit int, lease time.Duration, no
 			if err := t.tx.QueryRowContext(ctx, `SELECT pagerank FROM pages WHERE url_id = ?`, p.ID).Scan(&out[i].PageRank); err != nil {
 				return err
 			}
-			if err := t.tx.QueryRowContext(ctx, `SELECT coalesce((SELECT anchors FROM pages_fts WHERE rowid = ?), '')`, ftsKey(p.ID)).Scan(&out[i].Anchors); err != nil {
+			if err := t.tx.QueryRowContext(ctx, `SELECT coalesce((SELECT anchors FROM search_docs WHERE key = ?), '')`, ftsKey(p.ID)).Scan(&out[i].Anchors); err != nil {
 				return err
 			}
 		}
@@ -963,7 +1092,7 @@ func (db *DB) RequeueIndex(ctx context.Context) (int, error) {
 	var n int64
 	err := db.tx(ctx, func(t *txn) error {
 		if _, err := t.tx.ExecContext(ctx, `UPDATE pages SET indexed_key = lower(hex(content_hash))
-			WHERE `+sqlFTSKey("url_id")+` IN (SELECT rowid FROM pages_fts) AND content_hash IS NOT NULL`); err != nil {
+			WHERE `+sqlFTSKey("url_id")+` IN (SELECT key FROM search_docs) AND content_hash IS NOT NULL`); err != nil {
 			return err
 		}
 		res, err := t.tx.ExecContext(ctx, `INSERT INTO outbox (url_id, op, doc_key)
@@ -983,7 +1112,8 @@ func (db *DB) RequeueIndex(ctx context.Context) (int, error) {
 // RebuildIndex rebuilds the full-text index from the pages.
 func (db *DB) RebuildIndex(ctx context.Context) (int, error) {
 	if err := db.tx(ctx, func(t *txn) error {
-		_, err := t.tx.ExecContext(ctx, `DELETE FROM pages_fts; DELETE FROM pages_top; DELETE FROM search_tier`)
+		_, err := t.tx.ExecContext(ctx, `INSERT INTO pages_fts (pages_fts) VALUES ('delete-all');
+			INSERT INTO pages_top (pages_top) VALUES ('delete-all'); DELETE FROM search_docs; DELETE FROM search_tier`)
 		return err
 	}); err != nil {
 		return 0, fmt.Errorf("sqlite: rebuild index: %w", err)

@@ -48,6 +48,7 @@ type DB struct {
 	path string
 	w    *sql.DB // the single writer connection (nil when read-only)
 	r    *sql.DB // readers
+	snip *sql.DB // in-memory databases search snippets are made in
 	lock *os.File
 
 	mu     sync.Mutex // serializes write transactions and guards seq
@@ -114,6 +115,9 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
 	}
 	db.r.SetMaxOpenConns(4)
+	if db.snip, err = openSnippets(); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
+	}
 	if opts.ReadOnly {
 		if err := db.checkVersion(ctx); err != nil {
 			return nil, err
@@ -208,6 +212,9 @@ func (db *DB) Close() error {
 	var errs []error
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
+	}
+	if db.snip != nil {
+		errs = append(errs, db.snip.Close())
 	}
 	if db.w != nil {
 		db.closeStmts()

@@ -1367,4 +1367,25 @@ func testRanks(t *testing.T, e *env) {
 	if got := hitURLs(e.search(crawl.SearchRequest{Query: "measurement", PageRankWeight: 1})); len(got) != 2 || got[0] != "http://a.test/y" {
 		t.Errorf("ranked search = %v, want y (rank 20) first", got)
 	}
+	// A link recorded after its target was indexed brings its anchor text
+	// to the index with the next rank pass, and the target keeps the
+	// words it had.
+	pageLinks["http://a.test/late"] = []crawl.Link{{TargetID: y, Target: "http://a.test/y", Anchor: "Zeitgeist survey"}}
+	defer delete(pageLinks, "http://a.test/late")
+	e.commitPages(&crawl.Page{URL: "http://a.test/late", Title: "Late", Text: "a page linking late"})
+	if err := e.s.SetRanks(e.ctx, map[crawl.ID]float64{x: 0.1, y: 20, hub: 1, crawl.URLID("http://a.test/late"): 1}); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{"zeitgeist": "http://a.test/y", "decoherence": "http://a.test/x", "other": "http://a.test/y"} {
+		res := e.search(crawl.SearchRequest{Query: q})
+		if got := hitURLs(res); !eq(got, []string{want}) {
+			t.Errorf("after a late link, search %q = %v, want %s", q, got, want)
+		}
+	}
+	res := e.search(crawl.SearchRequest{Query: "alpha"})
+	for _, h := range res.Hits {
+		if !strings.Contains(h.Snippet, "<mark>alpha</mark>") {
+			t.Errorf("snippet of %s for alpha = %q", h.URL, h.Snippet)
+		}
+	}
 }
