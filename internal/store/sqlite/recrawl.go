@@ -200,7 +200,7 @@ func (t *txn) prevFetches(ctx context.Context, urls []crawl.ClaimedURL) error {
 	for i := range urls {
 		var p crawl.PrevFetch
 		var fetched, interval int64
-		err := t.tx.QueryRowContext(ctx, `SELECT p.etag, p.last_modified, p.content_hash, p.bytes, p.fetched_at,
+		err := t.queryRow(ctx, `SELECT p.etag, p.last_modified, p.content_hash, p.bytes, p.fetched_at,
 				p.interval_ms, p.misses, p.doc_type, u.changefreq
 			FROM pages p JOIN urls u ON u.id = p.url_id WHERE p.url_id = ?`, urls[i].ID).Scan(
 			&p.ETag, &p.LastModified, &p.ContentHash, &p.Bytes, &fetched, &interval, &p.Misses, &p.Type, &p.ChangeFreq)

@@ -987,22 +987,22 @@ func (db *DB) cacheSize(ctx context.Context, kib int) error {
 // index and queues the operations that get it there.
 func (t *txn) outboxKey(ctx context.Context, id crawl.ID, key string) error {
 	var old string
-	err := t.tx.QueryRowContext(ctx, `SELECT indexed_key FROM pages WHERE url_id = ?`, id).Scan(&old)
+	err := t.queryRow(ctx, `SELECT indexed_key FROM pages WHERE url_id = ?`, id).Scan(&old)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
 	if old != "" && old != key {
-		if _, err := t.tx.ExecContext(ctx, `INSERT INTO outbox (url_id, op, doc_key) VALUES (?, 'delete', ?)`, id, old); err != nil {
+		if _, err := t.exec(ctx, `INSERT INTO outbox (url_id, op, doc_key) VALUES (?, 'delete', ?)`, id, old); err != nil {
 			return err
 		}
 	}
 	if key != "" {
-		if _, err := t.tx.ExecContext(ctx, `INSERT INTO outbox (url_id, op, doc_key) VALUES (?, 'upsert', ?)`, id, key); err != nil {
+		if _, err := t.exec(ctx, `INSERT INTO outbox (url_id, op, doc_key) VALUES (?, 'upsert', ?)`, id, key); err != nil {
 			return err
 		}
 	}
 	if old != key {
-		_, err = t.tx.ExecContext(ctx, `UPDATE pages SET indexed_key = ? WHERE url_id = ?`, key, id)
+		_, err = t.exec(ctx, `UPDATE pages SET indexed_key = ? WHERE url_id = ?`, key, id)
 	}
 	return err
 }
