@@ -113,7 +113,7 @@ func (e *Engine) queueDue(ctx context.Context, all bool) (int, error) {
 		total += n
 		if n < 10000 {
 			if n > 0 {
-				e.fr.Admitted(nil)
+				e.fr.AdmittedAny()
 			}
 			return total, nil
 		}
@@ -129,15 +129,11 @@ func (e *Engine) queueTouched(ctx context.Context, batch []crawl.Result) {
 	if !e.cfg.DueAtStart && e.cfg.RevisitEvery <= 0 {
 		return // this crawl does not revisit pages
 	}
-	var ids, hosts []crawl.ID
+	var ids []crawl.ID
 	for i := range batch {
-		if len(batch[i].Touched) == 0 {
-			continue
-		}
 		for _, tc := range batch[i].Touched {
 			ids = append(ids, tc.ID)
 		}
-		hosts = append(hosts, batch[i].URL.HostID)
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -151,7 +147,8 @@ func (e *Engine) queueTouched(ctx context.Context, batch []crawl.Result) {
 		return
 	}
 	if n > 0 {
-		e.fr.Admitted(hosts)
+		// A sitemap may list pages of other hosts: any host may have work.
+		e.fr.AdmittedAny()
 		e.cfg.Log.Info("pages a sitemap made due queued", "pages", n)
 	}
 }

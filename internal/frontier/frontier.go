@@ -626,11 +626,28 @@ func (f *Frontier) Admitted(hosts []crawl.ID) {
 			f.claimSoon = true
 			continue
 		}
-		h.emptyClaims = 0
-		if !h.wakeAt.IsZero() {
-			h.wakeAt = time.Time{}
-			f.waiting.fix(h)
-		}
+		f.wakeLocked(h)
+	}
+}
+
+// AdmittedAny tells the frontier that any host may just have received
+// new URLs (pages queued again for a revisit): every held host waiting
+// for work is woken, and unheld ones are claimed at the next opportunity.
+func (f *Frontier) AdmittedAny() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.claimSoon = true
+	for _, h := range f.hosts {
+		f.wakeLocked(h)
+	}
+}
+
+// wakeLocked makes a held host waiting for work claim again at once.
+func (f *Frontier) wakeLocked(h *host) {
+	h.emptyClaims = 0
+	if !h.wakeAt.IsZero() {
+		h.wakeAt = time.Time{}
+		f.waiting.fix(h)
 	}
 }
 

@@ -411,3 +411,42 @@ func TestBufferToppedUpBeforeItRunsDry(t *testing.T) {
 		f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
 	}
 }
+
+// TestAdmittedAnyWakesHeldHosts: pages queued again for a revisit (by the
+// due-page pass or a sitemap's lastmod) may be on any host, so
+// AdmittedAny wakes the held hosts that found nothing to claim, and their
+// new URLs come at once instead of after ClaimEvery.
+func TestAdmittedAnyWakesHeldHosts(t *testing.T) {
+	first := storetest.U("http://a.test/1", 0, 1)
+	f, c, st := setup(t, frontier.Config{Batch: 4, ClaimEvery: time.Hour, Wake: func() {}}, first)
+	knownRobots(t, st, c, first)
+	task, _ := waitTask(t, f, c)
+	if task.URL.URL != first.URL {
+		t.Fatalf("task = %+v, want %s", task, first.URL)
+	}
+	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	// The host finds nothing more to claim and waits ClaimEvery (an hour)
+	// to look again; the clock stands still from here.
+	for range 100 {
+		if _, ok, _ := next(t, f); ok {
+			t.Fatal("a task with nothing queued")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	later := storetest.U("http://a.test/2", 0, 1)
+	if _, err := st.AddURLs(context.Background(), []crawl.NewURL{later}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	f.AdmittedAny()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if task, ok, _ := next(t, f); ok {
+			if task.URL.URL != later.URL {
+				t.Fatalf("task = %+v, want %s", task, later.URL)
+			}
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("the URL queued after AdmittedAny did not come without the clock moving")
+}
