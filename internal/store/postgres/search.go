@@ -92,9 +92,14 @@ const (
 // headlineOptions make snippets of about 24 words, like the SQLite store's.
 const headlineOptions = "StartSel=" + markStart + ", StopSel=" + markStop + ", MaxWords=24, MinWords=12"
 
+// rankedMatches is how many matches of a search at most are ranked by
+// their text (see Search).
+const rankedMatches = 1000
+
 // Search answers a search from the embedded index: the matching pages by
-// ts_rank_cd (times 1 + PageRankWeight·ln(1 + rank)), then ID, with the
-// total and facets of all matches. Any query text is valid: what holds no
+// ts_rank_cd (times 1 + PageRankWeight·ln(1 + rank)), then ID, the
+// rankedMatches of highest link-graph rank first when more match, with
+// the total and facets of all matches. Any query text is valid: what holds no
 // word gives an empty result. The hits and the facets are two statements
 // sent in one round trip.
 func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
@@ -145,21 +150,37 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 		return fmt.Sprintf("$%d", len(hitArgs))
 	}
 	marks, options := param(markStart+markStop), param(headlineOptions)
+	offset := max(int64(r.Offset), 0)
+	// Ranking reads each match's whole tsvector, a cost proportional to
+	// the number of matches: words in most of 100,000 pages took up to a
+	// second. So the results are first the rankedMatches matches of
+	// highest link-graph rank (all of them when there are no more), by
+	// score, as the SQLite search tier does; then, for a page of results
+	// that reaches past them, the other matches by score. The total and the
+	// facets count every match.
 	// Ranks are divided by 1 + the log of the document's length
 	// (normalization 1). Snippets are ts_headline's best passage of the
 	// indexed text or title, in which it replaces what looks like an HTML
 	// tag by a space.
+	score := `ts_rank_cd(` + rankWeights + `, p.search, q.q, 1)
+				* (1 + ` + param(weight) + `::float8 * ln(1 + greatest(p.pagerank, 0)))`
 	hitsSQL := matches + `,
-		top AS (SELECT p.url_id, ts_rank_cd(` + rankWeights + `, p.search, q.q, 1)
-				* (1 + ` + param(weight) + `::float8 * ln(1 + greatest(p.pagerank, 0))) AS score
-			FROM pages p, q WHERE ` + cond + `
-			ORDER BY score DESC, p.url_id LIMIT ` + param(limit) + ` OFFSET ` + param(max(int64(r.Offset), 0)) + `)
+		cand AS MATERIALIZED (SELECT p.url_id FROM pages p, q WHERE ` + cond + `
+			ORDER BY p.pagerank DESC, p.url_id LIMIT ` + param(rankedMatches) + `),
+		top AS (
+			(SELECT p.url_id, 0 AS tier, ` + score + ` AS score
+				FROM cand JOIN pages p ON p.url_id = cand.url_id, q)
+			UNION ALL
+			(SELECT p.url_id, 1, ` + score + `
+				FROM pages p, q WHERE ` + param(limit+offset > rankedMatches) + ` AND ` + cond + `
+				AND p.url_id NOT IN (SELECT url_id FROM cand))
+			ORDER BY tier, score DESC, url_id LIMIT ` + param(limit) + ` OFFSET ` + param(offset) + `)
 		SELECT p.url_id, p.url, p.title, coalesce(p.metadata->>'title', ''),
 			ts_headline('simple', translate(` + bodyOf("p") + `, ` + marks + `, '  '), q.q, ` + options + `),
 			ts_headline('simple', translate(` + titleOf("p") + `, ` + marks + `, '  '), q.q, ` + options + `),
 			top.score, p.host, p.doc_type, p.doi, p.metadata->'authors', p.year, p.lang, p.fetched_at
 		FROM top JOIN pages p ON p.url_id = top.url_id CROSS JOIN q
-		ORDER BY top.score DESC, top.url_id`
+		ORDER BY top.tier, top.score DESC, top.url_id`
 	// Total and facets: counts of the top 20 hosts, types and years (the
 	// unknown type and year left out) and of all matches.
 	facetsSQL := matches + `,

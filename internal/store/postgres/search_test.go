@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -452,4 +453,67 @@ func FuzzSearch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSearchRanksBestLinkedOfManyMatches: when more than 1,000 pages
+// match, the text ranks the 1,000 of highest link-graph rank; the total
+// and facets still count every match, and a search matching fewer ranks
+// them all.
+func TestSearchRanksBestLinkedOfManyMatches(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	ctx := context.Background()
+	const n = 1050
+	var pages []*crawl.Page
+	ranks := map[crawl.ID]float64{}
+	for i := range n {
+		p := &crawl.Page{URL: fmt.Sprintf("http://h%d.test/p%d", i%2, i), Title: "Paper", Text: "a common word and others"}
+		if i == 0 {
+			// The best text match, with the lowest link-graph rank.
+			p.Title, p.Text = "Common common common", "common common common"
+		}
+		pages = append(pages, p)
+		ranks[crawl.URLID(p.URL)] = float64(i)
+	}
+	indexPages(t, db, nil, pages...)
+	if err := db.SetRanks(ctx, ranks); err != nil {
+		t.Fatal(err)
+	}
+	best := pages[0].URL
+	res := search(t, db, crawl.SearchRequest{Query: "common", Limit: 5})
+	if res.Total != n || res.Facets.Host["http://h0.test"] != n/2 || res.Facets.Host["http://h1.test"] != n/2 {
+		t.Errorf("total %d, hosts %v; want every one of the %d matches counted", res.Total, res.Facets.Host, n)
+	}
+	got := urlsOf(res)
+	if len(got) != 5 || slices.Contains(got, best) {
+		t.Errorf("Search(common) = %v; want 5 of the 1,000 best-linked pages, not %s (the least linked)", got, best)
+	}
+	for i := 1; i < len(res.Hits); i++ {
+		if res.Hits[i].Score > res.Hits[i-1].Score {
+			t.Errorf("hits not in score order: %v", res.Hits)
+		}
+	}
+	// On one host, 525 pages match: all are ranked, the best text first.
+	res = search(t, db, crawl.SearchRequest{Query: "common", Host: "http://h0.test", Limit: 5})
+	if got := urlsOf(res); len(got) == 0 || got[0] != best || res.Total != n/2 {
+		t.Errorf("Search(common on h0) = %v (total %d); want %s first of %d", got, res.Total, best, n/2)
+	}
+	// Past the 1,000 come the other matches, best first; the pages of
+	// results do not overlap.
+	res = search(t, db, crawl.SearchRequest{Query: "common", Limit: 10, Offset: 995})
+	if got := urlsOf(res); len(got) != 10 || got[5] != best {
+		t.Errorf("results 996-1005 of Search(common) = %v; want %s 1,001st", got, best)
+	}
+	seen := map[string]bool{}
+	for off := 0; off < n; off += 100 {
+		for _, u := range urlsOf(search(t, db, crawl.SearchRequest{Query: "common", Limit: 100, Offset: off})) {
+			if seen[u] {
+				t.Fatalf("%s on two pages of results", u)
+			}
+			seen[u] = true
+		}
+	}
+	if len(seen) != n {
+		t.Errorf("paging through Search(common) gave %d pages, want %d", len(seen), n)
+	}
 }
