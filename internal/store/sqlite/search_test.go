@@ -363,3 +363,33 @@ func TestSearchTierMigration(t *testing.T) {
 		t.Errorf("search after the migration: %+v, %v", res, err)
 	}
 }
+
+// TestSearchSnippetsConcurrently: many searches at once share the few
+// connections snippets are made in; each waits its turn and gets its
+// highlighted snippets.
+func TestSearchSnippetsConcurrently(t *testing.T) {
+	c := newSearchCorpus(t, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() {
+			for range 5 {
+				res, err := c.db.Search(ctx, crawl.SearchRequest{Query: "filler", Limit: 10})
+				if err == nil && (len(res.Hits) != 10 || !strings.Contains(res.Hits[0].Snippet, "<mark>filler</mark>")) {
+					err = fmt.Errorf("%d hits, first snippet %q", len(res.Hits), res.Hits[0].Snippet)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -9,8 +9,18 @@ import (
 
 // snippetTable is the one-row full-text table search snippets are made in:
 // the columns and tokenizer of the index (migration 0011).
-const snippetTable = `CREATE VIRTUAL TABLE IF NOT EXISTS snip USING fts5(title, body, anchors,
+const snippetTable = `CREATE VIRTUAL TABLE snip USING fts5(title, body, anchors,
 	tokenize = 'unicode61 remove_diacritics 0')`
+
+// snippetConns is how many snippet connections are kept open.
+const snippetConns = 4
+
+// snippetConn is a connection to a private in-memory database holding
+// the snippet table, with its two statements prepared.
+type snippetConn struct {
+	conn     *sql.Conn
+	ins, sel *sql.Stmt
+}
 
 // openSnippets opens the pool of private in-memory databases snippets are
 // made in (each connection has its own).
@@ -19,9 +29,63 @@ func openSnippets() (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.SetMaxOpenConns(4)
-	d.SetMaxIdleConns(4)
+	d.SetMaxOpenConns(snippetConns)
+	d.SetMaxIdleConns(snippetConns)
 	return d, nil
+}
+
+// snippetConn takes an idle snippet connection, or opens one; at most
+// snippetConns are in use, the callers beyond wait for one.
+func (db *DB) snippetConn(ctx context.Context) (*snippetConn, error) {
+	select {
+	case db.snipSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case c := <-db.snipIdle:
+		return c, nil
+	default:
+	}
+	conn, err := db.snip.Conn(ctx)
+	if err != nil {
+		<-db.snipSlots
+		return nil, err
+	}
+	c := &snippetConn{conn: conn}
+	if _, err = conn.ExecContext(ctx, snippetTable); err == nil {
+		if c.ins, err = conn.PrepareContext(ctx, `INSERT INTO snip (rowid, title, body, anchors) VALUES (1, ?, ?, ?)`); err == nil {
+			c.sel, err = conn.PrepareContext(ctx, `SELECT snippet(snip, 1, char(1), char(2), '…', 24),
+				snippet(snip, 0, char(1), char(2), '…', 24) FROM snip WHERE snip MATCH ?`)
+		}
+	}
+	if err != nil {
+		c.close()
+		<-db.snipSlots
+		return nil, err
+	}
+	return c, nil
+}
+
+// putSnippetConn returns a connection to the idle ones.
+func (db *DB) putSnippetConn(c *snippetConn) {
+	db.snipIdle <- c
+	<-db.snipSlots
+}
+
+// dropSnippetConn closes a connection that failed.
+func (db *DB) dropSnippetConn(c *snippetConn) {
+	c.close()
+	<-db.snipSlots
+}
+
+func (c *snippetConn) close() {
+	for _, s := range []*sql.Stmt{c.ins, c.sel} {
+		if s != nil {
+			s.Close()
+		}
+	}
+	c.conn.Close()
 }
 
 // snippets returns a search hit's snippets of its text and of its title,
@@ -29,27 +93,28 @@ func openSnippets() (*sql.DB, error) {
 // copy of the text (migration 0011), so FTS5's snippet function runs on a
 // copy of the one document in a private in-memory table, with the same
 // tokenizer and the same query: the fragments an index keeping its text
-// would give. A document the query does not match there (which the index
-// matched, so it should not happen) gets the start of its text.
+// would give. The row is inserted in a transaction that is rolled back,
+// so it is never tokenized a second time to be deleted. A document the
+// query does not match there (which the index matched, so it should not
+// happen) gets the start of its text.
 func (db *DB) snippets(ctx context.Context, match, title, body, anchors string) (bodySnip, titleSnip string, err error) {
-	conn, err := db.snip.Conn(ctx)
+	c, err := db.snippetConn(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, snippetTable); err != nil {
-		return "", "", err
-	}
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := c.conn.BeginTx(ctx, nil)
 	if err != nil {
+		db.dropSnippetConn(c)
 		return "", "", err
 	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO snip (rowid, title, body, anchors) VALUES (1, ?, ?, ?)`, title, body, anchors); err != nil {
-		return "", "", err
+	if _, err = tx.StmtContext(ctx, c.ins).ExecContext(ctx, title, body, anchors); err == nil {
+		err = tx.StmtContext(ctx, c.sel).QueryRowContext(ctx, match).Scan(&bodySnip, &titleSnip)
 	}
-	err = tx.QueryRowContext(ctx, `SELECT snippet(snip, 1, char(1), char(2), '…', 24), snippet(snip, 0, char(1), char(2), '…', 24)
-		FROM snip WHERE snip MATCH ?`, match).Scan(&bodySnip, &titleSnip)
+	if rerr := tx.Rollback(); rerr != nil {
+		db.dropSnippetConn(c)
+		return "", "", rerr
+	}
+	db.putSnippetConn(c)
 	if errors.Is(err, sql.ErrNoRows) {
 		words := strings.Fields(body)
 		if len(words) > 24 {

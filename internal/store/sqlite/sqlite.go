@@ -45,11 +45,13 @@ type Options struct {
 
 // DB is a crawl store in a SQLite file.
 type DB struct {
-	path string
-	w    *sql.DB // the single writer connection (nil when read-only)
-	r    *sql.DB // readers
-	snip *sql.DB // in-memory databases search snippets are made in
-	lock *os.File
+	path      string
+	w         *sql.DB           // the single writer connection (nil when read-only)
+	r         *sql.DB           // readers
+	snip      *sql.DB           // in-memory databases search snippets are made in
+	snipIdle  chan *snippetConn // idle snippet connections
+	snipSlots chan struct{}     // one per snippet connection in use
+	lock      *os.File
 
 	mu     sync.Mutex // serializes write transactions and guards seq
 	seq    int64
@@ -115,6 +117,7 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
 	}
 	db.r.SetMaxOpenConns(4)
+	db.snipIdle, db.snipSlots = make(chan *snippetConn, snippetConns), make(chan struct{}, snippetConns)
 	if db.snip, err = openSnippets(); err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
 	}
@@ -214,6 +217,9 @@ func (db *DB) Close() error {
 		errs = append(errs, db.r.Close())
 	}
 	if db.snip != nil {
+		for len(db.snipIdle) > 0 {
+			(<-db.snipIdle).close()
+		}
 		errs = append(errs, db.snip.Close())
 	}
 	if db.w != nil {
