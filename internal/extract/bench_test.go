@@ -1,12 +1,11 @@
 package extract
 
 import (
-	"bytes"
-	"os"
 	"testing"
 
 	"github.com/acrawler/acrawler/internal/cputime"
 	"github.com/acrawler/acrawler/internal/htmlx"
+	"github.com/acrawler/acrawler/internal/scholar/scholartest"
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
 
@@ -20,29 +19,6 @@ func newTestExtractor(tb testing.TB, mainText bool) *Extractor {
 		func() htmlx.Resolver { return n.PageResolver() })
 }
 
-// articlePage50K returns internal/scholar's journal article page grown to
-// about 50 KB with more body paragraphs (the page of the maintext and
-// scholar benchmarks).
-func articlePage50K(tb testing.TB) []byte {
-	tb.Helper()
-	page, err := os.ReadFile("../scholar/testdata/journal-article.html")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	start := bytes.Index(page, []byte(`<section class="item body">`))
-	end := bytes.Index(page, []byte(`<section class="item references">`))
-	if start < 0 || end < 0 {
-		tb.Fatal("journal-article.html has no body section")
-	}
-	var buf bytes.Buffer
-	buf.Write(page[:end])
-	for buf.Len()+len(page)-end < 50<<10 {
-		buf.Write(page[start:end])
-	}
-	buf.Write(page[end:])
-	return buf.Bytes()
-}
-
 // BenchmarkHTML50K is the whole extraction of a 50 KB HTML page, as the
 // crawl and reparse run it: decoding, htmlx parse (text, links, robots),
 // main text, language, scholarly metadata and classification, content
@@ -54,7 +30,7 @@ func BenchmarkHTML50K(b *testing.B) {
 	}{{"full", true}, {"no-main-text", false}} {
 		b.Run(bm.name, func(b *testing.B) {
 			x := newTestExtractor(b, bm.mainText)
-			body := articlePage50K(b)
+			body := scholartest.ArticlePage50K(b)
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			start := cputime.Process()

@@ -1,33 +1,17 @@
 package scholar
 
 import (
-	"bytes"
-	"os"
 	"testing"
 
 	"github.com/acrawler/acrawler/internal/cputime"
+	"github.com/acrawler/acrawler/internal/scholar/scholartest"
 )
 
-// articlePage50K returns the journal article page grown to about 50 KB with
-// more body paragraphs, with its text and links.
+// articlePage50K returns the 50 KB journal article page, with its text and
+// links.
 func articlePage50K(b *testing.B) ([]byte, string, []string) {
 	b.Helper()
-	page, err := os.ReadFile("testdata/journal-article.html")
-	if err != nil {
-		b.Fatal(err)
-	}
-	start := bytes.Index(page, []byte(`<section class="item body">`))
-	end := bytes.Index(page, []byte(`<section class="item references">`))
-	if start < 0 || end < 0 {
-		b.Fatal("testdata/journal-article.html has no body section")
-	}
-	var buf bytes.Buffer
-	buf.Write(page[:end])
-	for buf.Len()+len(page)-end < 50<<10 {
-		buf.Write(page[start:end])
-	}
-	buf.Write(page[end:])
-	body := buf.Bytes()
+	body := scholartest.ArticlePage50K(b)
 	text, links := parsePage(b, body, "https://jwas.example.org/article/view/1287")
 	return body, text, links
 }
