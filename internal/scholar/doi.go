@@ -151,6 +151,14 @@ func FindDOIs(s string) []string {
 		cand := s[start:end]
 		if strings.Contains(cand, "%") {
 			cand = percentDecode(cand)
+			// An encoded space, quote, bracket, "&" or "#" ends the DOI as
+			// it would in plain text ("?doi=10.1000%2Fabc%22%3E").
+			for i := 0; i < len(cand); i++ {
+				if isDOIStop(cand[i]) {
+					cand = cand[:i]
+					break
+				}
+			}
 		}
 		doi, ok := validDOI(cand)
 		if !ok {

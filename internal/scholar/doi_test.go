@@ -82,6 +82,8 @@ func TestFindDOIs(t *testing.T) {
 		{"Türkçe:10.1000/abc", []string{"10.1000/abc"}},
 		{"10.1000/abc#section-2", []string{"10.1000/abc"}},
 		{"line one\n10.1000/abc\tline two", []string{"10.1000/abc"}},
+		{"https://example.org/cite?doi=10.1000%2Fabc%22%3E%20x", []string{"10.1000/abc"}}, // encoded stops end it too
+		{"10.0000/%220", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
