@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,11 +23,12 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 		}
 		now := time.Now()
 		for i := range results {
+			c.at = i
 			if err := c.result(ctx, &results[i], lim, now, &st); err != nil {
 				return fmt.Errorf("%s: %w", results[i].URL.URL, err)
 			}
 		}
-		return nil
+		return c.countInlinks(ctx, lim)
 	})
 	if err != nil {
 		return crawl.CommitStats{}, fmt.Errorf("sqlite: commit: %w", err)
@@ -38,8 +40,23 @@ type committer struct {
 	t                                    *txn
 	state, page, hashIns, hashGet, links *sql.Stmt
 	linksN                               *sql.Stmt // linkRows rows at once
+	pageSched                            *sql.Stmt // pageUpsertScheduled
 	pageExists, nearDup                  *sql.Stmt
 	args                                 []any
+
+	// at is the index in the batch of the result being recorded; live
+	// maps the URL of each result recorded (not stale) to its index, and
+	// linkers lists the new pages whose links count as inbound links (see
+	// countInlinks).
+	at      int
+	live    map[crawl.ID]int
+	linkers []linker
+}
+
+// linker is a new page of the batch, at index at, whose links count.
+type linker struct {
+	at    int
+	links []crawl.Link
 }
 
 // linkRows is how many links one multi-row insert writes.
@@ -93,6 +110,7 @@ func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
 	}
 	c.state = prep(`UPDATE urls SET state = ?, retry_at = ?, fetched_at = ?, error = ?, attempts = attempts - ? WHERE id = ? AND state = 1`)
 	c.page = prep(pageUpsert)
+	c.pageSched = prep(pageUpsertScheduled)
 	c.nearDup = prep(nearDupQuery)
 	c.pageExists = prep(`SELECT 1 FROM pages WHERE url_id = ?`)
 	c.hashIns = prep(`INSERT INTO content_hashes (hash, url_id) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`)
@@ -155,6 +173,10 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		return nil
 	}
 	t.add("inflight", -1)
+	if c.live == nil {
+		c.live = map[crawl.ID]int{}
+	}
+	c.live[r.URL.ID] = c.at
 	hostFetched, hostBytes, hostQueued := int64(0), int64(0), int64(0)
 	switch state {
 	case crawl.StateQueued:
@@ -199,14 +221,19 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 				t.add("links", -n)
 			}
 			reindex := newPage || rv == nil || rv.Changed
-			if err := c.savePageIndexed(ctx, p, st, reindex); err != nil {
+			if rv != nil {
+				// The schedule goes in with the page: updating the row
+				// afterwards would write it, text and all, a second time.
+				p.CheckedAt, p.NextCheckAt, p.Gone = time.UnixMilli(checkedAt(p, now)), rv.NextCheck, rv.Gone
+			}
+			if err := c.savePageIndexed(ctx, p, rv, st, reindex); err != nil {
 				return err
 			}
 			if !newPage {
 				t.add("pages", -1) // recorded again, not a new page
 			}
 		}
-		if err := c.schedule(ctx, p, rv, now); err != nil {
+		if err := c.schedule(ctx, p, rv, now, !keep); err != nil {
 			return err
 		}
 		hostFetched = 1
@@ -253,9 +280,7 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		}
 	}
 	if newPage && lim.InlinkBonus > 0 && len(r.Links) > 0 {
-		if err := c.bumpInlinks(ctx, r.Links, lim); err != nil {
-			return err
-		}
+		c.linkers = append(c.linkers, linker{c.at, r.Links})
 	}
 	// One update of the host row: politeness state, counters, outcomes.
 	h := r.Host
@@ -294,63 +319,78 @@ type hostStatDelta struct {
 	errKind                         string
 }
 
-// bumpInlinks counts a newly recorded page as an inbound link of each URL
-// it links to (and follows), raising the priority of those still queued.
-func (c *committer) bumpInlinks(ctx context.Context, links []crawl.Link, lim crawl.Limits) error {
-	capN := lim.MaxInlinkBonus / lim.InlinkBonus
-	var ids []any
-	for _, l := range links {
-		if !l.NoFollow {
-			ids = append(ids, l.TargetID)
-		}
+// countInlinks counts each new page of the batch as an inbound link of
+// the URLs it links to and follows, and raises the priority of those
+// queued by lim.InlinkBonus while their inbound links are below
+// MaxInlinkBonus/InlinkBonus. Only URLs not fetched yet (queued or in
+// flight) are counted: the count is there to raise their priority, and
+// most links of a crawl (navigation) point to pages already fetched, whose
+// rows would be rewritten for nothing.
+//
+// The counts are gathered over the batch and written once per target,
+// with the outcome the results recorded one after another would have: a
+// target that is itself a result of the batch is in flight (counted, no
+// bonus) for the links before its result, and in its new state for those
+// after it.
+func (c *committer) countInlinks(ctx context.Context, lim crawl.Limits) error {
+	if len(c.linkers) == 0 {
+		return nil
 	}
-	for len(ids) > 0 {
-		// The IN list takes one of a few lengths, padded with its first ID
-		// (a set: a repeat changes nothing), so that each length's
-		// statement is prepared once (prep), not once per page.
-		chunk := ids[:min(len(ids), inListSizes[len(inListSizes)-1])]
-		ids = ids[len(chunk):]
-		size := inListSizes[0]
-		for _, s := range inListSizes {
-			if size = s; s >= len(chunk) {
-				break
+	type count struct{ pre, post int }
+	counts := map[crawl.ID]count{}
+	var ids, page []crawl.ID
+	for _, l := range c.linkers {
+		// A page counts once for each URL it links to.
+		page = page[:0]
+		for _, link := range l.links {
+			if !link.NoFollow {
+				page = append(page, link.TargetID)
 			}
 		}
-		c.args = append(c.args[:0], capN, lim.InlinkBonus)
-		c.args = append(c.args, chunk...)
-		for len(c.args)-2 < size {
-			c.args = append(c.args, chunk[0])
+		slices.Sort(page)
+		for _, id := range slices.Compact(page) {
+			n, seen := counts[id]
+			if !seen {
+				ids = append(ids, id)
+			}
+			if at, ok := c.live[id]; ok && at > l.at {
+				n.pre++
+			} else {
+				n.post++
+			}
+			counts[id] = n
 		}
-		// Only URLs not fetched yet (queued or in flight) are counted: the
-		// count is there to raise their priority, and most links of a crawl
-		// (navigation) point to pages already fetched, whose rows would be
-		// rewritten for nothing.
-		if _, err := c.t.exec(ctx, `UPDATE urls SET inlinks = inlinks + 1,
-			priority = priority + CASE WHEN state = 0 AND inlinks < ? THEN ? ELSE 0 END
-			WHERE state <= 1 AND id IN (`+strings.TrimSuffix(strings.Repeat("?,", size), ",")+`)`, c.args...); err != nil {
+	}
+	// In ID order, as the rows are laid out.
+	slices.Sort(ids)
+	for _, id := range ids {
+		n := counts[id]
+		// Of the post links, those that find the URL queued raise its
+		// priority while its count (pre links included) is below the cap.
+		if _, err := c.t.exec(ctx, `UPDATE urls SET
+				inlinks = inlinks + ?1 + CASE WHEN state <= 1 THEN ?2 ELSE 0 END,
+				priority = priority + CASE WHEN state = 0 THEN ?3 * max(0, min(?2, ?4 - inlinks - ?1)) ELSE 0 END
+			WHERE id = ?5 AND (state <= 1 OR ?1 > 0)`,
+			n.pre, n.post, lim.InlinkBonus, lim.MaxInlinkBonus/lim.InlinkBonus, id); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// inListSizes are the lengths an IN list of IDs is padded to.
-var inListSizes = []int{8, 32, 128, 512}
-
 // schedule records a page's revisit schedule, existence and history.
-func (c *committer) schedule(ctx context.Context, p *crawl.Page, rv *crawl.Revisit, now time.Time) error {
+// written says the page's row was just written with its schedule.
+func (c *committer) schedule(ctx context.Context, p *crawl.Page, rv *crawl.Revisit, now time.Time, written bool) error {
 	if rv == nil {
 		return nil
 	}
 	t := c.t
-	next := ms(rv.NextCheck)
-	checked := ms(p.FetchedAt)
-	if checked == 0 {
-		checked = now.UnixMilli()
-	}
-	if _, err := t.exec(ctx, `UPDATE pages SET checked_at = ?, next_check_at = ?, interval_ms = ?, misses = ?,
-		gone = ? WHERE url_id = ?`, checked, next, rv.Interval.Milliseconds(), rv.Misses, rv.Gone, p.ID); err != nil {
-		return err
+	checked := checkedAt(p, now)
+	if !written {
+		if _, err := t.exec(ctx, `UPDATE pages SET checked_at = ?, next_check_at = ?, interval_ms = ?, misses = ?,
+			gone = ? WHERE url_id = ?`, checked, ms(rv.NextCheck), rv.Interval.Milliseconds(), rv.Misses, rv.Gone, p.ID); err != nil {
+			return err
+		}
 	}
 	if rv.Gone != crawl.Active {
 		if err := t.unindex(ctx, p.ID); err != nil {
@@ -364,6 +404,14 @@ func (c *committer) schedule(ctx context.Context, p *crawl.Page, rv *crawl.Revis
 	_, err := t.exec(ctx, `INSERT INTO page_history (url_id, checked_at, run, status, changed, content_hash, bytes)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, p.ID, checked, rv.Run, p.Status, b2i(rv.Changed), hash, p.Bytes)
 	return err
+}
+
+// checkedAt is when a revisit checked a page, in Unix milliseconds.
+func checkedAt(p *crawl.Page, now time.Time) int64 {
+	if checked := ms(p.FetchedAt); checked != 0 {
+		return checked
+	}
+	return now.UnixMilli()
 }
 
 // touch makes recorded pages that a sitemap says changed after their
@@ -383,10 +431,13 @@ func (c *committer) touch(ctx context.Context, ts []crawl.Touch, now time.Time, 
 }
 
 func (c *committer) savePage(ctx context.Context, p *crawl.Page, st *crawl.CommitStats) error {
-	return c.savePageIndexed(ctx, p, st, true)
+	return c.savePageIndexed(ctx, p, nil, st, true)
 }
 
-func (c *committer) savePageIndexed(ctx context.Context, p *crawl.Page, st *crawl.CommitStats, reindex bool) error {
+// savePageIndexed records a page, replacing an earlier record of it, with
+// what it duplicates, and indexes it when reindex. With sched, the row
+// also takes the revisit's interval and misses (p has its other times).
+func (c *committer) savePageIndexed(ctx context.Context, p *crawl.Page, sched *crawl.Revisit, st *crawl.CommitStats, reindex bool) error {
 	t := c.t
 	p.DuplicateOf = 0
 	if len(p.ContentHash) > 0 {
@@ -418,7 +469,12 @@ func (c *committer) savePageIndexed(ctx context.Context, p *crawl.Page, st *craw
 	if err != nil {
 		return err
 	}
-	if _, err := c.page.ExecContext(ctx, args...); err != nil {
+	stmt := c.page
+	if sched != nil {
+		stmt = c.pageSched
+		args = append(args, sched.Interval.Milliseconds(), sched.Misses)
+	}
+	if _, err := stmt.ExecContext(ctx, args...); err != nil {
 		return err
 	}
 	if reindex {

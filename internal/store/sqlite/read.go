@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,15 +46,22 @@ var pageCols = []string{"url_id", "url", "status", "content_type", "charset", "t
 
 var (
 	pageColumns = strings.Join(pageCols, ", ")
-	pageUpsert  = func() string {
-		var set []string
-		for _, c := range pageCols[1:] {
-			set = append(set, c+" = excluded."+c)
-		}
-		return `INSERT INTO pages (` + pageColumns + `) VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(pageCols)), ", ") +
-			`) ON CONFLICT (url_id) DO UPDATE SET ` + strings.Join(set, ", ")
-	}()
+	pageUpsert  = upsertPage(pageCols)
+	// pageUpsertScheduled also writes a revisit's schedule: pageArgs, then
+	// interval_ms and misses.
+	pageUpsertScheduled = upsertPage(append(slices.Clip(pageCols), "interval_ms", "misses"))
 )
+
+// upsertPage is the statement that records a page's columns cols (the
+// first is url_id), replacing the row of a page recorded before.
+func upsertPage(cols []string) string {
+	var set []string
+	for _, c := range cols[1:] {
+		set = append(set, c+" = excluded."+c)
+	}
+	return `INSERT INTO pages (` + strings.Join(cols, ", ") + `) VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") +
+		`) ON CONFLICT (url_id) DO UPDATE SET ` + strings.Join(set, ", ")
+}
 
 // pageArgs are a page's values for pageUpsert.
 func pageArgs(p *crawl.Page) ([]any, error) {

@@ -49,6 +49,7 @@ func Run(t *testing.T, factory Factory) {
 		{"SitemapKindAndDates", testKindAndDates},
 		{"HostByteBudget", testHostByteBudget},
 		{"InboundLinksRaisePriority", testInlinks},
+		{"InboundLinksOfABatch", testInlinksBatch},
 		{"HostOutcomesAndTraps", testHostStats},
 		{"TrapFlagComesBackOnClaim", testTrapOnClaim},
 		{"MetricsOverTime", testMetrics},
@@ -949,6 +950,47 @@ func testInlinks(t *testing.T, e *env) {
 	if err != nil || rec.Inlinks != 3 || rec.Priority != 4 {
 		t.Fatalf("after 3 pages linking: %+v, %v; want 3 inlinks and priority 0+2+2 (capped at 4)", rec, err)
 	}
+}
+
+// testInlinksBatch commits pages linking to each other in one batch: the
+// counts and bonuses are those of the results recorded one after another.
+// A target that is a result of the batch is in flight (counted, no bonus)
+// for the pages before it, and queued again (a retry) for those after it.
+func testInlinksBatch(t *testing.T, e *env) {
+	lim := crawl.Limits{InlinkBonus: 2, MaxInlinkBonus: 4}
+	e.add(lim, U("http://a.test/1", 0, 10), U("http://a.test/2", 0, 9), U("http://a.test/3", 0, 8), U("http://a.test/4", 0, 7),
+		U("http://a.test/x", 1, 0), U("http://a.test/nf", 1, 0))
+	link := func(raw string, nofollow bool) crawl.Link {
+		return crawl.Link{TargetID: crawl.URLID(raw), Target: raw, NoFollow: nofollow}
+	}
+	hs := e.claimHosts("p", 1)
+	cs := e.claimURLs("p", hs[0].ID, 4, lim)
+	if got := urlsOf(cs); !eq(got, []string{"http://a.test/1", "http://a.test/2", "http://a.test/3", "http://a.test/4"}) {
+		t.Fatalf("claimed %v", got)
+	}
+	a, c, d := done(cs[0], "page 1"), done(cs[1], "page 2"), done(cs[3], "page 4")
+	a.Links = []crawl.Link{link("http://a.test/x", false), link("http://a.test/x", false), link("http://a.test/3", false), link("http://a.test/2", false)}
+	b := crawl.Result{URL: cs[2], Outcome: crawl.OutcomeRetry, RetryAt: e.now.Add(time.Minute), Error: "timeout"}
+	c.Links = []crawl.Link{link("http://a.test/x", false), link("http://a.test/3", false)}
+	d.Links = []crawl.Link{link("http://a.test/x", false), link("http://a.test/3", false), link("http://a.test/nf", true)}
+	e.commit(lim, a, b, c, d)
+
+	for _, w := range []struct {
+		url      string
+		inlinks  int // -1: not checked (the stores differ once a URL is fetched)
+		priority int
+	}{
+		{"http://a.test/x", 3, 4},  // three pages (one linking twice): +2, +2, then capped
+		{"http://a.test/3", 3, 10}, // in flight for page 1, then queued: +2 for page 2, capped at page 4
+		{"http://a.test/2", -1, 9}, // in flight, then fetched: never a bonus
+		{"http://a.test/nf", 0, 0}, // nofollow
+	} {
+		rec, err := e.s.URL(e.ctx, crawl.URLID(w.url))
+		if err != nil || w.inlinks >= 0 && rec.Inlinks != w.inlinks || rec.Priority != w.priority {
+			t.Errorf("%s: %+v, %v; want %d inlinks and priority %d", w.url, rec, err, w.inlinks, w.priority)
+		}
+	}
+	e.checkBalance(6)
 }
 
 func testHostStats(t *testing.T, e *env) {
