@@ -457,6 +457,26 @@ func TestParseCDXLong(t *testing.T) {
 	}
 }
 
+// TestParseCDXKeyOnly: an answer without captures but with a resume key
+// (a page of results that the filter emptied) gives the key, in either
+// format; a lone value without the blank line before it is malformed.
+func TestParseCDXKeyOnly(t *testing.T) {
+	for _, tc := range []struct {
+		body, key string
+		malformed bool
+	}{
+		{"\nk1\n", "k1", false},
+		{"\r\n\r\nk1\r\n", "k1", false},
+		{`[["original","timestamp"],[],["k1"]]`, "k1", false},
+		{"k1\n", "", true},
+	} {
+		got, key, err := parseAll([]byte(tc.body), false)
+		if len(got) != 0 || key != tc.key || errors.Is(err, ErrMalformed) != tc.malformed {
+			t.Errorf("parseCDX(%q) = %v, %q, %v; want no captures, key %q, malformed %v", tc.body, got, key, err, tc.key, tc.malformed)
+		}
+	}
+}
+
 func TestParseTimestamp(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

@@ -51,12 +51,21 @@ var classic = fieldIndex{original: 2, timestamp: 1, statuscode: 4, mimetype: 3}
 // returned as they are. Empty input is an answer without captures.
 func parseCDX(r io.Reader, fn func(Capture) error) (resumeKey string, err error) {
 	p := &cdxParser{r: bufio.NewReaderSize(r, 64<<10), fn: fn}
-	_, err = p.skipSpace()
-	if err == io.EOF {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
+	// Leading white space; in the text format, a line end in it is a blank
+	// line, which a resume key follows ("\nKEY\n": no captures, a key).
+	newline := false
+	for {
+		c, err := p.r.ReadByte()
+		if err == io.EOF {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			break
+		}
+		newline = newline || c == '\n'
 	}
 	if err := p.r.UnreadByte(); err != nil {
 		return "", err
@@ -65,7 +74,7 @@ func parseCDX(r io.Reader, fn func(Capture) error) (resumeKey string, err error)
 		p.r.ReadByte()
 		return p.json()
 	}
-	return p.text()
+	return p.text(newline)
 }
 
 // isJSON reports whether the answer, from its first byte that is not white
@@ -350,10 +359,11 @@ func (p *cdxParser) endValue(start int) {
 	}
 }
 
-// text reads the plain-text format.
-func (p *cdxParser) text() (string, error) {
+// text reads the plain-text format; blank says a blank line came before
+// its first line.
+func (p *cdxParser) text(blank bool) (string, error) {
 	var key []byte
-	blank, haveKey := false, false
+	haveKey := false
 	for ; ; p.row++ {
 		line, err := p.line()
 		if err == io.EOF && line == nil {
