@@ -51,21 +51,12 @@ var classic = fieldIndex{original: 2, timestamp: 1, statuscode: 4, mimetype: 3}
 // returned as they are. Empty input is an answer without captures.
 func parseCDX(r io.Reader, fn func(Capture) error) (resumeKey string, err error) {
 	p := &cdxParser{r: bufio.NewReaderSize(r, 64<<10), fn: fn}
-	// Leading white space; in the text format, a line end in it is a blank
-	// line, which a resume key follows ("\nKEY\n": no captures, a key).
-	newline := false
-	for {
-		c, err := p.r.ReadByte()
-		if err == io.EOF {
-			return "", nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			break
-		}
-		newline = newline || c == '\n'
+	_, err = p.skipSpace()
+	if err == io.EOF {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
 	}
 	if err := p.r.UnreadByte(); err != nil {
 		return "", err
@@ -74,7 +65,9 @@ func parseCDX(r io.Reader, fn func(Capture) error) (resumeKey string, err error)
 		p.r.ReadByte()
 		return p.json()
 	}
-	return p.text(newline)
+	// In the text format, a line end in the leading white space is a blank
+	// line, which a resume key follows ("\nKEY\n": no captures, a key).
+	return p.text(p.lineEnd)
 }
 
 // isJSON reports whether the answer, from its first byte that is not white
@@ -96,7 +89,9 @@ type cdxParser struct {
 	row  int // rows read, for messages
 	vals [][]byte
 	long bool // a value of the row did not fit in maxValue bytes
-	buf  []byte
+	// lineEnd says skipSpace has passed a line end.
+	lineEnd bool
+	buf     []byte
 }
 
 // malformed returns an ErrMalformed error about the current row.
@@ -123,6 +118,7 @@ func (p *cdxParser) skipSpace() (byte, error) {
 		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return c, nil
 		}
+		p.lineEnd = p.lineEnd || c == '\n'
 	}
 }
 

@@ -173,10 +173,12 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		return nil
 	}
 	t.add("inflight", -1)
-	if c.live == nil {
-		c.live = map[crawl.ID]int{}
+	if lim.InlinkBonus > 0 {
+		if c.live == nil {
+			c.live = map[crawl.ID]int{}
+		}
+		c.live[r.URL.ID] = c.at
 	}
-	c.live[r.URL.ID] = c.at
 	hostFetched, hostBytes, hostQueued := int64(0), int64(0), int64(0)
 	switch state {
 	case crawl.StateQueued:
