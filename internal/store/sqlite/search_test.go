@@ -377,7 +377,7 @@ func TestSearchSnippetsConcurrently(t *testing.T) {
 			for range 5 {
 				res, err := c.db.Search(ctx, crawl.SearchRequest{Query: "filler", Limit: 10})
 				if err == nil && (len(res.Hits) != 10 || !strings.Contains(res.Hits[0].Snippet, "<mark>filler</mark>")) {
-					err = fmt.Errorf("%d hits, first snippet %q", len(res.Hits), res.Hits[0].Snippet)
+					err = fmt.Errorf("%d hits %+v, want 10 with the word marked", len(res.Hits), res.Hits)
 				}
 				if err != nil {
 					errs <- err
