@@ -478,21 +478,16 @@ func (c *Client) read(parent, ctx context.Context, resp *http.Response, req Requ
 		wire += discard(resp)
 		return done()
 	}
-	limit := req.MaxBody
-	if req.Limit != nil && out.MediaType != "" {
-		if l := req.Limit(out.MediaType); l > 0 {
-			limit = l
-		}
-	}
-	if limit <= 0 {
-		limit = c.maxBody
-	}
+	limit := c.bodyLimit(req, out.MediaType)
 	encoding := resp.Header.Get("Content-Encoding")
 	identity := encoding == "" || strings.EqualFold(encoding, "identity")
-	if identity && resp.ContentLength > limit && !req.Truncate {
+	tooLong := func() (*Response, error) {
 		resp.Body.Close()
 		return nil, &Error{Kind: KindTooLarge, URL: out.URL, Status: resp.StatusCode,
 			Err: fmt.Errorf("content length %d exceeds %d bytes", resp.ContentLength, limit)}
+	}
+	if out.MediaType != "" && identity && resp.ContentLength > limit && !req.Truncate {
+		return tooLong()
 	}
 
 	body := &countingReader{r: resp.Body}
@@ -502,21 +497,10 @@ func (c *Client) read(parent, ctx context.Context, resp *http.Response, req Requ
 		return fail(err)
 	}
 	defer release()
-	size := int64(-1) // decoded size, when known
-	if identity {
-		size = resp.ContentLength
-	}
-	if req.Truncate {
-		dec = io.LimitReader(dec, limit)
-		if size > limit {
-			size = -1
-		}
-	}
 	var buf []byte
+	eof := false
 	if out.MediaType == "" {
-		n := min(int64(sniffLen), limit+1) // no more than readBody would read
-		var eof bool
-		buf, eof, err = readPrefix(dec, int(n))
+		buf, eof, err = readPrefix(dec, sniffLen)
 		if err != nil {
 			return fail(err)
 		}
@@ -528,15 +512,31 @@ func (c *Client) read(parent, ctx context.Context, resp *http.Response, req Requ
 				wire += body.n
 				return done()
 			}
-		}
-		if eof {
-			out.Body = nonEmpty(buf)
-			resp.Body.Close()
-			wire += body.n
-			return done()
+			limit = c.bodyLimit(req, out.MediaType) // Limit applies to a sniffed type too
+			if identity && resp.ContentLength > limit && !req.Truncate {
+				return tooLong()
+			}
 		}
 	}
-	buf, err = readBody(dec, buf, limit, size)
+	// Truncate reads one byte more than it keeps, to tell a cut body
+	// from one of exactly limit bytes.
+	readLimit := limit
+	if req.Truncate {
+		readLimit = limit + 1
+		if int64(len(buf)) >= readLimit {
+			buf, eof = buf[:readLimit], true
+		}
+		dec = io.LimitReader(dec, readLimit-int64(len(buf)))
+	}
+	if !eof {
+		size := int64(-1) // decoded size, when known
+		if identity && resp.ContentLength <= limit {
+			size = resp.ContentLength
+		}
+		buf, err = readBody(dec, buf, readLimit, size)
+	} else if int64(len(buf)) > readLimit {
+		err = errTooLarge // the sniffed prefix holds the whole body, and more than the limit
+	}
 	resp.Body.Close()
 	wire += body.n
 	if err != nil {
@@ -546,9 +546,26 @@ func (c *Client) read(parent, ctx context.Context, resp *http.Response, req Requ
 		}
 		return fail(err)
 	}
+	if req.Truncate && int64(len(buf)) > limit {
+		buf, out.Truncated = buf[:limit], true
+	}
 	out.Body = nonEmpty(buf)
-	out.Truncated = req.Truncate && int64(len(buf)) >= limit
 	return done()
+}
+
+// bodyLimit returns the limit on a decoded body of media type mt ("" when
+// not known yet) for req.
+func (c *Client) bodyLimit(req Request, mt string) int64 {
+	limit := req.MaxBody
+	if req.Limit != nil && mt != "" {
+		if l := req.Limit(mt); l > 0 {
+			limit = l
+		}
+	}
+	if limit <= 0 {
+		limit = c.maxBody
+	}
+	return limit
 }
 
 // readPrefix reads up to n bytes of r and reports whether it reached EOF.

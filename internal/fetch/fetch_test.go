@@ -211,6 +211,12 @@ func TestTooLarge(t *testing.T) {
 			if len(resp.Body) != 4000 || !resp.Truncated || !bytes.Equal(resp.Body, big[:4000]) {
 				t.Errorf("Fetch(%q, Truncate) body = %d bytes, truncated %v; want the first 4000", path, len(resp.Body), resp.Truncated)
 			}
+			// A body of exactly MaxBody bytes is whole, not truncated.
+			resp = mustFetch(t, c, Request{URL: srv.URL + path, Truncate: true, MaxBody: int64(len(big))})
+			if !bytes.Equal(resp.Body, big) || resp.Truncated {
+				t.Errorf("Fetch(%q, Truncate, MaxBody %d) body = %d bytes, truncated %v; want the whole body, not truncated",
+					path, len(big), len(resp.Body), resp.Truncated)
+			}
 		})
 	}
 }
@@ -317,10 +323,13 @@ func TestSniff(t *testing.T) {
 		"/png":   png,
 		"/empty": nil,
 		"/gzip":  gzipBytes(t, long),
+		"/pdf":   append([]byte("%PDF-1.7\n"), bytes.Repeat([]byte("stream\n"), 300)...),
 	}
+	bodies["/short-gzip"] = gzipBytes(t, bodies["/short"])
+	bodies["/pdf-gzip"] = gzipBytes(t, bodies["/pdf"])
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Content-Type"] = nil // no Content-Type, not even a sniffed one
-		if r.URL.Path == "/gzip" {
+		if strings.HasSuffix(r.URL.Path, "gzip") {
 			w.Header().Set("Content-Encoding", "gzip")
 		}
 		if r.URL.Path == "/invalid" {
@@ -357,6 +366,37 @@ func TestSniff(t *testing.T) {
 	}
 	t.Run("limit below sniff length", func(t *testing.T) {
 		fetchKind(t, c, Request{URL: srv.URL + "/long", MaxBody: 100}, KindTooLarge)
+		// The whole body fits in the sniffed prefix, one byte over the limit.
+		short := int64(len(bodies["/short"]))
+		fetchKind(t, c, Request{URL: srv.URL + "/short-gzip", MaxBody: short - 1}, KindTooLarge)
+		resp := mustFetch(t, c, Request{URL: srv.URL + "/short-gzip", MaxBody: short})
+		if !bytes.Equal(resp.Body, bodies["/short"]) {
+			t.Errorf("Fetch(/short-gzip, MaxBody %d) = %q, want %q", short, resp.Body, bodies["/short"])
+		}
+		resp = mustFetch(t, c, Request{URL: srv.URL + "/short-gzip", MaxBody: short - 1, Truncate: true})
+		if !bytes.Equal(resp.Body, bodies["/short"][:short-1]) || !resp.Truncated {
+			t.Errorf("Fetch(/short-gzip, MaxBody %d, Truncate) = %q, truncated %v; want %q, true", short-1, resp.Body, resp.Truncated, bodies["/short"][:short-1])
+		}
+	})
+	t.Run("limit by sniffed type", func(t *testing.T) {
+		// Request.Limit applies to a sniffed media type as to a declared one.
+		pdfOrHTML := func(mt string) bool { return mt == "application/pdf" || acceptHTML(mt) }
+		limit := func(n int64) func(string) int64 {
+			return func(mt string) int64 {
+				if mt == "application/pdf" {
+					return n
+				}
+				return 0
+			}
+		}
+		pdf := bodies["/pdf"]
+		for _, path := range []string{"/pdf", "/pdf-gzip"} {
+			resp := mustFetch(t, c, Request{URL: srv.URL + path, Accept: pdfOrHTML, MaxBody: 1000, Limit: limit(int64(len(pdf)))})
+			if resp.MediaType != "application/pdf" || !bytes.Equal(resp.Body, pdf) {
+				t.Errorf("Fetch(%q, PDF limit %d) = %q, %d bytes; want the %d-byte PDF", path, len(pdf), resp.MediaType, len(resp.Body), len(pdf))
+			}
+			fetchKind(t, c, Request{URL: srv.URL + path, Accept: pdfOrHTML, MaxBody: 1 << 20, Limit: limit(1000)}, KindTooLarge)
+		}
 	})
 }
 

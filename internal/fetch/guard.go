@@ -36,7 +36,10 @@ var reservedRanges = []struct {
 	{netip.MustParsePrefix("::/96"), "IPv4-compatible"},
 	{netip.MustParsePrefix("64:ff9b:1::/48"), "local-use NAT64"},
 	{netip.MustParsePrefix("100::/64"), "discard-only"},
+	{netip.MustParsePrefix("2001::/32"), "Teredo"}, // its client's IPv4 address, obfuscated, may be any
+	{netip.MustParsePrefix("2001:2::/48"), "benchmarking"},
 	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
+	{netip.MustParsePrefix("3fff::/20"), "documentation"},
 	{netip.MustParsePrefix("fec0::/10"), "site-local"},
 }
 
