@@ -37,7 +37,9 @@
 //   - An XML declaration naming ISO-8859-1, Latin-1, Windows-1252 or
 //     US-ASCII is decoded as Windows-1252 (as browsers do); any other
 //     declared encoding is read as UTF-8, which suits the ASCII URLs that
-//     nearly all such files hold. Invalid UTF-8 is passed through.
+//     nearly all such files hold. A UTF-8 byte order mark wins over the
+//     declaration: the file is UTF-8 (XML 1.0 appendix F; browsers do the
+//     same). Invalid UTF-8 is passed through.
 //   - Text values are trimmed of XML white space. A Loc longer than MaxLocLen
 //     bytes (after trimming) or empty drops its entry; a lastmod, changefreq
 //     or priority that cannot be read is left at its zero value (Priority:
@@ -185,12 +187,12 @@ func Parse(r io.Reader, lim Limits, fn func(Entry) error) (Kind, error) {
 	in := &input{r: &limitReader{r: src, left: lim.MaxBytes}, buf: make([]byte, 64<<10)}
 	b := &builder{maxURLs: lim.MaxURLs, fn: fn}
 
-	isXML, err := sniff(in)
+	isXML, bom, err := sniff(in)
 	if err != nil {
 		return Unknown, err
 	}
 	if isXML {
-		p := &xmlParser{in: in, b: b}
+		p := &xmlParser{in: in, b: b, bom: bom}
 		err = p.run()
 	} else {
 		err = parseText(in, b)
@@ -199,15 +201,16 @@ func Parse(r io.Reader, lim Limits, fn func(Entry) error) (Kind, error) {
 }
 
 // sniff skips a UTF-8 byte order mark and leading white space and says
-// whether the file is XML. It reports ErrNotSitemap if the first bytes look
-// binary.
-func sniff(in *input) (xml bool, err error) {
+// whether the file is XML and whether it had the mark. It reports
+// ErrNotSitemap if the first bytes look binary.
+func sniff(in *input) (xml, bom bool, err error) {
 	if head, _ := in.peek(3); bytes.HasPrefix(head, []byte("\xef\xbb\xbf")) {
 		in.i += 3
+		bom = true
 	}
 	for {
 		if in.i == in.n && !in.fill() {
-			return false, in.endErr(ErrNotSitemap)
+			return false, bom, in.endErr(ErrNotSitemap)
 		}
 		c := in.buf[in.i]
 		if !isSpace(c) {
@@ -218,15 +221,15 @@ func sniff(in *input) (xml bool, err error) {
 	head, _ := in.peek(sniffLen)
 	if i := xmlStart(head); i >= 0 {
 		in.i += i
-		return true, nil
+		return true, bom, nil
 	}
 	if head[0] == '<' {
-		return true, nil
+		return true, bom, nil
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
-		return false, ErrNotSitemap
+		return false, bom, ErrNotSitemap
 	}
-	return false, nil
+	return false, bom, nil
 }
 
 // sniffLen is the number of bytes sniff looks at.
@@ -261,7 +264,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	if l.left < 0 {
 		return 0, ErrTooLarge
 	}
-	if int64(len(p)) > l.left+1 {
+	if int64(len(p))-1 > l.left { // not len(p) > left+1: left may be MaxInt64
 		p = p[:l.left+1]
 	}
 	n, err := l.r.Read(p)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -276,6 +277,13 @@ func TestParseEncoding(t *testing.T) {
 			checkParse(t, []byte(input), URLSet, []Entry{page(tc.want)}, nil)
 		})
 	}
+	// A UTF-8 byte order mark settles the encoding: a declaration naming
+	// another one is wrong (XML 1.0 section 4.3.3 and appendix F; the
+	// WHATWG Encoding Standard's decode lets the BOM win).
+	t.Run("BOM and ISO-8859-1 declared", func(t *testing.T) {
+		input := "\xef\xbb\xbf<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<urlset><url><loc>https://a.example/café</loc></url></urlset>"
+		checkParse(t, []byte(input), URLSet, []Entry{page("https://a.example/café")}, nil)
+	})
 }
 
 // TestParseSkippedEntries: entries without a usable loc are left out, the
@@ -572,6 +580,12 @@ func TestParseMaxBytes(t *testing.T) {
 			})
 		}
 	}
+	t.Run("largest limit", func(t *testing.T) {
+		kind, got, err := parseAll(doc, Limits{MaxBytes: math.MaxInt64})
+		if kind != URLSet || !slices.EqualFunc(got, urlsetAllFieldsWant, Entry.equal) || err != nil {
+			t.Errorf("Parse(MaxBytes MaxInt64) = %v, %v, %v; want urlset, %v, nil", kind, got, err, urlsetAllFieldsWant)
+		}
+	})
 	t.Run("text line cut by the limit", func(t *testing.T) {
 		data := []byte("https://a.example/1\nhttps://a.example/22\n")
 		kind, got, err := parseAll(data, Limits{MaxBytes: int64(len(data) - 2)})

@@ -34,7 +34,8 @@ type xmlParser struct {
 	b     *builder
 	stack []uint64 // hashes of the names of the open elements
 
-	cp1252  bool   // the declared encoding is Windows-1252 or ISO-8859-1
+	bom     bool   // the file starts with a UTF-8 byte order mark
+	cp1252  bool   // the declared encoding is Windows-1252 or ISO-8859-1, and no BOM says UTF-8
 	out     []byte // decoded text, reused
 	ent     []byte // an entity reference being read, from its '&'
 	prevCR  bool   // the last text byte decoded was '\r'
@@ -269,7 +270,8 @@ func (p *xmlParser) endTag() error {
 }
 
 // procInst reads a processing instruction after its "<?". The XML
-// declaration, before the root element, may set the encoding.
+// declaration, before the root element, may set the encoding, unless a
+// byte order mark has set it.
 func (p *xmlParser) procInst() error {
 	head, _ := p.in.peek(4)
 	if len(p.stack) == 0 && p.b.kind == Unknown && len(head) == 4 && string(head[:3]) == "xml" && isSpace(head[3]) {
@@ -278,7 +280,7 @@ func (p *xmlParser) procInst() error {
 		if err := p.skipPast('?', 1, capture); err != nil {
 			return err
 		}
-		p.cp1252 = isCP1252(declEncoding(p.decl))
+		p.cp1252 = !p.bom && isCP1252(declEncoding(p.decl))
 		return nil
 	}
 	return p.skipPast('?', 1, discard)
