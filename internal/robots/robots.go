@@ -72,7 +72,7 @@ type Robots struct {
 // group is one group as written in the file: the agents named by its
 // user-agent lines and the members that follow them.
 type group struct {
-	agents   []string // lowercase product tokens, "*" excluded
+	agents   []string // lowercase product tokens, "*" excluded; may repeat
 	global   bool     // one of the user-agent lines is "*"
 	rules    []rule
 	delay    time.Duration
@@ -255,9 +255,10 @@ func Parse(body []byte) *Robots {
 			case "*":
 				g.global = true
 			default:
-				if !slices.Contains(g.agents, tok) {
-					g.agents = append(g.agents, tok)
-				}
+				// Not deduplicated: a repeated token changes nothing, and
+				// searching the group's agents on every line made a file
+				// of many agents take quadratic time.
+				g.agents = append(g.agents, tok)
 			}
 		case fieldIs(key, "allow"), fieldIs(key, "disallow"):
 			if cur < 0 {

@@ -741,3 +741,28 @@ func TestPathologicalPattern(t *testing.T) {
 		t.Errorf("Allowed(%q...cd) = false, want true", long[:20])
 	}
 }
+
+// manyAgents is MaxSize bytes of distinct user-agent lines in one group,
+// followed by one rule.
+func manyAgents() string {
+	var b strings.Builder
+	for i := 0; b.Len() < MaxSize-100; i++ {
+		b.WriteString("user-agent:" + strconv.FormatInt(int64(i), 36) + "\n")
+	}
+	b.WriteString("disallow:/\n")
+	return b.String()
+}
+
+// A group of tens of thousands of agents applies to each of them
+// (BenchmarkParseManyAgents measures its parse time).
+func TestManyAgents(t *testing.T) {
+	r := Parse([]byte(manyAgents()))
+	for _, agent := range []string{"0", "zz", "ZZ"} {
+		if r.Group(agent).Allowed("/x") {
+			t.Errorf("agent %s, named in a group of many: /x allowed, want disallowed", agent)
+		}
+	}
+	if !r.Group("acrawler").Allowed("/x") {
+		t.Errorf("agent acrawler, not named: /x disallowed, want allowed")
+	}
+}
