@@ -65,9 +65,14 @@ func classOf(a atom.Atom) class {
 		return clBlock | clVoid | clSpecial | clBreakout
 	case atom.Html, atom.Head, atom.Body:
 		// Never on the stack: the root, head and body are implied.
-		c := clBlock | clSpecial | clScope | clHead
+		c := clBlock | clSpecial | clScope
 		if a != atom.Html {
 			c |= clBreakout
+		}
+		if a != atom.Body {
+			// <body> starts the body (a <link> after it is in the
+			// body, not the head).
+			c |= clHead
 		}
 		return c
 	case atom.Title:

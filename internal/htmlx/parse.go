@@ -67,6 +67,9 @@ const (
 	// resolution, as a multiple of MaxLinks: many resolve to the same URL
 	// or to nothing (mailto:, javascript:).
 	rawLinksPerLink = 4
+	// maxCanonicals bounds the distinct canonical hrefs collected; a page
+	// with more has conflicting canonicals.
+	maxCanonicals = 8
 )
 
 // Document is what Parse extracts from a page.
@@ -88,10 +91,14 @@ type Document struct {
 	// none or if it does not resolve (then links resolve against the page
 	// URL, as in browsers).
 	Base string
-	// Canonical is the href of the first <link rel="canonical"> in the
-	// head, resolved; "" if none or if it does not resolve. A canonical
-	// link in the body is ignored, as search engines do: pages that take
-	// user content could otherwise be made to name another canonical URL.
+	// Canonical is the href of the <link rel="canonical"> in the head,
+	// resolved; "" if none or if it does not resolve. A canonical link in
+	// the body is ignored, as search engines do: pages that take user
+	// content could otherwise be made to name another canonical URL. So
+	// are conflicting ones: if those in the head resolve to different
+	// URLs (a theme and a plugin each adding one, say), Canonical is "",
+	// as search engines then ignore them all. Those that do not resolve
+	// are skipped.
 	Canonical string
 	// Robots are the directives of every <meta name="robots"> and
 	// <meta name=Token>, merged. They count wherever they appear, except
@@ -232,15 +239,19 @@ type parser struct {
 	hide, inert, fgn  int
 	raw               int  // what to do with the next raw text
 	nested            bool // scanning the content of <noscript> or <noframes>
-	inBody            bool // past the head: content or a body element was seen
+	inBody            bool // past the head: content (outside <template>) or a body element was seen
 	titleSeen, h1Seen bool
 	h1Open, h1OnStack bool
 	langSeen          bool
 	descSeen          bool
 
-	baseSeen, canonicalSeen, refreshSeen bool
-	baseHref, canonicalHref, refreshURL  string
-	refreshDelay                         int
+	baseSeen, refreshSeen bool
+	baseHref, refreshURL  string
+	refreshDelay          int
+	// The distinct hrefs of the canonical links in the head, and whether
+	// there were more than maxCanonicals.
+	canonicalHrefs []string
+	canonicalMany  bool
 
 	// References in document order, deduplicated, and the anchor being
 	// collected.
@@ -301,7 +312,7 @@ func (p *parser) scan(z *html.Tokenizer) {
 }
 
 func (p *parser) onText(s []byte) {
-	if !p.inBody && !p.nested && len(trimSpaceBytes(s)) > 0 {
+	if !p.inBody && !p.nested && p.inert == 0 && len(trimSpaceBytes(s)) > 0 {
 		p.inBody = true
 	}
 	p.visible(s)
@@ -381,7 +392,8 @@ func (p *parser) onStart(z *html.Tokenizer, selfClosing bool) {
 	case cls&clSpace != 0:
 		p.brk(sepSpace)
 	}
-	if cls&clHead == 0 && !p.nested {
+	if cls&clHead == 0 && !p.nested && p.inert == 0 {
+		// (The content of a <template> in the head leaves the head open.)
 		p.inBody = true
 	}
 
@@ -456,10 +468,9 @@ func (p *parser) onStart(z *html.Tokenizer, selfClosing bool) {
 			p.baseHref = string(trimURLSpace(href))
 		}
 	case atom.Link:
-		if href, ok := at.get(attrHref); ok && meta && !p.canonicalSeen && !p.inBody {
+		if href, ok := at.get(attrHref); ok && meta && !p.inBody {
 			if rel, _ := at.get(attrRel); hasToken(rel, "canonical") {
-				p.canonicalSeen = true
-				p.canonicalHref = string(trimURLSpace(href))
+				p.addCanonical(trimURLSpace(href))
 			}
 		}
 	case atom.Meta:
@@ -782,6 +793,20 @@ func (p *parser) endAnchor() {
 	l.anchor = p.anchor.String()
 }
 
+// addCanonical records the href of a canonical link in the head.
+func (p *parser) addCanonical(href []byte) {
+	for _, h := range p.canonicalHrefs {
+		if h == string(href) {
+			return
+		}
+	}
+	if len(p.canonicalHrefs) == maxCanonicals {
+		p.canonicalMany = true
+		return
+	}
+	p.canonicalHrefs = append(p.canonicalHrefs, string(href))
+}
+
 // addLink records a reference and returns its index, or -1 if too many
 // references have been recorded.
 func (p *parser) addLink(href []byte, nofollow bool) int {
@@ -816,7 +841,7 @@ func (p *parser) finish(pageURL string) {
 			d.Base, base = u, u
 		}
 	}
-	if !p.canonicalSeen && (!p.refreshSeen || p.refreshURL == "") && len(p.links) == 0 {
+	if len(p.canonicalHrefs) == 0 && (!p.refreshSeen || p.refreshURL == "") && len(p.links) == 0 {
 		return
 	}
 	resolve := func(ref string) (string, error) { return r.Resolve(base, ref) }
@@ -825,8 +850,16 @@ func (p *parser) finish(pageURL string) {
 			resolve = f
 		}
 	}
-	if p.canonicalSeen {
-		if u, err := resolve(p.canonicalHref); err == nil {
+	if !p.canonicalMany {
+		for _, h := range p.canonicalHrefs {
+			u, err := resolve(h)
+			if err != nil {
+				continue
+			}
+			if d.Canonical != "" && d.Canonical != u {
+				d.Canonical = "" // conflicting
+				break
+			}
 			d.Canonical = u
 		}
 	}

@@ -48,7 +48,10 @@ func ParseRobotsDirectives(value, token string) Directives {
 		item = strings.TrimSpace(item)
 		if i := strings.IndexByte(item, ':'); i >= 0 {
 			key := strings.TrimSpace(item[:i])
-			if !valuedDirective(key) {
+			// A user agent is one word: "25 Jun 2025 15" is the rest of a
+			// date with a comma ("unavailable_after: Wed, 25 Jun 2025
+			// 15:00:00 GMT"), not an agent.
+			if !valuedDirective(key) && !strings.ContainsAny(key, " \t\n\f\r") {
 				// A user agent prefix.
 				applies = key == "*" || token != "" && strings.EqualFold(key, token)
 				item = strings.TrimSpace(item[i+1:])

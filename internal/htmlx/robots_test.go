@@ -22,6 +22,11 @@ func TestParseRobotsDirectives(t *testing.T) {
 		{"max-snippet: 0", "acrawler", Directives{NoSnippet: true}},
 		{"max-snippet:50, max-image-preview:large", "acrawler", Directives{}},
 		{"unavailable_after: 25 Jun 2010 15:00:00 PST", "acrawler", Directives{}},
+		// Dates in RFC 822 and RFC 850 form, which Google accepts, hold a
+		// comma: what follows the comma is no user agent.
+		{"unavailable_after: Wednesday, 25-Jun-25 15:00:00 GMT, noindex", "acrawler", Directives{NoIndex: true}},
+		{"unavailable_after: Wed, 25 Jun 2025 15:00:00 GMT, nofollow", "acrawler", Directives{NoFollow: true}},
+		{"googlebot: unavailable_after: Wed, 25 Jun 2025 15:00:00 GMT, nofollow", "acrawler", Directives{}},
 		{"noimageindex, notranslate, unknown", "acrawler", Directives{}},
 		{"googlebot: noindex", "acrawler", Directives{}},
 		{"googlebot: noindex, nofollow", "acrawler", Directives{}},
