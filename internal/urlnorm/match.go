@@ -3,8 +3,6 @@ package urlnorm
 import (
 	"fmt"
 	"strings"
-
-	"golang.org/x/net/idna"
 )
 
 // paramMatcher tells whether a query or matrix parameter name is one of
@@ -88,12 +86,10 @@ func newHostMatcher(patterns []string) (hostMatcher, error) {
 	m := hostMatcher{exact: make(map[string]struct{}, len(patterns))}
 	for _, p := range patterns {
 		name, wild := strings.CutPrefix(p, "*.")
-		name = strings.TrimSuffix(name, ".")
-		ascii, err := idna.Lookup.ToASCII(name)
-		if err != nil || !isHostPattern(ascii) {
+		ascii, ok := patternHost(name)
+		if !ok || !isHostPattern(ascii) {
 			return hostMatcher{}, fmt.Errorf("urlnorm: keep query order pattern %q: want a host name, optionally starting with \"*.\"", p)
 		}
-		ascii = strings.ToLower(ascii)
 		if wild {
 			m.suffixes = append(m.suffixes, "."+ascii)
 		} else {
@@ -101,6 +97,27 @@ func newHostMatcher(patterns []string) (hostMatcher, error) {
 		}
 	}
 	return m, nil
+}
+
+// patternHost returns name spelled as Normalize spells the host of a URL,
+// by the same WHATWG host parser and rules, so that a pattern matches the
+// hosts Normalize outputs: the IDNA Lookup profile would refuse '_' and
+// hyphens in the third and fourth place ("r3---sn-x.googlevideo.com"),
+// which the WHATWG parser allows. ok is false when name is not a host.
+func patternHost(name string) (host string, ok bool) {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || strings.ContainsRune("/?#@:[]\\%", r) }) {
+		return "", false
+	}
+	u, err := whatwg.Parse("http://" + name + "/")
+	if err != nil {
+		return "", false
+	}
+	p, err := partsOf(u)
+	if err != nil {
+		return "", false
+	}
+	b, ok := appendHost(nil, p.host)
+	return string(b), ok
 }
 
 func isHostPattern(s string) bool {

@@ -392,6 +392,8 @@ func TestNewBadPatterns(t *testing.T) {
 		{KeepQueryOrder: []string{"a/b"}},
 		{KeepQueryOrder: []string{"a:8080"}},
 		{KeepQueryOrder: []string{"exa mple.com"}},
+		{KeepQueryOrder: []string{"example.com.."}},
+		{KeepQueryOrder: []string{"*."}},
 	} {
 		if _, err := New(opts); err == nil {
 			t.Errorf("New(%+v) succeeded, want an error", opts)
@@ -400,4 +402,24 @@ func TestNewBadPatterns(t *testing.T) {
 	if _, err := New(DefaultOptions()); err != nil {
 		t.Errorf("New(DefaultOptions()): %v", err)
 	}
+}
+
+// KeepQueryOrder takes every host that Normalize puts in a URL: the WHATWG
+// host parser allows '_' and puts no rule on hyphens (as in YouTube's
+// "r3---sn-....googlevideo.com"), which the IDNA Lookup profile refuses.
+func TestKeepQueryOrderHostsAsNormalized(t *testing.T) {
+	hosts := []string{"my_host.example.com", "r3---sn-4g5e6nsz.googlevideo.com", "-a-.example", "ab--cd.example"}
+	patterns := append([]string{"*.my_sub.example"}, hosts...)
+	n, err := New(Options{SortQuery: true, KeepQueryOrder: patterns})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	cases := []normCase{
+		{in: "http://a.My_Sub.example/?b&a", want: "http://a.my_sub.example/?b&a"},
+		{in: "http://my_sub.example/?b&a", want: "http://my_sub.example/?a&b"},
+	}
+	for _, h := range hosts {
+		cases = append(cases, normCase{in: "http://" + h + "/?b&a", want: "http://" + h + "/?b&a"})
+	}
+	checkNormalize(t, n, cases)
 }
