@@ -22,12 +22,16 @@
 // whole). Words are lowercased rune by rune, so Turkish "İ" becomes "i" and
 // "ı", "ş", "ğ" stay as they are; nothing else is folded (no diacritic
 // removal, no Unicode normalization): the backends fold what their index
-// folds.
+// folds. SQLite's tokenizer leaves "İ" and some other capitals as they are:
+// its store indexes text through Fold, which lowercases those.
 //
 // Decisions where user input is ambiguous:
 //   - A chunk of non-space text that holds several words ("e-mail",
 //     "10.1000/xyz", "title:foo") is a phrase of those words, the way FTS5
 //     and PostgreSQL's phraseto_tsquery read a string with punctuation.
+//     For PostgreSQL the chunk is kept whole, punctuation included
+//     ("/usr/bin", "+1-555-0100", "https://x.org/a/"), since its parser
+//     reads paths, URLs and signed numbers by it.
 //   - '-' excludes only at the start of a chunk ("-x", "--x", -"a b"); inside
 //     a chunk it separates words. A trailing '*' makes a prefix only right
 //     after a word character ("foo*", not "foo.*"). A lone "-" or "*" and
@@ -59,8 +63,9 @@ type Term struct {
 	// prefix, the last word is the prefix.
 	Words []string
 	// Chunks holds the same words as typed, lowercased, split at spaces
-	// only and trimmed of what is not a word at either end ("human-computer",
-	// "www.example.org"): the words of each chunk, in order, are Words.
+	// only, with the punctuation in and around them ("human-computer",
+	// "www.example.org", "/usr/bin", "(a)"): the words of each chunk, in
+	// order, are Words.
 	// PostgreSQL's parser keeps such compounds as tokens of their own
 	// (positions included), so TSQuery hands it the chunks to split as it
 	// split the documents.
@@ -179,6 +184,71 @@ func endsInWord(s string) bool {
 	return false
 }
 
+// unfolded holds the capital letters that SQLite's unicode61 tokenizer
+// (without diacritic removal, as the store configures it) does not fold to
+// the lowercase unicode.ToLower gives: "İ", which Unicode's simple case
+// folding leaves alone, and the capitals of the letters cased after
+// Unicode 6 (Cherokee, Georgian Mtavruli, Adlam, …), for which its tables
+// are too old. It also holds lowercase letters between those, which no
+// lowercasing changes. TestLowerLikeFTS5 checks this table.
+var unfolded = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{Lo: 0x0130, Hi: 0x0130, Stride: 1},
+		{Lo: 0x037f, Hi: 0x037f, Stride: 1},
+		{Lo: 0x0528, Hi: 0x052e, Stride: 1},
+		{Lo: 0x13a0, Hi: 0x13f5, Stride: 1},
+		{Lo: 0x1c90, Hi: 0x1cbf, Stride: 1},
+		{Lo: 0x2c2f, Hi: 0x2c2f, Stride: 1},
+		{Lo: 0xa698, Hi: 0xa69a, Stride: 1},
+		{Lo: 0xa796, Hi: 0xa79e, Stride: 1},
+		{Lo: 0xa7ab, Hi: 0xa7f5, Stride: 1},
+	},
+	R32: []unicode.Range32{
+		{Lo: 0x104b0, Hi: 0x104d3, Stride: 1},
+		{Lo: 0x10570, Hi: 0x10595, Stride: 1},
+		{Lo: 0x10c80, Hi: 0x10cb2, Stride: 1},
+		{Lo: 0x118a0, Hi: 0x118bf, Stride: 1},
+		{Lo: 0x16e40, Hi: 0x16e5f, Stride: 1},
+		{Lo: 0x1e900, Hi: 0x1e921, Stride: 1},
+	},
+}
+
+// Fold lowercases, as Parse does, the capitals in s that SQLite's
+// unicode61 tokenizer does not fold (see unfolded), and leaves the rest of
+// s as it is, for the tokenizer to fold. Text indexed in FTS5 through Fold
+// is found by the words of a parsed query whatever their case: "İstanbul"
+// by "istanbul", "İSTANBUL" and "İstanbul". Fold returns s itself when it
+// holds none of those capitals.
+func Fold(s string) string {
+	var b strings.Builder // empty until a capital is found
+	done := 0             // s[:done] is in b
+	for i := 0; i < len(s); {
+		// Skip ASCII, continuation bytes and the starts of runes below
+		// U+0100: below the first unfolded capital, U+0130.
+		for i < len(s) && s[i] < 0xc4 {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == 0x130 || r >= 0x37f && unicode.Is(unfolded, r) {
+			if done == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[done:i])
+			b.WriteRune(unicode.ToLower(r))
+			done = i + n
+		}
+		i += n
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
 // words splits s into lowercased words.
 func words(s string) []string {
 	var out []string
@@ -203,10 +273,14 @@ func words(s string) []string {
 	return out
 }
 
-// chunks splits s into lowercased chunks of text between spaces, each
-// trimmed to start with a word character and to end with one or its marks.
-// Invalid UTF-8 and control characters separate chunks, like spaces, so
-// that every chunk is text PostgreSQL accepts.
+// chunks splits s into lowercased chunks of text between spaces, those
+// that hold a word. A chunk keeps the punctuation at its ends: PostgreSQL's
+// parser reads "/usr/bin", "+1" and "https://x.org/a/" as tokens of their
+// own, which "usr/bin", "1" and "https://x.org/a" are not, and a chunk
+// parsed without the text that stood around it in a document must still
+// give the tokens the document gave. Invalid UTF-8 and control characters
+// separate chunks, like spaces, so that every chunk is text PostgreSQL
+// accepts.
 func chunks(s string) []string {
 	var out []string
 	clean := strings.Map(func(r rune) rune {
@@ -216,8 +290,6 @@ func chunks(s string) []string {
 		return unicode.ToLower(r)
 	}, s)
 	for _, c := range strings.Fields(clean) {
-		c = strings.TrimLeftFunc(c, func(r rune) bool { return !isWordRune(r) })
-		c = strings.TrimRightFunc(c, func(r rune) bool { return !isWordRune(r) && !unicode.IsMark(r) })
 		if len(words(c)) > 0 {
 			out = append(out, c)
 		}

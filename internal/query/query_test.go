@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 	_ "modernc.org/sqlite"
@@ -110,9 +111,10 @@ func TestChunks(t *testing.T) {
 		want [][]string
 	}{
 		{"deep learning", [][]string{{"deep"}, {"learning"}}},
-		{`"Open Human-Computer Interaction."`, [][]string{{"open", "human-computer", "interaction"}}},
+		{`"Open Human-Computer Interaction."`, [][]string{{"open", "human-computer", "interaction."}}},
 		{"-www.Example.org/x*", [][]string{{"www.example.org/x"}}},
-		{`"(a) -b,"*`, [][]string{{"a", "b"}}},
+		{`"(a) -b,"*`, [][]string{{"(a)", "-b,"}}},
+		{"/usr/bin +1-555-0100 https://x.org/a/", [][]string{{"/usr/bin"}, {"+1-555-0100"}, {"https://x.org/a/"}}},
 		{"deep\xffnetworks \x00x", [][]string{{"deep", "networks"}, {"x"}}},
 		{"a-\u0301", [][]string{{"a-\u0301"}}},
 	}
@@ -184,6 +186,7 @@ func TestExpressions(t *testing.T) {
 		{`a -x`, `"a" NOT "x"`, `'a' & !'x'`},
 		{`a b -x -"y z"*`, `("a" AND "b") NOT ("x" OR "y z"*)`, `'a' & 'b' & !'x' & !('y' <-> 'z':*)`},
 		{`"open human-computer" x.org`, `"open human computer" AND "x org"`, `('open' <-> 'human-computer') & ('x.org')`},
+		{`/usr/bin -x.org/a/`, `"usr bin" NOT "x org a"`, `('/usr/bin') & !('x.org/a/')`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -213,6 +216,7 @@ var corpus = map[int][2]string{
 	3: {"İstanbul Üniversitesi yayınları", "Türkçe metin: ışık, şehir, görüş."},
 	4: {"E-mail spam detection", "We detect spam in e-mail with naive Bayes; AND OR NOT NEAR are words too. Data: www.spam-lab.example.org."},
 	5: {"Robert'); DROP TABLE pages;--", `SQL injection: ' OR 1=1 -- and "quotes".`},
+	6: {"Shell paths", "Binaries live in /usr/bin, manuals at https://docs.example.net/man/ by phone +1-555-0100."},
 }
 
 // searches are queries over corpus with the rows both backends return.
@@ -259,12 +263,24 @@ var searches = []struct {
 	{"1=1", []int{5}},
 	{`\"quotes\"`, []int{5}},
 	{"İSTANBUL", []int{3}},
+	{"istanbul", []int{3}},
+	{"İstanbul", []int{3}},
+	{"ISTANBUL", []int{3}},
+	{"ŞEHİR", []int{3}},
 	{"ışık şehir", []int{3}},
 	{`"üniversitesi yayınları"`, []int{3}},
 	{"yayın*", []int{3}},
 	{"deep\xffnetworks", []int{2}},
 	{"² -graph", nil}, // PostgreSQL finds no lexeme in "²"
 	{"\"deep\xffnetworks\"", []int{2}},
+	// PostgreSQL's parser reads a path, a URL or a signed number with the
+	// punctuation around its words: the chunks keep it.
+	{"/usr/bin", []int{6}},
+	{"/usr/bi*", []int{6}},
+	{"https://docs.example.net/man/", []int{6}},
+	{"+1-555-0100", []int{6}},
+	{`"phone +1-555-0100."`, []int{6}},
+	{"paths -/usr/bin", nil},
 }
 
 // openFTS5 returns an in-memory FTS5 table t(title, text) holding corpus.
@@ -276,11 +292,13 @@ func openFTS5(tb testing.TB) *sql.DB {
 	}
 	tb.Cleanup(func() { db.Close() })
 	db.SetMaxOpenConns(1) // one connection: one in-memory database
-	if _, err := db.Exec(`CREATE VIRTUAL TABLE t USING fts5(title, text)`); err != nil {
+	// The tokenizer of the store's index (see the SQLite migrations).
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE t USING fts5(title, text, tokenize = 'unicode61 remove_diacritics 0')`); err != nil {
 		tb.Fatal(err)
 	}
 	for id, doc := range corpus {
-		if _, err := db.Exec(`INSERT INTO t(rowid, title, text) VALUES (?, ?, ?)`, id, doc[0], doc[1]); err != nil {
+		// Indexed through Fold, as the store indexes text.
+		if _, err := db.Exec(`INSERT INTO t(rowid, title, text) VALUES (?, ?, ?)`, id, Fold(doc[0]), Fold(doc[1])); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -318,6 +336,77 @@ func TestFTS5(t *testing.T) {
 				t.Errorf("MATCH %q (from %q) = rows %v, want %v", expr, tt.in, got, tt.rows)
 			}
 		})
+	}
+}
+
+// TestLowerLikeFTS5 checks every word character that Parse lowercases:
+// FTS5's tokenizer, as the store configures it, must read the character
+// indexed through Fold and its lowercase alike, or a query would miss the
+// documents that hold the word as typed. unicode61 folds case by Unicode
+// 6's simple case folding, which leaves "İ" and the letters cased since
+// then as they are: Fold must lowercase exactly those.
+func TestLowerLikeFTS5(t *testing.T) {
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, stmt := range []string{
+		`CREATE VIRTUAL TABLE t USING fts5(text, tokenize = 'unicode61 remove_diacritics 0')`,
+		`CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Row i holds the i-th character that Parse changes, folded, and what
+	// Parse changes it to, each after an "a".
+	var changed [][2]string
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if ws := words(string(r)); len(ws) == 1 && ws[0] != string(r) {
+			changed = append(changed, [2]string{string(r), ws[0]})
+		}
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range changed {
+		if _, err := tx.Exec(`INSERT INTO t (rowid, text) VALUES (?, ?)`, i, "a"+Fold(c[0])+" a"+c[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tokens := make([][]string, len(changed))
+	rows, err := db.Query(`SELECT doc, term FROM v ORDER BY doc, offset`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int
+		var term string
+		if err := rows.Scan(&i, &term); err != nil {
+			t.Fatal(err)
+		}
+		tokens[i] = append(tokens[i], term)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for i, c := range changed {
+		if tk := tokens[i]; len(tk) != 2 || tk[0] != tk[1] {
+			if bad++; bad <= 10 {
+				t.Errorf("Parse lowercases %q (%U) to %q, but FTS5 reads it folded and that as %q", c[0], []rune(c[0])[0], c[1], tk)
+			}
+		}
+	}
+	if bad > 10 {
+		t.Errorf("… %d characters in all", bad)
 	}
 }
 
@@ -373,14 +462,12 @@ func TestTSQuery(t *testing.T) {
 // target then checks TSQuery's syntax only.
 func envPostgres() string { return os.Getenv("ACRAWLER_TEST_POSTGRES") }
 
-// canonical writes q in the syntax Parse reads, one term per chunk.
+// canonical writes q in the syntax Parse reads, each term quoted (a chunk
+// may start with '-' or end with '*': "-5" is a word, not an exclusion).
 func canonical(q Query) string {
 	var parts []string
 	for _, t := range q.Terms {
-		s := strings.Join(t.Chunks, " ")
-		if t.Phrase {
-			s = `"` + s + `"`
-		}
+		s := `"` + strings.Join(t.Chunks, " ") + `"`
 		if t.Exclude {
 			s = "-" + s
 		}
@@ -536,6 +623,43 @@ func BenchmarkParse(b *testing.B) {
 				q := Parse(in)
 				_ = q.FTS5()
 				_ = q.TSQuery()
+			}
+		})
+	}
+}
+
+func TestFold(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"", ""},
+		{"plain ASCII, café, ışık şehir", "plain ASCII, café, ışık şehir"},
+		{"İstanbul İTÜ", "istanbul iTÜ"},
+		{"ŞEHİR", "ŞEHiR"},         // Ş is FTS5's to fold
+		{"\xffİ\xfe", "\xffi\xfe"}, // invalid UTF-8 kept
+		{"Ꭰ ᏸ", "ꭰ ᏸ"},             // Cherokee: the capital folded, the small letter kept
+		{"Ა", "ა"},                 // Georgian Mtavruli
+	} {
+		if got := Fold(tt.in); got != tt.want {
+			t.Errorf("Fold(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	s := "nothing to fold: ışık"
+	if got := Fold(s); unsafe.StringData(got) != unsafe.StringData(s) {
+		t.Errorf("Fold(%q) made a copy", s)
+	}
+}
+
+// BenchmarkFold: what indexing a 20 KB text through Fold costs, in English
+// (nothing to fold) and in Turkish (a capital İ in every sentence).
+func BenchmarkFold(b *testing.B) {
+	for _, tc := range []struct{ name, sentence string }{
+		{"english", "We study how a polite crawler schedules hosts and spends its budget. "},
+		{"turkish", "İstanbul'da odaklı tarama yöntemleri üzerine bir araştırma yaptık. "},
+	} {
+		text := strings.Repeat(tc.sentence, 20_000/len(tc.sentence))
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				Fold(text)
 			}
 		})
 	}

@@ -157,7 +157,7 @@ func (t *txn) flushFTS(ctx context.Context) error {
 	}
 	for _, id := range ids {
 		if op := t.fts[last[id]]; op.insert {
-			if _, err := ins.ExecContext(ctx, id, op.title, op.body, anchors[id]); err != nil {
+			if _, err := ins.ExecContext(ctx, id, query.Fold(op.title), query.Fold(op.body), query.Fold(anchors[id])); err != nil {
 				return fmt.Errorf("full-text index %d: %w", id, err)
 			}
 		}
@@ -205,7 +205,7 @@ func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) f
 		return err
 	}
 	for _, id := range write {
-		if _, err := ins.ExecContext(ctx, id, op(id).title, op(id).body, anchors[id]); err != nil {
+		if _, err := ins.ExecContext(ctx, id, query.Fold(op(id).title), query.Fold(op(id).body), query.Fold(anchors[id])); err != nil {
 			return fmt.Errorf("search tier %d: %w", id, err)
 		}
 	}
@@ -234,7 +234,7 @@ func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID) e
 		{`DELETE FROM pages_top WHERE rowid = ?`, del},
 		{`DELETE FROM search_tier WHERE url_id = ?`, leave},
 		{`INSERT INTO search_tier (url_id) VALUES (?)`, join},
-		{`INSERT INTO pages_top (rowid, title, body, anchors) SELECT d.key, d.title, ` + docBody("p") + `, d.anchors FROM ` + docFrom + ` WHERE d.key = ?`, write},
+		{`INSERT INTO pages_top (rowid, title, body, anchors) SELECT d.key, acrawler_fold(d.title), acrawler_fold(` + docBody("p") + `), acrawler_fold(d.anchors) FROM ` + docFrom + ` WHERE d.key = ?`, write},
 	} {
 		if len(step.ids) == 0 {
 			continue
@@ -948,7 +948,7 @@ func (t *txn) refreshAnchors(ctx context.Context) error {
 			if err := read.QueryRowContext(ctx, d.key).Scan(&title, &body); err != nil {
 				return fmt.Errorf("anchor texts %d: %w", d.key, err)
 			}
-			if _, err := ins.ExecContext(ctx, d.key, title, body, d.anchors); err != nil {
+			if _, err := ins.ExecContext(ctx, d.key, query.Fold(title), query.Fold(body), query.Fold(d.anchors)); err != nil {
 				return fmt.Errorf("anchor texts %d: %w", d.key, err)
 			}
 		}

@@ -393,3 +393,45 @@ func TestSearchSnippetsConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldMigration: a database indexed before migration 0012, whose index
+// holds Turkish "İ" as SQLite's tokenizer leaves it, is reindexed at the
+// next open, and "istanbul" then finds "İSTANBUL".
+func TestFoldMigration(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "s.db")
+	db, err := sqlite.Open(ctx, file, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &searchCorpus{db: db, pages: map[string]*crawl.Page{}}
+	c.commit(t, &crawl.Page{URL: docURL(1), Title: "İSTANBUL", Text: "plain words"},
+		&crawl.Page{URL: docURL(2), Title: "Ankara", Text: "plain words"})
+	// The index as it was before migration 0012: the text as it is.
+	if err := db.ExecForTest(ctx, `INSERT INTO pages_fts (pages_fts) VALUES ('delete-all');
+		INSERT INTO pages_fts (rowid, title, body, anchors) SELECT key, title, 'plain words', anchors FROM search_docs;
+		PRAGMA user_version = 11`); err != nil {
+		t.Fatal(err)
+	}
+	search := func(q string) int {
+		t.Helper()
+		res, err := db.Search(ctx, crawl.SearchRequest{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Total
+	}
+	if n := search("istanbul"); n != 0 {
+		t.Fatalf("before the migration, istanbul found %d pages: the test does not make the old index", n)
+	}
+	db.Close()
+	if db, err = sqlite.Open(ctx, file, sqlite.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for q, want := range map[string]int{"istanbul": 1, "İSTANBUL": 1, "ankara": 1, "plain": 2} {
+		if n := search(q); n != want {
+			t.Errorf("after the migration, %s found %d pages, want %d", q, n, want)
+		}
+	}
+}

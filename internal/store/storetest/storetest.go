@@ -1313,6 +1313,7 @@ func testSearch(t *testing.T, e *env) {
 		{URL: "http://a.test/copy", Title: "Copy", Text: dupText, DuplicateOf: 0},
 		{URL: "http://a.test/copy2", Title: "Copy", Text: dupText},
 		{URL: "http://a.test/404", Title: "Focused crawling gone", Text: "not found", Status: 404},
+		{URL: "http://c.test/itu", Title: "İSTANBUL TEKNİK ÜNİVERSİTESİ", Text: "İstanbul'da bir araştırma, İzmir'de bir ders.", Lang: "tr"},
 		{URL: "http://a.test/alias", Title: "Focused crawling alias", Text: "alias", Canonical: "http://a.test/survey"},
 	}
 	pages[4].ContentHash = []byte("dupdupdupdupdupdupdupdupdupdupdu")
@@ -1348,6 +1349,14 @@ func testSearch(t *testing.T, e *env) {
 		{crawl.SearchRequest{Query: "crawling", Lang: "tr"}, []string{"http://b.test/tez"}},
 		{crawl.SearchRequest{Query: "crawling", YearFrom: 2020, YearTo: 2022}, []string{"http://a.test/survey"}},
 		{crawl.SearchRequest{Query: "tez"}, []string{"http://b.test/tez"}},
+		// Turkish capital İ is found by its lowercase i and the other way
+		// round, in titles and texts.
+		{crawl.SearchRequest{Query: "istanbul"}, []string{"http://c.test/itu"}},
+		{crawl.SearchRequest{Query: "İSTANBUL"}, []string{"http://c.test/itu"}},
+		{crawl.SearchRequest{Query: "İstanbul"}, []string{"http://c.test/itu"}},
+		{crawl.SearchRequest{Query: `"teknik üniversitesi"`}, []string{"http://c.test/itu"}},
+		{crawl.SearchRequest{Query: "izmir'de"}, []string{"http://c.test/itu"}},
+		{crawl.SearchRequest{Query: "İZMİR*"}, []string{"http://c.test/itu"}},
 	} {
 		got := hitURLs(e.search(tc.req))
 		sort.Strings(got)
@@ -1369,6 +1378,12 @@ func testSearch(t *testing.T, e *env) {
 	}
 	if res := e.search(crawl.SearchRequest{Query: "-crawling"}); res.Total != 0 || len(res.Hits) != 0 {
 		t.Errorf("a query of exclusions only found %v", hitURLs(res))
+	}
+	// The snippet of a page found through a folded capital marks the word
+	// as the page writes it.
+	if res := e.search(crawl.SearchRequest{Query: "istanbul", Limit: 1}); len(res.Hits) != 1 ||
+		!strings.Contains(res.Hits[0].Snippet, "<mark>İstanbul</mark>") {
+		t.Errorf("search \"istanbul\" = %+v, want the page with İstanbul marked in its snippet", res.Hits)
 	}
 }
 
@@ -1412,13 +1427,14 @@ func testRanks(t *testing.T, e *env) {
 	// A link recorded after its target was indexed brings its anchor text
 	// to the index with the next rank pass, and the target keeps the
 	// words it had.
-	pageLinks["http://a.test/late"] = []crawl.Link{{TargetID: y, Target: "http://a.test/y", Anchor: "Zeitgeist survey"}}
+	pageLinks["http://a.test/late"] = []crawl.Link{{TargetID: y, Target: "http://a.test/y", Anchor: "Zeitgeist survey, İZMİR"}}
 	defer delete(pageLinks, "http://a.test/late")
 	e.commitPages(&crawl.Page{URL: "http://a.test/late", Title: "Late", Text: "a page linking late"})
 	if err := e.s.SetRanks(e.ctx, map[crawl.ID]float64{x: 0.1, y: 20, hub: 1, crawl.URLID("http://a.test/late"): 1}); err != nil {
 		t.Fatal(err)
 	}
-	for q, want := range map[string]string{"zeitgeist": "http://a.test/y", "decoherence": "http://a.test/x", "other": "http://a.test/y"} {
+	for q, want := range map[string]string{"zeitgeist": "http://a.test/y", "decoherence": "http://a.test/x", "other": "http://a.test/y",
+		"izmir": "http://a.test/y", "İzmir": "http://a.test/y"} {
 		res := e.search(crawl.SearchRequest{Query: q})
 		if got := hitURLs(res); !eq(got, []string{want}) {
 			t.Errorf("after a late link, search %q = %v, want %s", q, got, want)
