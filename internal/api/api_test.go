@@ -711,3 +711,32 @@ func TestDocumentAndDashboardPages(t *testing.T) {
 		t.Errorf("GET /dashboard on an empty crawl = %d", w.Code)
 	}
 }
+
+// A query string that cannot be decoded is refused, naming the parameter,
+// rather than searched without the pair Go's parser drops (which answered
+// "100%" as an empty search).
+func TestMalformedQueryString(t *testing.T) {
+	s, _ := newServer(t)
+	for _, tc := range []struct{ query, param string }{
+		{"q=100%", "q"},
+		{"q=crawling%zz", "q"},
+		{"q=a;b", "q"},
+		{"q=crawling&limit=5&type=%G1", "type"},
+		{"q=crawling&%zz=1", "%zz"},
+	} {
+		w := get(t, s, "/search?"+tc.query)
+		var body struct{ Error, Parameter string }
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || w.Code != http.StatusBadRequest || body.Parameter != tc.param || body.Error == "" {
+			t.Errorf("GET /search?%s = %d %s, want 400 naming %q", tc.query, w.Code, w.Body, tc.param)
+		}
+		w = get(t, s, "/?"+tc.query)
+		if w.Code != http.StatusBadRequest || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") || !strings.Contains(w.Body.String(), "URL-encoded") {
+			t.Errorf("GET /?%s = %d, want a 400 page saying what is wrong", tc.query, w.Code)
+		}
+	}
+	for _, path := range []string{"/documents", "/doc"} {
+		if w := get(t, s, path+"?url=https://uni-a.example.edu/100%"); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "URL-encoded") {
+			t.Errorf("GET %s with a malformed url parameter = %d %s, want 400", path, w.Code, w.Body)
+		}
+	}
+}

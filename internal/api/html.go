@@ -178,11 +178,15 @@ type pageLink struct {
 }
 
 func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) error {
-	req, err := parseSearch(r.URL.Query())
+	params, err := queryParams(r)
+	req := crawl.SearchRequest{}
+	if err == nil {
+		req, err = parseSearch(params)
+	}
 	var pe *paramError
 	if errors.As(err, &pe) {
 		// The search page again, with the problem above the box.
-		v := searchView{base: base{Title: "Bad request", Nav: "search", Query: r.URL.Query().Get("q")},
+		v := searchView{base: base{Title: "Bad request", Nav: "search", Query: params.Get("q")},
 			Error: sentence(fmt.Sprintf("the parameter %q %s", pe.param, pe.msg))}
 		return s.render(w, http.StatusBadRequest, "search", v)
 	}
@@ -292,13 +296,16 @@ func facets(req crawl.SearchRequest, f crawl.Facets) []facetGroup {
 		})
 		return out
 	}
+	// Only the years a search can filter for: a backend may count any
+	// year a page gave (a PDF's creation date says 1 to 9999), and a link
+	// to year_from=9999 would be refused.
 	var years []kv
 	for y, n := range f.Year {
-		if y != 0 {
+		if y >= MinYear && y <= MaxYear {
 			years = append(years, kv{strconv.Itoa(y), n})
 		}
 	}
-	slices.SortFunc(years, func(a, b kv) int { return strings.Compare(b.key, a.key) }) // newest first
+	slices.SortFunc(years, func(a, b kv) int { return strings.Compare(b.key, a.key) }) // newest first (all four digits)
 	same := func(s string) string { return s }
 	isType := func(k string) bool { return k == req.Type }
 	single := req.YearFrom != 0 && req.YearFrom == req.YearTo
@@ -361,7 +368,11 @@ type docView struct {
 }
 
 func (s *Server) handleDocPage(w http.ResponseWriter, r *http.Request) error {
-	u, err := documentURL(r.URL.Query())
+	params, err := queryParams(r)
+	if err != nil {
+		return err
+	}
+	u, err := documentURL(params)
 	if err != nil {
 		return err
 	}

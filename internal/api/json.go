@@ -94,7 +94,11 @@ func (s *Server) search(ctx context.Context, req crawl.SearchRequest) (crawl.Sea
 }
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
-	req, err := parseSearch(r.URL.Query())
+	v, err := queryParams(r)
+	if err != nil {
+		return err
+	}
+	req, err := parseSearch(v)
 	if err != nil {
 		return err
 	}
@@ -236,7 +240,11 @@ func truncateText(s string, n int) (string, bool) {
 }
 
 func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) error {
-	u, err := documentURL(r.URL.Query())
+	v, err := queryParams(r)
+	if err != nil {
+		return err
+	}
+	u, err := documentURL(v)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,10 @@ package api
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
@@ -20,7 +22,34 @@ const (
 	maxTypeLen   = 40
 	maxLangLen   = 35 // the longest BCP 47 tags in use
 	maxURLLen    = 8 << 10
+	maxParamName = 40 // of a badly encoded parameter named in an error
 )
+
+// queryParams reads the parameters of a request's URL. Go's parser drops a
+// pair it cannot decode (a stray %, a ; separator) and carries on, which
+// would answer "q=100%" as an empty search and "type=%G1" unfiltered: such
+// a query string is a *paramError naming the first bad pair's parameter.
+func queryParams(r *http.Request) (url.Values, error) {
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err == nil {
+		return v, nil
+	}
+	name := ""
+	for pair := range strings.SplitSeq(r.URL.RawQuery, "&") {
+		if _, err := url.ParseQuery(pair); err != nil {
+			name, _, _ = strings.Cut(pair, "=")
+			name, _, _ = strings.Cut(name, ";")
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			break
+		}
+	}
+	if len(name) > maxParamName {
+		name = name[:maxParamName]
+	}
+	return v, &paramError{strings.ToValidUTF8(name, "\uFFFD"), "is not URL-encoded correctly: write % as %25 and ; as %3B"}
+}
 
 // parseSearch reads a search's parameters: q, limit, offset, host, type,
 // lang, year_from and year_to. Missing ones take their defaults; a value

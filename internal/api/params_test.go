@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -222,5 +223,27 @@ func TestFormat(t *testing.T) {
 	}
 	if got := doiLink("10.1000/a b?c#d"); got != "https://doi.org/10.1000/a%20b%3Fc%23d" {
 		t.Errorf("doiLink = %q", got)
+	}
+}
+
+// Every facet link leads to a search the server accepts, whatever years the
+// backend counts: a PDF's creation date may give any year from 1 to 9999,
+// and such a year cannot be filtered for.
+func TestFacetLinksAreAccepted(t *testing.T) {
+	req := crawl.SearchRequest{Query: "q", Limit: DefaultLimit}
+	gs := facets(req, crawl.Facets{Year: map[int]int{1: 4, 999: 3, 2020: 2, 9999: 1, MinYear: 1, MaxYear: 1, MaxYear + 1: 1}})
+	var years []string
+	for _, g := range gs {
+		for _, v := range g.Values {
+			if g.Name == "year" {
+				years = append(years, v.Label)
+			}
+			if _, err := parseSearch(mustQuery(t, v.URL)); err != nil {
+				t.Errorf("facet %s %q links to %q, which is refused: %v", g.Name, v.Label, v.URL, err)
+			}
+		}
+	}
+	if want := []string{"2100", "2020", "1000"}; !slices.Equal(years, want) {
+		t.Errorf("year facet = %v, want %v (the years a search can filter for, newest first)", years, want)
 	}
 }
