@@ -33,10 +33,15 @@ func ParseMode(s string) (Mode, error) {
 // DefaultExcludes are the patterns excluded unless the user replaces them:
 // calendars, faceted-navigation explosions, session ids and files a text
 // crawler has no use for. They are matched against the normalized URL.
+//
+// A lone year= is not a calendar (publication lists and archives by year
+// use it; a calendar's month and day parameters or its path give it away),
+// and view= is not a facet (Joomla names every article page
+// index.php?option=com_content&view=article&id=N).
 var DefaultExcludes = []string{
-	`(?i)/(calendar|events/calendar|kalender|takvim)(/|\?|$)`,
-	`(?i)[?&](month|year|date|day|week)=\d`,
-	`(?i)[?&](sort|order|orderby|sortby|filter|facet|view|display|limit)=`,
+	`(?i)/(calendar|events/(calendar|month|week|day)|kalender|takvim)(/|\?|$)`,
+	`(?i)[?&](month|date|day|week|tribe-bar-date)=\d`,
+	`(?i)[?&](sort|order|orderby|sortby|filter|facet|display|limit)=`,
 	`(?i)[?&;](jsessionid|phpsessid|sid|sessionid|session_id|cfid|cftoken)=`,
 	`(?i)/(login|logout|signin|signout|register|cart|checkout|basket|wp-admin|wp-login\.php)(/|\?|$)`,
 	`(?i)\.(jpe?g|png|gif|bmp|ico|svg|webp|tiff?|css|js|mjs|json|woff2?|ttf|eot|otf|mp3|mp4|m4a|avi|mov|mkv|webm|wav|flac|ogg|zip|gz|tgz|bz2|xz|7z|rar|tar|exe|dmg|iso|apk|msi|bin|pkg|deb|rpm|ppt|pptx|xls|xlsx|doc|docx)(\?|$)`,
@@ -52,8 +57,8 @@ type Limits struct {
 // DefaultLimits are the limits used unless configured otherwise.
 var DefaultLimits = Limits{MaxLength: 2048, MaxQueryParams: 12, MaxRepeats: 3}
 
-// Scope answers whether a URL is in scope. It is immutable and safe for
-// concurrent use.
+// Scope answers whether a URL is in scope. Check is safe for concurrent
+// use; Allow is not, and must be done before the crawl starts.
 type Scope struct {
 	mode    Mode
 	allowed map[string]bool // registrable domains or hosts, per mode
@@ -62,7 +67,8 @@ type Scope struct {
 }
 
 // New builds a scope from the seeds' normalized URLs. Exclusion patterns
-// are Go regular expressions.
+// are Go regular expressions, matched unanchored against the whole
+// normalized URL (scheme, host, path and sorted query).
 func New(mode Mode, seeds []string, excludes []string, lim Limits) (*Scope, error) {
 	s := &Scope{mode: mode, allowed: map[string]bool{}, lim: lim}
 	for _, u := range seeds {
@@ -123,7 +129,8 @@ func (s *Scope) Check(u string) Reason {
 }
 
 // Allow extends the scope to the domain or host of a URL (for seeds added
-// later, such as a sitemap's own host).
+// later, such as the hosts of a resumed crawl). It must not run
+// concurrently with Check.
 func (s *Scope) Allow(u string) {
 	if k := s.key(u); k != "" {
 		s.allowed[k] = true
