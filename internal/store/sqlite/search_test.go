@@ -335,14 +335,22 @@ func TestSearchTierFollowsTheIndex(t *testing.T) {
 	want(2, 3, 4, 5, 7)
 }
 
-func TestSearchTierMigration(t *testing.T) {
-	ctx := context.Background()
-	file := filepath.Join(t.TempDir(), "s.db")
-	db, err := sqlite.Open(ctx, file, sqlite.Options{})
+// openFileCorpus opens an empty corpus in a database file of its own, for
+// the migration tests to close and open again.
+func openFileCorpus(t *testing.T) (c *searchCorpus, file string) {
+	t.Helper()
+	file = filepath.Join(t.TempDir(), "s.db")
+	db, err := sqlite.Open(context.Background(), file, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &searchCorpus{db: db, pages: map[string]*crawl.Page{}}
+	return &searchCorpus{db: db, pages: map[string]*crawl.Page{}}, file
+}
+
+func TestSearchTierMigration(t *testing.T) {
+	ctx := context.Background()
+	c, file := openFileCorpus(t)
+	db := c.db
 	for i := range 20 {
 		c.commit(t, &crawl.Page{URL: docURL(i), Title: fmt.Sprintf("Page %d", i), Text: "Some common text."})
 	}
@@ -351,7 +359,8 @@ func TestSearchTierMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	if db, err = sqlite.Open(ctx, file, sqlite.Options{}); err != nil {
+	db, err := sqlite.Open(ctx, file, sqlite.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
@@ -399,12 +408,8 @@ func TestSearchSnippetsConcurrently(t *testing.T) {
 // next open, and "istanbul" then finds "İSTANBUL".
 func TestFoldMigration(t *testing.T) {
 	ctx := context.Background()
-	file := filepath.Join(t.TempDir(), "s.db")
-	db, err := sqlite.Open(ctx, file, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &searchCorpus{db: db, pages: map[string]*crawl.Page{}}
+	c, file := openFileCorpus(t)
+	db := c.db
 	c.commit(t, &crawl.Page{URL: docURL(1), Title: "İSTANBUL", Text: "plain words"},
 		&crawl.Page{URL: docURL(2), Title: "Ankara", Text: "plain words"})
 	// The index as it was before migration 0012: the text as it is.
@@ -425,7 +430,8 @@ func TestFoldMigration(t *testing.T) {
 		t.Fatalf("before the migration, istanbul found %d pages: the test does not make the old index", n)
 	}
 	db.Close()
-	if db, err = sqlite.Open(ctx, file, sqlite.Options{}); err != nil {
+	db, err := sqlite.Open(ctx, file, sqlite.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
