@@ -88,6 +88,10 @@ func (p Policy) Next(interval time.Duration, changed bool) time.Duration {
 	if changed {
 		return p.clamp(interval / 2)
 	}
+	if interval > p.Max/2 {
+		// Doubling passes the maximum (and could overflow).
+		return p.clamp(p.Max)
+	}
 	return p.clamp(interval * 2)
 }
 

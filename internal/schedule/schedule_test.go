@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -89,4 +90,51 @@ func TestValidate(t *testing.T) {
 	if p.Validate() == nil {
 		t.Error("max < min accepted")
 	}
+}
+
+// A maximum above half of time.Duration's range (max_interval accepts up
+// to about 292 years) must not make doubling wrap around to a negative
+// interval, which the lower bound then turned into the minimum: an
+// unchanged page at the maximum was revisited every hour.
+func TestNextNoOverflow(t *testing.T) {
+	p := DefaultPolicy()
+	p.Max = 2_000_000 * time.Hour // about 228 years, a valid max_interval
+	if got := p.Next(p.Max, false); got != p.Max {
+		t.Errorf("Next(max %v, unchanged) = %v, want the maximum", p.Max, got)
+	}
+	if got := p.Next(math.MaxInt64, false); got != p.Max {
+		t.Errorf("Next(MaxInt64, unchanged) = %v, want the maximum %v", got, p.Max)
+	}
+	d := DefaultPolicy()
+	if got := d.Next(200*365*day, false); got != d.Max {
+		t.Errorf("default Next(200 years, unchanged) = %v, want the maximum %v", got, d.Max)
+	}
+}
+
+// FuzzNext: for a valid policy the next interval stays within bounds, an
+// unchanged page never gets a shorter interval than a changed one, and
+// nothing panics.
+func FuzzNext(f *testing.F) {
+	f.Add(int64(time.Hour), int64(30*day), int64(3*day))
+	f.Add(int64(time.Hour), int64(2_000_000*time.Hour), int64(2_000_000*time.Hour))
+	f.Add(int64(1), int64(math.MaxInt64), int64(math.MaxInt64))
+	f.Add(int64(1), int64(1), int64(math.MinInt64))
+	f.Add(int64(time.Hour), int64(30*day), int64(0))
+	f.Fuzz(func(t *testing.T, lo, hi, iv int64) {
+		p := DefaultPolicy()
+		p.Min, p.Max = time.Duration(lo), time.Duration(hi)
+		if p.Validate() != nil {
+			return
+		}
+		up, down := p.Next(time.Duration(iv), false), p.Next(time.Duration(iv), true)
+		if up < p.Min || up > p.Max || down < p.Min || down > p.Max {
+			t.Fatalf("Next(%v) = %v unchanged, %v changed: outside %v..%v", time.Duration(iv), up, down, p.Min, p.Max)
+		}
+		if up < down {
+			t.Fatalf("Next(%v): unchanged %v shorter than changed %v", time.Duration(iv), up, down)
+		}
+		if in := time.Duration(iv); in >= p.Min && in <= p.Max && (up < in || down > in) {
+			t.Fatalf("Next(%v) = %v unchanged, %v changed: wrong direction", in, up, down)
+		}
+	})
 }
