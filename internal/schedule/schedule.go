@@ -99,12 +99,6 @@ func (p Policy) clamp(d time.Duration) time.Duration {
 	return min(max(d, p.Min), p.Max)
 }
 
-// DueNow reports whether a sitemap <lastmod> newer than the last fetch
-// makes a page due at once.
-func DueNow(lastmod, fetched time.Time) bool {
-	return !lastmod.IsZero() && !fetched.IsZero() && lastmod.After(fetched)
-}
-
 // Gone is whether a page still exists.
 type Gone int8
 

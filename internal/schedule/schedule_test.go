@@ -74,13 +74,6 @@ func TestMissing(t *testing.T) {
 	}
 }
 
-func TestDueNow(t *testing.T) {
-	f := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
-	if !DueNow(f.Add(time.Hour), f) || DueNow(f.Add(-time.Hour), f) || DueNow(time.Time{}, f) {
-		t.Error("DueNow wrong")
-	}
-}
-
 func TestValidate(t *testing.T) {
 	p := DefaultPolicy()
 	if err := p.Validate(); err != nil {
