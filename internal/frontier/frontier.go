@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -29,7 +30,7 @@ type Config struct {
 	Limits        crawl.Limits
 	Delay         time.Duration // minimum gap between requests to one host
 	MaxCrawlDelay time.Duration // cap on robots.txt Crawl-delay (default 30s)
-	HostInflight  int           // requests in flight per host (default 1)
+	HostInflight  int           // requests in flight per host (default 1); their starts are still the host's delay apart
 	Token         string        // robots.txt product token
 	RobotsTTL     time.Duration // how long a robots.txt is cached (default 24h)
 	RobotsRetry   time.Duration // first retry of an unreachable robots.txt (default 1m, doubling)
@@ -102,6 +103,8 @@ type Task struct {
 	Robots *robots.Group // rules for Task.URL; nil for FetchRobots
 	Reason string        // for SkipURL
 	Trap   string        // the host's suspected-trap description as recorded in the store when it was claimed
+
+	h *host // the claim of the host the task came from
 }
 
 // ErrStopped is returned by Next after Stop.
@@ -141,6 +144,7 @@ type host struct {
 	robots      *robots.Robots
 	robotsBusy  bool
 	readyAt     time.Time // politeness: no request before this
+	spacedUntil time.Time // while requests are in flight, no other starts before this (the last start + the delay)
 	delay       time.Duration
 	backoff     int
 	wakeAt      time.Time // not before this either: a retry time or an idle re-check
@@ -186,7 +190,8 @@ func (f *Frontier) Status() Status {
 }
 
 // Next returns the next task. When nothing is ready it returns ok=false and
-// the time at which something may be. It never waits for politeness. The
+// the time at which something may be (zero when only a Done, Admitted or
+// background I/O can make work ready). It never waits for politeness. The
 // store I/O it needs (claiming hosts and URLs, releasing idle hosts) runs
 // without the frontier's lock, so Done never waits for the store; and when
 // other hosts have work ready, that I/O runs in the background while Next
@@ -340,8 +345,12 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 	}
 	defer f.mu.Unlock()
 	if f.ready.Len() == 0 {
-		wake = f.lastClaim.Add(f.cfg.ClaimEvery)
-		if f.waiting.Len() > 0 && f.waiting.top().due().Before(wake) {
+		// The next claim, if one may come; else only a Done (or a host's
+		// time) makes work ready: a zero wake says no time is known.
+		if f.budget == nil && len(f.hosts) < f.cfg.MaxHosts {
+			wake = f.lastClaim.Add(f.cfg.ClaimEvery)
+		}
+		if f.waiting.Len() > 0 && (wake.IsZero() || f.waiting.top().due().Before(wake)) {
 			wake = f.waiting.top().due()
 		}
 		if len(f.toRelease) > 0 {
@@ -353,15 +362,17 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 	if f.needsRobots(h, now) {
 		h.robotsBusy = true
 		h.inflight++
-		return Task{Kind: FetchRobots, HostID: h.ID, Host: h.Key}, true, time.Time{}, false, answered, nil
+		h.spacedUntil = now.Add(f.gap(h))
+		return Task{Kind: FetchRobots, HostID: h.ID, Host: h.Key, h: h}, true, time.Time{}, false, answered, nil
 	}
 	u := h.buf[0]
 	h.buf = h.buf[1:]
 	if f.gaveUpRobots(h) {
 		f.schedule(h)
-		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: "robots.txt unavailable"}, true, time.Time{}, false, answered, nil
+		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: "robots.txt unavailable", h: h}, true, time.Time{}, false, answered, nil
 	}
 	h.inflight++
+	h.spacedUntil = now.Add(f.gap(h))
 	f.schedule(h)
 	if low := f.cfg.Batch / 4; low > 0 && len(h.buf) == low && !h.refilling && f.budget == nil && !h.idle {
 		// Top the buffer up before it runs dry.
@@ -372,7 +383,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 			f.startIOLocked(ctx, ioRound{refill: []*host{h}, now: now})
 		}
 	}
-	return Task{Kind: FetchURL, HostID: h.ID, Host: h.Key, URL: u, Robots: h.group, Trap: h.Trap}, true, time.Time{}, false, answered, nil
+	return Task{Kind: FetchURL, HostID: h.ID, Host: h.Key, URL: u, Robots: h.group, Trap: h.Trap, h: h}, true, time.Time{}, false, answered, nil
 }
 
 // startIOLocked runs a round of store I/O in the background, then the
@@ -699,6 +710,17 @@ type Feedback struct {
 	Canceled   bool          // the task was abandoned (shutdown); its URL goes back
 }
 
+// hostOf returns the held host a task came from, or nil when the host was
+// let go or lost since (even if it was claimed again: the task's request
+// is not one of the new claim's).
+func (f *Frontier) hostOf(t Task) *host {
+	h := f.hosts[t.HostID]
+	if h == nil || t.h != nil && t.h != h {
+		return nil
+	}
+	return h
+}
+
 // Done reports a finished task and returns the politeness state to record
 // with its result.
 func (f *Frontier) Done(ctx context.Context, t Task, fb Feedback) crawl.HostUpdate {
@@ -708,10 +730,13 @@ func (f *Frontier) Done(ctx context.Context, t Task, fb Feedback) crawl.HostUpda
 	if h == nil {
 		return crawl.HostUpdate{}
 	}
-	if t.Kind != SkipURL {
+	// A task of an earlier claim of the host (lost, then claimed again) is
+	// not one of this claim's in flight; its request still counts.
+	stale := t.h != nil && t.h != h
+	if !stale && t.Kind != SkipURL {
 		h.inflight--
 	}
-	if t.Kind == FetchRobots {
+	if !stale && t.Kind == FetchRobots {
 		h.robotsBusy = false
 	}
 	now := fb.Finished
@@ -719,33 +744,34 @@ func (f *Frontier) Done(ctx context.Context, t Task, fb Feedback) crawl.HostUpda
 		now = f.cfg.Now()
 	}
 	if fb.Requested {
-		gap := h.delay
-		if gap <= 0 {
-			gap = f.cfg.Delay
-		}
+		gap := f.gap(h)
 		if fb.Throttled {
 			h.backoff++
 			exp := min(max(gap, time.Second)<<min(h.backoff-1, 20), f.cfg.MaxBackoff)
-			gap = max(gap, exp, min(fb.RetryAfter, max(f.cfg.MaxBackoff, 24*time.Hour)))
+			gap = max(gap, exp, min(fb.RetryAfter, f.cfg.MaxBackoff))
 		} else if h.backoff > 0 {
 			h.backoff--
 		}
 		h.readyAt = maxTime(h.readyAt, now.Add(gap))
 	}
 	upd := f.updateLocked(h)
-	if h.idle && h.inflight == 0 && len(h.buf) == 0 {
+	if !stale && h.idle && h.inflight == 0 && len(h.buf) == 0 {
 		h.idle = false
 		f.releaseIfIdleLocked(h)
 		return upd
 	}
-	h.idle = false
+	if !stale {
+		h.idle = false
+	}
 	switch {
 	case f.ready.has(h) && h.due().After(now):
 		f.ready.remove(h) // its time moved: wait again
 		f.schedule(h)
+	case f.ready.has(h):
+		f.ready.fix(h)
 	case f.waiting.has(h):
 		f.waiting.fix(h)
-	case h.heapIndex < 0:
+	case h.heapIndex < 0 && !stale:
 		f.schedule(h)
 	}
 	return upd
@@ -755,7 +781,7 @@ func (f *Frontier) Done(ctx context.Context, t Task, fb Feedback) crawl.HostUpda
 // status 0 means unreachable. It returns the politeness state to keep.
 func (f *Frontier) RobotsDone(ctx context.Context, t Task, status int, body []byte, fb Feedback) error {
 	f.mu.Lock()
-	h := f.hosts[t.HostID]
+	h := f.hostOf(t)
 	if h == nil {
 		f.mu.Unlock()
 		f.Done(ctx, t, fb)
@@ -763,7 +789,9 @@ func (f *Frontier) RobotsDone(ctx context.Context, t Task, status int, body []by
 	}
 	now := f.cfg.Now()
 	rec := &crawl.RobotsRecord{Status: status, Body: body, FetchedAt: now, ExpiresAt: now.Add(f.cfg.RobotsTTL)}
-	if status == 0 || status >= 500 {
+	// As robots.FromStatus reads it: 429, 5xx, unreachable (0) or a status
+	// outside 200-499 mean nothing is allowed for now.
+	if status < 200 || status == http.StatusTooManyRequests || status >= 500 {
 		prev := 0
 		if h.Robots != nil && (h.Robots.Status == 0 || h.Robots.Status >= 500) {
 			prev = h.Robots.Failures
@@ -793,8 +821,10 @@ func (f *Frontier) RobotsDone(ctx context.Context, t Task, status int, body []by
 // Renew extends the leases of every held host and drops the ones lost.
 func (f *Frontier) Renew(ctx context.Context) error {
 	f.mu.Lock()
+	held := make(map[crawl.ID]*host, len(f.hosts))
 	ids := make([]crawl.ID, 0, len(f.hosts))
-	for id := range f.hosts {
+	for id, h := range f.hosts {
+		held[id] = h
 		ids = append(ids, id)
 	}
 	f.mu.Unlock()
@@ -805,7 +835,8 @@ func (f *Frontier) Renew(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, id := range lost {
-		if h := f.hosts[id]; h != nil {
+		// A host let go and claimed again meanwhile is held by the new claim.
+		if h := f.hosts[id]; h != nil && h == held[id] {
 			f.cfg.Log.Warn("host lease lost", "host", h.Key)
 			f.dropLocked(h)
 		}
@@ -878,8 +909,24 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
-// due is when the host may next be asked for work.
-func (h *host) due() time.Time { return maxTime(h.readyAt, h.wakeAt) }
+// due is when the host may next be asked for work. With requests in
+// flight (HostInflight > 1) the next one also waits a delay after the last
+// start; once all are done, readyAt (set from when each ended) says it.
+func (h *host) due() time.Time {
+	t := maxTime(h.readyAt, h.wakeAt)
+	if h.inflight > 0 {
+		t = maxTime(t, h.spacedUntil)
+	}
+	return t
+}
+
+// gap is the host's politeness delay.
+func (f *Frontier) gap(h *host) time.Duration {
+	if h.delay > 0 {
+		return h.delay
+	}
+	return f.cfg.Delay
+}
 
 // heap is an indexed binary heap of hosts. A host is in at most one of
 // the frontier's two heaps at a time, so one index field serves both.
