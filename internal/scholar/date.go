@@ -37,8 +37,10 @@ func parseDate(s string) (string, int, bool) {
 	if s == "" || len(s) > 64 {
 		return "", 0, false
 	}
-	// Drop a time part: "2016-05-21T10:00:00Z", "2016-05-21 10:00".
-	if len(s) > 10 && isDigit(s[0]) && strings.IndexByte("Tt ", s[10]) >= 0 && strings.Count(s[:10], "-") == 2 {
+	// Drop a time part: "2016-05-21T10:00:00Z", "2016-05-21 10:00",
+	// "2016/05/21 10:00", "21.05.2016 10:00".
+	if d := s[:min(len(s), 10)]; len(s) > 10 && isDigit(s[0]) && strings.IndexByte("Tt ", s[10]) >= 0 &&
+		(strings.Count(d, "-") == 2 || strings.Count(d, "/") == 2 || strings.Count(d, ".") == 2) {
 		s = s[:10]
 	}
 	fields := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {

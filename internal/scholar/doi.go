@@ -22,9 +22,10 @@ var doiPrefixes = []string{
 // ("10.1000/xyz"), as a URL ("https://doi.org/10.1000/XYZ",
 // "http://dx.doi.org/..."), or with a "doi:", "info:doi/" or "urn:doi:"
 // prefix: lower case (DOIs are case-insensitive), without the prefix,
-// percent-encoding decoded when it came as a URL, and without trailing
-// punctuation (.,;:'" and closing brackets that have no opening partner in
-// the DOI). It reports false when s is not a DOI: the directory indicator
+// percent-encoding decoded and query and fragment dropped when it came as
+// a URL, and without trailing punctuation (.,;:?!'", punctuation of other
+// scripts, and closing brackets that have no opening partner in the DOI).
+// It reports false when s is not a DOI: the directory indicator
 // must be "10." followed by a registrant code of at least four digits
 // (dot-separated subdivisions allowed), then "/" and a non-empty suffix of
 // printable characters without spaces, at most MaxDOILength bytes in all.
@@ -44,6 +45,13 @@ func NormalizeDOI(s string) (string, bool) {
 	// A DOI from a URL is percent-encoded; so is one whose first slash is
 	// (a DOI copied from a query string). Another DOI is taken literally, so
 	// that a normalized DOI with a "%" in it stays as it is.
+	if wasURL {
+		// A URL's query and fragment are not the DOI's: a "?" or "#" in a
+		// DOI is percent-encoded in its URL.
+		if i := strings.IndexAny(s, "?#"); i >= 0 {
+			s = s[:i]
+		}
+	}
 	if slash := strings.IndexByte(s, '/'); wasURL || (slash < 0 && strings.Contains(strings.ToLower(s), "%2f")) {
 		s = percentDecode(s)
 	}
@@ -87,13 +95,21 @@ func validDOI(s string) (string, bool) {
 }
 
 // trimDOITail removes trailing punctuation that belongs to the sentence
-// around a DOI rather than to the DOI: . , ; : ' " and any closing bracket
-// ) ] } > without an opening partner inside the DOI.
+// around a DOI rather than to the DOI: . , ; : ? ! ' ", punctuation of
+// other scripts ("…", "”", "。", "）"), and any closing bracket ) ] } >
+// without an opening partner inside the DOI.
 func trimDOITail(s string) string {
 	for len(s) > 0 {
 		c := s[len(s)-1]
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeLastRuneInString(s); unicode.IsPunct(r) {
+				s = s[:len(s)-size]
+				continue
+			}
+			break
+		}
 		switch c {
-		case '.', ',', ';', ':', '\'', '"':
+		case '.', ',', ';', ':', '?', '!', '\'', '"':
 			s = s[:len(s)-1]
 			continue
 		case ')', ']', '}', '>':
@@ -129,8 +145,11 @@ const MaxDOIs = 50
 // after "doi:", or in a doi.org or dx.doi.org URL, also percent-encoded in a
 // query ("?doi=10.1000%2Fxyz"). It runs to the next space, quote, angle
 // bracket, "&" or "#" (so a DOI in a query string stops at the next
-// parameter); trailing sentence punctuation is dropped and balanced
-// parentheses are kept, as NormalizeDOI does.
+// parameter), and, in the path of a URL, to the query ("?") and before
+// what publishers put after it (".pdf", "/full", "/abstract"); a SICI
+// contribution segment in angle brackets ("<693::AID-ASI4>") is part of
+// it. Trailing sentence punctuation is dropped and balanced parentheses
+// are kept, as NormalizeDOI does.
 func FindDOIs(s string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -141,24 +160,25 @@ func FindDOIs(s string) []string {
 		}
 		start := off + j
 		off = start + 3
-		if start > 0 && isWordByte(s[start-1]) {
+		if start > 0 && endsInWord(s[:start]) {
 			continue
 		}
-		end := start + 3
-		for end < len(s) && !isDOIStop(s[end]) {
-			end++
-		}
+		end := doiEnd(s, start)
 		cand := s[start:end]
+		if start > 0 && s[start-1] == '/' {
+			// In a URL's path, as in https://doi.org/10.1000/xyz?utm=x.
+			if q := strings.IndexByte(cand, '?'); q >= 0 {
+				cand = cand[:q]
+			}
+			if !strings.HasSuffix(strings.ToLower(s[:start]), "doi.org/") {
+				cand = trimPublisherSuffix(cand)
+			}
+		}
 		if strings.Contains(cand, "%") {
 			cand = percentDecode(cand)
 			// An encoded space, quote, bracket, "&" or "#" ends the DOI as
 			// it would in plain text ("?doi=10.1000%2Fabc%22%3E").
-			for i := 0; i < len(cand); i++ {
-				if isDOIStop(cand[i]) {
-					cand = cand[:i]
-					break
-				}
-			}
+			cand = cand[:doiEnd(cand, 0)]
 		}
 		doi, ok := validDOI(cand)
 		if !ok {
@@ -173,6 +193,78 @@ func FindDOIs(s string) []string {
 	return out
 }
 
+// publisherSuffixes are what publishers' URLs put after the DOI in their
+// path: link.springer.com/content/pdf/10.1007/x.pdf,
+// www.frontiersin.org/articles/10.3389/x/full, Wiley's
+// /doi/10.1002/x/abstract.
+var publisherSuffixes = []string{".pdf", "/full", "/pdf", "/epdf", "/abstract", "/fulltext"}
+
+// trimPublisherSuffix removes one of publisherSuffixes from the end of a
+// DOI found in the path of a publisher's URL.
+func trimPublisherSuffix(d string) string {
+	for _, suf := range publisherSuffixes {
+		if len(d) > len(suf) && strings.EqualFold(d[len(d)-len(suf):], suf) {
+			return d[:len(d)-len(suf)]
+		}
+	}
+	return d
+}
+
+// doiEnd returns where a DOI that starts at s[i] ends in running text: at
+// the first stop byte (see isDOIStop) or Unicode space or quotation mark,
+// but a SICI contribution segment, "<693::AID-ASI4>" in
+// 10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O or
+// "<1403:TIOSWV>" in 10.1175/1520-0469(1999)056<1403:TIOSWV>2.0.CO;2, is
+// part of the DOI.
+func doiEnd(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		if c == '<' {
+			n := siciSegment(s[i:])
+			if n == 0 {
+				return i
+			}
+			i += n
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) || unicode.In(r, unicode.Pi, unicode.Pf) {
+				return i
+			}
+			i += size
+			continue
+		}
+		if isDOIStop(c) {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// siciSegment returns the length of the SICI contribution segment that s
+// starts with: "<", at most 64 bytes with a colon and without a slash or a
+// stop byte, then ">". It returns 0 if s does not start with one (an HTML
+// tag, "<br>" or "</a>", has no colon).
+func siciSegment(s string) int {
+	colon := false
+	for j := 1; j < len(s) && j <= 65; j++ {
+		switch c := s[j]; {
+		case c == '>':
+			if colon {
+				return j + 1
+			}
+			return 0
+		case c == ':':
+			colon = true
+		case c == '/' || isDOIStop(c) || c >= utf8.RuneSelf:
+			return 0
+		}
+	}
+	return 0
+}
+
 // isDOIStop reports whether c ends a DOI found in running text.
 func isDOIStop(c byte) bool {
 	switch c {
@@ -182,11 +274,20 @@ func isDOIStop(c byte) bool {
 	return c < 0x20 || c == 0x7f
 }
 
-// isWordByte reports whether c is an ASCII letter or digit, or the start
-// or continuation of a multi-byte character: a DOI must not start in the
-// middle of a word or number.
-func isWordByte(c byte) bool {
-	return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z') || c == '.' || c == '_' || c >= 0x80
+// endsInWord reports whether s ends in an ASCII letter or digit, ".", "_",
+// or a letter, digit or mark of another script: a DOI must not start in the
+// middle of a word or number. Punctuation ("“", "«", "（") may stand
+// before it.
+func endsInWord(s string) bool {
+	c := s[len(s)-1]
+	if c < utf8.RuneSelf {
+		return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z') || c == '.' || c == '_'
+	}
+	r, size := utf8.DecodeLastRuneInString(s)
+	if r == utf8.RuneError && size <= 1 {
+		return true
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || unicode.IsNumber(r)
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

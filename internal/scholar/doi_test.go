@@ -36,6 +36,10 @@ func TestNormalizeDOI(t *testing.T) {
 		{"10.1000%2Fabc", "10.1000/abc"},
 		{"10.1000/a%20b", "10.1000/a%20b"}, // not from a URL: taken literally
 		{"10.1000/ça", "10.1000/ça"},
+		{"https://doi.org/10.1000/abc?utm_source=feed", "10.1000/abc"}, // the query is the URL's
+		{"https://doi.org/10.1000/a%3Fb#x", "10.1000/a?b"},
+		{"10.1000/abc?", "10.1000/abc"},
+		{"10.1000/abc”", "10.1000/abc"},
 		// Not DOIs.
 		{"", ""},
 		{"10.100/abc", ""},  // registrant code too short
@@ -84,6 +88,22 @@ func TestFindDOIs(t *testing.T) {
 		{"line one\n10.1000/abc\tline two", []string{"10.1000/abc"}},
 		{"https://example.org/cite?doi=10.1000%2Fabc%22%3E%20x", []string{"10.1000/abc"}}, // encoded stops end it too
 		{"10.0000/%220", nil},
+		// SICI DOIs (Wiley, AMS) have a segment in angle brackets.
+		{"doi:10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O.", []string{"10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"}},
+		{"https://doi.org/10.1175/1520-0469(1999)056%3C1403:TIOSWV%3E2.0.CO;2", []string{"10.1175/1520-0469(1999)056<1403:tioswv>2.0.co;2"}},
+		{"10.1000/abc<br>10.1000/def</a>", []string{"10.1000/abc", "10.1000/def"}},
+		// Publishers' URLs: a query, a PDF, a view after the DOI.
+		{"https://www.tandfonline.com/doi/full/10.1080/01639374.2020.1?scroll=top&needAccess=true", []string{"10.1080/01639374.2020.1"}},
+		{"https://link.springer.com/content/pdf/10.1007/s11192-021-03948-5.pdf", []string{"10.1007/s11192-021-03948-5"}},
+		{"https://www.frontiersin.org/articles/10.3389/fpsyg.2020.01234/full", []string{"10.3389/fpsyg.2020.01234"}},
+		{"https://onlinelibrary.wiley.com/doi/10.1002/asi.1234/abstract", []string{"10.1002/asi.1234"}},
+		{"https://doi.org/10.1000/abc/full", []string{"10.1000/abc/full"}}, // a doi.org path is all DOI
+		// Quotes and punctuation of other scripts around a DOI.
+		{"“doi:10.1000/abc” and «10.1000/def»", []string{"10.1000/abc", "10.1000/def"}},
+		{"see 10.1000/abc… or 10.1000/def。", []string{"10.1000/abc", "10.1000/def"}},
+		{"Is it 10.1000/abc? Yes!", []string{"10.1000/abc"}},
+		{"doi:\u00a010.1000/abc\u00a0(2019)", []string{"10.1000/abc"}},
+		{"çç10.1000/abc", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -55,10 +55,12 @@ type frame struct {
 
 // page is what one scan of a document finds.
 type page struct {
-	title  string
-	metas  []meta
-	jsonld [][]byte
-	items  []*mdItem // top-level microdata items
+	title    string
+	base     string // the first <base href>, as written
+	seenBase bool
+	metas    []meta
+	jsonld   [][]byte
+	items    []*mdItem // top-level microdata items
 }
 
 var voidTags = map[string]bool{
@@ -247,6 +249,11 @@ func (s *Scanner) VisitToken(t *htmlx.Token) {
 			s.closeImplied(tdNames, tdStop)
 		case "option":
 			s.closeImplied(optionNames, optionStop)
+		case "base":
+			if a.hasHref && !p.seenBase {
+				p.seenBase = true
+				p.base = strings.TrimSpace(string(a.href))
+			}
 		}
 		if pClosers[tag] {
 			for i := len(s.stack) - 1; i >= 0; i-- {

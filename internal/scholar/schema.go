@@ -10,7 +10,7 @@ import (
 // record is what one vocabulary says about the page.
 type record struct {
 	title, date                      string
-	year                             int
+	year, dateRank                   int // dateRank: how good the tag that gave date is, lower is better
 	authors, keywords, issn, isbn    []string
 	venue, volume, issue             string
 	firstPage, lastPage              string
@@ -30,6 +30,9 @@ var schemaRank = map[string]int{
 	"Article": 2, "TechArticle": 2, "NewsArticle": 2, "BlogPosting": 2, "CreativeWork": 2,
 	"Person": 3, "ProfilePage": 4,
 }
+
+// maxSchemaRank is the highest rank in schemaRank.
+const maxSchemaRank = 4
 
 // maxJSONNodes bounds the nodes looked at in one page's JSON-LD.
 const maxJSONNodes = 1000
@@ -59,12 +62,13 @@ func parseJSONLD(raw []byte) []any {
 
 // schemaNodes returns the candidate main entities in decoded JSON-LD
 // values: top-level objects, members of @graph and of arrays, and the
-// mainEntity of pages, in document order.
-func schemaNodes(vals []any) []map[string]any {
-	var out []map[string]any
+// mainEntity of pages, in document order; and, for each, whether it is the
+// mainEntity of a page (there, or by its @id).
+func schemaNodes(vals []any) (nodes []map[string]any, main []bool) {
+	var mainIDs []string
 	seen := 0
-	var walk func(v any, depth int)
-	walk = func(v any, depth int) {
+	var walk func(v any, depth int, isMain bool)
+	walk = func(v any, depth int, isMain bool) {
 		if depth > 8 || seen > maxJSONNodes {
 			return
 		}
@@ -72,24 +76,32 @@ func schemaNodes(vals []any) []map[string]any {
 		switch v := v.(type) {
 		case []any:
 			for _, e := range v {
-				walk(e, depth+1)
+				walk(e, depth+1, isMain)
 			}
 		case map[string]any:
 			if g, ok := v["@graph"]; ok {
-				walk(g, depth+1)
+				walk(g, depth+1, false)
 			}
 			if _, ok := v["@type"]; ok {
-				out = append(out, v)
+				nodes = append(nodes, v)
+				main = append(main, isMain)
+			} else if id := str(v["@id"]); isMain && id != "" && len(mainIDs) < 16 {
+				mainIDs = append(mainIDs, id)
 			}
 			if m, ok := v["mainEntity"]; ok {
-				walk(m, depth+1)
+				walk(m, depth+1, true)
 			}
 		}
 	}
 	for _, v := range vals {
-		walk(v, 0)
+		walk(v, 0, false)
 	}
-	return out
+	for i, n := range nodes {
+		if id := str(n["@id"]); id != "" && has(mainIDs, id) {
+			main[i] = true
+		}
+	}
+	return nodes, main
 }
 
 // schemaTypes returns the schema.org type names of a node, without a
@@ -108,23 +120,85 @@ func schemaTypes(n map[string]any) []string {
 	return out
 }
 
-// bestNode picks the main entity: the first node of the best rank.
-func bestNode(nodes []map[string]any) (map[string]any, string) {
-	var best map[string]any
-	bestType, bestRank := "", 100
-	for _, n := range nodes {
+// bestNode picks the main entity: the first node of the best rank. main,
+// if not nil, tells which nodes are the mainEntity of a page.
+//
+// Several nodes of one type with different titles are a list of works (a
+// publications page, a journal's issue), none of which is the page's: of
+// them only the one that is the page's mainEntity can be picked, and if
+// none is, the next rank is tried (the Person whose publications they are).
+func bestNode(nodes []map[string]any, main []bool) (map[string]any, string) {
+	type cand struct {
+		n     map[string]any
+		typ   string
+		rank  int
+		title string
+		main  bool
+	}
+	var cands []cand
+	for i, n := range nodes {
+		c := cand{n: n, rank: 100}
 		for _, t := range schemaTypes(n) {
-			if r, ok := schemaRank[t]; ok && r < bestRank {
-				best, bestType, bestRank = n, t, r
+			if r, ok := schemaRank[t]; ok && r < c.rank {
+				c.typ, c.rank = t, r
 			}
 		}
+		if c.typ == "" {
+			continue
+		}
+		c.title = strings.ToLower(clean(nodeTitle(n), MaxField))
+		c.main = main != nil && main[i]
+		cands = append(cands, c)
 	}
-	return best, bestType
+	for rank := 1; rank <= maxSchemaRank; rank++ {
+		var first, onlyMain *cand
+		list, mains := false, 0
+		titles := map[string]string{} // a title of each type, of the nodes that have one
+		for i := range cands {
+			c := &cands[i]
+			if c.rank != rank {
+				continue
+			}
+			if first == nil {
+				first = c
+			}
+			if c.main {
+				onlyMain = c
+				mains++
+			}
+			if c.title != "" {
+				if t, ok := titles[c.typ]; ok && t != c.title {
+					list = true
+				}
+				titles[c.typ] = c.title
+			}
+		}
+		switch {
+		case first == nil:
+		case !list:
+			return first.n, first.typ
+		case mains == 1:
+			return onlyMain.n, onlyMain.typ
+		}
+	}
+	return nil, ""
+}
+
+// nodeTitle returns the title of a schema.org entity: its headline or name.
+func nodeTitle(n map[string]any) string {
+	if t := str(n["headline"]); t != "" {
+		return t
+	}
+	return str(n["name"])
 }
 
 // fromSchema maps a schema.org entity (from JSON-LD or microdata) to a
 // record. source names the vocabulary in clues ("jsonld", "microdata").
-func fromSchema(n map[string]any, typ, source string) *record {
+//
+// ids are the page's entities by their @id, for the values that refer to
+// one rather than describe it ({"@id": "#author-1"}, as @graph has them);
+// nil for microdata.
+func fromSchema(n map[string]any, typ, source string, ids refs) *record {
 	r := &record{clues: []string{source + ":" + typ}}
 	// A scholarly work's description is its abstract; a news story's or a
 	// blog post's is a teaser.
@@ -140,6 +214,9 @@ func fromSchema(n map[string]any, typ, source string) *record {
 	// Authors.
 	for _, key := range []string{"author", "creator"} {
 		for _, a := range list(n[key], MaxAuthors) {
+			if personName(a) == "" {
+				a = ids.deref(a)
+			}
 			r.authors = appendUnique(r.authors, cleanAuthor(personName(a)), MaxAuthors)
 		}
 		if len(r.authors) > 0 {
@@ -160,6 +237,9 @@ func fromSchema(n map[string]any, typ, source string) *record {
 	cur := n
 	for depth := 0; depth < 5; depth++ {
 		next := firstMap(cur["isPartOf"])
+		if d, ok := ids.deref(next).(map[string]any); ok {
+			next = d
+		}
 		if next == nil {
 			if s := str(cur["isPartOf"]); s != "" && r.venue == "" && !isURL(s) {
 				r.venue = s
@@ -248,9 +328,9 @@ func fromSchema(n map[string]any, typ, source string) *record {
 		}
 	}
 	// Publisher.
-	r.publisher = orgName(n["publisher"])
+	r.publisher = orgName(ids.deref(n["publisher"]))
 	if r.publisher == "" && typ == "Thesis" {
-		r.publisher = orgName(n["sourceOrganization"])
+		r.publisher = orgName(ids.deref(n["sourceOrganization"]))
 	}
 	// Keywords.
 	for _, k := range list(n["keywords"], MaxKeywords) {
@@ -272,6 +352,33 @@ func fromSchema(n map[string]any, typ, source string) *record {
 		r.abstract = str(n["description"])
 	}
 	return r
+}
+
+// refs are the entities of a page's JSON-LD by their @id.
+type refs map[string]map[string]any
+
+// refsOf returns the nodes by their @id, the first of each.
+func refsOf(nodes []map[string]any) refs {
+	ids := refs{}
+	for _, n := range nodes {
+		if id := str(n["@id"]); id != "" && ids[id] == nil {
+			ids[id] = n
+		}
+	}
+	return ids
+}
+
+// deref returns the entity that v refers to, if v is a reference: an
+// object with an @id and no name of its own. Otherwise it returns v.
+func (ids refs) deref(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok || len(ids) == 0 || m["name"] != nil {
+		return v
+	}
+	if n := ids[str(m["@id"])]; n != nil {
+		return n
+	}
+	return v
 }
 
 // str returns a JSON-LD value as a string: a string or number itself, the

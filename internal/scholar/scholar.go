@@ -102,7 +102,8 @@ func mustNormalizer() *urlnorm.Normalizer {
 
 // Extract reads the scholarly metadata of an HTML page. body is the page in
 // UTF-8 (as htmlx.Decode gives it) and pageURL its absolute URL, against
-// which relative URLs in the metadata are resolved. text is the page's
+// which (or against the page's <base href>, as browsers do) relative URLs
+// in the metadata are resolved. text is the page's
 // visible text and links its links as absolute URLs (as htmlx.Parse gives
 // them); they are searched for DOIs and for a PDF link, and text helps
 // classify the page.
@@ -124,22 +125,24 @@ func (s *Scanner) Metadata(pageURL, text string, links []string) *Metadata {
 	p := s.finish()
 	recs := fromMetas(p.metas)
 	var nodes []map[string]any
+	var main []bool
 	for _, raw := range p.jsonld {
-		nodes = append(nodes, schemaNodes(parseJSONLD(raw))...)
+		n, m := schemaNodes(parseJSONLD(raw))
+		nodes, main = append(nodes, n...), append(main, m...)
 	}
-	if n, typ := bestNode(nodes); n != nil {
-		recs["jsonld"] = fromSchema(n, typ, "jsonld")
+	if n, typ := bestNode(nodes, main); n != nil {
+		recs["jsonld"] = fromSchema(n, typ, "jsonld", refsOf(nodes))
 	}
 	if len(p.items) > 0 {
 		var mnodes []map[string]any
 		for _, it := range p.items {
 			mnodes = append(mnodes, microdataMap(it, 0))
 		}
-		if n, typ := bestNode(mnodes); n != nil {
-			recs["microdata"] = fromSchema(n, typ, "microdata")
+		if n, typ := bestNode(mnodes, nil); n != nil {
+			recs["microdata"] = fromSchema(n, typ, "microdata", nil)
 		}
 	}
-	md := merge(recs, pageURL)
+	md := merge(recs, &pageBase{url: pageURL, href: p.base})
 
 	if md.DOI != "" {
 		md.DOIs = append(md.DOIs, md.DOI)
@@ -171,7 +174,7 @@ func (s *Scanner) Metadata(pageURL, text string, links []string) *Metadata {
 }
 
 // merge takes each field from the most trusted record that has it.
-func merge(recs map[string]*record, pageURL string) *Metadata {
+func merge(recs map[string]*record, base *pageBase) *Metadata {
 	md := &Metadata{}
 	used := map[string]bool{}
 	// pick sets *dst from the first record whose field is not empty.
@@ -230,7 +233,6 @@ func merge(recs map[string]*record, pageURL string) *Metadata {
 	if md.Abstract == "" {
 		pick(&md.Abstract, func(r *record) string { return r.desc }, MaxAbstract)
 	}
-	base := &pageBase{url: pageURL}
 	for _, src := range trustOrder {
 		if r := recs[src]; r != nil && md.PDFURL == "" {
 			if u := base.resolve(r.pdf); u != "" {
@@ -271,10 +273,11 @@ func merge(recs map[string]*record, pageURL string) *Metadata {
 	return md
 }
 
-// pageBase is the page URL, parsed once (when first needed) for the URLs
-// of the metadata to be resolved against.
+// pageBase is the page URL and its <base href>, parsed once (when first
+// needed) for the URLs of the metadata to be resolved against.
 type pageBase struct {
 	url    string
+	href   string // the page's <base href>, "" if none
 	parsed bool
 	base   *urlnorm.Base
 	err    error
@@ -289,7 +292,15 @@ func (b *pageBase) resolve(ref string) string {
 	}
 	if !b.parsed {
 		b.parsed = true
-		b.base, b.err = resolver.ParseBase(b.url)
+		base := b.url
+		if b.href != "" {
+			// As browsers do: the <base href> resolved against the page
+			// URL, unless it does not resolve.
+			if u, err := resolver.Resolve(b.url, b.href); err == nil {
+				base = u
+			}
+		}
+		b.base, b.err = resolver.ParseBase(base)
 	}
 	var u string
 	err := b.err

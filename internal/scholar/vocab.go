@@ -69,13 +69,15 @@ func setOnce(dst *string, v string) {
 	}
 }
 
-// setDate sets the record's date from v, if it has none and v parses.
-func (r *record) setDate(v string) {
-	if r.date != "" {
+// setDate sets the record's date from v, if v parses and the record has
+// no date yet from a tag of the same or a better rank (lower is better):
+// a page may give its online date before its publication date.
+func (r *record) setDate(v string, rank int) {
+	if r.date != "" && r.dateRank <= rank {
 		return
 	}
 	if d, y, ok := parseDate(v); ok {
-		r.date, r.year = d, y
+		r.date, r.year, r.dateRank = d, y, rank
 	}
 }
 
@@ -119,8 +121,12 @@ func highwire(r *record, key, v string) {
 		for _, a := range strings.Split(v, ";") {
 			r.authors = appendUnique(r.authors, cleanAuthor(a), MaxAuthors)
 		}
-	case "publication_date", "date", "cover_date", "online_date", "year":
-		r.setDate(v)
+	case "publication_date", "date":
+		r.setDate(v, 0)
+	case "cover_date", "year":
+		r.setDate(v, 1)
+	case "online_date":
+		r.setDate(v, 2) // the first appearance online, often a year before the issue
 	case "journal_title":
 		setOnce(&r.venue, v)
 		r.clue("citation_journal_title")
@@ -181,14 +187,18 @@ func dublinCore(r *record, key, v string) {
 		setOnce(&r.title, v)
 	case "creator", "creator.personalname", "contributor.author":
 		r.authors = appendUnique(r.authors, cleanAuthor(v), MaxAuthors)
-	case "issued", "date.issued", "date", "created", "date.created":
-		r.setDate(v)
+	case "issued", "date.issued", "date":
+		r.setDate(v, 0)
+	case "created", "date.created":
+		r.setDate(v, 1)
 	case "identifier", "identifier.doi", "identifier.uri":
 		r.setDOI(v)
 		if l := strings.ToLower(v); strings.Contains(l, "isbn") {
 			r.isbn = addISBN(r.isbn, v)
-		} else if strings.Contains(l, "issn") {
-			r.issn = addISSNs(r.issn, strings.TrimLeft(v[strings.Index(l, "issn")+4:], ": "))
+		} else if i := indexASCIIFold(v, "issn"); i >= 0 {
+			// Found in v itself: an index into strings.ToLower(v) may be
+			// past its end, as lowering can lengthen a value.
+			r.issn = addISSNs(r.issn, strings.TrimLeft(v[i+4:], ": "))
 		}
 	case "identifier.isbn":
 		r.isbn = addISBN(r.isbn, v)
@@ -237,7 +247,7 @@ func prism(r *record, key, v string) {
 	case "isbn":
 		r.isbn = addISBN(r.isbn, v)
 	case "publicationdate", "coverdate":
-		r.setDate(v)
+		r.setDate(v, 0)
 	case "keyword":
 		r.addKeywords(v)
 	case "aggregationtype":
@@ -259,7 +269,7 @@ func openGraph(r *record, key, v string) {
 			r.clue("og:type:" + t)
 		}
 	case "article:published_time", "book:release_date":
-		r.setDate(v)
+		r.setDate(v, 0)
 	case "article:author", "book:author":
 		r.authors = appendUnique(r.authors, cleanAuthor(v), MaxAuthors)
 	case "article:tag", "book:tag":
@@ -285,4 +295,20 @@ func arxivDOI(id string) string {
 	}
 	d, _ := NormalizeDOI("10.48550/arXiv." + id)
 	return d
+}
+
+// indexASCIIFold returns the index in s of the first instance of sub, an
+// ASCII lower-case word, ignoring the case of ASCII letters; -1 if there is
+// none.
+func indexASCIIFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return i
+		}
+	}
+	return -1
 }
