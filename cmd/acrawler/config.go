@@ -1,10 +1,10 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"strconv"
 	"strings"
@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/engine"
 	"github.com/acrawler/acrawler/internal/schedule"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/score"
@@ -204,7 +205,7 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.Var(&c.MaxBytes, "max-bytes", "bytes downloaded in the whole crawl, e.g. 2GB (0: no limit)")
 	fs.Var(&c.MaxDuration, "max-duration", "stop cleanly after this long, e.g. 30m (0: no limit)")
 	fs.StringVar(&c.Scope, "scope", c.Scope, "where links may lead: domain (the seeds' registrable domains), host or any")
-	fs.Func("exclude", "exclude URLs matching this Go `regexp` (repeatable; adds to the defaults)", func(s string) error {
+	fs.Func("exclude", "exclude URLs matching this Go `regexp` (repeatable; adds to the built-in patterns and the config file's)", func(s string) error {
 		c.Exclude = append(c.Exclude, s)
 		return nil
 	})
@@ -274,29 +275,38 @@ func parseCrawlArgs(cmd string, args []string, stderr io.Writer) (crawlConfig, [
 		fmt.Fprintf(stderr, "Usage: acrawler %s [flags] [URL...]\n\nFlags:\n", cmd)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, nil, errHelp
-		}
-		return cfg, nil, usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return cfg, nil, err
 	}
 	return cfg, fs.Args(), cfg.validate()
 }
 
 func (c *crawlConfig) validate() error {
+	for _, v := range []struct {
+		flag string
+		neg  bool
+	}{
+		{"max-depth", c.MaxDepth < 0}, {"max-pages", c.MaxPages < 0}, {"max-pages-per-host", c.MaxPagesPerHost < 0},
+		{"max-bytes", c.MaxBytes < 0}, {"max-duration", c.MaxDuration < 0}, {"delay", c.Delay < 0},
+		{"max-crawl-delay", c.MaxCrawlDelay < 0}, {"retry-base", c.RetryBase < 0}, {"max-backoff", c.MaxBackoff < 0},
+		{"robots-retry", c.RobotsRetry < 0}, {"store-outage", c.StoreOutage < 0}, {"revisit-every", c.RevisitEvery < 0},
+	} {
+		if v.neg {
+			return usagef("--%s cannot be negative", v.flag)
+		}
+	}
+	if _, err := engine.ParseTrapPolicy(c.TrapPolicy); err != nil {
+		return usagef("--trap-policy: %v", err)
+	}
 	switch {
 	case c.DB == "":
 		return usagef("--db is empty")
-	case c.MaxDepth < 0, c.MaxPages < 0, c.MaxPagesPerHost < 0, c.MaxBytes < 0, c.MaxDuration < 0:
-		return usagef("budgets cannot be negative")
 	case c.Workers < 1:
 		return usagef("--workers must be at least 1")
 	case c.NearDistance < 0 || c.NearDistance > crawl.MaxNearDistance:
 		return usagef("--near-distance must be between 0 and %d", crawl.MaxNearDistance)
 	case c.HostInflight < 1:
 		return usagef("--host-inflight must be at least 1")
-	case c.Delay < 0 || c.MaxCrawlDelay < 0:
-		return usagef("delays cannot be negative")
 	case c.Timeout <= 0:
 		return usagef("--timeout must be positive")
 	case c.MaxBody <= 0:
@@ -311,7 +321,7 @@ func (c *crawlConfig) validate() error {
 		return usagef("--pg-conns must be at least 1")
 	case c.Lease < duration(time.Second):
 		return usagef("--lease must be at least 1s")
-	case c.MaxHostShare < 0 || c.MaxHostShare > 1:
+	case !(c.MaxHostShare >= 0 && c.MaxHostShare <= 1): // NaN too
 		return usagef("--max-host-share must be between 0 and 1")
 	case c.MaxHostShare > 0 && c.MaxBytes == 0:
 		return usagef("--max-host-share needs --max-bytes")
@@ -365,11 +375,12 @@ func parseByteSize(s string) (int64, error) {
 		i++
 	}
 	num, unit := t[:i], strings.TrimSpace(t[i:])
-	f, err := strconv.ParseFloat(num, 64)
-	if err != nil || f < 0 {
+	// Decimal, not floating point: 2.01MB is 2010000 bytes, not 2009999.
+	f, ok := new(big.Rat).SetString(num)
+	if !ok || num == "" {
 		return 0, fmt.Errorf("bad size %q (want e.g. 500MB, 2GiB, 1024)", s)
 	}
-	mult := map[string]float64{
+	mult := map[string]int64{
 		"": 1, "b": 1,
 		"k": 1 << 10, "kib": 1 << 10, "kb": 1e3,
 		"m": 1 << 20, "mib": 1 << 20, "mb": 1e6,
@@ -379,11 +390,12 @@ func parseByteSize(s string) (int64, error) {
 	if mult == 0 {
 		return 0, fmt.Errorf("bad size unit in %q (want B, KB, MB, GB, TB or KiB, MiB, GiB, TiB)", s)
 	}
-	v := f * mult
-	if v > 1<<62 {
+	f.Mul(f, new(big.Rat).SetInt64(mult))
+	v := new(big.Int).Quo(f.Num(), f.Denom()) // whole bytes
+	if !v.IsInt64() || v.Int64() > 1<<62 {
 		return 0, fmt.Errorf("size %q is too large", s)
 	}
-	return int64(v), nil
+	return v.Int64(), nil
 }
 
 // recrawlConfig is the revisit policy in the config file ([recrawl]).

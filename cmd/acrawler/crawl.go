@@ -6,8 +6,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -148,6 +150,16 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 	if spec.kind == "opensearch" {
 		if search, err = openSearchClient(spec, cfg.IndexName); err != nil {
 			return err
+		}
+	}
+	if len(seeds) == 0 && len(sitemaps) == 0 && len(cfg.SeedArchive) == 0 && !isPostgres(cfg.DB) {
+		// Nothing to resume in a database that does not exist: say so
+		// without creating it.
+		if _, err := os.Stat(cfg.DB); errors.Is(err, fs.ErrNotExist) {
+			if cmd == "recrawl" {
+				return usagef("%s does not exist: nothing to revisit", cfg.DB)
+			}
+			return usagef("no seed URLs given and %s does not exist (acrawler %s URL... or --seeds FILE)", cfg.DB, cmd)
 		}
 	}
 	store, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, search != nil, cfg.NearDistance)
@@ -343,6 +355,9 @@ func readSeedFile(file string) ([]string, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\ufeff") // a byte order mark
+		}
 		if i := strings.Index(line, "#"); i >= 0 && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
 			line = line[:i]
 		}

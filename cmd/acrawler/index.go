@@ -93,11 +93,8 @@ func runRank(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("acrawler rank", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := dbFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	st, err := openStore(ctx, *db, 4)
 	if err != nil {
@@ -120,11 +117,8 @@ func runReindex(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	index := fs.String("index", "embedded", "the index to rebuild: embedded or opensearch:URL")
 	name := fs.String("index-name", "acrawler", "OpenSearch index name")
 	wait := fs.Duration("wait", 10*time.Minute, "how long to wait for OpenSearch to take the documents")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	spec, err := parseIndex(*index)
 	if err != nil {

@@ -11,6 +11,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -59,6 +60,26 @@ func usagef(format string, args ...any) error {
 
 // errHelp is returned when help was asked for and printed.
 var errHelp = errors.New("help requested")
+
+// parseFlags parses a command's flags. A bad flag is a usage error that
+// exitCode reports in one line; the flag package's own report (the error
+// and then the whole flag list) is kept for -h.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return errHelp
+	}
+	return usageError{err}
+}
 
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelp) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -31,11 +30,8 @@ func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	noPDF := fs.Bool("no-pdf", false, "leave PDFs as they are")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "pages extracted at the same time")
 	near := fs.Int("near-distance", crawl.DefaultNearDistance, "SimHash distance (bits, 0 to 3) of a near-duplicate; 0: none")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("reparse takes no arguments, got %q", fs.Args())
@@ -175,11 +171,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "", "write to this `file` instead of standard output")
 	all := fs.Bool("all", false, "every recorded page, not only 2xx HTML and PDF documents")
 	withText := fs.Bool("text", false, "include the full visible text beside the main text")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *format != "jsonl" {
 		return usagef("export: unknown format %q (want jsonl)", *format)

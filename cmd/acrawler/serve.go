@@ -49,11 +49,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	indexName := fs.String("index-name", "acrawler", "OpenSearch index name")
 	weight := fs.Float64("pagerank-weight", 0.5, "how much link-graph rank moves the score")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("serve takes no arguments, got %q", fs.Args())

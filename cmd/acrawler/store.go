@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -72,11 +71,8 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("acrawler migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := dbFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("migrate takes no arguments, got %q", fs.Args())

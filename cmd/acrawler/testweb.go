@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,11 +21,8 @@ func runTestweb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	pages := fs.Int("pages", 60, "content pages per site")
 	noFaults := fs.Bool("no-faults", false, "leave out the slow, dripping, oversized and gzip-bomb pages")
 	slow := fs.Duration("slow", 3*time.Second, "how long the slow pages take")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("testweb takes no arguments, got %q", fs.Args())
