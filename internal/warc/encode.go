@@ -141,6 +141,9 @@ func (e *encoder) warcinfo(id, name, software, hostname string, now time.Time) e
 		return err
 	}
 	defer r.Close()
+	if err := checkFields(r); err != nil {
+		return err
+	}
 	return e.member(r)
 }
 
@@ -242,7 +245,28 @@ func (e *encoder) build(typ gowarc.RecordType, x *Exchange, c checked, head, bod
 	if err != nil {
 		return nil, fmt.Errorf("build %s record: %w", msgtype, err)
 	}
+	// Build's validation blanks the value of WARC-Target-URI when gowarc's
+	// WHATWG URL parser rejects it, as it does valid RFC 3986 URIs such as
+	// http://1.2.3.999/ or http://xn--a.example/: the URL checked above
+	// is what the record is about, so put it back.
+	r.WarcHeader().Set(gowarc.WarcTargetURI, x.URL)
+	if err := checkFields(r); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("build %s record: %w", msgtype, err)
+	}
 	return r, nil
+}
+
+// checkFields reports a WARC header field of r left empty, as Build's
+// validation leaves a value it rejects (a WARC-Date past year 9999, ...):
+// such a record would be written with the field blank.
+func checkFields(r gowarc.WarcRecord) error {
+	for _, f := range *r.WarcHeader() {
+		if f.Value == "" {
+			return fmt.Errorf("gowarc rejected the value of %s", f.Name)
+		}
+	}
+	return nil
 }
 
 // requestHead returns the request line and headers of x, ending with the

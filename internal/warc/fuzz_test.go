@@ -15,10 +15,11 @@ import (
 	"golang.org/x/net/http/httpguts"
 )
 
-// decodeMember decodes the gzip member at the start of data.
+// decodeMember decodes the gzip member, or uncompressed record, at the
+// start of data.
 func decodeMember(data []byte) (*Record, error) {
 	var zr gzip.Reader
-	member, err := readMember(&zr, bufio.NewReader(bytes.NewReader(data)), nil)
+	member, err := readRecord(&zr, bufio.NewReader(bytes.NewReader(data)), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +112,20 @@ func FuzzScan(f *testing.F) {
 	putEncoder(e)
 	f.Add(file)
 	f.Add(append(bytes.Clone(file[:200]), file...))
+	var plain []byte // the same records uncompressed
+	for br := bufio.NewReader(bytes.NewReader(file)); ; {
+		if _, err := br.Peek(1); err != nil {
+			break
+		}
+		var zr gzip.Reader
+		member, err := readMember(&zr, br, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		plain = append(plain, member...)
+	}
+	f.Add(plain)
+	f.Add(bytes.Clone(plain[:len(plain)-9]))
 	f.Add([]byte{0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff})
 	f.Add([]byte("WARC/1.1\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -105,7 +105,7 @@ type Record struct {
 	Time      time.Time   // WARC-Date
 	Status    int         // HTTP status code
 	Header    http.Header // HTTP response headers as stored (see the package doc)
-	Body      []byte      // HTTP payload
+	Body      []byte      // HTTP payload, without chunked transfer coding
 	Type      string      // WARC-Type: "response"
 	Truncated string      // WARC-Truncated, "" if the body is whole
 }
