@@ -1,7 +1,8 @@
 // Package indexer drains a store's outbox into an external search index:
 // the store records "to index" in the same transaction as the page, and
 // the indexer delivers those operations in bulk, retrying with back-off,
-// removing an operation only once the index has it. The index keys
+// removing an operation only once the index has it (or has refused it for
+// good, for its content: that is logged). The index keys
 // documents by content hash, so delivering an operation twice (after a
 // crash between delivery and removal) leaves one document: nothing is lost
 // and nothing is indexed twice.
@@ -12,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -32,12 +34,13 @@ type Index interface {
 	// succeeds: a bulk request to a missing index would create it with a
 	// mapping guessed from the documents.
 	EnsureIndex(ctx context.Context) error
-	Bulk(ctx context.Context, upserts []opensearch.Document, deletes []string) (failed map[string]string, err error)
+	Bulk(ctx context.Context, upserts []opensearch.Document, deletes []string) (failed map[string]opensearch.ItemError, err error)
 }
 
 // Config configures an Indexer.
 type Config struct {
-	Batch      int           // operations per bulk request (default 500)
+	Batch      int           // operations taken from the outbox at a time (default 500)
+	MaxBytes   int           // bytes per bulk request body (default 5 MiB; a larger operation goes alone)
 	Lease      time.Duration // how long a batch is reserved (default 2m)
 	Idle       time.Duration // wait when the outbox is empty (default 1s)
 	MaxBackoff time.Duration // cap on the retry back-off (default 1m)
@@ -57,6 +60,9 @@ type Indexer struct {
 func New(out Outbox, idx Index, cfg Config) *Indexer {
 	if cfg.Batch <= 0 {
 		cfg.Batch = 500
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = 5 << 20
 	}
 	if cfg.Lease <= 0 {
 		cfg.Lease = 2 * time.Minute
@@ -83,7 +89,7 @@ type Stats struct {
 
 // Once delivers one batch. It returns how many operations the outbox
 // handed out (0: it is empty) and an error when the index could not take
-// them (they stay in the outbox and come back after the lease).
+// them all (those stay in the outbox and come back after the lease).
 func (x *Indexer) Once(ctx context.Context, st *Stats) (int, error) {
 	items, err := x.out.OutboxNext(ctx, x.cfg.Batch, x.cfg.Lease, x.cfg.Now())
 	if err != nil {
@@ -92,7 +98,8 @@ func (x *Indexer) Once(ctx context.Context, st *Stats) (int, error) {
 	if len(items) == 0 {
 		return 0, nil
 	}
-	return len(items), x.deliver(ctx, items, st)
+	_, err = x.deliver(ctx, items, st)
+	return len(items), err
 }
 
 // ensure makes sure the index exists with its mapping before any bulk
@@ -108,57 +115,123 @@ func (x *Indexer) ensure(ctx context.Context) error {
 	return nil
 }
 
-// deliver sends a batch in one bulk request, once the index is ensured,
-// and removes from the outbox what the index took.
-func (x *Indexer) deliver(ctx context.Context, items []crawl.OutboxItem, st *Stats) error {
+// deliver sends a batch, once the index is ensured, in bulk requests of at
+// most MaxBytes, and removes from the outbox what the index took, and what
+// it refused for good (logged). It returns the operations to send again
+// (in outbox order) and why: the index was unavailable, or refused some
+// operations for now (429 es_rejected_execution_exception, 5xx, a blocked
+// index), which must reach it before anything queued after them.
+func (x *Indexer) deliver(ctx context.Context, items []crawl.OutboxItem, st *Stats) ([]crawl.OutboxItem, error) {
 	if err := x.ensure(ctx); err != nil {
-		return err
+		return items, err
 	}
-	// The last operation on a key wins within a batch.
-	var upserts []opensearch.Document
-	var deletes []string
+	// The last operation on a key wins within a batch: the earlier ones
+	// are settled with it.
 	last := map[string]int{}
 	for i, it := range items {
 		last[it.Key] = i
 	}
+	var sends []int // indexes in items
 	for i, it := range items {
-		if last[it.Key] != i {
-			continue
-		}
-		switch it.Op {
-		case "upsert":
-			upserts = append(upserts, document(it))
-		case "delete":
-			deletes = append(deletes, it.Key)
+		if last[it.Key] == i {
+			sends = append(sends, i)
 		}
 	}
-	failed, err := x.idx.Bulk(ctx, upserts, deletes)
-	if err != nil {
-		return fmt.Errorf("indexer: bulk of %d operations: %w", len(items), err)
+	settled := map[string]bool{} // keys the index took or refused for good
+	refused := map[string]bool{} // keys it refused for good
+	var retry error
+	for reqs := x.requests(items, sends); len(reqs) > 0 && retry == nil; {
+		req := reqs[0]
+		reqs = reqs[1:]
+		var upserts []opensearch.Document
+		var deletes []string
+		for _, i := range req {
+			if items[i].Op == "upsert" {
+				upserts = append(upserts, document(items[i]))
+			} else {
+				deletes = append(deletes, items[i].Key)
+			}
+		}
+		failed, err := x.idx.Bulk(ctx, upserts, deletes)
+		var e *opensearch.Error
+		switch {
+		case errors.As(err, &e) && e.Status == http.StatusRequestEntityTooLarge && len(req) > 1:
+			// Past http.max_content_length, or a proxy's lower limit: halve.
+			reqs = append([][]int{req[:len(req)/2], req[len(req)/2:]}, reqs...)
+			continue
+		case errors.As(err, &e) && e.Status == http.StatusRequestEntityTooLarge:
+			failed = map[string]opensearch.ItemError{items[req[0]].Key: {Status: e.Status, Reason: e.Error()}}
+		case err != nil:
+			retry = fmt.Errorf("indexer: bulk of %d operations: %w", len(req), err)
+			continue
+		}
+		for _, i := range req {
+			it := items[i]
+			f, bad := failed[it.Key]
+			switch {
+			case !bad:
+				settled[it.Key] = true
+			case f.Permanent() || f.Status == http.StatusRequestEntityTooLarge:
+				x.cfg.Log.Error("index operation refused; dropped from the outbox (reindex queues it again)", "key", it.Key, "op", it.Op, "status", f.Status, "reason", f.Reason)
+				settled[it.Key], refused[it.Key] = true, true
+			case retry == nil:
+				retry = fmt.Errorf("indexer: index refused %s %s for now: %s: %w", it.Op, it.Key, f.Reason, opensearch.ErrUnavailable)
+			}
+		}
 	}
 	var done []int64
+	var rest []crawl.OutboxItem
 	for _, it := range items {
-		if reason, bad := failed[it.Key]; bad {
-			st.Failed++
-			x.cfg.Log.Warn("index operation refused; it stays queued", "key", it.Key, "op", it.Op, "reason", reason)
-			continue
-		}
-		done = append(done, it.ID)
-		if it.Op == "upsert" {
-			st.Indexed++
+		if settled[it.Key] {
+			done = append(done, it.ID)
 		} else {
-			st.Deleted++
+			rest = append(rest, it)
 		}
 	}
 	if err := x.out.OutboxDone(ctx, done); err != nil {
-		return fmt.Errorf("indexer: %w", err)
+		return items, fmt.Errorf("indexer: %w", err)
 	}
-	return nil
+	for _, it := range items {
+		switch {
+		case !settled[it.Key]:
+		case refused[it.Key]:
+			st.Failed++
+		case it.Op == "upsert":
+			st.Indexed++
+		default:
+			st.Deleted++
+		}
+	}
+	return rest, retry
+}
+
+// requests groups the operations to send (indexes in items, in order) into
+// bulk requests of at most MaxBytes; a larger operation is a request alone.
+func (x *Indexer) requests(items []crawl.OutboxItem, sends []int) [][]int {
+	var reqs [][]int
+	var cur []int
+	size := 0
+	for _, i := range sends {
+		n := opensearch.DeleteSize(items[i].Key)
+		if items[i].Op == "upsert" {
+			n = opensearch.UpsertSize(document(items[i]))
+		}
+		if len(cur) > 0 && size+n > x.cfg.MaxBytes {
+			reqs, cur, size = append(reqs, cur), nil, 0
+		}
+		cur = append(cur, i)
+		size += n
+	}
+	if len(cur) > 0 {
+		reqs = append(reqs, cur)
+	}
+	return reqs
 }
 
 // Drain delivers until the outbox is empty (or, with follow, until ctx
-// ends). While the index is unavailable (or cannot be ensured) it retries
-// the same batch with back-off; the outbox keeps everything else.
+// ends). While the index is unavailable (or cannot be ensured, or refuses
+// operations for now) it retries what is left of the batch with back-off;
+// the outbox keeps everything else.
 func (x *Indexer) Drain(ctx context.Context, follow bool) (Stats, error) {
 	var st Stats
 	for {
@@ -184,10 +257,11 @@ func (x *Indexer) Drain(ctx context.Context, follow bool) (Stats, error) {
 		}
 		backoff := min(time.Second, x.cfg.MaxBackoff)
 		for {
-			err := x.deliver(ctx, items, &st)
+			rest, err := x.deliver(ctx, items, &st)
 			if err == nil {
 				break
 			}
+			items = rest
 			if ctx.Err() != nil {
 				return st, ctx.Err()
 			}

@@ -39,6 +39,12 @@ type fakeOpenSearch struct {
 	bulks    int
 	created  []byte   // the body of the request that created the index
 	log      []string // "METHOD /path status", in arrival order
+	// refuse, when set, decides each bulk action's fate: a status of 0
+	// applies it, another refuses it with that status and error type.
+	refuse func(op, id string) (status int, errType string)
+	// maxBody, when set, is http.max_content_length: a longer _bulk body
+	// is answered 413.
+	maxBody int
 }
 
 func (f *fakeOpenSearch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -93,9 +99,18 @@ func (f *fakeOpenSearch) serve(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"error":{"type":"cluster_block_exception"},"status":503}`))
 		return
 	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	if f.maxBody > 0 && len(body) > f.maxBody {
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		return
+	}
 	f.bulks++
 	var items []map[string]any
-	sc := bufio.NewScanner(r.Body)
+	failed := false
+	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
@@ -109,6 +124,20 @@ func (f *fakeOpenSearch) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		for op, meta := range action {
 			id := fmt.Sprint(meta["_id"])
+			status, errType := 0, ""
+			if f.refuse != nil {
+				status, errType = f.refuse(op, id)
+			}
+			if status != 0 {
+				failed = true
+				if op != "delete" && !sc.Scan() {
+					http.Error(w, "missing source", 400)
+					return
+				}
+				items = append(items, map[string]any{op: map[string]any{"_index": "acrawler", "_id": id, "status": status,
+					"error": map[string]any{"type": errType, "reason": "refused by the test", "index": "acrawler", "shard": "0"}}})
+				continue
+			}
 			switch op {
 			case "index", "create", "update":
 				if !sc.Scan() {
@@ -129,7 +158,7 @@ func (f *fakeOpenSearch) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	json.NewEncoder(w).Encode(map[string]any{"took": 3, "errors": false, "items": items})
+	json.NewEncoder(w).Encode(map[string]any{"took": 3, "errors": failed, "items": items})
 }
 
 // TestOutboxSurvivesOutage indexes pages through the outbox while the

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 )
@@ -74,6 +76,63 @@ func rankFeature(v float64) float64 {
 	return v
 }
 
+// MaxIDBytes is the longest document ID OpenSearch takes, in bytes. It
+// validates every action of a _bulk request before running any, so one
+// longer ID would make it refuse the whole request (400
+// action_request_validation_exception): Bulk does not send such an ID.
+const MaxIDBytes = 512
+
+// ItemError is OpenSearch's refusal of one operation of a _bulk request.
+type ItemError struct {
+	// Status is the operation's HTTP status.
+	Status int
+	// Type is the error type, such as mapper_parsing_exception; empty when
+	// OpenSearch gave only a status.
+	Type string
+	// Reason is the type and the reason, for logs.
+	Reason string
+}
+
+func (e ItemError) Error() string { return e.Reason }
+
+// Permanent reports whether sending the operation again cannot succeed:
+// OpenSearch refused the operation itself (400 Bad Request: a field that
+// does not parse, a field the strict mapping lacks, an invalid ID). Other
+// refusals depend on the cluster's state and may pass later: 429
+// es_rejected_execution_exception (load), 5xx, a read-only (cluster_block)
+// or closed index (index_closed_exception, although a 400).
+func (e ItemError) Permanent() bool {
+	return e.Status == http.StatusBadRequest && e.Type != "index_closed_exception"
+}
+
+// UpsertSize is the number of bytes an upsert of d adds to a _bulk request
+// body, for callers that bound their requests (OpenSearch refuses a body
+// longer than http.max_content_length, 100 MB by default, with 413).
+func UpsertSize(d Document) int {
+	a, _ := json.Marshal(bulkAction{Index: &bulkTarget{d.ID}})
+	s, _ := json.Marshal(toSource(d))
+	return len(a) + len(s) + 2
+}
+
+// DeleteSize is the number of bytes a delete of id adds to a _bulk request
+// body.
+func DeleteSize(id string) int {
+	a, _ := json.Marshal(bulkAction{Delete: &bulkTarget{id}})
+	return len(a) + 1
+}
+
+// badID says why OpenSearch would refuse id, or "" when it takes it.
+func badID(id string) string {
+	switch {
+	case len(id) > MaxIDBytes:
+		return fmt.Sprintf("id is too long, must be no longer than %d bytes but was: %d", MaxIDBytes, len(id))
+	case !utf8.ValidString(id):
+		// JSON cannot carry it: it would arrive as another ID.
+		return "id is not valid UTF-8"
+	}
+	return ""
+}
+
 // bulkAction is the action line of a _bulk request.
 type bulkAction struct {
 	Index  *bulkTarget `json:"index,omitempty"`
@@ -131,8 +190,8 @@ type bulkItem struct {
 // failures returns the failed items of a _bulk response by document ID.
 // ids holds the request's IDs in order, for items that name none. A delete
 // of a missing document (404 not_found) is not a failure: it is gone.
-func (r bulkResponse) failures(ids []string) map[string]string {
-	failed := map[string]string{}
+func (r bulkResponse) failures(ids []string) map[string]ItemError {
+	failed := map[string]ItemError{}
 	for i, item := range r.Items {
 		for action, it := range item {
 			id := it.ID
@@ -141,10 +200,10 @@ func (r bulkResponse) failures(ids []string) map[string]string {
 			}
 			switch {
 			case it.Error != nil:
-				failed[id] = joinReason(it.Error.Type, it.Error.Reason)
+				failed[id] = ItemError{Status: it.Status, Type: it.Error.Type, Reason: joinReason(it.Error.Type, it.Error.Reason)}
 			case action == "delete" && it.Status == http.StatusNotFound:
 			case it.Status/100 != 2:
-				failed[id] = fmt.Sprintf("%s: status %d", action, it.Status)
+				failed[id] = ItemError{Status: it.Status, Reason: fmt.Sprintf("%s: status %d", action, it.Status)}
 			}
 		}
 	}
@@ -155,17 +214,35 @@ func (r bulkResponse) failures(ids []string) map[string]string {
 }
 
 // Bulk indexes upserts (replacing documents with the same ID) and removes
-// deletes, in one _bulk request. Documents that OpenSearch refused are
-// returned in failed, by ID, with its reason; the others are written. err
-// is set when the request failed as a whole, in which case nothing may have
-// been written: errors.Is(err, ErrUnavailable) tells whether to retry (no
-// response, 429, 5xx); otherwise (400, 401, 413 Request Entity Too Large…)
-// the request will not succeed as it is. A document without an ID is an
-// error before anything is sent. Bulk with nothing to do sends nothing.
-func (c *Client) Bulk(ctx context.Context, upserts []Document, deletes []string) (failed map[string]string, err error) {
+// deletes, in one _bulk request. Operations that OpenSearch refused are
+// returned in failed, by ID, with their status and reason (ItemError.Permanent
+// tells whether to send them again); the others are written. An ID that
+// OpenSearch would refuse (longer than MaxIDBytes, or not UTF-8) is in
+// failed, not sent. err is set when the request failed as a whole, in which
+// case nothing may have been written: errors.Is(err, ErrUnavailable) tells
+// whether to retry (no response or a broken one, 429, 5xx); otherwise (400,
+// 401, 413 Request Entity Too Large…) the request will not succeed as it
+// is. A document without an ID is an error before anything is sent. Bulk
+// with nothing to do sends nothing.
+func (c *Client) Bulk(ctx context.Context, upserts []Document, deletes []string) (failed map[string]ItemError, err error) {
 	const op = "bulk"
+	var refused map[string]ItemError
+	bad := func(id string) bool {
+		why := badID(id)
+		if why == "" {
+			return false
+		}
+		if refused == nil {
+			refused = map[string]ItemError{}
+		}
+		refused[id] = ItemError{Status: http.StatusBadRequest, Type: "action_request_validation_exception",
+			Reason: clip("action_request_validation_exception: " + why)}
+		return true
+	}
+	upserts = slices.DeleteFunc(slices.Clone(upserts), func(d Document) bool { return bad(d.ID) })
+	deletes = slices.DeleteFunc(slices.Clone(deletes), bad)
 	if len(upserts)+len(deletes) == 0 {
-		return nil, nil
+		return refused, nil
 	}
 	body, err := encodeBulk(upserts, deletes)
 	if err != nil {
@@ -192,7 +269,14 @@ func (c *Client) Bulk(ctx context.Context, upserts []Document, deletes []string)
 	if len(r.Items) != len(ids) {
 		return nil, &Error{Op: op, Status: http.StatusOK, Reason: fmt.Sprintf("response has %d items for %d actions", len(r.Items), len(ids))}
 	}
-	return r.failures(ids), nil
+	failed = r.failures(ids)
+	for id, f := range refused {
+		if failed == nil {
+			failed = map[string]ItemError{}
+		}
+		failed[id] = f
+	}
+	return failed, nil
 }
 
 // Delete removes the documents with the given IDs; IDs that are not in the

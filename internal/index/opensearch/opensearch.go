@@ -176,8 +176,8 @@ func (c *Client) Close() error {
 }
 
 // ErrUnavailable is matched (errors.Is) by errors worth retrying later: no
-// response (connection refused, reset, timed out), 429 Too Many Requests, or
-// a 5xx status.
+// response or a broken one (connection refused, reset, timed out, also while
+// the body was read), 429 Too Many Requests, or a 5xx status.
 var ErrUnavailable = errors.New("opensearch: unavailable")
 
 // Error is the failure of a whole request.
@@ -188,7 +188,8 @@ type Error struct {
 	Status int
 	// Reason is the server's error type and reason, when it gave them.
 	Reason string
-	// Err is the transport error when Status is 0.
+	// Err is the transport error: no response (Status 0), or the
+	// response's body could not be read.
 	Err error
 }
 
@@ -216,7 +217,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Temporary reports whether the request may succeed if retried later.
 func (e *Error) Temporary() bool {
-	return e.Status == 0 || e.Status == http.StatusTooManyRequests || e.Status >= 500
+	return e.Status == 0 || e.Err != nil || e.Status == http.StatusTooManyRequests || e.Status >= 500
 }
 
 // Is makes errors.Is(err, ErrUnavailable) report Temporary.
@@ -267,8 +268,10 @@ func (c *Client) do(ctx context.Context, op, method string, req request) (int, [
 }
 
 // errorReason reads the type and reason of an OpenSearch error body, in
-// either of its shapes: {"error":{"type":…,"reason":…},"status":…} or
-// {"error":"…","status":…}.
+// either of its shapes: {"error":{"type":…,"reason":…,"root_cause":[…]},
+// "status":…} or {"error":"…","status":…}. A root cause other than the
+// error itself is added: a failed search is search_phase_execution_exception
+// "all shards failed", and only its root cause says why.
 func errorReason(body []byte) string {
 	var e struct {
 		Error json.RawMessage `json:"error"`
@@ -276,8 +279,16 @@ func errorReason(body []byte) string {
 	if json.Unmarshal(body, &e) != nil || len(e.Error) == 0 {
 		return ""
 	}
-	var obj struct{ Type, Reason string }
+	type cause struct{ Type, Reason string }
+	var obj struct {
+		cause
+		RootCause []cause `json:"root_cause"`
+	}
 	if json.Unmarshal(e.Error, &obj) == nil {
+		if len(obj.RootCause) > 0 && obj.RootCause[0] != obj.cause {
+			root := obj.RootCause[0]
+			return clip(joinReason(obj.Type, obj.Reason) + " (caused by " + joinReason(root.Type, root.Reason) + ")")
+		}
 		return joinReason(obj.Type, obj.Reason)
 	}
 	var s string

@@ -346,12 +346,15 @@ func TestBulkPartialFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{
-		"d4e5f6": "mapper_parsing_exception: failed to parse field [year] of type [integer] in document with id 'd4e5f6'. Preview of field's value: 'MMXX'",
-		"0f0f0f": "es_rejected_execution_exception: rejected execution of coordinating operation",
+	want := map[string]ItemError{
+		"d4e5f6": {400, "mapper_parsing_exception", "mapper_parsing_exception: failed to parse field [year] of type [integer] in document with id 'd4e5f6'. Preview of field's value: 'MMXX'"},
+		"0f0f0f": {429, "es_rejected_execution_exception", "es_rejected_execution_exception: rejected execution of coordinating operation"},
 	}
 	if !reflect.DeepEqual(failed, want) {
-		t.Errorf("failed = %q\nwant %q", failed, want)
+		t.Errorf("failed = %+v\nwant %+v", failed, want)
+	}
+	if !failed["d4e5f6"].Permanent() || failed["0f0f0f"].Permanent() {
+		t.Errorf("a mapping failure must be permanent, a rejection for load not")
 	}
 }
 
@@ -359,10 +362,10 @@ func TestBulkDocumentedResponses(t *testing.T) {
 	tests := []struct {
 		file string
 		ids  []string
-		want map[string]string
+		want map[string]ItemError
 	}{
 		{"bulk_response_docs.json", []string{"tt2229499", "tt1979320", "tt1392214", "tt0816711"}, nil},
-		{"bulk_response_docs_errors.json", []string{"nonexistent1"}, map[string]string{"nonexistent1": "document_missing_exception: [nonexistent1]: document missing"}},
+		{"bulk_response_docs_errors.json", []string{"nonexistent1"}, map[string]ItemError{"nonexistent1": {404, "document_missing_exception", "document_missing_exception: [nonexistent1]: document missing"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -371,7 +374,7 @@ func TestBulkDocumentedResponses(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := r.failures(tt.ids); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("failures(%s) = %q, want %q", tt.file, got, tt.want)
+				t.Errorf("failures(%s) = %+v, want %+v", tt.file, got, tt.want)
 			}
 		})
 	}
