@@ -48,6 +48,9 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 			} else {
 				e.account(st, batch)
 				e.fr.Admitted(st.Add.Hosts)
+				if st.Stale > 0 {
+					e.readmit(ctx, batch)
+				}
 				if st.Touched > 0 {
 					e.queueTouched(ctx, batch)
 				}
@@ -121,4 +124,31 @@ func (e *Engine) account(st crawl.CommitStats, batch []crawl.Result) {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// readmit offers the store again the URLs discovered by a batch in which
+// some results were stale (their lease was lost, so the store ignored them,
+// discovered URLs included). The seen filter took those URLs when they were
+// offered: if this process fetches the page again, they would never reach
+// the store. URLs the batch did admit are known and ignored.
+func (e *Engine) readmit(ctx context.Context, batch []crawl.Result) {
+	var urls []crawl.NewURL
+	for i := range batch {
+		urls = append(urls, batch[i].Discovered...)
+	}
+	if len(urls) == 0 {
+		return
+	}
+	var as crawl.AddStats
+	if _, err := e.storeRetry(ctx, "add the URLs of stale results", func() error {
+		var err error
+		as, err = e.store.AddURLs(ctx, urls, e.cfg.Limits)
+		return err
+	}); err != nil {
+		e.cfg.Log.Warn("add the URLs of stale results", "urls", len(urls), "err", err)
+		return
+	}
+	e.stats.added.Add(int64(as.Added))
+	e.stats.overHostCap.Add(int64(as.OverHostCap))
+	e.fr.Admitted(as.Hosts)
 }

@@ -93,6 +93,9 @@ func (c *Config) defaults() error {
 	if c.RetryBase <= 0 {
 		c.RetryBase = 30 * time.Second
 	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 10 * time.Minute // the frontier's default too
+	}
 	if c.MaxLinks <= 0 {
 		c.MaxLinks = 1000
 	}

@@ -61,9 +61,21 @@ func (e *Engine) revisit(r *crawl.Result) {
 		} else {
 			e.stats.unchanged.Add(1)
 		}
+	case p.Status >= 500 || p.Status == 429:
+		// A server error (after the retries) says nothing about the page:
+		// the recorded page stays as it is, its 404s in a row still count
+		// (an error between two of them does not break the row), and its
+		// interval does not grow as an unchanged page's would.
+		rv.NotModified = true
+		rv.Misses = prev.Misses
+		rv.Interval = prev.Interval
+		if rv.Interval <= 0 {
+			rv.Interval = pol.Other
+		}
+		rv.Interval = min(max(rv.Interval, pol.Min), pol.Max)
 	default:
-		// Not a page (a redirect, a server error): the recorded page stays
-		// as it is and is checked again later.
+		// Not a page (a redirect): the recorded page stays as it is and
+		// is checked again later.
 		rv.NotModified = true
 		rv.Interval = pol.Next(prev.Interval, false)
 	}

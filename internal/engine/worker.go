@@ -12,6 +12,7 @@ import (
 	"github.com/acrawler/acrawler/internal/extract"
 	"github.com/acrawler/acrawler/internal/fetch"
 	"github.com/acrawler/acrawler/internal/frontier"
+	"github.com/acrawler/acrawler/internal/htmlx"
 	"github.com/acrawler/acrawler/internal/robots"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/urlnorm"
@@ -80,8 +81,11 @@ func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
 	switch {
 	case err != nil:
 		var fe *fetch.Error
-		if errors.As(err, &fe) && fe.Kind == fetch.KindCanceled {
-			fb.Requested = false
+		if errors.As(err, &fe) && fe.Kind == fetch.KindCanceled || ctx.Err() != nil {
+			// The crawl is stopping: robots.txt was not found unreachable,
+			// and nothing is recorded (a resumed crawl fetches it at once).
+			e.fr.Done(ctx, t, frontier.Feedback{Canceled: true})
+			return
 		}
 		e.cfg.Log.Debug("robots.txt unreachable", "host", t.Host, "err", err)
 	default:
@@ -129,14 +133,19 @@ func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, 
 		}
 		sr.Page.WARC = e.archive(started, resp)
 		<-e.sitemapSlots
-		e.revisit(&sr)
 		e.stats.fetched.Add(1)
 		e.stats.bytes.Add(max(resp.WireBytes, resp.Bytes))
 		e.stats.status(resp.Status)
 		sr.Page.FetchedAt = started
-		if resp.Status == http.StatusTooManyRequests || resp.Status == http.StatusServiceUnavailable {
-			fb.Throttled, fb.RetryAfter = true, resp.RetryAfter
+		// A sitemap is retried and redirected like a page: a 503 or a
+		// move must not lose the URLs it lists.
+		if rr, ok := e.transient(u, resp, &fb); ok {
+			return rr, fb
 		}
+		if resp.Status >= 300 && resp.Status < 400 {
+			e.redirect(ctx, &sr, resp)
+		}
+		e.revisit(&sr)
 		return sr, fb
 	}
 	etag, lastMod := conditional(u)
@@ -153,18 +162,12 @@ func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, 
 	p := pageOf(u, resp)
 	p.FetchedAt, p.WARC = started, ref
 	r.Outcome, r.Page = crawl.OutcomeDone, p
+	if rr, ok := e.transient(u, resp, &fb); ok {
+		return rr, fb
+	}
 	switch st := resp.Status; {
-	case st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable:
-		fb.Throttled, fb.RetryAfter = true, resp.RetryAfter
-		if u.Attempts+1 < e.cfg.MaxAttempts {
-			return e.retry(r, fmt.Sprintf("http %d", st), max(resp.RetryAfter, e.retryDelay(u.Attempts))), fb
-		}
-	case st == http.StatusInternalServerError || st == http.StatusBadGateway || st == http.StatusGatewayTimeout:
-		if u.Attempts+1 < e.cfg.MaxAttempts {
-			return e.retry(r, fmt.Sprintf("http %d", st), e.retryDelay(u.Attempts)), fb
-		}
 	case st >= 300 && st < 400:
-		e.redirect(&r, resp.Location)
+		e.redirect(ctx, &r, resp)
 	case st >= 200 && st < 300 && !resp.BodySkipped && isXML(resp.MediaType):
 		// A sitemap reached through a link before its host's robots.txt
 		// named it (the seen-set then keeps it from being queued again as
@@ -172,6 +175,11 @@ func (e *Engine) fetchPage(ctx context.Context, t frontier.Task) (crawl.Result, 
 		e.readSitemap(&r, u, resp)
 	case st >= 200 && st < 300 && !resp.BodySkipped && extract.IsPDF(resp.MediaType):
 		e.parse(ctx, &r, resp)
+		if p.ErrorKind != "" && ctx.Err() != nil {
+			// The crawl stopped during the extraction, which failed for
+			// that: the PDF goes back to the queue, not on record as broken.
+			return crawl.Result{URL: u, Outcome: crawl.OutcomeRelease}, fb
+		}
 	case st >= 200 && st < 300 && !resp.BodySkipped && isHTML(resp.MediaType):
 		e.parse(ctx, &r, resp)
 		slow, paused := e.traps.softBlock(u.HostID, p.Blocked)
@@ -220,6 +228,30 @@ func isHTML(mediaType string) bool {
 	return mediaType == "text/html" || mediaType == "application/xhtml+xml"
 }
 
+// transient turns an answer worth another attempt into a retry, within
+// MaxAttempts: 429 and 503 (which also slow the host down, as they do on
+// the last attempt) and 500, 502 and 504. It reports false for any other
+// answer, or when the attempts are spent: the answer is then recorded.
+func (e *Engine) transient(u crawl.ClaimedURL, resp *fetch.Response, fb *frontier.Feedback) (crawl.Result, bool) {
+	r := crawl.Result{URL: u}
+	switch st := resp.Status; st {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		fb.Throttled, fb.RetryAfter = true, resp.RetryAfter
+		if u.Attempts+1 < e.cfg.MaxAttempts {
+			// Retry-After is honoured up to MaxBackoff, as it is for the
+			// host's gap: a server asking for a day must not hold the
+			// crawl open for a day.
+			after := min(resp.RetryAfter, e.cfg.MaxBackoff)
+			return e.retry(r, fmt.Sprintf("http %d", st), max(after, e.retryDelay(u.Attempts))), true
+		}
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
+		if u.Attempts+1 < e.cfg.MaxAttempts {
+			return e.retry(r, fmt.Sprintf("http %d", st), e.retryDelay(u.Attempts)), true
+		}
+	}
+	return crawl.Result{}, false
+}
+
 func (e *Engine) retryDelay(attempts int) time.Duration {
 	return e.cfg.RetryBase << min(attempts, 16)
 }
@@ -264,11 +296,27 @@ func errText(fe *fetch.Error) string {
 	return s
 }
 
+// maxRedirectHops is how many redirects in a row are followed: a
+// redirect target keeps its source's depth, so without a bound a server
+// that redirects to ever new URLs would never be left, whatever
+// --max-depth says.
+const maxRedirectHops = 10
+
 // redirect records where a 3xx answer points and offers the target as a
 // new URL: each hop goes through normalization, scope, robots and
 // politeness like any other URL.
-func (e *Engine) redirect(r *crawl.Result, location string) {
+func (e *Engine) redirect(ctx context.Context, r *crawl.Result, resp *fetch.Response) {
+	location := resp.Location
 	if location == "" {
+		switch resp.Status {
+		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+			http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+			// A redirect that leads nowhere is recorded as such.
+			r.Page.Error, r.Page.ErrorKind = "redirect without a Location", "bad redirect"
+			if raw := resp.Header.Get("Location"); raw != "" {
+				r.Page.Error = fmt.Sprintf("bad redirect location %.200q", raw)
+			}
+		}
 		return
 	}
 	target, err := e.cfg.Normalizer.Normalize(location)
@@ -282,7 +330,45 @@ func (e *Engine) redirect(r *crawl.Result, location string) {
 	}
 	id := crawl.URLID(target)
 	r.Links = append(r.Links, crawl.Link{TargetID: id, Target: target})
+	if hops := e.redirectHops(ctx, r.URL); hops >= maxRedirectHops {
+		r.Page.Error, r.Page.ErrorKind = fmt.Sprintf("more than %d redirects in a row", maxRedirectHops), "redirects"
+		return
+	}
+	if r.URL.Kind == crawl.KindSitemap {
+		// A moved sitemap is still a sitemap: its target is read as one.
+		e.stats.discovered.Add(1)
+		if sc := e.cfg.Scope.Check(target); sc != scope.In && sc != scope.Excluded {
+			e.stats.outOfScope.Add(1)
+			return
+		}
+		if e.seen.testAndAdd(id) {
+			e.stats.knownEarly.Add(1)
+			return
+		}
+		nu := e.sitemapURL(target, r.URL.Depth, r.URL.ID)
+		nu.Via = crawl.ViaRedirect
+		r.Discovered = append(r.Discovered, nu)
+		return
+	}
 	e.offer(r, target, "", r.URL.Depth, crawl.ViaRedirect)
+}
+
+// redirectHops counts the redirects in a row that led to u: the chain of
+// URLs first found as redirect targets, read back from the store (only
+// for a URL that was one), up to maxRedirectHops.
+func (e *Engine) redirectHops(ctx context.Context, u crawl.ClaimedURL) int {
+	if u.Via != crawl.ViaRedirect {
+		return 0
+	}
+	hops := 0
+	for id := u.ID; hops < maxRedirectHops; hops++ {
+		rec, err := e.store.URL(ctx, id)
+		if err != nil || rec.Via != crawl.ViaRedirect || rec.Parent == 0 {
+			break
+		}
+		id = rec.Parent
+	}
+	return hops
 }
 
 // parse extracts text and links from an HTML answer.
@@ -291,6 +377,13 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 	var x extract.Result
 	if extract.IsPDF(resp.MediaType) {
 		x = e.extractor.PDF(ctx, resp.Body, u.URL)
+		// A PDF has no <meta name="robots">: X-Robots-Tag is the only way
+		// it says noindex, and it applies as it does to HTML.
+		var dir htmlx.Directives
+		for _, v := range resp.Header.Values("X-Robots-Tag") {
+			dir = dir.Merge(htmlx.ParseRobotsDirectives(v, e.cfg.Token))
+		}
+		x.NoIndex, x.NoFollow = x.NoIndex || dir.NoIndex, x.NoFollow || dir.NoFollow
 		x.Apply(p)
 		if x.ErrorKind != "" {
 			e.stats.parseErrors.Add(1)
