@@ -19,10 +19,16 @@ const (
 	shortLetters = 200
 )
 
+// unspaced are the scripts written without spaces between words.
+var unspaced = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana,
+	unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar}
+
 // DetectLanguage guesses the language of a text and returns its ISO 639-1
 // code ("en", "tr"; ISO 639-3 for the few languages without one), or "",
 // false when it is not sure. Texts with fewer than 40 letters or 6 words
-// are not guessed; neither are those whose best two candidates are close.
+// (each letter of Chinese, Japanese, Thai and other scripts written
+// without spaces counting as a word) are not guessed; neither are those
+// whose best two candidates are close.
 //
 // Detection is by whatlanggo (github.com/abadojack/whatlanggo), which
 // compares the text's character trigrams with profiles of 84 languages
@@ -46,7 +52,10 @@ func DetectLanguage(text string) (string, bool) {
 			if !inWord {
 				words++
 			}
-			inWord = true
+			// In scripts written without spaces between words (Chinese,
+			// Japanese, Thai, ...) a run of letters is a clause or a
+			// sentence: each letter counts as a word.
+			inWord = r < 0x0e00 || !unicode.In(r, unspaced...)
 		} else {
 			inWord = false
 		}

@@ -11,7 +11,7 @@
 //     <aside>, <footer>, page headers, ARIA landmarks for navigation and
 //     site information, hidden elements, form controls, and classes or ids
 //     with words such as cookie, consent, kvkk, breadcrumb, share, sidebar,
-//     comments;
+//     footer, comments;
 //   - the content is the page's <main> (or role=main) if it holds at least
 //     a quarter of the text left; otherwise the element that scores best by
 //     Readability's rules in outline (paragraph length and commas, scaled

@@ -182,6 +182,11 @@ func TestDetectLanguage(t *testing.T) {
 		{"it", "I risultati mostrano che il metodo proposto riduce nettamente il numero di richieste senza perdere le modifiche importanti delle pagine.", "it"},
 		{"pt", "Os resultados mostram que o método proposto reduz claramente o número de pedidos sem perder as alterações importantes das páginas.", "pt"},
 		{"nl", "De resultaten laten zien dat de voorgestelde methode het aantal verzoeken duidelijk vermindert zonder dat belangrijke wijzigingen verloren gaan.", "nl"},
+		// Scripts written without spaces between words: a paragraph is
+		// one or a few runs of letters, not six words.
+		{"zh", "本文研究了大学网站随时间变化的规律，测量了消失页面的比例，并提出了一种基于自适应重访的新归档方法。", "zh"},
+		{"ja", "本研究では、大学のウェブサイトを対象としたクローラーの再訪問方針について検討し、変更の頻度に応じた適応的な方法を提案する。", "ja"},
+		{"zh menu", "首页 学校概况 新闻中心 联系我们", ""},
 		{"empty", "", ""},
 		{"one word", "Publications", ""},
 		{"short title", "Web Crawling 2024", ""},

@@ -30,6 +30,7 @@ var dropWords = map[string]bool{
 	"breadcrumb": true, "breadcrumbs": true, "skip": true, "share": true, "sharing": true,
 	"social": true, "comments": true, "comment": true, "sidebar": true, "navbar": true,
 	"pagination": true, "pager": true, "related": true, "masthead": true, "newsletter": true,
+	"footer": true,
 }
 
 // prune marks as dropped the elements that are boilerplate by their
@@ -82,8 +83,18 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 					return true
 				}
 			}
-		case "class", "id":
-			if hasDropWord(kv.Val) {
+		case "class":
+			if hasDropWord(kv.Val, nil) {
+				return true
+			}
+		case "id":
+			var except map[string]bool
+			if bytes.ContainsAny(kv.Val, "-_") && isSection(a, attrs) {
+				// The id of a document section, made from its heading
+				// ("related-work", "data-sharing").
+				except = headingWords
+			}
+			if hasDropWord(kv.Val, except) {
 				return true
 			}
 		}
@@ -91,9 +102,34 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 	return false
 }
 
-// hasDropWord reports whether a class or id list holds one of dropWords as
-// a whole token or as a part of one joined by "-" or "_".
-func hasDropWord(v []byte) bool {
+// headingWords are dropWords that also begin or end common headings of
+// papers and reports ("Related work", "Data sharing", "Social impact",
+// "Skip lists"). Pandoc, Quarto, Sphinx and Markdown renderers give a
+// section or a heading an id made from its heading's words, so in such an
+// id of more than one word they do not mark boilerplate.
+var headingWords = map[string]bool{"related": true, "social": true, "share": true, "sharing": true, "skip": true}
+
+// isSection reports whether an element is a section of a document: a
+// <section>, a heading, or an element of class "section" (as Pandoc and
+// Sphinx write them in HTML 4).
+func isSection(a atom.Atom, attrs []htmlx.Attr) bool {
+	if a == atom.Section || isHeading(a) {
+		return true
+	}
+	if v, ok := attrVal(attrs, "class"); ok {
+		for _, c := range bytes.Fields(v) {
+			if bytes.EqualFold(c, []byte("section")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasDropWord reports whether a class or id list holds one of dropWords,
+// other than those in except, as a whole token or as a part of one joined
+// by "-" or "_".
+func hasDropWord(v []byte, except map[string]bool) bool {
 	var buf [32]byte
 	for i := 0; i < len(v); {
 		// One part: a run of bytes other than space, '-' and '_'.
@@ -112,7 +148,7 @@ func hasDropWord(v []byte) bool {
 				}
 				buf[k] = c
 			}
-			if dropWords[string(buf[:n])] {
+			if dropWords[string(buf[:n])] && !except[string(buf[:n])] {
 				return true
 			}
 		}

@@ -241,15 +241,17 @@ func (b *Builder) siblings(best int32) []int32 {
 // linkBlockTags are the elements that linkBlock may drop.
 var linkBlockTags = map[atom.Atom]bool{
 	atom.Ul: true, atom.Ol: true, atom.Dl: true, atom.Div: true, atom.Section: true,
-	atom.Table: true, atom.Menu: true, atom.Nav: true,
+	atom.Table: true, atom.Td: true, atom.Menu: true, atom.Nav: true,
 }
 
 // linkBlock reports whether an element inside content of contentChars
 // visible bytes is a block of links (a list of categories, tags, related
-// pages, a table of contents) that is not the content itself: at least
-// three links, four fifths of its text inside them, and less than half of
-// the content's text. A list of linked titles that is most of a page (a
-// listing) stays.
+// pages, a table of contents, the menu cell of a layout table) that is not
+// the content itself: at least three links, four fifths of its text inside
+// them, and less than half of the content's text. A list of linked titles
+// that is most of a page (a listing) stays, and so does a table cell of
+// links with commas between them (the linked authors of a paper).
 func (n *node) linkBlock(contentChars int32) bool {
-	return n.links >= 3 && n.linkChars*5 >= n.chars*4 && n.chars*2 < contentChars && linkBlockTags[n.atom]
+	return n.links >= 3 && n.linkChars*5 >= n.chars*4 && n.chars*2 < contentChars && linkBlockTags[n.atom] &&
+		(n.atom != atom.Td || n.commas == 0)
 }

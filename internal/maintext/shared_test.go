@@ -169,3 +169,106 @@ func TestLinkBlocks(t *testing.T) {
 		t.Errorf("listing lost: %q", res.Text)
 	}
 }
+
+// TestSectionIDs checks that the sections of a document whose ids are the
+// slugs of their headings, as Pandoc, Quarto, Sphinx and Markdown
+// renderers write them ("related-work", "data-sharing"), are not taken
+// for the related-posts lists and share bars that such words name in
+// classes.
+func TestSectionIDs(t *testing.T) {
+	page := `<!DOCTYPE html><html lang="en"><body>
+<nav class="navbar"><a href="/">Home</a> <a href="/papers">Papers</a></nav>
+<main class="content" id="quarto-document-content">
+<header id="title-block-header"><h1 class="title">Adaptive revisits for repositories</h1></header>
+<section id="introduction" class="level2"><h2>Introduction</h2>
+<p>Repositories are where universities keep the theses, reports and accepted manuscripts of their staff, and a crawler must decide how often to come back.</p></section>
+<section id="related-work" class="level2"><h2>Related work</h2>
+<p>Cho and Garcia-Molina studied the freshness of web pages and showed that uniform revisits are better than proportional ones when the budget is small.</p></section>
+<div id="social-impact" class="section level2"><h2>Social impact</h2>
+<p>Keeping the academic web archived protects the scholarly record, which matters for researchers and the public alike, long after the pages are gone.</p></div>
+<h2 id="data-sharing">Data sharing</h2>
+<p>The crawl logs and the change histories of all records are available from the university repository under a CC BY licence, with the scripts.</p>
+<section id="skip-lists" class="level2"><h2>Skip lists</h2>
+<p>The frontier keeps the hosts in a skip list ordered by the time of their next visit, so that the next host to visit is found in logarithmic time.</p></section>
+<div class="share-buttons"><a href="/s/t">Share on Mastodon</a> <a href="/s/e">Share by e-mail</a></div>
+<div class="related-posts"><h2>Related posts</h2><p>Why repositories forget their own pages, and what crawlers can do about it, in three short lessons.</p></div>
+<section id="comments"><h2>2 comments</h2><p>Great post, I have seen the same thing at our library, where every upgrade broke half of the handle links.</p></section>
+<section id="cookie-notice"><p>This site uses cookies to measure its audience; by continuing to browse you accept their use.</p></section>
+</main>
+</body></html>`
+	res, err := Extract([]byte(page), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Related work", "Cho and Garcia-Molina studied", "Social impact", "Keeping the academic web archived",
+		"Data sharing", "The crawl logs", "Skip lists", "The frontier keeps the hosts"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("main text lacks %q:\n%s", want, res.Text)
+		}
+	}
+	for _, boiler := range []string{"Share on", "Related posts", "Why repositories forget", "comments", "Great post", "uses cookies"} {
+		if strings.Contains(res.Text, boiler) {
+			t.Errorf("main text has boilerplate %q:\n%s", boiler, res.Text)
+		}
+	}
+}
+
+// TestLayoutTable checks a page laid out as in the 1990s, still common on
+// departmental sites: a table whose first cell is the menu, links divided
+// by <br>, and whose second cell is the text.
+func TestLayoutTable(t *testing.T) {
+	page := `<html><body>
+<table width="100%"><tr>
+<td width="200" valign="top"><a href="/">Ana Sayfa</a><br><a href="/h">Hakkımızda</a><br><a href="/a">Akademik Kadro</a><br><a href="/d">Duyurular</a><br><a href="/i">İletişim</a></td>
+<td valign="top"><b>Bölüm Hakkında</b><br><br>
+Bilgisayar Mühendisliği Bölümü 1995 yılında kurulmuştur. Bölümümüzde lisans, yüksek lisans ve doktora programları yürütülmektedir.<br>
+Bölümümüzde 20 öğretim üyesi görev yapmaktadır ve her yıl yaklaşık 100 öğrenci mezun olmaktadır.<br><br>
+Araştırma alanlarımız arasında yapay zeka, bilgisayar ağları, veri tabanları ve yazılım mühendisliği bulunmaktadır.
+</td></tr></table>
+<center><font size="1">Copyright 2010 Karadeniz Üniversitesi</font></center>
+</body></html>`
+	res, err := Extract([]byte(page), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Text, "Bölüm Hakkında\nBilgisayar Mühendisliği") || !strings.Contains(res.Text, "yazılım mühendisliği bulunmaktadır.") {
+		t.Errorf("content lost:\n%s", res.Text)
+	}
+	if strings.Contains(res.Text, "Akademik Kadro") {
+		t.Errorf("menu kept:\n%s", res.Text)
+	}
+	// A cell of linked authors, in a table of publications, is not a menu.
+	page = `<main><h1>Publications</h1><table>
+<tr><td><a href="/p/1">Adaptive revisit policies for institutional repositories</a></td><td><a href="/m">M. Lindqvist</a>, <a href="/c">C. Okonkwo</a>, <a href="/v">P. van Aalst</a></td><td>2023</td></tr>
+<tr><td><a href="/p/2">Sampling the long tail of university websites</a></td><td><a href="/m">M. Lindqvist</a>, <a href="/b">E. Brandt</a>, <a href="/o">A. Okafor</a></td><td>2021</td></tr>
+<tr><td><a href="/p/3">What a crawl misses: measuring coverage of academic web archives</a></td><td><a href="/m">M. Lindqvist</a></td><td>2019</td></tr>
+</table></main>`
+	res, err = Extract([]byte(page), "", "")
+	if err != nil || !strings.Contains(res.Text, "Adaptive revisit policies for institutional repositories | M. Lindqvist, C. Okonkwo, P. van Aalst | 2023") {
+		t.Errorf("authors lost: %q, %v", res.Text, err)
+	}
+}
+
+// TestShortContentLongFooter checks a page laid out with divs whose content
+// (a short news item) is shorter than its footer: the footer's columns,
+// which carry no class of their own, must not outscore the content.
+func TestShortContentLongFooter(t *testing.T) {
+	page := `<!DOCTYPE html><html lang="en"><body>
+<div id="top"><a href="/">Eastmarch University</a> <a href="/news">News</a> <a href="/events">Events</a></div>
+<div id="news-detail">
+<h1>Library opening hours extended</h1>
+<p>The university library will open until midnight during the examination period, the rector said.</p>
+</div>
+<div id="footer">
+<div class="col"><p>University of Eastmarch, Norwich Road, Eastmarch EM4 7TJ, United Kingdom. Telephone +44 1632 960 000, fax +44 1632 960 001.</p></div>
+<div class="col"><p>The University of Eastmarch is a registered charity, number 1234567, and a member of the Russell Group, the Eastern Universities Alliance and the European University Association.</p></div>
+</div>
+</body></html>`
+	res, err := Extract([]byte(page), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Library opening hours extended\n\nThe university library will open until midnight during the examination period, the rector said."; res.Text != want {
+		t.Errorf("main text:\n%s\nwant:\n%s", res.Text, want)
+	}
+}
