@@ -8,9 +8,10 @@ import (
 // parseDate parses a PDF date string (PDF 32000-1, 7.9.4):
 // "D:YYYYMMDDHHmmSSOHH'mm'", where everything after the year is optional
 // and O is "+", "-" or "Z". The "D:" prefix may be missing, the
-// apostrophes too, and the time zone may be followed by junk such as a
-// trailing apostrophe. A date without a time zone is taken as UTC. It
-// reports false for anything else, including out-of-range fields.
+// apostrophes too (or be colons), and the time zone may be followed by
+// junk such as a trailing apostrophe. A date without a time zone is taken
+// as UTC. It reports false for anything else, including out-of-range
+// fields and ISO 8601 dates such as "2024-03-12".
 func parseDate(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	s = strings.TrimPrefix(s, "D:")
@@ -61,7 +62,13 @@ func parseDate(s string) (time.Time, bool) {
 			if !ok {
 				return time.Time{}, false
 			}
+			// The hours end the string or go on with the minutes: in
+			// "2024-03-12" the "-" is no time zone.
+			if len(s) > 0 && s[0] != '\'' && s[0] != ':' && (s[0] < '0' || s[0] > '9') {
+				return time.Time{}, false
+			}
 			s = strings.TrimPrefix(s, "'")
+			s = strings.TrimPrefix(s, ":")
 			mm, ok := num(2, 0, 59, 0)
 			if !ok {
 				return time.Time{}, false

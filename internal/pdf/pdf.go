@@ -381,14 +381,31 @@ func (x *extraction) page(doc references.FPDF_DOCUMENT, i, budget int) (paras []
 	if err != nil {
 		return nil, false, err
 	}
-	// Cleaning shrinks text (spaces, "\r\n"), so read a margin more.
+	// Cleaning shrinks text (spaces, "\r\n"), so read a margin more,
+	// and read on while what was read cleans to less than the budget
+	// (a page can hold any number of characters that cleaning removes).
 	count := min(cc.Count, 2*budget+4096)
 	if count <= 0 {
 		return nil, false, nil
 	}
-	t, err := x.inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, Count: count})
+	for {
+		paras, err = x.lines(tp.TextPage, count)
+		if err != nil {
+			return nil, false, err
+		}
+		if count == cc.Count || len(strings.Join(paras, "\n")) >= budget {
+			return paras, count < cc.Count, nil
+		}
+		count = min(cc.Count, 4*count)
+	}
+}
+
+// lines returns the paragraphs of the first count characters of the text
+// page tp.
+func (x *extraction) lines(tp references.FPDF_TEXTPAGE, count int) ([]string, error) {
+	t, err := x.inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, Count: count})
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	texts, starts := splitLines(t.Text)
 	// Character positions are found by index, which is the UTF-16 index
@@ -402,10 +419,10 @@ func (x *extraction) page(doc references.FPDF_DOCUMENT, i, budget int) (paras []
 	for j, s := range texts {
 		lines[j].text = s
 		if geo {
-			x.position(tp.TextPage, &lines[j], starts[j])
+			x.position(tp, &lines[j], starts[j])
 		}
 	}
-	return layoutPage(lines), count < cc.Count, nil
+	return layoutPage(lines), nil
 }
 
 // position sets the geometry of l, which starts at character index start.

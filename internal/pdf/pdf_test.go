@@ -287,6 +287,26 @@ func TestExtractMaxText(t *testing.T) {
 	})
 }
 
+// TestExtractMaxTextHidden checks MaxText on a page that starts with
+// thousands of characters that cleaning removes (here control
+// characters): the text after them is kept, not cut off while the next
+// page is kept.
+func TestExtractMaxTextHidden(t *testing.T) {
+	data := buildPDF([][]byte{textPage(strings.Repeat("\x01", 6000), "end of page one"), textPage("page two")}, true)
+	full := extract(t, sharedExtractor(t), data)
+	if want := "end of page one\n\npage two"; full.Text != want || full.Truncated {
+		t.Fatalf("Extract = %q, Truncated %v; want %q, false", full.Text, full.Truncated, want)
+	}
+	for _, max := range []int{20, 100} {
+		t.Run(fmt.Sprint(max), func(t *testing.T) {
+			d := extract(t, newExtractor(t, Options{MaxText: max}), data)
+			if want := truncate(full.Text, max); d.Text != want || d.Truncated != (len(full.Text) > max) {
+				t.Errorf("Extract with MaxText %d = %q, Truncated %v; want %q, %v", max, d.Text, d.Truncated, want, len(full.Text) > max)
+			}
+		})
+	}
+}
+
 // bomb returns a one-page PDF whose deflated content stream expands to
 // about size bytes of text-showing operators.
 func bomb(size int) []byte {

@@ -126,6 +126,12 @@ func TestParseDate(t *testing.T) {
 		{"D:202", time.Time{}, false},
 		{"", time.Time{}, false},
 		{"Tue Mar 12 11:00:00 2024", time.Time{}, false},
+		// ISO 8601 dates, which some producers write, are no PDF dates:
+		// their "-" is not a time zone.
+		{"D:2024-03-12", time.Time{}, false},
+		{"2024-03-12T11:00:00Z", time.Time{}, false},
+		{"2024-03-12T11:00:00+01:00", time.Time{}, false},
+		{"D:20240312110000+05:30", time.Date(2024, 3, 12, 11, 0, 0, 0, time.FixedZone("", 5*3600+30*60)), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
