@@ -67,6 +67,13 @@ type Inlink struct {
 	NoFollow bool   `json:"nofollow,omitempty"`
 }
 
+// IsAlias reports whether a page names another URL as its canonical one:
+// it is recorded as an alias, is not indexed, and does not own its content
+// (the canonical page does, even when fetched after it).
+func IsAlias(p *Page) bool {
+	return p.Canonical != "" && p.Canonical != p.URL
+}
+
 // Indexable reports whether a recorded page is a search result of its
 // own: a successful HTML or PDF answer that is not noindex, a soft block, a
 // duplicate, a near-duplicate or an alias of another canonical URL.
@@ -74,7 +81,7 @@ func Indexable(p *Page) bool {
 	if p.Status < 200 || p.Status > 299 || p.NoIndex || p.Blocked || p.DuplicateOf != 0 || p.NearDuplicateOf != 0 || p.Gone != Active {
 		return false
 	}
-	if p.Canonical != "" && p.Canonical != p.URL {
+	if IsAlias(p) {
 		return false
 	}
 	switch p.ContentType {

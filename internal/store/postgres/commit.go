@@ -167,7 +167,11 @@ func (c *committer) run(ctx context.Context) error {
 	recorded := map[crawl.ID]bool{} // pages recorded before this transaction
 	b := t.batch()
 	a.queueLock(b, hostIDs)
-	if len(lockIDs) > 0 {
+	if c.bonus() {
+		// Even when its pages follow no link: other commits lock URLs of
+		// hosts they do not hold, this batch's among them, in ID order, and
+		// the UPDATE below would lock the batch's own in an order of the
+		// plan's choosing.
 		lockIDs = append(lockIDs, ids...)
 		slices.Sort(lockIDs)
 		lockIDs = slices.Compact(lockIDs)
@@ -367,6 +371,7 @@ func (c *committer) run(ctx context.Context) error {
 		c.queueInlinks(b, recorded)
 	}
 	queueHostErrors(b, hostErrs)
+	a.queueDrop(b)
 	queueHostDeltas(b, c.hosts)
 	return t.commit(ctx, b)
 }
@@ -462,21 +467,28 @@ func queueHostErrors(b *pgx.Batch, m map[hostError]int64) {
 // commits wait for each other in one order), and reads back the first URL
 // of every hash.
 func (c *committer) queueHashes(b *pgx.Batch) {
-	var hashes [][]byte
+	var hashes, owned [][]byte
 	var urls []int64
 	for _, p := range c.pages {
 		if len(p.ContentHash) > 0 {
 			hashes = append(hashes, p.ContentHash)
-			urls = append(urls, int64(p.ID))
+			if !crawl.IsAlias(p) {
+				// An alias does not own its content: its canonical page
+				// does, even when fetched later.
+				owned = append(owned, p.ContentHash)
+				urls = append(urls, int64(p.ID))
+			}
 		}
 	}
 	if len(hashes) == 0 {
 		return
 	}
-	b.Queue(`INSERT INTO content_hashes (hash, url_id)
-		SELECT DISTINCT ON (hash) hash, url_id FROM unnest($1::bytea[], $2::bigint[]) WITH ORDINALITY AS t(hash, url_id, ord)
-		ORDER BY hash, ord
-		ON CONFLICT (hash) DO NOTHING`, hashes, urls)
+	if len(owned) > 0 {
+		b.Queue(`INSERT INTO content_hashes (hash, url_id)
+			SELECT DISTINCT ON (hash) hash, url_id FROM unnest($1::bytea[], $2::bigint[]) WITH ORDINALITY AS t(hash, url_id, ord)
+			ORDER BY hash, ord
+			ON CONFLICT (hash) DO NOTHING`, owned, urls)
+	}
 	c.first = make(map[string]crawl.ID, len(hashes))
 	b.Queue(`SELECT hash, url_id FROM content_hashes WHERE hash = ANY($1)`, hashes).Query(func(rows pgx.Rows) error {
 		for rows.Next() {

@@ -196,6 +196,7 @@ var nearSQL = `SELECT q.pos, n.url_id, n.simhash
 	CROSS JOIN LATERAL (
 		SELECT p.url_id, p.simhash FROM pages p
 		WHERE p.simhash <> 0 AND p.duplicate_of = 0 AND p.near_duplicate_of = 0
+		  AND (p.canonical = '' OR p.canonical = p.url)
 		  AND (p.band0 = q.b0 OR p.band1 = q.b1 OR p.band2 = q.b2 OR p.band3 = q.b3)
 		  AND bit_count((p.simhash # q.fp)::bit(64)) <= $8
 		  AND p.url_id <> ALL (($7::bigint[])[1:q.pos])
@@ -262,7 +263,7 @@ func judgeNear(pages []*crawl.Page, stored []nearMatch, dist int) {
 		}
 		best := stored[i]
 		for _, q := range pages[:i] {
-			if q.SimHash == 0 || q.DuplicateOf != 0 || q.NearDuplicateOf != 0 || q.ID == p.ID {
+			if q.SimHash == 0 || q.DuplicateOf != 0 || q.NearDuplicateOf != 0 || q.ID == p.ID || crawl.IsAlias(q) {
 				continue
 			}
 			m := nearMatch{id: q.ID, dist: bits.OnesCount64(q.SimHash ^ p.SimHash)}
@@ -309,9 +310,12 @@ func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) er
 			return nil
 		})
 		if len(p.ContentHash) > 0 {
-			b.Queue(`INSERT INTO content_hashes (hash, url_id) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`,
-				p.ContentHash, int64(p.ID))
-			b.Queue(`SELECT url_id FROM content_hashes WHERE hash = $1`, p.ContentHash).QueryRow(func(row pgx.Row) error {
+			if !crawl.IsAlias(p) {
+				// An alias does not own its content: its canonical page does.
+				b.Queue(`INSERT INTO content_hashes (hash, url_id) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`,
+					p.ContentHash, int64(p.ID))
+			}
+			b.Queue(`SELECT coalesce((SELECT url_id FROM content_hashes WHERE hash = $1), 0)`, p.ContentHash).QueryRow(func(row pgx.Row) error {
 				return row.Scan(&first)
 			})
 		}

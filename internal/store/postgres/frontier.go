@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 )
@@ -39,6 +38,7 @@ func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 		deltas := map[crawl.ID]*hostDelta{}
 		a.finish(deltas, &t.delta)
 		b = t.batch()
+		a.queueDrop(b)
 		queueHostDeltas(b, deltas)
 		st = a.st
 		return t.commit(ctx, b)
@@ -67,7 +67,8 @@ type admission struct {
 	insert     []crawl.NewURL
 	source     []crawl.ID         // per insert: the host of the page it was found on, or 0
 	top        map[crawl.ID]int32 // per host: the best priority admitted by this transaction
-	newHosts   int64
+	created    []int64            // hosts this transaction inserted
+	drop       []int64            // of those, the ones no URL was admitted to (see finish)
 	st         crawl.AddStats
 }
 
@@ -116,9 +117,16 @@ func (a *admission) queueLock(b *pgx.Batch, also []crawl.ID) {
 	if len(newIDs) > 0 {
 		b.Queue(`INSERT INTO hosts (id, key)
 			SELECT id, key FROM unnest($1::bigint[], $2::text[]) AS t(id, key) ORDER BY id
-			ON CONFLICT (id) DO NOTHING`, newIDs, newKeys).Exec(func(ct pgconn.CommandTag) error {
-			a.newHosts = ct.RowsAffected()
-			return nil
+			ON CONFLICT (id) DO NOTHING
+			RETURNING id`, newIDs, newKeys).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					return err
+				}
+				a.created = append(a.created, id)
+			}
+			return rows.Err()
 		})
 	}
 	if len(all) > 0 {
@@ -258,7 +266,28 @@ func (a *admission) finish(hosts map[crawl.ID]*hostDelta, d *counterDelta) {
 	slices.Sort(ids)
 	a.st.Hosts = ids
 	d.queued += int64(a.st.Added)
-	d.hosts += a.newHosts
+	// The hosts of every offer are inserted before the transaction knows
+	// which offers it makes (a commit learns which of its results are
+	// stale only once their hosts are locked): a host inserted here that
+	// received no URL is deleted again by queueDrop, so that a stale
+	// result leaves no trace.
+	a.drop = a.drop[:0]
+	for _, id := range a.created {
+		if a.added[crawl.ID(id)] <= 0 {
+			a.drop = append(a.drop, id)
+		}
+	}
+	slices.Sort(a.drop)
+	d.hosts += int64(len(a.created) - len(a.drop))
+}
+
+// queueDrop queues the deletion of the hosts the transaction inserted and
+// admitted nothing to (finish lists them). No other transaction can have
+// seen or locked them: they were never committed.
+func (a *admission) queueDrop(b *pgx.Batch) {
+	if len(a.drop) > 0 {
+		b.Queue(`DELETE FROM hosts WHERE id = ANY($1)`, a.drop)
+	}
 }
 
 // hostDelta is a transaction's change to one host row: counts to add,

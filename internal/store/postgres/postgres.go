@@ -413,20 +413,27 @@ func (db *DB) checkVersion(ctx context.Context) error {
 
 // foldCounters adds the counters rows of the slots into slot 0 and
 // deletes them, so that their number stays small. A process still using a
-// slot just creates its row again.
+// slot just creates its row again. It locks slot 0, then the others in
+// slot order, as StartRun does: in another order the two would deadlock.
 func (db *DB) foldCounters(ctx context.Context) error {
-	_, err := db.pool.Exec(ctx, `WITH d AS (DELETE FROM counters WHERE slot <> 0 RETURNING *)
-		UPDATE counters c SET queued = c.queued + s.queued, inflight = c.inflight + s.inflight, done = c.done + s.done,
-			failed = c.failed + s.failed, disallowed = c.disallowed + s.disallowed, skipped = c.skipped + s.skipped,
-			reserved = c.reserved + s.reserved, bytes = c.bytes + s.bytes, hosts = c.hosts + s.hosts,
-			pages = c.pages + s.pages, links = c.links + s.links, duplicates = c.duplicates + s.duplicates
-		FROM (SELECT coalesce(sum(queued), 0) AS queued, coalesce(sum(inflight), 0) AS inflight,
-			coalesce(sum(done), 0) AS done, coalesce(sum(failed), 0) AS failed,
-			coalesce(sum(disallowed), 0) AS disallowed, coalesce(sum(skipped), 0) AS skipped,
-			coalesce(sum(reserved), 0) AS reserved, coalesce(sum(bytes), 0) AS bytes,
-			coalesce(sum(hosts), 0) AS hosts, coalesce(sum(pages), 0) AS pages,
-			coalesce(sum(links), 0) AS links, coalesce(sum(duplicates), 0) AS duplicates FROM d) s
-		WHERE c.slot = 0`)
+	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
+		b := t.batch()
+		b.Queue(`SELECT 1 FROM counters WHERE slot = 0 FOR NO KEY UPDATE`)
+		b.Queue(`WITH d AS (DELETE FROM counters WHERE slot IN (
+				SELECT slot FROM counters WHERE slot <> 0 ORDER BY slot FOR UPDATE) RETURNING *)
+			UPDATE counters c SET queued = c.queued + s.queued, inflight = c.inflight + s.inflight, done = c.done + s.done,
+				failed = c.failed + s.failed, disallowed = c.disallowed + s.disallowed, skipped = c.skipped + s.skipped,
+				reserved = c.reserved + s.reserved, bytes = c.bytes + s.bytes, hosts = c.hosts + s.hosts,
+				pages = c.pages + s.pages, links = c.links + s.links, duplicates = c.duplicates + s.duplicates
+			FROM (SELECT coalesce(sum(queued), 0) AS queued, coalesce(sum(inflight), 0) AS inflight,
+				coalesce(sum(done), 0) AS done, coalesce(sum(failed), 0) AS failed,
+				coalesce(sum(disallowed), 0) AS disallowed, coalesce(sum(skipped), 0) AS skipped,
+				coalesce(sum(reserved), 0) AS reserved, coalesce(sum(bytes), 0) AS bytes,
+				coalesce(sum(hosts), 0) AS hosts, coalesce(sum(pages), 0) AS pages,
+				coalesce(sum(links), 0) AS links, coalesce(sum(duplicates), 0) AS duplicates FROM d) s
+			WHERE c.slot = 0`)
+		return t.commit(ctx, b)
+	})
 	if err != nil {
 		return fmt.Errorf("postgres: open %s: fold counters: %w", db.where(), err)
 	}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -41,7 +42,7 @@ type committer struct {
 	state, page, hashIns, hashGet, links *sql.Stmt
 	linksN                               *sql.Stmt // linkRows rows at once
 	pageSched                            *sql.Stmt // pageUpsertScheduled
-	pageExists, nearDup                  *sql.Stmt
+	pageExists, nearDup, isAlias         *sql.Stmt
 	args                                 []any
 
 	// at is the index in the batch of the result being recorded; live
@@ -113,6 +114,7 @@ func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
 	c.pageSched = prep(pageUpsertScheduled)
 	c.nearDup = prep(nearDupQuery)
 	c.pageExists = prep(`SELECT 1 FROM pages WHERE url_id = ?`)
+	c.isAlias = prep(`SELECT canonical <> '' AND canonical <> url FROM pages WHERE url_id = ?`)
 	c.hashIns = prep(`INSERT INTO content_hashes (hash, url_id) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`)
 	c.hashGet = prep(`SELECT url_id FROM content_hashes WHERE hash = ?`)
 	c.links = prep(linksInsert(1))
@@ -443,16 +445,24 @@ func (c *committer) savePageIndexed(ctx context.Context, p *crawl.Page, sched *c
 	t := c.t
 	p.DuplicateOf = 0
 	if len(p.ContentHash) > 0 {
-		res, err := c.hashIns.ExecContext(ctx, p.ContentHash, p.ID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			var first crawl.ID
-			if err := c.hashGet.QueryRowContext(ctx, p.ContentHash).Scan(&first); err != nil {
+		// A page that names another canonical URL does not own its
+		// content: the canonical page does, even when fetched later.
+		lookup := true // for the hash's owner
+		if !crawl.IsAlias(p) {
+			res, err := c.hashIns.ExecContext(ctx, p.ContentHash, p.ID)
+			if err != nil {
 				return err
 			}
-			if first != p.ID {
+			n, _ := res.RowsAffected()
+			lookup = n == 0
+		}
+		if lookup {
+			var first crawl.ID
+			err := c.hashGet.QueryRowContext(ctx, p.ContentHash).Scan(&first)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if err == nil && first != p.ID {
 				p.DuplicateOf = first
 				st.Duplicates++
 				t.add("duplicates", 1)
@@ -565,18 +575,38 @@ func (c *committer) nearDuplicate(ctx context.Context, p *crawl.Page) (crawl.ID,
 	}
 	defer rows.Close()
 	dist := c.t.db.near
-	best, bestDist := crawl.ID(0), dist+1
+	type cand struct {
+		id crawl.ID
+		d  int
+	}
+	var cands []cand
 	for rows.Next() {
 		var id crawl.ID
 		var fp int64
 		if err := rows.Scan(&id, &fp); err != nil {
 			return 0, err
 		}
-		if d := bits.OnesCount64(uint64(fp) ^ p.SimHash); d <= dist && (best == 0 || d < bestDist || d == bestDist && id < best) {
-			best, bestDist = id, d
+		if d := bits.OnesCount64(uint64(fp) ^ p.SimHash); d <= dist {
+			cands = append(cands, cand{id, d})
 		}
 	}
-	return best, rows.Err()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	rows.Close()
+	// The nearest, the lowest ID first among equals, that is not an alias
+	// of another canonical URL (an alias does not own its content).
+	slices.SortFunc(cands, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.id, b.id)) })
+	for _, cd := range cands {
+		var alias bool
+		if err := c.isAlias.QueryRowContext(ctx, cd.id).Scan(&alias); err != nil {
+			return 0, err
+		}
+		if !alias {
+			return cd.id, nil
+		}
+	}
+	return 0, nil
 }
 
 // bands splits a SimHash into the four 16-bit values the band indexes hold.

@@ -58,6 +58,7 @@ func Run(t *testing.T, factory Factory) {
 		{"ContentMetadataAndNearDuplicates", testContent},
 		{"Reparse", testReparse},
 		{"SearchEmbeddedIndex", testSearch},
+		{"CanonicalOwnsItsContent", testCanonicalContent},
 		{"LinksAndRanks", testRanks},
 		{"RecrawlSchedule", testRecrawl},
 		{"InactivePages", testInactive},
@@ -1384,6 +1385,40 @@ func testSearch(t *testing.T, e *env) {
 	if res := e.search(crawl.SearchRequest{Query: "istanbul", Limit: 1}); len(res.Hits) != 1 ||
 		!strings.Contains(res.Hits[0].Snippet, "<mark>İstanbul</mark>") {
 		t.Errorf("search \"istanbul\" = %+v, want the page with İstanbul marked in its snippet", res.Hits)
+	}
+}
+
+// testCanonicalContent: a page that names another canonical URL does not
+// take its content from it. Fetched first, the alias used to own the
+// content hash (and the SimHash), so the canonical page, fetched next,
+// was recorded as its duplicate: neither was searchable.
+func testCanonicalContent(t *testing.T, e *env) {
+	text := "Proceedings of the workshop on polite crawling, volume seven."
+	hash := []byte("canonical-owns-its-content-hash!")
+	const fp = 0x0f0f_1234_5678_9abc
+	alias := &crawl.Page{URL: "http://a.test/item?id=7", Title: "Workshop proceedings", Text: text,
+		Canonical: "http://a.test/items/7", ContentHash: hash, SimHash: fp}
+	e.commitPages(alias)
+	canon := &crawl.Page{URL: "http://a.test/items/7", Title: "Workshop proceedings", Text: text,
+		ContentHash: hash, SimHash: fp}
+	e.commitPages(canon)
+	p, err := e.s.Page(e.ctx, crawl.URLID(canon.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.DuplicateOf != 0 || p.NearDuplicateOf != 0 {
+		t.Errorf("canonical page: duplicate of %d, near-duplicate of %d; want neither (the alias %d does not own its content)",
+			p.DuplicateOf, p.NearDuplicateOf, crawl.URLID(alias.URL))
+	}
+	if got := hitURLs(e.search(crawl.SearchRequest{Query: "workshop"})); !eq(got, []string{canon.URL}) {
+		t.Errorf("search workshop = %v, want the canonical page", got)
+	}
+	// A copy under a third URL, fetched after, is the canonical page's
+	// duplicate.
+	copyPage := &crawl.Page{URL: "http://a.test/mirror/7", Title: "Workshop proceedings", Text: text, ContentHash: hash, SimHash: fp}
+	e.commitPages(copyPage)
+	if p, err := e.s.Page(e.ctx, crawl.URLID(copyPage.URL)); err != nil || p.DuplicateOf != crawl.URLID(canon.URL) {
+		t.Errorf("copy: %+v, %v; want a duplicate of the canonical page", p, err)
 	}
 }
 
