@@ -5,6 +5,7 @@ package report
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
@@ -99,23 +100,32 @@ func Build(ctx context.Context, st crawl.Store, hosts int) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Counters: c, Runs: runs, Changes: changes, Sources: []SourceError{}}
+	r := &Report{Counters: c, Runs: runs, Changes: changes, Sources: []SourceError{},
+		Series: []Interval{}, Hosts: []HostRow{}, Traps: []HostRow{}}
 	for _, e := range srcs {
 		r.Sources = append(r.Sources, SourceError(e))
 	}
-	// Sum the processes' rows per recorded time, rounded to the interval.
-	byAt := map[int64]*Interval{}
-	var order []int64
+	// Sum the processes' rows per round. Each process records every
+	// interval at its own offset, a row covering the interval that ends at
+	// its time: a row joins the current point (labelled by its latest row)
+	// unless its process is in it already or its interval began after the
+	// point's end. Rows of the same second are always summed.
+	rows := slices.Clone(ms)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].At.Before(rows[j].At) })
 	f := &r.Figures
-	var discovered, known, bytes, dups int64
-	for _, m := range ms {
-		key := m.At.Truncate(time.Second).Unix()
-		iv := byAt[key]
-		if iv == nil {
-			iv = &Interval{At: m.At.Truncate(time.Second)}
-			byAt[key] = iv
-			order = append(order, key)
+	var discovered, known, added, bytes, dups int64
+	var iv *Interval
+	var end time.Time
+	owners := map[string]bool{}
+	for _, m := range rows {
+		at := m.At.Truncate(time.Second)
+		if iv == nil || !at.Equal(iv.At) && (owners[m.Owner] || !m.At.Add(-m.Interval).Before(end)) {
+			r.Series = append(r.Series, Interval{})
+			iv = &r.Series[len(r.Series)-1]
+			clear(owners)
 		}
+		owners[m.Owner] = true
+		iv.At, end = at, m.At
 		iv.Fetched += m.Fetched
 		iv.Useful += m.Useful
 		iv.New += m.New
@@ -125,28 +135,25 @@ func Build(ctx context.Context, st crawl.Store, hosts int) (*Report, error) {
 		iv.Blocked += m.Blocked
 		iv.Errors += m.Errors
 		iv.Bytes += m.Bytes
-		iv.Frontier = max(iv.Frontier, m.Frontier)
+		iv.Frontier = m.Frontier // a whole-crawl total: the latest row's
 		f.Fetched += m.Fetched
 		f.Useful += m.Useful
 		f.SoftBlocks += m.Blocked
 		f.Errors += m.Errors
 		discovered += m.Discovered
 		known += m.Known
+		added += m.New
 		bytes += m.Bytes
 		dups += m.Duplicates
 	}
-	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
-	for _, k := range order {
-		iv := byAt[k]
-		iv.DiscoveryRate = ratio(iv.New, iv.Fetched)
-		r.Series = append(r.Series, *iv)
-	}
-	var added int64
-	for _, iv := range r.Series {
-		added += iv.New
+	for i := range r.Series {
+		r.Series[i].DiscoveryRate = ratio(r.Series[i].New, r.Series[i].Fetched)
 	}
 	f.DiscoveryRate = ratio(added, f.Fetched)
-	f.DuplicateRate = ratio(known, discovered)
+	// Offered URLs are those pages offered (Discovered), but sitemap
+	// entries reach the frontier as new or known URLs without being counted
+	// there: the offered URLs are at least the new plus the known ones.
+	f.DuplicateRate = ratio(known, max(discovered, added+known))
 	f.BytesPerUseful = ratio(bytes, f.Useful)
 	f.ContentDupRate = ratio(dups, f.Fetched)
 	for i := len(r.Series) - 1; i >= 0; i-- {

@@ -1,0 +1,115 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// store serves Build the rows it reads; the rest of crawl.Store is unused.
+type store struct {
+	crawl.Store
+	metrics []crawl.Metrics
+	hosts   []crawl.HostStats
+}
+
+func (s store) Counters(context.Context) (crawl.Counters, error) { return crawl.Counters{}, nil }
+func (s store) Metrics(context.Context, time.Time) ([]crawl.Metrics, error) {
+	return s.metrics, nil
+}
+func (s store) HostStats(context.Context, int) ([]crawl.HostStats, error)      { return s.hosts, nil }
+func (s store) Runs(context.Context) ([]crawl.RunStats, error)                 { return nil, nil }
+func (s store) ChangeStats(context.Context) ([]crawl.ChangeStat, error)        { return nil, nil }
+func (s store) SourceErrors(context.Context, int) ([]crawl.SourceError, error) { return nil, nil }
+
+func build(t *testing.T, s store) *Report {
+	t.Helper()
+	r, err := Build(context.Background(), s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Fatalf("report does not encode: %v", err)
+	}
+	return r
+}
+
+// Sitemap entries reach the frontier (as new or known URLs) without being
+// counted among the links offered by pages, so Known can exceed Discovered:
+// the duplicate rate must stay a share (at most 1) and must not read 0 when
+// URLs were offered again.
+func TestDuplicateRateIsAShare(t *testing.T) {
+	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		m    crawl.Metrics
+		want float64
+	}{
+		{"page links", crawl.Metrics{Fetched: 10, Discovered: 100, New: 30, Known: 60}, 0.6},
+		{"sitemaps only", crawl.Metrics{Fetched: 2, Discovered: 0, New: 300, Known: 100}, 0.25},
+		{"sitemap overlap", crawl.Metrics{Fetched: 5, Discovered: 10, New: 50, Known: 150}, 0.75},
+	} {
+		tc.m.At, tc.m.Owner, tc.m.Interval = at, "p", 10*time.Second
+		f := build(t, store{metrics: []crawl.Metrics{tc.m}}).Figures
+		if f.DuplicateRate != tc.want {
+			t.Errorf("%s: duplicate rate = %v, want %v", tc.name, f.DuplicateRate, tc.want)
+		}
+	}
+}
+
+// Processes record every interval at their own offsets; the series sums
+// one round of all processes into one point rather than showing each
+// process's part as if it were the whole crawl's.
+func TestSeriesSumsProcesses(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	row := func(owner string, at time.Duration, fetched, newURLs int64) crawl.Metrics {
+		return crawl.Metrics{At: t0.Add(at), Owner: owner, Interval: 10 * time.Second, Fetched: fetched, New: newURLs,
+			Frontier: 1000}
+	}
+	ms := []crawl.Metrics{
+		row("a", 3*time.Second, 100, 100), row("b", 7*time.Second, 20, 0),
+		row("a", 13*time.Second, 100, 100), row("b", 17*time.Second, 20, 0),
+		row("a", 23*time.Second, 100, 100), row("b", 27*time.Second, 20, 0),
+		// A later run, an hour on: its own point.
+		row("a", time.Hour, 50, 10),
+	}
+	r := build(t, store{metrics: ms})
+	if len(r.Series) != 4 {
+		t.Fatalf("series has %d points, want 4 (3 rounds of 2 processes, then 1): %+v", len(r.Series), r.Series)
+	}
+	for i, iv := range r.Series[:3] {
+		if iv.Fetched != 120 || iv.New != 100 {
+			t.Errorf("point %d: %d fetched, %d new; want 120, 100 (both processes)", i, iv.Fetched, iv.New)
+		}
+		if want := t0.Add(time.Duration(7+10*i) * time.Second); !iv.At.Equal(want) {
+			t.Errorf("point %d at %v, want %v (the end of the round)", i, iv.At, want)
+		}
+	}
+	if iv := r.Series[3]; iv.Fetched != 50 || !iv.At.Equal(t0.Add(time.Hour)) {
+		t.Errorf("last point = %+v, want the later run's row alone", iv)
+	}
+	if f := r.Figures; f.RecentDiscovery != 0.2 {
+		t.Errorf("recent discovery = %v, want 0.2", f.RecentDiscovery)
+	}
+}
+
+// A new crawl (no interval recorded, no host) gives empty lists, not null,
+// as source_errors already does.
+func TestEmptyCrawlListsAreEmpty(t *testing.T) {
+	b, err := json.Marshal(build(t, store{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]json.RawMessage
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"series", "hosts", "trap_suspects", "source_errors"} {
+		if string(got[k]) != "[]" {
+			t.Errorf("%s = %s, want []", k, got[k])
+		}
+	}
+}
