@@ -14,6 +14,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,9 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // DefaultEndpoint is the Internet Archive's CDX API.
@@ -114,6 +118,9 @@ func (c *Client) Captures(ctx context.Context, domain string, limit int, fn func
 		return nil
 	}
 	key := ""
+	// The keys asked with, hashed: a key that comes back again would make
+	// the same requests again, forever.
+	seen := map[[sha256.Size]byte]bool{}
 	for {
 		remaining := 0
 		if limit > 0 {
@@ -130,8 +137,8 @@ func (c *Client) Captures(ctx context.Context, domain string, limit int, fn func
 			return fmt.Errorf("archive: captures %s: %w", domain, err)
 		case next == "" || limit > 0 && delivered >= limit:
 			return nil
-		case next == key:
-			return fmt.Errorf("archive: captures %s: %w: the resume key %q came back", domain, ErrMalformed, key)
+		case next == key || seen[sha256.Sum256([]byte(next))]:
+			return fmt.Errorf("archive: captures %s: %w: the resume key %q came back", domain, ErrMalformed, next)
 		}
 		if delivered == before {
 			if empty++; empty == maxEmptyPages {
@@ -141,6 +148,7 @@ func (c *Client) Captures(ctx context.Context, domain string, limit int, fn func
 			empty = 0
 		}
 		key = next
+		seen[sha256.Sum256([]byte(key))] = true
 	}
 }
 
@@ -192,6 +200,16 @@ func (c *Client) query(domain string, limit int, resumeKey string) (string, erro
 		return "", fmt.Errorf("endpoint: %w", err)
 	}
 	q := u.Query()
+	// The archive keys captures by the host name in ASCII: an IDN domain is
+	// asked in punycode. One that is not a valid IDN is asked as it is.
+	for i := range len(domain) {
+		if domain[i] >= utf8.RuneSelf {
+			if a, err := idna.Lookup.ToASCII(domain); err == nil {
+				domain = a
+			}
+			break
+		}
+	}
 	q.Set("url", domain)
 	q.Set("matchType", "domain")
 	q.Set("collapse", "urlkey")
@@ -199,7 +217,8 @@ func (c *Client) query(domain string, limit int, resumeKey string) (string, erro
 	q.Set("output", "json")
 	q.Set("showResumeKey", "true")
 	if !c.AllStatuses {
-		q.Set("filter", "statuscode:200")
+		// Added to the endpoint's filters, if any: the server applies all.
+		q.Add("filter", "statuscode:200")
 	}
 	if limit > 0 {
 		q.Set("limit", strconv.Itoa(limit))

@@ -507,3 +507,66 @@ func TestParseTimestamp(t *testing.T) {
 		})
 	}
 }
+
+// TestCapturesResumeKeyCycle: a server whose resume keys go round in a
+// cycle (A, B, A, ...), each answer with captures, is given up when a key
+// comes back, not asked forever.
+func TestCapturesResumeKeyCycle(t *testing.T) {
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n++; n > 20 {
+			http.Error(w, "asked too often", http.StatusTeapot)
+			return
+		}
+		next := map[string]string{"": "A", "A": "B", "B": "A"}[r.URL.Query().Get("resumeKey")]
+		fmt.Fprintf(w, `[["original","timestamp"],["http://www.example.edu/%d","2001"],[],[%q]]`, n, next)
+	}))
+	defer srv.Close()
+	got, err := collect(t, &Client{Endpoint: srv.URL, HTTP: srv.Client()}, 0)
+	if !errors.Is(err, ErrMalformed) || n != 3 || len(got) != 3 {
+		t.Errorf("Captures from a server with cycling resume keys = %d captures, %v after %d requests; want 3, ErrMalformed after 3", len(got), err, n)
+	}
+}
+
+// TestCapturesQuery: a filter in the endpoint is kept beside the status
+// filter (the CDX server applies every filter= given); an IDN domain is
+// asked in punycode, as the archive keys it.
+func TestCapturesQuery(t *testing.T) {
+	c := &Client{Endpoint: "http://127.0.0.1:1/cdx?filter=mimetype:text/html"}
+	u, err := c.query("bücher.example", 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pu, _ := url.Parse(u)
+	q := pu.Query()
+	if f := q["filter"]; !slices.Equal(f, []string{"mimetype:text/html", "statuscode:200"}) {
+		t.Errorf("query with an endpoint filter: filter=%q, want the endpoint's and statuscode:200", f)
+	}
+	if d := q.Get("url"); d != "xn--bcher-kva.example" {
+		t.Errorf("query(bücher.example): url=%q, want xn--bcher-kva.example", d)
+	}
+}
+
+// TestParseCDXSurrogates: \u escapes of UTF-16 surrogates decode as
+// encoding/json decodes them: a lone surrogate is U+FFFD and the escape
+// after it is not lost.
+func TestParseCDXSurrogates(t *testing.T) {
+	for _, s := range []string{
+		`\ud83d\ude00`,
+		`\ud800\u0041`,
+		`\udc00\ud83d\ude00`,
+		`\ud800\ud800\udc00`,
+		`\ud800x`,
+		`\ud800\n`,
+	} {
+		body := `[["original","timestamp"],["http://a.example/` + s + `","2001"]]`
+		var want [][]string
+		if err := json.Unmarshal([]byte(body), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := parseAll([]byte(body), false)
+		if err != nil || len(got) != 1 || got[0].URL != want[1][0] {
+			t.Errorf("parseCDX(%s) = %+v, %v; want URL %q", body, got, err, want[1][0])
+		}
+	}
+}

@@ -299,15 +299,28 @@ func (p *cdxParser) escape() (rune, error) {
 		if err != nil || !utf16.IsSurrogate(r) {
 			return r, err
 		}
-		// A surrogate pair is two escapes; a lone surrogate is U+FFFD.
-		if next, _ := p.r.Peek(2); string(next) != `\u` {
+		// A surrogate pair is two escapes, a high surrogate then a low one;
+		// a lone surrogate is U+FFFD, and the escape after it, if it is not
+		// the pair's low half, is read on its own.
+		if r >= 0xdc00 {
 			return utf8.RuneError, nil
 		}
-		p.r.Discard(2)
-		r2, err := p.hex4()
-		if err != nil {
-			return 0, err
+		next, _ := p.r.Peek(6)
+		if len(next) < 6 || next[0] != '\\' || next[1] != 'u' {
+			return utf8.RuneError, nil
 		}
+		r2 := rune(0)
+		for _, c := range next[2:] {
+			d, ok := hexDigit(c)
+			if !ok {
+				return utf8.RuneError, nil
+			}
+			r2 = r2<<4 | rune(d)
+		}
+		if r2 < 0xdc00 || r2 > 0xdfff {
+			return utf8.RuneError, nil
+		}
+		p.r.Discard(6)
 		return utf16.DecodeRune(r, r2), nil
 	}
 	return 0, p.malformed("invalid escape \\%c", c)
@@ -321,20 +334,26 @@ func (p *cdxParser) hex4() (rune, error) {
 		if err != nil {
 			return 0, p.eof(err)
 		}
-		var d byte
-		switch {
-		case '0' <= c && c <= '9':
-			d = c - '0'
-		case 'a' <= c && c <= 'f':
-			d = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			d = c - 'A' + 10
-		default:
+		d, ok := hexDigit(c)
+		if !ok {
 			return 0, p.malformed("invalid \\u escape")
 		}
 		r = r<<4 | rune(d)
 	}
 	return r, nil
+}
+
+// hexDigit returns the value of a hex digit.
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // startRow empties p.vals.
