@@ -97,7 +97,12 @@ func New(cfg Config) (*Policy, error) {
 		if f == "" {
 			return nil, fmt.Errorf("score: empty topic word %q", w)
 		}
-		p.words[f] = len(p.words)
+		if len(f) > maxWord {
+			return nil, fmt.Errorf("score: topic word %q longer than %d bytes", w, maxWord)
+		}
+		if _, dup := p.words[f]; !dup { // "Research" and "research" are one word
+			p.words[f] = len(p.words)
+		}
 	}
 	if len(p.words) > 64 {
 		return nil, fmt.Errorf("score: %d topic words, at most 64 are supported", len(p.words))
@@ -132,9 +137,8 @@ func (p *Policy) Score(url, anchor string, depth int) int {
 	}
 	s += p.cfg.URLWeight * p.hits(url)
 	s += p.cfg.AnchorWeight * p.hits(anchor)
-	lp := strings.ToLower(path)
 	for _, pat := range p.patterns {
-		if strings.Contains(lp, pat) {
+		if containsFolded(path, pat) {
 			s += p.cfg.PatternBonus
 			break
 		}
@@ -158,8 +162,9 @@ func (p *Policy) LastModBonus(lastmod, now time.Time) int {
 		return 0
 	}
 	age := now.Sub(lastmod)
+	days := min(max(p.cfg.RecentDays, 1), 100*365) // a longer span would overflow time.Duration
 	switch {
-	case age < time.Duration(max(p.cfg.RecentDays, 1))*24*time.Hour:
+	case age < time.Duration(days)*24*time.Hour:
 		return p.cfg.RecentBonus
 	case age < 365*24*time.Hour:
 		return p.cfg.RecentBonus / 2
@@ -173,18 +178,105 @@ func (p *Policy) AcademicSignals(url, anchor string) bool {
 	if p.hits(url) > 0 || p.hits(anchor) > 0 {
 		return true
 	}
-	lu := strings.ToLower(url)
 	for _, pat := range p.patterns {
-		if strings.Contains(lu, pat) {
+		if containsFolded(url, pat) {
 			return true
 		}
 	}
 	return false
 }
 
+// containsFolded reports whether s, folded as fold does and with
+// percent-encoded non-ASCII characters decoded, contains the folded pattern
+// pat. It does not allocate.
+func containsFolded(s, pat string) bool {
+	if pat == "" {
+		return true
+	}
+	// A pattern starting with ASCII punctuation ("/", ".") can only match
+	// where s has that very byte: folding yields it from nothing else.
+	p0 := pat[0]
+	punct := p0 < utf8.RuneSelf && !('a' <= p0 && p0 <= 'z' || '0' <= p0 && p0 <= '9')
+	var u [utf8.UTFMax]byte
+	for start := 0; start < len(s); start++ {
+		if punct {
+			i := strings.IndexByte(s[start:], p0)
+			if i < 0 {
+				return false
+			}
+			start += i
+		} else if c := s[start]; c < utf8.RuneSelf && c != '%' && lower(c) != p0 {
+			continue // the common case, decided by one byte
+		}
+		k, j := 0, start
+		for k < len(pat) && j < len(s) {
+			if c := s[j]; c < utf8.RuneSelf && c != '%' { // fast path
+				if lower(c) != pat[k] {
+					break
+				}
+				k, j = k+1, j+1
+				continue
+			}
+			n, next := foldUnit(s, j, &u)
+			if len(pat)-k < n || pat[k:k+n] != string(u[:n]) {
+				break
+			}
+			k, j = k+n, next
+		}
+		if k == len(pat) {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// foldUnit folds the character at s[i:] into u, returning its length there
+// and the index of the next character: ASCII letters lowercased, a
+// percent-encoded non-ASCII character decoded, letters folded as fold does.
+// An invalid byte stands for itself.
+func foldUnit(s string, i int, u *[utf8.UTFMax]byte) (n, next int) {
+	c := s[i]
+	if c >= utf8.RuneSelf {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			u[0] = c
+			return 1, i + 1
+		}
+		return foldTo(r, u), i + size
+	}
+	if c == '%' {
+		if r, size := decodePercent(s[i:]); size > 0 && r >= utf8.RuneSelf {
+			return foldTo(r, u), i + size
+		}
+	}
+	u[0] = lower(c)
+	return 1, i + 1
+}
+
+// foldTo writes r folded as fold does into u and returns its length.
+func foldTo(r rune, u *[utf8.UTFMax]byte) int {
+	if f := foldRune(r); f != 0 {
+		u[0] = f
+		return 1
+	}
+	return utf8.EncodeRune(u[:], unicode.ToLower(r))
+}
+
 // suffixes that still count as the topic word: plurals and the common
 // Turkish plural/possessive endings.
 var suffixes = []string{"s", "es", "lar", "ler", "lari", "leri", "si", "i"}
+
+// maxWord is the longest folded topic word, in bytes. Tokens are collected
+// in a buffer with room for it and any suffix; a longer token matches no
+// word.
+const maxWord = 64
 
 // hits counts distinct topic words among the alphanumeric tokens of s.
 func (p *Policy) hits(s string) int {
@@ -193,53 +285,57 @@ func (p *Policy) hits(s string) int {
 	}
 	var seen uint64
 	n := 0
-	var buf [64]byte
+	var buf [2 * maxWord]byte
 	tok := buf[:0]
+	long := false // the token outgrew buf: it matches no word
+	push := func(b byte) {
+		if len(tok) < len(buf) {
+			tok = append(tok, b)
+		} else {
+			long = true
+		}
+	}
 	flush := func() {
-		if len(tok) == 0 {
-			return
+		if len(tok) > 0 && !long {
+			if i, ok := p.match(tok); ok && seen&(1<<i) == 0 {
+				seen |= 1 << i
+				n++
+			}
 		}
-		if i, ok := p.match(tok); ok && seen&(1<<i) == 0 {
-			seen |= 1 << i
-			n++
-		}
-		tok = tok[:0]
+		tok, long = tok[:0], false
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
+		r, size := rune(c), 1
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			push(c)
 			i++
-			switch {
-			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-				tok = append(tok, c)
-			case 'A' <= c && c <= 'Z':
-				tok = append(tok, c+'a'-'A')
-			case c == '%' && i+1 < len(s):
-				// Percent-encoded UTF-8 in URLs: decode Turkish letters.
-				if r, size := decodePercent(s[i-1:]); size > 0 {
-					if f := foldRune(r); f != 0 {
-						tok = append(tok, f)
-						i += size - 1
-						continue
-					}
-				}
-				flush()
-			default:
-				flush()
-			}
 			continue
+		case 'A' <= c && c <= 'Z':
+			push(c + 'a' - 'A')
+			i++
+			continue
+		case c == '%':
+			// Percent-encoded UTF-8 in URLs: decode Turkish letters, and
+			// separators such as %20, whose hex digits are no letters.
+			if d, dsize := decodePercent(s[i:]); dsize > 0 {
+				r, size = d, dsize
+			}
+		case c >= utf8.RuneSelf:
+			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		if f := foldRune(r); f != 0 {
-			tok = append(tok, f)
-		} else if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			tok = append(tok, '_') // keeps foreign letters inside one token
+			push(f)
+		} else if r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			// Other letters stay in the token, lowercased as fold does.
+			var u [utf8.UTFMax]byte
+			for _, b := range u[:utf8.EncodeRune(u[:], unicode.ToLower(r))] {
+				push(b)
+			}
 		} else {
 			flush()
-		}
-		if len(tok) >= cap(buf) {
-			tok = tok[:0]
 		}
 	}
 	flush()

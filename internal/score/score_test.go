@@ -1,7 +1,9 @@
 package score
 
 import (
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestScoreSignals(t *testing.T) {
@@ -89,5 +91,105 @@ func BenchmarkScore(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		p.Score(urls[i%3], anchors[i%3], 2)
+	}
+}
+
+// TestScoreTokens covers tokenizing: percent-encoded separators split words
+// and do not glue their hex digits to the next one, a token longer than the
+// buffer matches nothing, and a word listed twice keeps its own bit.
+func TestScoreTokens(t *testing.T) {
+	p, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 127)
+	tests := []struct {
+		url  string
+		want int
+	}{
+		{"http://a.test/my%20research%20paper", 2 * 3},
+		{"http://a.test/x/%2Fresearch", 3},
+		{"http://a.test/caf%C3%A9%2Dresearch", 3},
+		{"http://a.test/" + long + "şresearch", 0},
+		{"http://a.test/" + long + "research", 0},
+		{"http://a.test/" + long + "/research", 3},
+	}
+	for _, tt := range tests {
+		if got := p.Score(tt.url, "", 0); got != tt.want {
+			t.Errorf("Score(%q) = %d, want %d", tt.url, got, tt.want)
+		}
+	}
+
+	cfg := DefaultConfig()
+	cfg.Words = []string{"araştırma", "arastirma", "Research", "research", "paper"}
+	p, err = New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Score("http://a.test/research/paper", "", 0); got != 2*3 {
+		t.Errorf("with duplicate words, Score(research/paper) = %d, want %d", got, 2*3)
+	}
+	// Letters that are not folded still match themselves, in any case.
+	cfg.Words = []string{"thèse", "Forschungsprojekt"}
+	if p, err = New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Score("http://a.test/th%C3%A8ses/", "THÈSE FORSCHUNGSPROJEKT", 0); got != 3+2*2 {
+		t.Errorf("Score(thèses, THÈSE ...) = %d, want %d", got, 3+2*2)
+	}
+	if got := p.Score("http://a.test/thxse/", "thése", 0); got != 0 {
+		t.Errorf("Score(thxse, thése) = %d, want 0", got)
+	}
+
+	cfg.Words = []string{strings.Repeat("a", 65)}
+	if _, err := New(cfg); err == nil {
+		t.Error("New accepted a 65-byte topic word")
+	}
+}
+
+// TestScorePatternsFolded checks that path patterns are matched the way
+// Config documents: case-insensitively, Turkish letters folded, also in
+// percent-encoded paths, without allocating.
+func TestScorePatternsFolded(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Words = []string{"zzz"}
+	cfg.Patterns = []string{"/yayınlar/", ".PDF", "/café/"}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, url := range []string{
+		"http://a.test/yay%C4%B1nlar/1", "http://a.test/YAYINLAR/1", "http://a.test/yayınlar/1",
+		"http://a.test/yayinlar/1", "http://a.test/Files/A.Pdf", "http://a.test/CAF%C3%89/",
+	} {
+		if got := p.Score(url, "", 0); got != 6 {
+			t.Errorf("Score(%q) = %d, want the pattern bonus 6", url, got)
+		}
+		if !p.AcademicSignals(url, "") {
+			t.Errorf("AcademicSignals(%q) = false", url)
+		}
+		if a := testing.AllocsPerRun(10, func() { p.Score(url, "", 1) }); a != 0 {
+			t.Errorf("Score(%q) allocates %v times", url, a)
+		}
+	}
+	for _, url := range []string{"http://a.test/yayin/1", "http://a.test/cafe/", "http://a.test/x.pd"} {
+		if got := p.Score(url, "", 0); got != 0 {
+			t.Errorf("Score(%q) = %d, want 0", url, got)
+		}
+	}
+}
+
+func TestLastModBonus(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	for _, days := range []int{30, 400, 200_000, 1 << 40} {
+		cfg := DefaultConfig()
+		cfg.RecentDays = days
+		p, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.LastModBonus(now.Add(-24*time.Hour), now); got != cfg.RecentBonus {
+			t.Errorf("RecentDays %d: LastModBonus(a day ago) = %d, want %d", days, got, cfg.RecentBonus)
+		}
 	}
 }
