@@ -120,7 +120,7 @@ func reparsePage(ctx context.Context, st crawl.Store, x *extract.Extractor, dir 
 	}
 	var res extract.Result
 	if extract.IsPDF(p.ContentType) {
-		res = x.PDF(ctx, rec.Body, p.URL)
+		res = x.PDF(ctx, rec.Body, p.URL, rec.Header)
 	} else {
 		res = x.HTML(rec.Body, rec.Header.Get("Content-Type"), p.URL, rec.Header)
 	}

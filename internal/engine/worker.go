@@ -12,7 +12,6 @@ import (
 	"github.com/acrawler/acrawler/internal/extract"
 	"github.com/acrawler/acrawler/internal/fetch"
 	"github.com/acrawler/acrawler/internal/frontier"
-	"github.com/acrawler/acrawler/internal/htmlx"
 	"github.com/acrawler/acrawler/internal/robots"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/urlnorm"
@@ -376,14 +375,7 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 	p, u := r.Page, r.URL
 	var x extract.Result
 	if extract.IsPDF(resp.MediaType) {
-		x = e.extractor.PDF(ctx, resp.Body, u.URL)
-		// A PDF has no <meta name="robots">: X-Robots-Tag is the only way
-		// it says noindex, and it applies as it does to HTML.
-		var dir htmlx.Directives
-		for _, v := range resp.Header.Values("X-Robots-Tag") {
-			dir = dir.Merge(htmlx.ParseRobotsDirectives(v, e.cfg.Token))
-		}
-		x.NoIndex, x.NoFollow = x.NoIndex || dir.NoIndex, x.NoFollow || dir.NoFollow
+		x = e.extractor.PDF(ctx, resp.Body, u.URL, resp.Header)
 		x.Apply(p)
 		if x.ErrorKind != "" {
 			e.stats.parseErrors.Add(1)

@@ -109,12 +109,9 @@ func (x *Extractor) HTML(body []byte, contentType, pageURL string, header http.H
 		r.Error, r.ErrorKind = "parse: "+err.Error(), "parse"
 		return r
 	}
-	dir := doc.Robots
+	dir := x.headerRobots(doc.Robots, header)
 	contentLang := ""
 	if header != nil {
-		for _, v := range header.Values("X-Robots-Tag") {
-			dir = dir.Merge(htmlx.ParseRobotsDirectives(v, x.opts.Token))
-		}
 		contentLang = header.Get("Content-Language")
 	}
 	r.Title, r.Text, r.Lang = doc.Title, doc.Text, doc.Lang
@@ -151,9 +148,22 @@ func (x *Extractor) HTML(body []byte, contentType, pageURL string, header http.H
 	return r
 }
 
-// PDF extracts a PDF document.
-func (x *Extractor) PDF(ctx context.Context, body []byte, pageURL string) Result {
+// headerRobots merges into dir the directives of the response's
+// X-Robots-Tag lines (header may be nil).
+func (x *Extractor) headerRobots(dir htmlx.Directives, header http.Header) htmlx.Directives {
+	for _, v := range header.Values("X-Robots-Tag") {
+		dir = dir.Merge(htmlx.ParseRobotsDirectives(v, x.opts.Token))
+	}
+	return dir
+}
+
+// PDF extracts a PDF document. header is the response's; it may be nil. A
+// PDF has no <meta name="robots">: X-Robots-Tag is how it says noindex or
+// nofollow.
+func (x *Extractor) PDF(ctx context.Context, body []byte, pageURL string, header http.Header) Result {
 	var r Result
+	dir := x.headerRobots(htmlx.Directives{}, header)
+	r.NoIndex, r.NoFollow = dir.NoIndex, dir.NoFollow
 	if x.opts.PDF == nil {
 		return r
 	}

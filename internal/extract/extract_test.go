@@ -2,6 +2,8 @@ package extract
 
 import (
 	"bytes"
+	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/acrawler/acrawler/internal/fingerprint"
 	"github.com/acrawler/acrawler/internal/maintext"
+	"github.com/acrawler/acrawler/internal/pdf"
 	"github.com/acrawler/acrawler/internal/scholar"
 )
 
@@ -75,5 +78,33 @@ func TestHTMLLegacyEncoding(t *testing.T) {
 	want := "Üniversitelerin web sitelerinde yayımlanan duyurular"
 	if !bytes.Contains([]byte(r.MainText), []byte(want)) || r.Lang != "tr" || r.Meta == nil || r.Meta.Title == "" {
 		t.Errorf("windows-1254 page: lang %q, title %q, main text %.120q; want %q in it", r.Lang, r.Meta.Title, r.MainText, want)
+	}
+}
+
+// pdfText is a PDF extractor that reads every document as the same text.
+type pdfText string
+
+func (p pdfText) Extract(context.Context, []byte) (*pdf.Document, error) {
+	return &pdf.Document{Text: string(p)}, nil
+}
+
+// A PDF says noindex or nofollow only through X-Robots-Tag: PDF applies
+// it, for the crawl and for reparse alike.
+func TestPDFRobotsHeader(t *testing.T) {
+	x := newTestExtractor(t, false)
+	x.opts.PDF = pdfText("a paper")
+	for _, tc := range []struct {
+		header            http.Header
+		noIndex, noFollow bool
+	}{
+		{nil, false, false},
+		{http.Header{"X-Robots-Tag": {"noindex"}}, true, false},
+		{http.Header{"X-Robots-Tag": {"otherbot: nofollow", "acrawler: noindex, nofollow"}}, true, true},
+		{http.Header{"X-Robots-Tag": {"otherbot: noindex"}}, false, false},
+	} {
+		r := x.PDF(context.Background(), []byte("%PDF-1.7"), "https://example.org/a.pdf", tc.header)
+		if r.Text != "a paper" || r.NoIndex != tc.noIndex || r.NoFollow != tc.noFollow {
+			t.Errorf("PDF with %v: text %q, noindex %v, nofollow %v; want %v, %v", tc.header, r.Text, r.NoIndex, r.NoFollow, tc.noIndex, tc.noFollow)
+		}
 	}
 }
