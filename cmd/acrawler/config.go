@@ -303,6 +303,9 @@ func (c *crawlConfig) validate() error {
 		return usagef("--db is empty")
 	case c.Workers < 1:
 		return usagef("--workers must be at least 1")
+	case c.MaxLinks < 1:
+		// Not "no limit": the limit bounds the memory of one page's links.
+		return usagef("--max-links-per-page must be at least 1")
 	case c.NearDistance < 0 || c.NearDistance > crawl.MaxNearDistance:
 		return usagef("--near-distance must be between 0 and %d", crawl.MaxNearDistance)
 	case c.HostInflight < 1:

@@ -71,6 +71,7 @@ func TestNothingWrittenOnBadArgs(t *testing.T) {
 		{"negative store-outage", []string{"--store-outage", "-1m", "http://a.test/"}, "--store-outage"},
 		{"negative revisit-every", []string{"--revisit-every", "-1h", "http://a.test/"}, "--revisit-every"},
 		{"negative max-pages", []string{"--max-pages", "-1", "http://a.test/"}, "--max-pages"},
+		{"no links per page", []string{"--max-links-per-page", "0", "http://a.test/"}, "--max-links-per-page"},
 		{"host share not a number", []string{"--max-bytes", "1GB", "--max-host-share", "NaN", "http://a.test/"}, "--max-host-share"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
