@@ -201,6 +201,28 @@ func urlset(urls ...string) string {
 	return b.String()
 }
 
+// sitemapSite serves a.test with a robots.txt naming the sitemap at path
+// sitemap, a home page without links, a page /listed, and routes; anything
+// else is 404.
+func sitemapSite(sitemap string, routes map[string]http.HandlerFunc) http.HandlerFunc {
+	return func(rw http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			rw.Write([]byte("User-agent: *\nAllow: /\nSitemap: http://a.test" + sitemap + "\n"))
+		case "/":
+			html(rw, `home, no links`)
+		case "/listed":
+			html(rw, `listed in the sitemap only`)
+		default:
+			if h := routes[r.URL.Path]; h != nil {
+				h(rw, r)
+				return
+			}
+			http.NotFound(rw, r)
+		}
+	}
+}
+
 // The harness itself: a seed, a link, a redirect.
 func TestHarnessCrawlsLinksAndRedirects(t *testing.T) {
 	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
@@ -228,22 +250,14 @@ func TestHarnessCrawlsLinksAndRedirects(t *testing.T) {
 // name to a new one: common) is a new URL like any other redirect target,
 // and is read as a sitemap.
 func TestSitemapRedirectIsFollowed(t *testing.T) {
-	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/robots.txt":
-			rw.Write([]byte("User-agent: *\nAllow: /\nSitemap: http://a.test/old-sitemap.xml\n"))
-		case "/":
-			html(rw, `home, no links`)
-		case "/old-sitemap.xml":
+	tc := newTestCrawl(t, sitemapSite("/old-sitemap.xml", map[string]http.HandlerFunc{
+		"/old-sitemap.xml": func(rw http.ResponseWriter, r *http.Request) {
 			http.Redirect(rw, r, "/sitemap-new.xml", http.StatusMovedPermanently)
-		case "/sitemap-new.xml":
+		},
+		"/sitemap-new.xml": func(rw http.ResponseWriter, r *http.Request) {
 			xmlBody(rw, urlset("http://a.test/listed"))
-		case "/listed":
-			html(rw, `listed in the sitemap only`)
-		default:
-			http.NotFound(rw, r)
-		}
-	}, "http://a.test/")
+		},
+	}), "http://a.test/")
 	tc.crawl(20 * time.Second)
 	if p := tc.page("http://a.test/old-sitemap.xml"); p == nil || p.RedirectTo != "http://a.test/sitemap-new.xml" {
 		t.Errorf("the sitemap's redirect was not recorded: %+v", p)
@@ -260,13 +274,8 @@ func TestSitemapRedirectIsFollowed(t *testing.T) {
 // --max-attempts, instead of being recorded as read with nothing in it.
 func TestSitemapServerErrorIsRetried(t *testing.T) {
 	var calls atomic.Int32
-	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/robots.txt":
-			rw.Write([]byte("User-agent: *\nAllow: /\nSitemap: http://a.test/sitemap.xml\n"))
-		case "/":
-			html(rw, `home, no links`)
-		case "/sitemap.xml":
+	tc := newTestCrawl(t, sitemapSite("/sitemap.xml", map[string]http.HandlerFunc{
+		"/sitemap.xml": func(rw http.ResponseWriter, r *http.Request) {
 			switch calls.Add(1) {
 			case 1:
 				rw.Header().Set("Retry-After", "0")
@@ -276,12 +285,8 @@ func TestSitemapServerErrorIsRetried(t *testing.T) {
 			default:
 				xmlBody(rw, urlset("http://a.test/listed"))
 			}
-		case "/listed":
-			html(rw, `listed in the sitemap only`)
-		default:
-			http.NotFound(rw, r)
-		}
-	}, "http://a.test/")
+		},
+	}), "http://a.test/")
 	tc.crawl(20 * time.Second)
 	if n := calls.Load(); n != 3 {
 		t.Errorf("the sitemap was requested %d times, want 3 (503, 500, 200)", n)
@@ -299,19 +304,12 @@ func TestSitemapServerErrorIsRetried(t *testing.T) {
 // --max-attempts, not retried forever.
 func TestSitemapServerErrorIsBounded(t *testing.T) {
 	var calls atomic.Int32
-	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/robots.txt":
-			rw.Write([]byte("User-agent: *\nAllow: /\nSitemap: http://a.test/sitemap.xml\n"))
-		case "/":
-			html(rw, `home, no links`)
-		case "/sitemap.xml":
+	tc := newTestCrawl(t, sitemapSite("/sitemap.xml", map[string]http.HandlerFunc{
+		"/sitemap.xml": func(rw http.ResponseWriter, r *http.Request) {
 			calls.Add(1)
 			http.Error(rw, "oops", http.StatusBadGateway)
-		default:
-			http.NotFound(rw, r)
-		}
-	}, "http://a.test/")
+		},
+	}), "http://a.test/")
 	tc.crawl(20 * time.Second)
 	if n := calls.Load(); n != 3 {
 		t.Errorf("the sitemap was requested %d times, want 3", n)
