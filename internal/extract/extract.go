@@ -81,9 +81,10 @@ func IsHTML(mediaType string) bool {
 // IsPDF reports whether a media type is PDF.
 func IsPDF(mediaType string) bool { return mediaType == "application/pdf" }
 
-// minMainText is the text length under which no main-text extraction is
-// tried (nothing to separate from boilerplate).
-const minMainText = 200
+// shortText is the visible-text length under which a page whose main text
+// cannot be told from its boilerplate keeps all of its visible text as
+// main text: there is too little to separate.
+const shortText = 200
 
 // HTML extracts an HTML page. header is the response's (X-Robots-Tag,
 // Content-Language); it may be nil.
@@ -127,12 +128,15 @@ func (x *Extractor) HTML(body []byte, contentType, pageURL string, header http.H
 	sm.Type, sm.TypeRule = scholar.Classify(sm, pageURL, r.Title, r.Text)
 	r.Meta = fromScholar(sm)
 
-	if mt != nil && len(r.Text) >= minMainText {
+	if mt != nil {
 		if res, err := mt.Result(contentLang); err == nil {
 			r.MainText = res.Text
 			if r.Lang == "" {
 				r.Lang = res.Lang
 			}
+		}
+		if r.MainText == "" && len(r.Text) < shortText {
+			r.MainText = r.Text
 		}
 	}
 	if r.Lang == "" && contentLang != "" && !strings.Contains(contentLang, ",") {

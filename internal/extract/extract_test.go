@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"golang.org/x/text/encoding/charmap"
@@ -106,5 +107,25 @@ func TestPDFRobotsHeader(t *testing.T) {
 		if r.Text != "a paper" || r.NoIndex != tc.noIndex || r.NoFollow != tc.noFollow {
 			t.Errorf("PDF with %v: text %q, noindex %v, nofollow %v; want %v, %v", tc.header, r.Text, r.NoIndex, r.NoFollow, tc.noIndex, tc.noFollow)
 		}
+	}
+}
+
+// A page with little text gets main text like any other: what maintext
+// finds, or all of its visible text when it finds nothing.
+func TestHTMLShortPageMainText(t *testing.T) {
+	x := newTestExtractor(t, true)
+	for _, tc := range []struct{ name, page, want string }{
+		{"paragraph", `<html><head><title>Contact</title></head><body><nav><a href="/">Home</a></nav><h1>Contact</h1><p>Write to the office at office@example.org.</p></body></html>`, "Write to the office at office@example.org."},
+		{"only a heading", `<html><body><h1>Seminar moved to room 204</h1></body></html>`, "Seminar moved to room 204"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := x.HTML([]byte(tc.page), "text/html; charset=utf-8", "https://www.example.org/contact", nil)
+			if len(r.Text) >= shortText {
+				t.Fatalf("text of %d bytes, want a short page", len(r.Text))
+			}
+			if !strings.Contains(r.MainText, tc.want) {
+				t.Errorf("HTML(%s): main text %q, want it to hold %q (text %q)", tc.name, r.MainText, tc.want, r.Text)
+			}
+		})
 	}
 }
