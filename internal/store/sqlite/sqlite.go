@@ -1,6 +1,6 @@
 // Package sqlite is the embedded store: the whole crawl in one SQLite file,
 // no server needed. One process writes (a lock file beside the database
-// enforces it); any number may read while it does.
+// enforces it, see lock.go); any number may read while it does.
 package sqlite
 
 import (
@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 
@@ -191,25 +190,6 @@ func dsn(file string, readOnly bool) string {
 	return "file:" + file + "?" + q.Encode()
 }
 
-// acquireLock takes an exclusive advisory lock on FILE.lock so that a second
-// crawl process on the same database fails at once instead of corrupting
-// the frontier's in-flight bookkeeping.
-func (db *DB) acquireLock() error {
-	f, err := os.OpenFile(db.path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return fmt.Errorf("sqlite: open %s: %w", db.path, crawl.ErrLocked)
-		}
-		return fmt.Errorf("sqlite: lock %s: %w", db.path, err)
-	}
-	db.lock = f
-	return nil
-}
-
 // Close closes the database and releases the process lock.
 func (db *DB) Close() error {
 	var errs []error
@@ -226,10 +206,7 @@ func (db *DB) Close() error {
 		db.closeStmts()
 		errs = append(errs, db.w.Close())
 	}
-	if db.lock != nil {
-		errs = append(errs, db.lock.Close())
-		db.lock = nil
-	}
+	errs = append(errs, db.releaseLock())
 	return errors.Join(errs...)
 }
 

@@ -1,0 +1,143 @@
+package sqlite
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// The writer's lock is an exclusive flock on RESOLVED.lock, where RESOLVED
+// is the database's absolute path with every symbolic link resolved: any
+// spelling of the file (relative, absolute, through a linked file or
+// directory) takes the same lock. Hard links cannot be resolved, and
+// SQLite itself cannot share a database under two names (each name gets
+// its own write-ahead log), so a writer refuses a database file with more
+// than one link. The lock file holds a line naming its holder; read-only
+// opens take no lock.
+
+// resolvePath returns file's absolute path with its symbolic links
+// resolved; for a file that does not exist yet, its directory's.
+func resolvePath(file string) (string, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", err
+	}
+	r, err := filepath.EvalSymlinks(abs)
+	if err == nil {
+		return r, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if fi, lerr := os.Lstat(abs); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return "", fmt.Errorf("%s is a symbolic link to a file that does not exist", file)
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, filepath.Base(abs)), nil
+}
+
+// acquireLock takes the writer's lock (see above) so that a second crawl
+// process on the same database fails at once instead of corrupting the
+// frontier's in-flight bookkeeping.
+func (db *DB) acquireLock() error {
+	resolved, err := resolvePath(db.path)
+	if err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
+	}
+	if err := checkLinks(resolved); err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
+	}
+	name := resolved + ".lock"
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			if h := lockHolder(name); h != "" {
+				return fmt.Errorf("sqlite: open %s: %w (%s; lock %s)", db.path, crawl.ErrLocked, h, name)
+			}
+			return fmt.Errorf("sqlite: open %s: %w (lock %s)", db.path, crawl.ErrLocked, name)
+		}
+		return fmt.Errorf("sqlite: lock %s: %w", name, err)
+	}
+	// Checked again under the lock: a link made in between would
+	// otherwise go unnoticed until the next open.
+	if err := checkLinks(resolved); err != nil {
+		f.Close()
+		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
+	}
+	host, _ := os.Hostname()
+	holder := fmt.Sprintf("pid %d on %s since %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+	// The holder line is for people reading the refusal; the lock holds
+	// without it.
+	if f.Truncate(0) == nil {
+		f.WriteAt([]byte(holder), 0)
+	}
+	db.lock = f
+	return nil
+}
+
+// releaseLock empties the holder line and releases the lock.
+func (db *DB) releaseLock() error {
+	if db.lock == nil {
+		return nil
+	}
+	db.lock.Truncate(0)
+	err := db.lock.Close()
+	db.lock = nil
+	return err
+}
+
+// checkLinks refuses a database file that has other hard links.
+func checkLinks(resolved string) error {
+	fi, err := os.Stat(resolved)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || st.Nlink <= 1 {
+		return nil
+	}
+	return fmt.Errorf("the database file has %d hard links; SQLite keeps its write-ahead log beside one name, "+
+		"so writing through several names loses or corrupts data: remove the other links (or copy the file)", st.Nlink)
+}
+
+// lockHolder is the holder line of the lock file name, cleaned for an
+// error message; "" when there is none.
+func lockHolder(name string) string {
+	b := make([]byte, 200)
+	f, err := os.Open(name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	n, _ := f.Read(b)
+	line, _, _ := strings.Cut(string(b[:n]), "\n")
+	line = strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return -1
+		}
+		return r
+	}, line)
+	if line == "" {
+		return ""
+	}
+	return "held by " + strings.TrimSpace(line)
+}
