@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"strings"
 	"unicode/utf8"
@@ -63,7 +64,7 @@ func (db *DB) snippetConn(ctx context.Context) (*snippetConn, error) {
 		}
 	}
 	if err != nil {
-		c.close()
+		c.discard()
 		<-db.snipSlots
 		return nil, err
 	}
@@ -76,19 +77,39 @@ func (db *DB) putSnippetConn(c *snippetConn) {
 	<-db.snipSlots
 }
 
-// dropSnippetConn closes a connection that failed.
+// dropSnippetConn discards a connection that failed.
 func (db *DB) dropSnippetConn(c *snippetConn) {
-	c.close()
+	c.discard()
 	<-db.snipSlots
 }
 
+// close closes the connection's statements and gives it back to the pool
+// of db.snip, with its table: for connections that are still sound (Close
+// closes the idle ones).
 func (c *snippetConn) close() {
+	c.closeStmts()
+	c.conn.Close()
+}
+
+// discard closes a connection that failed for good: its in-memory
+// database, which may still hold the table, a row or an open transaction,
+// goes with it. Given back to the pool instead, it made every later
+// connection's CREATE VIRTUAL TABLE fail (the table already existed): one
+// cancelled search broke all the searches after it. database/sql closes a
+// connection, instead of pooling it, when Raw's function returns
+// driver.ErrBadConn.
+func (c *snippetConn) discard() {
+	c.closeStmts()
+	c.conn.Raw(func(any) error { return driver.ErrBadConn })
+	c.conn.Close()
+}
+
+func (c *snippetConn) closeStmts() {
 	for _, s := range []*sql.Stmt{c.ins, c.sel} {
 		if s != nil {
 			s.Close()
 		}
 	}
-	c.conn.Close()
 }
 
 // snippets returns a search hit's snippets of its text and of its title,
@@ -140,7 +161,12 @@ func (db *DB) snippetsOf(ctx context.Context, match, title, body, anchors string
 		err = tx.StmtContext(ctx, c.sel).QueryRowContext(ctx, match).Scan(&bodySnip, &titleSnip)
 	}
 	if rerr := tx.Rollback(); rerr != nil {
+		// The context ended: database/sql rolled the transaction back
+		// itself, or tried to.
 		db.dropSnippetConn(c)
+		if cerr := ctx.Err(); cerr != nil {
+			return "", "", cerr
+		}
 		return "", "", rerr
 	}
 	db.putSnippetConn(c)

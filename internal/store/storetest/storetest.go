@@ -65,6 +65,7 @@ func Run(t *testing.T, factory Factory) {
 		{"SitemapTouch", testTouch},
 		{"SitemapTouchQueuesInRun", testTouchQueue},
 	}
+	tests = append(tests, searchTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			open := factory(t)
