@@ -22,7 +22,7 @@ type Policy struct {
 	UnseenToInactive int
 }
 
-// DefaultPolicy is documented in the README.
+// DefaultPolicy is documented in docs/recrawl.md.
 func DefaultPolicy() Policy {
 	return Policy{
 		Min: time.Hour, Max: 30 * 24 * time.Hour,

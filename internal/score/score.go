@@ -54,7 +54,7 @@ type Config struct {
 	RecentDays  int `toml:"recent_lastmod_days"`
 }
 
-// DefaultConfig is the policy documented in the README.
+// DefaultConfig is the policy documented in docs/crawling.md.
 func DefaultConfig() Config {
 	return Config{
 		Order: OrderPriority,
