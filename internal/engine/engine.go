@@ -478,17 +478,17 @@ func (e *Engine) abandon(t frontier.Task) {
 // finished reports whether nothing is left to do anywhere.
 func (e *Engine) finished(ctx context.Context) (bool, StopReason, error) {
 	st := e.fr.Status()
-	if errors.Is(st.Budget, crawl.ErrByteBudget) && st.InFlight == 0 && e.pending.Load() == 0 {
-		return true, StopBytes, nil // claimed URLs go back to the queue at Stop
-	}
-	if st.Hosts > 0 || st.InFlight > 0 || e.pending.Load() > 0 {
-		return false, "", nil
-	}
-	if b := st.Budget; b != nil {
+	if b := st.Budget; b != nil && st.InFlight == 0 && e.pending.Load() == 0 {
+		// A spent budget lets nothing new start: hosts still held (one
+		// waiting for a robots.txt retry, say) are not waited for, and
+		// claimed URLs go back to the queue at Stop.
 		if errors.Is(b, crawl.ErrByteBudget) {
 			return true, StopBytes, nil
 		}
 		return true, StopPages, nil
+	}
+	if st.Hosts > 0 || st.InFlight > 0 || e.pending.Load() > 0 {
+		return false, "", nil
 	}
 	c, err := e.store.Counters(ctx)
 	if err != nil {
