@@ -21,7 +21,8 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	sqlitedrv "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 //go:embed migrations/*.sql
@@ -97,7 +98,10 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 		db.w.SetMaxIdleConns(1)
 		db.w.SetConnMaxLifetime(0)
 		if err := db.w.PingContext(ctx); err != nil {
-			return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
+			return nil, db.readErr("open", err)
+		}
+		if _, err := db.takeOver(ctx); err != nil {
+			return nil, err
 		}
 		if err := db.migrate(ctx); err != nil {
 			return nil, err
@@ -178,7 +182,8 @@ func dsn(file string, readOnly bool) string {
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {
-		q.Add("_pragma", "journal_mode(WAL)")
+		// WAL is switched on by takeOver, once the file is known to be
+		// acrawler's or empty.
 		q.Add("_pragma", "synchronous(NORMAL)")
 		// Checkpoint every 40,000 pages (160 MB) of WAL, not SQLite's 1,000:
 		// a page rewritten by many commits is copied to the database once,
@@ -250,7 +255,7 @@ func Migrate(ctx context.Context, file string) (from, to int, err error) {
 		return 0, 0, fmt.Errorf("sqlite: open %s: %w", file, err)
 	}
 	db.w.SetMaxOpenConns(1)
-	if from, err = db.version(ctx, db.w); err != nil {
+	if from, err = db.takeOver(ctx); err != nil {
 		return 0, 0, err
 	}
 	if err := db.migrate(ctx); err != nil {
@@ -274,7 +279,7 @@ func (db *DB) version(ctx context.Context, q interface {
 }) (int, error) {
 	var v int
 	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return 0, fmt.Errorf("sqlite: read schema version: %w", err)
+		return 0, db.readErr("read", err)
 	}
 	return v, nil
 }
@@ -288,6 +293,97 @@ func (db *DB) checkVersion(ctx context.Context) error {
 		return fmt.Errorf("sqlite: %s has schema version %d, this acrawler knows up to %d: %w", db.path, v, known, crawl.ErrSchemaTooNew)
 	}
 	return nil
+}
+
+// coreTables are the tables every acrawler database has had since its
+// first schema version.
+var coreTables = []string{"counters", "hosts", "links", "pages", "urls"}
+
+// schemaOf reads the schema version of the database q reads and whether it
+// is acrawler's, or empty; foreign, when it is neither, describes what it
+// holds. It only reads.
+func (db *DB) schemaOf(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (version int, foreign string, err error) {
+	if version, err = db.version(ctx, q); err != nil {
+		return 0, "", err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY type = 'table' DESC, name`)
+	if err != nil {
+		return 0, "", db.readErr("read", err)
+	}
+	defer rows.Close()
+	tables := map[string]bool{}
+	var names, others []string
+	for rows.Next() {
+		var typ, name string
+		if err := rows.Scan(&typ, &name); err != nil {
+			return 0, "", db.readErr("read", err)
+		}
+		if typ == "table" {
+			tables[name] = true
+			names = append(names, name)
+		} else {
+			others = append(others, typ+" "+name)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, "", db.readErr("read", err)
+	}
+	switch {
+	case len(names) == 0 && len(others) == 0 && version == 0:
+		return 0, "", nil
+	case len(names) == 0 && len(others) == 0:
+		return version, fmt.Sprintf("it has no tables but schema version %d", version), nil
+	case len(names) == 0:
+		return version, "it has " + listSome(others), nil
+	}
+	for _, t := range coreTables {
+		if !tables[t] || version == 0 {
+			return version, "it has tables: " + listSome(names), nil
+		}
+	}
+	return version, "", nil
+}
+
+// listSome joins the first names of a list, saying how many it left out.
+func listSome(names []string) string {
+	const most = 12
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
+}
+
+// readErr says what an error of the first operation (op) on the file means.
+func (db *DB) readErr(op string, err error) error {
+	var se *sqlitedrv.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
+		return fmt.Errorf("sqlite: %s is not a SQLite database (%w); refusing to change it", db.path, err)
+	}
+	return fmt.Errorf("sqlite: %s %s: %w", op, db.path, err)
+}
+
+// takeOver makes the file the writer opened acrawler's to write: it
+// refuses a database of another program before anything in it changes,
+// then switches it to WAL. It returns the schema version.
+func (db *DB) takeOver(ctx context.Context) (int, error) {
+	v, foreign, err := db.schemaOf(ctx, db.w)
+	if err != nil {
+		return 0, err
+	}
+	if foreign != "" {
+		return 0, fmt.Errorf("sqlite: %s is not an acrawler database (%s); refusing to change it", db.path, foreign)
+	}
+	var mode string
+	if err := db.w.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+		return 0, fmt.Errorf("sqlite: open %s: journal mode: %w", db.path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return 0, fmt.Errorf("sqlite: open %s: journal mode is %s, WAL could not be set", db.path, mode)
+	}
+	return v, nil
 }
 
 // migrate applies the embedded migrations the database does not have yet,
