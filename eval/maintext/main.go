@@ -59,6 +59,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	only := fs.String("only", "", "run only the extractors whose names contain this (comma-separated)")
 	misses := fs.Bool("misses", false, "list, for the first extractor run, the snippets it gets wrong, page by page")
 	page := fs.String("page", "", "print the first extractor's text of this page file and its snippets")
+	whereFlag := fs.Bool("where", false, "with -misses: show the markup above each snippet got wrong")
 	rounds := fs.Int("rounds", 1, "times each extractor reads every page (for steadier time figures)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -101,7 +102,15 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 				pe := score(p, text)
 				ev.add(pe)
 				if *misses && k == 0 && r == 0 {
-					fails = append(fails, missesOf(p, text)...)
+					if *whereFlag {
+						var sb strings.Builder
+						where(&sb, p, text)
+						if sb.Len() > 0 {
+							fails = append(fails, "== "+p.file, sb.String())
+						}
+					} else {
+						fails = append(fails, missesOf(p, text)...)
+					}
 				}
 			}
 			cpu += cputime.Process() - start
@@ -243,9 +252,7 @@ func showPage(w io.Writer, e extractor, pages []page, file string) error {
 		}
 		text := e.run(p)
 		fmt.Fprintf(w, "%s (%s), %s:\n\n%s\n\n", p.file, p.url, e.name, text)
-		for _, m := range missesOf(p, text) {
-			fmt.Fprintln(w, m)
-		}
+		where(w, p, text)
 		return nil
 	}
 	return errors.New("no page " + file)
