@@ -14,7 +14,7 @@ var dropTags = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
 	atom.Iframe: true, atom.Svg: true, atom.Canvas: true, atom.Button: true, atom.Select: true,
 	atom.Textarea: true, atom.Input: true, atom.Label: true, atom.Nav: true, atom.Aside: true,
-	atom.Footer: true, atom.Dialog: true, atom.Menu: true,
+	atom.Footer: true, atom.Dialog: true, atom.Menu: true, atom.Figcaption: true,
 }
 
 // dropRoles are ARIA roles of boilerplate.
@@ -34,59 +34,77 @@ var dropWords = map[string]bool{
 }
 
 // prune marks as dropped the elements that are boilerplate by their
-// markup alone (see isBoilerplate). An element that holds the page's
+// markup alone (see isBoilerplate); one marked by a word of softWords only
+// if it holds less than half of the page's text. An element that holds the page's
 // <main>, an <article>, an <h1> or role=main is never dropped (nor is one
 // of these itself), so that a wrapper with an unlucky class
 // ("has-sidebar") cannot take the content with it.
 func (b *Builder) prune() {
 	nodes := b.nodes
+	var total int32
 	for i := len(nodes) - 1; i >= 0; i-- {
 		n := &nodes[i]
-		if n.flags&(fProtect|fProtected) != 0 && n.parent >= 0 {
-			nodes[n.parent].flags |= fProtected
+		if n.text {
+			n.raw = n.stop - n.start
+		}
+		if n.parent >= 0 {
+			p := &nodes[n.parent]
+			if n.flags&(fProtect|fProtected) != 0 {
+				p.flags |= fProtected
+			}
+			if n.flags&fSkip == 0 {
+				p.raw += n.raw
+			}
+		} else if n.flags&fSkip == 0 {
+			total += n.raw
 		}
 	}
 	for i := range nodes {
-		if n := &nodes[i]; n.flags&fBoiler != 0 && n.flags&(fProtect|fProtected) == 0 {
+		n := &nodes[i]
+		if n.flags&(fProtect|fProtected) != 0 {
+			continue
+		}
+		if n.flags&fBoiler != 0 || n.flags&fSoftBoiler != 0 && n.raw*2 < total {
 			n.flags |= fDropped
 		}
 	}
 }
 
-// isBoilerplate reports whether an element is boilerplate by its tag, role,
-// class, id or visibility; inArticle tells whether it is inside an
-// <article> or <main> (where a <header> is the article's own).
-func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr) bool {
+// isBoilerplate returns fBoiler if an element is boilerplate by its tag,
+// role, class, id or visibility, fSoftBoiler if it is only by a word of
+// softWords in its class or id, and 0 otherwise; inArticle tells whether
+// it is inside an <article> or <main> (where a <header> is the article's
+// own).
+func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr) uint16 {
 	if props&pDrop != 0 {
-		return true
+		return fBoiler
 	}
 	if a == atom.Header && !inArticle {
-		return true
+		return fBoiler
 	}
+	kind := uint16(0)
 	for _, kv := range attrs {
 		switch string(kv.Key) {
 		case "role":
 			if dropRoles[strings.ToLower(strings.TrimSpace(string(kv.Val)))] {
-				return true
+				return fBoiler
 			}
 		case "hidden":
-			return true
+			return fBoiler
 		case "aria-hidden":
 			if strings.EqualFold(string(kv.Val), "true") {
-				return true
+				return fBoiler
 			}
 		case "style":
 			if bytes.Contains(kv.Val, []byte("none")) || bytes.Contains(kv.Val, []byte("hidden")) ||
 				bytes.Contains(kv.Val, []byte("NONE")) || bytes.Contains(kv.Val, []byte("HIDDEN")) || hasUpper(kv.Val) {
 				s := strings.ToLower(strings.ReplaceAll(string(kv.Val), " ", ""))
 				if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
-					return true
+					return fBoiler
 				}
 			}
 		case "class":
-			if hasDropWord(kv.Val, nil) {
-				return true
-			}
+			kind |= dropKind(dropWordOf(kv.Val, nil))
 		case "id":
 			var except map[string]bool
 			if bytes.ContainsAny(kv.Val, "-_") && isSection(a, attrs) {
@@ -94,12 +112,31 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 				// ("related-work", "data-sharing").
 				except = headingWords
 			}
-			if hasDropWord(kv.Val, except) {
-				return true
-			}
+			kind |= dropKind(dropWordOf(kv.Val, except))
 		}
 	}
-	return false
+	if kind&fBoiler != 0 {
+		return fBoiler
+	}
+	return kind
+}
+
+// softWords are dropWords of blocks that a page's layout wraps around its
+// content by mistake or by design ("share-update-card", "sidebar-and-
+// content-body"): an element they mark is dropped only if it holds less
+// than half of the page's text.
+var softWords = map[string]bool{"share": true, "sharing": true, "social": true, "sidebar": true, "related": true, "skip": true}
+
+// dropKind is the flag that a drop word gives: fSoftBoiler for softWords,
+// fBoiler for the others, 0 for "".
+func dropKind(w string) uint16 {
+	switch {
+	case w == "":
+		return 0
+	case softWords[w]:
+		return fSoftBoiler
+	}
+	return fBoiler
 }
 
 // headingWords are dropWords that also begin or end common headings of
@@ -129,9 +166,21 @@ func isSection(a atom.Atom, attrs []htmlx.Attr) bool {
 // hasDropWord reports whether a class or id list holds one of dropWords,
 // other than those in except, as a whole token or as a part of one joined
 // by "-" or "_".
-func hasDropWord(v []byte, except map[string]bool) bool {
+func hasDropWord(v []byte, except map[string]bool) bool { return dropWordOf(v, except) != "" }
+
+// dropWordOf returns the first of dropWords that a class or id list holds
+// (see hasDropWord), or "".
+func dropWordOf(v []byte, except map[string]bool) string {
 	var buf [32]byte
 	for i := 0; i < len(v); {
+		// A modifier token ("has-sidebar", "no-share") is skipped.
+		for i < len(v) && isSpaceByte(v[i]) {
+			i++
+		}
+		if k := tokenEnd(v, i); (i == 0 || isSpaceByte(v[i-1])) && isModifier(lowerASCII(buf[:0], v[i:k])) {
+			i = k
+			continue
+		}
 		// One part: a run of bytes other than space, '-' and '_'.
 		for i < len(v) && (isSpaceByte(v[i]) || v[i] == '-' || v[i] == '_') {
 			i++
@@ -148,13 +197,34 @@ func hasDropWord(v []byte, except map[string]bool) bool {
 				}
 				buf[k] = c
 			}
-			if dropWords[string(buf[:n])] && !except[string(buf[:n])] {
-				return true
+			if w := string(buf[:n]); dropWords[w] && !except[w] {
+				return w
 			}
 		}
 		i = j
 	}
-	return false
+	return ""
+}
+
+func tokenEnd(v []byte, i int) int {
+	for i < len(v) && !isSpaceByte(v[i]) {
+		i++
+	}
+	return i
+}
+
+// lowerASCII appends s in ASCII lower case to dst, up to its capacity.
+func lowerASCII(dst, s []byte) []byte {
+	for _, c := range s {
+		if len(dst) == cap(dst) {
+			break
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 func isSpaceByte(c byte) bool { return c == ' ' || '\t' <= c && c <= '\r' }

@@ -20,6 +20,7 @@ import (
 const (
 	minParagraph = 25
 	fInit        = fInArticle << 1 // score initialized
+	fSoftBoiler  = fInit << 1      // boilerplate by a class of softWords: see prune
 )
 
 // paragraphTags are the elements scored as paragraphs; div, section and
@@ -57,35 +58,64 @@ var (
 		[]byte("widget"), []byte("menu"), []byte("nav"), []byte("header"), []byte("topbar"), []byte("cookie")}
 )
 
-// classWeight is ±25 for each of class and id that has a positive or
-// negative word (negative first).
+// classWeight is ±25 for each of class and id whose tokens (the words
+// between spaces) hold positive or negative words and not both: a class
+// list naming both ("l-sidebar-fixed l-article-body-segment", "entry
+// share") says nothing. A token that holds both ("comment-body") is
+// negative, and a token that is a modifier of its element ("has-sidebar",
+// "no-share", "with-comments") is not read.
 func classWeight(attrs []htmlx.Attr) int32 {
 	var w int32
-	var buf [128]byte
+	var buf [64]byte
 	for _, kv := range attrs {
 		if string(kv.Key) != "class" && string(kv.Key) != "id" || len(kv.Val) == 0 {
 			continue
 		}
-		v := kv.Val
-		if len(v) > len(buf) {
-			v = v[:len(buf)]
-		}
-		l := buf[:len(v)]
-		for i, c := range v {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
+		pos, neg := false, false
+		for _, tok := range bytes.Fields(kv.Val) {
+			if len(tok) > len(buf) {
+				tok = tok[:len(buf)]
 			}
-			l[i] = c
+			l := buf[:len(tok)]
+			for i, c := range tok {
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				l[i] = c
+			}
+			if isModifier(l) {
+				continue
+			}
+			switch {
+			case containsAny(l, negativeWords):
+				neg = true
+			case containsAny(l, positiveWords):
+				pos = true
+			}
 		}
 		switch {
-		case containsAny(l, negativeWords):
+		case neg && !pos:
 			w -= 25
-		case containsAny(l, positiveWords):
+		case pos && !neg:
 			w += 25
 		}
 	}
 	return w
 }
+
+// isModifier reports whether a class token (in lower case) says what an
+// element has or lacks rather than what it is: "has-sidebar",
+// "no-share", "with_comments", "without-footer".
+func isModifier(tok []byte) bool {
+	for _, p := range modifierPrefixes {
+		if len(tok) > len(p) && bytes.HasPrefix(tok, p) && (tok[len(p)] == '-' || tok[len(p)] == '_') {
+			return true
+		}
+	}
+	return false
+}
+
+var modifierPrefixes = [][]byte{[]byte("has"), []byte("no"), []byte("with"), []byte("without")}
 
 func containsAny(s []byte, words [][]byte) bool {
 	for _, w := range words {

@@ -48,6 +48,7 @@ type node struct {
 	own                      int32 // visible bytes of its own text nodes
 	links                    int32 // links in the subtree
 	cls                      int32 // class weight (see classWeight), for elements
+	raw                      int32 // bytes of text in the subtree before pruning (see prune)
 	score                    float64
 }
 
@@ -287,9 +288,7 @@ func (b *Builder) start(t *htmlx.Token) {
 	if v, ok := t.Attr("role"); ok && strings.EqualFold(strings.TrimSpace(string(v)), "main") {
 		n.flags |= fProtect | fMain
 	}
-	if isBoilerplate(a, props, n.flags&fInArticle != 0, t.Attrs()) {
-		n.flags |= fBoiler
-	}
+	n.flags |= isBoilerplate(a, props, n.flags&fInArticle != 0, t.Attrs())
 	if props&pContainer != 0 {
 		n.cls = classWeight(t.Attrs())
 	}

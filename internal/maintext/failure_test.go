@@ -1,0 +1,92 @@
+package maintext
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// prose returns n paragraphs of article text, each naming its number
+// ("Paragraph 3 of the story"), long and with commas, as body text is.
+func prose(story string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "<p>Paragraph %d of the %s: the survey went on for a long time, and its authors, who kept notes, wrote down what they saw in the field every day of the season.</p>\n", i, story)
+	}
+	return b.String()
+}
+
+// siteChrome is a page's navigation around its content.
+const siteChrome = `<div class="top"><a href="/">Home</a> <a href="/news">News</a> <a href="/about">About</a> <a href="/contact">Contact</a></div>`
+
+// failureModes are small pages, one per way main text extraction goes
+// wrong on real pages, with what the main text must and must not hold.
+var failureModes = []struct {
+	name      string
+	page      string
+	want, not []string
+}{
+	{
+		// A figure's caption and credit are not the article's text.
+		name: "figure caption",
+		page: `<body>` + siteChrome + `<article><h1>Field notes</h1>` + prose("story", 2) +
+			`<figure><img src="a.jpg"><figcaption>The camp at dawn. Photo: Example Agency</figcaption></figure>` + prose("tale", 2) + `</article></body>`,
+		want: []string{"Paragraph 2 of the story", "Paragraph 2 of the tale"},
+		not:  []string{"Photo: Example Agency"},
+	},
+	{
+		// A class saying what an element lacks or has ("no-share",
+		// "has-double-sidebar") does not make it a share bar or a
+		// sidebar.
+		name: "modifier classes",
+		page: `<body>` + siteChrome + `<div class="has-double-sidebar"><div class="post no-share">` + prose("story", 4) +
+			`</div><aside>Popular: <a href="/a">One</a> <a href="/b">Two</a></aside></div></body>`,
+		want: []string{"Paragraph 1 of the story", "Paragraph 4 of the story"},
+		not:  []string{"Popular"},
+	},
+	{
+		// A class list naming a sidebar and an article body, or a share
+		// card holding the whole post, holds the content: a block with
+		// most of the page's text is not dropped for one word of its
+		// class.
+		name: "content under a boilerplate word",
+		page: `<body>` + siteChrome + `<div class="share-update-card"><div class="l-sidebar-fixed l-article-body-segment">` + prose("story", 3) + `</div>` +
+			`</div><div class="sidebar"><p>Follow us on all the networks, every day of the week, for more news like this.</p></div></body>`,
+		want: []string{"Paragraph 1 of the story", "Paragraph 3 of the story"},
+		not:  []string{"Follow us"},
+	},
+}
+
+// TestFailureModes extracts each of failureModes, in Extract's own pass
+// and in htmlx.Parse's.
+func TestFailureModes(t *testing.T) {
+	for _, tc := range failureModes {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, shared := range []bool{false, true} {
+				var res Result
+				var err error
+				if shared {
+					res, err = extractShared(t, []byte(tc.page), "")
+				} else {
+					res, err = Extract([]byte(tc.page), "https://example.org/", "")
+				}
+				if err != nil {
+					t.Fatalf("Extract(%s): %v", tc.name, err)
+				}
+				for _, s := range tc.want {
+					if !strings.Contains(res.Text, s) {
+						t.Errorf("Extract(%s).Text lacks %q", tc.name, s)
+					}
+				}
+				for _, s := range tc.not {
+					if strings.Contains(res.Text, s) {
+						t.Errorf("Extract(%s).Text has boilerplate %q", tc.name, s)
+					}
+				}
+				if t.Failed() {
+					t.Fatalf("Extract(%s).Text:\n%s", tc.name, res.Text)
+				}
+			}
+		})
+	}
+}
