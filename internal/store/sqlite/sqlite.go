@@ -31,7 +31,10 @@ var migrationFS embed.FS
 // Options configure Open.
 type Options struct {
 	// ReadOnly opens the database for reading while another process may be
-	// crawling into it. No lock is taken and nothing is migrated.
+	// crawling into it. No lock is taken, nothing is migrated and nothing
+	// written: a database of an older schema is refused with
+	// ErrNeedsMigration. A database in a directory the process cannot
+	// write is read too.
 	ReadOnly bool
 	// Outbox makes page writes queue operations for an external index
 	// (OpenSearch), drained with OutboxNext and OutboxDone.
@@ -115,21 +118,17 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 	} else if _, err := os.Stat(file); err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
 	}
-	db.r, err = sql.Open("sqlite", dsn(file, true))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
+	if err := db.openReaders(ctx, opts.ReadOnly); err != nil {
+		return nil, err
 	}
-	db.r.SetMaxOpenConns(4)
 	db.snipIdle, db.snipSlots = make(chan *snippetConn, snippetConns), make(chan struct{}, snippetConns)
 	if db.snip, err = openSnippets(); err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
 	}
-	if opts.ReadOnly {
-		if err := db.checkVersion(ctx); err != nil {
+	if !opts.ReadOnly {
+		if err := db.maintain(ctx); err != nil {
 			return nil, err
 		}
-	} else if err := db.maintain(ctx); err != nil {
-		return nil, err
 	}
 	ok = true
 	return db, nil
@@ -163,6 +162,81 @@ const (
 	readerCacheKiB = 8 << 10
 )
 
+// ErrNeedsMigration: a read-only open found a database of an older schema
+// (or none yet), which only a writer can bring up to date.
+var ErrNeedsMigration = errors.New("needs migration; run `acrawler migrate`")
+
+// openReaders opens the reader connections: read-only (SQLite's mode=ro),
+// so reading never writes the database file. For a read-only open it
+// checks the database is acrawler's, of this build's schema. When SQLite
+// cannot create the files WAL readers share (-wal, -shm), because the
+// directory is not writable, and there is no write-ahead log to read,
+// the file is read as unchanging (immutable=1).
+func (db *DB) openReaders(ctx context.Context, readOnly bool) error {
+	open := func(immutable bool) error {
+		if db.r != nil {
+			db.r.Close()
+		}
+		r, err := sql.Open("sqlite", readerDSN(db.path, immutable))
+		if err != nil {
+			return fmt.Errorf("sqlite: open %s: %w", db.path, err)
+		}
+		r.SetMaxOpenConns(4)
+		db.r = r
+		return nil
+	}
+	if err := open(false); err != nil || !readOnly {
+		return err
+	}
+	v, foreign, err := db.schemaOf(ctx, db.r)
+	if err != nil && cannotShare(err) {
+		if fi, serr := os.Stat(db.path + "-wal"); serr == nil && fi.Size() > 0 {
+			return fmt.Errorf("sqlite: open %s read-only: its write-ahead log (%s-wal) holds changes not yet in the database "+
+				"(a crawl is running, or stopped without closing it), and they can only be read with write access to its directory: %w",
+				db.path, db.path, err)
+		}
+		if err := open(true); err != nil {
+			return err
+		}
+		v, foreign, err = db.schemaOf(ctx, db.r)
+	}
+	switch known := SchemaVersion(); {
+	case err != nil:
+		return err
+	case foreign != "":
+		return fmt.Errorf("sqlite: %s is not an acrawler database (%s)", db.path, foreign)
+	case v > known:
+		return fmt.Errorf("sqlite: %s has schema version %d, this acrawler knows up to %d: %w", db.path, v, known, crawl.ErrSchemaTooNew)
+	case v < known:
+		return fmt.Errorf("sqlite: %s has schema version %d, this acrawler reads %d: it %w", db.path, v, known, ErrNeedsMigration)
+	}
+	return nil
+}
+
+// cannotShare reports whether err is SQLite failing to open or create the
+// files WAL readers share.
+func cannotShare(err error) bool {
+	var se *sqlitedrv.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	c := se.Code() & 0xff
+	return c == sqlite3.SQLITE_READONLY || c == sqlite3.SQLITE_CANTOPEN
+}
+
+// uriPath is file as the path of a SQLite URI: '%', '?' and '#' escaped.
+func uriPath(file string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(file)
+}
+
+func readerDSN(file string, immutable bool) string {
+	d := dsn(file, true) + "&mode=ro"
+	if immutable {
+		d += "&immutable=1"
+	}
+	return d
+}
+
 func dsn(file string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
@@ -192,7 +266,7 @@ func dsn(file string, readOnly bool) string {
 		q.Add("_pragma", "wal_autocheckpoint(40000)")
 		q.Add("_txlock", "immediate")
 	}
-	return "file:" + file + "?" + q.Encode()
+	return "file:" + uriPath(file) + "?" + q.Encode()
 }
 
 // Close closes the database and releases the process lock.
@@ -282,17 +356,6 @@ func (db *DB) version(ctx context.Context, q interface {
 		return 0, db.readErr("read", err)
 	}
 	return v, nil
-}
-
-func (db *DB) checkVersion(ctx context.Context) error {
-	v, err := db.version(ctx, db.r)
-	if err != nil {
-		return err
-	}
-	if known := SchemaVersion(); v > known {
-		return fmt.Errorf("sqlite: %s has schema version %d, this acrawler knows up to %d: %w", db.path, v, known, crawl.ErrSchemaTooNew)
-	}
-	return nil
 }
 
 // coreTables are the tables every acrawler database has had since its
