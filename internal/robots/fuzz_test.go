@@ -12,7 +12,9 @@ import (
 //   - appending a comment line changes nothing;
 //   - the body with every line commented out allows everything;
 //   - for a body well under MaxSize, LF, CRLF and CR line ends read the same;
-//   - a path and its canonical form get the same answer.
+//   - a path and its canonical form get the same answer;
+//   - an allow or disallow line whose pattern starts with neither '/' nor
+//     '*' changes nothing.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("User-agent: *\nDisallow: /\n"), "/page")
 	f.Add([]byte("User-Agent: *\nDisallow: *.gif$\nDisallow: /example/\nAllow: /publications/\n\nUser-Agent: foobot\nDisallow:/\nAllow:/example/page.html\n"), "/example/page.html")
@@ -56,6 +58,23 @@ func FuzzParse(f *testing.F) {
 				b := bytes.ReplaceAll(lf, []byte("\n"), []byte(end))
 				if a2, d2, s2 := answers(b); a2 != a || d2 != d || !slices.Equal(s2, s) {
 					t.Fatalf("Parse(%q) and Parse(%q) differ for %q", body, b, path)
+				}
+			}
+		}
+
+		if len(body) < MaxSize/4 {
+			// The pattern: the path without what would end the value or
+			// the line, after a letter.
+			pat := "p" + strings.Map(func(r rune) rune {
+				if r == '#' || r == '\n' || r == '\r' {
+					return -1
+				}
+				return r
+			}, path)
+			for _, field := range []string{"Allow", "Disallow"} {
+				b := append(slices.Clip(body), "\n"+field+": "+pat+"\n"...)
+				if a2, d2, s2 := answers(b); a2 != a || d2 != d || !slices.Equal(s2, s) {
+					t.Fatalf("Parse(%q): answer for %q changed when %s: %s was appended", body, path, field, pat)
 				}
 			}
 		}

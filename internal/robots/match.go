@@ -17,13 +17,14 @@ type rule struct {
 var disallowRoot = rule{prefix: "/", length: 1}
 
 // compile compiles the value of an allow or disallow line. ok is false for
-// an empty value, which RFC 9309 reads as no rule at all.
+// an empty value, which RFC 9309 reads as no rule at all, and for a value
+// that starts with neither '/' nor '*' ("private", a full URL): RFC 9309's
+// grammar has paths start with '/', and such a pattern, anchored at the
+// start of a path that always starts with '/', can match nothing (as in
+// Google's parser, which also accepts a leading '*').
 func compile(pattern string, allow bool) (r rule, ok bool) {
-	if pattern == "" {
+	if pattern == "" || pattern[0] != '/' && pattern[0] != '*' {
 		return rule{}, false
-	}
-	if pattern[0] != '/' && pattern[0] != '*' {
-		pattern = "/" + pattern
 	}
 	r.allow = allow
 	if strings.HasSuffix(pattern, "$") {

@@ -26,10 +26,11 @@
 //     "acrawler-news" do not select "acrawler".
 //   - Crawl-delay is a group member like allow and disallow: it ends a run of
 //     user-agent lines. Sitemap lines and unknown fields do not.
-//   - A pattern that starts with neither '/' nor '*' gets a leading '/'
-//     ("fish/" is read as "/fish/", as Google once documented). Google's
-//     parser lets such a pattern match nothing; adding the slash errs on the
-//     side of disallowing.
+//   - A pattern that starts with neither '/' nor '*' ("fish/", a full URL)
+//     is ignored: RFC 9309's grammar has paths start with '/', and Google's
+//     parser lets such a pattern match nothing. Adding the slash, as Google
+//     once documented, would turn "Disallow: /" with "Allow: private" into
+//     a permission for /private.
 //   - Paths and patterns are compared in one canonical percent-encoding:
 //     "%xx" escapes of unreserved characters are decoded, other escapes get
 //     uppercase hex, and bytes that cannot appear raw in a URL (controls,
@@ -99,9 +100,10 @@ func DisallowAll() *Robots { return &Robots{disallowAll: true} }
 //
 //   - 2xx: the body is parsed.
 //   - 3xx, and 4xx other than 429: "unavailable", everything is allowed.
-//     The fetcher follows up to five redirects itself, so a 3xx that
-//     reaches here means the redirects led nowhere, which RFC 9309 2.3.1.2
-//     lets us read as unavailable.
+//     The caller follows at least five redirects, so a 3xx that reaches
+//     here means they led to no file (more of them, a loop, a target that
+//     cannot be fetched), which RFC 9309 2.3.1.2 lets us read as
+//     unavailable.
 //   - 429, 5xx, status 0 (no response: network error, timeout) and anything
 //     else: "unreachable", everything is disallowed and Unreachable reports
 //     true, so that the caller retries later.

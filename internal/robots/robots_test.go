@@ -178,9 +178,9 @@ func TestGooglePathMatching(t *testing.T) {
 		{"/fish/",
 			[]string{"/fish/", "/fish/?id=anything", "/fish/salmon.htm"},
 			[]string{"/fish", "/fish.html", "/animals/fish/", "/Fish/Salmon.asp"}},
-		{"fish/", // read as "/fish/"
-			[]string{"/fish/", "/fish/?id=anything", "/fish/salmon.htm"},
-			[]string{"/fish", "/fish.html", "/animals/fish/", "/Fish/Salmon.asp"}},
+		// "fish/", which Google's guide once read as "/fish/", matches
+		// nothing, as in Google's parser: see TestPatternWithoutSlash.
+		{"fish/", nil, []string{"/fish/", "/fish/salmon.htm", "/fish", "/"}},
 		{"/*.php",
 			[]string{"/index.php", "/filename.php", "/folder/filename.php", "/folder/filename.php?parameters", "/folder/any.php.file.html", "/filename.php/"},
 			[]string{"/", "/windows.PHP"}},
@@ -764,5 +764,31 @@ func TestManyAgents(t *testing.T) {
 	}
 	if !r.Group("acrawler").Allowed("/x") {
 		t.Errorf("agent acrawler, not named: /x disallowed, want allowed")
+	}
+}
+
+// TestPatternWithoutSlash: a rule whose pattern starts with neither '/'
+// nor '*' matches nothing (RFC 9309's grammar; Google's parser), so it
+// neither disallows nor, beside "Disallow: /", allows anything.
+func TestPatternWithoutSlash(t *testing.T) {
+	for _, p := range []string{"private", "private/", "private$", "https://a.example/private",
+		"%2Fprivate", "?private", "$"} {
+		t.Run(p, func(t *testing.T) {
+			if g := Parse([]byte("User-agent: *\nDisallow: /\nAllow: " + p + "\n")).Group("acrawler"); g.Allowed("/private") {
+				t.Errorf("Disallow: / and Allow: %s; Allowed(\"/private\") = true, want false", p)
+			}
+			g := Parse([]byte("User-agent: *\nDisallow: " + p + "\n")).Group("acrawler")
+			for _, path := range []string{"/private", "/", "/a.example/private"} {
+				if !g.Allowed(path) {
+					t.Errorf("Disallow: %s; Allowed(%q) = false, want true", p, path)
+				}
+			}
+		})
+	}
+	// A leading '*' is a pattern, as in Google's parser.
+	g := Parse([]byte("User-agent: *\nDisallow: /\nAllow: *private\n")).Group("acrawler")
+	if !g.Allowed("/private") || !g.Allowed("/a/private") || g.Allowed("/public") {
+		t.Errorf("Disallow: / and Allow: *private: /private %v, /a/private %v, /public %v; want true, true, false",
+			g.Allowed("/private"), g.Allowed("/a/private"), g.Allowed("/public"))
 	}
 }
