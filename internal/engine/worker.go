@@ -25,6 +25,14 @@ func (e *Engine) handle(ctx context.Context, t frontier.Task) {
 		e.fetchRobots(ctx, t)
 	case frontier.SkipURL:
 		upd := e.fr.Done(ctx, t, frontier.Feedback{})
+		if t.Err != nil {
+			// The request the URL stands for was refused for good (the
+			// host's address): recorded as that request's failure.
+			r, _ := e.fetchFailed(ctx, crawl.Result{URL: t.URL}, t.Err, frontier.Feedback{})
+			r.Host = upd
+			e.send(r)
+			return
+		}
 		e.stats.skipped.Add(1)
 		e.send(crawl.Result{URL: t.URL, Outcome: crawl.OutcomeSkipped, Error: t.Reason, Host: upd})
 	case frontier.FetchURL:
@@ -74,6 +82,12 @@ func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
 		Truncate:        true,
 		FollowRedirects: 5,
 	})
+	if err != nil && errors.Is(err, fetch.ErrPrivate) && !redirected(err, u) {
+		// Refused before any request: final, not a flaky robots.txt.
+		e.cfg.Log.Debug("robots.txt refused", "host", t.Host, "err", err)
+		e.fr.RobotsRefused(ctx, t, err)
+		return
+	}
 	fb := frontier.Feedback{Requested: true, Finished: e.cfg.Now()}
 	status := 0
 	var body []byte
@@ -106,6 +120,12 @@ func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
 		}
 		e.offerSitemaps(ctx, t.Host, lines)
 	}
+}
+
+// redirected reports whether a fetch of u failed at a redirect target.
+func redirected(err error, u string) bool {
+	var fe *fetch.Error
+	return errors.As(err, &fe) && fe.URL != u
 }
 
 // fetchPage fetches one URL and builds its result.
@@ -285,6 +305,11 @@ func (e *Engine) fetchFailed(ctx context.Context, r crawl.Result, err error, fb 
 }
 
 func errText(fe *fetch.Error) string {
+	if errors.Is(fe.Err, fetch.ErrPrivate) {
+		// The address refused is in the debug log; the record says what
+		// to do about it.
+		return fetch.ErrPrivate.Error()
+	}
 	if fe.Err == nil {
 		return fe.Kind.String()
 	}

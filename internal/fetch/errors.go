@@ -23,7 +23,7 @@ const (
 	KindConnect                   // connection refused, reset, unreachable, or closed before a response
 	KindTLS                       // TLS handshake or certificate failure
 	KindTooLarge                  // the decoded body exceeds MaxBody
-	KindBlocked                   // the address or host is refused by the SSRF guard
+	KindBlocked                   // the address or host is refused by the SSRF guard (the error matches ErrPrivate)
 	KindProtocol                  // malformed response, headers, chunking or compression; truncated body
 	KindRedirects                 // more redirects than Request.FollowRedirects
 	KindCanceled                  // the caller canceled the context
@@ -36,7 +36,7 @@ var kindNames = [...]string{
 	KindConnect:   "connect",
 	KindTLS:       "tls",
 	KindTooLarge:  "too large",
-	KindBlocked:   "blocked",
+	KindBlocked:   "refused",
 	KindProtocol:  "protocol",
 	KindRedirects: "redirects",
 	KindCanceled:  "canceled",

@@ -291,7 +291,11 @@ func proxyAddr(p *url.URL) string {
 }
 
 // dialContext is the transport's dialer: connections to the proxy chosen
-// for the request go unchecked; others pass the SSRF guard.
+// for the request go unchecked; others pass the SSRF guard. The host name
+// is checked before anything resolves it: names that are loopback by
+// definition ("localhost", "*.localhost", RFC 6761) and numeric names are
+// refused without asking DNS. The addresses a name resolves to are checked
+// by the dialer's control function (or, with Config.Dial, left to it).
 func (c *Client) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	if p, _ := ctx.Value(proxyKey{}).(*url.URL); p != nil && addr == proxyAddr(p) {
 		if c.dial != nil {
@@ -299,16 +303,16 @@ func (c *Client) dialContext(ctx context.Context, network, addr string) (net.Con
 		}
 		return c.plain.DialContext(ctx, network, addr)
 	}
-	if c.dial != nil {
-		if !c.allowPrivate {
-			host, _, err := net.SplitHostPort(addr)
-			if err != nil {
-				return nil, &blockedError{addr: addr, why: "unparsable address"}
-			}
-			if err := checkHost(host); err != nil {
-				return nil, err
-			}
+	if !c.allowPrivate {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, &blockedError{addr: addr, why: "unparsable address"}
 		}
+		if err := checkHost(host); err != nil {
+			return nil, err
+		}
+	}
+	if c.dial != nil {
 		return c.dial(ctx, network, addr)
 	}
 	return c.checked.DialContext(ctx, network, addr)
@@ -321,7 +325,8 @@ func (c *Client) Close() {
 
 // Fetch gets req.URL. A response with any status is a *Response; an error
 // is an *Error: KindBadURL for a URL that is not absolute http(s),
-// KindBlocked when the SSRF guard refuses the address, KindTooLarge when
+// KindBlocked when the SSRF guard refuses the address (permanent, and
+// matching ErrPrivate), KindTooLarge when
 // the decoded body exceeds MaxBody, KindRedirects when following more
 // redirects than allowed, KindCanceled when ctx is canceled, KindTimeout
 // when Config.Timeout or ctx's deadline expires, and KindDNS, KindConnect,

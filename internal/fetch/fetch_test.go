@@ -875,7 +875,7 @@ func TestErrorString(t *testing.T) {
 	}{
 		{&Error{Kind: KindTooLarge, URL: "http://a.example/", Status: 200, Err: fmt.Errorf("decoded body exceeds 10 bytes")},
 			"fetch: get http://a.example/: too large (status 200): decoded body exceeds 10 bytes"},
-		{&Error{Kind: KindBlocked, URL: "http://10.0.0.1/"}, "fetch: get http://10.0.0.1/: blocked"},
+		{&Error{Kind: KindBlocked, URL: "http://10.0.0.1/"}, "fetch: get http://10.0.0.1/: refused"},
 		{&Error{Kind: 0, URL: "u"}, "fetch: get u: Kind(0)"},
 	}
 	for _, tt := range tests {

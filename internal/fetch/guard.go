@@ -2,12 +2,19 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"strings"
 	"syscall"
 
 	"golang.org/x/net/idna"
 )
+
+// ErrPrivate is matched (errors.Is) by every refusal of the SSRF guard: the
+// address or host name is not a public one. The refusal is permanent: no
+// request was sent, and asking again gets the same answer; only
+// Config.AllowPrivate lifts it.
+var ErrPrivate = errors.New("private address (use --allow-private)")
 
 // blockedError reports an address or host name the SSRF guard refused.
 type blockedError struct {
@@ -18,6 +25,9 @@ type blockedError struct {
 func (e *blockedError) Error() string {
 	return "refused to connect to " + e.addr + " (" + e.why + ")"
 }
+
+// Is makes errors.Is(err, ErrPrivate) hold.
+func (e *blockedError) Is(target error) bool { return target == ErrPrivate }
 
 // reservedRanges are refused in addition to the ranges netip.Addr classifies
 // itself (loopback, private, link-local, multicast, unspecified).

@@ -293,3 +293,44 @@ func TestProxyFromEnvironment(t *testing.T) {
 		}
 	})
 }
+
+// TestLocalhostNamesRefusedWithoutDNS: names that are loopback by
+// definition (RFC 6761) are refused before any resolver is asked, with a
+// permanent error that matches ErrPrivate; AllowPrivate lifts it.
+func TestLocalhostNamesRefusedWithoutDNS(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, page)
+	}))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	c := newClient(t, Config{})
+	var lookups atomic.Int32
+	c.checked.Resolver = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+		lookups.Add(1)
+		return nil, errors.New("no DNS in tests")
+	}}
+	for _, u := range []string{
+		fmt.Sprintf("http://a.localhost:%d/", port),
+		fmt.Sprintf("http://Deep.Name.LOCALHOST.:%d/", port),
+		fmt.Sprintf("http://localhost:%d/", port),
+		srv.URL, // an IP literal: refused by range, no lookup either
+	} {
+		resp, err := c.Fetch(context.Background(), Request{URL: u})
+		e := requireKind(t, u, resp, err, KindBlocked)
+		if !errors.Is(err, ErrPrivate) || e.Temporary() {
+			t.Errorf("Fetch(%q) = %v; want an error matching ErrPrivate, not Temporary", u, err)
+		}
+		if got, want := e.Kind.String(), "refused"; got != want {
+			t.Errorf("Fetch(%q) kind = %q, want %q", u, got, want)
+		}
+	}
+	if n := lookups.Load(); n != 0 {
+		t.Errorf("resolver asked %d times, want none", n)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("server received %d requests, want none", n)
+	}
+}

@@ -103,6 +103,10 @@ type Task struct {
 	Robots *robots.Group // rules for Task.URL; nil for FetchRobots
 	Reason string        // for SkipURL
 	Trap   string        // the host's suspected-trap description as recorded in the store when it was claimed
+	// Err is, for SkipURL, the permanent error that stands for the request
+	// (the host's address was refused: see RobotsRefused); nil when policy
+	// skips the URL.
+	Err error
 
 	h *host // the claim of the host the task came from
 }
@@ -143,6 +147,7 @@ type host struct {
 	group       *robots.Group
 	robots      *robots.Robots
 	robotsBusy  bool
+	refused     error     // the host's address was refused for good (RobotsRefused)
 	readyAt     time.Time // politeness: no request before this
 	spacedUntil time.Time // while requests are in flight, no other starts before this (the last start + the delay)
 	delay       time.Duration
@@ -367,6 +372,10 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 	}
 	u := h.buf[0]
 	h.buf = h.buf[1:]
+	if h.refused != nil {
+		f.schedule(h)
+		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: h.refused.Error(), Err: h.refused, h: h}, true, time.Time{}, false, answered, nil
+	}
 	if f.gaveUpRobots(h) {
 		f.schedule(h)
 		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: "robots.txt unavailable", h: h}, true, time.Time{}, false, answered, nil
@@ -552,6 +561,9 @@ func (f *Frontier) schedule(h *host) {
 }
 
 func (f *Frontier) needsRobots(h *host, now time.Time) bool {
+	if h.refused != nil {
+		return false
+	}
 	if h.robots == nil {
 		return true
 	}
@@ -816,6 +828,22 @@ func (f *Frontier) RobotsDone(ctx context.Context, t Task, status int, body []by
 		return fmt.Errorf("frontier: %w", err)
 	}
 	return nil
+}
+
+// RobotsRefused records that a FetchRobots task's request was refused for
+// good before anything was sent: err is permanent (the fetcher's guard
+// refused the host's address). No retry is scheduled and nothing is saved
+// (a later crawl, perhaps allowed to connect, asks again): the host's URLs
+// are handed out at once as SkipURL tasks carrying err. It returns the
+// politeness state to keep.
+func (f *Frontier) RobotsRefused(ctx context.Context, t Task, err error) crawl.HostUpdate {
+	f.mu.Lock()
+	if h := f.hostOf(t); h != nil && h.refused == nil {
+		h.refused = err
+		f.cfg.Log.Warn("host refused; its URLs are recorded as failed", "host", h.Key, "err", err)
+	}
+	f.mu.Unlock()
+	return f.Done(ctx, t, Feedback{})
 }
 
 // Renew extends the leases of every held host and drops the ones lost.
