@@ -172,11 +172,19 @@ func New(store crawl.Store, cfg Config) *Frontier {
 
 // Status summarizes the frontier's in-memory state.
 type Status struct {
-	Hosts     int   // hosts held
-	Buffered  int   // URLs claimed and not yet handed out
-	InFlight  int   // tasks handed out and not yet done
-	Budget    error // the budget that stopped claims, if any
-	LostHosts int   // leases lost to expiry (another process took over)
+	Hosts    int   // hosts held
+	Buffered int   // URLs claimed and not yet handed out
+	InFlight int   // tasks handed out and not yet done
+	Budget   error // the budget that stopped claims, if any
+	// Pending counts the tasks Next may still hand out from what it holds,
+	// without claiming anything new: buffered URLs of hosts that need no
+	// robots.txt fetch first, a robots.txt fetch for each host that needs
+	// one (none once a budget is reached: no robots.txt is fetched then),
+	// and one for each host whose URLs are being claimed. It is 0 once the
+	// byte budget is reached. With a budget reached, nothing in flight and
+	// nothing pending, the frontier has nothing left to do.
+	Pending   int
+	LostHosts int // leases lost to expiry (another process took over)
 	// HostsOverShare counts the hosts this process found past their byte
 	// share (Limits.MaxHostBytes).
 	HostsOverShare int
@@ -187,9 +195,22 @@ func (f *Frontier) Status() Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := Status{Hosts: len(f.hosts), Budget: f.budget, LostHosts: f.lostHosts, HostsOverShare: f.hostsOverShare}
+	now := f.cfg.Now()
+	bytesSpent := errors.Is(f.budget, crawl.ErrByteBudget)
 	for _, h := range f.hosts {
 		s.Buffered += len(h.buf)
 		s.InFlight += h.inflight
+		switch {
+		case bytesSpent || f.stopped:
+		case h.refilling:
+			s.Pending++
+		case f.needsRobots(h, now):
+			if f.budget == nil && !h.robotsBusy {
+				s.Pending++
+			}
+		default:
+			s.Pending += len(h.buf)
+		}
 	}
 	return s
 }
@@ -284,6 +305,10 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		switch {
 		case h.inflight >= f.cfg.HostInflight:
 			// rescheduled by Done
+		case f.needsRobots(h, now) && f.budget != nil:
+			// A budget is reached: no robots.txt is fetched, first or
+			// again; what the host holds goes back at Stop.
+			f.releaseIfIdleLocked(h)
 		case f.needsRobots(h, now):
 			if !h.robotsBusy {
 				h.rank = int(^uint(0) >> 1) // robots.txt unblocks the host: first
@@ -349,6 +374,16 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		}
 	}
 	defer f.mu.Unlock()
+	if f.budget != nil {
+		// Hosts made ready for a robots.txt fetch before the budget was
+		// reached do not fetch it now either.
+		for _, h := range slices.Clone(f.ready.items) {
+			if f.needsRobots(h, now) {
+				f.ready.remove(h)
+				f.releaseIfIdleLocked(h)
+			}
+		}
+	}
 	if f.ready.Len() == 0 {
 		// The next claim, if one may come; else only a Done (or a host's
 		// time) makes work ready: a zero wake says no time is known.

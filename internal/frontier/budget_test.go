@@ -1,0 +1,87 @@
+package frontier_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/frontier"
+	"github.com/acrawler/acrawler/internal/store/storetest"
+)
+
+// TestNoRobotsAfterBudget: once a budget is reached no robots.txt is
+// fetched, neither a host's first nor the retry of an unreachable one, and
+// Status says nothing is pending when the last task is done.
+func TestNoRobotsAfterBudget(t *testing.T) {
+	for _, budget := range []error{crawl.ErrPageBudget, crawl.ErrByteBudget} {
+		t.Run(budget.Error(), func(t *testing.T) {
+			f, c, _ := setup(t, frontier.Config{RobotsRetry: time.Minute, RobotsTries: 4},
+				storetest.U("http://a.test/1", 0, 0), storetest.U("http://a.test/2", 0, 0),
+				storetest.U("http://b.test/1", 0, 0), storetest.U("http://c.test/1", 0, 0))
+			first, _ := waitTask(t, f, c)
+			if first.Kind != frontier.FetchRobots {
+				t.Fatalf("first task %+v, want a robots.txt fetch", first)
+			}
+			if err := f.RobotsDone(context.Background(), first, 503, nil, frontier.Feedback{Requested: true, Finished: c.now()}); err != nil {
+				t.Fatal(err)
+			}
+			second, _ := waitTask(t, f, c)
+			if second.Kind != frontier.FetchRobots || second.HostID == first.HostID {
+				t.Fatalf("second task %+v, want another host's robots.txt", second)
+			}
+			f.SetBudget(budget)
+			if err := f.RobotsDone(context.Background(), second, 200, nil, frontier.Feedback{Requested: true, Finished: c.now()}); err != nil {
+				t.Fatal(err)
+			}
+			// The third host's robots.txt, and the first's retry a minute
+			// on, are not fetched.
+			for range 20 {
+				task, ok, wake := next(t, f)
+				if ok {
+					t.Fatalf("task %+v handed out past the budget", task)
+				}
+				if wake.IsZero() {
+					break
+				}
+				c.t = maxTime(c.t, wake) // now: leases to give up first
+			}
+			if st := f.Status(); st.InFlight != 0 || st.Pending != 0 {
+				t.Fatalf("status %+v past the budget; want nothing in flight or pending", st)
+			}
+		})
+	}
+}
+
+// TestBudgetKeepsClaimedURLsOfReadyHosts: after the page budget, URLs
+// claimed within it are still handed out (Pending counts them) when their
+// host's robots.txt is in hand.
+func TestBudgetKeepsClaimedURLsOfReadyHosts(t *testing.T) {
+	urls := []crawl.NewURL{storetest.U("http://a.test/1", 0, 0), storetest.U("http://a.test/2", 0, 0)}
+	f, c, st := setup(t, frontier.Config{Batch: 8}, urls...)
+	knownRobots(t, st, c, urls...)
+	task, _ := waitTask(t, f, c)
+	if task.Kind != frontier.FetchURL {
+		t.Fatalf("task %+v, want a page", task)
+	}
+	f.SetBudget(crawl.ErrPageBudget)
+	if s := f.Status(); s.Pending != 1 || s.InFlight != 1 {
+		t.Fatalf("status %+v; want the other claimed URL pending and one in flight", s)
+	}
+	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	task, _ = waitTask(t, f, c)
+	if task.Kind != frontier.FetchURL {
+		t.Fatalf("task %+v, want the other claimed page", task)
+	}
+	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	if s := f.Status(); s.Pending != 0 || s.InFlight != 0 {
+		t.Fatalf("status %+v; want nothing pending or in flight", s)
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
