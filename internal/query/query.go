@@ -47,6 +47,8 @@
 package query
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -55,6 +57,21 @@ import (
 // MaxLength is the number of bytes of a query that are accepted: the HTTP API
 // answers 400 above it, and Parse reads no further.
 const MaxLength = 500
+
+// ErrTooBroad is the error of a query whose work has no useful bound: see
+// Check. The HTTP API answers it with 400.
+var ErrTooBroad = errors.New("query too broad")
+
+// Bounds of a query's work, which Check enforces. A prefix is searched as
+// every indexed word it begins, merged: a one-letter prefix is a good part
+// of the index, and the backends' work per matching document grows with
+// the number of terms (a query of 160 "r*" took minutes). Repeated terms
+// are merged by Parse and do not count twice.
+const (
+	MinPrefix   = 2  // letters (runes) a prefix needs
+	MaxPrefixes = 5  // prefix terms in a query
+	MaxWords    = 40 // words in all the terms of a query
+)
 
 // Term is one condition of a query: a word, a phrase, or a prefix, which the
 // matching documents must contain, or, when Exclude is set, must not.
@@ -143,7 +160,52 @@ func Parse(q string) Query {
 			terms = append(terms, t)
 		}
 	}
-	return Query{Terms: terms, Raw: q}
+	return Query{Terms: dedupe(terms), Raw: q}
+}
+
+// dedupe drops the terms that repeat an earlier one: a document matches
+// both or neither.
+func dedupe(terms []Term) []Term {
+	if len(terms) < 2 {
+		return terms
+	}
+	seen := make(map[string]bool, len(terms))
+	out := terms[:0]
+	for _, t := range terms {
+		// Words are separated by a byte no word holds.
+		k := fmt.Sprint(t.Prefix, t.Exclude, t.Phrase) + "\x00" + strings.Join(t.Words, "\x00") + "\x00\x00" + strings.Join(t.Chunks, "\x00")
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Check reports whether the query's work is bounded: an error wrapping
+// ErrTooBroad, which says why in words a user can act on, when a prefix is
+// shorter than MinPrefix letters, when there are more than MaxPrefixes
+// prefix terms, or more than MaxWords words in all (excluded terms
+// included: they are searched too).
+func (q Query) Check() error {
+	prefixes, words := 0, 0
+	for _, t := range q.Terms {
+		words += len(t.Words)
+		if !t.Prefix {
+			continue
+		}
+		prefixes++
+		if p := t.Words[len(t.Words)-1]; utf8.RuneCountInString(p) < MinPrefix {
+			return fmt.Errorf("%w: the prefix %q* is shorter than %d letters", ErrTooBroad, p, MinPrefix)
+		}
+	}
+	if prefixes > MaxPrefixes {
+		return fmt.Errorf("%w: %d prefixes (word*), at most %d", ErrTooBroad, prefixes, MaxPrefixes)
+	}
+	if words > MaxWords {
+		return fmt.Errorf("%w: %d words, at most %d", ErrTooBroad, words, MaxWords)
+	}
+	return nil
 }
 
 // chunkTerm reads a chunk of text without spaces or quotes.

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -135,7 +136,7 @@ func TestParseMaxLength(t *testing.T) {
 	if q.Raw != long {
 		t.Errorf("Parse(long).Raw changed")
 	}
-	if len(q.Terms) != MaxLength/2 || slices.Contains(q.Positive(), "tail") {
+	if len(q.Terms) != 1 || slices.Contains(q.Positive(), "tail") {
 		t.Errorf("Parse(%d bytes) read past MaxLength: %d terms", len(long), len(q.Terms))
 	}
 	// A rune cut by the limit is dropped, not kept as a broken byte.
@@ -521,6 +522,32 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse(%q): chunks %q hold words %q, not %q", in, term.Chunks, chunked, term.Words)
 			}
 		}
+		for i := range q.Terms {
+			for j := range i {
+				if reflect.DeepEqual(q.Terms[i], q.Terms[j]) {
+					t.Fatalf("Parse(%q): term %+v repeated", in, q.Terms[i])
+				}
+			}
+		}
+		if err := q.Check(); err != nil {
+			if !errors.Is(err, ErrTooBroad) {
+				t.Fatalf("Parse(%q).Check() = %v, not ErrTooBroad", in, err)
+			}
+		} else {
+			words, prefixes := 0, 0
+			for _, term := range q.Terms {
+				words += len(term.Words)
+				if term.Prefix {
+					prefixes++
+					if utf8.RuneCountInString(term.Words[len(term.Words)-1]) < MinPrefix {
+						t.Fatalf("Parse(%q).Check() passed a short prefix: %+v", in, term)
+					}
+				}
+			}
+			if words > MaxWords || prefixes > MaxPrefixes {
+				t.Fatalf("Parse(%q).Check() passed %d words, %d prefixes", in, words, prefixes)
+			}
+		}
 		if c := canonical(q); len(c) <= MaxLength {
 			if again := Parse(c); !reflect.DeepEqual(again.Terms, q.Terms) {
 				t.Fatalf("Parse(%q) = %+v, but Parse(%q) = %+v", in, q.Terms, c, again.Terms)
@@ -662,5 +689,57 @@ func BenchmarkFold(b *testing.B) {
 				Fold(text)
 			}
 		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"learning", true},
+		{"re*", true},
+		{"r*", false},
+		{"-r*", false},
+		{`"deep r"*`, false},
+		{`"deep re"*`, true},
+		{strings.Repeat("r* ", 160), false},
+		{strings.Repeat("re* ", 160), true}, // one term once repeats are merged
+		{"ab* cd* ef* gh* ij*", true},
+		{"ab* cd* ef* gh* ij* kl*", false},
+		{strings.Repeat("a ", 5) + strings.Repeat("b ", 5), true},
+		{strings.TrimSpace(strings.Repeat("w ", MaxWords)), true},
+		{func() string {
+			var ws []string
+			for i := range MaxWords + 1 {
+				ws = append(ws, fmt.Sprintf("w%d", i))
+			}
+			return strings.Join(ws, " ")
+		}(), false},
+		{`"` + strings.Repeat("x ", MaxWords+1) + `"`, false}, // a phrase of many words
+		{"中文*", true},
+	} {
+		err := Parse(tc.in).Check()
+		if (err == nil) != tc.ok || err != nil && !errors.Is(err, ErrTooBroad) {
+			t.Errorf("Parse(%q).Check() = %v, want ok %v", tc.in, err, tc.ok)
+		}
+	}
+}
+
+func TestParseMergesRepeatedTerms(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"r* r* r*", 1},
+		{"a a -a -a", 2},
+		{`"a b" "a b" a b`, 3},
+		{"a* a", 2},
+		{"e-mail e.mail", 2}, // the same words, other chunks: PostgreSQL reads them apart
+		{"A a", 1},
+	} {
+		if got := len(Parse(tc.in).Terms); got != tc.want {
+			t.Errorf("Parse(%q) has %d terms, want %d", tc.in, got, tc.want)
+		}
 	}
 }

@@ -106,6 +106,9 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	start := time.Now()
 	res := crawl.SearchResult{Facets: crawl.Facets{Host: map[string]int{}, Type: map[string]int{}, Year: map[int]int{}}}
 	q := query.Parse(r.Query)
+	if err := q.Check(); err != nil {
+		return res, fmt.Errorf("postgres: search: %w", err)
+	}
 	if q.IsEmpty() {
 		res.Took = time.Since(start)
 		return res, nil

@@ -517,3 +517,13 @@ func TestSearchRanksBestLinkedOfManyMatches(t *testing.T) {
 		t.Errorf("paging through Search(common) gave %d pages, want %d", len(seen), n)
 	}
 }
+
+// BenchmarkBroadQueries measures queries whose work grows with their
+// terms (repeated and distinct prefixes, many words) on a collection of a
+// few hundred pages:
+//
+//	go test -run '^$' -bench BenchmarkBroadQueries -benchtime 3x ./internal/store/postgres
+func BenchmarkBroadQueries(b *testing.B) {
+	dsn, schema := freshSchema(b)
+	storetest.BenchBroadQueries(b, open(b, dsn, schema), 287)
+}

@@ -127,3 +127,17 @@ func BenchmarkSearch(b *testing.B) {
 		b.ReportMetric(rankPass.Seconds(), "rank-pass-s")
 	}
 }
+
+// BenchmarkBroadQueries measures queries whose work grows with their
+// terms (repeated and distinct prefixes, many words) on a collection of a
+// few hundred pages:
+//
+//	go test -run '^$' -bench BenchmarkBroadQueries -benchtime 3x ./internal/store/sqlite
+func BenchmarkBroadQueries(b *testing.B) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "s.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	storetest.BenchBroadQueries(b, st, 287)
+}

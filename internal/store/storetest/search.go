@@ -2,12 +2,16 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/query"
 )
 
 // searchTests are the search tests beyond testSearch.
@@ -16,6 +20,7 @@ var searchTests = []struct {
 	fn   func(*testing.T, *env)
 }{
 	{"SearchAfterCancelledSearches", testSearchCancelled},
+	{"SearchTooBroad", testSearchTooBroad},
 }
 
 // cancelPages records n indexable pages that all hold the word
@@ -67,7 +72,7 @@ func testSearchCancelled(t *testing.T, e *env) {
 	const rounds = 25
 	for i := range rounds {
 		d := full * time.Duration(i) / rounds
-		for _, q := range []string{"learning", "learn*", "r* re* learning", `"deep learning"`} {
+		for _, q := range []string{"learning", "learn*", "le* re* learning", `"deep learning"`} {
 			// A deadline, as a timeout sets.
 			ctx, cancel := context.WithTimeout(e.ctx, d)
 			e.s.Search(ctx, crawl.SearchRequest{Query: q, Limit: 100})
@@ -95,5 +100,153 @@ func testSearchCancelled(t *testing.T, e *env) {
 	sort.Strings(urls)
 	if !eq(urls, want) {
 		t.Errorf("Search(learning) after cancelled searches found %d pages, want %d", len(urls), len(want))
+	}
+}
+
+// testSearchTooBroad: a query whose work has no useful bound (a
+// one-letter prefix, too many prefixes or words) is refused with
+// query.ErrTooBroad, which the API answers with 400, and a repeated term
+// counts once.
+func testSearchTooBroad(t *testing.T, e *env) {
+	want := e.cancelPages(30)
+	many := func(n int, f string) string {
+		var ws []string
+		for i := range n {
+			ws = append(ws, fmt.Sprintf(f, i))
+		}
+		return strings.Join(ws, " ")
+	}
+	for _, q := range []string{
+		strings.Repeat("r* ", 160),
+		"learning r*",
+		"learning -l*",
+		`"deep l"*`,
+		many(query.MaxPrefixes+1, "le%d*"),
+		many(query.MaxWords+1, "learning%d"),
+	} {
+		res, err := e.s.Search(e.ctx, crawl.SearchRequest{Query: q, Limit: 10})
+		if !errors.Is(err, query.ErrTooBroad) {
+			t.Errorf("Search(%.40q) = %d hits, %v; want ErrTooBroad", q, len(res.Hits), err)
+		}
+	}
+	for _, q := range []string{
+		strings.Repeat("learning ", 50), // within query.MaxLength
+		strings.Repeat("lea* ", 100),
+		strings.Repeat(`"deep learning" `, 30),
+		many(query.MaxPrefixes-1, "le%d*") + " learn*",
+	} {
+		res, err := e.s.Search(e.ctx, crawl.SearchRequest{Query: q, Limit: 100})
+		if err != nil {
+			t.Errorf("Search(%.40q): %v", q, err)
+			continue
+		}
+		got := hitURLs(res)
+		sort.Strings(got)
+		if strings.Contains(q, "le0*") {
+			if len(got) != 0 {
+				t.Errorf("Search(%.40q) = %v, want nothing", q, got)
+			}
+		} else if !eq(got, want) {
+			t.Errorf("Search(%.40q) = %d pages, want %d", q, len(got), len(want))
+		}
+	}
+}
+
+// BenchBroadQueries indexes pages pages of 800 words drawn from a
+// 6,000-word vocabulary with Zipf frequencies (a small crawl: hundreds of
+// words start with each letter) and measures queries whose work grows
+// with their terms: a one-letter prefix repeated, distinct prefixes, and
+// many words. An op is one query; answers refused as too broad count as
+// answered (refused/op reports their share).
+func BenchBroadQueries(b *testing.B, s crawl.Store, pages int) {
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	rng := rand.New(rand.NewPCG(7, 11))
+	syl := []string{"ra", "re", "ri", "ro", "ru", "ka", "ke", "lo", "mi", "na", "te", "so", "di", "pa", "ber", "con", "ing", "tion", "ly", "st"}
+	vocab := make([]string, 6000)
+	for i := range vocab {
+		var sb strings.Builder
+		for range 2 + rng.IntN(3) {
+			sb.WriteString(syl[rng.IntN(len(syl))])
+		}
+		vocab[i] = sb.String()
+	}
+	zipf := rand.NewZipf(rng, 1.1, 1, uint64(len(vocab)-1))
+	words := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = vocab[zipf.Uint64()]
+		}
+		return strings.Join(ws, " ")
+	}
+	var urls []crawl.NewURL
+	for i := range pages {
+		urls = append(urls, U(fmt.Sprintf("http://h%02d.test/p/%d", i%20, i), 0, 0))
+	}
+	if _, err := s.AddURLs(ctx, urls, crawl.Limits{}); err != nil {
+		b.Fatal(err)
+	}
+	for {
+		hs, err := s.ClaimHosts(ctx, "bench", 100, time.Minute, now)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(hs) == 0 {
+			break
+		}
+		var rs []crawl.Result
+		var rel []crawl.HostRelease
+		for _, h := range hs {
+			rel = append(rel, crawl.HostRelease{ID: h.ID})
+			cs, _, err := s.ClaimURLs(ctx, "bench", h.ID, pages, crawl.Limits{}, now)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, c := range cs {
+				rs = append(rs, crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: &crawl.Page{URL: c.URL, Status: 200,
+					ContentType: "text/html", Title: words(8), Text: words(800), FetchedAt: now, Lang: "en",
+					ContentHash: []byte(fmt.Sprintf("%032x", c.ID)), Meta: &crawl.Metadata{Year: 1990 + int(c.ID&31)}}})
+			}
+		}
+		if _, err := s.Commit(ctx, rs, crawl.Limits{}); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.ReleaseHosts(ctx, "bench", rel); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.SetRanks(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	rep := func(w string, n int) string { return strings.TrimSpace(strings.Repeat(w+" ", n)) }
+	var distinct []string
+	for _, a := range "abcdefghijklmnopqrstuvwxyz" {
+		for _, c := range "aeiou" {
+			distinct = append(distinct, string(a)+string(c)+"*")
+		}
+	}
+	for _, bc := range []struct{ name, q string }{
+		{"r*x20", rep("r*", 20)},
+		{"r*x80", rep("r*", 80)},
+		{"r*x160", rep("r*", 160)},
+		{"re*x160", rep("re*", 160)},
+		{"4prefixes", "ra* re* ri* ro*"},
+		{"100prefixes", strings.Join(distinct[:100], " ")},
+		{"40words", strings.Join(strings.Fields(words(400))[:40], " ")},
+		{"40words+4prefixes", strings.Join(strings.Fields(words(400))[:36], " ") + " ra* re* ri* ro*"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			refused := 0
+			for range b.N {
+				_, err := s.Search(ctx, crawl.SearchRequest{Query: bc.q, Limit: 10})
+				switch {
+				case errors.Is(err, query.ErrTooBroad):
+					refused++
+				case err != nil:
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(refused)/float64(b.N), "refused/op")
+		})
 	}
 }
