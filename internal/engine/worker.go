@@ -72,40 +72,76 @@ func (e *Engine) leftAlone(host crawl.ID) string {
 	return ""
 }
 
-// fetchRobots gets a host's robots.txt, following up to five redirects.
+// robotsHops is how many redirects are followed to reach a robots.txt
+// (RFC 9309 2.3.1.2: at least five).
+const robotsHops = 5
+
+// fetchRobots gets a host's robots.txt. Redirects are followed here, not
+// inside the fetcher, so that each hop keeps the host's politeness delay;
+// redirects that reach no file (more than robotsHops, a loop, a target
+// that cannot be fetched for good) leave the last 3xx as the answer,
+// which reads as "unavailable": everything allowed, as for a 404.
 func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
 	u := t.Host + "/robots.txt"
-	resp, err := e.cfg.Fetcher.Fetch(ctx, fetch.Request{
-		URL:             u,
-		Accept:          func(string) bool { return true },
-		MaxBody:         robots.MaxSize,
-		Truncate:        true,
-		FollowRedirects: 5,
-	})
-	if err != nil && errors.Is(err, fetch.ErrPrivate) && !redirected(err, u) {
-		// Refused before any request: final, not a flaky robots.txt.
-		e.cfg.Log.Debug("robots.txt refused", "host", t.Host, "err", err)
-		e.fr.RobotsRefused(ctx, t, err)
-		return
-	}
-	fb := frontier.Feedback{Requested: true, Finished: e.cfg.Now()}
-	status := 0
-	var body []byte
-	switch {
-	case err != nil:
-		var fe *fetch.Error
-		if errors.As(err, &fe) && fe.Kind == fetch.KindCanceled || ctx.Err() != nil {
-			// The crawl is stopping: robots.txt was not found unreachable,
-			// and nothing is recorded (a resumed crawl fetches it at once).
-			e.fr.Done(ctx, t, frontier.Feedback{Canceled: true})
+	seen := map[string]bool{u: true}
+	var (
+		fb   frontier.Feedback
+		resp *fetch.Response
+		err  error
+		last *fetch.Response // the last redirect followed
+	)
+	for hop := 0; ; hop++ {
+		if hop > 0 && !sleep(ctx, t.Delay) {
+			err = ctx.Err()
+			break
+		}
+		resp, err = e.cfg.Fetcher.Fetch(ctx, fetch.Request{
+			URL:      u,
+			Accept:   func(string) bool { return true },
+			MaxBody:  robots.MaxSize,
+			Truncate: true,
+		})
+		if err != nil && hop == 0 && errors.Is(err, fetch.ErrPrivate) {
+			// Refused before any request: final, not a flaky robots.txt.
+			e.cfg.Log.Debug("robots.txt refused", "host", t.Host, "err", err)
+			e.fr.RobotsRefused(ctx, t, err)
 			return
 		}
+		fb = frontier.Feedback{Requested: true, Finished: e.cfg.Now()}
+		if err != nil {
+			break
+		}
+		e.archive(fb.Finished, resp)
+		e.stats.robotsBytes.Add(max(resp.WireBytes, resp.Bytes))
+		if resp.Status < 300 || resp.Status > 399 || resp.Location == "" || hop == robotsHops || seen[resp.Location] {
+			break
+		}
+		last = resp
+		u = resp.Location
+		seen[u] = true
+	}
+	status := 0
+	var body []byte
+	var fe *fetch.Error
+	switch {
+	case err != nil && (errors.As(err, &fe) && fe.Kind == fetch.KindCanceled || ctx.Err() != nil):
+		// The crawl is stopping: robots.txt was not found unreachable,
+		// and nothing is recorded (a resumed crawl fetches it at once).
+		e.fr.Done(ctx, t, frontier.Feedback{Canceled: true})
+		return
+	case err != nil && last != nil && errors.As(err, &fe) && !fe.Temporary():
+		// A redirect to where nothing can be fetched: no file reached.
+		e.cfg.Log.Debug("robots.txt redirect leads nowhere", "host", t.Host, "err", err)
+		status = last.Status
+		e.stats.robots.Add(1)
+	case err != nil:
 		e.cfg.Log.Debug("robots.txt unreachable", "host", t.Host, "err", err)
 	default:
 		status, body = resp.Status, resp.Body
-		e.archive(fb.Finished, resp)
 		e.stats.robots.Add(1)
-		e.stats.robotsBytes.Add(max(resp.WireBytes, resp.Bytes))
+		if last != nil && status >= 300 && status <= 399 {
+			e.cfg.Log.Debug("robots.txt not reached through its redirects", "host", t.Host, "last", u)
+		}
 		if status == http.StatusTooManyRequests {
 			fb.Throttled, fb.RetryAfter = true, resp.RetryAfter
 		}
@@ -122,10 +158,19 @@ func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
 	}
 }
 
-// redirected reports whether a fetch of u failed at a redirect target.
-func redirected(err error, u string) bool {
-	var fe *fetch.Error
-	return errors.As(err, &fe) && fe.URL != u
+// sleep waits d, or until ctx is done; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // fetchPage fetches one URL and builds its result.

@@ -107,6 +107,10 @@ type Task struct {
 	// (the host's address was refused: see RobotsRefused); nil when policy
 	// skips the URL.
 	Err error
+	// Delay is, for FetchRobots, the host's politeness gap: a request the
+	// task makes after its first (a redirect hop) waits this long after
+	// the previous one.
+	Delay time.Duration
 
 	h *host // the claim of the host the task came from
 }
@@ -403,7 +407,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		h.robotsBusy = true
 		h.inflight++
 		h.spacedUntil = now.Add(f.gap(h))
-		return Task{Kind: FetchRobots, HostID: h.ID, Host: h.Key, h: h}, true, time.Time{}, false, answered, nil
+		return Task{Kind: FetchRobots, HostID: h.ID, Host: h.Key, Delay: f.gap(h), h: h}, true, time.Time{}, false, answered, nil
 	}
 	u := h.buf[0]
 	h.buf = h.buf[1:]
