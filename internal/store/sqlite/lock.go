@@ -60,7 +60,20 @@ func (db *DB) acquireLock() error {
 		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
 	}
 	name := resolved + ".lock"
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o644)
+	created := err == nil
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.OpenFile(name, os.O_RDWR, 0)
+		if errors.Is(err, fs.ErrPermission) {
+			// Another user's lock file locks as well (flock needs no
+			// write access); it keeps its holder line.
+			f, err = os.Open(name)
+		}
+	}
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return fmt.Errorf("sqlite: open %s: cannot create the lock file beside it (%w); "+
+			"a crawl writes the database's directory, stats, export and serve can read it", db.path, err)
+	}
 	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
 	}
@@ -87,8 +100,19 @@ func (db *DB) acquireLock() error {
 	if f.Truncate(0) == nil {
 		f.WriteAt([]byte(holder), 0)
 	}
-	db.lock = f
+	db.lock, db.lockCreated = f, created
 	return nil
+}
+
+// dropCreatedLock removes the lock file when this open created it, for an
+// open that refuses the file: a file that is not acrawler's is left as it
+// was found. No acrawler writer can proceed on such a file, so removing
+// the lock file under the lock lets no second writer in.
+func (db *DB) dropCreatedLock() {
+	if db.lock != nil && db.lockCreated {
+		os.Remove(db.lock.Name())
+		db.lockCreated = false
+	}
 }
 
 // releaseLock empties the holder line and releases the lock.

@@ -132,9 +132,7 @@ func TestReadOnlyOpenRefusesWhatItCannotRead(t *testing.T) {
 // back: as root the test runs itself again as nobody.
 func TestReadOnlyOpenUnwritable(t *testing.T) {
 	if file := os.Getenv("ACRAWLER_TEST_READONLY_DB"); file != "" {
-		if n, err := readQueued(file); err != nil || n != 1 {
-			t.Fatalf("read-only open of %s: %d queued, %v; want 1", file, n, err)
-		}
+		readUnwritable(t, file, os.Getenv("ACRAWLER_TEST_WRITER_ERROR"))
 		return
 	}
 	root := os.Geteuid() == 0
@@ -148,10 +146,11 @@ func TestReadOnlyOpenUnwritable(t *testing.T) {
 	for _, tt := range []struct {
 		name          string
 		fileRO, dirRO bool
+		writerErr     string // what a writer's open says
 	}{
-		{"read-only file", true, false},
-		{"read-only directory", false, true},
-		{"both", true, true},
+		{"read-only file", true, false, "the database is read-only to this process"},
+		{"read-only directory", false, true, "cannot create the lock file beside it"},
+		{"both", true, true, "cannot create the lock file beside it"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(sharedTempDir(t), "data")
@@ -171,7 +170,7 @@ func TestReadOnlyOpenUnwritable(t *testing.T) {
 					chown(t, file)
 				}
 				cmd := exec.Command(bin, "-test.run=^TestReadOnlyOpenUnwritable$", "-test.count=1")
-				cmd.Env = append(os.Environ(), "ACRAWLER_TEST_READONLY_DB="+file)
+				cmd.Env = append(os.Environ(), "ACRAWLER_TEST_READONLY_DB="+file, "ACRAWLER_TEST_WRITER_ERROR="+tt.writerErr)
 				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 				out, err := cmd.CombinedOutput()
 				var exit *exec.ExitError
@@ -188,13 +187,27 @@ func TestReadOnlyOpenUnwritable(t *testing.T) {
 				if tt.dirRO {
 					chmod(t, dir, 0o555)
 				}
-				if n, err := readQueued(file); err != nil || n != 1 {
-					t.Fatalf("read-only open: %d queued, %v; want 1", n, err)
-				}
+				readUnwritable(t, file, tt.writerErr)
 			}
 			before.shared = !tt.dirRO
 			before.check(t, file, "read-only open")
 		})
+	}
+}
+
+// readUnwritable reads file, which this process cannot write, and checks
+// a writer's open is refused with writerErr.
+func readUnwritable(t *testing.T, file, writerErr string) {
+	t.Helper()
+	if n, err := readQueued(file); err != nil || n != 1 {
+		t.Fatalf("read-only open of %s: %d queued, %v; want 1", file, n, err)
+	}
+	db, err := sqlite.Open(context.Background(), file, sqlite.Options{})
+	if err == nil {
+		db.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), writerErr) {
+		t.Errorf("read-write open of %s: err = %v, want %q", file, err, writerErr)
 	}
 }
 

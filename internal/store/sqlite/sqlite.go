@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 
@@ -55,6 +56,8 @@ type DB struct {
 	snipIdle  chan *snippetConn // idle snippet connections
 	snipSlots chan struct{}     // one per snippet connection in use
 	lock      *os.File
+	// lockCreated: this open created the lock file (see dropCreatedLock).
+	lockCreated bool
 
 	mu     sync.Mutex // serializes write transactions and guards seq
 	seq    int64
@@ -423,6 +426,7 @@ func listSome(names []string) string {
 func (db *DB) readErr(op string, err error) error {
 	var se *sqlitedrv.Error
 	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
+		db.dropCreatedLock()
 		return fmt.Errorf("sqlite: %s is not a SQLite database (%w); refusing to change it", db.path, err)
 	}
 	return fmt.Errorf("sqlite: %s %s: %w", op, db.path, err)
@@ -437,7 +441,14 @@ func (db *DB) takeOver(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	if foreign != "" {
+		db.dropCreatedLock()
 		return 0, fmt.Errorf("sqlite: %s is not an acrawler database (%s); refusing to change it", db.path, foreign)
+	}
+	// SQLite opens a file this process may not write read-only, and the
+	// writer would fail at its first write, halfway.
+	if err := syscall.Access(db.path, 2 /* W_OK */); err != nil {
+		return 0, fmt.Errorf("sqlite: open %s: the database is read-only to this process (%w); "+
+			"a crawl writes it, stats, export and serve can read it", db.path, err)
 	}
 	var mode string
 	if err := db.w.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
