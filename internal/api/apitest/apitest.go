@@ -90,7 +90,9 @@ func NewBrowser(t testing.TB) *Browser {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true),
+		// Scrollbars are drawn, as a person sees them: a page that only
+		// fits without them does not fit.
+		chromedp.Flag("hide-scrollbars", false),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	)
@@ -172,6 +174,92 @@ func (b *Browser) Screenshot(pageURL, sel, name string, width, height int) strin
 	b.Viewport(width, height)
 	b.do("load "+pageURL, chromedp.Navigate(pageURL), chromedp.WaitVisible(chromedp.CSS(sel)))
 	return b.save(name)
+}
+
+// Width is how wide the page loaded in a Browser is, in CSS pixels.
+type Width struct {
+	Window int `json:"window"` // window.innerWidth: the viewport, scrollbar included
+	Client int `json:"client"` // document.documentElement.clientWidth: the viewport less a vertical scrollbar
+	Scroll int `json:"scroll"` // document.documentElement.scrollWidth: the page's content
+	// Outside lists the deepest elements that reach past the right edge
+	// of the viewport (tag, class and a bit of text), at most 10: what
+	// makes the page scroll sideways, or what is cut off by it.
+	Outside []string `json:"outside"`
+	// Cut lists elements that hide part of their own content (overflow
+	// hidden, an ellipsis): a host name or URL cut off. Visually hidden
+	// text for screen readers (class sr) is not counted. At most 10.
+	Cut []string `json:"cut"`
+}
+
+// Fits says whether the page can be read without scrolling sideways.
+func (w Width) Fits() bool {
+	return w.Scroll <= w.Window && w.Scroll <= w.Client && len(w.Outside) == 0
+}
+
+// widthJS measures the page. An element counts as outside when its box
+// ends right of the viewport and no ancestor clips it in a box of its own
+// (a scroll container inside the page, or overflow hidden) that fits, and
+// it is not hidden itself.
+const widthJS = `(() => {
+  const root = document.documentElement, vw = root.clientWidth;
+  const clipped = el => {
+    for (let a = el.parentElement; a && a !== root && a !== document.body; a = a.parentElement) {
+      const ox = getComputedStyle(a).overflowX;
+      if (ox !== "visible" && a.getBoundingClientRect().right <= vw + 0.5) return true;
+    }
+    return false;
+  };
+  const name = el => {
+    const cls = el.getAttribute("class");
+    return el.tagName.toLowerCase() + (cls ? "." + cls.split(/\s+/).join(".") : "");
+  };
+  const cut = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    if (el.closest(".sr") || el.scrollWidth <= el.clientWidth + 1) continue;
+    const ox = getComputedStyle(el).overflowX;
+    if (ox !== "hidden" && ox !== "clip") continue;
+    cut.push(name(el) + " (shows " + el.clientWidth + " of " + el.scrollWidth + " px): " + (el.textContent || "").trim().slice(0, 60));
+    if (cut.length === 10) break;
+  }
+  const out = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.right <= vw + 0.5 || clipped(el)) continue;
+    if ([...el.children].some(c => c.getBoundingClientRect().right > vw + 0.5)) continue;
+    out.push(name(el) + " (right " + Math.round(r.right) + "): " + (el.textContent || "").trim().slice(0, 60));
+    if (out.length === 10) break;
+  }
+  return {window: window.innerWidth, client: vw, scroll: root.scrollWidth, outside: out, cut: cut};
+})()`
+
+// MeasureWidth measures the current page.
+func (b *Browser) MeasureWidth() Width {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	w, err := chromedp.Run(ctx, chromedp.Evaluate[Width](widthJS))
+	if err != nil {
+		b.t.Fatalf("apitest: measure the page: %v", err)
+	}
+	return w
+}
+
+// Fit is Screenshot with a check that the page fits its window: it fails
+// the test when the page scrolls sideways (its scrollWidth is larger than
+// window.innerWidth, or than the width a vertical scrollbar leaves) or
+// when an element reaches past the viewport's right edge or cuts off its
+// own text, naming them.
+func (b *Browser) Fit(pageURL, sel, name string, width, height int) Width {
+	b.t.Helper()
+	b.Viewport(width, height)
+	b.do("load "+pageURL, chromedp.Navigate(pageURL), chromedp.WaitVisible(chromedp.CSS(sel)))
+	w := b.MeasureWidth() // before the full-page screenshot, which resizes the view
+	path := b.save(name)
+	if !w.Fits() {
+		b.t.Errorf("apitest: %s at %d px is %d px wide (window %d, less scrollbar %d); see %s; sticking out:\n\t%s\ncut off:\n\t%s",
+			pageURL, width, w.Scroll, w.Window, w.Client, path, strings.Join(w.Outside, "\n\t"), strings.Join(w.Cut, "\n\t"))
+	}
+	return w
 }
 
 // save writes a full-page screenshot of the current page.

@@ -13,7 +13,7 @@ type Bars struct {
 	HideTitle bool     // leave the title out of the drawing (a caption shows it)
 	Series    []string // segment names, in stacking order (at most 12 are drawn)
 	Colors    []string // "#rrggbb" per series; a missing or invalid one: green, blue, amber, red, then others
-	Rows      []Row    // drawn top to bottom (at most 200)
+	Rows      []Row    // drawn top to bottom (at most 200); a long label loses its middle, kept in its tooltip
 	Width     int      // 0: 400. The height follows the rows.
 	// Compact puts each label above its bar, for narrow screens; else
 	// labels stand left of the bars.
@@ -41,7 +41,8 @@ func (c Bars) SVG() string {
 	if len(rows) > maxRows {
 		rows = rows[:maxRows]
 	}
-	rowH, barH, labelChars := 26.0, 16.0, maxLabel
+	// Labels left of the bars may take up to half the width.
+	rowH, barH, labelChars := 26.0, 16.0, max(maxLabel, int((w/2-16)/charWidth))
 	if c.Compact {
 		rowH, barH, labelChars = 40, 14, max(8, int(w/charWidth)-1)
 	}
@@ -66,7 +67,7 @@ func (c Bars) SVG() string {
 		}
 		total = math.Max(total, sum)
 		labels[i] = clean(r.Label)
-		labelW = math.Max(labelW, float64(len([]rune(truncate(labels[i], labelChars))))*charWidth)
+		labelW = math.Max(labelW, float64(len([]rune(truncateMiddle(labels[i], labelChars))))*charWidth)
 	}
 
 	// The legend wraps when it is wider than the chart.
@@ -131,10 +132,10 @@ func (c Bars) SVG() string {
 		fmt.Fprintf(&b, `<g class="row"><title>%s</title>`, esc(labels[i]+": "+summary(series, vals[i])))
 		if c.Compact {
 			barY = y + rowH - barH - 6
-			fmt.Fprintf(&b, `<text class="label" x="0" y="%s" fill="currentColor">%s</text>`, f(barY-5), esc(truncate(labels[i], labelChars)))
+			fmt.Fprintf(&b, `<text class="label" x="0" y="%s" fill="currentColor">%s</text>`, f(barY-5), esc(truncateMiddle(labels[i], labelChars)))
 		} else {
 			fmt.Fprintf(&b, `<text class="label" x="%s" y="%s" text-anchor="end" dominant-baseline="middle" fill="currentColor">%s</text>`,
-				f(left-6), f(y+rowH/2), esc(truncate(labels[i], labelChars)))
+				f(left-6), f(y+rowH/2), esc(truncateMiddle(labels[i], labelChars)))
 		}
 		acc := 0.0
 		for j, v := range vals[i] {

@@ -26,7 +26,7 @@ const (
 	fontSize      = 13
 	charWidth     = 7.2 // average advance of a fontSize sans-serif character
 	maxValue      = 1e15
-	maxLabel      = 28 // characters of a bar label drawn; the rest is in its tooltip
+	maxLabel      = 28 // characters of a bar label drawn at least; the rest is in its tooltip
 	maxRows       = 200
 	maxSeries     = 12
 	maxLinePoints = 600
@@ -60,6 +60,18 @@ func truncate(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// truncateMiddle cuts s to n runes by leaving out its middle, so that
+// both ends of a host name (a department and its university's domain)
+// stay readable.
+func truncateMiddle(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
 // finite clamps v into the drawable range; ok is false for NaN.
