@@ -267,9 +267,9 @@ func facets(req crawl.SearchRequest, f crawl.Facets) []facetGroup {
 		key   string
 		count int
 	}
-	group := func(name, label string, m []kv, selected func(string) bool, set func(*crawl.SearchRequest, string), show func(string) string) facetGroup {
+	group := func(name, label string, m []kv, limit int, selected func(string) bool, set func(*crawl.SearchRequest, string), show func(string) string) facetGroup {
 		g := facetGroup{Name: name, Label: label}
-		for _, e := range m[:min(len(m), maxFacetValues)] {
+		for _, e := range m[:min(len(m), limit)] {
 			r := req
 			sel := selected(e.key)
 			if sel {
@@ -296,9 +296,9 @@ func facets(req crawl.SearchRequest, f crawl.Facets) []facetGroup {
 		})
 		return out
 	}
-	// Only the years a search can filter for: a backend may count any
-	// year a page gave (a PDF's creation date says 1 to 9999), and a link
-	// to year_from=9999 would be refused.
+	// Every year the backend counted that a search can filter for, newest
+	// first: a backend may count any year a page gave (a PDF's creation
+	// date says 1 to 9999), and a link to year_from=9999 would be refused.
 	var years []kv
 	for y, n := range f.Year {
 		if y >= MinYear && y <= MaxYear {
@@ -316,9 +316,9 @@ func facets(req crawl.SearchRequest, f crawl.Facets) []facetGroup {
 	setHost := func(r *crawl.SearchRequest, k string) { r.Host = k }
 	var out []facetGroup
 	for _, g := range []facetGroup{
-		group("type", "Type", byCount(f.Type), isType, setType, same),
-		group("year", "Year", years, isYear, setYear, same),
-		group("host", "Host", byCount(f.Host), isHost, setHost, hostname),
+		group("type", "Type", byCount(f.Type), maxFacetValues, isType, setType, same),
+		group("year", "Year", years, len(years), isYear, setYear, same), // all of them: years are short
+		group("host", "Host", byCount(f.Host), maxFacetValues, isHost, setHost, hostname),
 	} {
 		if len(g.Values) > 0 {
 			out = append(out, g)
