@@ -950,7 +950,9 @@ func (f *Frontier) ReleaseAll(ctx context.Context) error {
 // SetBudget records that a crawl budget is spent (the caller may know it
 // before the store does: bytes are counted as they arrive). After
 // ErrByteBudget no more tasks are handed out; after ErrPageBudget no more
-// URLs are claimed.
+// URLs are claimed and no robots.txt is fetched (first or again): only the
+// URLs already claimed of hosts whose robots.txt is in hand are handed out
+// (Status.Pending counts them).
 func (f *Frontier) SetBudget(err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
