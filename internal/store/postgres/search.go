@@ -184,13 +184,15 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 			top.score, p.host, p.doc_type, p.doi, p.metadata->'authors', p.year, p.lang, p.fetched_at
 		FROM top JOIN pages p ON p.url_id = top.url_id CROSS JOIN q
 		ORDER BY top.tier, top.score DESC, top.url_id`
-	// Total and facets: counts of the top 20 hosts, types and years (the
-	// unknown type and year left out) and of all matches.
+	// Total and facets: counts of the top 20 hosts and types, of every
+	// year (the unknown type and year left out; years are few, and a
+	// year's results are as worth filtering for as a frequent one's, as
+	// the SQLite store counts them), and of all matches.
 	facetsSQL := matches + `,
 		m AS MATERIALIZED (SELECT p.host, p.doc_type, p.year FROM pages p, q WHERE ` + cond + `)
 		(SELECT 0, host, 0, count(*) FROM m GROUP BY host ORDER BY 4 DESC, 2 LIMIT 20)
 		UNION ALL (SELECT 1, doc_type, 0, count(*) FROM m WHERE doc_type <> '' GROUP BY doc_type ORDER BY 4 DESC, 2 LIMIT 20)
-		UNION ALL (SELECT 2, '', year, count(*) FROM m WHERE year <> 0 GROUP BY year ORDER BY 4 DESC, 3 LIMIT 20)
+		UNION ALL (SELECT 2, '', year, count(*) FROM m WHERE year <> 0 GROUP BY year)
 		UNION ALL SELECT 3, '', 0, count(*) FROM m`
 
 	b := &pgx.Batch{}

@@ -401,6 +401,7 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 		res.Total, res.Estimated = estimateMatches(n, last), true
 		scaleFacets(&res.Facets, float64(res.Total)/float64(n))
 	}
+	// Hosts and types: the 20 most frequent. Years: all of them.
 	trimFacets(res.Facets.Host)
 	trimFacets(res.Facets.Type)
 

@@ -21,6 +21,7 @@ var searchTests = []struct {
 }{
 	{"SearchAfterCancelledSearches", testSearchCancelled},
 	{"SearchTooBroad", testSearchTooBroad},
+	{"SearchFacetsListEveryYear", testSearchYears},
 }
 
 // cancelPages records n indexable pages that all hold the word
@@ -149,6 +150,33 @@ func testSearchTooBroad(t *testing.T, e *env) {
 		} else if !eq(got, want) {
 			t.Errorf("Search(%.40q) = %d pages, want %d", q, len(got), len(want))
 		}
+	}
+}
+
+// testSearchYears: the year facet counts every year of the matches (the
+// PostgreSQL store kept the 20 most frequent), the hosts and types their
+// 20 most frequent values.
+func testSearchYears(t *testing.T, e *env) {
+	e.cancelPages(120) // 30 years, 4 pages each; 7 hosts
+	res := e.search(crawl.SearchRequest{Query: "learning", Limit: 1})
+	if res.Estimated {
+		t.Fatalf("Search(learning) is estimated")
+	}
+	if len(res.Facets.Year) != 30 {
+		t.Errorf("year facet lists %d years, want 30: %v", len(res.Facets.Year), res.Facets.Year)
+	}
+	for y := 2000; y < 2030; y++ {
+		if res.Facets.Year[y] != 4 {
+			t.Errorf("year facet: %d pages of %d, want 4", res.Facets.Year[y], y)
+		}
+	}
+	if len(res.Facets.Host) != 7 || res.Facets.Host["http://l0.test"] != 18 {
+		t.Errorf("host facet = %v, want 7 hosts, 18 pages on http://l0.test", res.Facets.Host)
+	}
+	// Filtered, the facets count the filtered matches.
+	res = e.search(crawl.SearchRequest{Query: "learning", Limit: 1, YearFrom: 2020})
+	if len(res.Facets.Year) != 10 || res.Total != 40 {
+		t.Errorf("year facet from 2020 = %v (total %d), want 10 years, 40 pages", res.Facets.Year, res.Total)
 	}
 }
 
