@@ -164,3 +164,23 @@ func TestEmptyFileBecomesADatabase(t *testing.T) {
 		db.Close()
 	}
 }
+
+// TestOddFileNames: characters that mean something in a SQLite URI ('?',
+// '#', '%') name the file they spell.
+func TestOddFileNames(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"a?b.db", "c#d.db", "e%3f.db", "f g.db"} {
+		file := filepath.Join(t.TempDir(), name)
+		db, err := sqlite.Open(ctx, file, sqlite.Options{})
+		if err != nil {
+			t.Fatalf("Open(%q): %v", name, err)
+		}
+		db.Close()
+		if _, err := os.Stat(file); err != nil {
+			t.Errorf("Open(%q) did not make that file: %v", name, err)
+		}
+		if _, err := readQueued(file); err != nil {
+			t.Errorf("read-only Open(%q): %v", name, err)
+		}
+	}
+}

@@ -446,7 +446,7 @@ func (db *DB) takeOver(ctx context.Context) (int, error) {
 	}
 	// SQLite opens a file this process may not write read-only, and the
 	// writer would fail at its first write, halfway.
-	if err := syscall.Access(db.path, 2 /* W_OK */); err != nil {
+	if err := syscall.Access(db.path, 2 /* W_OK */); errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
 		return 0, fmt.Errorf("sqlite: open %s: the database is read-only to this process (%w); "+
 			"a crawl writes it, stats, export and serve can read it", db.path, err)
 	}
