@@ -169,8 +169,11 @@ func TestEmptyFileBecomesADatabase(t *testing.T) {
 // '#', '%') name the file they spell.
 func TestOddFileNames(t *testing.T) {
 	ctx := context.Background()
-	for _, name := range []string{"a?b.db", "c#d.db", "e%3f.db", "f g.db"} {
+	for _, name := range []string{"a?b.db", "c#d.db", "e%3f.db", "f g.db", "//h.db"} {
 		file := filepath.Join(t.TempDir(), name)
+		if strings.HasPrefix(name, "//") {
+			file = "/" + file
+		}
 		db, err := sqlite.Open(ctx, file, sqlite.Options{})
 		if err != nil {
 			t.Fatalf("Open(%q): %v", name, err)

@@ -227,8 +227,12 @@ func cannotShare(err error) bool {
 	return c == sqlite3.SQLITE_READONLY || c == sqlite3.SQLITE_CANTOPEN
 }
 
-// uriPath is file as the path of a SQLite URI: '%', '?' and '#' escaped.
+// uriPath is file as the path of a SQLite URI: '%', '?' and '#' escaped,
+// and no leading "//", which would start an authority.
 func uriPath(file string) string {
+	if strings.HasPrefix(file, "//") {
+		file = "/" + strings.TrimLeft(file, "/")
+	}
 	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(file)
 }
 
