@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -28,6 +29,13 @@ func TestRefusedHostIsFinal(t *testing.T) {
 		}
 		if rec.State != crawl.StateFailed || rec.Error != want || !rec.RetryAt.IsZero() {
 			t.Errorf("%s: state %v, error %q, retry at %v; want failed, %q, no retry", seed, rec.State, rec.Error, rec.RetryAt, want)
+		}
+		hs, err := tc.open().HostStats(context.Background(), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hs) != 1 || hs[0].Errors["refused"] != 1 {
+			t.Errorf("host stats %+v, want one host with one \"refused\" error", hs)
 		}
 		if sum.Failed != 1 || sum.Retried != 0 || sum.Skipped != 0 || sum.Robots != 0 {
 			t.Errorf("summary failed %d, retried %d, skipped %d, robots %d; want 1 failed and nothing else",
