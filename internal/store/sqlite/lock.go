@@ -56,7 +56,7 @@ func (db *DB) acquireLock() error {
 	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
 	}
-	if err := checkLinks(resolved); err != nil {
+	if err := checkWritable(resolved); err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
 	}
 	name := resolved + ".lock"
@@ -69,10 +69,6 @@ func (db *DB) acquireLock() error {
 			// write access); it keeps its holder line.
 			f, err = os.Open(name)
 		}
-	}
-	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
-		return fmt.Errorf("sqlite: open %s: cannot create the lock file beside it (%w); "+
-			"a crawl writes the database's directory, stats, export and serve can read it", db.path, err)
 	}
 	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", db.path, err)
@@ -124,6 +120,21 @@ func (db *DB) releaseLock() error {
 	err := db.lock.Close()
 	db.lock = nil
 	return err
+}
+
+// checkWritable refuses a database this process may not write, or whose
+// directory it may not write, before SQLite opens it: SQLite would open
+// such a file read-only, and the writer fail at its first write. It
+// creates the -wal and -shm files beside the database, and removes them
+// at the end; the lock file is there too.
+func checkWritable(resolved string) error {
+	for _, name := range []string{filepath.Dir(resolved), resolved} {
+		err := syscall.Access(name, 2 /* W_OK */)
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			return fmt.Errorf("%s is read-only to this process (%w); a crawl writes it, stats, export and serve can read it", name, err)
+		}
+	}
+	return nil
 }
 
 // checkLinks refuses a database file that has other hard links.

@@ -148,9 +148,9 @@ func TestReadOnlyOpenUnwritable(t *testing.T) {
 		fileRO, dirRO bool
 		writerErr     string // what a writer's open says
 	}{
-		{"read-only file", true, false, "the database is read-only to this process"},
-		{"read-only directory", false, true, "cannot create the lock file beside it"},
-		{"both", true, true, "cannot create the lock file beside it"},
+		{"read-only file", true, false, "crawl.db is read-only to this process"},
+		{"read-only directory", false, true, "data is read-only to this process"},
+		{"both", true, true, "data is read-only to this process"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(sharedTempDir(t), "data")

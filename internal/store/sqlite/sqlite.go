@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 
@@ -447,12 +446,6 @@ func (db *DB) takeOver(ctx context.Context) (int, error) {
 	if foreign != "" {
 		db.dropCreatedLock()
 		return 0, fmt.Errorf("sqlite: %s is not an acrawler database (%s); refusing to change it", db.path, foreign)
-	}
-	// SQLite opens a file this process may not write read-only, and the
-	// writer would fail at its first write, halfway.
-	if err := syscall.Access(db.path, 2 /* W_OK */); errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
-		return 0, fmt.Errorf("sqlite: open %s: the database is read-only to this process (%w); "+
-			"a crawl writes it, stats, export and serve can read it", db.path, err)
 	}
 	var mode string
 	if err := db.w.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
