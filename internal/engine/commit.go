@@ -40,12 +40,20 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 			_, err := e.storeRetry(ctx, "commit", func() error {
 				var err error
 				st, err = e.store.Commit(ctx, batch, e.cfg.Limits)
+				if err != nil && !e.commitDown.Swap(true) {
+					e.notify() // the dispatcher stops handing out work
+				}
 				return err
 			})
 			if err != nil {
 				failed = err
+				// What was not recorded is still in flight in the store:
+				// it is fetched again when the crawl resumes.
 				e.cfg.Log.Error("commit failed; stopping", "err", err, "results", n)
+				e.gaveUpErr = err
+				close(e.gaveUp)
 			} else {
+				e.commitDown.Store(false)
 				e.account(st, batch)
 				e.fr.Admitted(st.Add.Hosts)
 				if st.Stale > 0 {

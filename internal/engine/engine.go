@@ -157,6 +157,13 @@ type Engine struct {
 
 	results chan crawl.Result
 	pending atomic.Int64 // results sent and not yet committed
+	// commitDown is set while a commit fails and is retried: nothing is
+	// handed out then, since no result could be recorded.
+	commitDown atomic.Bool
+	// gaveUp is closed when the committer gives up (gaveUpErr says why):
+	// the store was unavailable for longer than StoreOutage.
+	gaveUp    chan struct{}
+	gaveUpErr error
 	// bytesBase is the byte count the store held when this run started.
 	bytesBase int64
 
@@ -181,6 +188,7 @@ func New(store crawl.Store, cfg Config) (*Engine, error) {
 
 		results: make(chan crawl.Result, 4*cfg.Workers),
 		wake:    make(chan struct{}, 1),
+		gaveUp:  make(chan struct{}),
 	}
 	// URLs claimed per host at a time: large enough that the dispatcher
 	// seldom waits for the store behind a commit.
@@ -287,9 +295,13 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	}
 	commitErr := make(chan error, 1)
 	committed := make(chan struct{})
+	// The results of a stopped crawl are still committed, but a store that
+	// does not answer cannot hold the stop up for more than shutdownGrace.
+	commitCtx, stopCommits := graceContext(ctx, shutdownGrace)
+	defer stopCommits()
 	go func() {
 		defer close(committed)
-		commitErr <- e.commitLoop(context.WithoutCancel(ctx))
+		commitErr <- e.commitLoop(commitCtx)
 	}()
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	var bgDone sync.WaitGroup
@@ -300,7 +312,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		bgDone.Go(func() { e.revisitLoop(bg) })
 	}
 
-	reason, runErr := e.dispatch(runCtx, tasks, commitErr)
+	reason, runErr := e.dispatch(runCtx, tasks)
 	if reason == StopInterrupt && ctx.Err() == nil && runCtx.Err() != nil {
 		reason = StopDuration
 	}
@@ -317,22 +329,33 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	<-committed
 	if err := <-commitErr; err != nil && runErr == nil {
 		runErr = err
-		reason = StopStoreError
+		if reason != StopInterrupt {
+			reason = StopStoreError
+		}
 	}
-	if err := e.fr.ReleaseAll(context.WithoutCancel(ctx)); err != nil {
+	// The last store calls are bounded: a store that does not answer
+	// cannot keep a stopped crawl alive (leases it holds expire on their
+	// own; figures not recorded are only figures).
+	final := finalTimeout
+	if reason == StopInterrupt || reason == StopStoreError {
+		final = shutdownGrace
+	}
+	finalCtx, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), final)
+	defer cancelFinal()
+	if err := e.fr.ReleaseAll(finalCtx); err != nil {
 		e.cfg.Log.Warn("release host leases", "err", err)
 	}
 	// A flag raised by the commit of a host's last page had no later result
 	// of the host to travel with.
 	if flags := e.traps.unreported(); len(flags) > 0 {
-		if err := e.store.RecordTraps(context.WithoutCancel(ctx), flags); err != nil {
+		if err := e.store.RecordTraps(finalCtx, flags); err != nil {
 			e.cfg.Log.Warn("record trap flags", "hosts", len(flags), "err", err)
 		}
 	}
 	stopBG()
 	bgDone.Wait()
-	e.recordMetrics(context.WithoutCancel(ctx)) // the last, partial interval
-	sum := e.summary(reason)
+	e.recordMetrics(finalCtx) // the last, partial interval
+	sum := e.summaryCtx(finalCtx, reason)
 	if e.cfg.Progress != nil {
 		e.cfg.Progress(e.progress(true))
 	}
@@ -391,8 +414,10 @@ func (e *Engine) newURL(u, anchor string, depth int, parent crawl.ID, via crawl.
 	}
 }
 
-// dispatch hands tasks to the workers until the crawl is over.
-func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task, commitErr <-chan error) (StopReason, error) {
+// dispatch hands tasks to the workers until the crawl is over. While the
+// store is unavailable it hands out nothing: a page fetched then could not
+// be recorded.
+func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task) (StopReason, error) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var storeDown time.Time
@@ -401,6 +426,26 @@ func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task, commi
 		if ctx.Err() != nil {
 			return StopInterrupt, nil
 		}
+		select {
+		case <-e.gaveUp:
+			return StopStoreError, e.gaveUpErr
+		default:
+		}
+		if e.commitDown.Load() {
+			// The committer is retrying; it gives up after StoreOutage.
+			if storeDown.IsZero() {
+				storeDown = e.cfg.Now()
+				e.cfg.Log.Warn("store unavailable; fetching paused", "store_outage", e.cfg.StoreOutage)
+			}
+			timer.Reset(time.Second)
+			select {
+			case <-timer.C:
+			case <-e.wake:
+			case <-e.gaveUp:
+			case <-ctx.Done():
+			}
+			continue
+		}
 		t, ok, wake, err := e.fr.Next(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -408,19 +453,31 @@ func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task, commi
 			}
 			if storeDown.IsZero() {
 				storeDown = e.cfg.Now()
-				e.cfg.Log.Warn("store unavailable; pausing the crawl", "err", err)
+				e.cfg.Log.Warn("store unavailable; fetching paused", "store_outage", e.cfg.StoreOutage, "err", err)
 			}
-			if e.cfg.Now().Sub(storeDown) > e.cfg.StoreOutage {
-				return StopStoreError, fmt.Errorf("engine: store unavailable for %s: %w", e.cfg.StoreOutage, err)
+			// URLs claimed before the outage may still be buffered: none
+			// goes out before the store answers again.
+			for {
+				if e.cfg.Now().Sub(storeDown) > e.cfg.StoreOutage {
+					return StopStoreError, fmt.Errorf("engine: store unavailable for more than %s (--store-outage): %w", e.cfg.StoreOutage, err)
+				}
+				timer.Reset(backoff)
+				select {
+				case <-timer.C:
+				case <-e.gaveUp:
+					return StopStoreError, e.gaveUpErr
+				case <-ctx.Done():
+					return StopInterrupt, nil
+				}
+				backoff = min(backoff*2, 10*time.Second)
+				if err = e.probe(ctx); err == nil {
+					break
+				}
 			}
-			if !sleepCtx(ctx, backoff) {
-				return StopInterrupt, nil
-			}
-			backoff = min(backoff*2, 10*time.Second)
 			continue
 		}
 		if !storeDown.IsZero() {
-			e.cfg.Log.Info("store available again; crawl continues")
+			e.cfg.Log.Info("store available again; crawl continues", "down", e.cfg.Now().Sub(storeDown).Round(time.Millisecond))
 			storeDown, backoff = time.Time{}, 100*time.Millisecond
 		}
 		if ok && e.bytesSpent() {
@@ -452,10 +509,53 @@ func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task, commi
 		case <-e.wake:
 		case <-ctx.Done():
 			return StopInterrupt, nil
-		case err := <-commitErr:
+		case <-e.gaveUp:
 			// The committer gave up: nothing more can be recorded.
-			return StopStoreError, err
+			return StopStoreError, e.gaveUpErr
 		}
+	}
+}
+
+// probe asks the store a cheap question: whether it answers.
+func (e *Engine) probe(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	_, err := e.store.Counters(ctx)
+	return err
+}
+
+// Time bounds on store calls made while stopping.
+const (
+	// shutdownGrace is how long a stopped crawl (a signal, a lost store)
+	// waits for the store to record what is in flight and give up its
+	// leases.
+	shutdownGrace = 5 * time.Second
+	// finalTimeout bounds the last store calls of a crawl that ended on
+	// its own.
+	finalTimeout = time.Minute
+	probeTimeout = 5 * time.Second
+)
+
+// graceContext returns a context that is not canceled with parent but
+// grace after it: store calls that record a stopping crawl's last results
+// run to completion, within a bound.
+func graceContext(parent context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	var mu sync.Mutex
+	var timer *time.Timer
+	stop := context.AfterFunc(parent, func() {
+		mu.Lock()
+		timer = time.AfterFunc(grace, cancel)
+		mu.Unlock()
+	})
+	return ctx, func() {
+		stop()
+		mu.Lock()
+		if timer != nil {
+			timer.Stop()
+		}
+		mu.Unlock()
+		cancel()
 	}
 }
 
@@ -544,8 +644,11 @@ func (e *Engine) storeRetry(ctx context.Context, what string, fn func() error) (
 			}
 			return tries, nil
 		}
-		if ctx.Err() != nil || e.cfg.Now().Sub(start) > e.cfg.StoreOutage {
+		if ctx.Err() != nil {
 			return tries, fmt.Errorf("engine: %s: %w", what, err)
+		}
+		if e.cfg.Now().Sub(start) > e.cfg.StoreOutage {
+			return tries, fmt.Errorf("engine: store unavailable for more than %s (--store-outage): %s: %w", e.cfg.StoreOutage, what, err)
 		}
 		if tries == 1 {
 			e.cfg.Log.Warn("store unavailable; retrying", "op", what, "err", err)

@@ -105,7 +105,9 @@ func (e *Engine) progress(final bool) Progress {
 	if b := e.fr.Budget(); b != nil {
 		p.BudgetHit = b.Error()
 	}
-	if c, err := e.store.Counters(context.Background()); err == nil {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	if c, err := e.store.Counters(ctx); err == nil {
 		p.Frontier, p.BudgetPages, p.StoreBytes, p.FrontierKnow = c.Queued, c.Reserved, c.Bytes, true
 	}
 	return p
@@ -161,6 +163,13 @@ type Summary struct {
 }
 
 func (e *Engine) summary(reason StopReason) Summary {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	return e.summaryCtx(ctx, reason)
+}
+
+// summaryCtx is summary with the store's counters read within ctx.
+func (e *Engine) summaryCtx(ctx context.Context, reason StopReason) Summary {
 	s := &e.stats
 	sum := Summary{
 		Reason:      reason,
@@ -195,7 +204,7 @@ func (e *Engine) summary(reason StopReason) Summary {
 	if el := sum.Elapsed.Seconds(); el > 0 {
 		sum.PagesPerSec = float64(sum.Fetched) / el
 	}
-	if c, err := e.store.Counters(context.Background()); err == nil {
+	if c, err := e.store.Counters(ctx); err == nil {
 		sum.Counters = c
 	}
 	return sum

@@ -1,11 +1,17 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
 )
 
 // A reached page budget ends the crawl once what is in flight is done,
@@ -42,5 +48,275 @@ func TestPageBudgetEndsCrawlDespiteRobotsRetry(t *testing.T) {
 	}
 	if n := tc.web.requests("http://b.test/robots.txt"); n != 1 {
 		t.Errorf("b.test/robots.txt requested %d times, want 1", n)
+	}
+}
+
+// errOutage is what a store that lost its database answers.
+var errOutage = errors.New("connection refused")
+
+// outageStore is a store that can become unavailable: every call fails
+// until it is back; with hang, the engine's own calls (commits, counters,
+// figures) wait for their context instead.
+type outageStore struct {
+	crawl.Store
+	mu      sync.Mutex
+	down    bool
+	hang    bool   // calls wait for their context instead of failing
+	noticed func() // called at the first call that finds the store down
+	once    sync.Once
+}
+
+func (s *outageStore) set(down, hang bool) {
+	s.mu.Lock()
+	s.down, s.hang = down, hang
+	s.mu.Unlock()
+}
+
+func (s *outageStore) check(ctx context.Context) error {
+	return s.checkHang(ctx, false)
+}
+
+func (s *outageStore) checkHang(ctx context.Context, mayHang bool) error {
+	s.mu.Lock()
+	down, hang := s.down, s.hang && mayHang
+	s.mu.Unlock()
+	if !down {
+		return nil
+	}
+	if s.noticed != nil {
+		s.once.Do(s.noticed)
+	}
+	if hang {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return errOutage
+}
+
+func (s *outageStore) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error) {
+	if err := s.check(ctx); err != nil {
+		return crawl.AddStats{}, err
+	}
+	return s.Store.AddURLs(ctx, urls, lim)
+}
+
+func (s *outageStore) ClaimHosts(ctx context.Context, owner string, n int, lease time.Duration, now time.Time) ([]crawl.Host, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	return s.Store.ClaimHosts(ctx, owner, n, lease, now)
+}
+
+func (s *outageStore) RenewHosts(ctx context.Context, owner string, ids []crawl.ID, lease time.Duration, now time.Time) ([]crawl.ID, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	return s.Store.RenewHosts(ctx, owner, ids, lease, now)
+}
+
+func (s *outageStore) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.HostRelease) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	return s.Store.ReleaseHosts(ctx, owner, hosts)
+}
+
+func (s *outageStore) RecordTraps(ctx context.Context, traps map[crawl.ID]string) error {
+	if err := s.checkHang(ctx, true); err != nil {
+		return err
+	}
+	return s.Store.RecordTraps(ctx, traps)
+}
+
+func (s *outageStore) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.ClaimedURL, time.Time, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, time.Time{}, err
+	}
+	return s.Store.ClaimURLs(ctx, owner, host, n, lim, now)
+}
+
+func (s *outageStore) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.Claim, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	return s.Store.ClaimURLsOf(ctx, owner, hosts, n, lim, now)
+}
+
+func (s *outageStore) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limits) (crawl.CommitStats, error) {
+	if err := s.checkHang(ctx, true); err != nil {
+		return crawl.CommitStats{}, err
+	}
+	return s.Store.Commit(ctx, results, lim)
+}
+
+func (s *outageStore) SaveRobots(ctx context.Context, host crawl.ID, rec crawl.RobotsRecord, upd crawl.HostUpdate) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	return s.Store.SaveRobots(ctx, host, rec, upd)
+}
+
+func (s *outageStore) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
+	if err := s.check(ctx); err != nil {
+		return crawl.URLRecord{}, err
+	}
+	return s.Store.URL(ctx, id)
+}
+
+func (s *outageStore) Counters(ctx context.Context) (crawl.Counters, error) {
+	if err := s.checkHang(ctx, true); err != nil {
+		return crawl.Counters{}, err
+	}
+	return s.Store.Counters(ctx)
+}
+
+func (s *outageStore) RecordMetrics(ctx context.Context, m crawl.Metrics) error {
+	if err := s.checkHang(ctx, true); err != nil {
+		return err
+	}
+	return s.Store.RecordMetrics(ctx, m)
+}
+
+// chainSite is a site of pages /0 ... /n-1, each linking to the next
+// eight; /0 links to all.
+func chainSite(n int) http.HandlerFunc {
+	return func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			rw.Write([]byte("User-agent: *\nAllow: /\n"))
+			return
+		}
+		i := atoi(strings.TrimPrefix(r.URL.Path, "/"))
+		if i < 0 || i >= n || r.URL.Path != "/"+strconv.Itoa(i) && r.URL.Path != "/" {
+			http.NotFound(rw, r)
+			return
+		}
+		last := min(n, i+9)
+		if i == 0 {
+			last = n // claims fill the hosts' buffers
+		}
+		var links strings.Builder
+		for j := i + 1; j < last; j++ {
+			fmt.Fprintf(&links, `<a href="/%d">page %d</a> `, j, j)
+		}
+		html(rw, fmt.Sprintf("page %d: %s", i, links.String()))
+	}
+}
+
+// totalRequests counts the requests a test web received.
+func (w *web) total() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, c := range w.reqs {
+		n += c
+	}
+	return n
+}
+
+// With the store unavailable nothing is fetched whose result could not be
+// recorded: once the engine meets the outage, only what it had already
+// handed out is requested; after StoreOutage the crawl ends with an error
+// saying so; and a resumed crawl records every page once.
+func TestStoreOutageStopsFetching(t *testing.T) {
+	const hosts, pages = 5, 60
+	var seeds []string
+	for h := range hosts {
+		seeds = append(seeds, fmt.Sprintf("http://h%d.test/0", h))
+	}
+	tc := newTestCrawl(t, chainSite(pages), seeds...)
+	tc.cfg.NoSitemaps = true
+	tc.cfg.Workers = 4
+	tc.cfg.TrapPolicy = TrapWarn // a chain of new pages is not a trap here
+	tc.cfg.StoreOutage = time.Second
+	tc.cfg.Lease = time.Second // a resumed crawl takes the hosts back soon
+	atNotice := make(chan int, 1)
+	st := &outageStore{Store: tc.open(), noticed: func() { atNotice <- tc.web.total() }}
+	e, err := New(st, tc.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for tc.web.total() < 30 {
+			time.Sleep(time.Millisecond)
+		}
+		st.set(true, false)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum, err := e.Run(ctx)
+	if ctx.Err() != nil {
+		t.Fatal("the crawl did not end during the outage")
+	}
+	if err == nil || !errors.Is(err, errOutage) || !strings.Contains(err.Error(), "unavailable") {
+		t.Errorf("Run error %v, want the outage, said to be one", err)
+	}
+	if sum.Reason != StopStoreError {
+		t.Errorf("stop reason %q, want %q", sum.Reason, StopStoreError)
+	}
+	noticed := <-atNotice
+	// The dispatcher may have handed a task to each worker before the
+	// outage was met.
+	if after := tc.web.total() - noticed; after > tc.cfg.Workers {
+		t.Errorf("%d requests after the outage was met, want at most %d (in flight)", after, tc.cfg.Workers)
+	}
+	t.Logf("%d requests before the outage was met, %d after", noticed, tc.web.total()-noticed)
+
+	// Resume with the store back: every page recorded, each fetched at
+	// most twice (again only when its first result was lost).
+	st.set(false, false)
+	tc.cfg.Seeds = nil
+	tc.cfg.Owner = "resumed" // a new process
+	time.Sleep(tc.cfg.Lease) // the dead run's lease expires
+	tc.crawl(30 * time.Second)
+	for h := range hosts {
+		for i := range pages {
+			u := fmt.Sprintf("http://h%d.test/%d", h, i)
+			if p := tc.page(u); p == nil || p.Status != 200 {
+				t.Errorf("%s not recorded after resuming", u)
+			}
+			if n := tc.web.requests(u); n > 2 {
+				t.Errorf("%s requested %d times", u, n)
+			}
+		}
+	}
+}
+
+// A stop (a signal) during an outage ends the crawl promptly, whether the
+// store fails or does not answer at all.
+func TestStopDuringStoreOutage(t *testing.T) {
+	for _, hang := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hang=%v", hang), func(t *testing.T) {
+			tc := newTestCrawl(t, chainSite(200), "http://a.test/0")
+			tc.cfg.NoSitemaps = true
+			tc.cfg.StoreOutage = time.Hour
+			st := &outageStore{Store: tc.open()}
+			e, err := New(st, tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				for tc.web.total() < 20 {
+					time.Sleep(time.Millisecond)
+				}
+				st.set(true, hang)
+				time.Sleep(500 * time.Millisecond) // the crawl meets the outage
+				cancel()                           // SIGINT
+			}()
+			done := make(chan Summary, 1)
+			go func() {
+				sum, _ := e.Run(ctx)
+				done <- sum
+			}()
+			select {
+			case sum := <-done:
+				if sum.Reason != StopInterrupt {
+					t.Errorf("stop reason %q, want %q", sum.Reason, StopInterrupt)
+				}
+			case <-time.After(40 * time.Second):
+				t.Fatal("Run did not return after a stop during a store outage")
+			}
+		})
 	}
 }
