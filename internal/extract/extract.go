@@ -18,6 +18,7 @@ import (
 	"github.com/acrawler/acrawler/internal/maintext"
 	"github.com/acrawler/acrawler/internal/pdf"
 	"github.com/acrawler/acrawler/internal/scholar"
+	"github.com/acrawler/acrawler/internal/title"
 )
 
 // PDFExtractor reads the text and metadata of a PDF; *pdf.Extractor is the
@@ -115,7 +116,7 @@ func (x *Extractor) HTML(body []byte, contentType, pageURL string, header http.H
 	if header != nil {
 		contentLang = header.Get("Content-Language")
 	}
-	r.Title, r.Text, r.Lang = doc.Title, doc.Text, doc.Lang
+	r.Text, r.Lang = doc.Text, doc.Lang
 	r.NoIndex, r.NoFollow = dir.NoIndex, dir.NoFollow
 	r.Canonical, r.Refresh, r.Links = doc.Canonical, doc.Refresh, doc.Links
 	r.ContentHash = fingerprint.Exact(r.Text)
@@ -125,6 +126,8 @@ func (x *Extractor) HTML(body []byte, contentType, pageURL string, header http.H
 		links[i] = l.URL
 	}
 	sm := sc.Metadata(pageURL, r.Text, links)
+	og, site := sc.Names()
+	r.Title = title.Page(title.Candidates{Title: doc.Title, Citation: sm.Title, OG: og, Heading: doc.H1, Site: site, Host: hostOf(pageURL)})
 	sm.Type, sm.TypeRule = scholar.Classify(sm, pageURL, r.Title, r.Text)
 	r.Meta = fromScholar(sm)
 
@@ -226,6 +229,21 @@ func fromScholar(s *scholar.Metadata) *crawl.Metadata {
 		AbstractURL: s.AbstractURL, ISSN: s.ISSN, ISBN: s.ISBN, Publisher: s.Publisher, Keywords: s.Keywords,
 		Abstract: s.Abstract, Type: s.Type, TypeRule: s.TypeRule, Sources: s.Sources, DOIs: s.DOIs,
 	}
+}
+
+// hostOf returns the host (and port) of an absolute URL, "" if none.
+func hostOf(u string) string {
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return rest
 }
 
 func firstBytes(s string, n int) string {

@@ -425,3 +425,38 @@ func isJSONLD(typ string) bool {
 	typ, _, _ = strings.Cut(typ, ";")
 	return strings.EqualFold(strings.TrimSpace(typ), "application/ld+json")
 }
+
+// Names returns what the page's meta elements call the page and its site:
+// og:title (else twitter:title) and og:site_name (else application-name),
+// whitespace collapsed; "" when absent. Call it after the last token.
+func (s *Scanner) Names() (title, site string) {
+	var tw, app string
+	for _, m := range s.p.metas {
+		v := func() string { return clean(stripTags(m.content), MaxField) }
+		switch m.name {
+		case "og:title":
+			if title == "" {
+				title = v()
+			}
+		case "twitter:title":
+			if tw == "" {
+				tw = v()
+			}
+		case "og:site_name":
+			if site == "" {
+				site = v()
+			}
+		case "application-name":
+			if app == "" {
+				app = v()
+			}
+		}
+	}
+	if title == "" {
+		title = tw
+	}
+	if site == "" {
+		site = app
+	}
+	return title, site
+}

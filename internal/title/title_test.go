@@ -1,0 +1,183 @@
+package title
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestPage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    Candidates
+		want string
+	}{
+		{"site suffix, og:title agrees",
+			Candidates{Title: "Deep learning for X | Northfield University", OG: "Deep learning for X", Site: "Northfield University", Host: "www.northfield-university.test"},
+			"Deep learning for X"},
+		{"site suffix, nothing else",
+			Candidates{Title: "Deep learning for X | Northfield University", Host: "www.northfield-university.test"},
+			"Deep learning for X"},
+		{"site prefix, citation_title agrees in other case",
+			Candidates{Title: "JWAS — Deep Learning For Crop Yield Prediction", Citation: "Deep learning for crop yield prediction"},
+			"Deep Learning For Crop Yield Prediction"},
+		{"colon inside the title, citation agrees with the whole",
+			Candidates{Title: "Deep learning: a survey", Citation: "Deep learning: A survey", Heading: "Deep learning"},
+			"Deep learning: a survey"},
+		{"a heading does not cut at a colon",
+			Candidates{Title: "Deep learning: a survey", Heading: "Deep learning"},
+			"Deep learning: a survey"},
+		{"site name before a colon",
+			Candidates{Title: "Northfield University: Admissions and fees", Site: "Northfield University"},
+			"Admissions and fees"},
+		{"section and site around the title",
+			Candidates{Title: "News - New lab opens in the physics building | Northfield University", Site: "Northfield University"},
+			"New lab opens in the physics building"},
+		{"h1 agrees with a middle part",
+			Candidates{Title: "Publications | Jane Doe | Department of Physics | Northfield University", Heading: "Jane Doe"},
+			"Jane Doe"},
+		{"h1 is the site's logo",
+			Candidates{Title: "Deep learning for X | Northfield University", Heading: "Northfield University", Site: "Northfield University"},
+			"Deep learning for X"},
+		{"home page keeps the whole title",
+			Candidates{Title: "Home | Northfield University", Site: "Northfield University"},
+			"Home | Northfield University"},
+		{"title is the site name",
+			Candidates{Title: "Northfield University", Site: "Northfield University"},
+			"Northfield University"},
+		{"hyphenated words are not cut",
+			Candidates{Title: "State-of-the-art self-supervised learning", Host: "state.example.org"},
+			"State-of-the-art self-supervised learning"},
+		{"no rule applies",
+			Candidates{Title: "Self-supervised learning - a review of methods", Host: "example.org"},
+			"Self-supervised learning - a review of methods"},
+		{"host name as a part",
+			Candidates{Title: "Quantum error correction codes - arXiv.org", Host: "arxiv.org"},
+			"Quantum error correction codes"},
+		{"host label as a part",
+			Candidates{Title: "Graph neural networks explained · Medium", Host: "medium.com"},
+			"Graph neural networks explained"},
+		{"Turkish journal page",
+			Candidates{Title: "Makale » Derin öğrenme ile görüntü sınıflandırma » Karadeniz Fen Bilimleri Dergisi » DergiPark", Citation: "Derin Öğrenme ile Görüntü Sınıflandırma", Site: "DergiPark", Host: "dergipark.org.tr"},
+			"Derin öğrenme ile görüntü sınıflandırma"},
+		{"Turkish journal page without metadata",
+			Candidates{Title: "Makale » Derin öğrenme ile görüntü sınıflandırma » DergiPark", Host: "dergipark.org.tr"},
+			"Derin öğrenme ile görüntü sınıflandırma"},
+		{"Turkish dotted capital I",
+			Candidates{Title: "İSTANBUL ÜNİVERSİTESİ - Bilgisayar Mühendisliği Bölümü", Site: "İstanbul Üniversitesi"},
+			"Bilgisayar Mühendisliği Bölümü"},
+		{"Turkish announcement",
+			Candidates{Title: "Duyurular - 2024 Bahar dönemi ders programı - Karadeniz Üniversitesi", Heading: "2024 Bahar Dönemi Ders Programı"},
+			"2024 Bahar dönemi ders programı"},
+		{"German chair",
+			Candidates{Title: "Prof. Dr. Anna Schmidt – Lehrstuhl für Informatik – TU München", Heading: "Prof. Dr. Anna Schmidt", Host: "www.in.tum.de"},
+			"Prof. Dr. Anna Schmidt"},
+		{"German home page",
+			Candidates{Title: "Startseite - Universität Hamburg", Site: "Universität Hamburg", Host: "www.uni-hamburg.de"},
+			"Startseite - Universität Hamburg"},
+		{"German news, sharp s",
+			Candidates{Title: "Aktuelles | Neue Straßenbahn zum Campus | Universität Hamburg", OG: "Neue Strassenbahn zum Campus"},
+			"Neue Straßenbahn zum Campus"},
+		{"og:title repeats the whole title",
+			Candidates{Title: "Deep learning for X | Northfield University", OG: "Deep learning for X | Northfield University", Site: "Northfield University"},
+			"Deep learning for X"},
+		{"pipe without spaces",
+			Candidates{Title: "Graph colouring algorithms|Lecture notes|Example College", Site: "Example College"},
+			"Graph colouring algorithms|Lecture notes"},
+		{"no title: metadata",
+			Candidates{Citation: " Deep  learning ", OG: "DL", Heading: "Deep learning!"},
+			"Deep learning"},
+		{"no title: heading", Candidates{Heading: "Seminar"}, "Seminar"},
+		{"nothing", Candidates{Site: "Site", Host: "example.org"}, ""},
+		{"only separators", Candidates{Title: " | - | "}, "| - |"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Page(tc.c); got != tc.want {
+				t.Errorf("Page(%+v) = %q, want %q", tc.c, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlausible(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"Deep learning for crop yield prediction", true},
+		{"Derin öğrenme ile görüntü sınıflandırma", true},
+		{"Cryptography", true},
+		{"Microsoft Word - paper.docx", false},
+		{"Microsoft PowerPoint - talk", false},
+		{"untitled", false},
+		{"Untitled-1", false},
+		{"Document1", false},
+		{"Slide 1", false},
+		{"paper_final_v2", false},
+		{"main.tex", false},
+		{"thesis.pdf", false},
+		{"jwas-2019-1287", false},
+		{"C:\\Users\\x\\paper.doc", false},
+		{"doi:10.1000/xyz", false},
+		{"10.1016/j.jmb.2019.01.001", false},
+		{"PII: S0022-2836(19)30001-1", false},
+		{"YJMBI 65123 1..12", false},
+		{"  ", false},
+		{"--", false},
+		{"A", false},
+		{"Başlıksız", false},
+		{"Unbenannt", false},
+	} {
+		if got := Plausible(tc.s); got != tc.want {
+			t.Errorf("Plausible(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
+// FuzzPage checks that Page names a page whenever it can, with a part of
+// its <title> or a whole candidate.
+func FuzzPage(f *testing.F) {
+	f.Add("Deep learning for X | Northfield University", "", "Deep learning for X", "", "Northfield University", "www.northfield-university.test")
+	f.Add("Makale » Derin öğrenme » DergiPark", "Derin öğrenme", "", "", "", "dergipark.org.tr")
+	f.Add("a: b | c - d", "b | c", "a", "d", "c", "a.b.c")
+	f.Add("", "", "", "h1", "", "")
+	f.Fuzz(func(t *testing.T, title, citation, og, heading, site, host string) {
+		c := Candidates{Title: title, Citation: citation, OG: og, Heading: heading, Site: site, Host: host}
+		got := Page(c)
+		if !utf8.ValidString(got) {
+			t.Fatalf("Page(%+v) = %q, invalid UTF-8", c, got)
+		}
+		ct := clean(title)
+		any := ct != "" || clean(citation) != "" || clean(og) != "" || clean(heading) != ""
+		if any && got == "" {
+			t.Fatalf("Page(%+v) = \"\", want a title", c)
+		}
+		if ct != "" {
+			if !strings.Contains(ct, got) {
+				t.Fatalf("Page(%+v) = %q, not part of the title %q", c, got, ct)
+			}
+			if got != strings.TrimSpace(got) || (key(ct) != "" && key(got) == "") {
+				t.Fatalf("Page(%+v) = %q: untrimmed, or only punctuation", c, got)
+			}
+		} else if got != "" && got != clean(citation) && got != clean(og) && got != clean(heading) {
+			t.Fatalf("Page(%+v) = %q, not a candidate", c, got)
+		}
+		if again := Page(Candidates{Title: got, Citation: citation, OG: og, Heading: heading, Site: site, Host: host}); ct != "" && key(again) == "" && key(got) != "" {
+			t.Fatalf("Page of its own result %q gave %q", got, again)
+		}
+	})
+}
+
+// TestPageLinear checks that the work of Page is bounded by its input: a
+// huge title with many separators is cut to a bounded number of parts.
+func TestPageLinear(t *testing.T) {
+	long := strings.Repeat("word | ", 100000)
+	c := Candidates{Title: long, Citation: strings.Repeat("word ", 100000), Heading: "word", Site: "x"}
+	if got := Page(c); got == "" || len(got) > maxInput {
+		t.Errorf("Page(long title) gave %d bytes", len(got))
+	}
+	segs := split(clean(long))
+	if len(segs) > maxSegments {
+		t.Errorf("split gave %d parts, want at most %d", len(segs), maxSegments)
+	}
+}
