@@ -18,6 +18,7 @@ type site struct {
 	name     string // display name
 	kind     string
 	academic bool
+	seed     bool // a crawl of a varied web starts here (Seeds)
 	notes    string
 	lang     string // "en" or "tr"
 	text     *vocab
@@ -64,10 +65,13 @@ type page struct {
 	academic bool
 	status   int
 	title    string
-	canon    *page  // primary copy (duplicates, aliases); nil: the page itself
-	ctype    string // Content-Type; "" means HTML in the page's charset
-	note     string
-	loc      string // redirect Location as sent (absolute or relative)
+	canon    *page // primary copy (duplicates, aliases); nil: the page itself
+	// canonSite is the site of canon when it is another's (a mirror's
+	// copies); nil: this page's site.
+	canonSite *site
+	ctype     string // Content-Type; "" means HTML in the page's charset
+	note      string
+	loc       string // redirect Location as sent (absolute or relative)
 
 	// render writes the body; serve, when set, handles the request itself
 	// (redirects, faults, streams) and render is not used.
@@ -94,6 +98,7 @@ type page struct {
 	// relative to it.
 	baseHref string
 	cat      catalogState
+	refs     []navLink // absolute links a post cites (varied webs)
 
 	// History (see Advance). A page is born in some epoch (0 for pages
 	// New builds), takes a new version in each epoch it changes, and may

@@ -85,16 +85,19 @@ func (s *site) info(p *page) PageInfo {
 			Note:        t.note,
 		}
 	}
-	canon := p.key
+	canon, origin := p.key, s.origin
 	if p.canon != nil {
 		canon = p.canon.key
+	}
+	if p.canonSite != nil {
+		origin = p.canonSite.origin
 	}
 	info := PageInfo{
 		Kind:        p.kind,
 		Academic:    p.academic,
 		Status:      p.status,
 		Title:       p.title,
-		Canonical:   s.origin + escapeKey(canon),
+		Canonical:   origin + escapeKey(canon),
 		NoIndex:     strings.Contains(p.xRobots, "noindex") || strings.Contains(p.metaRobots, "noindex"),
 		NoFollow:    strings.Contains(p.metaRobots, "nofollow"),
 		ContentType: p.contentType(),

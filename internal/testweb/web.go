@@ -46,6 +46,15 @@ type Config struct {
 	// NoFaults omits the slow, drip, bomb and huge endpoints (for
 	// benchmarks); they are then neither linked nor served.
 	NoFaults bool
+	// Varied builds a web drawn whole from Seed instead of the fixed named
+	// sites and the generated ones: Sites sites (default 40) of every kind
+	// (universities, journals, labs, a Turkish university, blogs and news
+	// sites whose posts cite research, shops with faceted catalogues,
+	// mirrors of universities), their host names, URL vocabularies (seven
+	// languages; slugs, /node/1234, /handle/123/456, /record/…, /eprint/…)
+	// and link structures drawn from the seed. Its Seeds are its
+	// universities and blogs; the other sites are reached by links.
+	Varied bool
 	// LogLimit bounds the request log (default 1<<20 entries); when it is
 	// full the oldest half is dropped.
 	LogLimit int
@@ -92,7 +101,7 @@ type Web struct {
 type SiteInfo struct {
 	Origin   string // "http://www.northfield-university.test"
 	Host     string // "www.northfield-university.test"
-	Kind     string // "university", "journal", "lab", "shop", "news", "blog", "faults"
+	Kind     string // "university", "journal", "lab", "shop", "news", "blog", "faults", "mirror"
 	Academic bool   // an academic site (university, journal, lab)
 	Robots   string // what its robots.txt is: "agent-groups", "crawl-delay", "404", "500", "redirect", "huge", "allow-all", "disallow-paths"
 	Notes    string // what the site exercises, for people reading test output
@@ -184,6 +193,10 @@ func New(cfg Config) *Web {
 	// seed only.
 	w.base = time.Date(2025, 3, 1, 9, 30, 0, 0, time.UTC).
 		Add(time.Duration(w.seed%(200*24*3600)) * time.Second)
+	if cfg.Varied {
+		w.buildVaried()
+		return w
+	}
 	w.buildFixed()
 	for i := 1; i <= cfg.Sites; i++ {
 		w.buildGenerated(i)
@@ -200,11 +213,14 @@ func (w *Web) addSite(s *site) {
 }
 
 // Seeds returns the home page of every site, e.g.
-// "http://www.northfield-university.test/".
+// "http://www.northfield-university.test/"; of a varied web, those of its
+// universities and blogs only.
 func (w *Web) Seeds() []string {
-	out := make([]string, len(w.sites))
-	for i, s := range w.sites {
-		out[i] = s.origin + "/"
+	out := make([]string, 0, len(w.sites))
+	for _, s := range w.sites {
+		if !w.cfg.Varied || s.seed {
+			out = append(out, s.origin+"/")
+		}
 	}
 	return out
 }
