@@ -482,6 +482,12 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrSchemaTooNew: the database was written by a newer acrawler.
 	ErrSchemaTooNew = errors.New("database schema is newer than this acrawler")
+	// ErrNeedsMigration: a read-only open found a database of an older
+	// schema (or none yet), which only a writer can bring up to date.
+	ErrNeedsMigration = errors.New("needs migration; run `acrawler migrate`")
+	// ErrForeign: the database holds another program's tables; it is
+	// left as it is.
+	ErrForeign = errors.New("not an acrawler database")
 	// ErrLocked: another process holds the database (SQLite is single-process).
 	ErrLocked = errors.New("database is in use by another acrawler process")
 	// ErrLeaseLost: the caller no longer holds the host lease it acts under.

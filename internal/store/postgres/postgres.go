@@ -356,6 +356,9 @@ func (db *DB) migrate(ctx context.Context) (from, to int, err error) {
 				}
 			}
 		}
+		if err := db.refuseForeign(ctx, tx); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version    INTEGER     PRIMARY KEY,
 			applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`); err != nil {
@@ -382,7 +385,7 @@ func (db *DB) migrate(ctx context.Context) (from, to int, err error) {
 		}
 		return nil
 	})
-	if errors.Is(err, crawl.ErrSchemaTooNew) {
+	if errors.Is(err, crawl.ErrSchemaTooNew) || errors.Is(err, crawl.ErrForeign) {
 		return 0, 0, err
 	}
 	if err != nil {
@@ -399,16 +402,50 @@ func (db *DB) checkVersion(ctx context.Context) error {
 		return fmt.Errorf("postgres: open %s: %w", db.where(), err)
 	}
 	if !present {
-		return fmt.Errorf("postgres: open %s: no acrawler tables (run acrawler migrate first)", db.where())
+		if err := db.refuseForeign(ctx, db.pool); err != nil {
+			return err
+		}
+		return fmt.Errorf("postgres: open %s: no acrawler tables: it %w", db.where(), crawl.ErrNeedsMigration)
 	}
 	var v int
 	if err := db.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
 		return fmt.Errorf("postgres: open %s: %w", db.where(), err)
 	}
-	if v > SchemaVersion() {
+	switch known := SchemaVersion(); {
+	case v > known:
 		return db.tooNew(v)
+	case v < known:
+		return fmt.Errorf("postgres: %s has schema version %d, this acrawler reads %d: it %w", db.where(), v, known, crawl.ErrNeedsMigration)
 	}
 	return nil
+}
+
+// refuseForeign refuses a schema that holds tables or views but no
+// schema_migrations table: another program's, which a migration would
+// fill with acrawler's tables beside its own.
+func (db *DB) refuseForeign(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}) error {
+	rows, err := q.Query(ctx, `SELECT c.relname FROM pg_class c
+		WHERE c.relnamespace = coalesce(to_regnamespace(nullif($1, '')), current_schema()::regnamespace)
+		  AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+		  AND NOT EXISTS (SELECT 1 FROM pg_class m WHERE m.relname = 'schema_migrations' AND m.relnamespace = c.relnamespace AND m.relkind IN ('r', 'p'))
+		ORDER BY c.relname LIMIT 6`, db.schema)
+	if err != nil {
+		return fmt.Errorf("postgres: open %s: %w", db.where(), err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("postgres: open %s: %w", db.where(), err)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	list := strings.Join(names[:min(len(names), 5)], ", ")
+	if len(names) > 5 {
+		list += ", ..."
+	}
+	return fmt.Errorf("postgres: %s is %w (it has tables: %s); refusing to change it", db.where(), crawl.ErrForeign, list)
 }
 
 // foldCounters adds the counters rows of the slots into slot 0 and

@@ -473,3 +473,51 @@ func TestURLIDMigration(t *testing.T) {
 	exec(t, dsn, schema, `DELETE FROM schema_migrations WHERE version >= 7`)
 	storetest.CheckURLIDMigration(t, open(t, dsn, schema))
 }
+
+// An older schema opened read-only asks for a migration by name.
+func TestOlderSchemaNeedsMigration(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	open(t, dsn, schema).Close()
+	exec(t, dsn, schema, `DELETE FROM schema_migrations WHERE version = $1`, postgres.SchemaVersion())
+	ctx := context.Background()
+	_, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, ReadOnly: true})
+	if !errors.Is(err, crawl.ErrNeedsMigration) || !strings.Contains(err.Error(), "acrawler migrate") {
+		t.Fatalf("read-only Open of an older schema: err = %v, want ErrNeedsMigration naming acrawler migrate", err)
+	}
+	exec(t, dsn, schema, `INSERT INTO schema_migrations (version) VALUES ($1)`, postgres.SchemaVersion())
+	ro, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only Open of the current schema: %v", err)
+	}
+	ro.Close()
+}
+
+// A schema that holds another program's tables is refused before anything
+// is created in it, read-only or not.
+func TestForeignSchemaIsRefused(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	exec(t, dsn, schema, `CREATE TABLE orders (id int)`)
+	exec(t, dsn, schema, `CREATE TABLE users (id int)`)
+	ctx := context.Background()
+	for _, ro := range []bool{false, true} {
+		_, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, ReadOnly: ro})
+		if !errors.Is(err, crawl.ErrForeign) || !strings.Contains(err.Error(), "orders, users") {
+			t.Fatalf("Open(ReadOnly=%v) of a foreign schema: err = %v, want ErrForeign naming its tables", ro, err)
+		}
+	}
+	if _, _, err := postgres.Migrate(ctx, dsn, postgres.Options{Schema: schema}); !errors.Is(err, crawl.ErrForeign) {
+		t.Fatalf("Migrate of a foreign schema: err = %v, want ErrForeign", err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_class WHERE relnamespace = to_regnamespace($1) AND relkind IN ('r', 'p', 'v', 'S')`, schema).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("the foreign schema holds %d relations after the refused opens, want its 2 tables", n)
+	}
+}

@@ -164,9 +164,9 @@ const (
 	readerCacheKiB = 8 << 10
 )
 
-// ErrNeedsMigration: a read-only open found a database of an older schema
-// (or none yet), which only a writer can bring up to date.
-var ErrNeedsMigration = errors.New("needs migration; run `acrawler migrate`")
+// ErrNeedsMigration is crawl.ErrNeedsMigration: a read-only open found a
+// database of an older schema (or none yet).
+var ErrNeedsMigration = crawl.ErrNeedsMigration
 
 // openReaders opens the reader connections: read-only (SQLite's mode=ro),
 // so reading never writes the database file. For a read-only open it
@@ -206,7 +206,7 @@ func (db *DB) openReaders(ctx context.Context, readOnly bool) error {
 	case err != nil:
 		return err
 	case foreign != "":
-		return fmt.Errorf("sqlite: %s is not an acrawler database (%s)", db.path, foreign)
+		return fmt.Errorf("sqlite: %s is %w (%s)", db.path, crawl.ErrForeign, foreign)
 	case v > known:
 		return fmt.Errorf("sqlite: %s has schema version %d, this acrawler knows up to %d: %w", db.path, v, known, crawl.ErrSchemaTooNew)
 	case v < known:
@@ -445,7 +445,7 @@ func (db *DB) takeOver(ctx context.Context) (int, error) {
 	}
 	if foreign != "" {
 		db.dropCreatedLock()
-		return 0, fmt.Errorf("sqlite: %s is not an acrawler database (%s); refusing to change it", db.path, foreign)
+		return 0, fmt.Errorf("sqlite: %s is %w (%s); refusing to change it", db.path, crawl.ErrForeign, foreign)
 	}
 	var mode string
 	if err := db.w.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
