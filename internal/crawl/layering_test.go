@@ -2,46 +2,139 @@ package crawl_test
 
 import (
 	"os/exec"
+	"sort"
 	"strings"
 	"testing"
 )
 
-// TestLayering holds the architecture: pure leaves import nothing of ours
-// but other pure leaves, the domain package imports only the standard
-// library, and store backends import no pipeline stage.
-func TestLayering(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list")
+// layers says, for every package of the module, which of the module's
+// packages it may import directly (test files aside), in the style of
+// go/build's deps_test.go. A package missing from the table fails the
+// test: a new package takes its place in the architecture on purpose.
+//
+// The order, from the bottom: pure leaves (values in, values out: no I/O,
+// no logging) and the domain package; the clients and parsers with I/O;
+// the pipeline stages; the stores, which know only the domain and pure
+// leaves; the API; the program.
+var layers = func() map[string][]string {
+	pure := []string{
+		"internal/urlnorm", "internal/robots", "internal/sitemap", "internal/htmlx",
+		"internal/fingerprint", "internal/score", "internal/scope", "internal/schedule",
+		"internal/query", "internal/rank", "internal/maintext", "internal/scholar",
+		"internal/title", "internal/cite",
 	}
-	const mod = "github.com/acrawler/acrawler/"
-	pure := map[string]bool{
-		"internal/urlnorm": true, "internal/robots": true, "internal/htmlx": true,
-		"internal/fingerprint": true, "internal/score": true, "internal/scope": true,
-		"internal/sitemap": true, "internal/scholar": true, "internal/maintext": true, "internal/query": true,
-		"internal/rank": true, "internal/schedule": true,
+	m := map[string][]string{
+		// The domain: the standard library only.
+		"internal/crawl": nil,
+		// Leaves with I/O or a runtime of their own.
+		"internal/fetch":     nil,
+		"internal/warc":      nil,
+		"internal/pdf":       nil,
+		"internal/archive":   nil,
+		"internal/cputime":   nil,
+		"internal/testweb":   nil,
+		"internal/api/chart": nil,
+		// Test helpers.
+		"internal/api/apitest":           nil,
+		"internal/scholar/scholartest":   nil,
+		"internal/store/postgres/pgtest": nil,
+		"internal/store/storetest":       {"internal/crawl", "internal/query"},
+		// Stages.
+		"internal/extract":  {"internal/crawl", "internal/pdf"},
+		"internal/frontier": {"internal/crawl"},
+		"internal/report":   {"internal/crawl"},
+		"internal/engine":   {"internal/crawl", "internal/extract", "internal/fetch", "internal/frontier", "internal/warc"},
+		// Backends: the domain and pure leaves, nothing of the pipeline.
+		"internal/store/sqlite":     {"internal/crawl"},
+		"internal/store/postgres":   {"internal/crawl"},
+		"internal/index/opensearch": nil,
+		"internal/indexer":          {"internal/crawl", "internal/index/opensearch"},
+		// The API knows the domain, the report and the query syntax, not
+		// the stores.
+		"internal/api": {"internal/crawl", "internal/report", "internal/api/chart"},
+		// The program wires everything.
+		"cmd/acrawler": {"*"},
 	}
-	rules := map[string]func(dep string) bool{
-		"internal/crawl": func(dep string) bool { return false },
+	isPure := map[string]bool{}
+	for _, p := range pure {
+		isPure[p] = true
 	}
-	for p := range pure {
-		rules[p] = func(dep string) bool { return pure[dep] }
-	}
-	for _, b := range []string{"internal/store/sqlite", "internal/store/postgres"} {
-		rules[b] = func(dep string) bool { return dep == "internal/crawl" || pure[dep] }
-	}
-	for pkg, allowed := range rules {
-		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "../../"+pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+	for p, deps := range m {
+		if p != "internal/crawl" && !strings.HasPrefix(p, "internal/api/") && p != "internal/testweb" {
+			m[p] = append(deps, pure...)
 		}
-		for _, dep := range strings.Fields(string(out)) {
-			rel, ours := strings.CutPrefix(dep, mod)
-			if !ours || rel == pkg {
+	}
+	for _, p := range pure {
+		m[p] = pure // pure leaves import only other pure leaves
+	}
+	return m
+}()
+
+// TestLayering holds the architecture for every package of the module.
+func TestLayering(t *testing.T) {
+	const mod = "github.com/acrawler/acrawler/"
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../../...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg, ok := strings.CutPrefix(f[0], mod)
+		if !ok {
+			continue
+		}
+		seen++
+		allowed, known := layers[pkg]
+		if !known {
+			t.Errorf("package %s has no place in the layering table (internal/crawl/layering_test.go): add it", pkg)
+			continue
+		}
+		var bad []string
+		for _, imp := range f[1:] {
+			dep, ours := strings.CutPrefix(imp, mod)
+			if !ours || dep == pkg {
 				continue
 			}
-			if !allowed(rel) {
-				t.Errorf("%s imports %s, which its layer forbids", pkg, rel)
+			if !allows(allowed, dep) {
+				bad = append(bad, dep)
 			}
+		}
+		sort.Strings(bad)
+		for _, dep := range bad {
+			t.Errorf("%s imports %s, which its layer forbids", pkg, dep)
+		}
+	}
+	if seen < len(layers)/2 {
+		t.Fatalf("go list named %d packages of the module; the table has %d", seen, len(layers))
+	}
+}
+
+func allows(allowed []string, dep string) bool {
+	for _, a := range allowed {
+		if a == "*" || a == dep {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLayersForbid checks the table itself: a rule that allowed anything
+// would make TestLayering pass whatever the code imports.
+func TestLayersForbid(t *testing.T) {
+	for _, tc := range []struct{ pkg, dep string }{
+		{"internal/crawl", "internal/urlnorm"},
+		{"internal/urlnorm", "internal/crawl"},
+		{"internal/htmlx", "internal/fetch"},
+		{"internal/store/sqlite", "internal/engine"},
+		{"internal/store/postgres", "internal/frontier"},
+		{"internal/api", "internal/store/sqlite"},
+		{"internal/frontier", "internal/engine"},
+		{"internal/engine", "internal/store/sqlite"},
+		{"internal/extract", "internal/engine"},
+	} {
+		if allows(layers[tc.pkg], tc.dep) {
+			t.Errorf("the layering table lets %s import %s", tc.pkg, tc.dep)
 		}
 	}
 }
