@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/testweb"
+)
+
+// BenchmarkPriority measures what the priority order is for, on varied
+// test webs (testweb.Config.Varied: 40 sites whose mix, host names, URL
+// vocabularies and link structures each seed draws anew; crawls start at
+// their universities and blogs), against breadth-first order:
+//
+//   - research share at 100, 500 and 1,000 pages: the share of research
+//     pages (publications, PDFs, people, research pages, publication
+//     listings; not the copies of mirrors) among the pages fetched. The
+//     500-page figure comes from a crawl with --max-pages 500; the 100
+//     and 1,000 figures from the first 100 and all of a --max-pages 1000
+//     crawl.
+//   - publications at 500 pages: the distinct publications fetched by the
+//     500-page crawl, as a ratio to breadth-first's on the same web;
+//   - time to 95%: how long a crawl without a budget takes to fetch 95% of
+//     the web's publications, as a ratio to breadth-first's.
+//
+// It reports the mean and the worst over the webs. Run it with
+//
+//	ACRAWLER_PRIORITY_WEBS=20 go test -run '^$' -bench BenchmarkPriority -benchtime 1x -timeout 60m ./cmd/acrawler
+//
+// ACRAWLER_PRIORITY_WEBS is the number of webs (seeds 1..N, default 4),
+// ACRAWLER_PRIORITY_DELAY the politeness delay (default 50ms). -v prints
+// the figures of each web.
+func BenchmarkPriority(b *testing.B) {
+	webs := envInt("ACRAWLER_PRIORITY_WEBS", 4)
+	delay := 50 * time.Millisecond
+	if v := os.Getenv("ACRAWLER_PRIORITY_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatalf("ACRAWLER_PRIORITY_DELAY: %v", err)
+		}
+		delay = d
+	}
+	for b.Loop() {
+		var rows []priorityRow
+		for seed := 1; seed <= webs; seed++ {
+			row := priorityRow{seed: seed}
+			for i, order := range []string{"priority", "bfs"} {
+				row.share100[i], row.share1000[i] = measureBudget(b, seed, order, delay, 1000)
+				s, n, pubs := measureBudget500(b, seed, order, delay)
+				row.share500[i], row.pages500[i], row.pubs500[i] = s, n, pubs
+				row.t95[i] = timeTo95(b, seed, order, delay)
+			}
+			b.Logf("web %2d: research share at 100/500/1000 pages: priority %.1f/%.1f/%.1f%%, bfs %.1f/%.1f/%.1f%%; publications at 500: %d vs %d (%.2fx); time to 95%% of publications: %v vs %v (%.2fx)",
+				seed, 100*row.share100[0], 100*row.share500[0], 100*row.share1000[0], 100*row.share100[1], 100*row.share500[1], 100*row.share1000[1],
+				row.pubs500[0], row.pubs500[1], ratio(row.pubs500[0], row.pubs500[1]),
+				row.t95[0].Round(10*time.Millisecond), row.t95[1].Round(10*time.Millisecond), row.t95[0].Seconds()/max(row.t95[1].Seconds(), 1e-9))
+			rows = append(rows, row)
+		}
+		report := func(name string, f func(r priorityRow) float64, worstIsMax bool) {
+			vals := make([]float64, len(rows))
+			sum := 0.0
+			for i, r := range rows {
+				vals[i] = f(r)
+				sum += vals[i]
+			}
+			worst := slices.Min(vals)
+			if worstIsMax {
+				worst = slices.Max(vals)
+			}
+			b.ReportMetric(sum/float64(len(vals)), name+"-mean")
+			b.ReportMetric(worst, name+"-worst")
+		}
+		report("prio%@100", func(r priorityRow) float64 { return 100 * r.share100[0] }, false)
+		report("prio%@500", func(r priorityRow) float64 { return 100 * r.share500[0] }, false)
+		report("prio%@1000", func(r priorityRow) float64 { return 100 * r.share1000[0] }, false)
+		report("bfs%@100", func(r priorityRow) float64 { return 100 * r.share100[1] }, false)
+		report("bfs%@500", func(r priorityRow) float64 { return 100 * r.share500[1] }, false)
+		report("bfs%@1000", func(r priorityRow) float64 { return 100 * r.share1000[1] }, false)
+		report("pubs-x-bfs@500", func(r priorityRow) float64 { return ratio(r.pubs500[0], r.pubs500[1]) }, false)
+		report("t95-x-bfs", func(r priorityRow) float64 { return r.t95[0].Seconds() / max(r.t95[1].Seconds(), 1e-9) }, true)
+	}
+}
+
+type priorityRow struct {
+	seed                          int
+	share100, share500, share1000 [2]float64 // priority, bfs
+	pages500, pubs500             [2]int
+	t95                           [2]time.Duration
+}
+
+func ratio(a, b int) float64 { return float64(a) / float64(max(b, 1)) }
+
+func envInt(name string, def int) int {
+	if v := os.Getenv(name); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			return n
+		}
+	}
+	return def
+}
+
+// variedWeb is the benchmark's web of one seed, served as a proxy.
+func variedWeb(tb testing.TB, seed int) *testWeb {
+	w := testweb.New(testweb.Config{Seed: int64(seed), Varied: true, Sites: 40, PagesPerSite: 40, NoFaults: true})
+	srv := httptest.NewServer(w)
+	tb.Cleanup(srv.Close)
+	return &testWeb{Web: w, proxy: srv.URL, dir: tb.TempDir()}
+}
+
+// priorityCrawl crawls web in one order; stop, when set, is polled and
+// ends the crawl when it returns true.
+func priorityCrawl(tb testing.TB, web *testWeb, order string, delay time.Duration, stop func() bool, extra ...string) {
+	db := filepath.Join(tb.TempDir(), "crawl.db")
+	args := append(web.crawlArgs(db, "--delay", delay.String(), "--order", order, "--scope", "any", "--max-depth", "0",
+		"--workers", "4", "--no-pdf", "--warc", "off"), extra...)
+	args = append(args, web.Seeds()...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if stop != nil {
+		go func() {
+			t := time.NewTicker(20 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					if stop() {
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+	}
+	var out, errb strings.Builder
+	if err := Run(ctx, args, &out, &errb); err != nil && ctx.Err() == nil {
+		tb.Fatalf("acrawler %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+}
+
+// fetchedPages classifies the pages a crawl fetched, in order: whether
+// each is research content (academic and no copy) and, for publications,
+// the publication's URL.
+func fetchedPages(web *testWeb) (research []bool, pubs []string) {
+	for _, u := range pageRequests(web) {
+		info, ok := web.Lookup(u)
+		if !ok {
+			research = append(research, false)
+			pubs = append(pubs, "")
+			continue
+		}
+		switch info.Kind {
+		case "sitemap", "robots", "redirect", "asset":
+			continue
+		}
+		research = append(research, info.Academic && info.Kind != "duplicate" && info.Kind != "alias")
+		pub := ""
+		if info.Kind == "publication" {
+			pub = info.Canonical
+		}
+		pubs = append(pubs, pub)
+	}
+	return research, pubs
+}
+
+func shareOf(research []bool, n int) float64 {
+	n = min(n, len(research))
+	k := 0
+	for _, r := range research[:n] {
+		if r {
+			k++
+		}
+	}
+	return float64(k) / float64(max(n, 1))
+}
+
+func distinct(pubs []string) int {
+	seen := map[string]bool{}
+	for _, p := range pubs {
+		if p != "" {
+			seen[p] = true
+		}
+	}
+	return len(seen)
+}
+
+// measureBudget crawls with a page budget and returns the research share
+// of the first 100 pages and of all.
+func measureBudget(tb testing.TB, seed int, order string, delay time.Duration, budget int) (s100, all float64) {
+	web := variedWeb(tb, seed)
+	priorityCrawl(tb, web, order, delay, nil, "--max-pages", fmt.Sprint(budget))
+	research, _ := fetchedPages(web)
+	return shareOf(research, 100), shareOf(research, len(research))
+}
+
+// measureBudget500 crawls with a 500-page budget and returns the research
+// share, the pages fetched and the distinct publications fetched.
+func measureBudget500(tb testing.TB, seed int, order string, delay time.Duration) (float64, int, int) {
+	web := variedWeb(tb, seed)
+	priorityCrawl(tb, web, order, delay, nil, "--max-pages", "500")
+	research, pubs := fetchedPages(web)
+	return shareOf(research, len(research)), len(research), distinct(pubs)
+}
+
+// timeTo95 crawls without a budget until 95% of the web's publications
+// are fetched and returns how long that took from the first request.
+func timeTo95(tb testing.TB, seed int, order string, delay time.Duration) time.Duration {
+	web := variedWeb(tb, seed)
+	want := map[string]bool{}
+	for _, p := range web.Pages() {
+		if p.Kind == "publication" && !p.Disallowed && p.Status == 200 {
+			want[p.URL] = true
+		}
+	}
+	need := (len(want)*95 + 99) / 100
+	var at time.Duration
+	done := func() bool {
+		reqs := web.Requests()
+		got := map[string]bool{}
+		for _, r := range reqs {
+			info, ok := web.Lookup("http://" + r.Host + r.Path)
+			if ok && want[info.URL] && !got[info.URL] {
+				got[info.URL] = true
+				if len(got) == need {
+					at = r.Time.Sub(reqs[0].Time)
+					return true
+				}
+			}
+		}
+		return false
+	}
+	priorityCrawl(tb, web, order, delay, done)
+	if at == 0 && !done() {
+		tb.Logf("web %d, %s: the crawl ended before 95%% of the publications were fetched", seed, order)
+		return 10 * time.Minute
+	}
+	return at
+}
