@@ -214,14 +214,21 @@ func (a *attrs) get(id int) ([]byte, bool) {
 // gatherAttrs reads the wanted attributes of the current start tag, whose
 // raw text is raw with the name ending at end. Values are taken from raw
 // without copying unless one holds a character reference, a carriage return
-// or a NUL; then the tokenizer decodes them all (tok.Attrs).
+// or a NUL, or the tag has more than MaxAttrs; then the tokenizer decodes
+// them all (tok.Attrs).
 func gatherAttrs(a *attrs, tok *Token, raw []byte, end int) {
 	a.has = 0
 	it := attrIter{raw: raw, i: end}
 	decode := false
-	for {
+	for n := 0; ; n++ {
 		k, v, ok := it.next()
 		if !ok {
+			break
+		}
+		if n == MaxAttrs {
+			// Perhaps more than MaxAttrs distinct ones: let Attrs
+			// decide which count.
+			decode = true
 			break
 		}
 		id := attrID(k)

@@ -2,6 +2,7 @@ package htmlx
 
 import (
 	"bytes"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -24,6 +25,13 @@ var fuzzSeeds = []string{
 	"\xff\xfe<\x00a\x00",
 	"<a href=\"\x00\">\x00</a><p\x00>x",
 	"<a href='?a=1&amp;b=2&copy=3'>&amp;&nbsp;&#0;&#x110000;</a>",
+	// Attribute bombs: more than MaxAttrs, repeated keys, a link after
+	// the limit.
+	attrBomb("distinct", MaxAttrs+10, false),
+	attrBomb("same", 2*MaxAttrs, true),
+	attrBomb("cap", MaxAttrs+10, true),
+	"<a" + strings.Repeat(" x", MaxAttrs) + " href=/late>late</a><a href=/on" + strings.Repeat(" href=/dup", 10) + ">on</a>",
+	strings.Repeat("<div><span>", maxDepth+4) + "deep<a href=/deep>d</a>",
 }
 
 func FuzzParse(f *testing.F) {
@@ -35,6 +43,7 @@ func FuzzParse(f *testing.F) {
 	r := normBaseResolver{newNormalizer(f)}
 	small := Options{Resolver: r, MaxLinks: 20, MaxText: 300, MaxAnchor: 40, Token: "acrawler"}
 	full := Options{Resolver: r, Token: "acrawler"}
+	few := Options{Resolver: r, Token: "acrawler", MaxTokens: 40}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		doc, err := Parse(body, pageURL, small)
 		if err != nil {
@@ -77,6 +86,21 @@ func FuzzParse(f *testing.F) {
 				t.Errorf("Parse(%q): link %d is %q with limits, %q without", body, i, l.URL, doc2.Links[i].URL)
 				break
 			}
+		}
+		// A limit on tokens cuts the text too; a page within it is
+		// read whole.
+		doc3, err := Parse(body, pageURL, few)
+		if err != nil {
+			t.Fatalf("Parse(%q) error: %v", body, err)
+		}
+		if doc2.Truncated {
+			t.Errorf("Parse(%q): truncated with the default MaxTokens", body)
+		}
+		if !strings.HasPrefix(doc2.Text, doc3.Text) {
+			t.Errorf("Parse(%q): Text with MaxTokens %d = %q, not a prefix of %q", body, few.MaxTokens, doc3.Text, doc2.Text)
+		}
+		if !doc3.Truncated && fmt.Sprint(doc3) != fmt.Sprint(doc2) {
+			t.Errorf("Parse(%q) with MaxTokens %d, not truncated = %+v, without = %+v", body, few.MaxTokens, doc3, doc2)
 		}
 	})
 }

@@ -39,6 +39,10 @@ type Options struct {
 	MaxLinks  int      // keep at most this many links (0 means 10000)
 	MaxText   int      // keep at most this many bytes of visible text (0 means 1 MiB)
 	MaxAnchor int      // keep at most this many bytes of anchor text per link (0 means 256)
+	// MaxTokens bounds the work on one page: Parse reads at most this
+	// many tokens (tags, texts, comments) and then stops, setting
+	// Document.Truncated (0 means DefaultMaxTokens).
+	MaxTokens int
 	// Token is the crawler's product token, such as "acrawler": a
 	// <meta name="acrawler"> applies like <meta name="robots">, and
 	// agent-prefixed directives ("acrawler: noindex") apply when the agent
@@ -55,13 +59,25 @@ const (
 	DefaultMaxLinks  = 10000
 	DefaultMaxText   = 1 << 20
 	DefaultMaxAnchor = 256
+	// DefaultMaxTokens is more than the tokens of any real page the
+	// crawler fetches whole: a 200 KB page of publications has 11,000,
+	// so 1 Mi tokens is a page of about 20 MB.
+	DefaultMaxTokens = 1 << 20
 
 	// MaxShortText is the size in bytes at which Title, H1, Description
 	// and Lang are cut.
 	MaxShortText = 1024
 
+	// MaxAttrs is how many distinct attributes of a tag are read; those
+	// after are ignored. Real pages have a few dozen at most on one
+	// element; a tag with a hundred thousand is an attack or a bug, and
+	// reading it all would only cost time.
+	MaxAttrs = 256
+
 	// maxDepth bounds the stack of open elements; deeper elements are not
 	// tracked (their hidden attribute, for one, is then not honoured).
+	// Every search of the stack, for the element an end tag closes, say,
+	// stops there, so that a token costs at most this many steps.
 	maxDepth = 256
 	// rawLinksPerLink bounds the distinct references collected before
 	// resolution, as a multiple of MaxLinks: many resolve to the same URL
@@ -113,6 +129,9 @@ type Document struct {
 	RefreshDelay int
 	// Links are the page's links in document order, deduplicated by URL.
 	Links []Link
+	// Truncated is set if Parse stopped reading the page after
+	// Options.MaxTokens tokens: the fields hold what came before.
+	Truncated bool
 }
 
 // Link is a link found in a page.
@@ -155,14 +174,29 @@ type Link struct {
 // no empty lines and no leading or trailing whitespace, and is cut at
 // MaxText bytes.
 //
+// Parse takes time linear in the length of the page, whatever its markup:
+// it reads at most MaxAttrs attributes of a tag, follows the nesting of
+// elements 256 deep (deeper elements count as inline and visible), and
+// stops after MaxTokens tokens, setting Document.Truncated.
+//
 // Parse never fails on malformed input; it returns an error only if opts
 // are invalid: no Resolver, or a negative limit.
 func Parse(body []byte, pageURL string, opts Options) (*Document, error) {
-	if opts.Resolver == nil {
-		return nil, errors.New("htmlx: parse: Options.Resolver is nil")
+	var p parser
+	if err := parse(&p, body, pageURL, opts); err != nil {
+		return nil, err
 	}
-	if opts.MaxLinks < 0 || opts.MaxText < 0 || opts.MaxAnchor < 0 {
-		return nil, errors.New("htmlx: parse: negative limit in Options")
+	return p.doc, nil
+}
+
+// parse is Parse, with the parser given (so that it need not be on the
+// heap, and tests can look into it).
+func parse(p *parser, body []byte, pageURL string, opts Options) error {
+	if opts.Resolver == nil {
+		return errors.New("htmlx: parse: Options.Resolver is nil")
+	}
+	if opts.MaxLinks < 0 || opts.MaxText < 0 || opts.MaxAnchor < 0 || opts.MaxTokens < 0 {
+		return errors.New("htmlx: parse: negative limit in Options")
 	}
 	if opts.MaxLinks == 0 {
 		opts.MaxLinks = DefaultMaxLinks
@@ -173,7 +207,10 @@ func Parse(body []byte, pageURL string, opts Options) (*Document, error) {
 	if opts.MaxAnchor == 0 {
 		opts.MaxAnchor = DefaultMaxAnchor
 	}
-	p := &parser{
+	if opts.MaxTokens == 0 {
+		opts.MaxTokens = DefaultMaxTokens
+	}
+	*p = parser{
 		opts:   opts,
 		token:  strings.ToLower(opts.Token),
 		doc:    &Document{},
@@ -186,7 +223,7 @@ func Parse(body []byte, pageURL string, opts Options) (*Document, error) {
 	p.h1.reset(MaxShortText, 0, true)
 	p.scan(html.NewTokenizer(bytes.NewReader(body)))
 	p.finish(pageURL)
-	return p.doc, nil
+	return nil
 }
 
 // Flags of an entry on the stack of open elements.
@@ -232,11 +269,16 @@ type parser struct {
 	h1    textBuf
 
 	// The stack of open elements and how many of them have each flag.
-	attrs             attrs // of the current start tag
-	stack             []entry
-	tok               *Token // the token being read
-	floor             int    // elements below are out of reach (those outside <noscript> while nested)
-	hide, inert, fgn  int
+	attrs            attrs // of the current start tag
+	stack            []entry
+	tok              *Token // the token being read
+	floor            int    // elements below are out of reach (those outside <noscript> while nested)
+	hide, inert, fgn int
+	// How many open elements have a tag in each bucket, and how many are
+	// headings: a search of the stack for an element that is not open
+	// ends at once.
+	open              [64]uint16
+	headings          int
 	raw               int  // what to do with the next raw text
 	nested            bool // scanning the content of <noscript> or <noframes>
 	inBody            bool // past the head: content (outside <template>) or a body element was seen
@@ -244,6 +286,10 @@ type parser struct {
 	h1Open, h1OnStack bool
 	langSeen          bool
 	descSeen          bool
+	// Tokens read (those of <noscript> content included), and the steps
+	// taken in searches of the stack (to check in tests that they take
+	// linear time).
+	tokens, steps int
 
 	baseSeen, refreshSeen bool
 	baseHref, refreshURL  string
@@ -275,11 +321,16 @@ func (p *parser) scan(z *html.Tokenizer) {
 	tok := &Token{z: z}
 	p.tok = tok
 	visit := !p.nested && len(p.opts.Visitors) > 0
-	for {
+	for !p.doc.Truncated {
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			return
 		}
+		if p.tokens == p.opts.MaxTokens {
+			p.doc.Truncated = true
+			return
+		}
+		p.tokens++
 		tok.reset(tt)
 		raw := p.raw
 		p.raw = rawNone
@@ -604,7 +655,11 @@ func (p *parser) onEnd(raw []byte) {
 // SVG and MathML elements are matched by name alone.
 func (p *parser) openIndex(t tag, a atom.Atom, cls class) int {
 	heading := isHeading(a)
+	if p.open[bucket(t)] == 0 && (!heading || p.headings == 0) {
+		return -1
+	}
 	for i := len(p.stack) - 1; i >= p.floor; i-- {
+		p.steps++
 		e := &p.stack[i]
 		if e.tag == t || heading && isHeading(atom.Atom(e.tag)) {
 			return i
@@ -673,7 +728,11 @@ func (p *parser) closeImplied(a atom.Atom, cls class) {
 // closeListItem closes an open li (or dd or dt) unless a special element
 // other than address, div and p comes first.
 func (p *parser) closeListItem(a1, a2 atom.Atom) {
+	if !p.mayBeOpen(a1, a2) {
+		return
+	}
 	for i := len(p.stack) - 1; i >= p.floor; i-- {
+		p.steps++
 		e := &p.stack[i]
 		if e.tag == tag(a1) || e.tag == tag(a2) {
 			p.popTo(i)
@@ -689,7 +748,11 @@ func (p *parser) closeListItem(a1, a2 atom.Atom) {
 // lastIndex returns the position of the topmost open a1 or a2, searching
 // down to the first element of a class in stop; -1 if there is none.
 func (p *parser) lastIndex(a1, a2 atom.Atom, stop class) int {
+	if !p.mayBeOpen(a1, a2) {
+		return -1
+	}
 	for i := len(p.stack) - 1; i >= p.floor; i-- {
+		p.steps++
 		e := &p.stack[i]
 		if e.tag == tag(a1) || e.tag == tag(a2) {
 			return i
@@ -701,11 +764,26 @@ func (p *parser) lastIndex(a1, a2 atom.Atom, stop class) int {
 	return -1
 }
 
+// mayBeOpen reports whether an a1 or a2 element may be on the stack: false
+// means that none is.
+func (p *parser) mayBeOpen(a1, a2 atom.Atom) bool {
+	return p.open[bucket(tag(a1))] != 0 || p.open[bucket(tag(a2))] != 0
+}
+
+// bucket returns the bucket of a tag in parser.open.
+func bucket(t tag) int {
+	return int(uint32(t) * 2654435761 >> 26)
+}
+
 func (p *parser) push(e entry) bool {
 	if len(p.stack) >= maxDepth {
 		return false
 	}
 	p.stack = append(p.stack, e)
+	p.open[bucket(e.tag)]++
+	if isHeading(atom.Atom(e.tag)) {
+		p.headings++
+	}
 	if e.flags&fHide != 0 {
 		p.hide++
 	}
@@ -722,6 +800,10 @@ func (p *parser) push(e entry) bool {
 func (p *parser) popTo(i int) {
 	for j := len(p.stack) - 1; j >= i; j-- {
 		e := &p.stack[j]
+		p.open[bucket(e.tag)]--
+		if isHeading(atom.Atom(e.tag)) {
+			p.headings--
+		}
 		if e.flags&fHide != 0 {
 			p.hide--
 		}

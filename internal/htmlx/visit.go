@@ -32,6 +32,13 @@ type Token struct {
 	nameDone                      bool
 	text, name                    []byte
 	attrs                         []Attr
+
+	// The keys of attrs, once a tag has more than linearAttrs of them
+	// (keysOn), and how many comparisons and look-ups of keys Attrs made
+	// (to check in tests that it takes linear time).
+	keys   map[string]struct{}
+	keysOn bool
+	probes int
 }
 
 // Attr is an attribute of a start tag: its key in lower case and its value
@@ -44,6 +51,7 @@ func (t *Token) reset(tt html.TokenType) {
 	t.Type = tt
 	t.atomDone, t.textDone, t.attrsDone, t.nameDone = false, false, false, false
 	t.text, t.name = nil, nil
+	t.probes = 0
 	t.attrs = t.attrs[:0]
 }
 
@@ -84,9 +92,11 @@ func (t *Token) Name() []byte {
 
 // Attrs returns the attributes of a start or self-closing tag in order,
 // as the tokenizer's TagAttr gives them (a repeated key counts once, the
-// first time). They are read from the raw tag without copying unless one
-// needs decoding (a character reference, a carriage return or a NUL); keys
-// are lower-cased in place.
+// first time), up to MaxAttrs of them: the attributes after the first
+// MaxAttrs distinct keys are ignored. They are read from the raw tag
+// without copying unless one needs decoding (a character reference, a
+// carriage return or a NUL); keys are lower-cased in place. The time taken
+// is linear in the length of the tag.
 func (t *Token) Attrs() []Attr {
 	if t.attrsDone {
 		return t.attrs
@@ -95,15 +105,18 @@ func (t *Token) Attrs() []Attr {
 	if t.Type != html.StartTagToken && t.Type != html.SelfClosingTagToken {
 		return nil
 	}
+	t.keysOn = false
 	raw := t.z.Raw()
 	_, _, end := tagOf(raw)
 	it := attrIter{raw: raw, i: end}
-	for {
+	decode := false
+	for len(t.attrs) < MaxAttrs {
 		k, v, ok := it.next()
 		if !ok {
-			return t.attrs
+			break
 		}
 		if needsDecoding(k) || needsDecoding(v) {
+			decode = true
 			break
 		}
 		for i, c := range k {
@@ -111,19 +124,14 @@ func (t *Token) Attrs() []Attr {
 				k[i] = c + 'a' - 'A'
 			}
 		}
-		seen := false
-		for _, a := range t.attrs {
-			if bytes.Equal(a.Key, k) {
-				seen = true
-				break
-			}
-		}
-		if !seen {
-			t.attrs = append(t.attrs, Attr{Key: k, Val: v})
-		}
+		t.addAttr(k, v)
 	}
+	if !decode {
+		return t.attrs
+	}
+	// The tokenizer has dropped repeated keys already.
 	t.attrs = t.attrs[:0]
-	for more := true; more; {
+	for more := true; more && len(t.attrs) < MaxAttrs; {
 		var k, v []byte
 		k, v, more = t.z.TagAttr()
 		if k == nil {
@@ -132,6 +140,39 @@ func (t *Token) Attrs() []Attr {
 		t.attrs = append(t.attrs, Attr{Key: k, Val: v})
 	}
 	return t.attrs
+}
+
+// linearAttrs is how many attributes addAttr compares a key with one by
+// one; beyond, it looks keys up in a set.
+const linearAttrs = 16
+
+// addAttr appends the attribute unless its key is there already.
+func (t *Token) addAttr(k, v []byte) {
+	if len(t.attrs) < linearAttrs {
+		for _, a := range t.attrs {
+			t.probes++
+			if bytes.Equal(a.Key, k) {
+				return
+			}
+		}
+	} else {
+		if !t.keysOn {
+			t.keysOn = true
+			if t.keys == nil {
+				t.keys = make(map[string]struct{}, MaxAttrs)
+			}
+			clear(t.keys)
+			for _, a := range t.attrs {
+				t.keys[string(a.Key)] = struct{}{}
+			}
+		}
+		t.probes++
+		if _, ok := t.keys[string(k)]; ok {
+			return
+		}
+		t.keys[string(k)] = struct{}{}
+	}
+	t.attrs = append(t.attrs, Attr{Key: k, Val: v})
 }
 
 // Attr returns the value of the attribute key (lower case) and whether
@@ -157,14 +198,19 @@ func needsDecoding(b []byte) bool {
 }
 
 // Tokens runs the tokenizer over body and gives every token to each
-// visitor, as Parse would, for when only visitors are wanted.
-func Tokens(body []byte, visitors ...Visitor) {
+// visitor, as Parse would, for when only visitors are wanted. Like Parse
+// with default options it stops after DefaultMaxTokens tokens, and then
+// reports that the page was truncated.
+func Tokens(body []byte, visitors ...Visitor) (truncated bool) {
 	z := html.NewTokenizer(bytes.NewReader(body))
 	t := &Token{z: z}
-	for {
+	for n := 0; ; n++ {
 		tt := z.Next()
 		if tt == html.ErrorToken {
-			return
+			return false
+		}
+		if n == DefaultMaxTokens {
+			return true
 		}
 		t.reset(tt)
 		for _, v := range visitors {

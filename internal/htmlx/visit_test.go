@@ -31,7 +31,7 @@ func (r *recorder) VisitToken(t *Token) {
 }
 
 // reference returns the tokens of body as a tokenizer of its own gives
-// them.
+// them, with at most MaxAttrs attributes a tag.
 func reference(body []byte) []string {
 	var out []string
 	z := html.NewTokenizer(bytes.NewReader(body))
@@ -47,7 +47,10 @@ func reference(body []byte) []string {
 			s = fmt.Sprintf("%v %q", tt, tok.Data)
 		case html.StartTagToken, html.SelfClosingTagToken:
 			var attrs []string
-			for _, a := range tok.Attr {
+			for i, a := range tok.Attr {
+				if i == MaxAttrs {
+					break
+				}
 				attrs = append(attrs, fmt.Sprintf("%s=%q", a.Key, a.Val))
 			}
 			s = fmt.Sprintf("%v %s %v [%s]", tt, tok.Data, tok.DataAtom, strings.Join(attrs, " "))
