@@ -12,7 +12,8 @@ import (
 
 // FuzzLayout checks that layoutPage keeps every letter and digit of the
 // cleaned lines in order (only spaces, hyphens and a page number may go)
-// and returns clean paragraphs.
+// and returns clean paragraphs, and that the heading is clean text of the
+// lines.
 func FuzzLayout(f *testing.F) {
 	f.Add("First line\nsecond po\uFFFEliteness-\nthird \uFB01nd\n12", []byte{0, 10, 0, 200, 1, 5, 100, 7, 2, 40})
 	f.Add("• item\nwraps\n• next", []byte{3, 3, 3, 3, 3, 3})
@@ -45,6 +46,17 @@ func FuzzLayout(f *testing.F) {
 		}
 		if a, b := alnum(strings.Join(cleaned, " ")), alnum(strings.Join(got, " ")); a != b {
 			t.Errorf("layoutPage(%q) = %q: letters %q, want %q", text, got, b, a)
+		}
+		// The heading is text of the page's lines, cleaned like a paragraph.
+		if h := heading(lines); h != "" {
+			var all []string
+			for _, l := range lines {
+				all = append(all, cleanLine(l.text))
+			}
+			if !strings.Contains(alnum(strings.Join(all, " ")), alnum(h)) || alnum(h) == "" || len(h) > headingBytes ||
+				h != strings.TrimSpace(h) || !utf8.ValidString(h) || strings.ContainsRune(h, hyphenMark) {
+				t.Errorf("heading(%q) = %q, not clean text of the lines", text, h)
+			}
 		}
 		for _, p := range got {
 			if p == "" || p != strings.TrimSpace(p) || strings.Contains(p, "  ") || !utf8.ValidString(p) {

@@ -85,6 +85,11 @@ type Document struct {
 	// The document information dictionary, cleaned like Text and cut
 	// at 1 KiB each.
 	Title, Author, Subject, Keywords, Creator, Producer string
+	// Heading is the text set in the largest type at the top of the
+	// first page with text, as a title page sets the title: at most four
+	// lines in a font at least a fifth larger than most of the page's
+	// text, joined like the lines of a paragraph; "" if there is none.
+	Heading string
 	// Created and Modified are the document's dates, or zero if
 	// missing or malformed.
 	Created, Modified time.Time
@@ -310,7 +315,7 @@ func (x *extraction) run(data []byte) (*Document, error) {
 			return nil, err
 		}
 		budget := x.opts.MaxText - text.Len()
-		paras, cut, err := x.page(doc, i, budget)
+		paras, head, cut, err := x.page(doc, i, budget)
 		if err != nil {
 			failed++
 			continue
@@ -318,6 +323,9 @@ func (x *extraction) run(data []byte) (*Document, error) {
 		d.Truncated = d.Truncated || cut
 		if len(paras) == 0 {
 			continue
+		}
+		if text.Len() == 0 {
+			d.Heading = head
 		}
 		if text.Len() > 0 {
 			text.WriteString("\n\n")
@@ -364,48 +372,48 @@ func (x *extraction) metadata(doc references.FPDF_DOCUMENT, d *Document) {
 	}
 }
 
-// page returns the paragraphs of page i, reading at most about budget
-// characters of it, and whether it left some out.
-func (x *extraction) page(doc references.FPDF_DOCUMENT, i, budget int) (paras []string, cut bool, err error) {
+// page returns the paragraphs and the heading of page i, reading at most
+// about budget characters of it, and whether it left some out.
+func (x *extraction) page(doc references.FPDF_DOCUMENT, i, budget int) (paras []string, head string, cut bool, err error) {
 	p, err := x.inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
 	if err != nil {
-		return nil, false, err
+		return nil, "", false, err
 	}
 	defer x.inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: p.Page})
 	tp, err := x.inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: requests.Page{ByReference: &p.Page}})
 	if err != nil {
-		return nil, false, err
+		return nil, "", false, err
 	}
 	defer x.inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
 	cc, err := x.inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
 	if err != nil {
-		return nil, false, err
+		return nil, "", false, err
 	}
 	// Cleaning shrinks text (spaces, "\r\n"), so read a margin more,
 	// and read on while what was read cleans to less than the budget
 	// (a page can hold any number of characters that cleaning removes).
 	count := min(cc.Count, 2*budget+4096)
 	if count <= 0 {
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	for {
-		paras, err = x.lines(tp.TextPage, count)
+		paras, head, err = x.lines(tp.TextPage, count)
 		if err != nil {
-			return nil, false, err
+			return nil, "", false, err
 		}
 		if count == cc.Count || len(strings.Join(paras, "\n")) >= budget {
-			return paras, count < cc.Count, nil
+			return paras, head, count < cc.Count, nil
 		}
 		count = min(cc.Count, 4*count)
 	}
 }
 
-// lines returns the paragraphs of the first count characters of the text
-// page tp.
-func (x *extraction) lines(tp references.FPDF_TEXTPAGE, count int) ([]string, error) {
+// lines returns the paragraphs and the heading of the first count
+// characters of the text page tp.
+func (x *extraction) lines(tp references.FPDF_TEXTPAGE, count int) ([]string, string, error) {
 	t, err := x.inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, Count: count})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	texts, starts := splitLines(t.Text)
 	// Character positions are found by index, which is the UTF-16 index
@@ -422,7 +430,7 @@ func (x *extraction) lines(tp references.FPDF_TEXTPAGE, count int) ([]string, er
 			x.position(tp, &lines[j], starts[j])
 		}
 	}
-	return layoutPage(lines), nil
+	return layoutPage(lines), heading(lines), nil
 }
 
 // position sets the geometry of l, which starts at character index start.

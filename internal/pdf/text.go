@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -293,4 +294,78 @@ func utf16Len(r rune) int {
 		return 2
 	}
 	return 1
+}
+
+// Bounds of heading.
+const (
+	headingLines = 40  // lines at the top of a page looked at
+	headingMax   = 4   // lines a heading may take
+	headingBytes = 400 // bytes of a heading
+)
+
+// heading returns the text set in the largest type among the first lines
+// of a page, as a title page sets its title: the first run of lines (at
+// most four, one below the other) in a font at least a fifth larger than
+// most of the page's text; "" if the page has no such text or no
+// positions. Lines that are not horizontal (the arXiv stamp in the margin)
+// and lines without letters are passed over.
+func heading(lines []line) string {
+	var ls []line
+	for _, l := range lines {
+		l.text = cleanLine(l.text)
+		if l.text == "" || !l.geo || l.size <= 0 || l.size > 1000 {
+			continue
+		}
+		if d := l.y1 - l.y0; d > l.size || -d > l.size {
+			continue // vertical or slanted
+		}
+		if strings.HasPrefix(strings.ToLower(l.text), "arxiv:") {
+			continue
+		}
+		ls = append(ls, l)
+	}
+	// The body size: the size of most of the page's characters.
+	bySize := map[float64]int{}
+	body, most := 0.0, 0
+	for _, l := range ls {
+		s := math.Round(l.size*2) / 2
+		bySize[s] += len(l.text)
+		if bySize[s] > most {
+			body, most = s, bySize[s]
+		}
+	}
+	top := ls[:min(len(ls), headingLines)]
+	big := 0.0
+	for _, l := range top {
+		if l.size > big && strings.ContainsFunc(l.text, unicode.IsLetter) {
+			big = l.size
+		}
+	}
+	if body <= 0 || big < 1.2*body {
+		return ""
+	}
+	var b []byte
+	var prev line
+	n := 0
+	for _, l := range top {
+		if n == 0 {
+			if l.size < big*0.95 || !strings.ContainsFunc(l.text, unicode.IsLetter) {
+				continue
+			}
+		} else if l.size < big*0.95 || l.size > big*1.05 || n >= headingMax || prev.y1-l.y0 > 2.5*l.size || prev.y1-l.y0 < 0.2*l.size {
+			break
+		}
+		switch {
+		case n == 0:
+		case strings.HasSuffix(prev.text, string(hyphenMark)):
+		case endsInHyphen(prev.text) && startsLower(l.text):
+			b = b[:len(b)-1]
+		default:
+			b = append(b, ' ')
+		}
+		b = append(b, l.text...)
+		prev = l
+		n++
+	}
+	return truncate(finishParagraph(string(b)), headingBytes)
 }

@@ -161,3 +161,41 @@ func TestTruncate(t *testing.T) {
 		}
 	}
 }
+
+// sized returns a line of text at y in a font of size points.
+func sized(text string, y, size float64) line {
+	return line{text: text, x0: 72, y0: y, x1: 500, y1: y, size: size, geo: true}
+}
+
+func TestHeading(t *testing.T) {
+	body := col(72, 600, "Body text of the page, set in the usual size of the document,",
+		"and more of it, so that this is the size most characters have.",
+		"A third line of body text.")
+	stamp := line{text: "arXiv:2101.00001v1 [cs.LG] 1 Jan 2021", x0: 20, y0: 200, x1: 30, y1: 600, size: 20, geo: true}
+	tests := []struct {
+		name  string
+		lines []line
+		want  string
+	}{
+		{"none", nil, ""},
+		{"all one size", body, ""},
+		{"two-line title", append([]line{sized("Journal of Examples 12 (2024) 1-10", 780, 8),
+			sized("Efficient crawling of", 740, 18), sized("scholarly web sites", 718, 18),
+			sized("Ada Lovelace, Alan Turing", 690, 12)}, body...),
+			"Efficient crawling of scholarly web sites"},
+		{"hyphenated title", append([]line{sized("Self-super-", 740, 18), sized("vised learning", 718, 18)}, body...),
+			"Self-supervised learning"},
+		{"arXiv stamp in the margin", append([]line{stamp, sized("Quantum codes", 740, 16)}, body...), "Quantum codes"},
+		{"a big page number is no heading", append([]line{sized("12", 760, 30), sized("Quantum codes", 740, 16)}, body...), "Quantum codes"},
+		{"far apart lines are two headings", append([]line{sized("Part one", 760, 16), sized("Chapter two", 600, 16)}, col(72, 500, "Body text of the page, set in the usual size.", "And more body text of the page.")...), "Part one"},
+		{"no positions", []line{{text: "Title"}, {text: "body"}}, ""},
+		{"at most four lines", append([]line{sized("a b", 760, 16), sized("c d", 742, 16), sized("e f", 724, 16), sized("g h", 706, 16), sized("i j", 688, 16)}, body...), "a b c d e f g h"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := heading(tt.lines); got != tt.want {
+				t.Errorf("heading(%s) = %q, want %q", tt.name, got, tt.want)
+			}
+		})
+	}
+}
