@@ -55,6 +55,26 @@ var failureModes = []struct {
 		want: []string{"Paragraph 1 of the story", "Paragraph 3 of the story"},
 		not:  []string{"Follow us"},
 	},
+	{
+		// The heading of a list of links left out (related stories) is
+		// left out with it.
+		name: "heading of a link list",
+		page: `<body>` + siteChrome + `<article><h1>Field notes</h1><h2>The season</h2>` + prose("story", 3) +
+			`<h3>You may also like</h3><ul><li><a href="/1">The winter camp and its long nights</a></li>` +
+			`<li><a href="/2">How the maps were drawn in the field</a></li><li><a href="/3">Letters from the survey</a></li></ul></article></body>`,
+		want: []string{"The season", "Paragraph 3 of the story"},
+		not:  []string{"You may also like", "winter camp"},
+	},
+	{
+		// A byline, an author box, a tag list and an image credit
+		// inside the article are not its text.
+		name: "bylines and author boxes",
+		page: `<body>` + siteChrome + `<article><h1>Field notes</h1><div class="entry-byline">By A. Writer, 3 May</div>` + prose("story", 3) +
+			`<p class="image-credit">Image: Example Agency</p><div class="post-tags">Filed under: fieldwork, surveys</div>` +
+			`<div class="author-box"><p>A. Writer has covered surveys and fieldwork for the paper since the spring of last year, and lives by the sea.</p></div></article></body>`,
+		want: []string{"Paragraph 1 of the story", "Paragraph 3 of the story"},
+		not:  []string{"By A. Writer", "Example Agency", "Filed under", "lives by the sea"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

@@ -9,9 +9,11 @@
 //
 //   - a pruning pass drops what is boilerplate by its markup alone: <nav>,
 //     <aside>, <footer>, page headers, ARIA landmarks for navigation and
-//     site information, hidden elements, form controls, and classes or ids
-//     with words such as cookie, consent, kvkk, breadcrumb, share, sidebar,
-//     footer, comments;
+//     site information, hidden elements, form controls, figure captions,
+//     and classes or ids with words such as cookie, consent, kvkk,
+//     breadcrumb, share, sidebar, footer, comments, author, byline, tags
+//     (a share or sidebar class only on a block with less than half of
+//     the page's text);
 //   - the content is the page's <main> (or role=main) if it holds at least
 //     a quarter of the text left; otherwise the element that scores best by
 //     Readability's rules in outline (paragraph length and commas, scaled
@@ -66,7 +68,8 @@ type Result struct {
 	// Text is the main content as plain text: paragraphs, headings, list
 	// items and table rows each on their own, separated by "\n\n"; lines
 	// broken by <br> and in <pre> separated by "\n"; other whitespace
-	// collapsed. At most MaxText bytes.
+	// collapsed. A heading that no paragraph follows (the title of a
+	// list of links left out, say) is left out. At most MaxText bytes.
 	Text string
 	// Lang is the BCP 47 primary language subtag, lower case ("en", "tr"):
 	// from <html lang> (or xml:lang), else from the Content-Language

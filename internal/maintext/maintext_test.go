@@ -98,7 +98,9 @@ c</pre></main></body>`, "Line one\nLine two\n\na b\nc"},
 		{"hidden", `<body><main><p>Seen.</p><p hidden>Unseen.</p><p style="display: none">Unseen.</p><div aria-hidden="true">Unseen.</div><script>var x;</script></main></body>`, "Seen."},
 		{"inline", `<body><main><p>H<sub>2</sub>O is <em>wet</em>.</p></main></body>`, "H2O is wet."},
 		{"svg ended by html", `<body><main><p>One.</p><svg><title>Icon</title><text>label</text><p>Two.</p></main></body>`, "One.\n\nTwo."},
-		{"implied ends", `<body><main><p>One<div>Two</div><ul><li>a<li>b</ul><table><tr><td>x<td>y<tr><td>z</table><h2>H</h2></main>`, "One\n\nTwo\n\na\n\nb\n\nx | y\n\nz\n\nH"},
+		{"implied ends", `<body><main><p>One<div>Two</div><ul><li>a<li>b</ul><table><tr><td>x<td>y<tr><td>z</table><h2>H</h2><p>End.</main>`, "One\n\nTwo\n\na\n\nb\n\nx | y\n\nz\n\nH\n\nEnd."},
+		{"heading without text", `<body><main><h2>Story</h2><p>Text.</p><h3>Part</h3><p>More.</p><h2>Read next</h2></main>`, "Story\n\nText.\n\nPart\n\nMore."},
+		{"headings over a section", `<body><main><h1>Title</h1><h2>Part</h2><p>Text.</p><h2>Also</h2><h2>Next</h2><p>End.</p></main>`, "Title\n\nPart\n\nText.\n\nNext\n\nEnd."},
 		{"custom elements", `<body><main><my-el/>One <x-y>two</x-y><p>Three.</p></main></body>`, "One two\n\nThree."},
 	}
 	for _, tt := range tests {

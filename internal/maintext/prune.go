@@ -30,7 +30,8 @@ var dropWords = map[string]bool{
 	"breadcrumb": true, "breadcrumbs": true, "skip": true, "share": true, "sharing": true,
 	"social": true, "comments": true, "comment": true, "sidebar": true, "navbar": true,
 	"pagination": true, "pager": true, "related": true, "masthead": true, "newsletter": true,
-	"footer": true,
+	"footer": true, "author": true, "byline": true, "caption": true, "credit": true, "credits": true,
+	"tags": true, "subscribe": true, "teasers": true, "rating": true, "ratings": true,
 }
 
 // prune marks as dropped the elements that are boilerplate by their
@@ -141,10 +142,11 @@ func dropKind(w string) uint16 {
 
 // headingWords are dropWords that also begin or end common headings of
 // papers and reports ("Related work", "Data sharing", "Social impact",
-// "Skip lists"). Pandoc, Quarto, Sphinx and Markdown renderers give a
+// "Skip lists", "Author contributions", "Credits"). Pandoc, Quarto, Sphinx and Markdown renderers give a
 // section or a heading an id made from its heading's words, so in such an
 // id of more than one word they do not mark boilerplate.
-var headingWords = map[string]bool{"related": true, "social": true, "share": true, "sharing": true, "skip": true}
+var headingWords = map[string]bool{"related": true, "social": true, "share": true, "sharing": true, "skip": true,
+	"author": true, "credit": true, "credits": true}
 
 // isSection reports whether an element is a section of a document: a
 // <section>, a heading, or an element of class "section" (as Pandoc and

@@ -39,6 +39,14 @@ type textWriter struct {
 
 	root    int32 // the root being written
 	content int32 // visible bytes of all the roots
+
+	// A heading is held back until a paragraph follows it or a heading
+	// of a lower rank does: one that ends the content or is followed by
+	// a heading of its own rank or above titled something left out (a
+	// list of related links, a share bar).
+	level    int    // rank of the heading being written (1-6), 0 if none
+	held     []byte // the heading held back
+	heldRank int
 }
 
 // render writes the text of the subtrees of the given nodes, in order:
@@ -56,6 +64,9 @@ func (b *Builder) render(roots []int32, max int) string {
 		w.node(i, false)
 	}
 	w.flush()
+	if w.out.Len() == 0 && len(w.held) > 0 {
+		w.write(w.held)
+	}
 	return w.out.String()
 }
 
@@ -87,12 +98,38 @@ func (w *textWriter) node(i int32, pre bool) {
 	if block {
 		w.flush()
 	}
+	level := headingRank(n.atom)
+	if level > 0 {
+		w.level = level
+	}
 	for j := i + 1; j < n.end; j = w.b.nodes[j].end {
 		w.node(j, pre)
 	}
 	if block {
 		w.flush()
 	}
+	if level > 0 {
+		w.level = 0
+	}
+}
+
+// headingRank is 1 to 6 for h1 to h6, 0 for other elements.
+func headingRank(a atom.Atom) int {
+	switch a {
+	case atom.H1:
+		return 1
+	case atom.H2:
+		return 2
+	case atom.H3:
+		return 3
+	case atom.H4:
+		return 4
+	case atom.H5:
+		return 5
+	case atom.H6:
+		return 6
+	}
+	return 0
 }
 
 // text writes a text node, collapsing whitespace (or, in <pre>, keeping
@@ -162,6 +199,26 @@ func (w *textWriter) flush() {
 	w.cur = w.cur[:0]
 	w.space = false
 	if len(p) == 0 || w.full {
+		return
+	}
+	if w.level > 0 {
+		if len(w.held) > 0 && w.level > w.heldRank {
+			w.write(w.held)
+		}
+		w.held = append(w.held[:0], p...)
+		w.heldRank = w.level
+		return
+	}
+	if len(w.held) > 0 {
+		w.write(w.held)
+		w.held = w.held[:0]
+	}
+	w.write(p)
+}
+
+// write adds a paragraph to the text.
+func (w *textWriter) write(p []byte) {
+	if w.full {
 		return
 	}
 	sep := 0
