@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -98,81 +100,194 @@ func pgTarget(t *testing.T, dsn string) string {
 	return host
 }
 
-// TestDatabaseOutage loses PostgreSQL in the middle of a crawl: a short
+// noticeWriter collects a command's stderr and notes how many requests the
+// test web had received when a line containing mark was first written.
+type noticeWriter struct {
+	mu     sync.Mutex
+	buf    strings.Builder
+	mark   string
+	web    *testWeb
+	at     int // page requests when mark was seen; -1 before
+	marked chan struct{}
+}
+
+func newNoticeWriter(web *testWeb, mark string) *noticeWriter {
+	return &noticeWriter{mark: mark, web: web, at: -1, marked: make(chan struct{})}
+}
+
+func (w *noticeWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.at < 0 && strings.Contains(w.buf.String(), w.mark) {
+		w.at = len(pageRequests(w.web))
+		close(w.marked)
+	}
+	return len(p), nil
+}
+
+func (w *noticeWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// outageWorkers is the --workers of the outage tests: at most that many
+// requests can be on their way when the crawler meets the outage.
+const outageWorkers = 4
+
+// runOutageCrawl starts a crawl through the link and returns its stderr
+// watcher and a channel with its error.
+func runOutageCrawl(t *testing.T, web *testWeb, db string, extra ...string) (*noticeWriter, chan error) {
+	t.Helper()
+	stderr := newNoticeWriter(web, "store unavailable")
+	done := make(chan error, 1)
+	args := append(web.crawlArgs(db, append([]string{"--delay", "10ms", "--workers", fmt.Sprint(outageWorkers), "--lease", "2s"},
+		extra...)...), outageSeeds...)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		done <- Run(ctx, args, io.Discard, stderr)
+	}()
+	return stderr, done
+}
+
+var outageSeeds = []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/"}
+
+// checkQuietDuringOutage checks that once the crawler met the outage it
+// sent no request beyond those already on their way.
+func checkQuietDuringOutage(t *testing.T, web *testWeb, stderr *noticeWriter, end int) {
+	t.Helper()
+	select {
+	case <-stderr.marked:
+	default:
+		t.Fatalf("the crawler never reported the outage:\n%s", stderr)
+	}
+	stderr.mu.Lock()
+	at := stderr.at
+	stderr.mu.Unlock()
+	t.Logf("%d pages requested when the outage was met, %d after", at, end-at)
+	if end-at > outageWorkers {
+		t.Errorf("%d pages requested after the crawler met the outage, want at most %d (in flight)", end-at, outageWorkers)
+	}
+}
+
+// checkEveryPageOnce compares a crawl with an uninterrupted one of the same
+// web and checks that no page recorded when the database went (atCut) was
+// fetched again: only results lost with the database are fetched twice.
+func checkEveryPageOnce(t *testing.T, web *testWeb, dsn string, cfg testweb.Config, atCut map[string]bool) {
+	t.Helper()
+	ref := newTestWeb(t, cfg)
+	refDB := backends[0].newDB(t)
+	mustCrawl(t, append(ref.crawlArgs(refDB, "--delay", "0"), outageSeeds...)...)
+	want, got := finalURLs(t, refDB), finalURLs(t, dsn)
+	if a, b := diff(want, got); len(a)+len(b) > 0 {
+		t.Errorf("after the outage: %d URLs missing %s, %d extra %s", len(a), short(a), len(b), short(b))
+	}
+	seen := map[string]int{}
+	twice := 0
+	for _, r := range web.Requests() {
+		if r.Method == "CONNECT" || strings.HasPrefix(r.Path, "/robots") || r.Status >= 500 || r.Status == 429 {
+			continue
+		}
+		u := "http://" + r.Host + r.Path
+		switch seen[u]++; {
+		case seen[u] > 2:
+			t.Errorf("%s fetched %d times", u, seen[u])
+		case seen[u] == 2 && atCut[u]:
+			t.Errorf("%s fetched again although it was recorded before the outage", u)
+		case seen[u] == 2:
+			twice++
+		}
+	}
+	t.Logf("%d URLs recorded at the cut, %d in all; %d pages fetched again (results lost with the database)", len(atCut), len(got), twice)
+}
+
+// recordedURLs reads the URLs with a final state straight from the
+// database (not through the link).
+func recordedURLs(t *testing.T, dsn string) map[string]bool {
+	t.Helper()
+	m := map[string]bool{}
+	for _, u := range finalURLs(t, dsn) {
+		m[u] = true
+	}
+	return m
+}
+
+// TestDatabaseOutage loses PostgreSQL in the middle of a crawl: fetching
+// stops at once (nothing is fetched that could not be recorded); a short
 // outage pauses the crawl, which then finishes with every page; a long one
-// ends it cleanly with a message.
+// ends it with a clear message, and the next run completes the crawl.
 func TestDatabaseOutage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls through a broken database link")
 	}
-	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/"}
+	cfg := testweb.Config{Seed: 4, PagesPerSite: 30}
 	t.Run("short", func(t *testing.T) {
 		dsn := pgtest.SchemaDSN(t)
 		link := newFlakyLink(t, pgTarget(t, dsn))
-		web := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30})
-		db := link.viaLink(t, dsn)
-		done := make(chan error, 1)
-		var out string
-		go func() {
-			var err error
-			out, _, err = runCmd(t, append(web.crawlArgs(db, "--delay", "10ms", "--store-outage", "30s"), seeds...)...)
-			done <- err
-		}()
+		web := newTestWeb(t, cfg)
+		stderr, done := runOutageCrawl(t, web, link.viaLink(t, dsn), "--store-outage", "30s")
 		waitRequests(t, web, 60)
 		link.cut()
-		time.Sleep(1500 * time.Millisecond)
-		during := len(pageRequests(web))
-		time.Sleep(1500 * time.Millisecond)
-		// With the store gone, fetching stops (what is in flight and buffered may finish).
-		if after := len(pageRequests(web)); after > during+64 {
-			t.Errorf("%d pages fetched while the database was unreachable", after-during)
+		atCut := recordedURLs(t, dsn)
+		select {
+		case <-stderr.marked:
+		case <-time.After(10 * time.Second):
 		}
+		time.Sleep(2 * time.Second)
+		checkQuietDuringOutage(t, web, stderr, len(pageRequests(web)))
 		link.restore()
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Fatalf("crawl failed after the database came back: %v\n%s", err, out)
+				t.Fatalf("crawl failed after the database came back: %v\n%s", err, stderr)
 			}
 		case <-time.After(2 * time.Minute):
 			t.Fatal("crawl did not finish after the database came back")
 		}
-		// Every page of the reference crawl is there.
-		ref := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30})
-		refDB := backends[0].newDB(t)
-		mustCrawl(t, append(ref.crawlArgs(refDB, "--delay", "0"), seeds...)...)
-		want, got := finalURLs(t, refDB), finalURLs(t, dsn)
-		if a, b := diff(want, got); len(a)+len(b) > 0 {
-			t.Errorf("after the outage: %d URLs missing %s, %d extra %s", len(a), short(a), len(b), short(b))
-		}
+		checkEveryPageOnce(t, web, dsn, cfg, atCut)
 	})
 	t.Run("long", func(t *testing.T) {
 		dsn := pgtest.SchemaDSN(t)
 		link := newFlakyLink(t, pgTarget(t, dsn))
-		web := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30})
+		web := newTestWeb(t, cfg)
 		db := link.viaLink(t, dsn)
-		done := make(chan error, 1)
-		go func() {
-			_, _, err := runCmd(t, append(web.crawlArgs(db, "--delay", "10ms", "--store-outage", "2s"), seeds...)...)
-			done <- err
-		}()
+		stderr, done := runOutageCrawl(t, web, db, "--store-outage", "2s")
 		waitRequests(t, web, 60)
 		link.cut()
+		atCut := recordedURLs(t, dsn)
 		select {
 		case err := <-done:
 			if err == nil {
 				t.Fatal("crawl succeeded without its database")
 			}
-			var stderr strings.Builder
-			if code := exitCode(err, &stderr); code != 1 || !strings.Contains(stderr.String(), "unavailable") {
-				t.Errorf("exit %d, message %q; want 1 and a message saying the store is unavailable", code, stderr.String())
+			var msg strings.Builder
+			if code := exitCode(err, &msg); code != 1 || !strings.Contains(msg.String(), "unavailable") ||
+				!strings.Contains(msg.String(), "--store-outage") || strings.Count(msg.String(), "\n") != 1 {
+				t.Errorf("exit %d, message %q; want 1 and one line saying the store is unavailable", code, msg.String())
 			}
-			t.Logf("message: %s", stderr.String())
-			if strings.Contains(stderr.String(), "password") {
-				t.Errorf("message mentions a password: %q", stderr.String())
+			t.Logf("message: %s", msg.String())
+			if strings.Contains(msg.String(), "password") {
+				t.Errorf("message mentions a password: %q", msg.String())
 			}
 		case <-time.After(time.Minute):
-			t.Fatal("crawl did not give up on a lost database")
+			t.Fatalf("crawl did not give up on a lost database\n%s", stderr)
 		}
+		checkQuietDuringOutage(t, web, stderr, len(pageRequests(web)))
+
+		// The next run, with the database back, completes the crawl.
+		link.restore()
+		_, resumed := runOutageCrawl(t, web, db)
+		select {
+		case err := <-resumed:
+			if err != nil {
+				t.Fatalf("resumed crawl: %v", err)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatal("resumed crawl did not finish")
+		}
+		checkEveryPageOnce(t, web, dsn, cfg, atCut)
 	})
 }
 
