@@ -140,12 +140,17 @@ const outageWorkers = 4
 // watcher and a channel with its error.
 func runOutageCrawl(t *testing.T, web *testWeb, db string, extra ...string) (*noticeWriter, chan error) {
 	t.Helper()
+	return runOutageCrawlCtx(t, context.Background(), web, db, extra...)
+}
+
+func runOutageCrawlCtx(t *testing.T, ctx context.Context, web *testWeb, db string, extra ...string) (*noticeWriter, chan error) {
+	t.Helper()
 	stderr := newNoticeWriter(web, "store unavailable")
 	done := make(chan error, 1)
 	args := append(web.crawlArgs(db, append([]string{"--delay", "10ms", "--workers", fmt.Sprint(outageWorkers), "--lease", "2s"},
 		extra...)...), outageSeeds...)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 		defer cancel()
 		done <- Run(ctx, args, io.Discard, stderr)
 	}()
@@ -288,6 +293,29 @@ func TestDatabaseOutage(t *testing.T) {
 			t.Fatal("resumed crawl did not finish")
 		}
 		checkEveryPageOnce(t, web, dsn, cfg, atCut)
+	})
+	t.Run("signal", func(t *testing.T) {
+		// Ctrl-C while the database is away stops the crawl within
+		// seconds, although --store-outage would wait for minutes.
+		dsn := pgtest.SchemaDSN(t)
+		link := newFlakyLink(t, pgTarget(t, dsn))
+		web := newTestWeb(t, cfg)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		stderr, done := runOutageCrawlCtx(t, ctx, web, link.viaLink(t, dsn), "--store-outage", "10m")
+		waitRequests(t, web, 60)
+		link.cut()
+		select {
+		case <-stderr.marked:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the crawler never reported the outage:\n%s", stderr)
+		}
+		cancel() // SIGINT
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the crawl did not stop during the outage\n%s", stderr)
+		}
 	})
 }
 
