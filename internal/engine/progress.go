@@ -79,8 +79,14 @@ func (e *Engine) progress(final bool) Progress {
 		if df := fetched - s.lastFetched; df > 0 {
 			s.windowDiscoveries = float64(added-s.lastAdded) / float64(df)
 		}
-	} else if el := now.Sub(s.start).Seconds(); el > 0 {
-		s.windowRate = float64(fetched) / el
+	} else {
+		// The first interval runs from the start.
+		if el := now.Sub(s.start).Seconds(); el > 0 {
+			s.windowRate = float64(fetched) / el
+		}
+		if fetched > 0 {
+			s.windowDiscoveries = float64(added) / float64(fetched)
+		}
 	}
 	s.lastAt, s.lastFetched, s.lastAdded = now, fetched, added
 	p := Progress{

@@ -320,3 +320,27 @@ func TestStopDuringStoreOutage(t *testing.T) {
 		})
 	}
 }
+
+// The first progress report counts the URLs found since the start: it
+// does not say 0.0 new URLs per page.
+func TestFirstProgressCountsNewURLs(t *testing.T) {
+	tc := newTestCrawl(t, chainSite(30), "http://a.test/0")
+	tc.cfg.NoSitemaps = true
+	var mu sync.Mutex
+	var reports []Progress
+	tc.cfg.ProgressEvery = time.Hour // only the final report comes
+	tc.cfg.Progress = func(p Progress) {
+		mu.Lock()
+		reports = append(reports, p)
+		mu.Unlock()
+	}
+	tc.crawl(30 * time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reports) != 1 {
+		t.Fatalf("%d progress reports, want the final one", len(reports))
+	}
+	if p := reports[0]; p.Fetched == 0 || p.NewPerPage <= 0 {
+		t.Errorf("first report: %d fetched, %.2f new URLs per page; want the rate since the start", p.Fetched, p.NewPerPage)
+	}
+}
