@@ -32,6 +32,10 @@ var fuzzSeeds = []string{
 	attrBomb("cap", MaxAttrs+10, true),
 	"<a" + strings.Repeat(" x", MaxAttrs) + " href=/late>late</a><a href=/on" + strings.Repeat(" href=/dup", 10) + ">on</a>",
 	strings.Repeat("<div><span>", maxDepth+4) + "deep<a href=/deep>d</a>",
+	// Raw-text elements in SVG and MathML, and integration points.
+	"<svg><title/><style/><script/></svg><p>after<a href=/a>a</a>",
+	"<svg><desc><style>a<b>c</style></desc><foreignObject><title>t</title><p>p</foreignObject></svg>x",
+	`<math><mi><style>s</style></mi><annotation-xml encoding="text/html"><title/></annotation-xml><![CDATA[c<d>]]></math>y`,
 }
 
 func FuzzParse(f *testing.F) {
@@ -86,6 +90,15 @@ func FuzzParse(f *testing.F) {
 				t.Errorf("Parse(%q): link %d is %q with limits, %q without", body, i, l.URL, doc2.Links[i].URL)
 				break
 			}
+		}
+		// A self-closed <title/> in SVG is an empty element: it does
+		// not swallow the page.
+		doc4, err := Parse(append([]byte("<svg><title/><style/></svg>"), body...), pageURL, full)
+		if err != nil {
+			t.Fatalf("Parse(%q) error: %v", body, err)
+		}
+		if doc4.Text != doc2.Text || len(doc4.Links) != len(doc2.Links) {
+			t.Errorf("Parse(%q) after an SVG <title/>: Text %q, %d links; without: %q, %d links", body, doc4.Text, len(doc4.Links), doc2.Text, len(doc2.Links))
 		}
 		// A limit on tokens cuts the text too; a page within it is
 		// read whole.

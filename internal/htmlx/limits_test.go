@@ -163,7 +163,7 @@ func parseForTest(t testing.TB, body string, opts Options) *parser {
 	t.Helper()
 	opts.Resolver = newResolver()
 	p := &parser{}
-	if err := parse(p, []byte(body), pageURL, opts); err != nil {
+	if err := parse(p, []byte(body), pageURL, opts, false); err != nil {
 		t.Fatal(err)
 	}
 	return p

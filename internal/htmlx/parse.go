@@ -174,6 +174,12 @@ type Link struct {
 // no empty lines and no leading or trailing whitespace, and is cut at
 // MaxText bytes.
 //
+// Inside SVG and MathML, as in browsers, <title>, <style>, <script>,
+// <textarea> and the like are elements whose content is markup, not raw
+// text (a <title> there is not the page's), except in the integration
+// points (SVG foreignObject, desc and title; MathML mi, mo, mn, ms, mtext
+// and annotation-xml for HTML), whose content is HTML again.
+//
 // Parse takes time linear in the length of the page, whatever its markup:
 // it reads at most MaxAttrs attributes of a tag, follows the nesting of
 // elements 256 deep (deeper elements count as inline and visible), and
@@ -183,15 +189,16 @@ type Link struct {
 // are invalid: no Resolver, or a negative limit.
 func Parse(body []byte, pageURL string, opts Options) (*Document, error) {
 	var p parser
-	if err := parse(&p, body, pageURL, opts); err != nil {
+	if err := parse(&p, body, pageURL, opts, false); err != nil {
 		return nil, err
 	}
 	return p.doc, nil
 }
 
 // parse is Parse, with the parser given (so that it need not be on the
-// heap, and tests can look into it).
-func parse(p *parser, body []byte, pageURL string, opts Options) error {
+// heap, and tests can look into it). If quiet, it only hands the tokens to
+// the visitors, as Tokens does.
+func parse(p *parser, body []byte, pageURL string, opts Options, quiet bool) error {
 	if opts.Resolver == nil {
 		return errors.New("htmlx: parse: Options.Resolver is nil")
 	}
@@ -217,22 +224,32 @@ func parse(p *parser, body []byte, pageURL string, opts Options) error {
 		stack:  make([]entry, 0, 32),
 		rawCap: rawLinksPerLink * opts.MaxLinks,
 	}
-	// Visible text is typically 30-50% of a page.
-	p.text.reset(opts.MaxText, min(len(body)/2+64, opts.MaxText), false)
+	p.quiet = quiet
+	capHint := 0
+	if !quiet {
+		// Visible text is typically 30-50% of a page.
+		capHint = min(len(body)/2+64, opts.MaxText)
+	}
+	p.text.reset(opts.MaxText, capHint, false)
 	p.title.reset(MaxShortText, 0, true)
 	p.h1.reset(MaxShortText, 0, true)
 	p.scan(html.NewTokenizer(bytes.NewReader(body)))
-	p.finish(pageURL)
+	if !quiet {
+		p.finish(pageURL)
+	}
 	return nil
 }
 
 // Flags of an entry on the stack of open elements.
 const (
-	fHide    uint8 = 1 << iota // its content is not visible text
-	fInert                     // <template>: its content is inert
-	fForeign                   // SVG or MathML
-	fAnchor                    // the <a> whose anchor text is being collected
-	fH1                        // the <h1> whose text is H1
+	fHide      uint8 = 1 << iota // its content is not visible text
+	fInert                       // <template>: its content is inert
+	fForeign                     // SVG or MathML
+	fMath                        // MathML (with fForeign)
+	fHTMLPoint                   // an HTML integration point: SVG foreignObject, desc or title, MathML annotation-xml for HTML
+	fTextPoint                   // a MathML text integration point: mi, mo, mn, ms or mtext
+	fAnchor                      // the <a> whose anchor text is being collected
+	fH1                          // the <h1> whose text is H1
 )
 
 // entry is an open element.
@@ -281,6 +298,7 @@ type parser struct {
 	headings          int
 	raw               int  // what to do with the next raw text
 	nested            bool // scanning the content of <noscript> or <noframes>
+	quiet             bool // for Tokens: only the visitors, no text or links
 	inBody            bool // past the head: content (outside <template>) or a body element was seen
 	titleSeen, h1Seen bool
 	h1Open, h1OnStack bool
@@ -322,6 +340,10 @@ func (p *parser) scan(z *html.Tokenizer) {
 	p.tok = tok
 	visit := !p.nested && len(p.opts.Visitors) > 0
 	for !p.doc.Truncated {
+		// CDATA sections are text in SVG and MathML, bogus comments
+		// elsewhere.
+		n := len(p.stack)
+		z.AllowCDATA(n > p.floor && p.stack[n-1].flags&fForeign != 0)
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			return
@@ -382,6 +404,9 @@ func (p *parser) onRawText(raw int, s []byte) {
 
 // visible adds visible text to the page text, the first h1 and the anchor.
 func (p *parser) visible(s []byte) {
+	if p.quiet {
+		return
+	}
 	if p.hide == 0 && !p.nested {
 		p.text.write(s)
 		if p.h1Open {
@@ -395,6 +420,9 @@ func (p *parser) visible(s []byte) {
 
 // brk separates the text before from the text after.
 func (p *parser) brk(sep int) {
+	if p.quiet {
+		return
+	}
 	if p.hide == 0 && !p.nested {
 		p.text.brk(sep)
 		if p.h1Open {
@@ -424,16 +452,19 @@ func (p *parser) onStart(z *html.Tokenizer, selfClosing bool) {
 	raw := z.Raw()
 	t, a, nameEnd := tagOf(raw)
 	cls := classOf(a)
-	if p.fgn > 0 {
-		if cls&clBreakout != 0 {
-			p.leaveForeign()
-		} else {
-			// An SVG or MathML element: only the tokenizer's raw-text
-			// handling applies.
-			cls &= clRaw
-		}
+	foreign := p.inForeign(a)
+	if foreign && cls&clBreakout != 0 {
+		p.leaveForeign()
+		foreign = false
 	}
-	foreign := p.fgn > 0
+	if foreign {
+		// An SVG or MathML element, whatever its name: a <title> or
+		// <style> in SVG has markup, not raw text, for content.
+		if cls&clRaw != 0 {
+			z.NextIsNotRawText()
+		}
+		cls = 0
+	}
 	if !foreign {
 		p.closeImplied(a, cls)
 	}
@@ -477,7 +508,7 @@ func (p *parser) onStart(z *html.Tokenizer, selfClosing bool) {
 		flags |= fInert
 	}
 	if foreign || a == atom.Svg || a == atom.Math {
-		flags |= fForeign
+		flags |= p.foreignFlags(a, foreign)
 	}
 	meta := p.inert == 0 && !p.nested // may set document metadata
 
@@ -586,7 +617,7 @@ func (p *parser) rawKind(a atom.Atom, flags uint8) int {
 		}
 		return rawVisible
 	case atom.Noscript, atom.Noframes:
-		if p.nested || p.inert > 0 {
+		if p.nested || p.inert > 0 || p.quiet {
 			return rawSkip
 		}
 		return rawNested
@@ -825,10 +856,62 @@ func (p *parser) popTo(i int) {
 	}
 }
 
-// leaveForeign closes the SVG and MathML elements on top of the stack.
+// inForeign reports whether a start tag of a is read as SVG or MathML
+// content, as the tree builder decides: the current element is SVG or
+// MathML but not an integration point, where HTML is read.
+func (p *parser) inForeign(a atom.Atom) bool {
+	n := len(p.stack)
+	if p.fgn == 0 || n <= p.floor {
+		return false
+	}
+	top := &p.stack[n-1]
+	switch {
+	case top.flags&fForeign == 0, top.flags&fHTMLPoint != 0:
+		return false
+	case top.flags&fTextPoint != 0:
+		return a == atom.Mglyph || a == atom.Malignmark
+	case top.tag == tag(atom.AnnotationXml) && top.flags&fMath != 0:
+		return a != atom.Svg
+	}
+	return true
+}
+
+// foreignFlags returns the flags of an SVG or MathML element a: <svg> and
+// <math> read as HTML start their namespace; any other element is in the
+// namespace of the current one.
+func (p *parser) foreignFlags(a atom.Atom, foreign bool) uint8 {
+	flags := fForeign
+	if foreign {
+		flags |= p.stack[len(p.stack)-1].flags & fMath
+	} else if a == atom.Math {
+		flags |= fMath
+	}
+	if flags&fMath == 0 {
+		switch a {
+		case atom.Foreignobject, atom.Desc, atom.Title:
+			flags |= fHTMLPoint
+		}
+		return flags
+	}
+	switch a {
+	case atom.Mi, atom.Mo, atom.Mn, atom.Ms, atom.Mtext:
+		flags |= fTextPoint
+	case atom.AnnotationXml:
+		if enc, ok := p.tok.Attr("encoding"); ok {
+			enc = trimSpaceBytes(enc)
+			if equalFoldBytes(enc, "text/html") || equalFoldBytes(enc, "application/xhtml+xml") {
+				flags |= fHTMLPoint
+			}
+		}
+	}
+	return flags
+}
+
+// leaveForeign closes the SVG and MathML elements on top of the stack, up
+// to an integration point.
 func (p *parser) leaveForeign() {
 	i := len(p.stack)
-	for i > p.floor && p.stack[i-1].flags&fForeign != 0 {
+	for i > p.floor && p.stack[i-1].flags&(fForeign|fHTMLPoint|fTextPoint) == fForeign {
 		i--
 	}
 	p.popTo(i)
@@ -892,6 +975,9 @@ func (p *parser) addCanonical(href []byte) {
 // addLink records a reference and returns its index, or -1 if too many
 // references have been recorded.
 func (p *parser) addLink(href []byte, nofollow bool) int {
+	if p.quiet {
+		return -1
+	}
 	href = trimURLSpace(href)
 	if i, ok := p.linkIndex[string(href)]; ok {
 		return i

@@ -2,6 +2,7 @@ package htmlx
 
 import (
 	"bytes"
+	"errors"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -198,23 +199,23 @@ func needsDecoding(b []byte) bool {
 }
 
 // Tokens runs the tokenizer over body and gives every token to each
-// visitor, as Parse would, for when only visitors are wanted. Like Parse
-// with default options it stops after DefaultMaxTokens tokens, and then
-// reports that the page was truncated.
+// visitor, as Parse would, for when only visitors are wanted. It reads
+// the page as Parse does (SVG and MathML content included, where a
+// <title> or <style> is not raw text), and like Parse with default options
+// it stops after DefaultMaxTokens tokens, and then reports that the page
+// was truncated.
 func Tokens(body []byte, visitors ...Visitor) (truncated bool) {
-	z := html.NewTokenizer(bytes.NewReader(body))
-	t := &Token{z: z}
-	for n := 0; ; n++ {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			return false
-		}
-		if n == DefaultMaxTokens {
-			return true
-		}
-		t.reset(tt)
-		for _, v := range visitors {
-			v.VisitToken(t)
-		}
+	var p parser
+	opts := Options{Resolver: noResolver{}, Visitors: visitors}
+	if err := parse(&p, body, "", opts, true); err != nil {
+		panic(err) // cannot happen: the options are valid
 	}
+	return p.doc.Truncated
+}
+
+// noResolver resolves nothing; Tokens collects no links.
+type noResolver struct{}
+
+func (noResolver) Resolve(base, ref string) (string, error) {
+	return "", errors.New("htmlx: no resolver")
 }

@@ -63,10 +63,17 @@ func reference(body []byte) []string {
 
 // checkVisitor checks that a Visitor given to Parse, and one given to
 // Tokens, see the page's tokens as the tokenizer gives them, and that
-// visitors do not change what Parse extracts.
+// visitors do not change what Parse extracts. (In SVG and MathML, the
+// tokens are not those of a plain tokenizer: Parse tells the tokenizer
+// that a <title> there is not raw text. Then visitors given to Parse and
+// to Tokens are checked against each other.)
 func checkVisitor(t *testing.T, body []byte) {
 	t.Helper()
-	want := reference(body)
+	var want []string
+	lower := bytes.ToLower(body)
+	if !bytes.Contains(lower, []byte("<svg")) && !bytes.Contains(lower, []byte("<math")) {
+		want = reference(body)
+	}
 	opts := Options{Resolver: normBaseResolver{newNormalizer(t)}, Token: "acrawler"}
 	plain, err := Parse(body, "https://www.example.org/dir/page", opts)
 	if err != nil {
@@ -83,6 +90,9 @@ func checkVisitor(t *testing.T, body []byte) {
 	}
 	r3 := &recorder{}
 	Tokens(body, r3)
+	if want == nil {
+		want = r3.toks
+	}
 	for name, got := range map[string][]string{"Parse, first visitor": r1.toks, "Parse, second visitor": r2.toks, "Tokens": r3.toks} {
 		if len(got) != len(want) {
 			t.Fatalf("%s: %d tokens of %q, the tokenizer gives %d:\n%q\n%q", name, len(got), body, len(want), got, want)
