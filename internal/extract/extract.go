@@ -187,34 +187,21 @@ func (x *Extractor) PDF(ctx context.Context, body []byte, pageURL string, header
 		}
 		return r
 	}
-	r.Title, r.Text, r.MainText = doc.Title, doc.Text, doc.Text
+	r.Text, r.MainText = doc.Text, doc.Text
 	r.ContentHash = fingerprint.Exact(r.Text)
 	r.SimHash = fingerprint.SimHash(r.Text)
 	if lang, ok := maintext.DetectLanguage(firstBytes(r.Text, 4096)); ok {
 		r.Lang = lang
 	}
-	m := &crawl.Metadata{Title: doc.Title}
-	if a := strings.TrimSpace(doc.Author); a != "" {
-		for _, part := range strings.FieldsFunc(a, func(r rune) bool { return r == ';' || r == ',' && strings.Count(a, ",") > 1 }) {
-			if part = strings.TrimSpace(part); part != "" {
-				m.Authors = append(m.Authors, part)
-			}
-		}
+	info := scholar.PDFInfo{Title: doc.Title, Author: doc.Author, Subject: doc.Subject, Keywords: doc.Keywords, Heading: doc.Heading}
+	if !doc.Created.IsZero() {
+		info.Year = doc.Created.Year()
 	}
+	m := fromScholar(scholar.PDF(info, pageURL, r.Text))
 	if !doc.Created.IsZero() {
 		m.Created = doc.Created.UTC().Format(time.RFC3339)
-		m.Year = doc.Created.Year()
 	}
-	if doc.Keywords != "" {
-		for _, k := range strings.Split(doc.Keywords, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				m.Keywords = append(m.Keywords, k)
-			}
-		}
-	}
-	m.DOIs = scholar.FindDOIs(firstBytes(r.Text, 20000))
-	m.Type, m.TypeRule = scholar.Classify(&scholar.Metadata{Title: m.Title, Authors: m.Authors, Year: m.Year, DOIs: m.DOIs},
-		pageURL, r.Title, firstBytes(r.Text, 20000))
+	r.Title = m.Title
 	if doc.Truncated {
 		r.Error, r.ErrorKind = "pdf: text truncated", "pdf truncated"
 	}

@@ -1,11 +1,18 @@
 package extract
 
 import (
+	"context"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/acrawler/acrawler/internal/htmlx"
+	"github.com/acrawler/acrawler/internal/pdf"
+	"github.com/acrawler/acrawler/internal/scholar"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -57,4 +64,96 @@ func TestTestwebTitles(t *testing.T) {
 	if suffixed < 100 || stripped*100 < suffixed*90 {
 		t.Errorf("%d of %d titles with the site's name recorded without it, want at least 90%%", stripped, suffixed)
 	}
+}
+
+// TestTestwebPDFs extracts the PDFs of the synthetic web's publications
+// with PDFium and checks that each is described like its landing page:
+// the same kind of work, its DOI, its title, its authors (each once) and
+// its year.
+func TestTestwebPDFs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles PDFium")
+	}
+	pe, err := pdf.New(context.Background(), pdf.Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pe.Close()
+	w := testweb.New(testweb.Config{Seed: 1})
+	x := newTestExtractor(t, false)
+	x.opts.PDF = pe
+	get := func(u string) ([]byte, string) {
+		rec := httptest.NewRecorder()
+		w.ServeHTTP(rec, httptest.NewRequest("GET", u, nil))
+		if rec.Code != 200 {
+			t.Fatalf("GET %s: %d", u, rec.Code)
+		}
+		return rec.Body.Bytes(), rec.Header().Get("Content-Type")
+	}
+	n, sameType := 0, 0
+	types := map[string]int{}
+	for _, p := range w.Pages() {
+		c := p.Citation
+		if c == nil || c.PDF == "" || p.Status != 200 || p.Kind != "publication" {
+			continue
+		}
+		n++
+		body, ct := get(p.URL)
+		page := x.HTML(body, ct, p.URL, nil)
+		body, _ = get(c.PDF)
+		r := x.PDF(context.Background(), body, c.PDF, nil)
+		m := r.Meta
+		if r.Error != "" || m == nil {
+			t.Fatalf("PDF %s: error %q", c.PDF, r.Error)
+		}
+		types[page.Meta.Type+" → "+m.Type+" by "+m.TypeRule]++
+		if m.Type == page.Meta.Type {
+			sameType++
+		} else if testing.Verbose() {
+			t.Logf("PDF %s: type %q (%s), its page %s is a %q", c.PDF, m.Type, m.TypeRule, p.URL, page.Meta.Type)
+		}
+		if m.Type == scholar.TypeOther {
+			t.Errorf("PDF %s: type %q (%s), its page %s is a %q", c.PDF, m.Type, m.TypeRule, p.URL, page.Meta.Type)
+		}
+		wantDOI, _ := scholar.NormalizeDOI(c.DOI)
+		var authors []string
+		seen := map[string]bool{}
+		for _, a := range c.Authors {
+			if a = foldASCII(a); !seen[a] {
+				seen[a] = true
+				authors = append(authors, a)
+			}
+		}
+		year, _ := strconv.Atoi(c.Date[:4])
+		if m.DOI != wantDOI || m.Title != foldASCII(c.Title) || r.Title != m.Title || m.Year != year ||
+			strings.Join(m.Authors, "; ") != strings.Join(authors, "; ") {
+			t.Errorf("PDF %s: DOI %q, title %q (record %q), year %d, authors %q\nwant %q, %q, %d, %q",
+				c.PDF, m.DOI, m.Title, r.Title, m.Year, m.Authors, wantDOI, foldASCII(c.Title), year, authors)
+		}
+	}
+	for k, v := range types {
+		t.Logf("%4d page → PDF %s", v, k)
+	}
+	t.Logf("%d of %d PDFs typed like their landing page", sameType, n)
+	if n < 20 || sameType*100 < n*90 {
+		t.Errorf("%d of %d PDFs typed like their landing page, want at least 90%%", sameType, n)
+	}
+}
+
+// foldASCII spells s in ASCII as the synthetic web's PDFs do: accents
+// dropped, dotless i as i, other letters as "?".
+func foldASCII(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+		case r == 'ı':
+			b.WriteByte('i')
+		case r >= 0x80:
+			b.WriteByte('?')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

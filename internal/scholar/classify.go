@@ -85,6 +85,10 @@ func clueType(clue string, md *Metadata) string {
 		}
 	case "dc.type", "prism.aggregationType":
 		return typeFromWord(strings.ToLower(val))
+	case "pdf":
+		if typeRank[val] != 0 {
+			return val
+		}
 	}
 	return ""
 }
@@ -137,10 +141,11 @@ func containsAny(s string, subs ...string) bool {
 // Metadata decides first: the TypeClues (a thesis institution, a preprint
 // server, a conference, a journal, a book, a dataset, news, a person, the
 // most specific kind winning), then a venue or publisher that is a preprint
-// server, an ISBN (book) or a DOI with a title (article). URL and text
-// clues come second, in this order: a path segment naming theses, papers or
-// articles (/thesis/, /tez/, /dissertation/, /bildiri/, /makale/) with a
-// page below it; a person's page (/people/, /faculty/, /staff/,
+// server, or an ISBN (book). Then a path segment naming theses or
+// proceedings (/thesis/, /tez/, /dissertation/, /bildiri/) with a page
+// below it, then a DOI with a title (article). URL and text clues come
+// last, in this order: a preprint server's abstract page; a path segment
+// naming papers or articles (/makale/, /articles/) with a page below it; a person's page (/people/, /faculty/, /staff/,
 // /akademik-kadro/, /~name) whose text has few e-mail addresses; a list of
 // publications (a title such as "Publications" or "Yayınlar", a
 // /publications/ index, or text of which many lines read like citations);
@@ -168,17 +173,9 @@ func Classify(md *Metadata, pageURL, title, text string) (typ, rule string) {
 	if len(md.ISBN) > 0 {
 		return TypeBook, "isbn"
 	}
-	if md.DOI != "" && md.Title != "" {
-		return TypeArticle, "doi"
-	}
 
 	path := urlPath(pageURL)
 	host := urlHost(pageURL)
-	for _, s := range preprintServers {
-		if !strings.Contains(s, " ") && strings.Contains(host, s) && (strings.Contains(path, "/abs/") || strings.Contains(path, "/content/")) {
-			return TypePreprint, "url:" + host
-		}
-	}
 	segs := strings.Split(strings.Trim(path, "/"), "/")
 	below := func(names ...string) string {
 		for i, s := range segs[:max(len(segs)-1, 0)] {
@@ -190,11 +187,21 @@ func Classify(md *Metadata, pageURL, title, text string) (typ, rule string) {
 		}
 		return ""
 	}
+	// A DOI says the page is a work; a section of theses or proceedings
+	// says which kind.
 	if s := below("thesis", "theses", "tez", "tezler", "dissertation", "dissertations"); s != "" {
 		return TypeThesis, "url:/" + s + "/"
 	}
 	if s := below("bildiri", "bildiriler", "proceedings"); s != "" {
 		return TypeProceedings, "url:/" + s + "/"
+	}
+	if md.DOI != "" && md.Title != "" {
+		return TypeArticle, "doi"
+	}
+	for _, s := range preprintServers {
+		if !strings.Contains(s, " ") && strings.Contains(host, s) && (strings.Contains(path, "/abs/") || strings.Contains(path, "/content/")) {
+			return TypePreprint, "url:" + host
+		}
 	}
 	if s := below("makale", "makaleler", "article", "articles"); s != "" {
 		return TypeArticle, "url:/" + s + "/"
