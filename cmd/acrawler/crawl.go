@@ -299,7 +299,11 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 	stopDrain()
 	<-drained
 	printSummary(stdout, sum, cfg)
+	stopped := interruption(ctx)
 	if err != nil {
+		if stopped != nil {
+			return fmt.Errorf("%w: %w", stopped, err)
+		}
 		return err
 	}
 	if !cfg.NoRank && ctx.Err() == nil && sum.Fetched > 0 {
@@ -318,9 +322,13 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 		}
 	}
 	if recrawl {
-		return finishRun(ctx, stdout, store, eng, run, cfg.Recrawl.policy().UnseenToInactive)
+		if err := finishRun(ctx, stdout, store, eng, run, cfg.Recrawl.policy().UnseenToInactive); err != nil {
+			return err
+		}
 	}
-	return nil
+	// An interrupted crawl exits with the signal's status: a script can
+	// tell it from a finished one (run the same command to resume it).
+	return stopped
 }
 
 // finishRun closes a recrawl run: pages no longer linked become inactive,

@@ -32,20 +32,67 @@ func main() {
 	os.Exit(exitCode(Run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 
-// signalContext is canceled by the first SIGINT or SIGTERM (a clean stop);
-// a second one exits at once.
+// signalContext is canceled by the first SIGINT or SIGTERM (a clean stop),
+// with an interrupted error as its cause; a second one exits at once.
 func signalContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ch
-		fmt.Fprintln(os.Stderr, "\nacrawler: stopping (in-flight URLs go back to the queue); interrupt again to quit at once")
-		cancel()
-		<-ch
-		os.Exit(130)
-	}()
+	ctx, cancel := watchSignals(context.Background(), ch, os.Stderr, os.Exit)
 	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+// watchSignals returns a context canceled by the first signal received on
+// ch, whose cause is then an interrupted error; the second calls exit with
+// the signal's exit status.
+func watchSignals(parent context.Context, ch <-chan os.Signal, stderr io.Writer, exit func(int)) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	go func() {
+		var sig os.Signal
+		select {
+		case sig = <-ch:
+		case <-ctx.Done():
+			return
+		}
+		fmt.Fprintln(stderr, "\nacrawler: stopping (in-flight URLs go back to the queue); interrupt again to quit at once")
+		cancel(interrupted{sig})
+		exit(interrupted{<-ch}.ExitCode())
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
+// interrupted is the cause of a command stopped by a signal: the command
+// stops cleanly and the program exits with 128 + the signal's number (130
+// for SIGINT, 143 for SIGTERM), as a shell reports a process killed by it.
+type interrupted struct{ sig os.Signal }
+
+func (i interrupted) Error() string { return "interrupted by " + signalName(i.sig) }
+
+// ExitCode is the exit status for the signal.
+func (i interrupted) ExitCode() int {
+	if s, ok := i.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// interruption returns the interrupted error when ctx was canceled by a
+// signal, nil otherwise (a deadline, a test's cancel).
+func interruption(ctx context.Context) error {
+	var i interrupted
+	if errors.As(context.Cause(ctx), &i) {
+		return i
+	}
+	return nil
 }
 
 // usageError is a problem with the command line or configuration: exit 2.
@@ -92,6 +139,10 @@ func exitCode(err error, stderr io.Writer) int {
 	var u usageError
 	if errors.As(err, &u) {
 		return 2
+	}
+	var i interrupted
+	if errors.As(err, &i) {
+		return i.ExitCode()
 	}
 	return 1
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/testweb"
+)
+
+// The first signal cancels the context with the signal as its cause; the
+// second exits at once with the signal's status.
+func TestWatchSignals(t *testing.T) {
+	for _, tc := range []struct {
+		sig  os.Signal
+		code int
+	}{{os.Interrupt, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(signalName(tc.sig), func(t *testing.T) {
+			ch := make(chan os.Signal, 2)
+			exited := make(chan int, 1)
+			var stderr bytes.Buffer
+			ctx, stop := watchSignals(context.Background(), ch, &stderr, func(code int) { exited <- code })
+			defer stop()
+			ch <- tc.sig
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the first signal did not cancel the context")
+			}
+			err := interruption(ctx)
+			var msg strings.Builder
+			if code := exitCode(err, &msg); code != tc.code {
+				t.Errorf("exit status %d (%q) after %s, want %d", code, msg.String(), tc.sig, tc.code)
+			}
+			ch <- tc.sig
+			select {
+			case code := <-exited:
+				if code != tc.code {
+					t.Errorf("second %s exits %d, want %d", tc.sig, code, tc.code)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the second signal did not exit")
+			}
+		})
+	}
+}
+
+// A crawl stopped by a signal exits with the signal's status, not 0 as a
+// finished crawl does; one stopped otherwise (a deadline) is no error.
+func TestInterruptedCrawlExitStatus(t *testing.T) {
+	web := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30})
+	db := backends[0].newDB(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	go func() {
+		deadline := time.Now().Add(time.Minute)
+		for len(pageRequests(web)) < 10 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel(interrupted{syscall.SIGTERM})
+	}()
+	var stdout, stderr bytes.Buffer
+	err := Run(ctx, append(web.crawlArgs(db, "--delay", "50ms"), "http://www.northfield-university.test/"), &stdout, &stderr)
+	var msg strings.Builder
+	if code := exitCode(err, &msg); code != 143 || !strings.Contains(msg.String(), "SIGTERM") {
+		t.Errorf("interrupted crawl: exit %d, message %q; want 143 and the signal named", code, msg.String())
+	}
+	if !strings.Contains(stdout.String(), "crawl stopped: interrupted") {
+		t.Errorf("summary does not say the crawl was interrupted:\n%s", stdout.String())
+	}
+
+	// Resumed and stopped by a deadline: no signal, no error.
+	dctx, dcancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer dcancel()
+	if err := Run(dctx, web.crawlArgs(db, "--delay", "50ms"), &stdout, &stderr); err != nil {
+		t.Errorf("crawl stopped by its context's deadline: %v", err)
+	}
+}
