@@ -1,0 +1,276 @@
+package cite
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// bibtexTypes are the entry types of the work types; BibTeX's classic
+// types, which every reader knows.
+var bibtexTypes = map[Type]string{
+	TypeArticle:          "article",
+	TypeThesis:           "phdthesis",
+	TypeReport:           "techreport",
+	TypeBook:             "book",
+	TypeChapter:          "incollection",
+	TypeProceedingsPaper: "inproceedings",
+	TypePreprint:         "misc",
+	TypeDataset:          "misc",
+	TypeOther:            "misc",
+}
+
+var monthMacros = [...]string{"", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+
+// prepared is what the writers share: each work's cleaned names and its
+// citation key.
+type prepared struct {
+	names [][]Name
+	keys  []string
+}
+
+func prepare(works []Work) prepared {
+	p := prepared{names: make([][]Name, len(works))}
+	for i := range works {
+		p.names[i] = works[i].authors()
+	}
+	p.keys = keys(works, p.names)
+	return p
+}
+
+// Keys returns the citation key WriteBibTeX gives each work (and
+// WriteCSLJSON writes as citation-key).
+func Keys(works []Work) []string { return prepare(works).keys }
+
+// WriteBibTeX writes works as BibTeX entries, in their order.
+func WriteBibTeX(w io.Writer, works []Work) error {
+	p := prepare(works)
+	var b strings.Builder
+	for i := range works {
+		b.Reset()
+		bibtexEntry(&b, &works[i], p.names[i], p.keys[i])
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return fmt.Errorf("cite: write bibtex: %w", err)
+		}
+	}
+	return nil
+}
+
+func bibtexEntry(b *strings.Builder, w *Work, names []Name, key string) {
+	typ := w.Type.Normalize()
+	entry := bibtexTypes[typ]
+	b.WriteString("@" + entry + "{" + key + ",\n")
+	field := func(name, value string) {
+		if value == "" {
+			return
+		}
+		b.WriteString("  " + name + " = {" + value + "},\n")
+	}
+	if len(names) > 0 {
+		parts := make([]string, len(names))
+		for i, n := range names {
+			parts[i] = bibtexName(n)
+		}
+		field("author", strings.Join(parts, " and "))
+	}
+	field("title", protectTitle(clean(w.Title)))
+	container, publisher := texEscape(clean(w.ContainerTitle)), texEscape(clean(w.Publisher))
+	switch typ {
+	case TypeArticle:
+		field("journal", container)
+	case TypeChapter, TypeProceedingsPaper:
+		field("booktitle", container)
+	case TypeBook, TypeReport:
+		field("series", container)
+	case TypeThesis:
+	default:
+		field("howpublished", container)
+	}
+	switch typ {
+	case TypeThesis:
+		field("school", publisher)
+	case TypeReport:
+		field("institution", publisher)
+	default:
+		field("publisher", publisher)
+	}
+	y, m, _ := w.date()
+	if y > 0 {
+		field("year", strconv.Itoa(y))
+	}
+	if m > 0 {
+		b.WriteString("  month = " + monthMacros[m] + ",\n")
+	}
+	field("volume", texEscape(clean(w.Volume)))
+	field("number", texEscape(clean(w.Issue)))
+	if first, last := w.pages(); last != "" {
+		field("pages", texEscape(first)+"--"+texEscape(last))
+	} else {
+		field("pages", texEscape(first))
+	}
+	field("doi", verbatim(clean(w.DOI)))
+	field("issn", texEscape(strings.Join(cleanList(w.ISSN), ", ")))
+	field("isbn", texEscape(strings.Join(cleanList(w.ISBN), ", ")))
+	url := clean(w.URL)
+	if url == "" {
+		url = clean(w.PDFURL)
+	}
+	field("url", verbatim(url))
+	field("abstract", texEscape(clean(w.Abstract)))
+	field("keywords", texEscape(strings.Join(cleanList(w.Keywords), ", ")))
+	field("language", texEscape(clean(w.Language)))
+	b.WriteString("}\n\n")
+}
+
+// texEscape escapes the characters TeX and BibTeX give a meaning to, so
+// that s reads back as itself. Other characters are written as UTF-8.
+func texEscape(s string) string {
+	if !strings.ContainsAny(s, `\{}%&$#_~^`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for _, r := range s {
+		switch r {
+		case '\\':
+			b.WriteString(`{\textbackslash}`)
+		case '{':
+			b.WriteString(`{\textbraceleft}`)
+		case '}':
+			b.WriteString(`{\textbraceright}`)
+		case '~':
+			b.WriteString(`{\textasciitilde}`)
+		case '^':
+			b.WriteString(`{\textasciicircum}`)
+		case '%', '&', '$', '#', '_':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// group braces s, so that BibTeX takes it as one unit whose case a style
+// keeps. A group opening with a command would be a BibTeX "special
+// character", whose letters a style may change: it gets a second brace.
+func group(s string) string {
+	if strings.HasPrefix(s, `\`) || strings.HasPrefix(s, `{\`) {
+		return "{{" + s + "}}"
+	}
+	return "{" + s + "}"
+}
+
+// verbatim prepares a DOI or URL for a field that biblatex reads
+// verbatim: nothing is escaped, only what would break the entry (braces,
+// backslashes, spaces) is percent-encoded.
+func verbatim(s string) string {
+	if !strings.ContainsAny(s, "{}\\ ") {
+		return s
+	}
+	return strings.NewReplacer("{", "%7B", "}", "%7D", `\`, "%5C", " ", "%20").Replace(s)
+}
+
+// bibtexName writes n as BibTeX reads it: "von Last, Jr, First", or a
+// literal in braces.
+func bibtexName(n Name) string {
+	if n.Literal != "" {
+		return group(texEscape(n.Literal))
+	}
+	part := func(s string) string {
+		s = texEscape(s)
+		if s == "" {
+			return ""
+		}
+		for _, w := range strings.Fields(s) {
+			if lw := strings.ToLower(w); lw == "and" || lw == "others" {
+				return group(s)
+			}
+		}
+		if strings.Contains(s, ",") {
+			return group(s)
+		}
+		return s
+	}
+	family := part(n.Family)
+	if strings.Contains(n.Family, " ") && (n.Particle == "" && lowerWord(n.Family) || n.Given == "" && n.Suffix == "") {
+		// several words that are all the family name
+		family = group(texEscape(n.Family))
+	}
+	last := joinWords(part(n.Particle), family)
+	switch {
+	case n.Suffix != "":
+		return last + ", " + part(n.Suffix) + ", " + part(n.Given)
+	case n.Given != "":
+		return last + ", " + part(n.Given)
+	}
+	return last
+}
+
+// protectTitle escapes a title and braces the words whose capitals a
+// bibliography style must keep: acronyms and words with inner capitals
+// always ("DNA", "iPhone", "McDonald"), and in a title written in sentence
+// case every capitalized word after the first (a proper noun).
+func protectTitle(title string) string {
+	words := strings.Split(title, " ")
+	capitalized, lower := 0, 0
+	for i, w := range words {
+		if i == 0 {
+			continue
+		}
+		switch first, _ := firstLetter(w); {
+		case first == 0:
+		case unicode.IsUpper(first):
+			capitalized++
+		case unicode.IsLower(first):
+			lower++
+		}
+	}
+	sentenceCase := lower > capitalized
+	for i, w := range words {
+		e := texEscape(w)
+		if innerCapital(w) || sentenceCase && i > 0 && isCapitalized(w) {
+			e = group(e)
+		}
+		words[i] = e
+	}
+	return strings.Join(words, " ")
+}
+
+// firstLetter returns the first letter of w and its byte offset.
+func firstLetter(w string) (rune, int) {
+	for i, r := range w {
+		if unicode.IsLetter(r) {
+			return r, i
+		}
+	}
+	return 0, -1
+}
+
+func isCapitalized(w string) bool {
+	r, _ := firstLetter(w)
+	return r != 0 && unicode.IsUpper(r)
+}
+
+// innerCapital reports whether a letter after the first letter of w is a
+// capital.
+func innerCapital(w string) bool {
+	_, i := firstLetter(w)
+	if i < 0 {
+		return false
+	}
+	first := true
+	for _, r := range w[i:] {
+		if first {
+			first = false
+			continue
+		}
+		if unicode.IsUpper(r) || unicode.IsTitle(r) {
+			return true
+		}
+	}
+	return false
+}
