@@ -41,16 +41,39 @@ const (
 // valid UTF-8 by accident, so this guess is right far more often than the
 // fixed default; browsers, too, guess here rather than trust the default.
 //
+// Unlike browsers, Decode takes a body that is valid UTF-8 and has
+// characters outside ASCII as UTF-8 even when a <meta> declares another
+// encoding (a template copied from an older page, say): text in a legacy
+// encoding is almost never valid UTF-8 by accident. An encoding named by
+// the Content-Type header is obeyed, as in browsers, unless the body is
+// such UTF-8 and is not valid in that encoding (decoding it gives
+// replacement characters).
+//
 // Decode returns the UTF-8 text, without byte order mark, and the WHATWG
 // name of the encoding used ("utf-8", "windows-1254", "shift_jis", ...).
 // Invalid byte sequences become U+FFFD; bad input is never an error. The
 // result may share memory with body when body is already valid UTF-8.
 func Decode(body []byte, contentType string) (utf8Body []byte, encodingName string, err error) {
-	enc, name, body := sniff(body, contentType)
-	if enc == unicode.UTF8 {
-		if utf8.Valid(body) {
-			return body, name, nil
-		}
+	enc, name, from, body := sniff(body, contentType)
+	// A body that is UTF-8 may declare another encoding all the same: a
+	// page that copied its <meta> from an older one, say.
+	utf8Text := (from == fromHeader || from == fromMeta) && name != "utf-8" && isUTF8Text(body)
+	if utf8Text && from == fromMeta {
+		return decode(unicode.UTF8, "utf-8", body)
+	}
+	out, name, err := decode(enc, name, body)
+	if err == nil && utf8Text && bytes.Contains(out, replacementChar) && !bytes.Contains(body, replacementChar) {
+		// The header wins, as in browsers, unless the body is not
+		// in the encoding it names.
+		return decode(unicode.UTF8, "utf-8", body)
+	}
+	return out, name, err
+}
+
+// decode converts body from enc, named name, to UTF-8.
+func decode(enc encoding.Encoding, name string, body []byte) ([]byte, string, error) {
+	if enc == unicode.UTF8 && utf8.Valid(body) {
+		return body, name, nil
 	}
 	out, err := enc.NewDecoder().Bytes(body)
 	if err != nil {
@@ -63,35 +86,54 @@ func Decode(body []byte, contentType string) (utf8Body []byte, encodingName stri
 	return out, name, nil
 }
 
-// sniff chooses the encoding of body and returns it, its name and body
-// without a byte order mark.
-func sniff(body []byte, contentType string) (encoding.Encoding, string, []byte) {
+// Where sniff found the encoding.
+const (
+	fromBOM = iota
+	fromHeader
+	fromMeta
+	fromSniffing
+)
+
+// sniff chooses the encoding of body and returns it, its name, where it was
+// found and body without a byte order mark.
+func sniff(body []byte, contentType string) (encoding.Encoding, string, int, []byte) {
 	switch {
 	case bytes.HasPrefix(body, []byte{0xef, 0xbb, 0xbf}):
-		return unicode.UTF8, "utf-8", body[3:]
+		return unicode.UTF8, "utf-8", fromBOM, body[3:]
 	case bytes.HasPrefix(body, []byte{0xfe, 0xff}):
-		return unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "utf-16be", body[2:]
+		return unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "utf-16be", fromBOM, body[2:]
 	case bytes.HasPrefix(body, []byte{0xff, 0xfe}):
-		return unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "utf-16le", body[2:]
+		return unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "utf-16le", fromBOM, body[2:]
 	}
 	if label := contentTypeCharset(contentType); label != "" {
 		if enc, name, ok := lookupEncoding(label); ok {
-			return enc, name, body
+			return enc, name, fromHeader, body
 		}
 	}
 	if enc, name, ok := prescan(body, prescanLen, false); ok {
-		return enc, name, body
+		return enc, name, fromMeta, body
 	}
 	if validUTF8Prefix(body) {
-		return unicode.UTF8, "utf-8", body
+		return unicode.UTF8, "utf-8", fromSniffing, body
 	}
 	if len(body) > prescanLen {
 		if enc, name, ok := prescan(body, headScanLen, true); ok {
-			return enc, name, body
+			return enc, name, fromMeta, body
 		}
 	}
 	enc, name, _ := lookupEncoding("windows-1252")
-	return enc, name, body
+	return enc, name, fromSniffing, body
+}
+
+// isUTF8Text reports whether body is valid UTF-8 (but for a character cut
+// off at the end) with at least one character outside ASCII: text in a
+// legacy encoding with characters outside ASCII is almost never that.
+func isUTF8Text(body []byte) bool {
+	i := 0
+	for i < len(body) && body[i] < utf8.RuneSelf {
+		i++
+	}
+	return i < len(body) && validUTF8Prefix(body[i:])
 }
 
 // lookupEncoding returns the encoding with a WHATWG label, and its name.

@@ -9,10 +9,14 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
 )
 
-const turkish = "Araştırma Yayınları Öğrenci İşleri ğüşıöçĞÜŞİÖÇ"
+const (
+	turkish = "Araştırma Yayınları Öğrenci İşleri ğüşıöçĞÜŞİÖÇ"
+	chinese = "中文信息处理研究组：计算语言学与自然语言处理"
+)
 
 func encode(t testing.TB, e encoding.Encoding, s string) []byte {
 	t.Helper()
@@ -29,6 +33,15 @@ func TestDecode(t *testing.T) {
 	utf16be := func(s string) []byte { return encode(t, unicode.UTF16(unicode.BigEndian, unicode.UseBOM), s) }
 	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 	b := func(s string) []byte { return []byte(s) }
+	gbk := func(s string) []byte { return encode(t, simplifiedchinese.GBK, s) }
+	// w1254dec reads the UTF-8 bytes of s as windows-1254.
+	w1254dec := func(s string) string {
+		out, err := charmap.Windows1254.NewDecoder().String(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
 	// A long script pushes the <meta> past the 1024 bytes of the prescan.
 	longScript := "<script>" + string(bytes.Repeat([]byte("var x = 1;\n"), 120)) + "</script>"
 
@@ -68,6 +81,20 @@ func TestDecode(t *testing.T) {
 		{"invalid utf-8 declared", b("a\xffb\xc3"), "text/html; charset=utf-8", "a\ufffdb\ufffd", "utf-8"},
 		{"empty", nil, "", "", "utf-8"},
 		{"shift_jis", encode(t, japanese.ShiftJIS, "日本語"), "text/html; charset=Shift_JIS", "日本語", "shift_jis"},
+		// A body that is UTF-8 in spite of its <meta>.
+		{"meta gb2312 but utf-8", b(`<meta charset="gb2312"><title>` + chinese), "", `<meta charset="gb2312"><title>` + chinese, "utf-8"},
+		{"meta http-equiv gb2312 but utf-8", b(`<meta http-equiv=Content-Type content="text/html; charset=gb2312">` + chinese), "text/html", `<meta http-equiv=Content-Type content="text/html; charset=gb2312">` + chinese, "utf-8"},
+		{"meta windows-1254 but utf-8", b(`<meta charset="windows-1254">` + turkish), "", `<meta charset="windows-1254">` + turkish, "utf-8"},
+		{"meta shift_jis but utf-8", b(`<meta charset="shift_jis">日本語`), "", `<meta charset="shift_jis">日本語`, "utf-8"},
+		{"meta gb2312 but utf-8 cut mid-character", b(`<meta charset="gb2312">` + chinese + "\xe4\xb8"), "", `<meta charset="gb2312">` + chinese + "\ufffd", "utf-8"},
+		{"meta gb2312 ascii", b(`<meta charset="gb2312"><p>plain`), "", `<meta charset="gb2312"><p>plain`, "gbk"},
+		{"meta gb2312 gbk", cat(b(`<meta charset="gb2312">`), gbk(chinese)), "", `<meta charset="gb2312">` + chinese, "gbk"},
+		// The header wins unless the body is UTF-8 and not in the
+		// encoding it names.
+		{"header gb2312 but utf-8", b("<p>" + chinese + "<p>"), "text/html; charset=gb2312", "<p>" + chinese + "<p>", "utf-8"},
+		{"header gb2312 gbk", gbk("<p>" + chinese + "<p>"), "text/html; charset=gb2312", "<p>" + chinese + "<p>", "gbk"},
+		{"header windows-1254 wins over utf-8", b("<p>Öğrenci İşleri"), "text/html; charset=windows-1254", "<p>" + w1254dec("Öğrenci İşleri"), "windows-1254"},
+		{"header windows-1254 but utf-8 not windows-1254", b("<p>" + turkish), "text/html; charset=windows-1254", "<p>" + turkish, "utf-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +118,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("\x82\xa0"), "text/html; charset=shift_jis")
 	f.Add([]byte("\x81"), "text/html; charset=gb18030")
 	f.Add([]byte("\x81"), "text/html; charset=x-user-defined")
+	f.Add([]byte(`<meta charset=gb2312>`+chinese), "")
+	f.Add([]byte(`<meta charset=windows-1254>`+turkish), "text/html; charset=gb2312")
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
 		got, enc, err := Decode(body, contentType)
 		if err != nil {
@@ -101,6 +130,12 @@ func FuzzDecode(f *testing.F) {
 		}
 		if enc == "" {
 			t.Errorf("Decode(%q, %q): no encoding name", body, contentType)
+		}
+		// UTF-8 with characters outside ASCII is taken as UTF-8
+		// whatever a <meta> says.
+		if contentTypeCharset(contentType) == "" && utf8.Valid(body) && !bytes.HasPrefix(body, []byte("\xef\xbb\xbf")) &&
+			bytes.ContainsFunc(body, func(r rune) bool { return r >= utf8.RuneSelf }) && (enc != "utf-8" || !bytes.Equal(got, body)) {
+			t.Errorf("Decode(%q, %q) = %q, %q; want the body as UTF-8", body, contentType, got, enc)
 		}
 	})
 }
