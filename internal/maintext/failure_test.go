@@ -75,6 +75,17 @@ var failureModes = []struct {
 		want: []string{"Paragraph 1 of the story", "Paragraph 3 of the story"},
 		not:  []string{"By A. Writer", "Example Agency", "Filed under", "lives by the sea"},
 	},
+	{
+		// A line of links (previous and next post, "read also") inside
+		// the article is not its text; a paragraph with a link in it is.
+		name: "link lines",
+		page: `<body>` + siteChrome + `<article><h1>Field notes</h1>` + prose("story", 3) +
+			`<p><a href="/also">Read also: the winter camp and its long nights</a></p>` +
+			`<p>The notes are <a href="/notes">online</a> for anyone to read.</p>` +
+			`<div class="nav-links"><a href="/prev">Previous: the maps</a> <a href="/next">Next: the letters</a></div></article></body>`,
+		want: []string{"Paragraph 3 of the story", "The notes are online for anyone to read."},
+		not:  []string{"Read also", "Previous: the maps"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

@@ -37,8 +37,9 @@ type textWriter struct {
 	full  bool
 	b     *Builder
 
-	root    int32 // the root being written
-	content int32 // visible bytes of all the roots
+	root         int32 // the root being written
+	content      int32 // visible bytes of all the roots
+	contentLinks int32 // the part of them inside links
 
 	// A heading is held back until a paragraph follows it or a heading
 	// of a lower rank does: one that ends the content or is followed by
@@ -56,6 +57,7 @@ func (b *Builder) render(roots []int32, max int) string {
 	size := 0
 	for _, i := range roots {
 		size += int(b.nodes[i].chars)
+		w.contentLinks += b.nodes[i].linkChars
 	}
 	w.out.Grow(min(max, size+size/4+16))
 	w.content = int32(size)
@@ -79,7 +81,7 @@ func (w *textWriter) node(i int32, pre bool) {
 		w.text(w.b.text[n.start:n.stop], pre)
 		return
 	}
-	if n.flags&(fSkip|fDropped) != 0 || i != w.root && n.linkBlock(w.content) {
+	if n.flags&(fSkip|fDropped) != 0 || i != w.root && n.linkBlock(w.content, w.contentLinks) {
 		return
 	}
 	switch n.atom {

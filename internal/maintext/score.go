@@ -275,13 +275,30 @@ var linkBlockTags = map[atom.Atom]bool{
 }
 
 // linkBlock reports whether an element inside content of contentChars
-// visible bytes is a block of links (a list of categories, tags, related
-// pages, a table of contents, the menu cell of a layout table) that is not
-// the content itself: at least three links, four fifths of its text inside
-// them, and less than half of the content's text. A list of linked titles
-// that is most of a page (a listing) stays, and so does a table cell of
-// links with commas between them (the linked authors of a paper).
-func (n *node) linkBlock(contentChars int32) bool {
-	return n.links >= 3 && n.linkChars*5 >= n.chars*4 && n.chars*2 < contentChars && linkBlockTags[n.atom] &&
+// visible bytes, contentLinks of them inside links, is a block of links (a
+// list of categories, tags, related pages, a table of contents, the menu
+// cell of a layout table, a "read more" line) that is not the content
+// itself:
+//   - at least two links, half of its text inside them, and less than half
+//     of the content's text; a table cell of links with commas between
+//     them (the linked authors of a paper) stays;
+//   - or, in content that is mostly not links, a short block (less than
+//     maxLinkLine bytes: a paragraph, a list item, a heading) nine tenths
+//     of whose text is inside links.
+//
+// A list of linked titles that is most of a page (a listing) stays.
+func (n *node) linkBlock(contentChars, contentLinks int32) bool {
+	if n.links == 0 {
+		return false
+	}
+	if n.chars < maxLinkLine && n.linkChars*10 >= n.chars*9 && contentLinks*2 < contentChars &&
+		(linkBlockTags[n.atom] || n.props&pPara != 0 || n.atom == atom.H1) {
+		return true
+	}
+	return n.links >= 2 && n.linkChars*2 >= n.chars && n.chars*2 < contentChars && linkBlockTags[n.atom] &&
 		(n.atom != atom.Td || n.commas == 0)
 }
+
+// maxLinkLine is the length under which a block all of links is a link
+// line (see linkBlock).
+const maxLinkLine = 200
