@@ -27,24 +27,41 @@ const Version = "0.1.0"
 const ProjectURL = "https://github.com/acrawler/acrawler"
 
 func main() {
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(stopMessage(os.Args[1:]))
 	defer stop()
 	os.Exit(exitCode(Run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 
 // signalContext is canceled by the first SIGINT or SIGTERM (a clean stop),
 // with an interrupted error as its cause; a second one exits at once.
-func signalContext() (context.Context, func()) {
+func signalContext(msg string) (context.Context, func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := watchSignals(context.Background(), ch, os.Stderr, os.Exit)
+	ctx, cancel := watchSignals(context.Background(), ch, os.Stderr, msg, os.Exit)
 	return ctx, func() { signal.Stop(ch); cancel() }
 }
 
+// stopMessage is what the first signal prints, for the command in args.
+func stopMessage(args []string) string {
+	cmd := ""
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	switch cmd {
+	case "crawl", "recrawl":
+		return "stopping (in-flight URLs go back to the queue); interrupt again to quit at once"
+	case "serve":
+		return "stopping the server; interrupt again to quit at once"
+	case "testweb":
+		return "stopping the test web; interrupt again to quit at once"
+	}
+	return "stopping; interrupt again to quit at once"
+}
+
 // watchSignals returns a context canceled by the first signal received on
-// ch, whose cause is then an interrupted error; the second calls exit with
-// the signal's exit status.
-func watchSignals(parent context.Context, ch <-chan os.Signal, stderr io.Writer, exit func(int)) (context.Context, func()) {
+// ch, which prints msg; the context's cause is then an interrupted error.
+// The second signal calls exit with the signal's exit status.
+func watchSignals(parent context.Context, ch <-chan os.Signal, stderr io.Writer, msg string, exit func(int)) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	go func() {
 		var sig os.Signal
@@ -53,7 +70,7 @@ func watchSignals(parent context.Context, ch <-chan os.Signal, stderr io.Writer,
 		case <-ctx.Done():
 			return
 		}
-		fmt.Fprintln(stderr, "\nacrawler: stopping (in-flight URLs go back to the queue); interrupt again to quit at once")
+		fmt.Fprintf(stderr, "\nacrawler: %s\n", msg)
 		cancel(interrupted{sig})
 		exit(interrupted{<-ch}.ExitCode())
 	}()

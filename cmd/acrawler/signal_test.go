@@ -23,7 +23,7 @@ func TestWatchSignals(t *testing.T) {
 			ch := make(chan os.Signal, 2)
 			exited := make(chan int, 1)
 			var stderr bytes.Buffer
-			ctx, stop := watchSignals(context.Background(), ch, &stderr, func(code int) { exited <- code })
+			ctx, stop := watchSignals(context.Background(), ch, &stderr, "stopping", func(code int) { exited <- code })
 			defer stop()
 			ch <- tc.sig
 			select {
@@ -46,6 +46,33 @@ func TestWatchSignals(t *testing.T) {
 				t.Fatal("the second signal did not exit")
 			}
 		})
+	}
+}
+
+// The first signal's message fits the command: only a crawl has URLs in
+// flight to put back in the queue.
+func TestStopMessage(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"crawl", "http://a.test/"}, "in-flight URLs go back to the queue", ""},
+		{[]string{"recrawl"}, "in-flight URLs go back to the queue", ""},
+		{[]string{"serve", "--addr", ":0"}, "stopping the server", "URLs"},
+		{[]string{"reparse"}, "stopping", "URLs"},
+		{nil, "stopping", "URLs"},
+	} {
+		ch := make(chan os.Signal, 1)
+		var stderr bytes.Buffer
+		ctx, stop := watchSignals(context.Background(), ch, &stderr, stopMessage(tc.args), func(int) {})
+		ch <- os.Interrupt
+		<-ctx.Done()
+		stop()
+		// The message is written before the context is canceled.
+		got := stderr.String()
+		if !strings.Contains(got, tc.want) || tc.not != "" && strings.Contains(got, tc.not) || !strings.Contains(got, "interrupt again") {
+			t.Errorf("acrawler %s, first signal prints %q; want %q and not %q", strings.Join(tc.args, " "), got, tc.want, tc.not)
+		}
 	}
 }
 
