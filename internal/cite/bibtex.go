@@ -22,6 +22,32 @@ var bibtexTypes = map[Type]string{
 	TypeOther:            "misc",
 }
 
+// bibtexFields are the fields each entry type may have beyond those every
+// type has (author, title, year, month, doi, url, abstract, keywords,
+// language), as biblatex's data model has them: biber --validate-datamodel
+// accepts every entry. A work's value for a field its type lacks is left
+// out (an article's publisher) or moved (a dataset's publisher is its
+// howpublished).
+var bibtexFields = map[Type]map[string]bool{
+	TypeArticle:          fieldSet("journal", "volume", "number", "pages", "issn"),
+	TypeBook:             fieldSet("series", "publisher", "volume", "number", "pages", "isbn"),
+	TypeChapter:          fieldSet("booktitle", "series", "publisher", "volume", "number", "pages", "isbn"),
+	TypeProceedingsPaper: fieldSet("booktitle", "series", "publisher", "volume", "number", "pages", "isbn"),
+	TypeReport:           fieldSet("institution", "number", "pages"),
+	TypeThesis:           fieldSet("school", "pages"),
+	TypePreprint:         fieldSet("howpublished"),
+	TypeDataset:          fieldSet("howpublished"),
+	TypeOther:            fieldSet("howpublished"),
+}
+
+func fieldSet(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
 var monthMacros = [...]string{"", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
 
 // prepared is what the writers share: each work's cleaned names and its
@@ -77,25 +103,29 @@ func bibtexEntry(b *strings.Builder, w *Work, names []Name, key string) {
 	}
 	field("title", protectTitle(clean(w.Title)))
 	container, publisher := texEscape(clean(w.ContainerTitle)), texEscape(clean(w.Publisher))
+	typed := func(name, value string) {
+		if bibtexFields[typ][name] {
+			field(name, value)
+		}
+	}
 	switch typ {
 	case TypeArticle:
-		field("journal", container)
+		typed("journal", container)
 	case TypeChapter, TypeProceedingsPaper:
-		field("booktitle", container)
-	case TypeBook, TypeReport:
-		field("series", container)
+		typed("booktitle", container)
+	case TypeBook:
+		typed("series", container)
 	case TypeThesis:
-	default:
-		field("howpublished", container)
-	}
-	switch typ {
-	case TypeThesis:
-		field("school", publisher)
+		typed("school", publisher)
 	case TypeReport:
-		field("institution", publisher)
+		typed("institution", publisher)
 	default:
-		field("publisher", publisher)
+		if container == "" {
+			container = publisher
+		}
+		typed("howpublished", container)
 	}
+	typed("publisher", publisher)
 	y, m, _ := w.date()
 	if y > 0 {
 		field("year", strconv.Itoa(y))
@@ -103,16 +133,16 @@ func bibtexEntry(b *strings.Builder, w *Work, names []Name, key string) {
 	if m > 0 {
 		b.WriteString("  month = " + monthMacros[m] + ",\n")
 	}
-	field("volume", texEscape(clean(w.Volume)))
-	field("number", texEscape(clean(w.Issue)))
+	typed("volume", texEscape(clean(w.Volume)))
+	typed("number", texEscape(clean(w.Issue)))
 	if first, last := w.pages(); last != "" {
-		field("pages", texEscape(first)+"--"+texEscape(last))
+		typed("pages", texEscape(first)+"--"+texEscape(last))
 	} else {
-		field("pages", texEscape(first))
+		typed("pages", texEscape(first))
 	}
 	field("doi", verbatim(clean(w.DOI)))
-	field("issn", texEscape(strings.Join(cleanList(w.ISSN), ", ")))
-	field("isbn", texEscape(strings.Join(cleanList(w.ISBN), ", ")))
+	typed("issn", texEscape(strings.Join(cleanList(w.ISSN), ", ")))
+	typed("isbn", texEscape(strings.Join(cleanList(w.ISBN), ", ")))
 	url := clean(w.URL)
 	if url == "" {
 		url = clean(w.PDFURL)

@@ -179,7 +179,6 @@ func TestWriteBibTeX(t *testing.T) {
   number = {3},
   pages = {12--34},
   doi = {10.1002/(SICI)1097-4636(199603)30:3<325::AID-JBM5>3.0.CO;2-F},
-  issn = {1234-5678},
   isbn = {978-3-16-148410-0},
   url = {https://example.test/paper?id=1&x=a_b},
   abstract = {We study things.},
