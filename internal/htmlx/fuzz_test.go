@@ -36,6 +36,8 @@ var fuzzSeeds = []string{
 	"<svg><title/><style/><script/></svg><p>after<a href=/a>a</a>",
 	"<svg><desc><style>a<b>c</style></desc><foreignObject><title>t</title><p>p</foreignObject></svg>x",
 	`<math><mi><style>s</style></mi><annotation-xml encoding="text/html"><title/></annotation-xml><![CDATA[c<d>]]></math>y`,
+	// Invisible characters.
+	"<title>Infor&shy;ma\u200btion</title><p>Auf&zwnj;lage \u2068x\u2069 می\u200cخواهم 👨\u200d👩 <a href=/x>\u200dy</a>",
 }
 
 func FuzzParse(f *testing.F) {
@@ -132,9 +134,18 @@ func checkText(t *testing.T, what, s string, max int, lines bool) {
 	if strings.TrimSpace(s) != s {
 		t.Errorf("%s %q has leading or trailing space", what, s)
 	}
-	for _, bad := range []string{"  ", "\n\n", " \n", "\n ", "\t", "\r", "\x00", "\ufeff"} {
+	for _, bad := range []string{"  ", "\n\n", " \n", "\n ", "\t", "\r", "\x00", "\ufeff", "\u00ad", "\u200b", "\u2060", "\u2069"} {
 		if strings.Contains(s, bad) {
 			t.Errorf("%s %q contains %q", what, s, bad)
+		}
+	}
+	// ZWNJ and ZWJ do not split Latin words, nor start one.
+	for i, r := range s {
+		if r != '\u200c' && r != '\u200d' {
+			continue
+		}
+		if prev, _ := utf8.DecodeLastRuneInString(s[:i]); i == 0 || prev < joinerScripts {
+			t.Errorf("%s %q has %U after %q", what, s, r, prev)
 		}
 	}
 	if !lines && strings.Contains(s, "\n") {

@@ -25,6 +25,10 @@ type textBuf struct {
 	sep     int  // pending separator
 	oneLine bool // line breaks become spaces
 	full    bool // max reached: everything further is dropped
+	// joins: the last character written is of a script that ZWJ and
+	// ZWNJ shape (Arabic, Indic, emoji, ...), so that one that follows
+	// is kept.
+	joins bool
 }
 
 // reset empties t for text of at most max bytes, reserving room for
@@ -38,6 +42,7 @@ func (t *textBuf) reset(max, capHint int, oneLine bool) {
 	t.sep = sepNone
 	t.oneLine = oneLine
 	t.full = false
+	t.joins = false
 }
 
 // brk asks for a separator before the next visible character.
@@ -84,7 +89,17 @@ func (t *textBuf) put(p []byte) {
 	}
 	t.writeSep(sep)
 	t.b.Write(p)
+	t.joins = false
+	if c := p[len(p)-1]; c >= utf8.RuneSelf {
+		r, _ := utf8.DecodeLastRune(p)
+		t.joins = r >= joinerScripts
+	}
 }
+
+// joinerScripts is where the scripts that ZWJ and ZWNJ shape start
+// (Hebrew, Arabic, Syriac, the Indic scripts, ..., emoji); in Latin,
+// Greek and Cyrillic they only break ligatures, or words apart.
+const joinerScripts = 0x0590
 
 func (t *textBuf) writeSep(sep int) {
 	if sep != 0 {
@@ -134,12 +149,17 @@ func (t *textBuf) write(s []byte) {
 			t.put(replacementChar)
 		case unicode.IsSpace(r):
 			t.brk(sepSpace)
-		case r < 0xa0, r == 0xad, r == 0x200b, r == 0x200e, r == 0x200f,
-			0x202a <= r && r <= 0x202e, 0x2060 <= r && r <= 0x2064, r == 0xfeff:
-			// C1 controls, soft hyphen, zero-width space, bidi marks and
-			// embeddings, word joiner and invisible operators, BOM: not
-			// seen. (ZWJ and ZWNJ stay: they change how scripts such as
-			// Persian or Devanagari are written.)
+		case r < 0xa0, r == 0xad, r == 0x61c, r == 0x180e, r == 0x200b, r == 0x200e, r == 0x200f,
+			0x202a <= r && r <= 0x202e, 0x2060 <= r && r <= 0x2064, 0x2066 <= r && r <= 0x2069,
+			r == 0xfeff, 0xe0000 <= r && r <= 0xe007f:
+			// C1 controls, soft hyphen, bidi marks, embeddings and
+			// isolates, Mongolian vowel separator, zero-width space,
+			// word joiner and invisible operators, BOM, tags: not seen,
+			// and not to split words.
+		case (r == 0x200c || r == 0x200d) && (!t.joins || t.sep != sepNone):
+			// ZWNJ and ZWJ stay where they change how a script is
+			// written (Persian, Devanagari, emoji sequences), but not
+			// after Latin letters or a space, where they split words.
 		default:
 			t.put(s[i : i+size])
 		}
