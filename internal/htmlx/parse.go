@@ -172,7 +172,11 @@ type Link struct {
 // content separate words with a space. Within a line whitespace, &nbsp;
 // included, is collapsed to one space, and <pre> is no exception. Text has
 // no empty lines and no leading or trailing whitespace, and is cut at
-// MaxText bytes.
+// MaxText bytes. Characters that are not seen and would split words for
+// search are left out of it (and of Title, H1, Description and anchors):
+// soft hyphens, zero-width spaces, word joiners, bidi controls, byte order
+// marks, and ZWNJ and ZWJ after Latin, Greek or Cyrillic letters (those
+// that shape Persian, Indic scripts or emoji stay).
 //
 // Inside SVG and MathML, as in browsers, <title>, <style>, <script>,
 // <textarea> and the like are elements whose content is markup, not raw
