@@ -2,27 +2,37 @@
 // CSL-JSON, and parses author names into their parts.
 //
 // It is a pure leaf: the writers take values and an io.Writer, never log,
-// and take time linear in their input (bounded per field, see MaxField).
+// and take time linear in their input (each field is cut at MaxField).
 // What each format guarantees:
 //
-//   - BibTeX (WriteBibTeX): UTF-8, one entry per work. Keys are ASCII
-//     ([a-z0-9]), stable for the same works, and unique within one export
-//     (collisions get a, b, c… in Work.ID order). Every brace in the output
-//     is balanced; TeX's special characters in text fields are escaped
+//   - BibTeX (WriteBibTeX): UTF-8, one entry per work, classic entry types
+//     (@article, @inproceedings, @incollection, @book, @techreport,
+//     @phdthesis, @misc). Keys are ASCII ([a-z0-9]): the first author's
+//     family name, the year and the first significant title word
+//     ("sahin1996turkiyede"), the same for the same works (with distinct
+//     IDs) in any order,
+//     and unique within one export (works sharing a key get a, b, c… in
+//     Work.ID order). Every brace in the output is balanced, so no value
+//     can end its entry. TeX's special characters in text are escaped
 //     (\%, \&, \$, \#, \_, {\textasciitilde}, {\textasciicircum},
-//     {\textbackslash}, {\textbraceleft}, {\textbraceright}) and words whose
-//     capitals a style must not change (DNA, iPhone, proper nouns in a
-//     sentence-case title) are protected with braces. DOI and URL fields
-//     are written verbatim (biblatex reads them so). pybtex, biber,
-//     bibtool, bibutils and citation-js read the output back unchanged.
-//   - RIS (WriteRIS): UTF-8, CRLF line ends, "TAG  - value" lines, one
-//     value per line (newlines in values become spaces), each record ended
-//     by "ER  - " and a blank line.
-//   - CSL-JSON (WriteCSLJSON): a JSON array of CSL 1.0.2 items with
-//     type, id, citation-key (the BibTeX key), title, author
+//     {\textbackslash}, {\textbraceleft}, {\textbraceright}); words whose
+//     capitals a style must keep (DNA, iPhone, and in a sentence-case title
+//     capitalized words after the first) are braced; an organization is
+//     braced whole. DOI and URL are written verbatim, as biblatex reads
+//     them. An entry has only the fields biblatex's data model gives its
+//     type, so biber --validate-datamodel accepts it. Tested with pybtex,
+//     biber, bibtool, bibutils (bib2xml) and citation-js.
+//   - RIS (WriteRIS): UTF-8, CRLF line ends, "TAG  - value" lines with
+//     newlines in values turned into spaces, each record ended by "ER  - "
+//     and a blank line; authors as "Family, Given, Suffix"; the journal as
+//     T2 and again as JO. Tested with bibutils (ris2xml) and citation-js.
+//   - CSL-JSON (WriteCSLJSON): a JSON array of CSL 1.0.2 items: type
+//     (article-journal, paper-conference, chapter, book, report, thesis,
+//     dataset, article for a preprint, document), a unique id (the work's
+//     ID, else its citation key), citation-key, title, author
 //     (family/given/non-dropping-particle/suffix, or literal), issued
-//     date-parts, container-title, volume, issue, page "12-34", DOI, URL and
-//     the rest of the work's fields.
+//     date-parts, container-title, volume, issue, page "12-34", DOI, URL
+//     and the rest of the work's fields. Tested with citation-js.
 package cite
 
 import (

@@ -244,6 +244,13 @@ type mods struct {
 			Title    string `xml:"title"`
 			SubTitle string `xml:"subTitle"`
 		} `xml:"titleInfo"`
+		Host []struct {
+			Title []struct {
+				Type     string `xml:"type,attr"`
+				Title    string `xml:"title"`
+				SubTitle string `xml:"subTitle"`
+			} `xml:"titleInfo"`
+		} `xml:"relatedItem"`
 		Names []struct {
 			Type  string `xml:"type,attr"`
 			Role  string `xml:"role>roleTerm"`
@@ -307,6 +314,19 @@ func TestBibutilsReadsBibTeXAndRIS(t *testing.T) {
 				}
 				if (tc.format == "ris" || !hardTeX(w.Title, `\^`)) && title != w.Title {
 					t.Errorf("%s: bibutils title %q, want %q", w.ID, title, w.Title)
+				}
+				if w.Type == TypeArticle {
+					journal := ""
+					for _, h := range r.Host {
+						for _, ti := range h.Title {
+							if ti.Type == "" && ti.Title != "" {
+								journal = ti.Title
+							}
+						}
+					}
+					if journal != w.ContainerTitle {
+						t.Errorf("%s: bibutils journal %q, want %q", w.ID, journal, w.ContainerTitle)
+					}
 				}
 				date := r.DateIssued
 				if date == "" {

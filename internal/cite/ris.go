@@ -47,6 +47,11 @@ func risRecord(b *strings.Builder, w *Work) {
 	}
 	tag("TI", clean(w.Title))
 	tag("T2", clean(w.ContainerTitle))
+	if typ == TypeArticle {
+		// The journal again, as JO: readers that take T2 for a
+		// secondary or abbreviated title (bibutils) read the journal here.
+		tag("JO", clean(w.ContainerTitle))
+	}
 	y, m, d := w.date()
 	if y > 0 {
 		tag("PY", fmt.Sprintf("%04d", y))
