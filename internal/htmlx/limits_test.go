@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/acrawler/acrawler/internal/cputime"
 )
 
 // attrBomb returns a <div> with n attributes: distinct keys, the same key
@@ -199,32 +201,39 @@ func TestMaxTokens(t *testing.T) {
 	}
 }
 
+// BenchmarkManyAttrs parses a page of one <div> with n attributes, with a
+// visitor that reads them: the time per attribute is the same at every n.
 func BenchmarkManyAttrs(b *testing.B) {
 	for _, n := range []int{25000, 50000, 100000} {
 		body := []byte(attrBomb("distinct", n, false))
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			opts := Options{Resolver: hostResolver{}, Visitors: []Visitor{&attrCounter{}}}
 			b.SetBytes(int64(len(body)))
+			cpu := cputime.Process()
 			for b.Loop() {
 				if _, err := Parse(body, pageURL, opts); err != nil {
 					b.Fatal(err)
 				}
 			}
+			cputime.ReportPerOp(b, cpu)
 		})
 	}
 }
 
+// BenchmarkDeep parses a page of n nested <div><span>.
 func BenchmarkDeep(b *testing.B) {
 	for _, n := range []int{25000, 100000} {
 		body := []byte(strings.Repeat("<div><span>", n))
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			opts := Options{Resolver: hostResolver{}}
 			b.SetBytes(int64(len(body)))
+			cpu := cputime.Process()
 			for b.Loop() {
 				if _, err := Parse(body, pageURL, opts); err != nil {
 					b.Fatal(err)
 				}
 			}
+			cputime.ReportPerOp(b, cpu)
 		})
 	}
 }
