@@ -173,6 +173,11 @@ func (w *Writer) createFile() error {
 		if err != nil {
 			return err
 		}
+		// The lock tells Recover the file is being written; it goes with
+		// the process.
+		if _, lerr := tryLock(f); lerr != nil {
+			return errors.Join(fmt.Errorf("lock %s: %w", f.Name(), lerr), f.Close(), os.Remove(f.Name()))
+		}
 		err = e.warcinfo(w.infoID, name, w.software, w.hostname, now)
 		if err == nil {
 			_, err = f.WriteAt(e.buf.Bytes(), 0)
@@ -189,17 +194,20 @@ func (w *Writer) createFile() error {
 	return fmt.Errorf("no free file name for %s-%s-NNNNN%s in %s", w.prefix, stamp, Extension, w.dir)
 }
 
-// closeFile syncs, closes and renames the open file. The Writer moves on
-// to a new file whatever happens.
+// closeFile syncs, renames and closes the open file: renamed while its
+// lock is held, so that Recover never takes it for a dead writer's. The
+// Writer moves on to a new file whatever happens.
 func (w *Writer) closeFile() error {
 	f := w.f
 	w.f = nil
 	w.infoID = newRecordID()
-	err := errors.Join(f.Sync(), f.Close())
-	if err != nil {
-		return err
+	if err := f.Sync(); err != nil {
+		return errors.Join(err, f.Close())
 	}
 	if err := os.Rename(f.Name(), filepath.Join(w.dir, w.name)); err != nil {
+		return errors.Join(err, f.Close())
+	}
+	if err := f.Close(); err != nil {
 		return err
 	}
 	return syncDir(w.dir)
