@@ -101,7 +101,7 @@ func bibtexEntry(b *strings.Builder, w *Work, names []Name, key string) {
 		}
 		field("author", strings.Join(parts, " and "))
 	}
-	field("title", protectTitle(clean(w.Title)))
+	field("title", protectTitle(clean(w.Title), clean(w.Language)))
 	container, publisher := texEscape(clean(w.ContainerTitle)), texEscape(clean(w.Publisher))
 	typed := func(name, value string) {
 		if bibtexFields[typ][name] {
@@ -243,8 +243,10 @@ func bibtexName(n Name) string {
 // protectTitle escapes a title and braces the words whose capitals a
 // bibliography style must keep: acronyms and words with inner capitals
 // always ("DNA", "iPhone", "McDonald"), and in a title written in sentence
-// case every capitalized word after the first (a proper noun).
-func protectTitle(title string) string {
+// case every capitalized word after the first (a proper noun). German
+// capitalizes every noun: a title in German (lang "de…") keeps all its
+// capitals.
+func protectTitle(title, lang string) string {
 	words := strings.Split(title, " ")
 	capitalized, lower := 0, 0
 	for i, w := range words {
@@ -259,7 +261,7 @@ func protectTitle(title string) string {
 			lower++
 		}
 	}
-	sentenceCase := lower > capitalized
+	sentenceCase := lower > capitalized || lang == "de" || strings.HasPrefix(strings.ToLower(lang), "de-")
 	for i, w := range words {
 		e := texEscape(w)
 		if innerCapital(w) || sentenceCase && i > 0 && isCapitalized(w) {

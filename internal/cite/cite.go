@@ -10,14 +10,13 @@
 //     @phdthesis, @misc). Keys are ASCII ([a-z0-9]): the first author's
 //     family name, the year and the first significant title word
 //     ("sahin1996turkiyede"), the same for the same works (with distinct
-//     IDs) in any order,
-//     and unique within one export (works sharing a key get a, b, c… in
+//     IDs) in any order, and unique within one export (works sharing a key get a, b, c… in
 //     Work.ID order). Every brace in the output is balanced, so no value
 //     can end its entry. TeX's special characters in text are escaped
 //     (\%, \&, \$, \#, \_, {\textasciitilde}, {\textasciicircum},
 //     {\textbackslash}, {\textbraceleft}, {\textbraceright}); words whose
-//     capitals a style must keep (DNA, iPhone, and in a sentence-case title
-//     capitalized words after the first) are braced; an organization is
+//     capitals a style must keep (DNA, iPhone, and in a sentence-case or
+//     German title capitalized words after the first) are braced; an organization is
 //     braced whole. DOI and URL are written verbatim, as biblatex reads
 //     them. An entry has only the fields biblatex's data model gives its
 //     type, so biber --validate-datamodel accepts it. Tested with pybtex,

@@ -92,9 +92,19 @@ func TestProtectTitle(t *testing.T) {
 		"A {set} of 50% of $x^2$":                `A {\textbraceleft}set{\textbraceright} of 50\% of \$x{\textasciicircum}2\$`,
 		"on \\DNA words in TeX":                  `on {{{\textbackslash}DNA}} words in {TeX}`,
 	} {
-		if got := protectTitle(in); got != want {
+		if got := protectTitle(in, ""); got != want {
 			t.Errorf("protectTitle(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestProtectTitleGerman(t *testing.T) {
+	in := "Über die Größe von Mengen und Zahlen"
+	if got, want := protectTitle(in, "de-AT"), "Über die {Größe} von {Mengen} und {Zahlen}"; got != want {
+		t.Errorf("protectTitle(%q, de-AT) = %q, want %q", in, got, want)
+	}
+	if got, want := protectTitle(in, "en"), in; got != want {
+		t.Errorf("protectTitle(%q, en) = %q, want %q", in, got, want)
 	}
 }
 

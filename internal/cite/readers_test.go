@@ -35,7 +35,7 @@ var readerWorks = []Work{
 		Authors: []Name{ParseName("Anna van der Berg"), ParseName("Sato, J."), ParseName("{World Health Organization}"), ParseName("Jamal Sato Jr.")},
 		Year:    2020, ContainerTitle: "Proceedings of the Ünal Workshop on Data & Society", FirstPage: "12-34", Publisher: "ACM",
 		DOI: "10.1145/3366423.3380_123"},
-	{ID: "w3", Type: TypeThesis, Title: "Über die Größe von Mengen",
+	{ID: "w3", Type: TypeThesis, Title: "Über die Größe von Mengen", Language: "de",
 		Authors: []Name{ParseName("Johann Wolfgang von Goethe")}, Year: 2019, Publisher: "Universität Tübingen",
 		DOI: "10.5282/edoc.123(4)"},
 	{ID: "w4", Type: TypeArticle, Title: "A {tricky} title: $x^2$ costs \\$5 with a \\ and {braces}",
@@ -118,6 +118,15 @@ func pythonWithPybtex(t *testing.T) string {
 	return ""
 }
 
+// lowered are titles of readerWorks as a style that lowercases titles
+// prints them.
+var lowered = map[string]string{
+	"w1": "türkiye'de İşçi sağlığı: ğ, ı, ş, ö, ç, ü and Straße in DNA studies",
+	"w3": "über die Größe von Mengen",
+	"w5": "global report on iPhone use by the WHO in İstanbul",
+	"w6": "deep learning",
+}
+
 func TestPybtexReadsBibTeX(t *testing.T) {
 	python := pythonWithPybtex(t)
 	dir := t.TempDir()
@@ -132,6 +141,7 @@ func TestPybtexReadsBibTeX(t *testing.T) {
 		Type    string
 		Raw     map[string]string
 		Fields  map[string]string
+		Lowered string
 		Authors [][4]string
 	}
 	if err := json.Unmarshal([]byte(out), &entries); err != nil {
@@ -150,6 +160,9 @@ func TestPybtexReadsBibTeX(t *testing.T) {
 		// and \textbraceright; citation-js does (TestCitationJSReads).
 		if !hardTeX(w.Title, "$^{}") && e.Fields["title"] != w.Title {
 			t.Errorf("%s: pybtex title %q (written %q), want %q", e.Key, e.Fields["title"], e.Raw["title"], w.Title)
+		}
+		if want, ok := lowered[w.ID]; ok && e.Lowered != want {
+			t.Errorf("%s: pybtex lowercased title %q (written %q), want %q", e.Key, e.Lowered, e.Raw["title"], want)
 		}
 		if y, _, _ := w.date(); e.Raw["year"] != itoa(y) {
 			t.Errorf("%s: pybtex year %q, want %d", e.Key, e.Raw["year"], y)

@@ -8,6 +8,7 @@ import sys
 
 import latexcodec  # noqa: F401 (registers the "ulatex" codec)
 from pybtex.database import parse_file
+from pybtex.richtext import Text
 
 
 def dec(s):
@@ -25,6 +26,9 @@ for key, e in db.entries.items():
         "type": e.type,
         "raw": dict(e.fields.items()),
         "fields": {k: dec(v) for k, v in e.fields.items()},
+        # the title as a style that lowercases titles gives it: braced
+        # words keep their case
+        "lowered": Text.from_latex(e.fields.get("title", "")).lower().render_as("text"),
         "authors": persons,
     })
 json.dump(out, sys.stdout, ensure_ascii=False)
