@@ -160,7 +160,7 @@ func (t *Token) addAttr(k, v []byte) {
 		if !t.keysOn {
 			t.keysOn = true
 			if t.keys == nil {
-				t.keys = make(map[string]struct{}, MaxAttrs)
+				t.keys = make(map[string]struct{}, 2*linearAttrs)
 			}
 			clear(t.keys)
 			for _, a := range t.attrs {
