@@ -85,7 +85,7 @@ func WriteBibTeX(w io.Writer, works []Work) error {
 }
 
 func bibtexEntry(b *strings.Builder, w *Work, names []Name, key string) {
-	typ := w.Type.Normalize()
+	typ := bibtexType(w)
 	entry := bibtexTypes[typ]
 	b.WriteString("@" + entry + "{" + key + ",\n")
 	field := func(name, value string) {
@@ -152,6 +152,21 @@ func bibtexEntry(b *strings.Builder, w *Work, names []Name, key string) {
 	field("keywords", texEscape(strings.Join(cleanList(w.Keywords), ", ")))
 	field("language", texEscape(clean(w.Language)))
 	b.WriteString("}\n\n")
+}
+
+// bibtexType returns the type w is written as: its own, except that an
+// article, chapter or conference paper without the journal or book it
+// appears in is a @misc (BibTeX styles and biblatex require the journal or
+// booktitle of those types).
+func bibtexType(w *Work) Type {
+	typ := w.Type.Normalize()
+	switch typ {
+	case TypeArticle, TypeChapter, TypeProceedingsPaper:
+		if clean(w.ContainerTitle) == "" {
+			return TypeOther
+		}
+	}
+	return typ
 }
 
 // texEscape escapes the characters TeX and BibTeX give a meaning to, so

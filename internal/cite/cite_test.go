@@ -294,3 +294,25 @@ func TestTypeNormalize(t *testing.T) {
 		}
 	}
 }
+
+func TestBibtexType(t *testing.T) {
+	for _, tc := range []struct {
+		w    Work
+		want string
+	}{
+		{Work{Type: TypeArticle, ContainerTitle: "Nature"}, "article"},
+		{Work{Type: TypeArticle}, "misc"},
+		{Work{Type: TypeChapter, ContainerTitle: "Handbook"}, "incollection"},
+		{Work{Type: TypeChapter}, "misc"},
+		{Work{Type: "proceedings", ContainerTitle: "Proc. X"}, "inproceedings"},
+		{Work{Type: TypeProceedingsPaper, ContainerTitle: " "}, "misc"},
+		{Work{Type: TypeThesis}, "phdthesis"},
+		{Work{Type: TypeReport}, "techreport"},
+		{Work{Type: TypeBook}, "book"},
+		{Work{Type: "news"}, "misc"},
+	} {
+		if got := bibtexTypes[bibtexType(&tc.w)]; got != tc.want {
+			t.Errorf("bibtexType(%q, container %q) = @%s, want @%s", tc.w.Type, tc.w.ContainerTitle, got, tc.want)
+		}
+	}
+}

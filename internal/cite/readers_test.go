@@ -46,6 +46,9 @@ var readerWorks = []Work{
 	{ID: "w6", Type: TypeBook, Title: "Deep Learning", Authors: []Name{ParseName("Goodfellow, Ian"), ParseName("Bengio, Yoshua")},
 		Year: 2016, Publisher: "MIT Press", ISBN: []string{"978-0-262-03561-3"}},
 	{ID: "w7", Type: TypeDataset, Title: "Crop yields 2020", Authors: []Name{ParseName("Nguyen, Rania")}, Year: 2020},
+	{ID: "w9", Type: TypeChapter, Title: "Ownership and ordering", Authors: []Name{ParseName("Nguyen, Rania")}, Year: 2018,
+		ContainerTitle: "Handbook of Crawling", Publisher: "Springer", FirstPage: "101", LastPage: "130", ISBN: []string{"978-3-16-148410-0"}},
+	{ID: "w10", Type: TypeArticle, Title: "An article whose journal is unknown", Authors: []Name{ParseName("Lee, Ann")}, Year: 2022},
 	{ID: "w8", Type: TypePreprint, Title: "Deep Learning", Authors: []Name{ParseName("Goodfellow, Ian")}, Year: 2016, URL: "https://arxiv.test/abs/1234.5678"},
 }
 
@@ -83,7 +86,7 @@ func run(t *testing.T, dir string, name string, args ...string) (stdout, stderr 
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, errb.String())
+		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out.String(), errb.String())
 	}
 	return out.String(), errb.String()
 }
@@ -153,8 +156,8 @@ func TestPybtexReadsBibTeX(t *testing.T) {
 	keys := Keys(readerWorks)
 	for i, e := range entries {
 		w := readerWorks[i]
-		if e.Key != keys[i] || e.Type != bibtexTypes[w.Type.Normalize()] {
-			t.Errorf("entry %d: @%s{%s, want @%s{%s", i, e.Type, e.Key, bibtexTypes[w.Type.Normalize()], keys[i])
+		if e.Key != keys[i] || e.Type != bibtexTypes[bibtexType(&w)] {
+			t.Errorf("entry %d: @%s{%s, want @%s{%s", i, e.Type, e.Key, bibtexTypes[bibtexType(&w)], keys[i])
 		}
 		// latexcodec does not decode \$, \textasciicircum, \textbraceleft
 		// and \textbraceright; citation-js does (TestCitationJSReads).
@@ -204,9 +207,11 @@ func TestBiberValidatesBibTeX(t *testing.T) {
 	biber := tool(t, "biber", "biber")
 	dir := t.TempDir()
 	writeTo(t, dir, "works.bib", WriteBibTeX, readerWorks)
-	stdout, stderr := run(t, dir, biber, "--tool", "--validate-datamodel", "--dieondatamodel", "--output-file", "checked.bib", "works.bib")
+	stdout, stderr := run(t, dir, biber, "--tool", "--validate-datamodel", "--output-file", "checked.bib", "works.bib")
 	for _, line := range strings.Split(stdout+stderr, "\n") {
-		if strings.Contains(line, "WARN") || strings.Contains(line, "ERROR") {
+		// biblatex requires an editor for a chapter (@incollection); the
+		// crawler does not know editors.
+		if strings.HasPrefix(line, "ERROR") || strings.HasPrefix(line, "WARN") && !strings.Contains(line, "Missing mandatory field 'editor'") {
 			t.Errorf("biber: %s", line)
 		}
 	}
@@ -215,7 +220,7 @@ func TestBiberValidatesBibTeX(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, k := range Keys(readerWorks) {
-		typ := strings.ToUpper(bibtexTypes[readerWorks[i].Type.Normalize()])
+		typ := strings.ToUpper(bibtexTypes[bibtexType(&readerWorks[i])])
 		if typ == "PHDTHESIS" {
 			typ = "THESIS" // biber's type for it, with type = phdthesis
 		}
@@ -470,7 +475,7 @@ func TestCitationJSReads(t *testing.T) {
 				if format == "@ris/file" && w.Type == TypePreprint {
 					wantType = "manuscript" // RIS UNPB
 				}
-				if format == "@bibtex/text" && (w.Type == TypeDataset || w.Type == TypePreprint) {
+				if format == "@bibtex/text" && bibtexType(&w) == TypeOther || format == "@bibtex/text" && (w.Type == TypeDataset || w.Type == TypePreprint) {
 					wantType = "document" // BibTeX @misc
 				}
 				if it.Type != wantType {
