@@ -29,6 +29,7 @@ import (
 	"github.com/acrawler/acrawler/internal/score"
 	"github.com/acrawler/acrawler/internal/testweb"
 	"github.com/acrawler/acrawler/internal/urlnorm"
+	"github.com/acrawler/acrawler/internal/warc"
 )
 
 func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -210,6 +211,7 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 	for _, m := range cfg.BlockMarkers {
 		markers = append(markers, strings.ToLower(m))
 	}
+	recoverArchive(warcDir(cfg.WARC, cfg.DB), log)
 	archive, err := openArchive(cfg.WARC, cfg.DB, cfg.UserAgent)
 	if err != nil {
 		return err
@@ -453,4 +455,29 @@ func seedArchive(ctx context.Context, cfg crawlConfig, norm *urlnorm.Normalizer,
 		log.Info("web archive seeds", "domain", d, "urls", n)
 	}
 	return out
+}
+
+// recoverArchive closes the WARC files a killed crawl left open (their
+// torn last record cut off) and names those it cannot close.
+func recoverArchive(dir string, log *slog.Logger) {
+	if dir == "" {
+		return
+	}
+	files, err := warc.Recover(dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			log.Warn("WARC files left open by an earlier crawl", "dir", dir, "err", err)
+		}
+		return
+	}
+	for _, f := range files {
+		switch {
+		case f.Err != nil:
+			log.Warn("WARC file left open by an earlier crawl; left as it is", "file", f.Open, "err", f.Err)
+		case f.Removed:
+			log.Info("WARC file left open by an earlier crawl held no record; removed", "file", f.Open)
+		default:
+			log.Info("WARC file left open by an earlier crawl closed", "file", f.Path, "torn_bytes_cut", f.Cut)
+		}
+	}
 }
