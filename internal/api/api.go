@@ -5,10 +5,15 @@
 // JavaScript and no resources from elsewhere.
 //
 // Every response carries a strict Content-Security-Policy; only GET and
-// HEAD are served. Errors are mapped to statuses in one place (Server.fail):
-// a bad parameter is a 400 that names it, an unknown document a 404, a
-// request over its time budget a 503, anything else a 500 whose cause goes
-// to the log only.
+// HEAD are served. Each request's cost is bounded: a time budget, a cap on
+// the requests that read the store at once (one more waits a moment, then
+// is answered 503 with Retry-After), and queries whose work has no useful
+// bound (query.ErrTooBroad) are refused. Errors are mapped to statuses in
+// one place (Server.fail): a bad parameter or an over-broad query is a 400
+// that names it, an unknown document a 404, a request over its time budget
+// or beyond the cap a 503, a request whose client went away is not answered
+// (logged at debug level, counted as 499), anything else a 500 whose cause
+// goes to the log only.
 package api
 
 import (
@@ -19,7 +24,10 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"runtime"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,6 +35,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/query"
 	"github.com/acrawler/acrawler/internal/report"
 )
 
@@ -71,6 +80,11 @@ type Config struct {
 	PageRankWeight float64
 	// Timeout bounds each request's work; 0: 10 seconds.
 	Timeout time.Duration
+	// MaxSearches caps the requests that read the store at once: searches,
+	// documents, the dashboard and /stats. One more waits up to a second
+	// for a free slot, then is answered 503 with Retry-After. 0:
+	// DefaultMaxSearches().
+	MaxSearches int
 	// Gatherer supplies the metrics /metrics shows besides the server's own
 	// request metrics. Nil: the Go runtime and process collectors.
 	Gatherer prometheus.Gatherer
@@ -84,18 +98,34 @@ type Server struct {
 	normalize  func(string) (string, error)
 	rankWeight float64
 	timeout    time.Duration
+	slots      chan struct{} // one token per request reading the store
 	log        *slog.Logger
 	metrics    http.Handler
 	requests   *prometheus.CounterVec
 	latency    *prometheus.HistogramVec
+	busy       prometheus.Counter
 	pages      map[string]*template.Template
+
+	// probe is the last query that found something quickly; /healthz
+	// searches it again (see handleHealth).
+	probeMu sync.Mutex
+	probe   string
 }
 
 // DefaultTimeout bounds a request's work when Config.Timeout is zero.
 const DefaultTimeout = 10 * time.Second
 
-// healthTimeout bounds the backend check of /healthz.
+// healthTimeout bounds the backend check of /healthz and /readyz.
 const healthTimeout = 2 * time.Second
+
+// queueWait is how long a request waits for a free slot when
+// Config.MaxSearches are already reading the store.
+const queueWait = time.Second
+
+// DefaultMaxSearches is the number of requests that read the store at once
+// when Config.MaxSearches is zero: two per core the Go runtime uses, so
+// that one waiting on the disk leaves the core to another.
+func DefaultMaxSearches() int { return 2 * runtime.GOMAXPROCS(0) }
 
 // New checks cfg and builds a server.
 func New(cfg Config) (*Server, error) {
@@ -105,6 +135,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("api: new: negative timeout %v", cfg.Timeout)
 	}
+	if cfg.MaxSearches < 0 {
+		return nil, fmt.Errorf("api: new: negative MaxSearches %d", cfg.MaxSearches)
+	}
+	if cfg.MaxSearches == 0 {
+		cfg.MaxSearches = DefaultMaxSearches()
+	}
 	if math.IsNaN(cfg.PageRankWeight) || math.IsInf(cfg.PageRankWeight, 0) || cfg.PageRankWeight < 0 {
 		return nil, fmt.Errorf("api: new: page rank weight %v is not a finite number ≥ 0", cfg.PageRankWeight)
 	}
@@ -113,6 +149,7 @@ func New(cfg Config) (*Server, error) {
 		normalize:  cfg.Normalize,
 		rankWeight: cfg.PageRankWeight,
 		timeout:    cfg.Timeout,
+		slots:      make(chan struct{}, cfg.MaxSearches),
 		log:        cfg.Log,
 	}
 	if s.timeout == 0 {
@@ -135,8 +172,20 @@ func New(cfg Config) (*Server, error) {
 		Help:    "Time to answer an HTTP request of the search server, by route.",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 	}, []string{"route"})
+	s.busy = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "acrawler_api_busy_total",
+		Help: "Requests answered 503 because the maximum number of requests were reading the store.",
+	})
+	inFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "acrawler_api_store_requests_in_flight",
+		Help: "Requests reading the store now (at most acrawler_api_store_requests_max).",
+	}, func() float64 { return float64(len(s.slots)) })
+	maxInFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "acrawler_api_store_requests_max",
+		Help: "The most requests that read the store at once (serve --max-searches).",
+	}, func() float64 { return float64(cap(s.slots)) })
 	own := prometheus.NewRegistry()
-	own.MustRegister(s.requests, s.latency)
+	own.MustRegister(s.requests, s.latency, s.busy, inFlight, maxInFlight)
 	var g prometheus.Gatherer = own
 	if cfg.Gatherer != nil {
 		g = prometheus.Gatherers{cfg.Gatherer, own}
@@ -165,6 +214,7 @@ var (
 	routeDocuments = route{"documents", true, (*Server).handleDocument}
 	routeStats     = route{"stats", true, (*Server).handleStats}
 	routeHealth    = route{"healthz", true, (*Server).handleHealth}
+	routeReady     = route{"readyz", true, (*Server).handleReady}
 	routeMetrics   = route{"metrics", false, (*Server).handleMetrics}
 	routeHome      = route{"home", false, (*Server).handleHome}
 	routeDoc       = route{"doc", false, (*Server).handleDocPage}
@@ -183,6 +233,8 @@ func routeOf(path string) route {
 		return routeStats
 	case "/healthz":
 		return routeHealth
+	case "/readyz":
+		return routeReady
 	case "/metrics":
 		return routeMetrics
 	case "/":
@@ -267,8 +319,32 @@ func (w *statusWriter) code() int {
 	return w.status
 }
 
+// acquire takes one of the slots of the requests that read the store,
+// waiting up to queueWait for one; release gives it back. It fails with
+// errBusy when none came free, or with ctx's error.
+func (s *Server) acquire(ctx context.Context) (release func(), err error) {
+	release = func() { <-s.slots }
+	select {
+	case s.slots <- struct{}{}:
+		return release, nil
+	default:
+	}
+	t := time.NewTimer(queueWait)
+	defer t.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return release, nil
+	case <-t.C:
+		s.busy.Inc()
+		return nil, errBusy
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // Errors the handlers return, mapped to statuses by fail.
 var (
+	errBusy     = errors.New("too many requests reading the store")
 	errMethod   = errors.New("method not allowed")
 	errNoPage   = errors.New("no such page")
 	errNotFound = errors.New("no document with this URL in the collection")
@@ -281,14 +357,38 @@ type paramError struct {
 
 func (e *paramError) Error() string { return e.param + " " + e.msg }
 
+// badRequest says whether err is the client's to fix, and how: a bad
+// parameter, or a query too broad to answer (query.ErrTooBroad, whose
+// reason names the part to change).
+func badRequest(err error) (*paramError, bool) {
+	var pe *paramError
+	if errors.As(err, &pe) {
+		return pe, true
+	}
+	if !errors.Is(err, query.ErrTooBroad) {
+		return nil, false
+	}
+	msg := fmt.Sprintf("is too broad: write prefixes of %d letters or more (%d at most) and at most %d words",
+		query.MinPrefix, query.MaxPrefixes, query.MaxWords)
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		// query.Check's own error gives the reason after ErrTooBroad's text;
+		// a backend's wrapping of it would show internal words.
+		if reason, ok := strings.CutPrefix(e.Error(), query.ErrTooBroad.Error()+": "); ok && errors.Unwrap(e) == query.ErrTooBroad {
+			msg = "is too broad: " + reason
+			break
+		}
+	}
+	return &paramError{"q", msg}, true
+}
+
 // fail answers a request whose handler failed, mapping the error to a
 // status. Only a bad parameter's message reaches the client; other causes
 // go to the log.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, rt route, err error) {
-	var pe *paramError
+	pe, bad := badRequest(err)
 	status, msg, param := http.StatusInternalServerError, "internal error", ""
 	switch {
-	case errors.As(err, &pe):
+	case bad:
 		status, msg, param = http.StatusBadRequest, pe.Error(), pe.param
 	case errors.Is(err, errMethod):
 		status, msg = http.StatusMethodNotAllowed, "only GET and HEAD are served"
@@ -303,6 +403,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, rt route, err erro
 	case errors.Is(err, context.DeadlineExceeded):
 		s.log.Warn("api: request timed out", "route", rt.name, "url", r.URL.String(), "timeout", s.timeout, "err", err)
 		status, msg = http.StatusServiceUnavailable, "the request took too long; try again or narrow it"
+	case errors.Is(err, errBusy):
+		// Counted in acrawler_api_busy_total; a log line each would flood.
+		s.log.Debug("api: busy", "route", rt.name, "url", r.URL.String())
+		status, msg = http.StatusServiceUnavailable, "the server is busy; try again in a moment"
 	default:
 		s.log.Error("api: internal error", "route", rt.name, "url", r.URL.String(), "err", err)
 	}
@@ -311,7 +415,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, rt route, err erro
 		return
 	}
 	if status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "5")
+		retry := "5"
+		if errors.Is(err, errBusy) {
+			retry = "1"
+		}
+		w.Header().Set("Retry-After", retry)
 	}
 	if rt.json {
 		body := map[string]string{"error": msg}

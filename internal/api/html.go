@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"embed"
-	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -183,18 +182,17 @@ func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) error {
 	if err == nil {
 		req, err = parseSearch(params)
 	}
-	var pe *paramError
-	if errors.As(err, &pe) {
-		// The search page again, with the problem above the box.
-		v := searchView{base: base{Title: "Bad request", Nav: "search", Query: params.Get("q")},
-			Error: sentence(fmt.Sprintf("the parameter %q %s", pe.param, pe.msg))}
-		return s.render(w, http.StatusBadRequest, "search", v)
+	if pe, ok := badRequest(err); ok {
+		return s.badSearch(w, params.Get("q"), pe)
 	}
 	v := searchView{base: base{Nav: "search", Query: req.Query}}
 	if strings.TrimSpace(req.Query) == "" {
 		return s.render(w, http.StatusOK, "search", v)
 	}
 	res, err := s.search(r.Context(), req)
+	if pe, ok := badRequest(err); ok {
+		return s.badSearch(w, req.Query, pe)
+	}
 	if err != nil {
 		return err
 	}
@@ -210,6 +208,14 @@ func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) error {
 	v.Facets = facets(req, res.Facets)
 	v.Prev, v.Next, v.Pages = pagination(req, res.Total)
 	return s.render(w, http.StatusOK, "search", v)
+}
+
+// badSearch answers a search the client must change: the search page
+// again, with the problem above the box.
+func (s *Server) badSearch(w http.ResponseWriter, q string, pe *paramError) error {
+	v := searchView{base: base{Title: "Bad request", Nav: "search", Query: q},
+		Error: sentence(fmt.Sprintf("the parameter %q %s", pe.param, pe.msg))}
+	return s.render(w, http.StatusBadRequest, "search", v)
 }
 
 // searchLink is the search page's URL for a request.
@@ -414,9 +420,9 @@ type figure struct {
 }
 
 func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
-	rep, err := s.backend.Report(r.Context())
+	rep, err := s.report(r.Context())
 	if err != nil {
-		return fmt.Errorf("api: report: %w", err)
+		return err
 	}
 	v := dashboardView{base: base{Title: "Crawl dashboard", Nav: "dashboard", Box: true}, Report: rep}
 	c, f := rep.Counters, rep.Figures

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/query"
+	"github.com/acrawler/acrawler/internal/report"
 )
 
 // Document limits: how much of a page /documents and /doc show.
@@ -55,8 +57,17 @@ type searchResponse struct {
 }
 
 // search runs a search for a request's parameters, with snippets reduced
-// to text and marks, and nil lists and maps made empty.
+// to text and marks, and nil lists and maps made empty. A query too broad
+// to answer (query.Check) is refused before it waits for a slot.
 func (s *Server) search(ctx context.Context, req crawl.SearchRequest) (crawl.SearchResult, error) {
+	if err := query.Parse(req.Query).Check(); err != nil {
+		return crawl.SearchResult{}, fmt.Errorf("api: search: %w", err)
+	}
+	release, err := s.acquire(ctx)
+	if err != nil {
+		return crawl.SearchResult{}, fmt.Errorf("api: search: %w", err)
+	}
+	defer release()
 	req.PageRankWeight = s.rankWeight
 	if req.YearTo != 0 && req.YearFrom == 0 {
 		// Backends read year 0 as "unknown" and let it pass an upper
@@ -70,6 +81,9 @@ func (s *Server) search(ctx context.Context, req crawl.SearchRequest) (crawl.Sea
 	}
 	if res.Took == 0 {
 		res.Took = time.Since(start)
+	}
+	if len(res.Hits) > 0 && res.Took < probeMaxTook {
+		s.setProbe(req.Query)
 	}
 	if res.Hits == nil {
 		res.Hits = []crawl.SearchHit{}
@@ -147,6 +161,11 @@ type outlink struct {
 // loadDocument finds the page of a URL, normalized as the crawler stores
 // it, with its links.
 func (s *Server) loadDocument(ctx context.Context, raw string) (*document, error) {
+	release, err := s.acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("api: document: %w", err)
+	}
+	defer release()
 	norm := raw
 	if s.normalize != nil {
 		n, err := s.normalize(raw)
@@ -257,28 +276,105 @@ func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
-	rep, err := s.backend.Report(r.Context())
+	rep, err := s.report(r.Context())
 	if err != nil {
-		return fmt.Errorf("api: report: %w", err)
+		return err
 	}
 	s.writeJSON(w, http.StatusOK, rep)
 	return nil
 }
 
-// handleHealth checks that the backend answers a cheap lookup (a page by
-// ID: found or not found are both answers).
+// report builds the crawl's report in one of the slots of the requests
+// that read the store.
+func (s *Server) report(ctx context.Context) (*report.Report, error) {
+	release, err := s.acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("api: report: %w", err)
+	}
+	defer release()
+	rep, err := s.backend.Report(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("api: report: %w", err)
+	}
+	return rep, nil
+}
+
+// Health probes.
+const (
+	// defaultProbe is what /healthz searches until a search has found
+	// something quickly.
+	defaultProbe = "research"
+	// probeMaxTook is how quick a search must be for /healthz to repeat it.
+	probeMaxTook = 100 * time.Millisecond
+)
+
+func (s *Server) setProbe(q string) {
+	s.probeMu.Lock()
+	s.probe = q
+	s.probeMu.Unlock()
+}
+
+func (s *Server) getProbe() string {
+	s.probeMu.Lock()
+	defer s.probeMu.Unlock()
+	if s.probe == "" {
+		return defaultProbe
+	}
+	return s.probe
+}
+
+// handleHealth answers whether search works: it runs a real search, for
+// one result (snippet and all), of the last query that found something
+// quickly (else of "research"), outside the cap on requests reading the
+// store and within healthTimeout. A failing or slow search is a 503.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 	defer cancel()
+	q := s.getProbe()
+	if _, err := s.backend.Search(ctx, crawl.SearchRequest{Query: q, Limit: 1}); err != nil {
+		if r.Context().Err() != nil {
+			return err
+		}
+		s.log.Warn("api: health check: search failed", "query", q, "err", err)
+		s.writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": "search failed"})
+		return nil
+	}
+	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+// readiness is the answer of /readyz.
+type readiness struct {
+	Status      string `json:"status"`
+	Reason      string `json:"reason,omitempty"`
+	StoreInUse  int    `json:"store_requests_in_flight"`
+	MaxSearches int    `json:"max_store_requests"`
+}
+
+// handleReady answers whether the server can take more work now: the
+// store answers a cheap lookup (a page by ID: found or not found are both
+// answers), and not every slot of the requests that read the store is
+// taken (a balancer may send the next request elsewhere). /healthz says
+// whether search works at all.
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+	defer cancel()
+	v := readiness{Status: "ok", StoreInUse: len(s.slots), MaxSearches: cap(s.slots)}
 	if _, err := s.backend.Page(ctx, 0); err != nil && !errors.Is(err, crawl.ErrNotFound) {
 		if r.Context().Err() != nil {
 			return err
 		}
-		s.log.Warn("api: health check failed", "err", err)
-		s.writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
-		return nil
+		s.log.Warn("api: readiness check failed", "err", err)
+		v.Status, v.Reason = "unavailable", "store unreachable"
+	} else if v.StoreInUse >= v.MaxSearches {
+		v.Status, v.Reason = "busy", "every slot for requests reading the store is taken"
 	}
-	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	status := http.StatusOK
+	if v.Status != "ok" {
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "1")
+	}
+	s.writeJSON(w, status, v)
 	return nil
 }
 

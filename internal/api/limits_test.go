@@ -1,0 +1,259 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/api"
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/query"
+)
+
+// gated is a backend whose searches for "block" wait until gate closes
+// (or their context ends), counting how many wait; other searches go to
+// the store.
+type gated struct {
+	api.Backend
+	gate    chan struct{}
+	mu      sync.Mutex
+	waiting int
+	cond    *sync.Cond
+}
+
+func newGated(b api.Backend) *gated {
+	g := &gated{Backend: b, gate: make(chan struct{})}
+	g.cond = sync.NewCond(&g.mu)
+	return g
+}
+
+func (g *gated) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
+	if r.Query != "block" {
+		return g.Backend.Search(ctx, r)
+	}
+	g.mu.Lock()
+	g.waiting++
+	g.cond.Broadcast()
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.waiting--
+		g.cond.Broadcast()
+		g.mu.Unlock()
+	}()
+	select {
+	case <-g.gate:
+		return crawl.SearchResult{}, nil
+	case <-ctx.Done():
+		return crawl.SearchResult{}, ctx.Err()
+	}
+}
+
+// waitFor waits until n searches wait at the gate.
+func (g *gated) waitFor(n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for g.waiting != n {
+		g.cond.Wait()
+	}
+}
+
+// With every slot taken, one more request is answered 503 with
+// Retry-After (JSON or a page) once it has waited, /readyz says busy,
+// /healthz still searches; once the slots are free, requests are answered.
+func TestBusy(t *testing.T) {
+	g := newGated(api.StoreBackend(collection(t), 0))
+	s, err := api.New(api.Config{Backend: g, MaxSearches: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	codes := make(chan int, 2)
+	for range 2 {
+		wg.Go(func() { codes <- get(t, s, "/search?q=block").Code })
+	}
+	g.waitFor(2)
+
+	for _, path := range []string{"/search?q=crawling", "/?q=crawling", "/documents?url=" + url.QueryEscape(urlSurvey), "/dashboard"} {
+		w := get(t, s, path)
+		if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" || !strings.Contains(w.Body.String(), "busy") {
+			t.Errorf("GET %s with every slot taken = %d (Retry-After %q) %.200s, want 503 saying busy", path, w.Code, w.Header().Get("Retry-After"), w.Body)
+		}
+	}
+	if w := get(t, s, "/readyz"); w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), `"busy"`) {
+		t.Errorf("GET /readyz with every slot taken = %d %s, want 503 busy", w.Code, w.Body)
+	}
+	if w := get(t, s, "/healthz"); w.Code != http.StatusOK {
+		t.Errorf("GET /healthz with every slot taken = %d %s, want 200: search works", w.Code, w.Body)
+	}
+	if w := get(t, s, "/"); w.Code != http.StatusOK {
+		t.Errorf("GET / (no search) with every slot taken = %d, want the landing page", w.Code)
+	}
+
+	close(g.gate)
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		if c != http.StatusOK {
+			t.Errorf("a search that held a slot = %d, want 200", c)
+		}
+	}
+	if res := search(t, s, url.Values{"q": {uniquePhrase}}); len(res.Results) != 1 {
+		t.Errorf("after the rush: %v, want the survey", urls(res))
+	}
+	if w := get(t, s, "/readyz"); w.Code != http.StatusOK {
+		t.Errorf("GET /readyz when idle = %d %s", w.Code, w.Body)
+	}
+	if body := get(t, s, "/metrics").Body.String(); !strings.Contains(body, "acrawler_api_busy_total 4") ||
+		!strings.Contains(body, "acrawler_api_store_requests_max 2") {
+		t.Errorf("/metrics does not count the 4 busy answers:\n%s", body)
+	}
+	if _, err := api.New(api.Config{Backend: g, MaxSearches: -1}); err == nil {
+		t.Error("New accepted MaxSearches -1")
+	}
+}
+
+// tooBroad is a backend that refuses every search as query.Check does.
+type tooBroad struct{ api.Backend }
+
+func (tooBroad) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
+	return crawl.SearchResult{}, fmt.Errorf("store: search: %w", query.ErrTooBroad)
+}
+
+// A query whose work has no useful bound is the client's to change: a 400
+// that names q and says why, on the API and the search page; never a 500.
+func TestTooBroadIsBadRequest(t *testing.T) {
+	s, logs := newServer(t)
+	for _, tc := range []struct{ q, want string }{
+		{"r*", `prefix "r"* is shorter than 2 letters`},
+		{"ab* cd* ef* gh* ij* kl*", "6 prefixes"},
+		{manyWords(query.MaxWords + 1), fmt.Sprintf("%d words", query.MaxWords+1)},
+	} {
+		w := get(t, s, "/search?"+url.Values{"q": {tc.q}}.Encode())
+		var body struct{ Error, Parameter string }
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil || w.Code != http.StatusBadRequest || body.Parameter != "q" || !strings.Contains(body.Error, tc.want) {
+			t.Errorf("GET /search?q=%.30q = %d %s, want 400 naming q and saying %q", tc.q, w.Code, w.Body, tc.want)
+		}
+		w = get(t, s, "/?"+url.Values{"q": {tc.q}}.Encode())
+		if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "too broad") || !strings.Contains(w.Body.String(), `role="search"`) {
+			t.Errorf("GET /?q=%.30q = %d, want the search page with the problem", tc.q, w.Code)
+		}
+	}
+	// A backend with its own, stricter bounds.
+	b, _ := newServerFor(t, tooBroad{api.StoreBackend(collection(t), 0)})
+	if w := get(t, b, "/search?q=crawling"); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "too broad") || strings.Contains(w.Body.String(), "store:") {
+		t.Errorf("GET /search on a backend refusing the query = %d %s, want 400 without the backend's words", w.Code, w.Body)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("a too broad query was logged as an error:\n%s", logs)
+	}
+}
+
+// searchFails is a backend whose searches fail while its other reads work.
+type searchFails struct{ api.Backend }
+
+func (searchFails) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
+	return crawl.SearchResult{}, errors.New("no such table: snippets")
+}
+
+// /healthz fails when search fails, even when the store answers other
+// reads; /readyz says whether the store answers at all.
+func TestHealthSearches(t *testing.T) {
+	s, _ := newServerFor(t, searchFails{api.StoreBackend(collection(t), 0)})
+	if w := get(t, s, "/healthz"); w.Code != http.StatusServiceUnavailable || strings.Contains(w.Body.String(), "snippets") {
+		t.Errorf("GET /healthz when search fails = %d %s, want 503 without the cause", w.Code, w.Body)
+	}
+	if w := get(t, s, "/readyz"); w.Code != http.StatusOK {
+		t.Errorf("GET /readyz when the store answers lookups = %d %s, want 200", w.Code, w.Body)
+	}
+	down, _ := newServerFor(t, failing{Backend: api.StoreBackend(collection(t), 0), err: errors.New("disk on fire")})
+	if w := get(t, down, "/readyz"); w.Code != http.StatusServiceUnavailable || strings.Contains(w.Body.String(), "fire") {
+		t.Errorf("GET /readyz with a failing store = %d %s, want 503 without the cause", w.Code, w.Body)
+	}
+	ok, _ := newServer(t)
+	if w := get(t, ok, "/healthz"); w.Code != http.StatusOK {
+		t.Errorf("GET /healthz = %d %s", w.Code, w.Body)
+	}
+}
+
+// A request whose client goes away, while it searches or while it waits
+// for a slot, is neither logged as an error nor counted as a 5xx.
+func TestCanceledRequests(t *testing.T) {
+	g := newGated(api.StoreBackend(collection(t), 0))
+	var logs bytes.Buffer
+	s, err := api.New(api.Config{Backend: g, MaxSearches: 1, Log: slog.New(slog.NewTextHandler(&lockedWriter{w: &logs}, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	errs := make(chan error, 2)
+	for range 2 { // one searching, one waiting for the slot
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/search?q=block", nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			errs <- err
+		}()
+	}
+	g.waitFor(1)
+	time.Sleep(50 * time.Millisecond) // lets the second request queue; the test holds either way
+	cancel()
+	for range 2 {
+		if err := <-errs; err == nil {
+			t.Error("a canceled request got an answer")
+		}
+	}
+	g.waitFor(0)
+	close(g.gate)
+	if w := get(t, s, "/search?q=block"); w.Code != http.StatusOK {
+		t.Errorf("after the cancellations: %d", w.Code)
+	}
+	// The handlers count a request once it is over: wait for the first.
+	var body string
+	for i := 0; i < 500 && !strings.Contains(body, `code="499"`); i++ {
+		if i > 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		body = get(t, s, "/metrics").Body.String()
+	}
+	if strings.Contains(body, `code="5`) || !strings.Contains(body, `code="499"`) {
+		t.Errorf("canceled requests counted as:\n%s", grepLines(body, "acrawler_api_requests_total"))
+	}
+	if l := logs.String(); strings.Contains(l, "level=ERROR") || strings.Contains(l, "level=WARN") {
+		t.Errorf("canceled requests were logged as problems:\n%s", l)
+	}
+}
+
+// manyWords is a query of n different words.
+func manyWords(n int) string {
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = fmt.Sprintf("word%d", i)
+	}
+	return strings.Join(ws, " ")
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for l := range strings.SplitSeq(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
