@@ -3,12 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,4 +198,165 @@ func testSearchAfterCrawl(t *testing.T, be backend) {
 		}
 	}
 	_ = fmt.Sprint
+}
+
+// serveDone runs serveUntilDone for h on a loopback port and returns its
+// base URL and the channel its result comes on.
+func serveDone(t *testing.T, ctx context.Context, h http.Handler, grace time.Duration) (string, <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- serveUntilDone(ctx, &http.Server{Handler: h}, ln, grace) }()
+	return "http://" + ln.Addr().String(), done
+}
+
+// serveUntilDone returns only once the requests in progress are over, so
+// that the store they read is closed after them: Serve returns at the
+// start of Shutdown, which was too early.
+func TestServeUntilDoneWaitsForRequests(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started, returned := make(chan struct{}), make(chan struct{})
+	var early atomic.Bool
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		// The request outlives the start of the shutdown; serveUntilDone
+		// must not return meanwhile.
+		select {
+		case <-returned:
+			early.Store(true)
+		case <-time.After(300 * time.Millisecond):
+		}
+		fmt.Fprint(w, "done")
+	})
+	base, done := serveDone(t, ctx, h, 10*time.Second)
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Get(base + "/")
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- string(b)
+	}()
+	<-started
+	cancel()
+	err := <-done
+	close(returned)
+	if err != nil {
+		t.Errorf("serveUntilDone = %v", err)
+	}
+	if body := <-got; body != "done" { // the handler is over
+		t.Errorf("the request in progress got %q, want its answer", body)
+	}
+	if early.Load() {
+		t.Error("serveUntilDone returned while a request was in progress")
+	}
+}
+
+// A request that outlasts the grace period is canceled, and the shutdown
+// says so; serveUntilDone still waits for its handler.
+func TestServeUntilDoneGrace(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan struct{})
+	var over atomic.Bool
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+		over.Store(true)
+	})
+	base, done := serveDone(t, ctx, h, 50*time.Millisecond)
+	go func() {
+		if resp, err := http.Get(base + "/"); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-started
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "canceled") {
+			t.Errorf("serveUntilDone after the grace period = %v, want the shutdown's error", err)
+		}
+		if !over.Load() {
+			t.Error("serveUntilDone returned before the canceled handler")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serveUntilDone did not return after its grace period")
+	}
+}
+
+// serve says it is stopping in its own words, answers /healthz and
+// /readyz meanwhile, and refuses flags that would leave no capacity.
+func TestServeStopsInItsOwnWords(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "crawl.db")
+	if err := Run(context.Background(), []string{"migrate", "--db", db}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]string{{"--max-searches", "0"}, {"--timeout", "0s"}, {"--grace", "-1s"}} {
+		err := Run(context.Background(), append([]string{"serve", "--db", db}, bad...), io.Discard, io.Discard)
+		var u usageError
+		if !errors.As(err, &u) {
+			t.Errorf("serve %v = %v, want a usage error", bad, err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb lockedBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, []string{"serve", "--db", db, "--addr", addr, "--max-searches", "3", "--grace", "1s"}, &out, &errb)
+	}()
+	var ready string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ready = string(b)
+		break
+	}
+	if !strings.Contains(ready, `"max_store_requests":3`) {
+		t.Errorf("/readyz = %q, want the --max-searches capacity", ready)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+	if got := out.String(); !strings.Contains(got, "acrawler serve: stopping") || strings.Contains(got+errb.String(), "in-flight URLs") {
+		t.Errorf("serve printed on its stop:\n%s%s", got, errb.String())
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
