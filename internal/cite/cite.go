@@ -7,7 +7,8 @@
 //
 //   - BibTeX (WriteBibTeX): UTF-8, one entry per work, classic entry types
 //     (@article, @inproceedings, @incollection, @book, @techreport,
-//     @phdthesis, @misc). Keys are ASCII ([a-z0-9]): the first author's
+//     @phdthesis, @misc; an article, chapter or conference paper whose
+//     journal or book is unknown is a @misc). Keys are ASCII ([a-z0-9]): the first author's
 //     family name, the year and the first significant title word
 //     ("sahin1996turkiyede"), the same for the same works (with distinct
 //     IDs) in any order, and unique within one export (works sharing a key get a, b, c… in

@@ -3,6 +3,8 @@ package cite
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -313,6 +315,34 @@ func TestBibtexType(t *testing.T) {
 	} {
 		if got := bibtexTypes[bibtexType(&tc.w)]; got != tc.want {
 			t.Errorf("bibtexType(%q, container %q) = @%s, want @%s", tc.w.Type, tc.w.ContainerTitle, got, tc.want)
+		}
+	}
+}
+
+func TestWriteEmpty(t *testing.T) {
+	for name, tc := range map[string]struct {
+		write func(io.Writer, []Work) error
+		want  string
+	}{
+		"bibtex":   {WriteBibTeX, ""},
+		"ris":      {WriteRIS, ""},
+		"csl-json": {WriteCSLJSON, "[]\n"},
+	} {
+		var b bytes.Buffer
+		if err := tc.write(&b, nil); err != nil || b.String() != tc.want {
+			t.Errorf("%s of no works = %q, %v, want %q", name, b.String(), err, tc.want)
+		}
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestWriteError(t *testing.T) {
+	for name, write := range map[string]func(io.Writer, []Work) error{"bibtex": WriteBibTeX, "ris": WriteRIS, "csl-json": WriteCSLJSON} {
+		if err := write(failWriter{}, []Work{sample}); err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Errorf("%s to a failing writer: %v, want the writer's error", name, err)
 		}
 	}
 }

@@ -133,6 +133,11 @@ func FuzzWriters(f *testing.F) {
 		if err := WriteBibTeX(&bib, works); err != nil {
 			t.Fatal(err)
 		}
+		// Output is linear in the input: an escape is at most 17 bytes
+		// for 1, and a work adds a bounded frame.
+		if limit := 17*len(data) + 2048*len(works); bib.Len() > limit {
+			t.Fatalf("%d bytes of BibTeX for %d bytes of input", bib.Len(), len(data))
+		}
 		keys, fields := parseBibTeX(t, bib.String())
 		if len(keys) != len(works) {
 			t.Fatalf("%d entries for %d works:\n%s", len(keys), len(works), bib.String())

@@ -80,6 +80,9 @@ func TestNameString(t *testing.T) {
 		if got := bibtexName(tc.n); got != tc.bib {
 			t.Errorf("bibtexName(%#v) = %q, want %q", tc.n, got, tc.bib)
 		}
+		if got, want := ParseName(tc.n.Display()), ParseName(tc.n.String()); tc.n.Particle == "" && tc.n.Suffix == "" && !strings.Contains(tc.n.Family, " ") && got != want {
+			t.Errorf("ParseName(%q) = %#v, want %#v as from %q", tc.n.Display(), got, want, tc.n.String())
+		}
 		if got := risName(tc.n); got != tc.ris {
 			t.Errorf("risName(%#v) = %q, want %q", tc.n, got, tc.ris)
 		}

@@ -530,3 +530,87 @@ func equalInts(got, want []int, format string) bool {
 	}
 	return true
 }
+
+// adversarialWorks have values meant to break an entry: stray braces and
+// backslashes, "and" and "others" in names, TeX commands, control
+// characters, record separators of RIS, invalid UTF-8.
+func adversarialWorks() []Work {
+	ws := fuzzWorks("w1\x1farticle\x1f}{ unbalanced { title } } \\end{document} %comment\x1fand;others;{a}b{c};Smith and Jones|Ann;\\relax|{\x1f2020-02-30\x1fJ}{ournal\x1f1}\x1f2{\x1f12--34\x1f\x1f\\\\pub\x1f10.1/a{b}c d\x1fhttps://x.test/{a}?b=%7D\x1fabs\r\nER  - \x1fk1,}k2{\x1fen"+
+		"\x1ew2\x1fthesis\x1f@article{evil, title={x}}\x1f@misc{x,\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f"+
+		"\x1ew3\x1fother\x1f\xff\xfe invalid \x00 utf8\x1f\xff;\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f", 2000)
+	return append(ws, readerWorks...)
+}
+
+func TestPybtexParsesAdversarial(t *testing.T) {
+	python := pythonWithPybtex(t)
+	dir := t.TempDir()
+	works := adversarialWorks()
+	bib := writeTo(t, dir, "works.bib", WriteBibTeX, works)
+	script, err := filepath.Abs("testdata/pybtex_read.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := run(t, dir, python, script, bib)
+	var entries []struct {
+		Key    string
+		Fields map[string]string
+	}
+	if err := json.Unmarshal([]byte(out), &entries); err != nil {
+		t.Fatalf("pybtex output: %v\n%s", err, out)
+	}
+	keys := Keys(works)
+	if len(entries) != len(works) {
+		t.Fatalf("pybtex read %d entries, want %d", len(entries), len(works))
+	}
+	for i, e := range entries {
+		if e.Key != keys[i] {
+			t.Errorf("entry %d: key %q, want %q", i, e.Key, keys[i])
+		}
+		// A title without TeX's specials reads back as it was.
+		if title := clean(works[i].Title); !hardTeX(title, `$^{}\`) && e.Fields["title"] != title {
+			t.Errorf("%s: title %q, want %q", e.Key, e.Fields["title"], title)
+		}
+	}
+}
+
+func TestBibtoolParsesAdversarial(t *testing.T) {
+	bibtool := tool(t, "bibtool", "bibtool")
+	dir := t.TempDir()
+	works := adversarialWorks()
+	bib := writeTo(t, dir, "works.bib", WriteBibTeX, works)
+	_, stderr := run(t, dir, bibtool, "-o", filepath.Join(dir, "out.bib"), bib)
+	if strings.TrimSpace(stderr) != "" {
+		t.Errorf("bibtool: %s", stderr)
+	}
+	out, err := os.ReadFile(filepath.Join(dir, "out.bib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range Keys(works) {
+		if !strings.Contains(string(out), k+",") {
+			t.Errorf("bibtool's output has no entry %s", k)
+		}
+	}
+}
+
+func TestBiberParsesAdversarial(t *testing.T) {
+	biber := tool(t, "biber", "biber")
+	dir := t.TempDir()
+	works := adversarialWorks()
+	writeTo(t, dir, "works.bib", WriteBibTeX, works)
+	stdout, stderr := run(t, dir, biber, "--tool", "--output-file", "checked.bib", "works.bib")
+	for _, line := range strings.Split(stdout+stderr, "\n") {
+		if strings.HasPrefix(line, "ERROR") || strings.Contains(line, "BibTeX subsystem") {
+			t.Errorf("biber: %s", line)
+		}
+	}
+	checked, err := os.ReadFile(filepath.Join(dir, "checked.bib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range Keys(works) {
+		if !strings.Contains(string(checked), "{"+k+",") {
+			t.Errorf("biber's output has no entry %s", k)
+		}
+	}
+}
