@@ -60,8 +60,9 @@ const (
 	DefaultMaxText   = 1 << 20
 	DefaultMaxAnchor = 256
 	// DefaultMaxTokens is more than the tokens of any real page the
-	// crawler fetches whole: a 200 KB page of publications has 11,000,
-	// so 1 Mi tokens is a page of about 20 MB.
+	// crawler fetches whole: a 200 KB page of publications has 15,000,
+	// so 1 Mi tokens is about 14 MB of such markup. A page made to be
+	// costly (a 5 MB run of "<b>", say) stops there.
 	DefaultMaxTokens = 1 << 20
 
 	// MaxShortText is the size in bytes at which Title, H1, Description
