@@ -50,7 +50,9 @@ type Options struct {
 	Token string
 	// Visitors are given every token of the page (outside the content of
 	// <noscript> and <noframes>, which Parse reads a second time for
-	// links), after Parse has read it.
+	// links), after Parse has read it, up to MaxTokens. In SVG and
+	// MathML the tokens are those of the tree builder, not of a bare
+	// tokenizer: an SVG <title> or <style> has tags for content.
 	Visitors []Visitor
 }
 
