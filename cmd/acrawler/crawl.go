@@ -211,8 +211,12 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 	for _, m := range cfg.BlockMarkers {
 		markers = append(markers, strings.ToLower(m))
 	}
-	recoverArchive(warcDir(cfg.WARC, cfg.DB), log)
-	archive, err := openArchive(cfg.WARC, cfg.DB, cfg.UserAgent)
+	archiveDir, err := crawlArchiveDir(ctx, store, cfg.WARC, cfg.DB)
+	if err != nil {
+		return err
+	}
+	recoverArchive(archiveDir, log)
+	archive, err := openArchive(archiveDir, cfg.DB, cfg.UserAgent)
 	if err != nil {
 		return err
 	}

@@ -39,12 +39,13 @@ func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *workers < 1 {
 		return usagef("reparse: --workers must be at least 1")
 	}
-	dir := warcDir(*warcFlag, *db)
-	if dir == "" {
+	if *warcFlag == "off" || *warcFlag == "" {
 		return usagef("reparse needs the WARC archive (--warc DIR)")
 	}
-	if _, err := os.Stat(dir); err != nil {
-		return usagef("reparse: archive %s: %v", dir, err)
+	if !isPostgres(*db) {
+		if _, err := os.Stat(*db); err != nil {
+			return usagef("reparse: %v", err) // not created empty
+		}
 	}
 	log, _ := newLogger(stderr, "info", "text")
 	st, err := openStoreWith(ctx, *db, *workers+2, false, *near)
@@ -52,6 +53,13 @@ func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
+	dir, err := recordedArchiveDir(ctx, st, *warcFlag, *db)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return usagef("reparse: archive %s: %v", dir, err)
+	}
 	norm, err := urlnorm.New(urlnorm.DefaultOptions())
 	if err != nil {
 		return err
