@@ -216,8 +216,10 @@ func verbatim(s string) string {
 	if !strings.ContainsAny(s, "{}\\ ") {
 		return s
 	}
-	return strings.NewReplacer("{", "%7B", "}", "%7D", `\`, "%5C", " ", "%20").Replace(s)
+	return percentEncoder.Replace(s)
 }
+
+var percentEncoder = strings.NewReplacer("{", "%7B", "}", "%7D", `\`, "%5C", " ", "%20")
 
 // bibtexName writes n as BibTeX reads it: "von Last, Jr, First", or a
 // literal in braces.

@@ -178,15 +178,11 @@ func daysIn(y, m int) int {
 // MaxField bytes.
 func clean(s string) string {
 	if len(s) > MaxField {
-		s = s[:MaxField]
-		for len(s) > 0 && !utf8.RuneStart(s[len(s)-1]) {
-			s = s[:len(s)-1]
+		i := MaxField
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
 		}
-		if len(s) > 0 {
-			if r, size := utf8.DecodeLastRuneInString(s); r == utf8.RuneError && size <= 1 {
-				s = s[:len(s)-1]
-			}
-		}
+		s = s[:i]
 	}
 	var b strings.Builder
 	b.Grow(len(s))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestKeys(t *testing.T) {
@@ -343,6 +344,41 @@ func TestWriteError(t *testing.T) {
 	for name, write := range map[string]func(io.Writer, []Work) error{"bibtex": WriteBibTeX, "ris": WriteRIS, "csl-json": WriteCSLJSON} {
 		if err := write(failWriter{}, []Work{sample}); err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Errorf("%s to a failing writer: %v, want the writer's error", name, err)
+		}
+	}
+}
+
+func TestCleanCutsAtCharacter(t *testing.T) {
+	s := strings.Repeat("a", MaxField-1) + "ş" + "tail"
+	got := clean(s)
+	if len(got) != MaxField-1 || !utf8.ValidString(got) {
+		t.Errorf("clean(%d bytes ending ş…) = %d bytes (valid %v), want %d", len(s), len(got), utf8.ValidString(got), MaxField-1)
+	}
+	if got := clean(" a\n\tb\u2028c\x00d\uFEFF "); got != "a b c d" {
+		t.Errorf("clean = %q, want %q", got, "a b c d")
+	}
+}
+
+func BenchmarkWriteBibTeX(b *testing.B) {
+	works := make([]Work, 1000)
+	for i := range works {
+		works[i] = sample
+		works[i].ID = strings.Repeat("x", i%7) + string(rune('a'+i%26))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WriteBibTeX(io.Discard, works); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseName(b *testing.B) {
+	names := []string{"Anna van der Berg", "Şahin, İsmail", "{World Health Organization}", "Jamal Sato Jr.", "Sato JA"}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, n := range names {
+			ParseName(n)
 		}
 	}
 }

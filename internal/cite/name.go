@@ -76,6 +76,8 @@ func joinWords(parts ...string) string {
 	return b.String()
 }
 
+var dropBraces = strings.NewReplacer("{", "", "}", "")
+
 // maxPersonName is the length in bytes beyond which a name is not taken
 // apart: it is written as a literal.
 const maxPersonName = 256
@@ -117,7 +119,7 @@ func ParseName(s string) Name {
 	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") && wholeGroup(s) {
 		return literal(s)
 	}
-	s = strings.Trim(clean(strings.NewReplacer("{", "", "}", "").Replace(s)), " ;")
+	s = strings.Trim(clean(dropBraces.Replace(s)), " ;")
 	if !strings.ContainsFunc(s, unicode.IsLetter) {
 		return Name{}
 	}
@@ -185,7 +187,7 @@ func wholeGroup(s string) bool {
 }
 
 func literal(s string) Name {
-	s = strings.TrimSpace(clean(strings.NewReplacer("{", "", "}", "").Replace(s)))
+	s = strings.TrimSpace(clean(dropBraces.Replace(s)))
 	if s == "" {
 		return Name{}
 	}
