@@ -91,7 +91,7 @@ func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
 		last *fetch.Response // the last redirect followed
 	)
 	for hop := 0; ; hop++ {
-		if hop > 0 && !sleep(ctx, t.Delay) {
+		if hop > 0 && !sleepCtx(ctx, t.Delay) {
 			err = ctx.Err()
 			break
 		}
@@ -155,21 +155,6 @@ func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
 			lines = robots.Parse(body).Sitemaps()
 		}
 		e.offerSitemaps(ctx, t.Host, lines)
-	}
-}
-
-// sleep waits d, or until ctx is done; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 
