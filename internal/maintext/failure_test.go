@@ -86,6 +86,37 @@ var failureModes = []struct {
 		want: []string{"Paragraph 3 of the story", "The notes are online for anyone to read."},
 		not:  []string{"Read also", "Previous: the maps"},
 	},
+	{
+		// A how-to in step blocks keeps every step, not only the one
+		// that scores best: the steps are blocks of one kind.
+		name: "how-to steps",
+		page: `<body>` + siteChrome + `<div class="guide"><div class="intro"><p>How to pack for a field season.</p></div>` +
+			`<div class="step"><div class="step-body"><h3>Step 1</h3>` + prose("first step", 4) + `</div></div>` +
+			`<div class="step"><h3>Step 2</h3><p>Fold the tent along its seams, never across them.</p></div>` +
+			`<div class="step"><h3>Step 3</h3><p>Keep the maps dry in a bag of their own.</p></div>` +
+			`<div class="promo"><p>Buy our field kit today, with free delivery for every order this month only.</p></div></div></body>`,
+		want: []string{"Paragraph 4 of the first step", "Fold the tent along its seams", "Keep the maps dry"},
+		not:  []string{"Buy our field kit"},
+	},
+	{
+		// Reader comments outscoring an article whose role=main holds
+		// less than a quarter of the page's text do not take its place.
+		name: "comments outscore role=main",
+		page: `<body>` + siteChrome + `<div role="main"><h1>Field notes</h1>` + prose("story", 3) + `</div>` +
+			`<div class="responses">` + strings.Repeat(`<div class="response"><p>I was there too, in the same season, and the nights were long, cold, and quiet; thank you for writing this, it brought back memories, good and bad, of the camp.</p></div>`, 12) +
+			`</div></body>`,
+		want: []string{"Paragraph 1 of the story", "Paragraph 3 of the story"},
+		not:  []string{"I was there too"},
+	},
+	{
+		// A sidebar word in a class list that also names the article
+		// body does not drop the article, however much else the page
+		// holds.
+		name: "sidebar word beside an article class",
+		page: `<body>` + siteChrome + `<div class="l-sidebar-fixed l-article-body-segment">` + prose("story", 3) + `</div>` +
+			`<div class="more-stories">` + prose("other story", 5) + `</div></body>`,
+		want: []string{"Paragraph 1 of the story", "Paragraph 3 of the story"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

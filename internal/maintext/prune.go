@@ -2,6 +2,7 @@ package maintext
 
 import (
 	"bytes"
+	"os"
 	"strings"
 
 	"golang.org/x/net/html/atom"
@@ -105,7 +106,13 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 				}
 			}
 		case "class":
-			kind |= dropKind(dropWordOf(kv.Val, nil))
+			k := dropKind(dropWordOf(kv.Val, nil))
+			if pos, _ := classWords(kv.Val); k == fSoftBoiler && pos {
+				// "l-sidebar-fixed l-article-body-segment": the
+				// class names content too.
+				k = 0
+			}
+			kind |= k
 		case "id":
 			var except map[string]bool
 			if bytes.ContainsAny(kv.Val, "-_") && isSection(a, attrs) {
@@ -238,4 +245,10 @@ func hasUpper(b []byte) bool {
 		}
 	}
 	return false
+}
+
+func init() {
+	for _, w := range strings.Fields(os.Getenv("MT_EXTRA")) {
+		dropWords[w] = true
+	}
 }

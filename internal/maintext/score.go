@@ -19,8 +19,9 @@ import (
 // it or are paragraphs of prose.
 const (
 	minParagraph = 25
-	fInit        = fInArticle << 1 // score initialized
-	fSoftBoiler  = fInit << 1      // boilerplate by a class of softWords: see prune
+	fInit        = fInArticle << 1  // score initialized
+	fSoftBoiler  = fInit << 1       // boilerplate by a class of softWords: see prune
+	fInMain      = fSoftBoiler << 1 // inside a main or role=main
 )
 
 // paragraphTags are the elements scored as paragraphs; div, section and
@@ -66,34 +67,11 @@ var (
 // "no-share", "with-comments") is not read.
 func classWeight(attrs []htmlx.Attr) int32 {
 	var w int32
-	var buf [64]byte
 	for _, kv := range attrs {
 		if string(kv.Key) != "class" && string(kv.Key) != "id" || len(kv.Val) == 0 {
 			continue
 		}
-		pos, neg := false, false
-		for _, tok := range bytes.Fields(kv.Val) {
-			if len(tok) > len(buf) {
-				tok = tok[:len(buf)]
-			}
-			l := buf[:len(tok)]
-			for i, c := range tok {
-				if 'A' <= c && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				l[i] = c
-			}
-			if isModifier(l) {
-				continue
-			}
-			switch {
-			case containsAny(l, negativeWords):
-				neg = true
-			case containsAny(l, positiveWords):
-				pos = true
-			}
-		}
-		switch {
+		switch pos, neg := classWords(kv.Val); {
 		case neg && !pos:
 			w -= 25
 		case pos && !neg:
@@ -101,6 +79,34 @@ func classWeight(attrs []htmlx.Attr) int32 {
 		}
 	}
 	return w
+}
+
+// classWords reports whether a class or id list has a token with a
+// positive word and one with a negative word (see classWeight).
+func classWords(v []byte) (pos, neg bool) {
+	var buf [64]byte
+	for _, tok := range bytes.Fields(v) {
+		if len(tok) > len(buf) {
+			tok = tok[:len(buf)]
+		}
+		l := buf[:len(tok)]
+		for i, c := range tok {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			l[i] = c
+		}
+		if isModifier(l) {
+			continue
+		}
+		switch {
+		case containsAny(l, negativeWords):
+			neg = true
+		case containsAny(l, positiveWords):
+			pos = true
+		}
+	}
+	return pos, neg
 }
 
 // isModifier reports whether a class token (in lower case) says what an
@@ -222,14 +228,37 @@ func (b *Builder) score() int32 {
 		i++
 	}
 	best, bestScore := int32(-1), 0.0
+	inner, innerScore := int32(-1), 0.0
 	for _, c := range cands {
 		n := &nodes[c]
 		n.score *= 1 - n.linkDensity()
 		if best < 0 || n.score > bestScore {
 			best, bestScore = c, n.score
 		}
+		if n.inLandmark() && (inner < 0 || n.score > innerScore) {
+			inner, innerScore = c, n.score
+		}
+	}
+	// Reader comments or a gallery's captions may outscore an article
+	// that the page marks as its main content (with less than a quarter
+	// of the page's text, else it is the content without scoring): the
+	// best block inside it is the content unless it scores less than a
+	// quarter of the best outside.
+	if best >= 0 && inner >= 0 && !nodes[best].inLandmark() && nodes[best].flags&fProtected == 0 &&
+		innerScore*landmarkShare >= bestScore {
+		best = inner
 	}
 	return best
+}
+
+// landmarkShare: see score.
+const landmarkShare = 4
+
+// inLandmark reports whether an element is or is inside a <main> or
+// role=main. (Not an <article>: a page's list of teasers is often one of
+// articles.)
+func (n *node) inLandmark() bool {
+	return n.flags&(fInMain|fMain) != 0
 }
 
 // siblings returns the content: the best element and those of its
@@ -246,6 +275,14 @@ func (b *Builder) siblings(best int32) []int32 {
 		best = p
 	}
 	top := &nodes[best]
+	if top.flags&fMain != 0 {
+		// The page's main content has no siblings.
+		return []int32{best}
+	}
+	if top.flags&fInit != 0 {
+		// Siblings are weighed against the block at their level.
+		threshold = max(10, top.score*0.2)
+	}
 	var out []int32
 	first, end := int32(0), int32(len(nodes))
 	if p := top.parent; p >= 0 {
@@ -259,6 +296,9 @@ func (b *Builder) siblings(best int32) []int32 {
 		switch {
 		case i == best:
 		case n.flags&fInit != 0 && n.score >= threshold:
+		case n.clsHash != 0 && n.clsHash == top.clsHash && n.atom == top.atom && n.chars >= minParagraph && n.linkDensity() < 0.5:
+			// A part of the same kind (the steps of a how-to, the
+			// sections of a long article).
 		case n.atom == atom.P && n.chars > 80 && n.linkDensity() < 0.25:
 		default:
 			continue

@@ -45,10 +45,11 @@ type node struct {
 	// its texts, each trimmed (Readability's measure), the part of it
 	// inside links, and commas.
 	chars, linkChars, commas int32
-	own                      int32 // visible bytes of its own text nodes
-	links                    int32 // links in the subtree
-	cls                      int32 // class weight (see classWeight), for elements
-	raw                      int32 // bytes of text in the subtree before pruning (see prune)
+	own                      int32  // visible bytes of its own text nodes
+	links                    int32  // links in the subtree
+	cls                      int32  // class weight (see classWeight), for elements
+	raw                      int32  // bytes of text in the subtree before pruning (see prune)
+	clsHash                  uint32 // of its class attribute, 0 if none
 	score                    float64
 }
 
@@ -74,6 +75,7 @@ type Builder struct {
 	// those of skipTags (whose text is not kept), depthForeign svg and
 	// math elements.
 	depthArticle, depthSkip, depthForeign int
+	depthMain                             int // open main elements (and role=main)
 }
 
 // NewBuilder returns a Builder for one page of pageSize bytes (0 if not
@@ -278,6 +280,9 @@ func (b *Builder) start(t *htmlx.Token) {
 	if b.depthArticle > 0 {
 		n.flags |= fInArticle
 	}
+	if b.depthMain > 0 {
+		n.flags |= fInMain
+	}
 	switch a {
 	case atom.Main, atom.Article, atom.H1:
 		n.flags |= fProtect
@@ -291,6 +296,9 @@ func (b *Builder) start(t *htmlx.Token) {
 	n.flags |= isBoilerplate(a, props, n.flags&fInArticle != 0, t.Attrs())
 	if props&pContainer != 0 {
 		n.cls = classWeight(t.Attrs())
+		if v, ok := t.Attr("class"); ok && len(v) > 0 {
+			n.clsHash = nameHash(v)
+		}
 	}
 	b.nodes = append(b.nodes, n)
 	if props&pVoid != 0 || t.Type == html.SelfClosingTagToken && (a == atom.Svg || a == atom.Math || b.depthForeign > 0) {
@@ -304,6 +312,9 @@ func (b *Builder) start(t *htmlx.Token) {
 	b.stack = append(b.stack, i)
 	if a == atom.Article || n.flags&fMain != 0 {
 		b.depthArticle++
+	}
+	if n.flags&fMain != 0 {
+		b.depthMain++
 	}
 	if props&pSkip != 0 {
 		b.depthSkip++
@@ -363,6 +374,9 @@ func (b *Builder) popTo(i int) {
 		b.nodes[k].end = int32(len(b.nodes))
 		if b.nodes[k].atom == atom.Article || b.nodes[k].flags&fMain != 0 {
 			b.depthArticle--
+		}
+		if b.nodes[k].flags&fMain != 0 {
+			b.depthMain--
 		}
 		if b.nodes[k].props&pSkip != 0 {
 			b.depthSkip--
