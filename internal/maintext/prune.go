@@ -2,7 +2,6 @@ package maintext
 
 import (
 	"bytes"
-	"os"
 	"strings"
 
 	"golang.org/x/net/html/atom"
@@ -33,6 +32,7 @@ var dropWords = map[string]bool{
 	"pagination": true, "pager": true, "related": true, "masthead": true, "newsletter": true,
 	"footer": true, "author": true, "byline": true, "caption": true, "credit": true, "credits": true,
 	"tags": true, "subscribe": true, "teasers": true, "rating": true, "ratings": true,
+	"copyright": true, "disclaimer": true, "embed": true,
 }
 
 // prune marks as dropped the elements that are boilerplate by their
@@ -245,10 +245,4 @@ func hasUpper(b []byte) bool {
 		}
 	}
 	return false
-}
-
-func init() {
-	for _, w := range strings.Fields(os.Getenv("MT_EXTRA")) {
-		dropWords[w] = true
-	}
 }
