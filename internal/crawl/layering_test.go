@@ -28,6 +28,7 @@ var layers = func() map[string][]string {
 		"internal/crawl": nil,
 		// Leaves with I/O or a runtime of their own.
 		"internal/fetch":     nil,
+		"internal/oai":       nil, // parses bytes; harvests through its Getter
 		"internal/warc":      nil,
 		"internal/pdf":       nil,
 		"internal/archive":   nil,
