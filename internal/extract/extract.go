@@ -127,7 +127,8 @@ func (x *Extractor) HTML(body []byte, contentType, pageURL string, header http.H
 	}
 	sm := sc.Metadata(pageURL, r.Text, links)
 	og, site := sc.Names()
-	r.Title = title.Page(title.Candidates{Title: doc.Title, Citation: sm.Title, OG: og, Heading: doc.H1, Site: site, Host: hostOf(pageURL)})
+	r.Title = title.Page(title.Candidates{Title: doc.Title, Citation: sm.Title, OG: og, Heading: doc.H1, Site: site, Host: hostOf(pageURL),
+		Names: []string{sm.Publisher, sm.Venue}})
 	sm.Type, sm.TypeRule = scholar.Classify(sm, pageURL, r.Title, r.Text)
 	r.Meta = fromScholar(sm)
 

@@ -3,6 +3,8 @@ package extract
 import (
 	"context"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,4 +158,31 @@ func foldASCII(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestHTMLTitles checks the recorded titles of the golden pages of
+// internal/scholar, whose <title>s carry a journal, a conference, a
+// repository, a school or a section beside the page's own title.
+func TestHTMLTitles(t *testing.T) {
+	x := newTestExtractor(t, false)
+	for file, want := range map[string]string{
+		"conference-paper.html":   "Politeness Budgets for Distributed Crawlers",
+		"dataset-microdata.html":  "University Website Link Census 2023 (Version 2)",
+		"faculty.html":            "Dr Maren Lindqvist",
+		"journal-article.html":    "Adaptive Revisit Policies for Institutional Repositories",
+		"news.html":               "Web Archives Group wins national preservation award",
+		"preprint.html":           "[2401.01234] Learning to Skip: Predicting Unchanged Pages Before Fetching Them",
+		"publications.html":       "Publications",
+		"thesis.html":             "Measuring the Persistence of Scholarly Links",
+		"turkish-article.html":    "Üniversite Web Sitelerinde Bağlantı Kalıcılığı Üzerine Bir İnceleme",
+		"turkish-university.html": "Yayınlar - Bilgisayar Mühendisliği Bölümü",
+	} {
+		body, err := os.ReadFile(filepath.Join("../scholar/testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := x.HTML(body, "text/html; charset=utf-8", "https://www.example.org/records/1", nil); r.Title != want {
+			t.Errorf("HTML(%s): title %q, want %q", file, r.Title, want)
+		}
+	}
 }

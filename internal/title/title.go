@@ -22,6 +22,9 @@ type Candidates struct {
 	Heading  string // the text of the first <h1>
 	Site     string // the site's name (og:site_name)
 	Host     string // the page's host name
+	// Names are other names the site may go by in its titles: the
+	// publisher, the journal.
+	Names []string
 }
 
 // Bounds on the work of one call.
@@ -60,30 +63,33 @@ func Page(c Candidates) string {
 	if len(segs) < 2 {
 		return t
 	}
-	site := newSiteMatcher(c.Site, c.Host)
+	site := newSiteMatcher(c.Site, c.Host, c.Names)
 	for i := range segs {
 		segs[i].site = site.match(segs[i].key)
 	}
 
-	// Agreement with a name the page gives itself elsewhere.
+	// Agreement with a name the page gives itself elsewhere: the same
+	// words, else (for a name of two words or more) its first words.
 	whole := false
-	for _, cand := range []struct {
-		s    string
+	cands := []struct {
+		k    string
 		weak bool // may cut at a colon
-	}{{c.Citation, true}, {c.OG, true}, {c.Heading, false}} {
-		k := key(clip(cand.s))
-		if k == "" || site.match(k) {
-			continue
+	}{{key(clip(c.Citation)), true}, {key(clip(c.OG)), true}, {key(clip(c.Heading)), false}}
+	for _, prefix := range []bool{false, true} {
+		for _, cand := range cands {
+			if cand.k == "" || site.match(cand.k) || prefix && !strings.Contains(cand.k, " ") {
+				continue
+			}
+			i, j, ok := findRun(segs, cand.k, cand.weak, prefix)
+			if !ok {
+				continue
+			}
+			if i == 0 && j == len(segs)-1 {
+				whole = true
+				continue
+			}
+			return t[segs[i].start:segs[j].end]
 		}
-		i, j, ok := findRun(segs, k, cand.weak)
-		if !ok {
-			continue
-		}
-		if i == 0 && j == len(segs)-1 {
-			whole = true
-			continue
-		}
-		return t[segs[i].start:segs[j].end]
 	}
 
 	// Drop the site's name and generic sections at the ends.
@@ -211,16 +217,24 @@ func sepAt(t string, i int) (int, bool) {
 	return 0, false
 }
 
-// findRun finds the parts i..j whose keys joined are k. It cuts only at
-// strong separators unless weak is set.
-func findRun(segs []segment, k string, weak bool) (int, int, bool) {
+// findRun finds the parts i..j whose keys joined are k, or, if prefix is
+// set, begin with the words of k (ending inside part j). It cuts only at
+// strong separators unless weak is set. Parts that name the site are not
+// part of a run.
+func findRun(segs []segment, k string, weak, prefix bool) (int, int, bool) {
 	for i := range segs {
 		if i > 0 && !weak && !segs[i].strong {
 			continue
 		}
 		rest := k
-		for j := i; j < len(segs); j++ {
+		for j := i; j < len(segs) && !segs[j].site; j++ {
 			sk := segs[j].key
+			if prefix && len(rest) < len(sk) && strings.HasPrefix(sk, rest) && sk[len(rest)] == ' ' {
+				if j+1 < len(segs) && !weak && !segs[j+1].strong {
+					break
+				}
+				return i, j, true
+			}
 			if !strings.HasPrefix(rest, sk) {
 				break
 			}
@@ -246,10 +260,15 @@ type siteMatcher struct {
 	squash []string // host spellings without spaces and dots
 }
 
-func newSiteMatcher(site, host string) *siteMatcher {
+func newSiteMatcher(site, host string, names []string) *siteMatcher {
 	m := &siteMatcher{name: key(clip(site))}
 	if m.name != "" {
 		m.squash = append(m.squash, squashed(m.name))
+	}
+	for _, n := range names[:min(len(names), 4)] {
+		if k := key(clip(n)); k != "" {
+			m.squash = append(m.squash, squashed(k))
+		}
 	}
 	host = strings.ToLower(clip(host))
 	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
