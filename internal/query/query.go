@@ -19,11 +19,11 @@
 // Everything else is text. Words are runs of letters, digits, private-use
 // characters and combining marks, as SQLite's unicode61 tokenizer sees them
 // (marks are kept inside a word so that Indic and decomposed words stay
-// whole). Words are lowercased rune by rune, so Turkish "İ" becomes "i" and
-// "ı", "ş", "ğ" stay as they are; nothing else is folded (no diacritic
-// removal, no Unicode normalization): the backends fold what their index
-// folds. SQLite's tokenizer leaves "İ" and some other capitals as they are:
-// its store indexes text through Fold, which lowercases those.
+// whole). Words are lowercased rune by rune (Turkish "İ" becomes "i"); the
+// expressions for the embedded indexes (FTS5, TSQuery) write them folded
+// (Fold: without diacritics, "ß" as "ss"), as those stores index text, so
+// that "Zoë", "ZOE" and "zoe" find the same pages. The OpenSearch backend
+// takes the words as they are, for its own analyzers.
 //
 // Decisions where user input is ambiguous:
 //   - A chunk of non-space text that holds several words ("e-mail",
@@ -49,9 +49,13 @@ package query
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxLength is the number of bytes of a query that are accepted: the HTTP API
@@ -246,68 +250,313 @@ func endsInWord(s string) bool {
 	return false
 }
 
-// unfolded holds the capital letters that SQLite's unicode61 tokenizer
-// (without diacritic removal, as the store configures it) does not fold to
-// the lowercase unicode.ToLower gives: "İ", which Unicode's simple case
-// folding leaves alone, and the capitals of the letters cased after
-// Unicode 6 (Cherokee, Georgian Mtavruli, Adlam, …), for which its tables
-// are too old. It also holds lowercase letters between those, which no
-// lowercasing changes. TestLowerLikeFTS5 checks this table.
-var unfolded = &unicode.RangeTable{
-	R16: []unicode.Range16{
-		{Lo: 0x0130, Hi: 0x0130, Stride: 1},
-		{Lo: 0x037f, Hi: 0x037f, Stride: 1},
-		{Lo: 0x0528, Hi: 0x052e, Stride: 1},
-		{Lo: 0x13a0, Hi: 0x13f5, Stride: 1},
-		{Lo: 0x1c90, Hi: 0x1cbf, Stride: 1},
-		{Lo: 0x2c2f, Hi: 0x2c2f, Stride: 1},
-		{Lo: 0xa698, Hi: 0xa69a, Stride: 1},
-		{Lo: 0xa796, Hi: 0xa79e, Stride: 1},
-		{Lo: 0xa7ab, Hi: 0xa7f5, Stride: 1},
-	},
-	R32: []unicode.Range32{
-		{Lo: 0x104b0, Hi: 0x104d3, Stride: 1},
-		{Lo: 0x10570, Hi: 0x10595, Stride: 1},
-		{Lo: 0x10c80, Hi: 0x10cb2, Stride: 1},
-		{Lo: 0x118a0, Hi: 0x118bf, Stride: 1},
-		{Lo: 0x16e40, Hi: 0x16e5f, Stride: 1},
-		{Lo: 0x1e900, Hi: 0x1e921, Stride: 1},
-	},
-}
-
-// Fold lowercases, as Parse does, the capitals in s that SQLite's
-// unicode61 tokenizer does not fold (see unfolded), and leaves the rest of
-// s as it is, for the tokenizer to fold. Text indexed in FTS5 through Fold
-// is found by the words of a parsed query whatever their case: "İstanbul"
-// by "istanbul", "İSTANBUL" and "İstanbul". Fold returns s itself when it
-// holds none of those capitals.
+// Fold is the one rule by which text is folded for search, on both
+// sides: every store indexes Fold(text) (PostgreSQL through its SQL twin,
+// acrawler_fold, which must give the same; a test compares them rune by
+// rune), and Parse reads Fold(query). So case and diacritics do not
+// matter: "Zoë" is found by "zoe", "İstanbul" by "istanbul", "Müller" by
+// "muller" (not "mueller": that is German spelling, not folding), and a
+// phrase matches when its folded words follow each other in the folded
+// text. Fold, in order:
+//
+//   - decomposes s canonically (NFD): "é" is "e" and a combining acute;
+//   - lowercases every rune (unicode.ToLower): "İ" was "I" and a dot above;
+//   - drops the combining marks of the diacritic blocks (U+0300–036F,
+//     U+1AB0–1AFF, U+1DC0–1DFF, U+20D0–20FF, U+FE20–FE2F): accents, umlauts,
+//     cedillas, carons, the Greek tonos, the Cyrillic breve (so "й" is
+//     "и"); other marks (Indic vowel signs, Hebrew and Arabic points) stay;
+//   - writes the letters no decomposition reaches as their base letters:
+//     "ß" as "ss", "ı" (dotless i) as "i", "æ" "ae", "œ" "oe", "ø" "o",
+//     "đ" and "ð" "d", "ł" "l", "ħ" "h", "ŧ" "t", "þ" "th", "ĳ" "ij", and
+//     the Latin ligatures ("ﬁ" "fi", "ﬀ" "ff", "ﬃ" "ffi", …);
+//   - composes the rest again (NFC), so that Hangul and Indic text keep
+//     their usual form.
+//
+// Compatibility forms are not decomposed ("™", "²", "½" and full-width
+// letters stay as they are), so that they do not join the words beside
+// them ("Acme™" is "acme" and a symbol). Fold works on spans of s that
+// normalization cannot join (FoldSpans), so the folded text maps back to
+// the original, which snippets show (Unfold). An invalid UTF-8 byte is
+// written as U+FFFD, which separates words as the byte did.
 func Fold(s string) string {
-	var b strings.Builder // empty until a capital is found
-	done := 0             // s[:done] is in b
-	for i := 0; i < len(s); {
-		// Skip ASCII, continuation bytes and the starts of runes below
-		// U+0100: below the first unfolded capital, U+0130.
-		for i < len(s) && s[i] < 0xc4 {
-			i++
-		}
-		if i == len(s) {
-			break
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == 0x130 || r >= 0x37f && unicode.Is(unfolded, r) {
-			if done == 0 {
-				b.Grow(len(s))
-			}
-			b.WriteString(s[done:i])
-			b.WriteRune(unicode.ToLower(r))
-			done = i + n
-		}
-		i += n
+	// ASCII without capitals, the common case, is returned as it is.
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
+		i++
 	}
-	if done == 0 {
+	if i == len(s) {
 		return s
 	}
-	b.WriteString(s[done:])
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	fold(&b, s[i:], nil)
+	return b.String()
+}
+
+// A Span is the end of a span of a text and of the same span folded: a
+// piece that Fold folds alone, or a run of ASCII (ASCII set), which Fold
+// folds byte for byte. FoldSpans returns them in order.
+type Span struct {
+	Orig, Folded int
+	ASCII        bool
+}
+
+// FoldSpans returns Fold(s) and where its spans end in s and in it: runs
+// of ASCII, and the pieces normalization cannot split (a letter and its
+// marks, a Hangul syllable).
+func FoldSpans(s string) (string, []Span) {
+	var b strings.Builder
+	b.Grow(len(s))
+	var spans []Span
+	fold(&b, s, &spans)
+	return b.String(), spans
+}
+
+// fold writes s folded to b, and its spans (ends relative to the start
+// of s and of what fold writes) to spans, if given.
+func fold(b *strings.Builder, s string, spans *[]Span) {
+	start := b.Len()
+	var seen map[string]string // segments folded, as a text repeats a few
+	for i := 0; i < len(s); {
+		n := 1
+		switch c := s[i]; {
+		case c < utf8.RuneSelf && (i+1 == len(s) || s[i+1] < utf8.RuneSelf):
+			// ASCII before ASCII: no mark can follow.
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+		default:
+			r, m := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && m == 1 {
+				b.WriteRune(utf8.RuneError) // invalid UTF-8
+				break
+			}
+			if i+m == len(s) || s[i+m] < utf8.RuneSelf {
+				// No ASCII character composes with what precedes it.
+				n = m
+			} else {
+				n = norm.NFC.NextBoundaryInString(s[i:], true)
+			}
+			if n <= 0 {
+				_, n = utf8.DecodeRuneInString(s[i:])
+			}
+			// A segment ends at invalid UTF-8.
+			for j := i; j < i+n; {
+				r, m := utf8.DecodeRuneInString(s[j:])
+				if r == utf8.RuneError && m == 1 {
+					if j > i {
+						n = j - i
+					} else {
+						n = 1
+					}
+					break
+				}
+				j += m
+			}
+			seg := s[i : i+n]
+			f, ok := seen[seg]
+			if !ok {
+				if seen == nil {
+					seen = map[string]string{}
+				}
+				var sb strings.Builder
+				foldSegment(&sb, seg)
+				f = sb.String()
+				seen[seg] = f
+			}
+			b.WriteString(f)
+		}
+		i += n
+		if spans != nil {
+			sp := Span{Orig: i, Folded: b.Len() - start, ASCII: n == 1 && s[i-1] < utf8.RuneSelf}
+			if k := len(*spans) - 1; sp.ASCII && k >= 0 && (*spans)[k].ASCII {
+				(*spans)[k] = sp
+			} else {
+				*spans = append(*spans, sp)
+			}
+		}
+	}
+}
+
+// foldSegment writes one span of text that normalization does not split,
+// folded.
+func foldSegment(b *strings.Builder, seg string) {
+	r, n := utf8.DecodeRuneInString(seg)
+	if n == len(seg) && r != utf8.RuneError {
+		// One rune without a decomposition: lowercased, or mapped.
+		if norm.NFD.PropertiesString(seg).Decomposition() == nil && !isDiacritic(r) {
+			if m, ok := foldLetters[unicode.ToLower(r)]; ok {
+				b.WriteString(m)
+			} else {
+				b.WriteRune(unicode.ToLower(r))
+			}
+			return
+		}
+	}
+	var d strings.Builder
+	for _, r := range norm.NFD.String(seg) {
+		r = unicode.ToLower(r)
+		switch m, ok := foldLetters[r]; {
+		case isDiacritic(r):
+		case ok:
+			d.WriteString(m)
+		default:
+			d.WriteRune(r)
+		}
+	}
+	b.WriteString(norm.NFC.String(d.String()))
+}
+
+// isDiacritic reports whether r is a combining mark that Fold drops.
+func isDiacritic(r rune) bool {
+	return 0x300 <= r && r <= 0x36f || 0x1ab0 <= r && r <= 0x1aff || 0x1dc0 <= r && r <= 0x1dff ||
+		0x20d0 <= r && r <= 0x20ff || 0xfe20 <= r && r <= 0xfe2f
+}
+
+// foldLetters are the lowercase letters that Fold writes as other letters
+// (FoldSQL writes them too).
+var foldLetters = map[rune]string{
+	'ß': "ss", 'ı': "i", 'æ': "ae", 'œ': "oe", 'ø': "o", 'đ': "d", 'ð': "d", 'ł': "l",
+	'ħ': "h", 'ŧ': "t", 'þ': "th", 'ĳ': "ij",
+	'ﬀ': "ff", 'ﬁ': "fi", 'ﬂ': "fl", 'ﬃ': "ffi", 'ﬄ': "ffl", 'ﬅ': "st", 'ﬆ': "st",
+}
+
+// FoldSQL is the PostgreSQL expression of Fold applied to the text
+// expression x, given the same lowercasing (the database's LC_CTYPE, a
+// UTF-8 locale). The stores use it through a SQL function: the PostgreSQL
+// store's migration defines acrawler_fold(text) as this expression of its
+// argument, and a test checks that both give the same for every rune.
+func FoldSQL(x string) string {
+	e := `regexp_replace(lower(normalize(` + x + `, NFD)), '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+', '', 'g')`
+	var one, oneTo []rune
+	keys := make([]rune, 0, len(foldLetters))
+	for r := range foldLetters {
+		keys = append(keys, r)
+	}
+	slices.Sort(keys)
+	for _, r := range keys {
+		m := foldLetters[r]
+		if utf8.RuneCountInString(m) == 1 {
+			one, oneTo = append(one, r), append(oneTo, []rune(m)[0])
+			continue
+		}
+		e = `replace(` + e + `, '` + string(r) + `', '` + m + `')`
+	}
+	e = `translate(` + e + `, '` + string(one) + `', '` + string(oneTo) + `')`
+	return `normalize(` + e + `, NFC)`
+}
+
+// Unfold gives back a snippet of Fold(orig) (fragments of it, with the
+// stores' match markers, bytes 1 and 2, and possibly an ellipsis "…" at
+// either end) in the spelling of orig: the marked words as the page
+// writes them. Each run of the snippet between spaces is looked for in
+// Fold(orig), in order, from where the whole snippet is (or the previous
+// run was, within a few hundred bytes), so a snippet whose maker left
+// something out (PostgreSQL's ts_headline drops what looks like an HTML
+// tag) is given back too; a run not found is kept as it is, and the
+// spaces are the snippet's. A snippet whose first run is not in Fold(orig)
+// is returned as it is.
+func Unfold(snip, orig string) string {
+	// unfoldGap is how far past the previous run the next is looked for,
+	// when the snippet is not one fragment.
+	const unfoldGap = 256
+	const ellipsis = "…"
+	core, lead := strings.CutPrefix(snip, ellipsis)
+	core, trail := strings.CutSuffix(core, ellipsis)
+	folded, spans := FoldSpans(orig)
+	if folded == orig || core == "" {
+		return snip
+	}
+	unmark := strings.NewReplacer("\x01", "", "\x02", "")
+	pos, whole := 0, false // in folded
+	if at := strings.Index(folded, unmark.Replace(core)); at >= 0 {
+		pos, whole = at, true
+	}
+	anchored := whole
+	// origAt maps an offset in folded to one in orig: the start of the
+	// span it falls in, or, with end set, the end of the span it ends in.
+	origAt := func(f int, end bool) int {
+		k := sort.Search(len(spans), func(k int) bool { return spans[k].Folded > f })
+		if end {
+			k = sort.Search(len(spans), func(k int) bool { return spans[k].Folded >= f })
+		}
+		if k == len(spans) {
+			return len(orig)
+		}
+		startO, startF := 0, 0
+		if k > 0 {
+			startO, startF = spans[k-1].Orig, spans[k-1].Folded
+		}
+		switch {
+		case spans[k].ASCII:
+			return startO + f - startF
+		case end:
+			return spans[k].Orig
+		}
+		return startO
+	}
+	var b strings.Builder
+	if lead {
+		b.WriteString(ellipsis)
+	}
+	for i := 0; i < len(core); {
+		// Spaces are copied; a run up to the next space is unfolded.
+		r, n := utf8.DecodeRuneInString(core[i:])
+		space := unicode.IsSpace(r)
+		j := i + n
+		for j < len(core) {
+			r, n := utf8.DecodeRuneInString(core[j:])
+			if unicode.IsSpace(r) != space {
+				break
+			}
+			j += n
+		}
+		run := core[i:j]
+		i = j
+		plain := unmark.Replace(run)
+		if space || plain == "" {
+			b.WriteString(run)
+			continue
+		}
+		at := strings.Index(folded[pos:], plain)
+		switch {
+		case !anchored && at < 0:
+			// The snippet does not start with text of orig.
+			return snip
+		case at < 0 || anchored && !whole && at > unfoldGap:
+			b.WriteString(run)
+			continue
+		}
+		anchored = true
+		f := pos + at
+		from := origAt(f, false)
+		for k := 0; k < len(run); {
+			m := strings.IndexAny(run[k:], "\x01\x02")
+			if m < 0 {
+				m = len(run) - k
+			}
+			f += m
+			k += m
+			if k == len(run) {
+				break
+			}
+			// A start marker goes before the span it falls in, a stop
+			// marker after the span it ends in.
+			to := max(origAt(f, run[k] == 2), from)
+			b.WriteString(orig[from:to])
+			b.WriteByte(run[k])
+			from = to
+			k++
+		}
+		to := max(origAt(f, true), from)
+		b.WriteString(orig[from:to])
+		pos = f
+	}
+	if trail {
+		b.WriteString(ellipsis)
+	}
 	return b.String()
 }
 
@@ -423,9 +672,10 @@ func (q Query) FTS5() string {
 	return out + " NOT (" + strings.Join(neg, " OR ") + ")"
 }
 
-// fts5Term writes one term as an FTS5 string, with '*' for a prefix.
+// fts5Term writes one term as an FTS5 string, folded, with '*' for a
+// prefix.
 func fts5Term(t Term) string {
-	s := `"` + strings.ReplaceAll(strings.Join(t.Words, " "), `"`, `""`) + `"`
+	s := `"` + strings.ReplaceAll(Fold(strings.Join(t.Words, " ")), `"`, `""`) + `"`
 	if t.Prefix {
 		s += "*"
 	}
@@ -487,7 +737,7 @@ func tsTerm(t Term) string {
 		if i > 0 {
 			b.WriteString(" <-> ")
 		}
-		b.WriteString(tsLexeme(w))
+		b.WriteString(tsLexeme(Fold(w)))
 		if t.Prefix && i == len(parts)-1 {
 			b.WriteString(":*")
 		}

@@ -76,6 +76,8 @@ func TestParse(t *testing.T) {
 		{"ışık görüş", []Term{w("ışık"), w("görüş")}},
 		{"Straße CAFÉ naïve", []Term{w("straße"), w("café"), w("naïve")}},
 		{"cafe\u0301", []Term{w("cafe\u0301")}},
+		{"Zoë Müller ZOË", []Term{w("zoë"), w("müller")}},
+		{"한국어", []Term{w("한국어")}},
 		{"\u0301x", []Term{w("x")}},
 		{"हैलो वर्ल्ड", []Term{w("हैलो"), w("वर्ल्ड")}},
 		{"你好世界", []Term{w("你好世界")}},
@@ -118,6 +120,7 @@ func TestChunks(t *testing.T) {
 		{"/usr/bin +1-555-0100 https://x.org/a/", [][]string{{"/usr/bin"}, {"+1-555-0100"}, {"https://x.org/a/"}}},
 		{"deep\xffnetworks \x00x", [][]string{{"deep", "networks"}, {"x"}}},
 		{"a-\u0301", [][]string{{"a-\u0301"}}},
+		{"Müller-Lüdenscheidt", [][]string{{"müller-lüdenscheidt"}}},
 	}
 	for _, tt := range tests {
 		var got [][]string
@@ -271,6 +274,13 @@ var searches = []struct {
 	{"ışık şehir", []int{3}},
 	{`"üniversitesi yayınları"`, []int{3}},
 	{"yayın*", []int{3}},
+	// Case and diacritics are folded (Fold) on both sides.
+	{"isik SEHIR gorus", []int{3}},
+	{"ÜNİVERSİTESİ", []int{3}},
+	{`"istanbul universitesi"`, []int{3}},
+	{`"universitesi istanbul"`, nil},
+	{"turkce*", []int{3}},
+	{"Ｄeep", nil}, // full-width letters are not folded
 	{"deep\xffnetworks", []int{2}},
 	{"² -graph", nil}, // PostgreSQL finds no lexeme in "²"
 	{"\"deep\xffnetworks\"", []int{2}},
@@ -366,7 +376,7 @@ func TestLowerLikeFTS5(t *testing.T) {
 	var changed [][2]string
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		if ws := words(string(r)); len(ws) == 1 && ws[0] != string(r) {
-			changed = append(changed, [2]string{string(r), ws[0]})
+			changed = append(changed, [2]string{string(r), Fold(ws[0])})
 		}
 	}
 	tx, err := db.Begin()
@@ -432,8 +442,9 @@ func (m pgMatcher) match(text, tsq string) (bool, error) {
 	defer cancel()
 	var ok bool
 	// querytree(q) <> 'T' is the guard TSQuery's doc asks callers for.
+	// The text folded, as the store's acrawler_fold folds it.
 	err := m.conn.QueryRow(ctx, `SELECT to_tsvector('simple', $1) @@ q AND querytree(q) <> 'T'
-		FROM to_tsquery('simple', $2) AS q`, text, tsq).Scan(&ok)
+		FROM to_tsquery('simple', $2) AS q`, Fold(text), tsq).Scan(&ok)
 	return ok, err
 }
 
@@ -658,21 +669,118 @@ func BenchmarkParse(b *testing.B) {
 func TestFold(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"", ""},
-		{"plain ASCII, café, ışık şehir", "plain ASCII, café, ışık şehir"},
-		{"İstanbul İTÜ", "istanbul iTÜ"},
-		{"ŞEHİR", "ŞEHiR"},         // Ş is FTS5's to fold
-		{"\xffİ\xfe", "\xffi\xfe"}, // invalid UTF-8 kept
-		{"Ꭰ ᏸ", "ꭰ ᏸ"},             // Cherokee: the capital folded, the small letter kept
-		{"Ა", "ა"},                 // Georgian Mtavruli
+		{"plain ascii, nothing to fold", "plain ascii, nothing to fold"},
+		{"Plain ASCII", "plain ascii"},
+		{"café, ışık şehir", "cafe, isik sehir"},
+		{"İstanbul İTÜ", "istanbul itu"},
+		{"Zoë Hoffmann", "zoe hoffmann"},
+		{"Müller MÜLLER Mu\u0308ller", "muller muller muller"}, // composed and decomposed
+		{"Straße STRASSE ẞ", "strasse strasse ss"},
+		{"ﬁnancial ﬂow oﬀ", "financial flow off"},
+		{"Æsir œuvre Ø ø Đ ð Ł ħ ŧ Þ ĳ", "aesir oeuvre o o d d l h t th ij"},
+		{"Ἀθῆναι Ёлка", "αθηναι елка"},
+		{"हिन्दी 한국어 中文", "हिन्दी 한국어 中文"},   // other marks kept, Hangul composed
+		{"Acme™ m² ½ ＡＢＣ", "acme™ m² ½ ａｂｃ"}, // compatibility forms kept
+		{"\xffİ\xfe", "\ufffdi\ufffd"},       // invalid UTF-8 replaced
+		{"Ꭰ ᏸ Ა", "ꭰ ᏸ ა"},                   // Cherokee, Georgian Mtavruli
+		{"e\u0301\u0301x", "ex"},
 	} {
 		if got := Fold(tt.in); got != tt.want {
 			t.Errorf("Fold(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+		folded, spans := FoldSpans(tt.in)
+		if folded != Fold(tt.in) {
+			t.Errorf("FoldSpans(%q) = %q, Fold %q", tt.in, folded, Fold(tt.in))
+		}
+		if n := len(spans); len(tt.in) > 0 && (n == 0 || spans[n-1].Orig != len(tt.in) || spans[n-1].Folded != len(folded)) {
+			t.Errorf("FoldSpans(%q) spans %v do not end at %d, %d", tt.in, spans, len(tt.in), len(folded))
+		}
+		if again := Fold(tt.want); again != tt.want {
+			t.Errorf("Fold(%q) = %q: not idempotent", tt.want, again)
+		}
 	}
-	s := "nothing to fold: ışık"
+	s := "nothing to fold: lowercase ascii"
 	if got := Fold(s); unsafe.StringData(got) != unsafe.StringData(s) {
 		t.Errorf("Fold(%q) made a copy", s)
 	}
+}
+
+func TestUnfold(t *testing.T) {
+	orig := "Şehir: İSTANBUL'da İzmir \xff ve istanbul. Zoë Hoffmann, Straße 5, ﬁnance."
+	for _, tt := range []struct{ snip, want string }{
+		{"sehir: \x01istanbul\x02'da izmir…", "Şehir: \x01İSTANBUL\x02'da İzmir…"},
+		{"…\x01izmir\x02 \ufffd ve \x01istanbul\x02.", "…\x01İzmir\x02 \xff ve \x01istanbul\x02."},
+		{"…'da \x01izmir\x02…", "…'da \x01İzmir\x02…"},
+		{"\x01zoe hoffmann\x02, \x01strasse\x02 5", "\x01Zoë Hoffmann\x02, \x01Straße\x02 5"},
+		{"\x01finance\x02.", "\x01ﬁnance\x02."},
+		{"not a fragment", "not a fragment"},
+		{"", ""},
+	} {
+		if got := Unfold(tt.snip, orig); got != tt.want {
+			t.Errorf("Unfold(%q) = %q, want %q", tt.snip, got, tt.want)
+		}
+	}
+	// A snippet of text Fold leaves as it is is returned as it is.
+	if got := Unfold("a \x01b\x02", "a b"); got != "a \x01b\x02" {
+		t.Errorf("Unfold of unfolded text = %q", got)
+	}
+}
+
+// FuzzFold: Fold is idempotent, FoldSpans agrees with it and its spans
+// cover the text in order, and Unfold of a marked fragment gives back the
+// original's text with the same markers.
+func FuzzFold(f *testing.F) {
+	for _, s := range []string{"Zoë Hoffmann", "İstanbul", "Straße ﬁ", "e\u0301\u0301", "한국어 हिन्दी", "\xff\u0301a"} {
+		f.Add(s, 0, 3)
+	}
+	f.Fuzz(func(t *testing.T, s string, a, n int) {
+		folded := Fold(s)
+		if again := Fold(folded); again != folded {
+			t.Fatalf("Fold(%q) = %q, Fold of that %q", s, folded, again)
+		}
+		fs, spans := FoldSpans(s)
+		if fs != folded {
+			t.Fatalf("FoldSpans(%q) = %q, Fold %q", s, fs, folded)
+		}
+		po, pf := 0, 0
+		for _, sp := range spans {
+			if sp.Orig <= po || sp.Folded < pf {
+				t.Fatalf("FoldSpans(%q): spans %v out of order", s, spans)
+			}
+			if Fold(s[po:sp.Orig]) != folded[pf:sp.Folded] {
+				t.Fatalf("FoldSpans(%q): span %q folds to %q, not %q", s, s[po:sp.Orig], Fold(s[po:sp.Orig]), folded[pf:sp.Folded])
+			}
+			po, pf = sp.Orig, sp.Folded
+		}
+		if po != len(s) || pf != len(folded) {
+			t.Fatalf("FoldSpans(%q): spans end at %d, %d", s, po, pf)
+		}
+		// Mark a span-aligned fragment of the folded text.
+		if len(spans) == 0 || strings.ContainsAny(s, "\x01\x02…") {
+			return
+		}
+		a = (a%len(spans) + len(spans)) % len(spans)
+		n = a + (n%len(spans)+len(spans))%(len(spans)-a)
+		fa, fb := 0, spans[n].Folded
+		oa, ob := 0, spans[n].Orig
+		if a > 0 {
+			fa, oa = spans[a-1].Folded, spans[a-1].Orig
+		}
+		snip := "\x01" + folded[fa:fb] + "\x02"
+		got := Unfold(snip, s)
+		// Spaces may differ (a mark that follows a space folds with it);
+		// the stores collapse them.
+		collapse := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+		if plain := strings.NewReplacer("\x01", "", "\x02", "").Replace(got); folded[fa:fb] != "" && !strings.Contains(collapse(s), collapse(plain)) {
+			t.Fatalf("Unfold(%q, %q) = %q, not text of the original", snip, s, got)
+		}
+		if folded != s && strings.Index(folded, folded[fa:fb]) == fa && folded[fa:fb] != "" {
+			inner, ok := strings.CutPrefix(got, "\x01")
+			if inner, ok2 := strings.CutSuffix(inner, "\x02"); !ok || !ok2 || collapse(Fold(inner)) != collapse(folded[fa:fb]) || !strings.Contains(collapse(s[oa:ob]), collapse(inner)) {
+				t.Fatalf("Unfold(%q, %q) = %q, want the marked text of %q", snip, s, got, s[oa:ob])
+			}
+		}
+	})
 }
 
 // BenchmarkFold: what indexing a 20 KB text through Fold costs, in English

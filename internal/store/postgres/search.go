@@ -56,9 +56,17 @@ func bodyOf(r string) string {
 	return fmt.Sprintf(`left(CASE WHEN %[1]s.main_text <> '' THEN %[1]s.main_text ELSE %[1]s.text END, %[2]d)`, r, maxBody)
 }
 
-// docVector is the title and text part of the search column of row r.
+// docVector is the title and text part of the search column of row r:
+// the text folded by acrawler_fold (query.Fold's SQL twin, migration
+// 0008), as queries are folded.
 func docVector(r string) string {
-	return `setweight(to_tsvector('simple', ` + titleOf(r) + `), 'A') || setweight(to_tsvector('simple', ` + bodyOf(r) + `), 'C')`
+	return `setweight(to_tsvector('simple', acrawler_fold(` + titleOf(r) + `)), 'A') || setweight(to_tsvector('simple', acrawler_fold(` + bodyOf(r) + `)), 'C')`
+}
+
+// anchorVector is the anchor text part of the search column, for the
+// anchor text expression a, folded as docVector folds.
+func anchorVector(a string) string {
+	return `setweight(to_tsvector('simple', acrawler_fold(` + a + `)), 'B')`
 }
 
 // anchorsOf is the inbound anchor text indexed for the page whose ID is
@@ -163,8 +171,10 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	// facets count every match.
 	// Ranks are divided by 1 + the log of the document's length
 	// (normalization 1). Snippets are ts_headline's best passage of the
-	// indexed text or title, in which it replaces what looks like an HTML
-	// tag by a space.
+	// indexed text or title, folded as the index is (so that it marks the
+	// words the query matched), given back in the page's spelling
+	// (query.Unfold); ts_headline replaces what looks like an HTML tag by a
+	// space.
 	score := `ts_rank_cd(` + rankWeights + `, p.search, q.q, 1)
 				* (1 + ` + param(weight) + `::float8 * ln(1 + greatest(p.pagerank, 0)))`
 	hitsSQL := matches + `,
@@ -178,11 +188,13 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 				FROM pages p, q WHERE ` + param(limit+offset > rankedMatches) + ` AND ` + cond + `
 				AND p.url_id NOT IN (SELECT url_id FROM cand))
 			ORDER BY tier, score DESC, url_id LIMIT ` + param(limit) + ` OFFSET ` + param(offset) + `)
+		, shown AS (SELECT top.*, translate(` + bodyOf("p") + `, ` + marks + `, '  ') AS body,
+			translate(` + titleOf("p") + `, ` + marks + `, '  ') AS title FROM top JOIN pages p ON p.url_id = top.url_id)
 		SELECT p.url_id, p.url, p.title, coalesce(p.metadata->>'title', ''),
-			ts_headline('simple', translate(` + bodyOf("p") + `, ` + marks + `, '  '), q.q, ` + options + `),
-			ts_headline('simple', translate(` + titleOf("p") + `, ` + marks + `, '  '), q.q, ` + options + `),
+			ts_headline('simple', acrawler_fold(top.body), q.q, ` + options + `), top.body,
+			ts_headline('simple', acrawler_fold(top.title), q.q, ` + options + `), top.title,
 			top.score, p.host, p.doc_type, p.doi, p.metadata->'authors', p.year, p.lang, p.fetched_at
-		FROM top JOIN pages p ON p.url_id = top.url_id CROSS JOIN q
+		FROM shown top JOIN pages p ON p.url_id = top.url_id CROSS JOIN q
 		ORDER BY top.tier, top.score DESC, top.url_id`
 	// Total and facets: counts of the top 20 hosts and types, of every
 	// year (the unknown type and year left out; years are few, and a
@@ -199,17 +211,19 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	b.Queue(hitsSQL, hitArgs...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var h crawl.SearchHit
-			var metaTitle, snippet, titleSnippet string
+			var metaTitle, snippet, body, titleSnippet, title string
 			var authors []byte
 			var year int32
 			var fetched int64
-			if err := rows.Scan(&h.ID, &h.URL, &h.Title, &metaTitle, &snippet, &titleSnippet, &h.Score, &h.Host, &h.Type,
+			if err := rows.Scan(&h.ID, &h.URL, &h.Title, &metaTitle, &snippet, &body, &titleSnippet, &title, &h.Score, &h.Host, &h.Type,
 				&h.DOI, &authors, &year, &h.Lang, &fetched); err != nil {
 				return err
 			}
 			if h.Title == "" {
 				h.Title = metaTitle
 			}
+			// Headlines of the folded text, in the page's spelling.
+			snippet, titleSnippet = query.Unfold(snippet, body), query.Unfold(titleSnippet, title)
 			// The text's best passage, or the title when only the title
 			// matches.
 			if !strings.Contains(snippet, markStart) && strings.Contains(titleSnippet, markStart) || strings.TrimSpace(snippet) == "" {
@@ -376,7 +390,7 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 					WHERE p.url_id = ANY($1))
 					, u AS (UPDATE pages p SET pagerank = coalesce(a.rank, p.pagerank), anchors = a.anchors,
 						search = CASE WHEN p.anchors = a.anchors THEN p.search
-							ELSE ts_filter(p.search, '{a,c}') || setweight(to_tsvector('simple', a.anchors), 'B') END
+							ELSE ts_filter(p.search, '{a,c}') || `+anchorVector("a.anchors")+` END
 					FROM a WHERE p.url_id = a.url_id AND (p.anchors <> a.anchors OR p.pagerank <> coalesce(a.rank, p.pagerank))
 					RETURNING p.url_id, p.indexed_key)
 					INSERT INTO outbox (url_id, op, doc_key)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
@@ -526,4 +527,44 @@ func TestSearchRanksBestLinkedOfManyMatches(t *testing.T) {
 func BenchmarkBroadQueries(b *testing.B) {
 	dsn, schema := freshSchema(b)
 	storetest.BenchBroadQueries(b, open(b, dsn, schema), 287)
+}
+
+// TestFoldSQL: acrawler_fold, the SQL function the search column is built
+// with (migration 0008), folds every character as query.Fold does, which
+// folds the queries; and the migration defines it as query.FoldSQL says.
+func TestFoldSQL(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	open(t, dsn, schema).Close()
+	var in []string
+	for r := rune(0x20); r <= 0x2ffff; r++ {
+		if unicode.Is(unicode.Cs, r) || r >= 0x3400 && r < 0xa000 || r >= 0xac00 && r < 0xd7a4 || r >= 0x20000 {
+			continue // surrogates; CJK ideographs and Hangul syllables, which nothing folds, sampled below
+		}
+		in = append(in, string(r))
+	}
+	in = append(in, "中", "한", "Zoë Hoffmann", "Mu\u0308ller", "İSTANBUL ışık", "Straße ẞ", "ﬁnance", "e\u0301\u0301x", "한국어 हिन्दी")
+	var out []string
+	if err := queryRow(t, dsn, schema, `SELECT array_agg(acrawler_fold(s) ORDER BY i) FROM unnest($1::text[]) WITH ORDINALITY AS u(s, i)`,
+		[]any{in}, &out); err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for i, s := range in {
+		if want := query.Fold(s); out[i] != want {
+			if bad++; bad <= 20 {
+				t.Errorf("acrawler_fold(%q %U) = %q, query.Fold = %q", s, []rune(s)[0], out[i], want)
+			}
+		}
+	}
+	if bad > 20 {
+		t.Errorf("… %d of %d strings in all", bad, len(in))
+	}
+	var def string
+	if err := queryRow(t, dsn, schema, `SELECT prosrc FROM pg_proc WHERE proname = 'acrawler_fold' AND pronamespace = $1::regnamespace`,
+		[]any{schema}, &def); err != nil {
+		t.Fatal(err)
+	}
+	if want := " SELECT " + query.FoldSQL("s") + " "; def != want {
+		t.Errorf("acrawler_fold is\n%s\nquery.FoldSQL gives\n%s", def, want)
+	}
 }

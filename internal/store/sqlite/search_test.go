@@ -441,3 +441,43 @@ func TestFoldMigration(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldDiacriticsMigration: a database indexed before migration 0013,
+// whose index holds words with their diacritics, is reindexed at the next
+// open, and "zoe" then finds "Zoë".
+func TestFoldDiacriticsMigration(t *testing.T) {
+	ctx := context.Background()
+	c, file := openFileCorpus(t)
+	db := c.db
+	c.commit(t, &crawl.Page{URL: docURL(1), Title: "Zoë Müller", Text: "plain words"},
+		&crawl.Page{URL: docURL(2), Title: "Ankara", Text: "plain words"})
+	// The index as it was before migration 0013: the text lowercased by
+	// the tokenizer alone.
+	if err := db.ExecForTest(ctx, `INSERT INTO pages_fts (pages_fts) VALUES ('delete-all');
+		INSERT INTO pages_fts (rowid, title, body, anchors) SELECT key, title, 'plain words', anchors FROM search_docs;
+		PRAGMA user_version = 12`); err != nil {
+		t.Fatal(err)
+	}
+	search := func(q string) int {
+		t.Helper()
+		res, err := db.Search(ctx, crawl.SearchRequest{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Total
+	}
+	if n := search("zoe"); n != 0 {
+		t.Fatalf("before the migration, zoe found %d pages: the test does not make the old index", n)
+	}
+	db.Close()
+	db, err := sqlite.Open(ctx, file, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for q, want := range map[string]int{"zoe": 1, "Zoë": 1, "muller": 1, "MÜLLER": 1, `"zoe muller"`: 1, "ankara": 1, "plain": 2} {
+		if n := search(q); n != want {
+			t.Errorf("after the migration, %s found %d pages, want %d", q, n, want)
+		}
+	}
+}

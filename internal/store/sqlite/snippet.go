@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/acrawler/acrawler/internal/query"
 )
@@ -119,22 +118,14 @@ func (c *snippetConn) closeStmts() {
 // tokenizer and the same query: the fragments an index keeping its text
 // would give. The row is inserted in a transaction that is rolled back,
 // so it is never tokenized a second time to be deleted. The index took
-// the text through query.Fold: a document the query matches only so
-// ("istanbul" in "İstanbul") is matched folded, and its fragments are
-// given back in the document's own spelling (unfold). A document the
-// query does not match at all (which the index matched, so it should not
-// happen) gets the start of its text.
+// the text through query.Fold, as the query's words were: the document is
+// matched folded ("zoe" in "Zoë"), and its fragments are given back in
+// the document's own spelling (query.Unfold). A document the query does
+// not match at all (which the index matched, so it should not happen)
+// gets the start of its text.
 func (db *DB) snippets(ctx context.Context, match, title, body, anchors string) (bodySnip, titleSnip string, err error) {
-	bodySnip, titleSnip, err = db.snippetsOf(ctx, match, title, body, anchors)
-	if errors.Is(err, sql.ErrNoRows) {
-		ft, fb, fa := query.Fold(title), query.Fold(body), query.Fold(anchors)
-		if ft != title || fb != body || fa != anchors {
-			bodySnip, titleSnip, err = db.snippetsOf(ctx, match, ft, fb, fa)
-			if err == nil {
-				return unfold(bodySnip, fb, body), unfold(titleSnip, ft, title), nil
-			}
-		}
-	}
+	ft, fb, fa := query.Fold(title), query.Fold(body), query.Fold(anchors)
+	bodySnip, titleSnip, err = db.snippetsOf(ctx, match, ft, fb, fa)
 	if errors.Is(err, sql.ErrNoRows) {
 		words := strings.Fields(body)
 		if len(words) > 24 {
@@ -142,7 +133,10 @@ func (db *DB) snippets(ctx context.Context, match, title, body, anchors string) 
 		}
 		return strings.Join(words, " "), title, nil
 	}
-	return bodySnip, titleSnip, err
+	if err != nil {
+		return "", "", err
+	}
+	return query.Unfold(bodySnip, body), query.Unfold(titleSnip, title), nil
 }
 
 // snippetsOf runs FTS5's snippet function on one document; sql.ErrNoRows
@@ -171,47 +165,4 @@ func (db *DB) snippetsOf(ctx context.Context, match, title, body, anchors string
 	}
 	db.putSnippetConn(c)
 	return bodySnip, titleSnip, err
-}
-
-// unfold gives back snip, a snippet of folded (query.Fold of orig), in the
-// spelling of orig. Fold changes runes one for one, so the fragment's
-// place in folded, counted in runes, is its place in orig; its markers
-// (char 1 and 2) and ellipses are kept where they are. A snippet that is
-// not a fragment of folded is returned as it is.
-func unfold(snip, folded, orig string) string {
-	const ellipsis = "…"
-	core, lead := strings.CutPrefix(snip, ellipsis)
-	core, trail := strings.CutSuffix(core, ellipsis)
-	plain := strings.NewReplacer("\x01", "", "\x02", "").Replace(core)
-	at := strings.Index(folded, plain)
-	if at < 0 || plain == "" {
-		return snip
-	}
-	// Skip in orig as many runes as precede the fragment in folded.
-	start := 0
-	for range utf8.RuneCountInString(folded[:at]) {
-		_, n := utf8.DecodeRuneInString(orig[start:])
-		start += n
-	}
-	var b strings.Builder
-	if lead {
-		b.WriteString(ellipsis)
-	}
-	pos := start
-	for i := 0; i < len(core); {
-		if c := core[i]; c == 1 || c == 2 {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		_, n := utf8.DecodeRuneInString(core[i:])
-		_, m := utf8.DecodeRuneInString(orig[pos:])
-		b.WriteString(orig[pos : pos+m])
-		i += n
-		pos += m
-	}
-	if trail {
-		b.WriteString(ellipsis)
-	}
-	return b.String()
 }

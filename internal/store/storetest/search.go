@@ -22,6 +22,7 @@ var searchTests = []struct {
 	{"SearchAfterCancelledSearches", testSearchCancelled},
 	{"SearchTooBroad", testSearchTooBroad},
 	{"SearchFacetsListEveryYear", testSearchYears},
+	{"SearchFoldsCaseAndDiacritics", testSearchFold},
 }
 
 // cancelPages records n indexable pages that all hold the word
@@ -177,6 +178,83 @@ func testSearchYears(t *testing.T, e *env) {
 	res = e.search(crawl.SearchRequest{Query: "learning", Limit: 1, YearFrom: 2020})
 	if len(res.Facets.Year) != 10 || res.Total != 40 {
 		t.Errorf("year facet from 2020 = %v (total %d), want 10 years, 40 pages", res.Facets.Year, res.Total)
+	}
+}
+
+// testSearchFold: case and diacritics are folded alike in the index and in
+// queries (query.Fold), phrases match on the folded words in order, and
+// snippets mark the words as the page writes them.
+func testSearchFold(t *testing.T, e *env) {
+	e.commitPages(
+		&crawl.Page{URL: "http://f.test/zoe", Title: "Zoë Hoffmann: collected notes",
+			Text: "Zoë Hoffmann wrote to Müller from the Straße des 17. Juni about ﬁnancial matters."},
+		&crawl.Page{URL: "http://f.test/plain", Title: "zoe hoffmann",
+			Text: "A plain spelling: zoe hoffmann met muller on the strasse."},
+		&crawl.Page{URL: "http://f.test/reversed", Title: "Hoffmann, Zoë",
+			Text: "Names in another order: Hoffmann Zoë, and nothing else."},
+		&crawl.Page{URL: "http://f.test/itu", Title: "İSTANBUL TEKNİK ÜNİVERSİTESİ",
+			Text: "İstanbul'da ışık ve Øresund, Æsir, Œuvre."},
+	)
+	const (
+		zoe, plain, rev, itu = "http://f.test/zoe", "http://f.test/plain", "http://f.test/reversed", "http://f.test/itu"
+	)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"zoe hoffmann", []string{plain, rev, zoe}},
+		{"Zoë Hoffmann", []string{plain, rev, zoe}},
+		{"ZOË HOFFMANN", []string{plain, rev, zoe}},
+		{`"zoe hoffmann"`, []string{plain, zoe}},
+		{`"Zoë Hoffmann"`, []string{plain, zoe}},
+		{`"hoffmann zoë"`, []string{rev}},
+		{"muller", []string{plain, zoe}},
+		{"Müller", []string{plain, zoe}},
+		{"MÜLLER", []string{plain, zoe}},
+		{"mueller", nil}, // folding is not German spelling
+		{"strasse", []string{plain, zoe}},
+		{"Straße", []string{plain, zoe}},
+		{"STRASSE", []string{plain, zoe}},
+		{"financial", []string{zoe}},
+		{"ﬁnancial", []string{zoe}},
+		{"istanbul", []string{itu}},
+		{"İstanbul", []string{itu}},
+		{"ISTANBUL", []string{itu}},
+		{"isik", []string{itu}},
+		{"ışık", []string{itu}},
+		{"universitesi", []string{itu}},
+		{"oresund aesir oeuvre", []string{itu}},
+		{"zoë*", []string{plain, rev, zoe}},
+		{"-zoë hoffmann", nil},
+	} {
+		got := hitURLs(e.search(crawl.SearchRequest{Query: tc.q, Limit: 10}))
+		sort.Strings(got)
+		if !eq(got, tc.want) {
+			t.Errorf("Search(%q) = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	// Snippets show the page's own spelling.
+	for _, tc := range []struct{ q, url, mark string }{
+		{"zoe", zoe, "<mark>Zoë</mark>"},
+		{"strasse", zoe, "<mark>Straße</mark>"},
+		{"financial", zoe, "<mark>ﬁnancial</mark>"},
+		{"muller", zoe, "<mark>Müller</mark>"},
+		{"isik", itu, "<mark>ışık</mark>"},
+		{"muller", plain, "<mark>muller</mark>"},
+	} {
+		res := e.search(crawl.SearchRequest{Query: tc.q, Limit: 10})
+		found := false
+		for _, h := range res.Hits {
+			if h.URL == tc.url {
+				found = true
+				if !strings.Contains(h.Snippet, tc.mark) {
+					t.Errorf("Search(%q): snippet of %s = %q, want %s in it", tc.q, tc.url, h.Snippet, tc.mark)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("Search(%q) did not find %s", tc.q, tc.url)
+		}
 	}
 }
 
