@@ -53,6 +53,14 @@ func New(opts Options, newResolver func() htmlx.Resolver) *Extractor {
 }
 
 // Result is what was extracted from one response.
+//
+// Title is the document's own title: for an HTML page, the part of its
+// <title> that names the page, without the site's name or a section
+// (title.Page, from <title>, the metadata's title, og:title and <h1>); for
+// a PDF, its Title field when that is plausibly a title, else the heading
+// of its first page (see scholar.PDF). MainText is the page's main
+// content; a page with under 200 bytes of text whose main content cannot
+// be told keeps all of its visible text.
 type Result struct {
 	Title, Text, MainText, Lang, Charset string
 	Canonical, Refresh                   string
