@@ -117,6 +117,15 @@ var failureModes = []struct {
 			`<div class="more-stories">` + prose("other story", 5) + `</div></body>`,
 		want: []string{"Paragraph 1 of the story", "Paragraph 3 of the story"},
 	},
+	{
+		// A <main> holding the article and, beside it, more stories:
+		// the article is the content.
+		name: "main with one article and teasers",
+		page: `<body>` + siteChrome + `<main><article><h1>Field notes</h1>` + prose("story", 4) + `</article>` +
+			`<section class="more-posts"><h2>More from us</h2><div class="card"><h3>The winter camp</h3><p>Long nights, short days and a stove that never went out: a season in the north.</p></div></section></main></body>`,
+		want: []string{"Paragraph 1 of the story", "Paragraph 4 of the story"},
+		not:  []string{"More from us", "Long nights, short days"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

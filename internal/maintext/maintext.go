@@ -33,7 +33,9 @@ package maintext
 
 import (
 	"errors"
+
 	"fmt"
+	"golang.org/x/net/html/atom"
 	"strings"
 	"unicode/utf8"
 
@@ -108,7 +110,8 @@ func Extract(body []byte, pageURL, contentLanguage string) (Result, error) {
 // It is called once, after the last token; b must not be used after it.
 //
 // The content is the page's <main> (or role=main) when it holds at least
-// a quarter of the page's text; otherwise the best-scoring element with
+// a quarter of the page's text (or its one <article>, if that holds half
+// of the main's text); otherwise the best-scoring element with
 // its best siblings (see score). Either way, what is boilerplate by its
 // markup (see prune) is left out.
 func (b *Builder) Result(contentLanguage string) (res Result, err error) {
@@ -162,6 +165,9 @@ func (b *Builder) content() []int32 {
 		i++
 	}
 	if mainEl >= 0 && nodes[mainEl].chars*4 >= total {
+		if a := b.soleArticle(mainEl); a >= 0 {
+			return []int32{a}
+		}
 		return []int32{mainEl}
 	}
 	if best := b.score(); best >= 0 {
@@ -171,6 +177,35 @@ func (b *Builder) content() []int32 {
 		return []int32{mainEl}
 	}
 	return roots
+}
+
+// soleArticle returns the one <article> of a <main> (none inside
+// another) if it holds at least half of the main's text, or -1: the
+// main's other blocks are then related stories, teasers and the like.
+func (b *Builder) soleArticle(mainEl int32) int32 {
+	nodes := b.nodes
+	m := &nodes[mainEl]
+	found := int32(-1)
+	for i := mainEl + 1; i < m.end; {
+		n := &nodes[i]
+		if n.text || n.flags&(fDropped|fSkip) != 0 {
+			i = n.end
+			continue
+		}
+		if n.atom == atom.Article {
+			if found >= 0 {
+				return -1
+			}
+			found = i
+			i = n.end
+			continue
+		}
+		i++
+	}
+	if found >= 0 && nodes[found].chars*2 >= m.chars {
+		return found
+	}
+	return -1
 }
 
 // headerLang reads a Content-Language header: a language if it names one,
