@@ -29,6 +29,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -82,8 +83,10 @@ type Config struct {
 	Timeout time.Duration
 	// MaxSearches caps the requests that read the store at once: searches,
 	// documents, the dashboard and /stats. One more waits up to a second
-	// for a free slot, then is answered 503 with Retry-After. 0:
-	// DefaultMaxSearches().
+	// for a free slot, then is answered 503 with Retry-After. Costly
+	// requests (see costly) hold at most a quarter of the slots (at least
+	// one), so that a flood of them leaves the rest to ordinary searches.
+	// 0: DefaultMaxSearches().
 	MaxSearches int
 	// Gatherer supplies the metrics /metrics shows besides the server's own
 	// request metrics. Nil: the Go runtime and process collectors.
@@ -99,6 +102,7 @@ type Server struct {
 	rankWeight float64
 	timeout    time.Duration
 	slots      chan struct{} // one token per request reading the store
+	costly     chan struct{} // one token per costly request, which also holds a slot
 	log        *slog.Logger
 	metrics    http.Handler
 	requests   *prometheus.CounterVec
@@ -150,6 +154,7 @@ func New(cfg Config) (*Server, error) {
 		rankWeight: cfg.PageRankWeight,
 		timeout:    cfg.Timeout,
 		slots:      make(chan struct{}, cfg.MaxSearches),
+		costly:     make(chan struct{}, max(1, cfg.MaxSearches/4)),
 		log:        cfg.Log,
 	}
 	if s.timeout == 0 {
@@ -320,26 +325,71 @@ func (w *statusWriter) code() int {
 }
 
 // acquire takes one of the slots of the requests that read the store,
-// waiting up to queueWait for one; release gives it back. It fails with
-// errBusy when none came free, or with ctx's error.
-func (s *Server) acquire(ctx context.Context) (release func(), err error) {
-	release = func() { <-s.slots }
-	select {
-	case s.slots <- struct{}{}:
-		return release, nil
-	default:
-	}
+// and for a costly request one of the costly slots first, waiting up to
+// queueWait in all; release gives them back. It fails with errBusy when
+// none came free in time, or with ctx's error.
+func (s *Server) acquire(ctx context.Context, costly bool) (release func(), err error) {
 	t := time.NewTimer(queueWait)
 	defer t.Stop()
-	select {
-	case s.slots <- struct{}{}:
-		return release, nil
-	case <-t.C:
-		s.busy.Inc()
-		return nil, errBusy
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	take := func(c chan struct{}) error {
+		select {
+		case c <- struct{}{}:
+			return nil
+		default:
+		}
+		select {
+		case c <- struct{}{}:
+			return nil
+		case <-t.C:
+			s.busy.Inc()
+			return errBusy
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	if costly {
+		if err := take(s.costly); err != nil {
+			return nil, err
+		}
+	}
+	if err := take(s.slots); err != nil {
+		if costly {
+			<-s.costly
+		}
+		return nil, err
+	}
+	return func() {
+		<-s.slots
+		if costly {
+			<-s.costly
+		}
+	}, nil
+}
+
+// Costly searches: what makes a search read much of the index.
+const (
+	costlyPrefix = 4   // a prefix shorter than this matches many words
+	costlyWords  = 8   // more words than this
+	costlyDepth  = 100 // offset+limit beyond this ranks many matches
+)
+
+// costly says whether a search's work is large for its kind: several
+// prefixes or a short one, many words, or a deep page.
+func costly(r crawl.SearchRequest, q query.Query) bool {
+	if r.Offset+r.Limit > costlyDepth {
+		return true
+	}
+	prefixes, words := 0, 0
+	for _, t := range q.Terms {
+		words += len(t.Words)
+		if t.Prefix {
+			prefixes++
+			if utf8.RuneCountInString(t.Words[len(t.Words)-1]) < costlyPrefix {
+				return true
+			}
+		}
+	}
+	return prefixes > 1 || words > costlyWords
 }
 
 // Errors the handlers return, mapped to statuses by fail.

@@ -60,10 +60,11 @@ type searchResponse struct {
 // to text and marks, and nil lists and maps made empty. A query too broad
 // to answer (query.Check) is refused before it waits for a slot.
 func (s *Server) search(ctx context.Context, req crawl.SearchRequest) (crawl.SearchResult, error) {
-	if err := query.Parse(req.Query).Check(); err != nil {
+	q := query.Parse(req.Query)
+	if err := q.Check(); err != nil {
 		return crawl.SearchResult{}, fmt.Errorf("api: search: %w", err)
 	}
-	release, err := s.acquire(ctx)
+	release, err := s.acquire(ctx, costly(req, q))
 	if err != nil {
 		return crawl.SearchResult{}, fmt.Errorf("api: search: %w", err)
 	}
@@ -161,7 +162,7 @@ type outlink struct {
 // loadDocument finds the page of a URL, normalized as the crawler stores
 // it, with its links.
 func (s *Server) loadDocument(ctx context.Context, raw string) (*document, error) {
-	release, err := s.acquire(ctx)
+	release, err := s.acquire(ctx, false)
 	if err != nil {
 		return nil, fmt.Errorf("api: document: %w", err)
 	}
@@ -285,9 +286,9 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
 }
 
 // report builds the crawl's report in one of the slots of the requests
-// that read the store.
+// that read the store, a costly one.
 func (s *Server) report(ctx context.Context) (*report.Report, error) {
-	release, err := s.acquire(ctx)
+	release, err := s.acquire(ctx, true) // a report reads every host
 	if err != nil {
 		return nil, fmt.Errorf("api: report: %w", err)
 	}

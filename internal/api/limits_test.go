@@ -20,7 +20,7 @@ import (
 	"github.com/acrawler/acrawler/internal/query"
 )
 
-// gated is a backend whose searches for "block" wait until gate closes
+// gated is a backend whose searches for "block…" wait until gate closes
 // (or their context ends), counting how many wait; other searches go to
 // the store.
 type gated struct {
@@ -38,7 +38,7 @@ func newGated(b api.Backend) *gated {
 }
 
 func (g *gated) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
-	if r.Query != "block" {
+	if !strings.HasPrefix(r.Query, "block") {
 		return g.Backend.Search(ctx, r)
 	}
 	g.mu.Lock()
@@ -120,6 +120,41 @@ func TestBusy(t *testing.T) {
 	}
 	if _, err := api.New(api.Config{Backend: g, MaxSearches: -1}); err == nil {
 		t.Error("New accepted MaxSearches -1")
+	}
+}
+
+// Costly searches hold at most a quarter of the slots: with those taken,
+// one more costly search is answered 503, an ordinary one is answered.
+func TestCostlySearchesShareAQuarter(t *testing.T) {
+	g := newGated(api.StoreBackend(collection(t), 0))
+	s, err := api.New(api.Config{Backend: g, MaxSearches: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int)
+	go func() { done <- get(t, s, "/search?q="+url.QueryEscape("block ab*")).Code }()
+	g.waitFor(1)
+	for _, q := range []url.Values{
+		{"q": {"crawling ab*"}},         // a short prefix
+		{"q": {"crawl* focus*"}},        // two prefixes
+		{"q": {manyWords(9)}},           // many words
+		{"q": {"x"}, "offset": {"100"}}, // a deep page
+	} {
+		if w := get(t, s, "/search?"+q.Encode()); w.Code != http.StatusServiceUnavailable {
+			t.Errorf("costly search %v with the costly slot taken = %d, want 503", q, w.Code)
+		}
+	}
+	if w := get(t, s, "/dashboard"); w.Code != http.StatusServiceUnavailable {
+		t.Errorf("the dashboard with the costly slot taken = %d, want 503", w.Code)
+	}
+	for _, q := range []url.Values{{"q": {uniquePhrase}}, {"q": {"crawl*"}}, {"q": {"crawling"}, "offset": {"90"}}} {
+		if w := get(t, s, "/search?"+q.Encode()); w.Code != http.StatusOK {
+			t.Errorf("ordinary search %v with the costly slot taken = %d, want 200", q, w.Code)
+		}
+	}
+	close(g.gate)
+	if c := <-done; c != http.StatusOK {
+		t.Errorf("the costly search = %d", c)
 	}
 }
 
