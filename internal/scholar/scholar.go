@@ -10,7 +10,10 @@
 // tags. Each field of the result comes from the most trusted vocabulary
 // that has it.
 //
-// It is a pure leaf: Extract, Classify, FindDOIs and NormalizeDOI take
+// PDF reads the same metadata from a PDF's information dictionary and the
+// text of its first page.
+//
+// It is a pure leaf: Extract, PDF, Classify, FindDOIs and NormalizeDOI take
 // values and return values, keep no state and never fail; bad input gives
 // less metadata, not an error. Every field is capped (MaxField, MaxAbstract,
 // MaxAuthors, MaxKeywords, MaxIDs, MaxDOIs) whatever the page holds.

@@ -353,36 +353,38 @@ func clean(s string) string {
 // digits in lower case without accents (dotless ı read as i, ß as ss),
 // words separated by one space.
 func key(s string) string {
-	var b strings.Builder
-	space := false
-	var it norm.Iter
-	it.InitString(norm.NFKD, s)
-	for !it.Done() {
-		for _, r := range string(it.Next()) {
-			switch {
-			case unicode.Is(unicode.Mn, r):
-				continue
-			case unicode.IsLetter(r) || unicode.IsDigit(r):
-				if space && b.Len() > 0 {
-					b.WriteByte(' ')
-				}
-				space = false
-				switch r {
-				case 'ı', 'İ':
-					b.WriteByte('i')
-				case 'ß':
-					b.WriteString("ss")
-				default:
-					b.WriteRune(unicode.ToLower(r))
-				}
-			case r == '\'' || r == '’':
-				// "Master's" reads like "Masters".
-			default:
-				space = true
-			}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			s = norm.NFKD.String(s)
+			break
 		}
 	}
-	return b.String()
+	b := make([]byte, 0, len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			continue
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if space && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			space = false
+			switch r {
+			case 'ı', 'İ':
+				b = append(b, 'i')
+			case 'ß':
+				b = append(b, "ss"...)
+			default:
+				b = utf8.AppendRune(b, unicode.ToLower(r))
+			}
+		case r == '\'' || r == '’':
+			// "Master's" reads like "Masters".
+		default:
+			space = true
+		}
+	}
+	return string(b)
 }
 
 // junkTitles are, as keys, the titles that editors and converters give a

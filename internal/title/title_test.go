@@ -190,3 +190,17 @@ func TestPageLinear(t *testing.T) {
 		t.Errorf("split gave %d parts, want at most %d", len(segs), maxSegments)
 	}
 }
+
+// BenchmarkPage is the title of a typical journal article's page.
+func BenchmarkPage(b *testing.B) {
+	c := Candidates{Title: "Derin öğrenme ile görüntü sınıflandırma | Karadeniz Fen Bilimleri Dergisi | DergiPark",
+		Citation: "Derin Öğrenme ile Görüntü Sınıflandırma", OG: "Derin öğrenme ile görüntü sınıflandırma",
+		Heading: "Derin öğrenme ile görüntü sınıflandırma", Site: "DergiPark", Host: "dergipark.org.tr",
+		Names: []string{"Karadeniz Teknik Üniversitesi", "Karadeniz Fen Bilimleri Dergisi"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if Page(c) == "" {
+			b.Fatal("no title")
+		}
+	}
+}
