@@ -230,12 +230,10 @@ func (h *Harvester) ListRecords(ctx context.Context, opt Options, page func(*Pag
 
 // do sends one request and parses the answer.
 func (h *Harvester) do(ctx context.Context, q url.Values) (*Response, string, error) {
-	u, err := url.Parse(h.BaseURL)
+	s, err := requestURL(h.BaseURL, q)
 	if err != nil {
-		return nil, h.BaseURL, fmt.Errorf("base URL: %w", err)
+		return nil, h.BaseURL, err
 	}
-	u.RawQuery = q.Encode()
-	s := u.String()
 	status, body, retry, err := h.Getter.Get(ctx, s)
 	if err != nil {
 		return nil, s, err
@@ -248,4 +246,18 @@ func (h *Harvester) do(ctx context.Context, q url.Values) (*Response, string, er
 		return nil, s, err
 	}
 	return resp, s, nil
+}
+
+// requestURL is base with the query q (replacing any query of base).
+func requestURL(base string, q url.Values) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("base URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", fmt.Errorf("base URL %q: not an http(s) URL", base)
+	}
+	u.RawQuery = q.Encode()
+	u.Fragment = ""
+	return u.String(), nil
 }

@@ -241,7 +241,13 @@ func (p *parser) err() error {
 }
 
 // textErr is text returning its error.
-func (p *parser) textErr() (string, error) {
+func (p *parser) textErr() (string, error) { return p.read(true) }
+
+// textRaw reads the text of the element just started like text, but keeps
+// whitespace inside it as it is.
+func (p *parser) textRaw() (string, error) { return p.read(false) }
+
+func (p *parser) read(collapse bool) (string, error) {
 	p.buf = p.buf[:0]
 	depth := 0
 	space := false
@@ -255,7 +261,7 @@ func (p *parser) textErr() (string, error) {
 			depth++
 		case xml.EndElement:
 			if depth == 0 {
-				s := string(bytes.TrimRight(p.buf, " "))
+				s := string(bytes.TrimRight(p.buf, " \t\r\n"))
 				if len(s) > p.lim.MaxField {
 					s = cut(s, p.lim.MaxField)
 					p.resp.Truncated = true
@@ -269,7 +275,10 @@ func (p *parser) textErr() (string, error) {
 					break
 				}
 				if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-					space = len(p.buf) > 0
+					if !collapse && len(p.buf) > 0 {
+						p.buf = append(p.buf, c)
+					}
+					space = collapse && len(p.buf) > 0
 					continue
 				}
 				if space {
@@ -411,9 +420,14 @@ func (p *parser) list() error {
 					tok.ExpirationDate = t
 				}
 			}
-			tok.Value = p.text()
+			// A token is opaque: only its ends are trimmed.
+			v, err := p.textRaw()
+			if err != nil {
+				return err
+			}
+			tok.Value = v
 			p.resp.Token = tok
-			return p.err()
+			return nil
 		default:
 			return p.d.Skip()
 		}
