@@ -47,7 +47,8 @@ const (
 // Type is then decided as Classify decides it for a page, the top of the
 // first page (before its abstract or first section) giving type clues ("pdf:thesis" for "A thesis submitted...",
 // "Doktora Tezi"; "pdf:preprint" for an arXiv stamp, "Preprint",
-// "Working paper"; "pdf:proceedings" for "Proceedings of"), the first page
+// "Working paper"; "pdf:proceedings" for "Proceedings of"; "pdf:article"
+// for a journal, "Dergisi"), the first page
 // standing as the text.
 func PDF(info PDFInfo, pageURL, text string) *Metadata {
 	md := &Metadata{}
@@ -258,7 +259,10 @@ func headerYear(header string) int {
 			l = strings.ReplaceAll(l, d, " ")
 		}
 		for i := 0; i+4 <= len(l); i++ {
-			if isYearAt(l, i) {
+			// Not a number joined to another by a hyphen: an ISSN, a
+			// range of pages.
+			joined := i > 0 && l[i-1] == '-' || i+5 < len(l) && l[i+4] == '-' && isDigit(l[i+5])
+			if isYearAt(l, i) && !joined {
 				y, _ := strconv.Atoi(l[i : i+4])
 				return y
 			}
@@ -283,6 +287,9 @@ func pdfClues(header string) []string {
 	if containsAny(l, "proceedings of", "conference on", "symposium on", "workshop on", "annual meeting of",
 		"international conference", "kongresi", "sempozyumu", "bildiriler kitabı", "tagungsband") {
 		clues = append(clues, "pdf:"+TypeProceedings)
+	}
+	if containsAny(l, "journal", "dergisi", "zeitschrift", "transactions on", "revue ", "revista ") {
+		clues = append(clues, "pdf:"+TypeArticle)
 	}
 	return clues
 }
