@@ -193,6 +193,19 @@ func testSearchAfterCrawl(t *testing.T, be backend) {
 	if be.name == "sqlite" {
 		shot := apitest.Browse(t, base, apitest.Search{Query: "research", Facet: "type", Screenshot: "search-after-crawl.png"})
 		t.Logf("browser: %+v", shot)
+		// The crawl's pages fit a phone and a desktop: the home page has
+		// links from most pages, with long URLs.
+		b := apitest.NewBrowser(t)
+		for _, p := range []struct{ name, path, sel string }{
+			{"search", "/?q=research", "#total"},
+			{"document", "/doc?url=" + url.QueryEscape("http://www.northfield-university.test/"), "article"},
+			{"publication", "/doc?url=" + url.QueryEscape(pub.URL), "article"},
+			{"dashboard", "/dashboard", "main svg"},
+		} {
+			for _, width := range []int{390, 1280} {
+				b.Fit(base+p.path, p.sel, fmt.Sprintf("after-crawl-%s-%d.png", p.name, width), width, 900)
+			}
+		}
 		if dir := os.Getenv("ACRAWLER_ARTIFACTS"); dir != "" {
 			t.Logf("screenshots kept in %s", dir)
 		}
