@@ -164,6 +164,10 @@ type Engine struct {
 	// the store was unavailable for longer than StoreOutage.
 	gaveUp    chan struct{}
 	gaveUpErr error
+	// suspectErr is a store failure met by a background loop, which
+	// pauses the dispatcher until the store answers (suspect).
+	suspectMu  sync.Mutex
+	suspectErr error
 	// bytesBase is the byte count the store held when this run started.
 	bytesBase int64
 
@@ -446,7 +450,13 @@ func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task) (Stop
 			}
 			continue
 		}
-		t, ok, wake, err := e.fr.Next(ctx)
+		var t frontier.Task
+		var ok bool
+		var wake time.Time
+		err := e.storeFailed()
+		if err == nil {
+			t, ok, wake, err = e.fr.Next(ctx)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return StopInterrupt, nil
@@ -514,6 +524,27 @@ func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task) (Stop
 			return StopStoreError, e.gaveUpErr
 		}
 	}
+}
+
+// suspect records a store failure met outside the dispatcher (renewing
+// leases, recording figures): the dispatcher hands out nothing more until
+// the store answers again.
+func (e *Engine) suspect(err error) {
+	e.suspectMu.Lock()
+	if e.suspectErr == nil {
+		e.suspectErr = err
+	}
+	e.suspectMu.Unlock()
+	e.notify()
+}
+
+// storeFailed returns and clears the failure recorded by suspect.
+func (e *Engine) storeFailed() error {
+	e.suspectMu.Lock()
+	defer e.suspectMu.Unlock()
+	err := e.suspectErr
+	e.suspectErr = nil
+	return err
 }
 
 // probe asks the store a cheap question: whether it answers.
@@ -626,6 +657,7 @@ func (e *Engine) renewLoop(ctx context.Context) {
 		case <-t.C:
 			if err := e.fr.Renew(ctx); err != nil && ctx.Err() == nil {
 				e.cfg.Log.Warn("renew host leases", "err", err)
+				e.suspect(err)
 			}
 		}
 	}

@@ -60,8 +60,9 @@ func (e *Engine) recordMetrics(ctx context.Context) {
 		m.Frontier, m.Reserved, m.TotalBytes = c.Queued, c.Reserved, c.Bytes
 		e.frontierSize.Store(c.Queued)
 	}
-	if err := e.store.RecordMetrics(ctx, m); err != nil {
+	if err := e.store.RecordMetrics(ctx, m); err != nil && ctx.Err() == nil {
 		e.cfg.Log.Warn("record metrics", "err", err)
+		e.suspect(err)
 	}
 }
 
