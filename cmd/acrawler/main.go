@@ -178,6 +178,9 @@ Usage:
   acrawler recrawl [flags] [--all]  revisit the pages that are due, with conditional requests
   acrawler testweb --listen ADDR    serve the synthetic test web (an origin and an HTTP proxy)
   acrawler version                  print the version
+
+Exit status: 0 done, 1 failed, 2 bad usage; 130 or 143 stopped by SIGINT or
+SIGTERM (a crawl resumes when run again).
 `
 
 // Run runs the program with args (without the program name).
