@@ -126,6 +126,16 @@ var failureModes = []struct {
 		want: []string{"Paragraph 1 of the story", "Paragraph 4 of the story"},
 		not:  []string{"More from us", "Long nights, short days"},
 	},
+	{
+		// Short lines after the article's last paragraph (a source, a
+		// date, a "more on this" label) are not its text; a short
+		// closing sentence is.
+		name: "short lines after the text",
+		page: `<body>` + siteChrome + `<div class="story">` + prose("story", 3) + `<p>And so the season ended.</p>` +
+			`<div class="src">Source: Example Agency</div><div class="stamp">Published 3 May 2021, 09:35</div><div class="lbl">More on this</div></div></body>`,
+		want: []string{"Paragraph 3 of the story", "And so the season ended."},
+		not:  []string{"Source: Example Agency", "Published 3 May", "More on this"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

@@ -48,7 +48,21 @@ type textWriter struct {
 	level    int    // rank of the heading being written (1-6), 0 if none
 	held     []byte // the heading held back
 	heldRank int
+	lastLong int // length of the text up to the end of its last prose paragraph (see isProse)
 }
+
+// maxTail is the length under which the lines after the last paragraph
+// of prose are left out.
+const maxTail = 400
+
+// isProse reports whether a paragraph is prose rather than a line of
+// boilerplate: at least 150 bytes, or five words or more with a sentence
+// in them (ending in '.', '!' or '?', or followed by another).
+func isProse(p []byte) bool {
+	return len(p) >= 150 || bytes.Count(p, space) >= 4 && (bytes.IndexByte(sentenceEnds, p[len(p)-1]) >= 0 || bytes.Contains(p, stop))
+}
+
+var space, sentenceEnds, stop = []byte(" "), []byte(".!?"), []byte(". ")
 
 // render writes the text of the subtrees of the given nodes, in order:
 // see Result.Text.
@@ -68,6 +82,11 @@ func (b *Builder) render(roots []int32, max int) string {
 	w.flush()
 	if w.out.Len() == 0 && len(w.held) > 0 {
 		w.write(w.held)
+	}
+	if w.lastLong > 0 && w.out.Len()-w.lastLong < maxTail {
+		// The short lines after the last prose: a source, a date, a
+		// "more on this" line, a tag list.
+		return w.out.String()[:w.lastLong]
 	}
 	return w.out.String()
 }
@@ -238,6 +257,9 @@ func (w *textWriter) write(p []byte) {
 		w.out.WriteString("\n\n")
 	}
 	w.out.Write(p)
+	if isProse(p) {
+		w.lastLong = w.out.Len()
+	}
 }
 
 // cutUTF8 cuts s to at most n bytes on a character boundary.
