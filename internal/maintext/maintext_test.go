@@ -101,6 +101,7 @@ c</pre></main></body>`, "Line one\nLine two\n\na b\nc"},
 		{"implied ends", `<body><main><p>One<div>Two</div><ul><li>a<li>b</ul><table><tr><td>x<td>y<tr><td>z</table><h2>H</h2><p>End.</main>`, "One\n\nTwo\n\na\n\nb\n\nx | y\n\nz\n\nH\n\nEnd."},
 		{"heading without text", `<body><main><h2>Story</h2><p>Text.</p><h3>Part</h3><p>More.</p><h2>Read next</h2></main>`, "Story\n\nText.\n\nPart\n\nMore."},
 		{"headings over a section", `<body><main><h1>Title</h1><h2>Part</h2><p>Text.</p><h2>Also</h2><h2>Next</h2><p>End.</p></main>`, "Title\n\nPart\n\nText.\n\nNext\n\nEnd."},
+		{"invisible characters", "<body><main><p>Ar\u00adchive\u2060s keep \ufeffpages\u200f.</p><p>\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645</p></main></body>", "Archives keep pages.\n\n\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"},
 		{"custom elements", `<body><main><my-el/>One <x-y>two</x-y><p>Three.</p></main></body>`, "One two\n\nThree."},
 	}
 	for _, tt := range tests {

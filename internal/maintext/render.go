@@ -195,7 +195,7 @@ func (w *textWriter) text(s []byte, pre bool) {
 		case unicode.IsSpace(r) || r == '\u200b':
 			w.space = len(w.cur) > 0 && w.cur[len(w.cur)-1] != '\n'
 
-		case r == utf8.RuneError || unicode.IsControl(r):
+		case r == utf8.RuneError || unicode.IsControl(r) || invisible(r):
 		default:
 			if w.space {
 				w.cur = append(w.cur, ' ')
@@ -274,4 +274,16 @@ func cutUTF8(s []byte, n int) []byte {
 		n--
 	}
 	return bytes.TrimSpace(s[:n])
+}
+
+// invisible reports whether a character is one that shows nothing and
+// joins nothing: a soft hyphen, a word joiner, a byte order mark, a
+// direction mark. (Zero-width joiners and non-joiners, which shape
+// emoji and the words of some scripts, are kept.)
+func invisible(r rune) bool {
+	switch r {
+	case '\u00ad', '\u2060', '\ufeff', '\u200e', '\u200f', '\u180e', '\u034f':
+		return true
+	}
+	return false
 }
