@@ -31,7 +31,9 @@ const (
 //
 //   - Title is the Title field when it is plausibly a title (not a file
 //     name, "Microsoft Word - paper.docx" or "Untitled"; see
-//     title.Plausible), else the first page's heading when that is.
+//     title.Plausible), else the first page's heading when that is. A
+//     Title field that the first page does not show gives way to a
+//     plausible heading (a template's or another document's title).
 //   - Authors are those of the Author field, split at semicolons, " and ",
 //     "&" and, between full names, commas; "Family, Given" turned around;
 //     repeats dropped whatever their case and spacing.
@@ -55,10 +57,13 @@ func PDF(info PDFInfo, pageURL, text string) *Metadata {
 	first, _, _ := strings.Cut(cut(text, pdfFirstPage), "\n\n")
 	header := headerOf(first)
 
+	// A Title field that the first page does not show, beside a heading
+	// that is a title, was left by a template or another document.
+	fromHeading := title.Plausible(info.Heading)
 	switch {
-	case title.Plausible(info.Title):
+	case title.Plausible(info.Title) && (!fromHeading || title.Contains(first, info.Title)):
 		md.Title = clean(info.Title, MaxField)
-	case title.Plausible(info.Heading):
+	case fromHeading:
 		md.Title = clean(info.Heading, MaxField)
 	}
 	md.Authors = pdfAuthors(info.Author)

@@ -463,3 +463,25 @@ func Plausible(s string) bool {
 }
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// Contains reports whether text holds t, case, accents, punctuation and
+// spacing aside (as Page compares names). An empty t is in no text.
+func Contains(text, t string) bool {
+	k := key(clip(t))
+	if k == "" {
+		return false
+	}
+	tk := key(text)
+	for off := 0; ; {
+		i := strings.Index(tk[off:], k)
+		if i < 0 {
+			return false
+		}
+		i += off
+		// Whole words only.
+		if (i == 0 || tk[i-1] == ' ') && (i+len(k) == len(tk) || tk[i+len(k)] == ' ') {
+			return true
+		}
+		off = i + 1
+	}
+}

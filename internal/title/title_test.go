@@ -168,6 +168,9 @@ func FuzzPage(f *testing.F) {
 			if got != strings.TrimSpace(got) || (key(ct) != "" && key(got) == "") {
 				t.Fatalf("Page(%+v) = %q: untrimmed, or only punctuation", c, got)
 			}
+			if key(got) != "" && !Contains(ct, got) {
+				t.Fatalf("Contains(%q, %q) = false for a part of the title", ct, got)
+			}
 		} else if got != "" && got != clean(citation) && got != clean(og) && got != clean(heading) {
 			t.Fatalf("Page(%+v) = %q, not a candidate", c, got)
 		}
@@ -201,6 +204,24 @@ func BenchmarkPage(b *testing.B) {
 	for b.Loop() {
 		if Page(c) == "" {
 			b.Fatal("no title")
+		}
+	}
+}
+
+func TestContains(t *testing.T) {
+	for _, tc := range []struct {
+		text, t string
+		want    bool
+	}{
+		{"Deep Learning for\nCrop Yield Prediction\nJamal Sato", "Deep learning for crop-yield prediction", true},
+		{"DERİN ÖĞRENME İLE GÖRÜNTÜ SINIFLANDIRMA", "Derin öğrenme ile görüntü sınıflandırma", true},
+		{"Deep learning for crops", "Deep learning for crop", false},
+		{"anything", "", false},
+		{"anything", " - ", false},
+		{"Instructions for authors", "Deep learning", false},
+	} {
+		if got := Contains(tc.text, tc.t); got != tc.want {
+			t.Errorf("Contains(%q, %q) = %v, want %v", tc.text, tc.t, got, tc.want)
 		}
 	}
 }
