@@ -77,6 +77,8 @@ type RepositoryRecord struct {
 	// for records found only in the repository.
 	Original string
 	Citation *Citation
+
+	issued time.Time // the full date the landing page states
 }
 
 // NewRepository builds the repository over the publications of w.
@@ -113,6 +115,7 @@ func NewRepository(w *Web) *Repository {
 			rec.Type = "Thesis"
 		}
 		pub, _ := time.Parse("2006-01-02", c.Date)
+		rec.issued = pub
 		rec.Datestamp = pub.Add(time.Duration(30*24*3600+h%(300*24*3600)) * time.Second)
 		r.add(n, rec)
 		n++
@@ -124,7 +127,7 @@ func NewRepository(w *Web) *Repository {
 		first, last := firstNames[h%uint64(len(firstNames))], lastNames[(h>>8)%uint64(len(lastNames))]
 		title := thesisTopics[(h>>16)%uint64(len(thesisTopics))] + ": " + thesisKinds[i%len(thesisKinds)]
 		rec := RepositoryRecord{Title: title, Creators: []string{last + ", " + first}, Date: itoa(year), Year: year, Type: "Thesis",
-			Datestamp: time.Date(year, 9, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(h%(200*24*3600)) * time.Second)}
+			issued: time.Date(year, 7, 1+int(h%28), 0, 0, 0, 0, time.UTC), Datestamp: time.Date(year, 9, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(h%(200*24*3600)) * time.Second)}
 		r.add(n, rec)
 		n++
 	}
@@ -218,6 +221,49 @@ func depositNames(names []string, i int) []string {
 	return out
 }
 
+// buildRepository returns the repository as a site of w: its home, landing
+// pages and PDFs are enumerable pages (the landing pages publications
+// whose Citation is what their meta tags state), the OAI-PMH endpoints
+// hidden pages; the Repository serves them all. Its pages serve
+// themselves, so Advance neither changes nor removes them.
+func (w *Web) buildRepository() *site {
+	repo := NewRepository(w)
+	s := newSite(w, RepositoryHost, "Northfield University Repository", "repository", true)
+	s.notes = "an institutional repository with OAI-PMH at /oai (oai_dc; /oai/busy, /oai/truncated and /oai/cycle misbehave): deposits of Northfield's publications with deposit-style metadata, theses found only here, two withdrawn records"
+	serve := func(_ *Web, _ *site, _ *page, rw http.ResponseWriter, r *http.Request) { repo.ServeHTTP(rw, r) }
+	html := "text/html; charset=utf-8"
+	s.home = s.add(&page{key: "/", kind: "home", title: "Northfield University Repository", ctype: html, serve: serve})
+	for i := range repo.records {
+		rec := &repo.records[i]
+		if rec.Deleted {
+			continue
+		}
+		pdf := s.add(&page{key: strings.TrimPrefix(rec.PDF, repo.origin), kind: "pdf", academic: true, title: rec.Title, ctype: "application/pdf", serve: serve})
+		pb := &pubData{title: rec.Title, year: rec.issued.Year(), month: int(rec.issued.Month()), day: rec.issued.Day(),
+			venue: "Northfield University", venueKind: "thesis", doi: rec.DOI, lang: "en", pdf: pdf}
+		if rec.Citation != nil {
+			pb.venue, pb.venueKind = rec.Citation.Venue, "journal"
+		}
+		for _, c := range rec.Creators {
+			last, first, _ := strings.Cut(c, ", ")
+			pb.authors = append(pb.authors, author{name: first + " " + last, first: first, last: last})
+		}
+		pb.main = s.add(&page{key: "/handle/" + rec.Handle, kind: "publication", academic: true, title: rec.Title, ctype: html, serve: serve, pub: pb})
+		pdf.pub = pb
+	}
+	s.addRobots(newRobots("allow-all", "Northfield University Repository", []robotsGroup{
+		{agents: []string{"*"}, rules: []robotsRule{{pattern: "/discover"}}},
+	}, nil))
+	s.dynamic = func(s *site, path string, q []param) *page {
+		if path == "/oai" || path == "/oai/busy" || path == "/oai/truncated" || path == "/oai/cycle" {
+			return &page{kind: "feed", title: "OAI-PMH", ctype: "text/xml; charset=utf-8", serve: serve,
+				note: "OAI-PMH 2.0 endpoint"}
+		}
+		return nil
+	}
+	return s
+}
+
 // Records returns the repository's records, in the order it lists them.
 func (r *Repository) Records() []RepositoryRecord {
 	return append([]RepositoryRecord(nil), r.records...)
@@ -294,12 +340,14 @@ func (r *Repository) serveLanding(rw http.ResponseWriter, rec *RepositoryRecord)
 	for _, c := range rec.Creators {
 		meta("citation_author", c)
 	}
-	meta("citation_publication_date", strings.ReplaceAll(rec.Date, "-", "/"))
+	meta("citation_publication_date", rec.issued.Format("2006/01/02"))
 	if rec.DOI != "" {
 		meta("citation_doi", rec.DOI)
 	}
 	if rec.Type == "Thesis" {
 		meta("citation_dissertation_institution", "Northfield University")
+	} else if rec.Citation != nil {
+		meta("citation_journal_title", rec.Citation.Venue)
 	}
 	meta("citation_pdf_url", rec.PDF)
 	meta("DC.identifier", "http://hdl.handle.net/"+rec.Handle)

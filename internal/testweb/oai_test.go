@@ -154,3 +154,60 @@ func TestRepositoryGetRecord(t *testing.T) {
 		t.Errorf("GetRecord %s:\n%s", rec.Identifier, body)
 	}
 }
+
+// TestRepositorySite adds the repository to a web as a site and checks
+// that the web's ground truth describes what it serves.
+func TestRepositorySite(t *testing.T) {
+	w := New(Config{})
+	if w.byHost[RepositoryHost] == nil { // until New builds it
+		w.addSite(w.buildRepository())
+	}
+	var info *SiteInfo
+	for _, s := range w.Sites() {
+		if s.Host == RepositoryHost {
+			info = &s
+		}
+	}
+	if info == nil || info.Kind != "repository" || !info.Academic || info.Robots != "allow-all" || info.Pages == 0 {
+		t.Fatalf("SiteInfo = %+v", info)
+	}
+	n := 0
+	for _, p := range w.Pages() {
+		if hostOf(p.URL) != RepositoryHost {
+			continue
+		}
+		n++
+		rec := serve(t, w, p.URL)
+		if rec.Code != p.Status || rec.Header().Get("Content-Type") != p.ContentType {
+			t.Errorf("GET %s = %d %q, truth %d %q", p.URL, rec.Code, rec.Header().Get("Content-Type"), p.Status, p.ContentType)
+		}
+		if p.Kind != "publication" {
+			continue
+		}
+		c := p.Citation
+		body := rec.Body.String()
+		if c == nil || c.PDF == "" || !strings.Contains(body, `<meta name="citation_pdf_url" content="`+c.PDF+`">`) ||
+			!strings.Contains(body, `<meta name="citation_publication_date" content="`+strings.ReplaceAll(c.Date, "-", "/")+`">`) ||
+			strings.Count(body, `<meta name="citation_author"`) != len(c.Authors) ||
+			(c.DOI != "") != strings.Contains(body, `<meta name="citation_doi" content="`+c.DOI+`">`) {
+			t.Errorf("publication %s: truth %+v\n%s", p.URL, c, body)
+		}
+	}
+	if n != info.Pages {
+		t.Errorf("%d pages of the repository in Pages(), SiteInfo says %d", n, info.Pages)
+	}
+	for _, target := range []string{"/oai?verb=Identify", "/oai/busy?verb=ListRecords&metadataPrefix=oai_dc"} {
+		u := "http://" + RepositoryHost + target
+		p, ok := w.Lookup(u)
+		rec := serve(t, w, u)
+		if !ok || p.Kind != "feed" || p.Status != rec.Code || !strings.Contains(rec.Body.String(), "<OAI-PMH") {
+			t.Errorf("Lookup(%s) = %+v, %v; served %d", u, p, ok, rec.Code)
+		}
+	}
+	if p, ok := w.Lookup("http://" + RepositoryHost + "/robots.txt"); !ok || p.Kind != "robots" {
+		t.Errorf("robots.txt: %+v", p)
+	}
+	if body := serve(t, w, "http://"+RepositoryHost+"/robots.txt").Body.String(); !strings.Contains(body, "Disallow: /discover") {
+		t.Errorf("robots.txt:\n%s", body)
+	}
+}
