@@ -282,6 +282,9 @@ func TestDatabaseOutage(t *testing.T) {
 			t.Fatalf("crawl did not give up on a lost database\n%s", stderr)
 		}
 		checkQuietDuringOutage(t, web, stderr, len(pageRequests(web)))
+		if strings.Contains(stderr.String(), "available again") {
+			t.Errorf("the crawler said the store was back while it was not:\n%s", stderr)
+		}
 
 		// The next run, with the database back, completes the crawl.
 		link.restore()
