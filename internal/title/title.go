@@ -44,8 +44,10 @@ const (
 // either end that name the site (its og:site_name or host name) or a
 // generic section (News, Home, Makale, Startseite) are dropped. When no
 // rule applies, or only a generic word would be left, the whole <title> is
-// kept. A page without <title> is named by its metadata title, og:title or
-// <h1>, in that order.
+// kept. A page without <title> is named by its metadata title, og:title
+// or <h1>, in that order; one whose <title> is only the site's name by its
+// metadata title or og:title, unless that is the site's name or a generic
+// word too.
 //
 // The result is a substring of the cleaned (whitespace collapsed) <title>
 // or a whole cleaned candidate; it is empty only when every candidate is.
@@ -60,12 +62,25 @@ func Page(c Candidates) string {
 		return ""
 	}
 	segs := split(t)
-	if len(segs) < 2 {
-		return t
-	}
 	site := newSiteMatcher(c.Site, c.Host, c.Names)
+	allSite := true
 	for i := range segs {
 		segs[i].site = site.match(segs[i].key)
+		allSite = allSite && segs[i].site
+	}
+	if allSite {
+		// A <title> that is only the site's name, as some sites give
+		// every page: the page's metadata tells it apart. (An <h1> does
+		// not: on a home page it is a greeting or a motto.)
+		for _, s := range []string{c.Citation, c.OG} {
+			if k := key(clip(s)); k != "" && !site.match(k) && !generic[k] {
+				return clean(s)
+			}
+		}
+		return t
+	}
+	if len(segs) < 2 {
+		return t
 	}
 
 	// Agreement with a name the page gives itself elsewhere: the same
