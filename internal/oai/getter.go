@@ -15,8 +15,9 @@ import (
 type HTTPGetter struct {
 	Client    *http.Client // nil: http.DefaultClient
 	UserAgent string
-	// MaxBytes bounds a body (default DefaultMaxBytes); a longer body is
-	// cut there, and Parse then reports truncated XML.
+	// MaxBytes bounds a body (default DefaultMaxBytes); one byte more is
+	// read, so that Parse with the same limit reports ErrTooLarge rather
+	// than truncated XML.
 	MaxBytes int64
 }
 
@@ -45,7 +46,7 @@ func (g *HTTPGetter) Get(ctx context.Context, u string) (int, []byte, time.Durat
 	if max <= 0 {
 		max = DefaultMaxBytes
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, max))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	if err != nil {
 		return 0, nil, 0, fmt.Errorf("read body: %w", err)
 	}

@@ -77,7 +77,10 @@ type Result struct {
 	// the page that was to be fetched next ("" with Complete).
 	Token string
 	// ResponseDate is that of the call's first response: the From of the
-	// next incremental harvest once this one is complete.
+	// next incremental harvest once this one is complete. A harvest that
+	// took several calls (resumed from tokens) keeps the ResponseDate of
+	// its first call: records changed while it ran are then harvested
+	// again next time rather than missed.
 	ResponseDate string
 	Restarted    bool
 }
