@@ -555,7 +555,7 @@ func (e *Engine) probe(ctx context.Context) error {
 	return err
 }
 
-// Time bounds on store calls made while stopping.
+// Time bounds on store calls: those made while stopping, and probes.
 const (
 	// shutdownGrace is how long a stopped crawl (a signal, a lost store)
 	// waits for the store to record what is in flight and give up its
