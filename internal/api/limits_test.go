@@ -292,3 +292,41 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// A request over its time budget on the real store ends cleanly: a 503
+// with Retry-After saying so, never a 500, and the store answers right
+// afterwards.
+func TestTimeBudgetOnRealStore(t *testing.T) {
+	st := collection(t)
+	queries := []string{"crawling", "focused crawling", `"web archiving"`, "crawl* repor*", uniquePhrase}
+	over := 0
+	// Budgets that end searches before they start and in their midst.
+	for _, budget := range []time.Duration{time.Microsecond, 100 * time.Microsecond, 500 * time.Microsecond, 2 * time.Millisecond} {
+		tight, err := api.New(api.Config{Backend: api.StoreBackend(st, 0), Timeout: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range queries {
+			for _, path := range []string{"/search", "/"} {
+				w := get(t, tight, path+"?"+url.Values{"q": {q}}.Encode())
+				switch w.Code {
+				case http.StatusOK:
+				case http.StatusServiceUnavailable:
+					over++
+					if w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "took too long") {
+						t.Errorf("GET %s?q=%s over its budget = 503 %s (Retry-After %q)", path, q, w.Body, w.Header().Get("Retry-After"))
+					}
+				default:
+					t.Errorf("GET %s?q=%s with a %v budget = %d %.200s, want 200 or 503", path, q, budget, w.Code, w.Body)
+				}
+			}
+		}
+	}
+	if over == 0 {
+		t.Error("no request went over its budget")
+	}
+	s, _ := newServer(t)
+	if res := search(t, s, url.Values{"q": {uniquePhrase}}); len(res.Results) != 1 || res.Results[0].URL != urlSurvey || res.Results[0].Snippet == "" {
+		t.Errorf("after the interrupted searches: %+v, want the survey with its snippet", res.Results)
+	}
+}
