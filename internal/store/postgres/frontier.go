@@ -409,7 +409,7 @@ func scanHost(sc interface{ Scan(...any) error }) (crawl.Host, error) {
 
 // ClaimHosts leases hosts with queued URLs to owner: hosts whose next fetch
 // time has come first, the best of them (by the priority of their best
-// queued URL) first, then the others, earliest next fetch first.
+// queued URL plus their value, see ValueHosts) first, then the others, earliest next fetch first.
 // Candidates are locked with FOR UPDATE SKIP LOCKED, so concurrent
 // claimers never wait for each other nor take the same host. URLs left in
 // flight return to the queue when their host's lease expired, when the
@@ -453,17 +453,17 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 		// An expired host ranks by the best of the URLs it has queued and
 		// those about to return to its queue.
 		b.Queue(`SELECT id, next_fetch_at, greatest(top_priority,
-				(SELECT max(priority) FROM urls WHERE host_id = hosts.id AND state = 1)) AS top
+				(SELECT max(priority) FROM urls WHERE host_id = hosts.id AND state = 1)) + value AS top
 			FROM hosts
 			WHERE lease_owner IS NOT NULL
 			  AND (lease_owner <> $1 AND lease_until < $2 OR lease_owner = $1 AND lease_session <> $4)
 			ORDER BY next_fetch_at > $2, top DESC, next_fetch_at, id LIMIT $3 FOR NO KEY UPDATE SKIP LOCKED`,
 			owner, nowMS, n, db.session).Query(scan(true))
-		b.Queue(`SELECT * FROM (SELECT id, next_fetch_at, top_priority FROM hosts
+		b.Queue(`SELECT * FROM (SELECT id, next_fetch_at, top_priority + value FROM hosts
 				WHERE queued > 0 AND lease_owner IS NULL AND next_fetch_at <= $2
-				ORDER BY top_priority DESC, next_fetch_at, id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED) due
+				ORDER BY top_priority + value DESC, next_fetch_at, id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED) due
 			UNION ALL
-			SELECT * FROM (SELECT id, next_fetch_at, top_priority FROM hosts
+			SELECT * FROM (SELECT id, next_fetch_at, top_priority + value FROM hosts
 				WHERE queued > 0 AND lease_owner IS NULL AND next_fetch_at > $2
 				ORDER BY next_fetch_at, id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED) later
 			LIMIT $1`, n, nowMS).Query(scan(false))
@@ -473,7 +473,7 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 		if len(cands) < n {
 			// Short of work: look for hosts holding only orphaned URLs.
 			b = t.batch()
-			b.Queue(`SELECT id, next_fetch_at, top_priority FROM hosts
+			b.Queue(`SELECT id, next_fetch_at, top_priority + value FROM hosts
 				WHERE lease_owner IS NULL AND id IN (SELECT host_id FROM urls WHERE state = 1 AND claimed_at < $1)
 				ORDER BY next_fetch_at, id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`, cutoff, n).Query(scan(false))
 			if err := t.send(ctx, b); err != nil {
@@ -541,7 +541,7 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 // hostCand is a host ClaimHosts may lease.
 type hostCand struct {
 	id, next int64
-	top      int32 // its best queued priority
+	top      int32 // its best queued priority plus its value
 	due      bool  // its next fetch time has come
 	expired  bool  // its lease ran out: requeue all its in-flight URLs
 }
@@ -867,4 +867,66 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		return nil, time.Time{}, nil
 	}
 	return nil, fromMS(max(*at, 1)), nil
+}
+
+// valueWindow is how many of a host's most recently recorded pages its
+// value is learned from.
+const valueWindow = 200
+
+// ValueHosts learns what each host is worth to a crawl after research from
+// its most recently recorded pages, when it recorded responses since it
+// was last valued, and returns the values in the order of ids (0 for an
+// unknown host). ClaimHosts leases due hosts by the priority of their best
+// queued URL plus their value. The value is the SQLite store's (see its
+// hostValueSQL): (24·research + 12·related − 24·copies − 6·n) / (n + 4)
+// over the host's last valueWindow pages. The hosts to revalue are locked
+// in ID order, as commits lock them.
+func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
+	out := make([]int, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if db.readOnly {
+		return nil, errors.New("postgres: value hosts: store is open read-only")
+	}
+	sorted := sortedIDs(ids)
+	values := map[int64]int{}
+	err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
+		clear(values)
+		b := t.batch()
+		b.Queue(`WITH l AS (SELECT id, fetched FROM hosts WHERE id = ANY($1) AND fetched <> value_fetched ORDER BY id FOR NO KEY UPDATE),
+			s AS (SELECT l.id, l.fetched, c.n, c.research, c.related, c.copies FROM l, LATERAL (
+				SELECT count(*) AS n,
+					count(*) FILTER (WHERE p.doc_type IN ('article', 'preprint', 'thesis', 'proceedings', 'book', 'dataset')
+						AND p.duplicate_of = 0 AND p.near_duplicate_of = 0) AS research,
+					count(*) FILTER (WHERE p.doc_type IN ('person', 'listing')
+						AND p.duplicate_of = 0 AND p.near_duplicate_of = 0) AS related,
+					count(*) FILTER (WHERE p.duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.duplicate_of), l.id) <> l.id
+						OR p.near_duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.near_duplicate_of), l.id) <> l.id) AS copies
+				FROM (SELECT id FROM urls WHERE host_id = l.id AND fetched_at > 0 ORDER BY fetched_at DESC LIMIT $2) u
+				JOIN pages p ON p.url_id = u.id
+				WHERE p.status BETWEEN 200 AND 299) c)
+			UPDATE hosts SET value = (24 * s.research + 12 * s.related - 24 * s.copies - 6 * s.n) / (s.n + 4),
+				value_fetched = s.fetched, value_pages = s.n, value_research = s.research, value_related = s.related, value_copies = s.copies
+			FROM s WHERE hosts.id = s.id`, sorted, valueWindow)
+		b.Queue(`SELECT id, value FROM hosts WHERE id = ANY($1)`, sorted).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var id int64
+				var v int32
+				if err := rows.Scan(&id, &v); err != nil {
+					return err
+				}
+				values[id] = int(v)
+			}
+			return nil
+		})
+		return t.commit(ctx, b)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: value hosts: %w", err)
+	}
+	for i, id := range ids {
+		out[i] = values[int64(id)]
+	}
+	return out, nil
 }

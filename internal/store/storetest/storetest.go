@@ -66,6 +66,7 @@ func Run(t *testing.T, factory Factory) {
 		{"SitemapTouchQueuesInRun", testTouchQueue},
 	}
 	tests = append(tests, searchTests...)
+	tests = append(tests, hostValueTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			open := factory(t)
