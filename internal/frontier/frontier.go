@@ -40,6 +40,16 @@ type Config struct {
 	Now           func() time.Time
 	Log           *slog.Logger
 	Wake          func() // called when background store I/O has made work ready
+	// HostValues ranks a host by its best buffered URL's priority plus the
+	// host's value, which the store learns from what the host's recorded
+	// pages turned out to be (HostValuer): the priority order. With a page
+	// or byte budget in Limits it also spends the budget across hosts by
+	// rank: a host whose rank is more than BudgetSlack below the best rank
+	// among the held hosts that may take a request within BudgetHorizon
+	// waits, its slot unused, and holds one claimed URL at a time.
+	HostValues    bool
+	BudgetSlack   int           // default 6
+	BudgetHorizon time.Duration // default 4 delays, at least 1s
 }
 
 func (c *Config) defaults() {
@@ -75,6 +85,12 @@ func (c *Config) defaults() {
 	}
 	if c.ClaimEvery <= 0 {
 		c.ClaimEvery = 250 * time.Millisecond
+	}
+	if c.BudgetSlack <= 0 {
+		c.BudgetSlack = 6
+	}
+	if c.BudgetHorizon <= 0 {
+		c.BudgetHorizon = max(4*c.Delay, time.Second)
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -113,6 +129,14 @@ type Task struct {
 	Delay time.Duration
 
 	h *host // the claim of the host the task came from
+}
+
+// HostValuer is a store that learns what hosts are worth to a crawl after
+// research from their recorded pages. ValueHosts returns the value of each
+// host, in the order of ids, learning it anew for hosts with responses
+// recorded since it was last learned.
+type HostValuer interface {
+	ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error)
 }
 
 // ErrStopped is returned by Next after Stop.
@@ -159,7 +183,10 @@ type host struct {
 	wakeAt      time.Time // not before this either: a retry time or an idle re-check
 	emptyClaims int       // consecutive claims that found nothing queued
 	overShare   bool      // the host spent its byte share
-	rank        int       // priority of the next task, while in the ready heap
+	rank        int       // priority of the next task (plus the host's value), while in the ready heap
+	value       int       // what the store learned the host is worth (HostValues)
+	ranked      bool      // the host had URLs buffered: rank is its last known rank
+	claimN      int       // URLs asked for by the claim on its way
 	heapIndex   int       // position in the heap holding it, -1 in none
 	idle        bool      // nothing left to claim; release after the last Done
 	refilling   bool      // a claim of its URLs is on its way
@@ -281,6 +308,8 @@ type ioResult struct {
 	claimed  []crawl.Host
 	claimErr error
 	got      []refilled
+	first    []refilled       // the first URLs of the hosts claimed, under a budget
+	values   map[crawl.ID]int // host values learned (HostValues)
 }
 
 func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, claimedAny bool, st nextState, err error) {
@@ -319,7 +348,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 				f.ready.push(h)
 			}
 		case len(h.buf) > 0:
-			h.rank = h.buf[0].Priority
+			f.rankLocked(h)
 			f.ready.push(h)
 		case h.refilling:
 			// its claim is on its way and puts it back
@@ -327,13 +356,24 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 			f.releaseIfIdleLocked(h)
 		default:
 			h.refilling = true
+			h.claimN = f.claimSizeLocked(h, now)
 			refill = append(refill, h)
 		}
 	}
 	// Lease more hosts only when too few are ready to keep the workers
 	// busy, a few at a time: a process holds what it can work, and several
-	// processes share the hosts of one crawl.
+	// processes share the hosts of one crawl. Under a budget, hosts held
+	// back by rank do not count.
+	bar, barred := f.barLocked(now)
 	readyCount := f.ready.Len() + len(refill)
+	if barred {
+		readyCount = len(refill)
+		for _, h := range f.ready.items {
+			if h.rank >= bar-f.cfg.BudgetSlack {
+				readyCount++
+			}
+		}
+	}
 	claim := f.budget == nil && len(f.hosts) < f.cfg.MaxHosts && readyCount < f.cfg.MinReady &&
 		(f.claimSoon || now.Sub(f.lastClaim) >= f.cfg.ClaimEvery)
 	if claim && f.ioBusy && f.pending.claim {
@@ -402,6 +442,14 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		}
 		return Task{}, false, wake, claimedAny, answered, nil
 	}
+	if bar, barred := f.barLocked(now); barred && f.ready.top().rank < bar-f.cfg.BudgetSlack {
+		// Under a budget, the best ready host ranks too far below a host
+		// that may take a request soon: its slot stays unused.
+		if f.waiting.Len() > 0 {
+			wake = f.waiting.top().due()
+		}
+		return Task{}, false, wake, claimedAny, answered, nil
+	}
 	h := f.ready.pop()
 	if f.needsRobots(h, now) {
 		h.robotsBusy = true
@@ -425,6 +473,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 	if low := f.cfg.Batch / 4; low > 0 && len(h.buf) == low && !h.refilling && f.budget == nil && !h.idle {
 		// Top the buffer up before it runs dry.
 		h.refilling = true
+		h.claimN = f.claimSizeLocked(h, now)
 		if f.ioBusy {
 			f.pending.refill = append(f.pending.refill, h)
 		} else {
@@ -483,6 +532,23 @@ func (f *Frontier) doIO(ctx context.Context, r ioRound) ioResult {
 	var res ioResult
 	if r.claim && r.budget == nil {
 		res.claimed, res.claimErr = f.store.ClaimHosts(ctx, f.cfg.Owner, r.room, f.cfg.Lease, r.now)
+		if len(res.claimed) > 0 && f.budgeted() {
+			// Under a budget, a host is ranked from the start, while its
+			// robots.txt is fetched: by its best URL, claimed with it.
+			ids := make([]crawl.ID, len(res.claimed))
+			for i, h := range res.claimed {
+				ids[i] = h.ID
+			}
+			cs, err := f.store.ClaimURLsOf(ctx, f.cfg.Owner, ids, 1, f.cfg.Limits, r.now)
+			res.first = make([]refilled, len(ids))
+			for i := range res.first {
+				if i < len(cs) {
+					res.first[i] = refilled{us: cs[i].URLs, err: cs[i].Err}
+				} else {
+					res.first[i].err = err
+				}
+			}
+		}
 	}
 	res.got = make([]refilled, len(r.refill))
 	if len(r.refill) == 0 {
@@ -494,30 +560,167 @@ func (f *Frontier) doIO(ctx context.Context, r ioRound) ioResult {
 		}
 		return res
 	}
-	ids := make([]crawl.ID, len(r.refill))
+	// One claim per claim size (see claimSizeLocked), the hosts of each
+	// in the order given.
+	sizes := map[int][]int{} // claim size → indexes in r.refill
+	var order []int
 	for i, h := range r.refill {
-		ids[i] = h.ID
+		n := max(h.claimN, 1)
+		if sizes[n] == nil {
+			order = append(order, n)
+		}
+		sizes[n] = append(sizes[n], i)
 	}
-	cs, err := f.store.ClaimURLsOf(ctx, f.cfg.Owner, ids, f.cfg.Batch, f.cfg.Limits, r.now)
-	for i := range res.got {
-		if i < len(cs) {
-			res.got[i] = refilled{us: cs[i].URLs, next: cs[i].Next, err: cs[i].Err}
-		} else {
-			res.got[i].err = err
+	for _, n := range order {
+		at := sizes[n]
+		ids := make([]crawl.ID, len(at))
+		for j, i := range at {
+			ids[j] = r.refill[i].ID
+		}
+		cs, err := f.store.ClaimURLsOf(ctx, f.cfg.Owner, ids, n, f.cfg.Limits, r.now)
+		for j, i := range at {
+			if j < len(cs) {
+				res.got[i] = refilled{us: cs[j].URLs, next: cs[j].Next, err: cs[j].Err}
+			} else {
+				res.got[i].err = err
+			}
 		}
 	}
+	f.valueHosts(ctx, r, &res)
 	return res
+}
+
+// valueHosts learns the values of the hosts a round claimed or refilled,
+// when the frontier ranks hosts by value and the store can tell.
+func (f *Frontier) valueHosts(ctx context.Context, r ioRound, res *ioResult) {
+	v, ok := f.store.(HostValuer)
+	if !f.cfg.HostValues || !ok {
+		return
+	}
+	var ids []crawl.ID
+	for _, h := range res.claimed {
+		ids = append(ids, h.ID)
+	}
+	for _, h := range r.refill {
+		ids = append(ids, h.ID)
+	}
+	if len(ids) == 0 {
+		return
+	}
+	values, err := v.ValueHosts(ctx, ids)
+	if err != nil {
+		// Ranks go on from the values known.
+		f.cfg.Log.Warn("value hosts", "hosts", len(ids), "err", err)
+		return
+	}
+	res.values = make(map[crawl.ID]int, len(ids))
+	for i, id := range ids {
+		if i < len(values) {
+			res.values[id] = values[i]
+		}
+	}
+}
+
+// rankLocked ranks a host with URLs buffered by its best one (plus its
+// value: it is zero unless HostValues). Under a budget, a host whose URLs
+// are only recorded as skipped (its address refused, its robots.txt
+// unavailable) ranks last: recording them spends no budget, but claiming
+// them holds some until their results are committed.
+func (f *Frontier) rankLocked(h *host) {
+	h.rank = h.buf[0].Priority + h.value
+	h.ranked = true
+	if f.budgeted() && (h.refused != nil || f.gaveUpRobots(h)) {
+		h.rank = skipRank
+	}
+}
+
+// skipRank is the rank of a host whose URLs are skipped, under a budget.
+const skipRank = -1 << 30
+
+// budgeted reports whether hosts are held back by rank: the frontier
+// ranks hosts by value and a page or byte budget is set. Once the budget
+// is reached, the URLs of hosts held back are not fetched either: they go
+// back to the queue at Stop.
+func (f *Frontier) budgeted() bool {
+	return f.cfg.HostValues && (f.cfg.Limits.MaxPages > 0 || f.cfg.Limits.MaxBytes > 0)
+}
+
+// barLocked returns, under a budget (budgeted), the best rank among the
+// held hosts that may take a request within BudgetHorizon (a host waiting
+// for its robots.txt too): by their best buffered URL, or for a host
+// whose buffer is being refilled or is in flight, by its last rank. A
+// host ranking more than BudgetSlack below it waits.
+func (f *Frontier) barLocked(now time.Time) (bar int, ok bool) {
+	if !f.budgeted() {
+		return 0, false
+	}
+	horizon := now.Add(f.cfg.BudgetHorizon)
+	for _, h := range f.hosts {
+		if h.refused != nil || h.overShare || f.gaveUpRobots(h) || h.due().After(horizon) {
+			continue
+		}
+		if h.robots == nil && (f.budget != nil || h.Robots != nil && h.Robots.Failures > 0) {
+			continue // no robots.txt fetch now, or not a sure one
+		}
+		var r int
+		switch {
+		case len(h.buf) > 0:
+			r = h.buf[0].Priority + h.value
+		case f.budget == nil && h.ranked && !h.idle && h.emptyClaims == 0:
+			r = h.rank
+		default:
+			continue
+		}
+		if !ok || r > bar {
+			bar, ok = r, true
+		}
+	}
+	return bar, ok
+}
+
+// claimSizeLocked is how many URLs to claim for a host: Batch, but under
+// a budget (whose claimed URLs count against it) one for a host not known
+// to rank near the best and two for the others.
+func (f *Frontier) claimSizeLocked(h *host, now time.Time) int {
+	if !f.budgeted() || f.budget != nil {
+		return f.cfg.Batch
+	}
+	if bar, ok := f.barLocked(now); !h.ranked || ok && h.rank < bar-f.cfg.BudgetSlack {
+		return 1
+	}
+	return min(2, f.cfg.Batch)
 }
 
 // applyLocked applies a round's outcome: claimed hosts join the waiting
 // heap, claimed URLs the buffers of their hosts.
 func (f *Frontier) applyLocked(r ioRound, res ioResult) error {
-	for _, sh := range res.claimed {
-		h := &host{Host: sh, delay: sh.Delay, backoff: sh.Backoff, readyAt: sh.NextFetchAt, heapIndex: -1}
+	for id, v := range res.values {
+		if h := f.hosts[id]; h != nil && h.value != v {
+			h.value = v
+			if len(h.buf) > 0 && f.ready.has(h) {
+				f.rankLocked(h)
+				f.ready.fix(h)
+			}
+		}
+	}
+	for i, sh := range res.claimed {
+		h := &host{Host: sh, delay: sh.Delay, backoff: sh.Backoff, readyAt: sh.NextFetchAt, heapIndex: -1, value: res.values[sh.ID]}
 		if sh.Robots != nil {
 			f.setRobotsLocked(h, sh.Robots)
 		}
 		f.hosts[h.ID] = h
+		if i < len(res.first) {
+			switch c := res.first[i]; {
+			case len(c.us) > 0:
+				h.buf = c.us
+				f.rankLocked(h)
+			case errors.Is(c.err, crawl.ErrPageBudget), errors.Is(c.err, crawl.ErrByteBudget):
+				if f.budget == nil {
+					f.cfg.Log.Info("crawl budget reached; finishing what is in flight", "budget", c.err.Error())
+					f.budget = c.err
+				}
+			}
+		}
 		f.waiting.push(h)
 	}
 	if len(res.claimed) > 0 {
@@ -571,7 +774,7 @@ func (f *Frontier) claimedLocked(h *host, c refilled, now time.Time) error {
 	h.emptyClaims = 0
 	switch {
 	case f.ready.has(h):
-		h.rank = h.buf[0].Priority
+		f.rankLocked(h)
 		f.ready.fix(h)
 	case h.heapIndex < 0:
 		f.schedule(h)
@@ -647,7 +850,7 @@ func (f *Frontier) refilledLocked(h *host, us []crawl.ClaimedURL, next time.Time
 	if len(us) > 0 {
 		h.buf = us
 		h.emptyClaims = 0
-		h.rank = us[0].Priority
+		f.rankLocked(h)
 		f.ready.push(h)
 		return nil
 	}
