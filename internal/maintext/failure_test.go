@@ -136,6 +136,16 @@ var failureModes = []struct {
 		want: []string{"Paragraph 3 of the story", "And so the season ended."},
 		not:  []string{"Source: Example Agency", "Published 3 May", "More on this"},
 	},
+	{
+		// A date line and a comment form are not the text; a date in a
+		// sentence is.
+		name: "date lines and forms",
+		page: `<body>` + siteChrome + `<div class="story"><div class="when">Updated <time datetime="2021-05-03">3 May 2021</time></div>` + prose("story", 3) +
+			`<p>The camp closed on <time datetime="2021-09-30">30 September</time>, as planned.</p>` +
+			`<form action="/c"><p>Leave a reply: your email address will not be published anywhere, ever.</p><textarea></textarea></form></div></body>`,
+		want: []string{"Paragraph 3 of the story", "The camp closed on 30 September, as planned."},
+		not:  []string{"3 May 2021", "Leave a reply"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

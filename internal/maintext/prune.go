@@ -32,7 +32,7 @@ var dropWords = map[string]bool{
 	"pagination": true, "pager": true, "related": true, "masthead": true, "newsletter": true,
 	"footer": true, "author": true, "byline": true, "caption": true, "credit": true, "credits": true,
 	"tags": true, "subscribe": true, "teasers": true, "rating": true, "ratings": true,
-	"copyright": true, "disclaimer": true, "embed": true,
+	"copyright": true, "disclaimer": true, "embed": true, "legend": true, "teaser": true,
 }
 
 // prune marks as dropped the elements that are boilerplate by their
@@ -84,6 +84,11 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 	if a == atom.Header && !inArticle {
 		return fBoiler
 	}
+	if a == atom.Form || a == atom.Fieldset {
+		// A comment or search form; a form around the whole page (as
+		// ASP.NET writes them) holds more than half of its text.
+		return fSoftBoiler
+	}
 	kind := uint16(0)
 	for _, kv := range attrs {
 		switch string(kv.Key) {
@@ -133,7 +138,8 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 // content by mistake or by design ("share-update-card", "sidebar-and-
 // content-body"): an element they mark is dropped only if it holds less
 // than half of the page's text.
-var softWords = map[string]bool{"share": true, "sharing": true, "social": true, "sidebar": true, "related": true, "skip": true}
+var softWords = map[string]bool{"share": true, "sharing": true, "social": true, "sidebar": true, "related": true, "skip": true,
+	"teaser": true}
 
 // dropKind is the flag that a drop word gives: fSoftBoiler for softWords,
 // fBoiler for the others, 0 for "".

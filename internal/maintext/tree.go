@@ -294,6 +294,10 @@ func (b *Builder) start(t *htmlx.Token) {
 		n.flags |= fProtect | fMain
 	}
 	n.flags |= isBoilerplate(a, props, n.flags&fInArticle != 0, t.Attrs())
+	if a == atom.Time && !b.inProse() {
+		// A date line ("Updated 3 May"), not a date in a sentence.
+		n.flags |= fBoiler
+	}
 	if props&pContainer != 0 {
 		n.cls = classWeight(t.Attrs())
 		if v, ok := t.Attr("class"); ok && len(v) > 0 {
@@ -322,6 +326,22 @@ func (b *Builder) start(t *htmlx.Token) {
 	if a == atom.Svg || a == atom.Math {
 		b.depthForeign++
 	}
+}
+
+// inProse reports whether the nearest open block is a paragraph, a
+// quotation or a table cell.
+func (b *Builder) inProse() bool {
+	for i := len(b.stack) - 1; i >= 0; i-- {
+		n := &b.nodes[b.stack[i]]
+		switch n.atom {
+		case atom.P, atom.Blockquote, atom.Td, atom.Dd:
+			return true
+		}
+		if n.props&pBlock != 0 {
+			return false
+		}
+	}
+	return false
 }
 
 // closeImplied closes the elements that a start tag of a ends implicitly.
