@@ -40,3 +40,21 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// TestParseLinear counts allocations, a measure of work that does not
+// depend on the machine: ten times the records cost at most about ten
+// times as much.
+func TestParseLinear(t *testing.T) {
+	small, large := listPage(50), listPage(500)
+	allocs := func(body []byte) float64 {
+		return testing.AllocsPerRun(3, func() {
+			if _, err := Parse(body, Limits{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	a, b := allocs(small), allocs(large)
+	if b > 11*a {
+		t.Errorf("%v allocations for 50 records, %v for 500", a, b)
+	}
+}

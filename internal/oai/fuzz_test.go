@@ -1,6 +1,8 @@
 package oai
 
 import (
+	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"net/url"
@@ -8,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/acrawler/acrawler/internal/scholar"
@@ -161,4 +164,60 @@ func TestParseEmptyToken(t *testing.T) {
 	if errors.Is(resp.Err(), ErrNoRecordsMatch) {
 		t.Error("an empty token is not an error")
 	}
+}
+
+// pages is a Getter that answers the pages of a fuzz input in turn,
+// separated by NUL bytes, and then the last one again.
+type pages struct {
+	bodies [][]byte
+	n      int
+}
+
+func (p *pages) Get(_ context.Context, _ string) (int, []byte, time.Duration, error) {
+	b := p.bodies[min(p.n, len(p.bodies)-1)]
+	p.n++
+	if bytes.HasPrefix(b, []byte("503")) {
+		return 503, nil, time.Second, nil
+	}
+	return 200, b, 0, nil
+}
+
+// FuzzHarvest runs the harvester over arbitrary answers: it ends within
+// MaxPages requests, reports what it counts, and either completes or
+// leaves a token to resume from when it stopped after a page.
+func FuzzHarvest(f *testing.F) {
+	f.Add([]byte(`<OAI-PMH><ListRecords><record><header><identifier>a</identifier></header></record><resumptionToken>t1</resumptionToken></ListRecords></OAI-PMH>` + "\x00" +
+		`<OAI-PMH><ListRecords><record><header status="deleted"><identifier>b</identifier></header></record><resumptionToken>t1</resumptionToken></ListRecords></OAI-PMH>`))
+	f.Add([]byte(`<OAI-PMH><error code="badResumptionToken"/></OAI-PMH>` + "\x00" + `<OAI-PMH><ListRecords><resumptionToken/></ListRecords></OAI-PMH>`))
+	f.Add([]byte("503\x00<OAI-PMH><error code=\"noRecordsMatch\"/></OAI-PMH>"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		g := &pages{bodies: bytes.Split(in, []byte{0})}
+		h := &Harvester{Getter: g, BaseURL: "http://r.test/oai"}
+		const maxPages = 8
+		records, deleted, reported := 0, 0, 0
+		last := ""
+		res, err := h.ListRecords(context.Background(), Options{Token: "start", MaxPages: maxPages, RestartOnBadToken: true}, func(p *Page) error {
+			reported++
+			records += len(p.Records)
+			for _, r := range p.Records {
+				if r.Deleted {
+					deleted++
+				}
+			}
+			last = p.Token
+			return nil
+		})
+		if g.n > maxPages+1 {
+			t.Fatalf("%d requests for MaxPages %d", g.n, maxPages)
+		}
+		if res.Pages != reported || res.Records != records || res.Deleted != deleted {
+			t.Fatalf("Result %+v; reported %d pages, %d records, %d deleted", res, reported, records, deleted)
+		}
+		if (err == nil) != res.Complete {
+			t.Fatalf("err %v with Complete %v", err, res.Complete)
+		}
+		if err != nil && reported > 0 && res.Token != last {
+			t.Fatalf("stopped with token %q after a page that gave %q", res.Token, last)
+		}
+	})
 }
