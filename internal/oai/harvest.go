@@ -146,6 +146,36 @@ func (h *Harvester) ListMetadataFormats(ctx context.Context) ([]MetadataFormat, 
 // RestartOnBadToken is off or already used); ErrTokenCycle;
 // ErrTooManyPages; the Getter's errors.
 func (h *Harvester) ListRecords(ctx context.Context, opt Options, page func(*Page) error) (Result, error) {
+	return h.list(ctx, "ListRecords", opt, page)
+}
+
+// ListIdentifiers is ListRecords for headers only (identifier,
+// datestamp, sets, deletion): a cheap way to learn which records changed
+// or were deleted. Its records have no metadata.
+func (h *Harvester) ListIdentifiers(ctx context.Context, opt Options, page func(*Page) error) (Result, error) {
+	return h.list(ctx, "ListIdentifiers", opt, page)
+}
+
+// GetRecord fetches one record by its OAI identifier. Errors: as
+// ListRecords, and ErrIDDoesNotExist.
+func (h *Harvester) GetRecord(ctx context.Context, identifier, metadataPrefix string) (*Record, error) {
+	if metadataPrefix == "" {
+		metadataPrefix = "oai_dc"
+	}
+	resp, u, err := h.do(ctx, url.Values{"verb": {"GetRecord"}, "identifier": {identifier}, "metadataPrefix": {metadataPrefix}})
+	if err == nil {
+		err = resp.Err()
+	}
+	if err == nil && len(resp.Records) != 1 {
+		err = fmt.Errorf("%d records in the answer", len(resp.Records))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("oai: GetRecord %s: %w", u, err)
+	}
+	return &resp.Records[0], nil
+}
+
+func (h *Harvester) list(ctx context.Context, verb string, opt Options, page func(*Page) error) (Result, error) {
 	if opt.MetadataPrefix == "" {
 		opt.MetadataPrefix = "oai_dc"
 	}
@@ -162,9 +192,9 @@ func (h *Harvester) ListRecords(ctx context.Context, opt Options, page func(*Pag
 		}
 		if n > opt.MaxPages {
 			res.Token = token
-			return res, fmt.Errorf("oai: ListRecords %s: %d pages: %w", h.BaseURL, opt.MaxPages, ErrTooManyPages)
+			return res, fmt.Errorf("oai: %s %s: %d pages: %w", verb, h.BaseURL, opt.MaxPages, ErrTooManyPages)
 		}
-		q := url.Values{"verb": {"ListRecords"}}
+		q := url.Values{"verb": {verb}}
 		if token != "" {
 			q.Set("resumptionToken", token)
 		} else {
@@ -195,7 +225,7 @@ func (h *Harvester) ListRecords(ctx context.Context, opt Options, page func(*Pag
 		}
 		if err != nil {
 			res.Token = token
-			return res, fmt.Errorf("oai: ListRecords %s: %w", u, err)
+			return res, fmt.Errorf("oai: %s %s: %w", verb, u, err)
 		}
 		if res.ResponseDate == "" {
 			res.ResponseDate = resp.ResponseDate
@@ -207,7 +237,7 @@ func (h *Harvester) ListRecords(ctx context.Context, opt Options, page func(*Pag
 		}
 		if p.Token != "" && (seen[p.Token] || p.Token == token) {
 			res.Token = token
-			return res, fmt.Errorf("oai: ListRecords %s: token %q: %w", u, p.Token, ErrTokenCycle)
+			return res, fmt.Errorf("oai: %s %s: token %q: %w", verb, u, p.Token, ErrTokenCycle)
 		}
 		seen[p.Token] = true
 		res.Pages++

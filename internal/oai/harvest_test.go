@@ -282,3 +282,36 @@ func TestHarvestCanceled(t *testing.T) {
 		t.Errorf("%+v, %v; want context.Canceled after 1 page", res, err)
 	}
 }
+
+func TestHarvestIdentifiersAndGetRecord(t *testing.T) {
+	r := newRepo(t)
+	h := r.harvester("/oai")
+	all := r.repo.Records()
+	var ids []Record
+	res, err := h.ListIdentifiers(t.Context(), Options{}, func(p *Page) error { ids = append(ids, p.Records...); return nil })
+	if err != nil || !res.Complete || len(ids) != len(all) || res.Deleted != 2 {
+		t.Fatalf("ListIdentifiers: %d records, %+v, %v", len(ids), res, err)
+	}
+	for i, rec := range ids {
+		if rec.Identifier != all[i].Identifier || rec.Title != "" {
+			t.Errorf("header %d = %+v, want %s without metadata", i, rec, all[i].Identifier)
+		}
+	}
+	want := all[len(all)-1]
+	for _, w := range all {
+		if !w.Deleted && w.DOI != "" {
+			want = w
+			break
+		}
+	}
+	got, err := h.GetRecord(t.Context(), want.Identifier, "")
+	if err != nil || got.Identifier != want.Identifier || got.DOI != want.DOI || got.Title != want.Title {
+		t.Errorf("GetRecord(%s) = %+v, %v", want.Identifier, got, err)
+	}
+	if _, err := h.GetRecord(t.Context(), "oai:elsewhere:1", ""); !errors.Is(err, ErrIDDoesNotExist) {
+		t.Errorf("GetRecord of an unknown identifier: %v", err)
+	}
+	if _, err := h.GetRecord(t.Context(), want.Identifier, "marc21"); !errors.Is(err, ErrCannotDisseminateFormat) {
+		t.Errorf("GetRecord in marc21: %v", err)
+	}
+}
