@@ -112,7 +112,7 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 			}
 		case "class":
 			k := dropKind(dropWordOf(kv.Val, nil))
-			if pos, _ := classWords(kv.Val); k == fSoftBoiler && pos {
+			if k == fSoftBoiler && hasPositive(kv.Val) {
 				// "l-sidebar-fixed l-article-body-segment": the
 				// class names content too.
 				k = 0
@@ -140,6 +140,11 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 // than half of the page's text.
 var softWords = map[string]bool{"share": true, "sharing": true, "social": true, "sidebar": true, "related": true, "skip": true,
 	"teaser": true}
+
+func hasPositive(v []byte) bool {
+	pos, _ := classWords(v)
+	return pos
+}
 
 // dropKind is the flag that a drop word gives: fSoftBoiler for softWords,
 // fBoiler for the others, 0 for "".

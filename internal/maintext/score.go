@@ -85,7 +85,16 @@ func classWeight(attrs []htmlx.Attr) int32 {
 // positive word and one with a negative word (see classWeight).
 func classWords(v []byte) (pos, neg bool) {
 	var buf [64]byte
-	for _, tok := range bytes.Fields(v) {
+	for i := 0; i < len(v); {
+		for i < len(v) && isSpaceByte(v[i]) {
+			i++
+		}
+		j := tokenEnd(v, i)
+		tok := v[i:j]
+		i = j
+		if len(tok) == 0 {
+			continue
+		}
 		if len(tok) > len(buf) {
 			tok = tok[:len(buf)]
 		}
