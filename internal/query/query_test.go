@@ -812,9 +812,10 @@ func TestCheck(t *testing.T) {
 		{`"deep r"*`, false},
 		{`"deep re"*`, true},
 		{strings.Repeat("r* ", 160), false},
-		{strings.Repeat("re* ", 160), true}, // one term once repeats are merged
+		{strings.Repeat("rea* ", 100), true}, // one term once repeats are merged
 		{"ab* cd* ef* gh* ij*", true},
-		{"ab* cd* ef* gh* ij* kl*", false},
+		{"abc* cde* efg* ghi* ijk* klm*", false},
+		{"a* cd*", false},
 		{strings.Repeat("a ", 5) + strings.Repeat("b ", 5), true},
 		{strings.TrimSpace(strings.Repeat("w ", MaxWords)), true},
 		{func() string {

@@ -74,7 +74,7 @@ func testSearchCancelled(t *testing.T, e *env) {
 	const rounds = 25
 	for i := range rounds {
 		d := full * time.Duration(i) / rounds
-		for _, q := range []string{"learning", "learn*", "le* re* learning", `"deep learning"`} {
+		for _, q := range []string{"learning", "learn*", "lea* rea* learning", `"deep learning"`} {
 			// A deadline, as a timeout sets.
 			ctx, cancel := context.WithTimeout(e.ctx, d)
 			e.s.Search(ctx, crawl.SearchRequest{Query: q, Limit: 100})
@@ -337,6 +337,7 @@ func BenchBroadQueries(b *testing.B, s crawl.Store, pages int) {
 		{"r*x160", rep("r*", 160)},
 		{"re*x160", rep("re*", 160)},
 		{"4prefixes", "ra* re* ri* ro*"},
+		{"5prefixes3letters", "rak* rek* rik* rok* ruk*"},
 		{"100prefixes", strings.Join(distinct[:100], " ")},
 		{"40words", strings.Join(strings.Fields(words(400))[:40], " ")},
 		{"40words+4prefixes", strings.Join(strings.Fields(words(400))[:36], " ") + " ra* re* ri* ro*"},
