@@ -161,6 +161,10 @@ func (x *Extractor) HTML(body []byte, contentType, pageURL string, header http.H
 	}
 	r.Lang = primaryTag(r.Lang)
 	r.SimHash = fingerprint.SimHash(nonEmpty(r.MainText, r.Text))
+	if doc.Truncated {
+		// The page is kept with what was read, and says it was cut.
+		r.Error, r.ErrorKind = "html: more markup than the parser reads of one page; the rest was left out", "html truncated"
+	}
 	return r
 }
 

@@ -129,3 +129,26 @@ func TestHTMLShortPageMainText(t *testing.T) {
 		})
 	}
 }
+
+// A page with more markup than the parser reads is kept with its text so
+// far, and says it was cut.
+func TestHTMLTruncatedPage(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<html><head><title>Long list</title></head><body><p>The start of a very long page.</p>")
+	for b.Len() < 3<<20 {
+		b.WriteString("<i>a</i>")
+	}
+	b.WriteString("<p>The end, never read.</p></body></html>")
+	x := newTestExtractor(t, true)
+	r := x.HTML([]byte(b.String()), "text/html; charset=utf-8", "http://a.test/long", nil)
+	if r.ErrorKind != "html truncated" || r.Error == "" {
+		t.Errorf("error of a page past the token limit = %q (%q), want kind html truncated", r.Error, r.ErrorKind)
+	}
+	if !strings.Contains(r.Text, "The start of a very long page.") || strings.Contains(r.Text, "never read") {
+		t.Errorf("text of a cut page: %.80q ... %.80q", r.Text, r.Text[max(0, len(r.Text)-80):])
+	}
+	short := x.HTML([]byte("<p>A short page.</p>"), "text/html", "http://a.test/short", nil)
+	if short.Error != "" {
+		t.Errorf("error of a short page = %q", short.Error)
+	}
+}

@@ -101,6 +101,7 @@ type Scanner struct {
 	overflow   int // start tags not pushed because the stack was full
 	collecting int
 	skip       int // what the next token is read as, after <title> or a JSON-LD <script>
+	foreign    int // open <svg> and <math> elements: a <title> there names a drawing, not the page
 	done       bool
 }
 
@@ -207,6 +208,9 @@ func (s *Scanner) VisitToken(t *htmlx.Token) {
 		}
 	case html.EndTagToken:
 		tag := tagName(t)
+		if (tag == "svg" || tag == "math") && s.foreign > 0 {
+			s.foreign--
+		}
 		if s.collecting > 0 && !inlineTags[tag] {
 			separate(s.stack)
 		}
@@ -227,8 +231,12 @@ func (s *Scanner) VisitToken(t *htmlx.Token) {
 		}
 		a := readAttrs(t)
 		switch tag {
+		case "svg", "math":
+			if tt == html.StartTagToken {
+				s.foreign++
+			}
 		case "title":
-			if p.title == "" {
+			if p.title == "" && s.foreign == 0 && tt == html.StartTagToken {
 				s.skip = skipTitle
 			}
 			return

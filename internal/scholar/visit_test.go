@@ -45,3 +45,22 @@ func TestScannerShared(t *testing.T) {
 		}
 	}
 }
+
+// A <title> inside inline SVG or MathML names the drawing: it is never
+// taken as the page's <title>, whether the page has one or not.
+func TestSVGTitleIsNotThePageTitle(t *testing.T) {
+	for _, tc := range []struct{ page, want string }{
+		{`<html><body><svg><title>Search icon</title><path d="M0"/></svg><p>Text</p></body></html>`, ""},
+		{`<html><body><svg><title/></svg><math><title>Formula</title></math><p>Text</p></body></html>`, ""},
+		{`<html><head><title>Page</title></head><body><svg><title>Icon</title></svg></body></html>`, "Page"},
+		{`<html><body><svg><title>Icon</title></svg></body><title>Late page title</title></html>`, "Late page title"},
+	} {
+		s := NewScanner()
+		if _, err := htmlx.Parse([]byte(tc.page), "http://a.test/", htmlx.Options{Resolver: resolver, Visitors: []htmlx.Visitor{s}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.finish().title; got != tc.want {
+			t.Errorf("title of %q = %q, want %q", tc.page, got, tc.want)
+		}
+	}
+}
