@@ -114,6 +114,12 @@ type Server struct {
 	// searches it again (see handleHealth).
 	probeMu sync.Mutex
 	probe   string
+	// health holds the token of the one health check running, and the
+	// last check's time and outcome, shared by the checks within
+	// healthFresh of it.
+	health   chan struct{}
+	healthAt time.Time
+	healthOK bool
 }
 
 // DefaultTimeout bounds a request's work when Config.Timeout is zero.
@@ -154,6 +160,7 @@ func New(cfg Config) (*Server, error) {
 		rankWeight: cfg.PageRankWeight,
 		timeout:    cfg.Timeout,
 		slots:      make(chan struct{}, cfg.MaxSearches),
+		health:     make(chan struct{}, 1),
 		costly:     make(chan struct{}, max(1, cfg.MaxSearches/4)),
 		log:        cfg.Log,
 	}

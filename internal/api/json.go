@@ -324,19 +324,42 @@ func (s *Server) getProbe() string {
 	return s.probe
 }
 
+// healthFresh is how long a health check's outcome answers the checks
+// after it: /healthz runs at most one search per healthFresh, however
+// often it is asked.
+const healthFresh = time.Second
+
 // handleHealth answers whether search works: it runs a real search, for
 // one result (snippet and all), of the last query that found something
 // quickly (else of "research"), outside the cap on requests reading the
-// store and within healthTimeout. A failing or slow search is a 503.
+// store and within healthTimeout. A failing or slow search is a 503. One
+// check runs at a time, and its outcome answers the checks of the next
+// healthFresh.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 	defer cancel()
-	q := s.getProbe()
-	if _, err := s.backend.Search(ctx, crawl.SearchRequest{Query: q, Limit: 1}); err != nil {
+	select {
+	case s.health <- struct{}{}:
+	case <-ctx.Done():
 		if r.Context().Err() != nil {
+			return r.Context().Err()
+		}
+		s.writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": "the health check is slow"})
+		return nil
+	}
+	defer func() { <-s.health }()
+	if time.Since(s.healthAt) >= healthFresh {
+		q := s.getProbe()
+		_, err := s.backend.Search(ctx, crawl.SearchRequest{Query: q, Limit: 1})
+		if err != nil && r.Context().Err() != nil {
 			return err
 		}
-		s.log.Warn("api: health check: search failed", "query", q, "err", err)
+		if err != nil {
+			s.log.Warn("api: health check: search failed", "query", q, "err", err)
+		}
+		s.healthAt, s.healthOK = time.Now(), err == nil
+	}
+	if !s.healthOK {
 		s.writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": "search failed"})
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,6 +220,33 @@ func TestHealthSearches(t *testing.T) {
 	if w := get(t, ok, "/healthz"); w.Code != http.StatusOK {
 		t.Errorf("GET /healthz = %d %s", w.Code, w.Body)
 	}
+
+	// Checks in a row share a search: /healthz is no way around the cap.
+	c := &counting{Backend: api.StoreBackend(collection(t), 0)}
+	cs, _ := newServerFor(t, c)
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			if w := get(t, cs, "/healthz"); w.Code != http.StatusOK {
+				t.Errorf("GET /healthz = %d %s", w.Code, w.Body)
+			}
+		})
+	}
+	wg.Wait()
+	if n := c.searches.Load(); n < 1 || n >= 20 {
+		t.Errorf("20 health checks ran %d searches, want one per second", n)
+	}
+}
+
+// counting is a backend that counts its searches.
+type counting struct {
+	api.Backend
+	searches atomic.Int64
+}
+
+func (c *counting) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
+	c.searches.Add(1)
+	return c.Backend.Search(ctx, r)
 }
 
 // A request whose client goes away, while it searches or while it waits
