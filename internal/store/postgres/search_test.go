@@ -568,3 +568,44 @@ func TestFoldSQL(t *testing.T) {
 		t.Errorf("acrawler_fold is\n%s\nquery.FoldSQL gives\n%s", def, want)
 	}
 }
+
+// TestFoldMigration: a database whose search column was built before
+// migration 0008, from the text as it is, is indexed again folded, and
+// "zoe" then finds "Zoë" in its title, text and anchor texts.
+func TestFoldMigration(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	links := map[string][]crawl.Link{"http://a.test/hub": {{TargetID: crawl.URLID("http://a.test/c"), Target: "http://a.test/c", Anchor: "Ærø Œuvre"}}}
+	indexPages(t, db, links, &crawl.Page{URL: "http://a.test/a", Title: "Zoë Müller", Text: "plain words"},
+		&crawl.Page{URL: "http://a.test/b", Title: "Ankara", Text: "Straße, plain words"},
+		&crawl.Page{URL: "http://a.test/hub", Title: "hub", Text: "hub"})
+	indexPages(t, db, nil, &crawl.Page{URL: "http://a.test/c", Title: "c", Text: "c"})
+	if err := db.SetRanks(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	// The search column as the store wrote it before 0008.
+	exec(t, dsn, schema, `UPDATE pages p SET search =
+		setweight(to_tsvector('simple', p.title), 'A') || setweight(to_tsvector('simple', p.text), 'C') ||
+		setweight(to_tsvector('simple', p.anchors), 'B') WHERE p.search IS NOT NULL`)
+	db = open(t, dsn, schema)
+	if n := search(t, db, crawl.SearchRequest{Query: "zoe"}).Total; n != 0 {
+		t.Fatalf("before the migration, zoe found %d pages: the test does not make the old index", n)
+	}
+	db.Close()
+	exec(t, dsn, schema, `DELETE FROM schema_migrations WHERE version >= 8`)
+	db = open(t, dsn, schema)
+	for q, want := range map[string][]string{
+		"zoe":         {"http://a.test/a"},
+		"MÜLLER":      {"http://a.test/a"},
+		"strasse":     {"http://a.test/b"},
+		"aero oeuvre": {"http://a.test/c"},
+		"plain":       {"http://a.test/a", "http://a.test/b"},
+	} {
+		got := urlsOf(search(t, db, crawl.SearchRequest{Query: q}))
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("after the migration, %s found %v, want %v", q, got, want)
+		}
+	}
+}
