@@ -113,7 +113,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	go func() {
 		select {
 		case <-ctx.Done():
-			fmt.Fprintf(stdout, "acrawler serve: stopping: no new connections; requests in progress have %v to finish\n", *grace)
+			fmt.Fprintf(stdout, "acrawler serve: no new connections; requests in progress have %v to finish\n", *grace)
 			stop()
 		case <-stopCtx.Done():
 		}

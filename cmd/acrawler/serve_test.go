@@ -352,7 +352,7 @@ func TestServeStopsInItsOwnWords(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("serve: %v", err)
 	}
-	if got := out.String(); !strings.Contains(got, "acrawler serve: stopping") || strings.Contains(got+errb.String(), "in-flight URLs") {
+	if got := out.String(); !strings.Contains(got, "acrawler serve: no new connections; requests in progress have 1s to finish") || strings.Contains(got+errb.String(), "in-flight URLs") {
 		t.Errorf("serve printed on its stop:\n%s%s", got, errb.String())
 	}
 }
