@@ -146,6 +146,16 @@ var failureModes = []struct {
 		want: []string{"Paragraph 3 of the story", "The camp closed on 30 September, as planned."},
 		not:  []string{"3 May 2021", "Leave a reply"},
 	},
+	{
+		// A list of other posts, each an <article>, beside the post's
+		// own <article> in the <main>: the post is the content.
+		name: "teaser articles beside the article",
+		page: `<body>` + siteChrome + `<main><article class="post">` + prose("story", 6) + `</article>` +
+			`<div class="blog-module"><article class="item"><p>Another post, about the winter camp and its long nights, with a photo or two.</p></article>` +
+			`<article class="item"><p>Yet another post, about how the maps were drawn in the field, and by whom.</p></article></div></main></body>`,
+		want: []string{"Paragraph 1 of the story", "Paragraph 6 of the story"},
+		not:  []string{"Another post", "Yet another post"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

@@ -112,10 +112,11 @@ func Extract(body []byte, pageURL, contentLanguage string) (Result, error) {
 // It is called once, after the last token; b must not be used after it.
 //
 // The content is the page's <main> (or role=main) when it holds at least
-// a quarter of the page's text (or its one <article>, if that holds half
-// of the main's text); otherwise the best-scoring element with
-// its best siblings (see score). Either way, what is boilerplate by its
-// markup (see prune) is left out.
+// a quarter of the page's text; otherwise the best-scoring element with
+// its best siblings (see score). Either way, if the content is one block
+// and an <article> in it holds half of its text, the content is that
+// article; and what is boilerplate by its markup (see prune) is left
+// out.
 func (b *Builder) Result(contentLanguage string) (res Result, err error) {
 	defer b.release()
 	b.finish()
@@ -167,13 +168,19 @@ func (b *Builder) content() []int32 {
 		i++
 	}
 	if mainEl >= 0 && nodes[mainEl].chars*4 >= total {
-		if a := b.soleArticle(mainEl); a >= 0 {
+		if a := b.mainArticle(mainEl); a >= 0 {
 			return []int32{a}
 		}
 		return []int32{mainEl}
 	}
 	if best := b.score(); best >= 0 {
-		return b.siblings(best)
+		out := b.siblings(best)
+		if len(out) == 1 {
+			if a := b.mainArticle(out[0]); a >= 0 {
+				return []int32{a}
+			}
+		}
+		return out
 	}
 	if mainEl >= 0 {
 		return []int32{mainEl}
@@ -181,24 +188,24 @@ func (b *Builder) content() []int32 {
 	return roots
 }
 
-// soleArticle returns the one <article> of a <main> (none inside
-// another) if it holds at least half of the main's text, or -1: the
-// main's other blocks are then related stories, teasers and the like.
-func (b *Builder) soleArticle(mainEl int32) int32 {
+// mainArticle returns the longest <article> in a block (of those not
+// inside another) if it holds at least half of the block's text, or -1:
+// the block's other parts are then related stories, teasers (often
+// articles too) and the like.
+func (b *Builder) mainArticle(root int32) int32 {
 	nodes := b.nodes
-	m := &nodes[mainEl]
+	m := &nodes[root]
 	found := int32(-1)
-	for i := mainEl + 1; i < m.end; {
+	for i := root + 1; i < m.end; {
 		n := &nodes[i]
 		if n.text || n.flags&(fDropped|fSkip) != 0 {
 			i = n.end
 			continue
 		}
 		if n.atom == atom.Article {
-			if found >= 0 {
-				return -1
+			if found < 0 || n.chars > nodes[found].chars {
+				found = i
 			}
-			found = i
 			i = n.end
 			continue
 		}
