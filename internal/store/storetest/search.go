@@ -74,7 +74,8 @@ func testSearchCancelled(t *testing.T, e *env) {
 	const rounds = 25
 	for i := range rounds {
 		d := full * time.Duration(i) / rounds
-		for _, q := range []string{"learning", "learn*", "lea* rea* learning", `"deep learning"`} {
+		// Malformed and refused queries among them.
+		for _, q := range []string{"learning", "learn*", "lea* rea* learning", `"deep learning"`, "\"\xff(NEAR learn", strings.Repeat("r* ", 160)} {
 			// A deadline, as a timeout sets.
 			ctx, cancel := context.WithTimeout(e.ctx, d)
 			e.s.Search(ctx, crawl.SearchRequest{Query: q, Limit: 100})
