@@ -609,10 +609,12 @@ func (e *Engine) abandon(t frontier.Task) {
 // finished reports whether nothing is left to do anywhere.
 func (e *Engine) finished(ctx context.Context) (bool, StopReason, error) {
 	st := e.fr.Status()
-	if b := st.Budget; b != nil && st.InFlight == 0 && e.pending.Load() == 0 {
+	if b := st.Budget; b != nil && st.InFlight == 0 && st.Pending == 0 && e.pending.Load() == 0 {
 		// A spent budget lets nothing new start: hosts still held (one
 		// waiting for a robots.txt retry, say) are not waited for, and
-		// claimed URLs go back to the queue at Stop.
+		// what the frontier cannot hand out goes back to the queue at
+		// Stop. URLs claimed within a page budget (Pending) are fetched
+		// first.
 		if errors.Is(b, crawl.ErrByteBudget) {
 			return true, StopBytes, nil
 		}

@@ -441,8 +441,12 @@ func TestInterruptDuringPDFExtractionLosesNothing(t *testing.T) {
 		}
 		cancel()
 	}()
-	if sum := tc.run(ctx); sum.Reason != StopInterrupt {
+	sum := tc.run(ctx)
+	if sum.Reason != StopInterrupt {
 		t.Fatalf("run: %s", sum.Reason)
+	}
+	if sum.ParseErrors != 0 {
+		t.Errorf("summary counts %d parse errors after a stop during a PDF's extraction, want 0", sum.ParseErrors)
 	}
 	rec, ok := tc.url("http://a.test/paper.pdf")
 	if !ok {

@@ -432,7 +432,7 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 	if extract.IsPDF(resp.MediaType) {
 		x = e.extractor.PDF(ctx, resp.Body, u.URL, resp.Header)
 		x.Apply(p)
-		if x.ErrorKind != "" {
+		if x.ErrorKind != "" && ctx.Err() == nil { // a stop is not a broken PDF
 			e.stats.parseErrors.Add(1)
 		}
 		return
