@@ -111,7 +111,7 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 				}
 			}
 		case "class":
-			k := dropKind(dropWordOf(kv.Val, nil))
+			k := dropWordOf(kv.Val, nil)
 			if k == fSoftBoiler && hasPositive(kv.Val) {
 				// "l-sidebar-fixed l-article-body-segment": the
 				// class names content too.
@@ -125,7 +125,7 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 				// ("related-work", "data-sharing").
 				except = headingWords
 			}
-			kind |= dropKind(dropWordOf(kv.Val, except))
+			kind |= dropWordOf(kv.Val, except)
 		}
 	}
 	if kind&fBoiler != 0 {
@@ -186,11 +186,11 @@ func isSection(a atom.Atom, attrs []htmlx.Attr) bool {
 // hasDropWord reports whether a class or id list holds one of dropWords,
 // other than those in except, as a whole token or as a part of one joined
 // by "-" or "_".
-func hasDropWord(v []byte, except map[string]bool) bool { return dropWordOf(v, except) != "" }
+func hasDropWord(v []byte, except map[string]bool) bool { return dropWordOf(v, except) != 0 }
 
-// dropWordOf returns the first of dropWords that a class or id list holds
-// (see hasDropWord), or "".
-func dropWordOf(v []byte, except map[string]bool) string {
+// dropWordOf returns the kind (see dropKind) of the first of dropWords
+// that a class or id list holds (see hasDropWord), or 0.
+func dropWordOf(v []byte, except map[string]bool) uint16 {
 	var buf [32]byte
 	for i := 0; i < len(v); {
 		// A modifier token ("has-sidebar", "no-share") is skipped.
@@ -217,13 +217,13 @@ func dropWordOf(v []byte, except map[string]bool) string {
 				}
 				buf[k] = c
 			}
-			if w := string(buf[:n]); dropWords[w] && !except[w] {
-				return w
+			if dropWords[string(buf[:n])] && !except[string(buf[:n])] {
+				return dropKind(string(buf[:n]))
 			}
 		}
 		i = j
 	}
-	return ""
+	return 0
 }
 
 func tokenEnd(v []byte, i int) int {
