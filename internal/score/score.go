@@ -44,6 +44,12 @@ type Config struct {
 	Patterns     []string `toml:"patterns"`      // path substrings that look like a publication ("/article/", ".pdf")
 	PatternBonus int      `toml:"pattern_bonus"` // added once when any pattern matches
 	DepthPenalty int      `toml:"depth_penalty"` // subtracted per level of depth
+	// Avoid are path substrings of pages that are seldom research (news,
+	// events, tags, shops, the about and contact pages), in several
+	// languages; AvoidPenalty is subtracted once when any matches, or when
+	// the path holds a date (/2024/05/, as news and blog posts do).
+	Avoid        []string `toml:"avoid"`
+	AvoidPenalty int      `toml:"avoid_penalty"`
 	// InlinkBonus is added each time another fetched page links to a queued
 	// URL, up to MaxInlinkBonus (applied by the store).
 	InlinkBonus    int `toml:"inlink_bonus"`
@@ -62,13 +68,26 @@ func DefaultConfig() Config {
 			"research", "paper", "publication", "academic", "university", "journal", "article",
 			"thesis", "dissertation", "proceedings", "preprint", "faculty", "lab", "doi",
 			"araştırma", "yayın", "makale", "akademik", "üniversite", "tez", "bildiri",
+			"publikationen", "forschung", "publicaciones", "investigacion", "recherche",
+			"pubblicazioni", "ricerca", "publicacoes", "pesquisa", "artikel", "tesis",
 		},
-		URLWeight:      3,
-		AnchorWeight:   2,
-		MaxWordHits:    3,
-		Patterns:       []string{"/publication/", "/publications/", "/paper/", "/papers/", "/article/", "/doi/", "/abs/", ".pdf"},
-		PatternBonus:   6,
-		DepthPenalty:   2,
+		URLWeight:    3,
+		AnchorWeight: 2,
+		MaxWordHits:  3,
+		Patterns: []string{"/publication/", "/publications/", "/paper/", "/papers/", "/article/", "/doi/", "/abs/", ".pdf",
+			"/publikationen/", "/publicaciones/", "/pubblicazioni/", "/publicacoes/", "/yayinlar/",
+			"/handle/", "/bitstream/", "/eprint/", "/record/"}, // repositories: DSpace, EPrints, Invenio
+		PatternBonus: 6,
+		DepthPenalty: 2,
+		Avoid: []string{
+			"/news/", "/events/", "/event/", "/calendar", "/tag/", "/tags/", "/category/", "/press/", "/blog/", "/?p=",
+			"/about", "/contact", "/login", "/cart", "/shop/", "/store/", "/product/", "/products/", "/catalog", "/jobs", "/careers",
+			"/haberler/", "/duyurular/", "/etkinlikler/", "/hakkimizda", "/iletisim",
+			"/aktuelles/", "/veranstaltungen/", "/ueber-uns", "/kontakt",
+			"/noticias/", "/eventos/", "/acerca", "/contacto", "/actualites/", "/evenements/", "/a-propos",
+			"/notizie/", "/eventi/", "/chi-siamo", "/contatti", "/sobre",
+		},
+		AvoidPenalty:   6,
 		InlinkBonus:    1,
 		MaxInlinkBonus: 5,
 		RecentBonus:    4,
@@ -81,6 +100,7 @@ type Policy struct {
 	cfg      Config
 	words    map[string]int // folded word → index
 	patterns []string
+	avoid    []string
 }
 
 // New builds a policy from a configuration.
@@ -113,6 +133,12 @@ func New(cfg Config) (*Policy, error) {
 		}
 		p.patterns = append(p.patterns, fold(pat))
 	}
+	for _, pat := range cfg.Avoid {
+		if pat == "" {
+			return nil, fmt.Errorf("score: empty avoided path pattern")
+		}
+		p.avoid = append(p.avoid, fold(pat))
+	}
 	return p, nil
 }
 
@@ -143,7 +169,47 @@ func (p *Policy) Score(url, anchor string, depth int) int {
 			break
 		}
 	}
+	if p.cfg.AvoidPenalty != 0 {
+		avoid := hasDate(path)
+		for _, pat := range p.avoid {
+			if avoid {
+				break
+			}
+			avoid = containsFolded(path, pat)
+		}
+		if avoid {
+			s -= p.cfg.AvoidPenalty
+		}
+	}
 	return s
+}
+
+// hasDate reports whether a path holds a /YYYY/MM/ date (years 1990 to
+// 2099, months 01 to 12).
+func hasDate(path string) bool {
+	for i := 0; i+9 <= len(path); i++ {
+		if path[i] != '/' {
+			continue
+		}
+		d := path[i+1 : i+9] // YYYY/MM/
+		if d[4] != '/' || d[7] != '/' || !digits(d[:4]) || !digits(d[5:7]) {
+			continue
+		}
+		y := d[:4]
+		if (y[:2] == "19" && y[2] == '9' || y[:2] == "20") && (d[5] == '0' && d[6] != '0' || d[5:7] == "10" || d[5:7] == "11" || d[5:7] == "12") {
+			return true
+		}
+	}
+	return false
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // InlinkBonus returns the per-inbound-link bonus and its cap (zero for

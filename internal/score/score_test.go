@@ -17,13 +17,21 @@ func TestScoreSignals(t *testing.T) {
 		want        int
 	}{
 		{"http://a.test/", "", 0, 0},
-		{"http://a.test/about", "About us", 1, -2},
+		{"http://a.test/about", "About us", 1, -2 - 6}, // site furniture
+		{"http://a.test/haberler/2024/05/yeni-bir-sey", "", 1, -2 - 6},
+		{"http://a.test/2024/05/notes-on-crawling/", "", 1, -2 - 6}, // a dated post
+		{"http://a.test/2024/13/x", "", 1, -2},                      // no month
+		{"http://a.test/issues/2024/5", "", 1, -2},                  // no date
+		{"http://a.test/publications/news/", "", 1, 3 + 6 - 2 - 6},
 		{"http://a.test/research/", "", 1, 3 - 2},
 		{"http://a.test/x", "Research publications", 1, 2*2 - 2},
 		{"http://a.test/publications/paper-1", "", 2, 2*3 + 6 - 4},
 		{"http://a.test/files/x.PDF", "", 2, 6 - 4},
 		{"http://a.test/arastirma/yayinlar", "Araştırma Yayınları", 1, 2*3 + 2*2 - 2},
 		{"http://a.test/ara%C5%9Ft%C4%B1rma/", "", 1, 3 - 2},
+		{"http://a.test/publicaciones/", "", 1, 3 + 6 - 2},
+		{"http://a.test/handle/123/456", "", 1, 6 - 2}, // a repository record
+		{"http://a.test/forschung/publikationen", "", 1, 2*3 - 2},
 		{"http://a.test/label/syllabus", "doing", 1, -2}, // no word inside a longer token
 		{"http://a.test/labs/doi/10.1/x", "", 1, 2*3 + 6 - 2},
 		{"http://a.test/research/research/research", "", 0, 3}, // a word counts once
