@@ -172,6 +172,15 @@ type Store interface {
 	// hosts (0: all).
 	HostStats(ctx context.Context, limit int) ([]HostStats, error)
 
+	// SetSetting records a crawl setting (a setting that shapes the stored
+	// data, such as the URL normalization it was made with), replacing its
+	// earlier value.
+	SetSetting(ctx context.Context, key, value string) error
+
+	// Setting returns the recorded value of a crawl setting, or an error
+	// wrapping ErrNotFound when it was never set.
+	Setting(ctx context.Context, key string) (string, error)
+
 	// Close releases the store. It does not release host leases.
 	Close() error
 }
