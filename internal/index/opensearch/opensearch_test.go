@@ -628,6 +628,11 @@ func TestSearchFiltersAndPaging(t *testing.T) {
 			t.Errorf("aggs.%s field = %v", f, got)
 		}
 	}
+	// Every year a search accepts (1000-2100) has its bucket: the year
+	// facet lists them all, as the embedded stores do.
+	if got, _ := at(t, body, "aggs", "year", "terms", "size").(float64); got < 1101 {
+		t.Errorf("aggs.year size = %v, want room for every year from 1000 to 2100", got)
+	}
 	hl := at(t, body, "highlight")
 	if at(t, hl, "pre_tags", 0) != "<mark>" || at(t, hl, "post_tags", 0) != "</mark>" || at(t, hl, "encoder") != "html" {
 		t.Errorf("highlight tags/encoder = %v", hl)

@@ -24,8 +24,12 @@ const (
 	// MaxWindow is OpenSearch's default index.max_result_window: hits past
 	// Offset+Limit > MaxWindow are not returned.
 	MaxWindow = 10000
-	// facetSize is the number of buckets asked for per facet.
-	facetSize = 20
+	// facetSize is the number of buckets asked for per host and type
+	// facet; yearFacetSize covers every year a search can filter for, so
+	// the year facet lists every year that has results, as the embedded
+	// stores do.
+	facetSize     = 20
+	yearFacetSize = 1101
 	// snippetSize is the length of a snippet, in characters.
 	snippetSize = 200
 )
@@ -233,7 +237,7 @@ func searchBody(r SearchRequest) obj {
 		"aggs": obj{
 			"host": obj{"terms": obj{"field": "host", "size": facetSize}},
 			"type": obj{"terms": obj{"field": "type", "size": facetSize}},
-			"year": obj{"terms": obj{"field": "year", "size": facetSize}},
+			"year": obj{"terms": obj{"field": "year", "size": yearFacetSize}},
 		},
 	}
 }
