@@ -1,6 +1,7 @@
 package fingerprint
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"math/bits"
@@ -83,13 +84,36 @@ func Distance(a, b uint64) int {
 	return bits.OnesCount64(a ^ b)
 }
 
-// Bands splits a fingerprint into 4 bands of 16 bits, the most
-// significant first. Two fingerprints within Hamming distance 3 share at
-// least one band exactly (4 bands cannot each hold one of at most 3
-// differing bits), so a store can find the candidates for a near
-// duplicate with an index lookup per band instead of a scan.
+// Bands splits a fingerprint into 4 bands of 16 bits, the least
+// significant first: band i is bits 16i to 16i+15. Two fingerprints
+// within Hamming distance 3 share at least one band exactly (4 bands
+// cannot each hold one of at most 3 differing bits), so a store can find
+// the candidates for a near duplicate with an index lookup per band
+// instead of a scan.
+//
+// The order is fixed: the stores keep band i in their column band<i>,
+// and the databases written so far hold it so.
 func Bands(fp uint64) [4]uint16 {
-	return [4]uint16{uint16(fp >> 48), uint16(fp >> 32), uint16(fp >> 16), uint16(fp)}
+	return [4]uint16{uint16(fp), uint16(fp >> 16), uint16(fp >> 32), uint16(fp >> 48)}
+}
+
+// Match is a near-duplicate candidate: the ID of a fingerprint's owner and
+// its distance from the fingerprint looked up.
+type Match struct {
+	ID   int64
+	Dist int
+}
+
+// Compare orders candidates for the near-duplicate choice: the nearest
+// first, then the smallest ID among equally near ones. It returns a
+// negative number when m comes before o, as cmp.Compare does. A store
+// picks the first candidate in this order that may own its content (one
+// that is not an alias of another canonical URL, nor itself a duplicate).
+func (m Match) Compare(o Match) int {
+	if m.Dist != o.Dist {
+		return cmp.Compare(m.Dist, o.Dist)
+	}
+	return cmp.Compare(m.ID, o.ID)
 }
 
 const (
@@ -256,9 +280,9 @@ func (x *Index) Near(fp uint64) (id int64, dist int, ok bool) {
 		next := x.next[b]
 		for link := x.head[b][v]; link != 0; link = next[link-1] {
 			pos := link - 1
-			d := bits.OnesCount64(fp ^ x.fps[pos])
-			if d < dist || d == dist && ok && x.ids[pos] < id {
-				id, dist, ok = x.ids[pos], d, true
+			m := Match{ID: x.ids[pos], Dist: bits.OnesCount64(fp ^ x.fps[pos])}
+			if m.Dist < dist || ok && m.Compare(Match{ID: id, Dist: dist}) < 0 {
+				id, dist, ok = m.ID, m.Dist, true
 			}
 		}
 	}

@@ -192,8 +192,9 @@ func TestDistanceBands(t *testing.T) {
 	if d := Distance(0, ^uint64(0)); d != 64 {
 		t.Errorf("Distance(0, ^0) = %d, want 64", d)
 	}
-	if b := Bands(0x0123456789abcdef); b != [4]uint16{0x0123, 0x4567, 0x89ab, 0xcdef} {
-		t.Errorf("Bands(0x0123456789abcdef) = %#x", b)
+	// The order is stored: band i is bits 16i to 16i+15.
+	if b := Bands(0x0123456789abcdef); b != [4]uint16{0xcdef, 0x89ab, 0x4567, 0x0123} {
+		t.Errorf("Bands(0x0123456789abcdef) = %#x, want [0xcdef 0x89ab 0x4567 0x123]", b)
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 10000 {
@@ -376,4 +377,20 @@ func ExampleIndex() {
 	id, _, ok := x.Near(SimHash(englishArticle + "\nLast updated 3 April 2025"))
 	fmt.Println(id, ok)
 	// Output: 1 true
+}
+
+func TestMatchCompare(t *testing.T) {
+	for _, tc := range []struct {
+		a, b Match
+		want int
+	}{
+		{Match{ID: 9, Dist: 1}, Match{ID: 1, Dist: 2}, -1}, // nearer wins over a smaller ID
+		{Match{ID: 1, Dist: 2}, Match{ID: 9, Dist: 1}, 1},
+		{Match{ID: -5, Dist: 2}, Match{ID: 3, Dist: 2}, -1}, // equally near: the smaller ID
+		{Match{ID: 3, Dist: 2}, Match{ID: 3, Dist: 2}, 0},
+	} {
+		if got := tc.a.Compare(tc.b); got != tc.want {
+			t.Errorf("%+v.Compare(%+v) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
 }

@@ -12,11 +12,17 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/fingerprint"
 )
 
-// bands splits a SimHash into the four 16-bit values the band columns hold.
+// bands returns the four 16-bit bands of a SimHash (fingerprint.Bands),
+// as the int columns band0 to band3 hold them.
 func bands(fp uint64) [4]int32 {
-	return [4]int32{int32(fp & 0xffff), int32(fp >> 16 & 0xffff), int32(fp >> 32 & 0xffff), int32(fp >> 48)}
+	var b [4]int32
+	for i, v := range fingerprint.Bands(fp) {
+		b[i] = int32(v)
+	}
+	return b
 }
 
 // pageCol is a column of the pages table as written: its name, the type
@@ -203,16 +209,8 @@ var nearSQL = `SELECT q.pos, n.url_id, n.simhash
 		ORDER BY bit_count((p.simhash # q.fp)::bit(64)), p.url_id
 		LIMIT 1) n`
 
-// nearMatch is a near-duplicate candidate.
-type nearMatch struct {
-	id   crawl.ID
-	dist int
-}
-
-// better reports whether m beats o: closer, then the smaller ID.
-func (m nearMatch) better(o nearMatch) bool {
-	return o.id == 0 || m.dist < o.dist || m.dist == o.dist && m.id < o.id
-}
+// nearMatch is a near-duplicate candidate; ID 0 is none.
+type nearMatch = fingerprint.Match
 
 // queueNear queues the lookup of the recorded near-duplicate candidates of
 // pages (a batch, in order) and returns them, per page, once b has run.
@@ -244,7 +242,7 @@ func queueNear(b *pgx.Batch, pages []*crawl.Page, dist int) []nearMatch {
 			if err := rows.Scan(&i, &id, &fp); err != nil {
 				return err
 			}
-			out[i-1] = nearMatch{id: id, dist: bits.OnesCount64(uint64(fp) ^ pages[i-1].SimHash)}
+			out[i-1] = nearMatch{ID: int64(id), Dist: bits.OnesCount64(uint64(fp) ^ pages[i-1].SimHash)}
 		}
 		return nil
 	})
@@ -266,12 +264,12 @@ func judgeNear(pages []*crawl.Page, stored []nearMatch, dist int) {
 			if q.SimHash == 0 || q.DuplicateOf != 0 || q.NearDuplicateOf != 0 || q.ID == p.ID || crawl.IsAlias(q) {
 				continue
 			}
-			m := nearMatch{id: q.ID, dist: bits.OnesCount64(q.SimHash ^ p.SimHash)}
-			if m.dist <= dist && m.better(best) {
+			m := nearMatch{ID: int64(q.ID), Dist: bits.OnesCount64(q.SimHash ^ p.SimHash)}
+			if m.Dist <= dist && (best.ID == 0 || m.Compare(best) < 0) {
 				best = m
 			}
 		}
-		p.NearDuplicateOf = best.id
+		p.NearDuplicateOf = crawl.ID(best.ID)
 	}
 }
 

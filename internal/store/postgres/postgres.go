@@ -54,12 +54,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"net"
 	"net/url"
-	"path"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -70,10 +67,15 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/migrate"
 )
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
+
+// migrations are the schema steps of a database (see package migrate on
+// their numbering).
+var migrations = migrate.MustLoad(migrationFS, "migrations")
 
 // Options configure Open.
 type Options struct {
@@ -285,47 +287,8 @@ func (db *DB) Close() error {
 // Target names the database (host:port/database), without credentials.
 func (db *DB) Target() string { return db.target }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		n, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(n)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration file %s: name must start with a number", e.Name())
-		}
-		b, err := fs.ReadFile(migrationFS, path.Join("migrations", e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
-}
-
 // SchemaVersion is the newest schema this build knows.
-func SchemaVersion() int {
-	ms, err := migrations()
-	if err != nil || len(ms) == 0 {
-		return 0
-	}
-	return ms[len(ms)-1].version
-}
-
-func (db *DB) tooNew(v int) error {
-	return fmt.Errorf("postgres: %s has schema version %d, this acrawler knows up to %d: %w",
-		db.where(), v, SchemaVersion(), crawl.ErrSchemaTooNew)
-}
+func SchemaVersion() int { return migrations.Latest() }
 
 func (db *DB) where() string {
 	if db.schema == "" {
@@ -337,10 +300,6 @@ func (db *DB) where() string {
 // migrate applies the pending migrations in one transaction, under an
 // advisory lock so that processes starting together apply them once.
 func (db *DB) migrate(ctx context.Context) (from, to int, err error) {
-	ms, err := migrations()
-	if err != nil {
-		return 0, 0, fmt.Errorf("postgres: migrations: %w", err)
-	}
 	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(crawl.HashID("acrawler/postgres migrate:"+db.schema))); err != nil {
 			return err
@@ -367,28 +326,21 @@ func (db *DB) migrate(ctx context.Context) (from, to int, err error) {
 		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&from); err != nil {
 			return err
 		}
-		if from > SchemaVersion() {
-			return db.tooNew(from)
-		}
-		to = from
-		for _, m := range ms {
-			if m.version <= from {
-				continue
+		to, err = migrations.Apply(ctx, db.where(), from, func(ctx context.Context, m migrate.Migration) error {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return err
 			}
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return fmt.Errorf("%s: %w", m.name, err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.version); err != nil {
-				return fmt.Errorf("%s: %w", m.name, err)
-			}
-			to = m.version
-		}
-		return nil
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.Version)
+			return err
+		})
+		return err
 	})
-	if errors.Is(err, crawl.ErrSchemaTooNew) || errors.Is(err, crawl.ErrForeign) {
+	switch {
+	case errors.Is(err, crawl.ErrForeign):
 		return 0, 0, err
-	}
-	if err != nil {
+	case errors.Is(err, crawl.ErrSchemaTooNew):
+		return 0, 0, fmt.Errorf("postgres: %w", err)
+	case err != nil:
 		return 0, 0, fmt.Errorf("postgres: migrate %s: %w", db.where(), err)
 	}
 	return from, to, nil
@@ -411,11 +363,8 @@ func (db *DB) checkVersion(ctx context.Context) error {
 	if err := db.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
 		return fmt.Errorf("postgres: open %s: %w", db.where(), err)
 	}
-	switch known := SchemaVersion(); {
-	case v > known:
-		return db.tooNew(v)
-	case v < known:
-		return fmt.Errorf("postgres: %s has schema version %d, this acrawler reads %d: it %w", db.where(), v, known, crawl.ErrNeedsMigration)
+	if err := migrations.Check(db.where(), v); err != nil {
+		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/fingerprint"
 )
 
 // Commit records a batch of fetch results in one transaction.
@@ -575,11 +575,7 @@ func (c *committer) nearDuplicate(ctx context.Context, p *crawl.Page) (crawl.ID,
 	}
 	defer rows.Close()
 	dist := c.t.db.near
-	type cand struct {
-		id crawl.ID
-		d  int
-	}
-	var cands []cand
+	var cands []fingerprint.Match
 	for rows.Next() {
 		var id crawl.ID
 		var fp int64
@@ -587,31 +583,36 @@ func (c *committer) nearDuplicate(ctx context.Context, p *crawl.Page) (crawl.ID,
 			return 0, err
 		}
 		if d := bits.OnesCount64(uint64(fp) ^ p.SimHash); d <= dist {
-			cands = append(cands, cand{id, d})
+			cands = append(cands, fingerprint.Match{ID: int64(id), Dist: d})
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
 	rows.Close()
-	// The nearest, the lowest ID first among equals, that is not an alias
-	// of another canonical URL (an alias does not own its content).
-	slices.SortFunc(cands, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.id, b.id)) })
+	// The first in the near-duplicate order that is not an alias of
+	// another canonical URL (an alias does not own its content).
+	slices.SortFunc(cands, fingerprint.Match.Compare)
 	for _, cd := range cands {
 		var alias bool
-		if err := c.isAlias.QueryRowContext(ctx, cd.id).Scan(&alias); err != nil {
+		if err := c.isAlias.QueryRowContext(ctx, cd.ID).Scan(&alias); err != nil {
 			return 0, err
 		}
 		if !alias {
-			return cd.id, nil
+			return crawl.ID(cd.ID), nil
 		}
 	}
 	return 0, nil
 }
 
-// bands splits a SimHash into the four 16-bit values the band indexes hold.
+// bands returns the four 16-bit bands of a SimHash (fingerprint.Bands),
+// as the columns band0 to band3 hold them.
 func bands(fp uint64) [4]int64 {
-	return [4]int64{int64(fp & 0xffff), int64(fp >> 16 & 0xffff), int64(fp >> 32 & 0xffff), int64(fp >> 48)}
+	var b [4]int64
+	for i, v := range fingerprint.Bands(fp) {
+		b[i] = int64(v)
+	}
+	return b
 }
 
 func mergeIDs(a, b []crawl.ID) []crawl.ID {

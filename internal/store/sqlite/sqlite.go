@@ -10,16 +10,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
-	"path"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/migrate"
 
 	sqlitedrv "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -27,6 +24,10 @@ import (
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
+
+// migrations are the schema steps of a database (see package migrate on
+// their numbering).
+var migrations = migrate.MustLoad(migrationFS, "migrations")
 
 // Options configure Open.
 type Options struct {
@@ -202,15 +203,14 @@ func (db *DB) openReaders(ctx context.Context, readOnly bool) error {
 		}
 		v, foreign, err = db.schemaOf(ctx, db.r)
 	}
-	switch known := SchemaVersion(); {
+	switch {
 	case err != nil:
 		return err
 	case foreign != "":
 		return fmt.Errorf("sqlite: %s is %w (%s)", db.path, crawl.ErrForeign, foreign)
-	case v > known:
-		return fmt.Errorf("sqlite: %s has schema version %d, this acrawler knows up to %d: %w", db.path, v, known, crawl.ErrSchemaTooNew)
-	case v < known:
-		return fmt.Errorf("sqlite: %s has schema version %d, this acrawler reads %d: it %w", db.path, v, known, ErrNeedsMigration)
+	}
+	if err := migrations.Check(db.path, v); err != nil {
+		return fmt.Errorf("sqlite: %w", err)
 	}
 	return nil
 }
@@ -295,34 +295,6 @@ func (db *DB) Close() error {
 	return errors.Join(errs...)
 }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		n, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(n)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration file %s: name must start with a number", e.Name())
-		}
-		b, err := fs.ReadFile(migrationFS, path.Join("migrations", e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
-}
-
 // Migrate brings the database at file up to this build's schema (creating
 // it if needed) and reports the versions before and after.
 func Migrate(ctx context.Context, file string) (from, to int, err error) {
@@ -346,13 +318,7 @@ func Migrate(ctx context.Context, file string) (from, to int, err error) {
 }
 
 // SchemaVersion is the newest schema this build knows.
-func SchemaVersion() int {
-	ms, err := migrations()
-	if err != nil || len(ms) == 0 {
-		return 0
-	}
-	return ms[len(ms)-1].version
-}
+func SchemaVersion() int { return migrations.Latest() }
 
 func (db *DB) version(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
@@ -460,36 +426,30 @@ func (db *DB) takeOver(ctx context.Context) (int, error) {
 // migrate applies the embedded migrations the database does not have yet,
 // each in its own transaction together with the version bump.
 func (db *DB) migrate(ctx context.Context) error {
-	ms, err := migrations()
-	if err != nil {
-		return fmt.Errorf("sqlite: migrations: %w", err)
-	}
 	cur, err := db.version(ctx, db.w)
 	if err != nil {
 		return err
 	}
-	if known := SchemaVersion(); cur > known {
-		return fmt.Errorf("sqlite: %s has schema version %d, this acrawler knows up to %d: %w", db.path, cur, known, crawl.ErrSchemaTooNew)
-	}
-	for _, m := range ms {
-		if m.version <= cur {
-			continue
-		}
+	_, err = migrations.Apply(ctx, db.path, cur, func(ctx context.Context, m migrate.Migration) error {
 		tx, err := db.w.BeginTx(ctx, nil)
 		if err != nil {
-			return fmt.Errorf("sqlite: migrate %s: %w", m.name, err)
+			return err
 		}
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 			tx.Rollback()
-			return fmt.Errorf("sqlite: migrate %s: %w", m.name, err)
+			return err
 		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version)); err != nil {
 			tx.Rollback()
-			return fmt.Errorf("sqlite: migrate %s: %w", m.name, err)
+			return err
 		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("sqlite: migrate %s: %w", m.name, err)
-		}
+		return tx.Commit()
+	})
+	switch {
+	case errors.Is(err, crawl.ErrSchemaTooNew):
+		return fmt.Errorf("sqlite: %w", err)
+	case err != nil:
+		return fmt.Errorf("sqlite: migrate %s: %w", db.path, err)
 	}
 	return nil
 }
