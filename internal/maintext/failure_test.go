@@ -127,6 +127,12 @@ var failureModes = []struct {
 		not:  []string{"More from us", "Long nights, short days"},
 	},
 	{
+		// A list at the end of the text keeps its short items.
+		name: "short list items at the end",
+		page: `<body>` + siteChrome + `<div class="recipe">` + prose("recipe", 3) + `<ul><li>200 g sugar</li><li>2 eggs</li><li>A pinch of salt</li></ul></div></body>`,
+		want: []string{"Paragraph 3 of the recipe", "200 g sugar", "A pinch of salt"},
+	},
+	{
 		// Short lines after the article's last paragraph (a source, a
 		// date, a "more on this" label) are not its text; a short
 		// closing sentence is.

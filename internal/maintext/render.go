@@ -48,7 +48,9 @@ type textWriter struct {
 	level    int    // rank of the heading being written (1-6), 0 if none
 	held     []byte // the heading held back
 	heldRank int
-	lastLong int // length of the text up to the end of its last prose paragraph (see isProse)
+	item     bool // the paragraph being written is a list item
+	prose    bool // a paragraph of prose was written
+	lastLong int  // length of the text up to the end of its last prose paragraph (see isProse)
 }
 
 // maxTail is the length under which the lines after the last paragraph
@@ -83,7 +85,7 @@ func (b *Builder) render(roots []int32, max int) string {
 	if w.out.Len() == 0 && len(w.held) > 0 {
 		w.write(w.held)
 	}
-	if w.lastLong > 0 && w.out.Len()-w.lastLong < maxTail {
+	if w.prose && w.out.Len()-w.lastLong < maxTail {
 		// The short lines after the last prose: a source, a date, a
 		// "more on this" line, a tag list.
 		return w.out.String()[:w.lastLong]
@@ -122,6 +124,9 @@ func (w *textWriter) node(i int32, pre bool) {
 	level := headingRank(n.atom)
 	if level > 0 {
 		w.level = level
+	}
+	if n.atom == atom.Li {
+		w.item = true
 	}
 	for j := i + 1; j < n.end; j = w.b.nodes[j].end {
 		w.node(j, pre)
@@ -257,9 +262,14 @@ func (w *textWriter) write(p []byte) {
 		w.out.WriteString("\n\n")
 	}
 	w.out.Write(p)
-	if isProse(p) {
+	prose := isProse(p)
+	w.prose = w.prose || prose
+	if prose || w.item {
+		// A list's last items (a publication list's, a recipe's)
+		// are kept however short.
 		w.lastLong = w.out.Len()
 	}
+	w.item = false
 }
 
 // cutUTF8 cuts s to at most n bytes on a character boundary.
