@@ -444,7 +444,11 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 	}
 	if bar, barred := f.barLocked(now); barred && f.ready.top().rank < bar-f.cfg.BudgetSlack {
 		// Under a budget, the best ready host ranks too far below a host
-		// that may take a request soon: its slot stays unused.
+		// that may take a request soon: its slot stays unused, until that
+		// host's time or its URLs come.
+		if f.ioBusy {
+			return Task{}, false, time.Time{}, claimedAny, waitIO, nil
+		}
 		if f.waiting.Len() > 0 {
 			wake = f.waiting.top().due()
 		}
@@ -528,6 +532,13 @@ func (f *Frontier) waitIO() {
 
 // doIO does a round's store I/O, without the frontier's lock.
 func (f *Frontier) doIO(ctx context.Context, r ioRound) ioResult {
+	res := f.claimIO(ctx, r)
+	f.valueHosts(ctx, r, &res)
+	return res
+}
+
+// claimIO gives up leases and claims hosts and URLs.
+func (f *Frontier) claimIO(ctx context.Context, r ioRound) ioResult {
 	f.flushReleases(ctx, r.releases)
 	var res ioResult
 	if r.claim && r.budget == nil {
@@ -586,7 +597,6 @@ func (f *Frontier) doIO(ctx context.Context, r ioRound) ioResult {
 			}
 		}
 	}
-	f.valueHosts(ctx, r, &res)
 	return res
 }
 

@@ -1,0 +1,120 @@
+package frontier_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/frontier"
+	"github.com/acrawler/acrawler/internal/store/storetest"
+)
+
+// valuedStore is a store whose hosts have fixed values.
+type valuedStore struct {
+	crawl.Store
+	values map[string]int // by host key
+	asked  int
+}
+
+func (s *valuedStore) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
+	s.asked++
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		for k, v := range s.values {
+			if crawl.HashID(k) == id {
+				out[i] = v
+			}
+		}
+	}
+	return out, nil
+}
+
+// crawlOrder hands out tasks until n pages were handed out, doing each at
+// once (a request: the host's delay applies from then), and returns the
+// page URLs in order.
+func crawlOrder(t *testing.T, f *frontier.Frontier, c *clock, n int) []string {
+	t.Helper()
+	var order []string
+	for len(order) < n {
+		task, _ := waitTask(t, f, c)
+		if task.Kind == frontier.FetchURL {
+			order = append(order, task.URL.URL)
+		}
+		f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	}
+	return order
+}
+
+func hostsOf(urls []string) string {
+	var b strings.Builder
+	for _, u := range urls {
+		b.WriteString(u[len("http://") : len("http://")+1])
+	}
+	return b.String()
+}
+
+// TestBudgetWaitsForTheBestHost: under a page budget, a host of research
+// (priority 10) takes every request its politeness allows, and the slots
+// in between stay unused rather than go to a blog (priority 0) that is
+// ready; without a budget, the blog takes them.
+func TestBudgetWaitsForTheBestHost(t *testing.T) {
+	var urls []crawl.NewURL
+	for i := range 6 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://research.test/%d", i), 1, 10),
+			storetest.U(fmt.Sprintf("http://blog.test/%d", i), 1, 0))
+	}
+	for _, tc := range []struct {
+		name   string
+		budget int64
+		want   string
+	}{
+		{"budget", 100, "rrrrrr"},
+		{"no budget", 0, "rbrbrb"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := frontier.Config{HostValues: true, Delay: time.Second, Limits: crawl.Limits{MaxPages: tc.budget}}
+			f, c, st := setup(t, cfg, urls...)
+			knownRobots(t, st, c, urls...)
+			if got := hostsOf(crawlOrder(t, f, c, 6)); got != tc.want {
+				t.Errorf("hosts of the first six pages: %s, want %s (r: research.test, b: blog.test)", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHostValueRanksHosts: among hosts whose best URLs have one priority,
+// the one the store values most goes first, with or without a budget; with
+// HostValues off (the breadth-first and depth-first orders), values are
+// not asked for.
+func TestHostValueRanksHosts(t *testing.T) {
+	urls := []crawl.NewURL{storetest.U("http://a.test/", 1, 5), storetest.U("http://m.test/", 1, 5), storetest.U("http://j.test/", 1, 5)}
+	for _, tc := range []struct {
+		name   string
+		values bool
+		budget int64
+		want   string
+	}{
+		{"values", true, 0, "jam"},
+		{"values under a budget", true, 100, "jam"},
+		{"no values", false, 0, "ajm"}, // by host ID
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, c, st := setup(t, frontier.Config{HostValues: tc.values, Limits: crawl.Limits{MaxPages: tc.budget}}, urls...)
+			knownRobots(t, st, c, urls...)
+			vs := &valuedStore{Store: st, values: map[string]int{"http://j.test": 12, "http://a.test": 2, "http://m.test": -20}}
+			f = frontier.New(vs, frontier.Config{Owner: "test", Token: "acrawler", Now: c.now, HostValues: tc.values,
+				Limits: crawl.Limits{MaxPages: tc.budget}})
+			got := crawlOrder(t, f, c, 3)
+			if tc.values {
+				if h := hostsOf(got); h != tc.want {
+					t.Errorf("hosts in order %s, want %s (by value)", h, tc.want)
+				}
+			} else if vs.asked > 0 {
+				t.Errorf("ValueHosts asked %d times with HostValues off", vs.asked)
+			}
+		})
+	}
+}
