@@ -5,6 +5,7 @@ package report
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"time"
@@ -196,4 +197,31 @@ func ratio(a, b int64) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
+}
+
+// ValueReason says why a host has the value the store learned for it
+// (see the stores' ValueHosts), from what it was learned from: the host's
+// recent pages, the research among them (publications: articles,
+// preprints, theses, proceedings, books, data sets), the people and
+// publication lists, and the copies of other hosts' pages (a mirror's).
+// It is "" for a host not valued yet.
+func ValueReason(value int, pages, research, related, copies int64) string {
+	if pages == 0 {
+		return ""
+	}
+	var why string
+	switch {
+	case copies*2 >= pages:
+		why = "mostly copies of other hosts' pages"
+	case research*2 >= pages:
+		why = "mostly research"
+	case research+related == 0:
+		why = "no research"
+	case value > 0:
+		why = "research above the expected quarter"
+	default:
+		why = "little research"
+	}
+	return fmt.Sprintf("%s: %d of its last %d pages research, %d people or publication lists, %d copies of other hosts' pages",
+		why, research, pages, related, copies)
 }

@@ -113,3 +113,23 @@ func TestEmptyCrawlListsAreEmpty(t *testing.T) {
 		}
 	}
 }
+
+func TestValueReason(t *testing.T) {
+	tests := []struct {
+		value                            int
+		pages, research, related, copies int64
+		want                             string
+	}{
+		{0, 0, 0, 0, 0, ""},
+		{12, 40, 30, 4, 0, "mostly research: 30 of its last 40 pages research, 4 people or publication lists, 0 copies of other hosts' pages"},
+		{-18, 20, 0, 1, 15, "mostly copies of other hosts' pages: 0 of its last 20 pages research, 1 people or publication lists, 15 copies of other hosts' pages"},
+		{-5, 30, 0, 0, 0, "no research: 0 of its last 30 pages research, 0 people or publication lists, 0 copies of other hosts' pages"},
+		{3, 40, 14, 10, 0, "research above the expected quarter: 14 of its last 40 pages research, 10 people or publication lists, 0 copies of other hosts' pages"},
+		{-2, 40, 4, 6, 2, "little research: 4 of its last 40 pages research, 6 people or publication lists, 2 copies of other hosts' pages"},
+	}
+	for _, tt := range tests {
+		if got := ValueReason(tt.value, tt.pages, tt.research, tt.related, tt.copies); got != tt.want {
+			t.Errorf("ValueReason(%d, %d, %d, %d, %d) = %q, want %q", tt.value, tt.pages, tt.research, tt.related, tt.copies, got, tt.want)
+		}
+	}
+}
