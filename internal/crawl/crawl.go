@@ -289,7 +289,7 @@ type URLRecord struct {
 	Kind         Kind
 	LastMod      time.Time // from a sitemap
 	ChangeFreq   string    // from a sitemap
-	Inlinks      int       // fetched pages found linking here (SQLite stops counting once the URL is fetched: the count raises the priority of queued URLs)
+	Inlinks      int       // fetched pages found linking here, whatever this URL's state (counted while Limits.InlinkBonus is set; raises a queued URL's priority)
 }
 
 // Page is what was recorded for one fetched URL.

@@ -326,10 +326,9 @@ type hostStatDelta struct {
 // countInlinks counts each new page of the batch as an inbound link of
 // the URLs it links to and follows, and raises the priority of those
 // queued by lim.InlinkBonus while their inbound links are below
-// MaxInlinkBonus/InlinkBonus. Only URLs not fetched yet (queued or in
-// flight) are counted: the count is there to raise their priority, and
-// most links of a crawl (navigation) point to pages already fetched, whose
-// rows would be rewritten for nothing.
+// MaxInlinkBonus/InlinkBonus. Every target is counted, fetched or not, as
+// in the PostgreSQL store: the count is the URL's inbound links, not only
+// those that could raise its priority.
 //
 // The counts are gathered over the batch and written once per target,
 // with the outcome the results recorded one after another would have: a
@@ -372,9 +371,9 @@ func (c *committer) countInlinks(ctx context.Context, lim crawl.Limits) error {
 		// Of the post links, those that find the URL queued raise its
 		// priority while its count (pre links included) is below the cap.
 		if _, err := c.t.exec(ctx, `UPDATE urls SET
-				inlinks = inlinks + ?1 + CASE WHEN state <= 1 THEN ?2 ELSE 0 END,
+				inlinks = inlinks + ?1 + ?2,
 				priority = priority + CASE WHEN state = 0 THEN ?3 * max(0, min(?2, ?4 - inlinks - ?1)) ELSE 0 END
-			WHERE id = ?5 AND (state <= 1 OR ?1 > 0)`,
+			WHERE id = ?5`,
 			n.pre, n.post, lim.InlinkBonus, lim.MaxInlinkBonus/lim.InlinkBonus, id); err != nil {
 			return err
 		}
