@@ -1,0 +1,574 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/acrawler/acrawler/internal/cputime"
+	"github.com/acrawler/acrawler/internal/testweb"
+)
+
+// BenchmarkThroughput measures the crawler against the limit of its
+// hardware: a bare Go loop that fetches and tokenizes the same pages. The
+// web is uniform (testweb.Uniform): 100 hosts of 200 pages, 10 KB of HTML
+// and 30 links each (20 to the same host, 8 to other hosts, the next page
+// of the host and the same page of the next host), served on loopback
+// through the proxy interface, politeness delay 0, 64 workers, no sitemaps.
+// Run it with:
+//
+//	go test -run '^$' -bench BenchmarkThroughput -benchtime 1x -timeout 60m ./cmd/acrawler
+//
+// Sub-benchmarks:
+//
+//   - bare: the loop alone (4 workers, each page fetched once, its body
+//     read whole and tokenized with x/net/html).
+//   - sqlite/default, sqlite/lean (--warc off --main-text=false) and
+//     postgres/default (with ACRAWLER_TEST_POSTGRES): the crawler as a
+//     program of its own, right after a bare loop in the same run, so that
+//     the ratio holds however loaded the machine is. They report pages/s
+//     end to end and for the crawl phase (until the frontier is exhausted),
+//     the end-of-crawl pass's seconds (PageRank, anchor text, search tier),
+//     CPU per page for each phase and peak RSS, all of the crawler's
+//     process alone, and the ratios to the bare loop.
+//   - sqlite/default-stages: the default crawl in this process under the
+//     CPU profiler, its samples split by stage (fetch, parse, extract, main
+//     text, WARC, frontier, write, end-of-crawl pass, GC); the test web's
+//     own samples are left out. Under go test -cpuprofile it reports the
+//     phases only.
+//
+// ACRAWLER_THROUGHPUT_HOSTS and ACRAWLER_THROUGHPUT_PAGES shrink the web
+// for a quick run; ACRAWLER_THROUGHPUT_PROFILE names a file to keep the
+// stages run's CPU profile in.
+func BenchmarkThroughput(b *testing.B) {
+	web := testweb.NewUniform(testweb.UniformConfig{Seed: 1,
+		Hosts: envInt("ACRAWLER_THROUGHPUT_HOSTS", 100), Pages: envInt("ACRAWLER_THROUGHPUT_PAGES", 200)})
+	srv := httptest.NewServer(web)
+	defer srv.Close()
+	bin := filepath.Join(b.TempDir(), "acrawler")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	cfg := web.Config()
+	b.Logf("uniform web: %d hosts × %d pages, %d bytes each, %d links", cfg.Hosts, cfg.Pages, cfg.PageBytes, web.LinkCount())
+	b.Run("bare", func(b *testing.B) {
+		var r throughputRun
+		for range b.N {
+			r.add(bareLoop(b, srv.URL, cfg))
+		}
+		r.report(b, "")
+	})
+	lean := []string{"--warc", "off", "--main-text=false"}
+	for _, v := range []struct {
+		name  string
+		be    backend
+		flags []string
+	}{
+		{"sqlite/default", backends[0], nil},
+		{"sqlite/lean", backends[0], lean},
+		{"postgres/default", backends[1], nil},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			var bare, r throughputRun
+			for range b.N {
+				db := v.be.newDB(b) // skips postgres without ACRAWLER_TEST_POSTGRES
+				bare.add(bareLoop(b, srv.URL, cfg))
+				r.add(crawlProcess(b, bin, throughputArgs(b, db, srv.URL, web, v.flags)))
+			}
+			r.report(b, "")
+			bare.report(b, "bare-")
+			b.ReportMetric(100*r.pagesPerSec()/bare.pagesPerSec(), "%-of-bare")
+			b.ReportMetric(r.cpuPerPage()/bare.cpuPerPage(), "cpu-x-bare")
+		})
+	}
+	b.Run("sqlite/default-stages", func(b *testing.B) {
+		for range b.N {
+			crawlStages(b, throughputArgs(b, backends[0].newDB(b), srv.URL, web, nil))
+		}
+	})
+}
+
+// throughputArgs returns the crawl command for the uniform web.
+func throughputArgs(b *testing.B, db, proxy string, web *testweb.Uniform, flags []string) []string {
+	args := []string{"crawl", "--db", db, "--proxy", proxy, "--delay", "0", "--max-crawl-delay", "1ms",
+		"--max-depth", "0", "--progress", "off", "--log-level", "error", "--workers", "64", "--no-sitemaps",
+		"--robots-retry", "50ms", "--retry-base", "50ms"}
+	if !containsFlag(flags, "--warc") {
+		args = append(args, "--warc", filepath.Join(b.TempDir(), "warc"))
+	}
+	args = append(args, flags...)
+	return append(args, web.Seeds()...)
+}
+
+func containsFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// throughputRun is the figures of one or more runs of the bare loop or of
+// a crawl.
+type throughputRun struct {
+	pages                int64
+	elapsed, crawl       time.Duration // end to end; the crawl phase
+	cpu, crawlCPU        time.Duration
+	peakRSS, crawlRSS    int64
+	phases               bool // crawl and crawlCPU are measured
+	runs                 int
+	minRate, maxRate     float64
+	minCPUPage, maxCPUPg float64
+}
+
+func (r *throughputRun) add(o throughputRun) {
+	rate := float64(o.pages) / o.elapsed.Seconds()
+	cpuPage := float64(o.cpu.Microseconds()) / float64(max(o.pages, 1))
+	if r.runs == 0 || rate < r.minRate {
+		r.minRate = rate
+	}
+	r.maxRate = max(r.maxRate, rate)
+	if r.runs == 0 || cpuPage < r.minCPUPage {
+		r.minCPUPage = cpuPage
+	}
+	r.maxCPUPg = max(r.maxCPUPg, cpuPage)
+	r.runs++
+	r.pages += o.pages
+	r.elapsed += o.elapsed
+	r.crawl += o.crawl
+	r.cpu += o.cpu
+	r.crawlCPU += o.crawlCPU
+	r.peakRSS = max(r.peakRSS, o.peakRSS)
+	r.crawlRSS = max(r.crawlRSS, o.crawlRSS)
+	r.phases = o.phases
+}
+
+func (r *throughputRun) pagesPerSec() float64 { return float64(r.pages) / r.elapsed.Seconds() }
+func (r *throughputRun) cpuPerPage() float64 {
+	return float64(r.cpu.Microseconds()) / float64(max(r.pages, 1))
+}
+
+func (r *throughputRun) report(b *testing.B, prefix string) {
+	pages := float64(max(r.pages, 1))
+	b.ReportMetric(r.pagesPerSec(), prefix+"pages/s")
+	b.ReportMetric(r.cpuPerPage(), prefix+"cpu-µs/page")
+	b.ReportMetric(float64(r.peakRSS)/(1<<20), prefix+"peak-RSS-MiB")
+	if r.phases {
+		pass := r.elapsed - r.crawl
+		b.ReportMetric(pages/r.crawl.Seconds(), prefix+"crawl-phase-pages/s")
+		b.ReportMetric(float64(r.crawlCPU.Microseconds())/pages, prefix+"crawl-phase-cpu-µs/page")
+		b.ReportMetric(pass.Seconds()/float64(r.runs), prefix+"end-pass-s")
+		b.ReportMetric(float64((r.cpu-r.crawlCPU).Microseconds())/pages, prefix+"end-pass-cpu-µs/page")
+		b.ReportMetric(float64(r.crawlRSS)/(1<<20), prefix+"crawl-phase-peak-RSS-MiB")
+	}
+	if prefix == "" {
+		b.ReportMetric(pages/float64(r.runs), "pages/run")
+	}
+	if r.runs > 1 {
+		b.Logf("%s%d runs: %.0f-%.0f pages/s, %.0f-%.0f CPU µs/page", prefix, r.runs, r.minRate, r.maxRate, r.minCPUPage, r.maxCPUPg)
+	}
+}
+
+// bareLoop runs the bare fetch-and-tokenize loop as a process of its own
+// (this test binary, running TestThroughputBareLoop), so that its CPU time
+// and peak RSS are its own and not the test web's.
+func bareLoop(b *testing.B, proxy string, cfg testweb.UniformConfig) throughputRun {
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestThroughputBareLoop$", "-test.count", "1")
+	cmd.Env = append(os.Environ(), "ACRAWLER_THROUGHPUT_BARE="+proxy,
+		fmt.Sprintf("ACRAWLER_THROUGHPUT_HOSTS=%d", cfg.Hosts), fmt.Sprintf("ACRAWLER_THROUGHPUT_PAGES=%d", cfg.Pages))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("bare loop: %v\n%s", err, out.String())
+	}
+	elapsed := time.Since(start)
+	var pages, links int64
+	if i := strings.Index(out.String(), "bare loop:"); i < 0 {
+		b.Fatalf("bare loop printed no figures:\n%s", out.String())
+	} else if _, err := fmt.Sscanf(out.String()[i:], "bare loop: %d pages, %d links", &pages, &links); err != nil {
+		b.Fatalf("bare loop output: %v\n%s", err, out.String())
+	}
+	if want := int64(cfg.Hosts * cfg.Pages); pages != want {
+		b.Fatalf("bare loop fetched %d pages, want %d", pages, want)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return throughputRun{pages: pages, elapsed: elapsed,
+		cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), peakRSS: ru.Maxrss << 10}
+}
+
+// TestThroughputBareLoop is the bare loop of BenchmarkThroughput, run in a
+// process of its own; it does nothing unless ACRAWLER_THROUGHPUT_BARE names
+// the test web's proxy.
+func TestThroughputBareLoop(t *testing.T) {
+	proxy := os.Getenv("ACRAWLER_THROUGHPUT_BARE")
+	if proxy == "" {
+		t.Skip("the bare loop of BenchmarkThroughput")
+	}
+	pu, err := url.Parse(proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := testweb.NewUniform(testweb.UniformConfig{Seed: 1,
+		Hosts: envInt("ACRAWLER_THROUGHPUT_HOSTS", 100), Pages: envInt("ACRAWLER_THROUGHPUT_PAGES", 200)})
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{Proxy: http.ProxyURL(pu), MaxIdleConnsPerHost: 8}}
+	urls := make(chan string)
+	var pages, links atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			for u := range urls {
+				n, err := fetchTokenize(client, u)
+				if err != nil {
+					errs <- err
+					return
+				}
+				pages.Add(1)
+				links.Add(int64(n))
+			}
+		})
+	}
+	for _, u := range web.URLs() {
+		select {
+		case urls <- u:
+		case err := <-errs:
+			t.Fatal(err)
+		}
+	}
+	close(urls)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		t.Fatal(err)
+	default:
+	}
+	fmt.Printf("bare loop: %d pages, %d links\n", pages.Load(), links.Load())
+}
+
+// fetchTokenize fetches a page and tokenizes it, counting its links.
+func fetchTokenize(client *http.Client, u string) (int, error) {
+	resp, err := client.Get(u)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	z := html.NewTokenizer(resp.Body)
+	n := 0
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			if z.Err() == io.EOF {
+				return n, nil
+			}
+			return n, fmt.Errorf("GET %s: %w", u, z.Err())
+		case html.StartTagToken:
+			if name, attr := z.TagName(); len(name) == 1 && name[0] == 'a' && attr {
+				for {
+					k, _, more := z.TagAttr()
+					if string(k) == "href" {
+						n++
+					}
+					if !more {
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// crawlProcess runs the crawl as a program of its own. The end of the
+// crawl phase is when the crawl prints its summary, before the end-of-crawl
+// pass; the process's CPU time and peak RSS then are read from /proc.
+func crawlProcess(b *testing.B, bin string, args []string) throughputRun {
+	cmd := exec.Command(bin, args...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	var r throughputRun
+	var out bytes.Buffer
+	br := bufio.NewReader(stdout)
+	if line, err := br.ReadString('\n'); err == nil {
+		r.crawl = time.Since(start)
+		r.crawlCPU, r.crawlRSS, r.phases = procCPU(cmd.Process.Pid)
+		out.WriteString(line)
+	}
+	io.Copy(&out, br)
+	if err := cmd.Wait(); err != nil {
+		b.Fatalf("%v\n%s\n%s", err, out.String(), errb.String())
+	}
+	r.elapsed = time.Since(start)
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	r.peakRSS = ru.Maxrss << 10
+	r.pages = crawledPages(b, args[2])
+	if lines := strings.SplitN(out.String(), "\n", 3); len(lines) > 1 {
+		b.Logf("%s", strings.TrimSpace(lines[1]))
+	}
+	return r
+}
+
+// procCPU returns a running process's CPU time and peak RSS so far, from
+// /proc (Linux); ok is false elsewhere.
+func procCPU(pid int) (cpu time.Duration, rss int64, ok bool) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	// The fields after the command name: state is field 3, utime 14, stime 15.
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	var utime, stime int64
+	if len(f) < 13 {
+		return 0, 0, false
+	}
+	fmt.Sscan(f[11], &utime)
+	fmt.Sscan(f[12], &stime)
+	const ticks = 100 // USER_HZ on Linux
+	cpu = time.Duration(utime+stime) * time.Second / ticks
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return cpu, 0, true
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			rss = kb << 10
+		}
+	}
+	return cpu, rss, true
+}
+
+// crawledPages counts the pages a crawl recorded, and fails the benchmark
+// if one was recorded twice.
+func crawledPages(b *testing.B, db string) int64 {
+	d := openDB(b, db)
+	defer d.Close()
+	if dup := queryInt(b, d, `SELECT count(*) - count(DISTINCT url) FROM pages`); dup != 0 {
+		b.Fatalf("%d pages recorded twice", dup)
+	}
+	return queryInt(b, d, `SELECT count(*) FROM pages`)
+}
+
+// phaseWriter notes when the crawl writes its first byte to stdout: the
+// summary, printed when the crawl phase ends.
+type phaseWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	at  time.Time
+	cpu time.Duration
+}
+
+func (w *phaseWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.at.IsZero() {
+		w.at, w.cpu = time.Now(), cputime.Process()
+	}
+	return w.buf.Write(p)
+}
+
+// crawlStages runs the crawl in this process under the CPU profiler and
+// reports its CPU per page split by stage.
+func crawlStages(b *testing.B, args []string) {
+	prof := filepath.Join(b.TempDir(), "cpu.pprof")
+	if keep := os.Getenv("ACRAWLER_THROUGHPUT_PROFILE"); keep != "" {
+		prof = keep
+	}
+	f, err := os.Create(prof)
+	if err != nil {
+		b.Fatal(err)
+	}
+	profiling := pprof.StartCPUProfile(f) == nil
+	if !profiling {
+		b.Logf("CPU profiler already running (go test -cpuprofile): phases only")
+	}
+	var out phaseWriter
+	var errb bytes.Buffer
+	cpu0, start := cputime.Process(), time.Now()
+	err = Run(context.Background(), args, &out, &errb)
+	elapsed, cpu := time.Since(start), cputime.Process()-cpu0
+	if profiling {
+		pprof.StopCPUProfile()
+	}
+	f.Close()
+	if err != nil {
+		b.Fatalf("%v\n%s\n%s", err, out.buf.String(), errb.String())
+	}
+	pages := crawledPages(b, args[2])
+	fp := float64(max(pages, 1))
+	b.ReportMetric(fp/elapsed.Seconds(), "pages/s")
+	crawlPhase := out.at.Sub(start)
+	b.ReportMetric(fp/crawlPhase.Seconds(), "crawl-phase-pages/s")
+	b.ReportMetric((elapsed - crawlPhase).Seconds(), "end-pass-s")
+	b.ReportMetric(float64(cpu.Microseconds())/fp, "cpu-µs/page-with-web")
+	if !profiling {
+		return
+	}
+	stages, err := profileStages(prof)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total, crawler time.Duration
+	for _, s := range stageOrder {
+		total += stages[s]
+		if s != stageWeb {
+			crawler += stages[s]
+		}
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "CPU by stage, %d pages (%d µs/page sampled for the crawler, %d for the test web):\n",
+		pages, crawler.Microseconds()/max(pages, 1), stages[stageWeb].Microseconds()/max(pages, 1))
+	for _, s := range stageOrder {
+		if stages[s] == 0 {
+			continue
+		}
+		us := float64(stages[s].Microseconds()) / fp
+		fmt.Fprintf(&table, "  %-34s %7.0f µs/page %5.1f%%\n", s, us, 100*float64(stages[s])/float64(max(crawler, 1)))
+		if s != stageWeb {
+			b.ReportMetric(us, stageMetric(s))
+		}
+	}
+	// Printed whole: a benchmark's log is cut at ten lines without -v.
+	fmt.Print(table.String())
+}
+
+func stageMetric(s string) string {
+	name, _, _ := strings.Cut(s, " (")
+	name = strings.NewReplacer(": ", "-", " ", "-", ",", "").Replace(name)
+	return name + "-µs/page"
+}
+
+// The stages a CPU sample is counted under; the first rule whose pattern
+// is in one of the sample's frames decides.
+const (
+	stageWeb        = "test web (server, not counted)"
+	stageEndPass    = "end-of-crawl pass (rank, close)"
+	stageFTS        = "write: FTS5 postings"
+	stageLinks      = "write: link rows"
+	stagePages      = "write: page rows"
+	stageInlinks    = "write: inlink counts"
+	stageTxCommit   = "write: transaction commit, syscalls"
+	stageWriteOther = "write: URLs, frontier state, other"
+	stageMainText   = "main text"
+	stageWARC       = "WARC (record, gzip, write)"
+	stageTokenize   = "parse: HTML tokenize, tree"
+	stageURLs       = "extract: URLs (normalize, scope)"
+	stageExtract    = "extract: other (metadata, text, hashes)"
+	stageFrontier   = "frontier, dispatch (with its store reads)"
+	stageFetch      = "fetch (HTTP client, net)"
+	stageGC         = "GC (background)"
+	stageOther      = "other (runtime, start-up)"
+	commitLoopFunc  = "internal/engine.(*Engine).commitLoop"
+	parseFunc       = "internal/engine.(*Engine).parse"
+)
+
+var stageOrder = []string{stageFetch, stageTokenize, stageURLs, stageExtract, stageMainText, stageWARC,
+	stageFrontier, stageFTS, stageLinks, stagePages, stageInlinks, stageTxCommit, stageWriteOther,
+	stageEndPass, stageGC, stageOther, stageWeb}
+
+type stageRule struct {
+	stage  string
+	within string // a frame the sample must also hold, if not empty
+	any    []string
+}
+
+var stageRules = []stageRule{
+	{stageWeb, "", []string{"net/http.(*conn).serve", "internal/testweb."}},
+	{stageEndPass, "", []string{".computeRanks"}},
+	{stageEndPass, ".crawlOrRecrawl", []string{"sqlite.(*DB).Close", "postgres.(*DB).Close"}},
+	{stageFTS, commitLoopFunc, []string{"flushFTS", "fts5", "Fts5"}},
+	{stageLinks, commitLoopFunc, []string{"insertLinks"}},
+	{stagePages, commitLoopFunc, []string{"savePage"}},
+	{stageInlinks, commitLoopFunc, []string{"countInlinks"}},
+	{stageTxCommit, commitLoopFunc, []string{"Tx).Commit", "syscall."}},
+	{stageWriteOther, "", []string{commitLoopFunc}},
+	{stageMainText, "", []string{"internal/maintext."}},
+	{stageWARC, "", []string{"internal/warc.", "gowarc", "(*Engine).archive"}},
+	{stageURLs, parseFunc, []string{"internal/urlnorm.", "internal/scope.", "(*Engine).offer", "net/url."}},
+	{stageTokenize, parseFunc, []string{"golang.org/x/net/html."}},
+	{stageExtract, "", []string{parseFunc}},
+	{stageFrontier, "", []string{"internal/frontier.", "(*Engine).dispatch"}},
+	{stageFetch, "", []string{"internal/fetch.", "net/http.", "(*Engine).fetchPage", "(*Engine).fetchRobots", "net.(*", "internal/poll."}},
+	{stageGC, "", []string{"runtime.gcBgMarkWorker"}},
+}
+
+// profileStages reads a CPU profile (through go tool pprof -traces) and
+// adds its samples up by stage.
+func profileStages(prof string) (map[string]time.Duration, error) {
+	out, err := exec.Command("go", "tool", "pprof", "-traces", prof).Output()
+	if err != nil {
+		return nil, fmt.Errorf("go tool pprof -traces %s: %w", prof, err)
+	}
+	stages := map[string]time.Duration{}
+	for _, block := range strings.Split(string(out), "-----------+-------------------------------------------------------") {
+		var value time.Duration
+		var frames []string
+		for line := range strings.Lines(block) {
+			f := strings.Fields(line)
+			if len(f) == 0 || strings.HasSuffix(f[0], ":") {
+				continue // header lines and labels
+			}
+			if d, err := time.ParseDuration(f[0]); err == nil && len(f) >= 2 && value == 0 && len(frames) == 0 {
+				value, f = d, f[1:]
+			}
+			frames = append(frames, f[0])
+		}
+		if value == 0 {
+			continue
+		}
+		stages[classify(frames)] += value
+	}
+	return stages, nil
+}
+
+func classify(frames []string) string {
+	has := func(pat string) bool {
+		for _, f := range frames {
+			if strings.Contains(f, pat) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range stageRules {
+		if r.within != "" && !has(r.within) {
+			continue
+		}
+		for _, p := range r.any {
+			if has(p) {
+				return r.stage
+			}
+		}
+	}
+	return stageOther
+}
