@@ -72,6 +72,9 @@ func (b storeBackend) Report(ctx context.Context) (*report.Report, error) {
 type Config struct {
 	// Backend answers every request. Required.
 	Backend Backend
+	// Index answers searches instead of Backend when set: an external
+	// index (the store keeps answering everything else).
+	Index crawl.Searcher
 	// Normalize turns the URL given to /documents and /doc into the form
 	// the store keys pages by (urlnorm.Normalizer.Normalize). Nil: the URL
 	// is looked up as given.
@@ -98,6 +101,7 @@ type Config struct {
 // Server serves the API and the web pages. It is safe for concurrent use.
 type Server struct {
 	backend    Backend
+	index      crawl.Searcher // Config.Index, or the backend
 	normalize  func(string) (string, error)
 	rankWeight float64
 	timeout    time.Duration
@@ -156,6 +160,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		backend:    cfg.Backend,
+		index:      cfg.Index,
 		normalize:  cfg.Normalize,
 		rankWeight: cfg.PageRankWeight,
 		timeout:    cfg.Timeout,
@@ -163,6 +168,9 @@ func New(cfg Config) (*Server, error) {
 		health:     make(chan struct{}, 1),
 		costly:     make(chan struct{}, max(1, cfg.MaxSearches/4)),
 		log:        cfg.Log,
+	}
+	if s.index == nil {
+		s.index = cfg.Backend
 	}
 	if s.timeout == 0 {
 		s.timeout = DefaultTimeout

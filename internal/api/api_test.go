@@ -112,6 +112,8 @@ type searchJSON struct {
 	TookMS  float64 `json:"took_ms"`
 	Results []struct {
 		URL, Title, Snippet, Host, Type, DOI, Lang string
+		SnippetText                                string   `json:"snippet_text"`
+		Marks                                      [][2]int `json:"marks"`
 		Score                                      float64
 		Authors                                    []string
 		Year                                       int
@@ -164,6 +166,9 @@ func TestSearchRanking(t *testing.T) {
 	}
 	if !strings.Contains(top.Snippet, "<mark>zymurgical</mark>") {
 		t.Errorf("snippet %q does not mark the matched words", top.Snippet)
+	}
+	if words := crawl.Marked(top.SnippetText, top.Marks); !slices.Contains(words, "zymurgical") || strings.Contains(top.SnippetText, "<") {
+		t.Errorf("snippet_text %q marked %v (%q), want plain text with zymurgical marked", top.SnippetText, top.Marks, words)
 	}
 	if res.Query != uniquePhrase || res.TookMS < 0 {
 		t.Errorf("query %q, took %v ms", res.Query, res.TookMS)
@@ -561,13 +566,14 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 // snippety is a backend whose search returns a hit with hostile markup in
-// its snippet and title.
+// its snippet and title, and marks that are not ranges of the snippet.
 type snippety struct{ api.Backend }
 
 func (snippety) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
 	return crawl.SearchResult{Total: 1, Hits: []crawl.SearchHit{{
 		URL: "javascript:alert(1)", Title: "<b>bold</b>", Host: "x", DOI: `10.1/"><script>`,
-		Snippet: `a <mark>b</mark> <img src=x onerror=alert(1)><mark>c <script>alert(2)</script>`,
+		Snippet: `a b <img src=x onerror=alert(1)>c <script>alert(2)</script>`,
+		Marks:   [][2]int{{2, 3}, {1, 3}, {32, 33}, {40, 400}},
 	}}}, nil
 }
 
@@ -597,12 +603,13 @@ func TestHostileContentIsEscaped(t *testing.T) {
 			t.Errorf("results page holds %q:\n%s", bad, body)
 		}
 	}
-	if !strings.Contains(body, "a <mark>b</mark> <mark>c alert(2)</mark>") {
+	const want = "a <mark>b</mark> &lt;img src=x onerror=alert(1)&gt;<mark>c</mark> &lt;script&gt;alert(2)&lt;/script&gt;"
+	if !strings.Contains(body, want) {
 		t.Errorf("the snippet lost its marks:\n%s", body)
 	}
 	res := search(t, b, url.Values{"q": {"x"}})
-	if res.Results[0].Snippet != "a <mark>b</mark> <mark>c alert(2)</mark>" {
-		t.Errorf("JSON snippet = %q, want text and marks only", res.Results[0].Snippet)
+	if res.Results[0].Snippet != want {
+		t.Errorf("JSON snippet = %q, want %q", res.Results[0].Snippet, want)
 	}
 }
 

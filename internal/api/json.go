@@ -46,18 +46,26 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 // when total and the facet counts are estimates (or lower bounds), not
 // exact counts (see crawl.SearchResult).
 type searchResponse struct {
-	Query          string            `json:"query"`
-	Total          int               `json:"total"`
-	TotalEstimated bool              `json:"total_estimated"`
-	TookMS         float64           `json:"took_ms"`
-	Limit          int               `json:"limit"`
-	Offset         int               `json:"offset"`
-	Results        []crawl.SearchHit `json:"results"`
-	Facets         crawl.Facets      `json:"facets"`
+	Query          string       `json:"query"`
+	Total          int          `json:"total"`
+	TotalEstimated bool         `json:"total_estimated"`
+	TookMS         float64      `json:"took_ms"`
+	Limit          int          `json:"limit"`
+	Offset         int          `json:"offset"`
+	Results        []jsonHit    `json:"results"`
+	Facets         crawl.Facets `json:"facets"`
 }
 
-// search runs a search for a request's parameters, with snippets reduced
-// to text and marks, and nil lists and maps made empty. A query too broad
+// jsonHit is a hit as the JSON API gives it: snippet_text and marks (the
+// byte ranges of the matching words in it) as the index gave them, and
+// snippet, the same as HTML: escaped text with the matches in <mark>.
+type jsonHit struct {
+	crawl.SearchHit
+	Snippet string `json:"snippet"`
+}
+
+// search runs a search for a request's parameters, with nil lists and
+// maps made empty. A query too broad
 // to answer (query.Check) is refused before it waits for a slot.
 func (s *Server) search(ctx context.Context, req crawl.SearchRequest) (crawl.SearchResult, error) {
 	q := query.Parse(req.Query)
@@ -76,7 +84,7 @@ func (s *Server) search(ctx context.Context, req crawl.SearchRequest) (crawl.Sea
 		req.YearFrom = MinYear
 	}
 	start := time.Now()
-	res, err := s.backend.Search(ctx, req)
+	res, err := s.index.Search(ctx, req)
 	if err != nil {
 		return res, fmt.Errorf("api: search: %w", err)
 	}
@@ -91,7 +99,9 @@ func (s *Server) search(ctx context.Context, req crawl.SearchRequest) (crawl.Sea
 	}
 	for i := range res.Hits {
 		h := &res.Hits[i]
-		h.Snippet = markOnly(h.Snippet)
+		if h.Marks == nil {
+			h.Marks = [][2]int{}
+		}
 		if h.Authors == nil {
 			h.Authors = []string{}
 		}
@@ -106,6 +116,14 @@ func (s *Server) search(ctx context.Context, req crawl.SearchRequest) (crawl.Sea
 		res.Facets.Year = map[int]int{}
 	}
 	return res, nil
+}
+
+func jsonHits(hits []crawl.SearchHit) []jsonHit {
+	out := make([]jsonHit, len(hits))
+	for i, h := range hits {
+		out[i] = jsonHit{SearchHit: h, Snippet: renderMarks(h.Snippet, h.Marks)}
+	}
+	return out
 }
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
@@ -123,7 +141,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.writeJSON(w, http.StatusOK, searchResponse{
 		Query: req.Query, Total: res.Total, TotalEstimated: res.Estimated, TookMS: math.Round(res.Took.Seconds()*1e5) / 100,
-		Limit: req.Limit, Offset: req.Offset, Results: res.Hits, Facets: res.Facets,
+		Limit: req.Limit, Offset: req.Offset, Results: jsonHits(res.Hits), Facets: res.Facets,
 	})
 	return nil
 }
@@ -350,7 +368,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	defer func() { <-s.health }()
 	if time.Since(s.healthAt) >= healthFresh {
 		q := s.getProbe()
-		_, err := s.backend.Search(ctx, crawl.SearchRequest{Query: q, Limit: 1})
+		_, err := s.index.Search(ctx, crawl.SearchRequest{Query: q, Limit: 1})
 		if err != nil && r.Context().Err() != nil {
 			return err
 		}

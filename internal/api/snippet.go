@@ -1,40 +1,35 @@
 package api
 
 import (
+	"html"
 	"strings"
-
-	"golang.org/x/net/html"
 )
 
-// markOnly returns s as HTML that holds only text and <mark> elements: the
-// form search snippets promise (escaped text with the matching words
-// marked). Other tags, comments and doctypes are dropped, text is escaped
-// again, marks are never nested and always closed. It is idempotent, so a
-// backend that already keeps the promise gets its snippet back unchanged.
-func markOnly(s string) string {
-	z := html.NewTokenizer(strings.NewReader(s))
+// renderMarks returns text as HTML: escaped, with the byte ranges marks
+// in <mark> elements. It is the one place search snippets become HTML:
+// backends give plain text and offsets. A mark that is not a range of
+// text after the one before it (out of bounds, empty, overlapping, or
+// inside a UTF-8 character) is left out, so the output always holds
+// text and balanced, unnested <mark> elements only.
+func renderMarks(text string, marks [][2]int) string {
 	var b strings.Builder
-	b.Grow(len(s) + 16)
-	open := false
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			if open {
-				b.WriteString("</mark>")
-			}
-			return b.String()
-		case html.TextToken:
-			b.WriteString(html.EscapeString(string(z.Text())))
-		case html.StartTagToken:
-			if name, _ := z.TagName(); string(name) == "mark" && !open {
-				b.WriteString("<mark>")
-				open = true
-			}
-		case html.EndTagToken:
-			if name, _ := z.TagName(); string(name) == "mark" && open {
-				b.WriteString("</mark>")
-				open = false
-			}
+	b.Grow(len(text) + 13*len(marks) + 16)
+	end := 0
+	for _, m := range marks {
+		if m[0] < end || m[1] <= m[0] || m[1] > len(text) || !boundary(text, m[0]) || !boundary(text, m[1]) {
+			continue
 		}
+		b.WriteString(html.EscapeString(text[end:m[0]]))
+		b.WriteString("<mark>")
+		b.WriteString(html.EscapeString(text[m[0]:m[1]]))
+		b.WriteString("</mark>")
+		end = m[1]
 	}
+	b.WriteString(html.EscapeString(text[end:]))
+	return b.String()
+}
+
+// boundary reports whether byte i of s starts a character (or is its end).
+func boundary(s string, i int) bool {
+	return i == len(s) || s[i]&0xC0 != 0x80
 }

@@ -1,86 +1,87 @@
 package api
 
 import (
+	"html"
 	"strings"
 	"testing"
 
-	"golang.org/x/net/html"
+	xhtml "golang.org/x/net/html"
 )
 
-func TestMarkOnly(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", ""},
-		{"plain text", "plain text"},
-		{"a <mark>b</mark> c", "a <mark>b</mark> c"},
-		{"Tom &amp; Jerry &lt;3 &#34;q&#34; &#39;s&#39;", "Tom &amp; Jerry &lt;3 &#34;q&#34; &#39;s&#39;"},
-		{"x &lt;mark&gt;y", "x &lt;mark&gt;y"}, // escaped tags stay text
-		{"<mark>open", "<mark>open</mark>"},
-		{"close</mark> x", "close x"},
-		{"<mark><mark>nested</mark></mark>", "<mark>nested</mark>"},
-		{"<MARK class=x>upper</MARK>", "<mark>upper</mark>"},
-		{`<img src=x onerror=alert(1)>after`, "after"},
-		{"<script>alert(1)</script>", "alert(1)"},
-		{"<b>bold</b> <a href='javascript:x'>link</a>", "bold link"},
-		{"a <!-- comment --> b", "a  b"},
-		{"1 < 2 & 3 > 2", "1 &lt; 2 &amp; 3 &gt; 2"},
-		{"…<mark>crawling</mark>…", "…<mark>crawling</mark>…"},
-		{"<style>x{}</style>y", "x{}y"},
+func TestRenderMarks(t *testing.T) {
+	tests := []struct {
+		text  string
+		marks [][2]int
+		want  string
+	}{
+		{"", nil, ""},
+		{"plain text", nil, "plain text"},
+		{"a b c", [][2]int{{2, 3}}, "a <mark>b</mark> c"},
+		{`Tom & Jerry <3 "q" 's'`, [][2]int{{0, 3}}, "<mark>Tom</mark> &amp; Jerry &lt;3 &#34;q&#34; &#39;s&#39;"},
+		{"x <mark>y", nil, "x &lt;mark&gt;y"}, // tags in the text stay text
+		{"Zoë Müller", [][2]int{{0, 4}, {5, 12}}, "<mark>Zoë</mark> <mark>Müller</mark>"},
+		{"ab", [][2]int{{0, 1}, {1, 2}}, "<mark>a</mark><mark>b</mark>"},
+		{"abc", [][2]int{{1, 3}, {0, 2}}, "a<mark>bc</mark>"}, // overlapping: left out
+		{"abc", [][2]int{{2, 9}, {-1, 1}, {2, 2}}, "abc"},     // out of bounds, empty
+		{"Zoë", [][2]int{{0, 3}}, "Zoë"},                      // inside a character
+		{"<script>x</script>", [][2]int{{8, 9}}, "&lt;script&gt;<mark>x</mark>&lt;/script&gt;"},
 	}
 	for _, tc := range tests {
-		if got := markOnly(tc.in); got != tc.want {
-			t.Errorf("markOnly(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := renderMarks(tc.text, tc.marks); got != tc.want {
+			t.Errorf("renderMarks(%q, %v) = %q, want %q", tc.text, tc.marks, got, tc.want)
 		}
 	}
 }
 
-// FuzzMarkOnly checks that markOnly's output holds no element but mark,
-// never nested and always closed, and that it is idempotent.
-func FuzzMarkOnly(f *testing.F) {
-	for _, s := range []string{"a <mark>b</mark>", "<script>x</script>", "&amp;&lt;&#x3c;", "<plaintext><mark>", "<textarea>&lt;</textarea>",
-		"\x00<mark>\r\n", "<mark/>", "<!DOCTYPE html><mark a='>'>x", "<svg><mark>x</mark></svg>"} {
-		f.Add(s)
+// FuzzRenderMarks checks that renderMarks's output holds no element but
+// mark, never nested and always closed, and that its text is the input's.
+func FuzzRenderMarks(f *testing.F) {
+	for _, s := range []string{"a <mark>b</mark>", "<script>x</script>", "&amp;&lt;&#x3c;", "Zoë", "\x00\r\n"} {
+		f.Add(s, 0, 2, 1, 5)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		out := markOnly(s)
-		z := html.NewTokenizer(strings.NewReader(out))
+	f.Fuzz(func(t *testing.T, s string, a, b, c, d int) {
+		marks := [][2]int{{a, b}, {c, d}}
+		out := renderMarks(s, marks)
+		z := xhtml.NewTokenizer(strings.NewReader(out))
 		open := false
 		for {
 			tt := z.Next()
-			if tt == html.ErrorToken {
+			if tt == xhtml.ErrorToken {
 				break
 			}
 			name, _ := z.TagName()
 			switch tt {
-			case html.TextToken:
+			case xhtml.TextToken:
 				if strings.ContainsAny(string(z.Raw()), "<>") {
-					t.Fatalf("markOnly(%q) = %q: raw < or > in text", s, out)
+					t.Fatalf("renderMarks(%q, %v) = %q: raw < or > in text", s, marks, out)
 				}
-			case html.StartTagToken:
+			case xhtml.StartTagToken:
 				if string(name) != "mark" || open || string(z.Raw()) != "<mark>" {
-					t.Fatalf("markOnly(%q) = %q: unexpected %s", s, out, z.Raw())
+					t.Fatalf("renderMarks(%q, %v) = %q: unexpected %s", s, marks, out, z.Raw())
 				}
 				open = true
-			case html.EndTagToken:
+			case xhtml.EndTagToken:
 				if string(name) != "mark" || !open {
-					t.Fatalf("markOnly(%q) = %q: unexpected %s", s, out, z.Raw())
+					t.Fatalf("renderMarks(%q, %v) = %q: unexpected %s", s, marks, out, z.Raw())
 				}
 				open = false
 			default:
-				t.Fatalf("markOnly(%q) = %q: unexpected token %v", s, out, tt)
+				t.Fatalf("renderMarks(%q, %v) = %q: unexpected token %v", s, marks, out, tt)
 			}
 		}
 		if open {
-			t.Fatalf("markOnly(%q) = %q: a mark is left open", s, out)
+			t.Fatalf("renderMarks(%q, %v) = %q: a mark is left open", s, marks, out)
 		}
-		if again := markOnly(out); again != out {
-			t.Fatalf("markOnly is not idempotent: %q → %q → %q", s, out, again)
+		if text := html.UnescapeString(strings.NewReplacer("<mark>", "", "</mark>", "").Replace(out)); text != html.UnescapeString(html.EscapeString(s)) {
+			t.Fatalf("renderMarks(%q, %v) = %q: the text changed", s, marks, out)
 		}
 	})
 }
 
-func BenchmarkMarkOnly(b *testing.B) {
-	s := "…the <mark>focused</mark> <mark>crawling</mark> of research pages &amp; repositories, with a frontier ordered by priority and politeness delays…"
+func BenchmarkRenderMarks(b *testing.B) {
+	s := "…the focused crawling of research pages & repositories, with a frontier ordered by priority and politeness delays…"
+	marks := [][2]int{{7, 14}, {15, 23}}
 	for b.Loop() {
-		markOnly(s)
+		renderMarks(s, marks)
 	}
 }

@@ -2,7 +2,10 @@ package crawl
 
 import (
 	"context"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // SearchRequest is a user's search. Query is the raw text the user typed:
@@ -18,20 +21,84 @@ type SearchRequest struct {
 	PageRankWeight float64 // how much link-graph rank moves the score (0: none)
 }
 
-// SearchHit is one result.
+// SearchHit is one result. Its texts are plain text: Snippet is a passage
+// of the page (or its title, when only the title matches) and Marks the
+// byte ranges of the matching words in it, in order, not overlapping;
+// TitleMarks are those of Title, from indexes that highlight titles.
+// Whoever shows a hit renders the marks (the HTTP API as <mark>).
 type SearchHit struct {
-	ID        ID        `json:"-"`
-	URL       string    `json:"url"`
-	Title     string    `json:"title"`
-	Snippet   string    `json:"snippet"` // HTML: escaped text with the matching words in <mark>
-	Score     float64   `json:"score"`
-	Host      string    `json:"host"`
-	Type      string    `json:"type"`
-	DOI       string    `json:"doi"`
-	Authors   []string  `json:"authors"`
-	Year      int       `json:"year"`
-	Lang      string    `json:"lang"`
-	FetchedAt time.Time `json:"fetched_at"`
+	ID         ID        `json:"-"`
+	URL        string    `json:"url"`
+	Title      string    `json:"title"`
+	TitleMarks [][2]int  `json:"title_marks,omitempty"`
+	Snippet    string    `json:"snippet_text"`
+	Marks      [][2]int  `json:"marks"`
+	Score      float64   `json:"score"`
+	Host       string    `json:"host"`
+	Type       string    `json:"type"`
+	DOI        string    `json:"doi"`
+	Authors    []string  `json:"authors"`
+	Year       int       `json:"year"`
+	Lang       string    `json:"lang"`
+	FetchedAt  time.Time `json:"fetched_at"`
+}
+
+// Marked returns the marked words of a text: text[m[0]:m[1]] for each
+// mark, leaving out marks that are not ranges of text.
+func Marked(text string, marks [][2]int) []string {
+	var out []string
+	for _, m := range marks {
+		if 0 <= m[0] && m[0] < m[1] && m[1] <= len(text) {
+			out = append(out, text[m[0]:m[1]])
+		}
+	}
+	return out
+}
+
+// Highlighted reads a text whose matching words stand between the markers
+// open and close (as full-text engines write snippets): it returns the
+// text without the markers, its runs of white space joined into single
+// spaces and trimmed, and the byte ranges of the matches in it. Empty and
+// unclosed matches are left out, a marker inside a match is dropped, and
+// adjacent matches stay apart.
+func Highlighted(s, open, close string) (string, [][2]int) {
+	var b strings.Builder
+	b.Grow(len(s))
+	var marks [][2]int
+	start := -1    // start of the open match, or -1
+	space := false // white space is pending
+	for s != "" {
+		switch {
+		case strings.HasPrefix(s, open):
+			s = s[len(open):]
+			if start < 0 {
+				start = b.Len()
+			}
+			continue
+		case strings.HasPrefix(s, close):
+			s = s[len(close):]
+			if start >= 0 && b.Len() > start {
+				marks = append(marks, [2]int{start, b.Len()})
+			}
+			start = -1
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		if unicode.IsSpace(r) {
+			space = true
+		} else {
+			if space && b.Len() > 0 {
+				if start == b.Len() {
+					start++ // the match begins after the space
+				}
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	return b.String(), marks
 }
 
 // Facets count the matching documents per host, type and year.
@@ -56,7 +123,40 @@ type SearchResult struct {
 // Searcher answers searches: the store's embedded full-text index, or an
 // external index.
 type Searcher interface {
+	// Search returns a page of results for r. An r.Query that holds no
+	// word gives an empty result; one too broad to answer
+	// (query.Query.Check) an error matching query.ErrTooBroad.
 	Search(ctx context.Context, r SearchRequest) (SearchResult, error)
+}
+
+// Document is a page as a search index keeps it: what the outbox sends
+// to an external index.
+type Document struct {
+	// ID is the content hash (hex): the same content crawled twice is one
+	// document.
+	ID                                      string
+	URL, Title, Text, Host, Lang, Type, DOI string
+	Authors                                 []string
+	// Year is the publication year, 0 when unknown.
+	Year int
+	// Anchors holds the anchor texts of inbound links, searched as a field
+	// of its own.
+	Anchors []string
+	// PageRank boosts the document at query time; <= 0 means none.
+	PageRank  float64
+	FetchedAt time.Time
+}
+
+// Index is a search index that is written document by document: an
+// external index, fed by the outbox. (The stores' embedded indexes are
+// Searchers written in the transaction that records a page.)
+type Index interface {
+	Searcher
+	// Upsert adds the documents, replacing those with the same ID.
+	Upsert(ctx context.Context, docs []Document) error
+	// Delete removes the documents with these IDs; an ID that is not in
+	// the index is not an error.
+	Delete(ctx context.Context, ids []string) error
 }
 
 // Inlink is a link to a page, seen from the target.

@@ -141,18 +141,3 @@ func FuzzHostKey(f *testing.F) {
 		}
 	})
 }
-
-func TestMarkSnippet(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"plain  text\n here", "plain text here"},
-		{"a \x01word\x02 & <b>", "a <mark>word</mark> &amp; &lt;b&gt;"},
-		{`"quoted" 'single'`, "&#34;quoted&#34; &#39;single&#39;"},
-		{"", ""},
-	} {
-		t.Run(tc.in, func(t *testing.T) {
-			if got := markSnippet(tc.in); got != tc.want {
-				t.Errorf("markSnippet(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"html"
 	"iter"
 	"math"
 	"slices"
@@ -229,7 +228,7 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 			if !strings.Contains(snippet, markStart) && strings.Contains(titleSnippet, markStart) || strings.TrimSpace(snippet) == "" {
 				snippet = titleSnippet
 			}
-			h.Snippet = markSnippet(snippet)
+			h.Snippet, h.Marks = crawl.Highlighted(snippet, markStart, markStop)
 			if authors != nil {
 				// Metadata written by this store: a list of strings.
 				_ = json.Unmarshal(authors, &h.Authors)
@@ -265,14 +264,6 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	}
 	res.Took = time.Since(start)
 	return res, nil
-}
-
-// markSnippet escapes a headline, joins its whitespace and turns its
-// markers into <mark> elements.
-func markSnippet(s string) string {
-	s = html.EscapeString(strings.Join(strings.Fields(s), " "))
-	s = strings.ReplaceAll(s, markStart, "<mark>")
-	return strings.ReplaceAll(s, markStop, "</mark>")
 }
 
 // Inlinks returns up to limit (100 when not positive) links to a page, by

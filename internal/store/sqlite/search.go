@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"iter"
 	"maps"
 	"math"
@@ -720,9 +719,10 @@ func (db *DB) hit(ctx context.Context, match string, id crawl.ID) (crawl.SearchH
 	if err != nil {
 		return h, fmt.Errorf("sqlite: search hit %d: %w", id, err)
 	}
-	h.Snippet = markSnippet(snippet)
+	// The text's best passage, or the title when only the title matches.
+	h.Snippet, h.Marks = crawl.Highlighted(snippet, "\x01", "\x02")
 	if !strings.Contains(snippet, "\x01") && strings.Contains(titleSnip, "\x01") || h.Snippet == "" {
-		h.Snippet = markSnippet(titleSnip)
+		h.Snippet, h.Marks = crawl.Highlighted(titleSnip, "\x01", "\x02")
 	}
 	h.FetchedAt = fromMS(fetched)
 	if meta != "" {
@@ -745,14 +745,6 @@ func asString(v any) string {
 		return string(s)
 	}
 	return ""
-}
-
-// markSnippet escapes a snippet and turns FTS5's match markers into
-// <mark> elements.
-func markSnippet(s string) string {
-	s = html.EscapeString(strings.Join(strings.Fields(s), " "))
-	s = strings.ReplaceAll(s, "\x01", "<mark>")
-	return strings.ReplaceAll(s, "\x02", "</mark>")
 }
 
 // Inlinks returns links to a page.

@@ -385,7 +385,7 @@ func TestSearchSnippetsConcurrently(t *testing.T) {
 		go func() {
 			for range 5 {
 				res, err := c.db.Search(ctx, crawl.SearchRequest{Query: "filler", Limit: 10})
-				if err == nil && (len(res.Hits) != 10 || !strings.Contains(res.Hits[0].Snippet, "<mark>filler</mark>")) {
+				if err == nil && (len(res.Hits) != 10 || !slices.Contains(crawl.Marked(res.Hits[0].Snippet, res.Hits[0].Marks), "filler")) {
 					err = fmt.Errorf("%d hits %+v, want 10 with the word marked", len(res.Hits), res.Hits)
 				}
 				if err != nil {

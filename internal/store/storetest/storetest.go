@@ -1335,8 +1335,8 @@ func testSearch(t *testing.T, e *env) {
 		top.Lang != "en" || top.FetchedAt.IsZero() || top.Score <= res.Hits[1].Score {
 		t.Errorf("top hit = %+v", top)
 	}
-	if !strings.Contains(res.Hits[1].Snippet, "<mark>") {
-		t.Errorf("snippet %q has no highlighted words", res.Hits[1].Snippet)
+	if !strings.Contains(marked(res.Hits[1]), "<mark>") {
+		t.Errorf("snippet %q has no highlighted words", marked(res.Hits[1]))
 	}
 	if res.Facets.Host["http://a.test"] != 2 || res.Facets.Host["http://b.test"] != 1 || res.Facets.Type["thesis"] != 1 || res.Facets.Year[2021] != 1 {
 		t.Errorf("facets = %+v", res.Facets)
@@ -1387,7 +1387,7 @@ func testSearch(t *testing.T, e *env) {
 	// The snippet of a page found through a folded capital marks the word
 	// as the page writes it.
 	if res := e.search(crawl.SearchRequest{Query: "istanbul", Limit: 1}); len(res.Hits) != 1 ||
-		!strings.Contains(res.Hits[0].Snippet, "<mark>İstanbul</mark>") {
+		!strings.Contains(marked(res.Hits[0]), "<mark>İstanbul</mark>") {
 		t.Errorf("search \"istanbul\" = %+v, want the page with İstanbul marked in its snippet", res.Hits)
 	}
 }
@@ -1481,8 +1481,8 @@ func testRanks(t *testing.T, e *env) {
 	}
 	res := e.search(crawl.SearchRequest{Query: "alpha"})
 	for _, h := range res.Hits {
-		if !strings.Contains(h.Snippet, "<mark>alpha</mark>") {
-			t.Errorf("snippet of %s for alpha = %q", h.URL, h.Snippet)
+		if !strings.Contains(marked(h), "<mark>alpha</mark>") {
+			t.Errorf("snippet of %s for alpha = %q", h.URL, marked(h))
 		}
 	}
 }
