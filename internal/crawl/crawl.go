@@ -40,7 +40,11 @@ const urlLowMask = 1<<(64-URLHostBits) - 1
 // URLs has about a 1% chance of any collision (the URL that loses is never
 // fetched).
 func URLID(u string) ID {
-	return ID(uint64(HashID(urlHostKey(u)))&^urlLowMask | uint64(HashID(u))&urlLowMask)
+	host := HostKey(u)
+	if host == "" {
+		host = u // not a URL: its own host key here, as URL IDs have always been computed
+	}
+	return ID(uint64(HashID(host))&^urlLowMask | uint64(HashID(u))&urlLowMask)
 }
 
 // URLIDOf recomputes a URL ID from the URL's old, whole-hash ID and its
@@ -49,12 +53,17 @@ func URLIDOf(oldID, host ID) ID {
 	return ID(uint64(host)&^urlLowMask | uint64(oldID)&urlLowMask)
 }
 
-// urlHostKey is the scheme and authority of a normalized URL (its
-// urlnorm.HostKey): what precedes the path.
-func urlHostKey(u string) string {
+// HostKey returns the host key of a normalized URL, "scheme://host[:port]":
+// everything before the first "/", "?" or "#" after "://". A host is
+// identified by the HashID of its key; it is the unit of politeness and
+// robots.txt, and the host a search result names. An IPv6 address keeps
+// its brackets ("http://[::1]:8080"); a port is kept as written (Normalize
+// drops a scheme's default port); userinfo, which Normalize drops, would
+// be kept. HostKey returns "" when u has no "://".
+func HostKey(u string) string {
 	i := strings.Index(u, "://")
 	if i < 0 {
-		return u
+		return ""
 	}
 	if j := strings.IndexAny(u[i+3:], "/?#"); j >= 0 {
 		return u[:i+3+j]

@@ -27,7 +27,8 @@ func splitAuthority(normalized string) (authStart, authEnd int, ok bool) {
 
 // HostKey returns "scheme://host[:port]" of a normalized URL: the origin,
 // the unit of politeness and robots.txt. It returns "" when normalized has
-// no "://".
+// no "://". It is crawl.HostKey, the definition of a host, which this
+// package may not import; crawl's tests hold the two equal.
 func HostKey(normalized string) string {
 	_, end, ok := splitAuthority(normalized)
 	if !ok {

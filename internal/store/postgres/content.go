@@ -128,7 +128,7 @@ func (r *pageRows) addIndexed(p *crawl.Page, indexable bool) error {
 	r.docType, r.rule, r.doi = append(r.docType, clean(docType)), append(r.rule, clean(rule)), append(r.doi, clean(doi))
 	r.file, r.meta, r.hashes = append(r.file, clean(p.WARC.File)), append(r.meta, meta), append(r.hashes, hash)
 	r.noindex, r.nofollow, r.blocked = append(r.noindex, p.NoIndex), append(r.nofollow, p.NoFollow), append(r.blocked, p.Blocked)
-	r.host, r.indexable = append(r.host, clean(hostKey(p.URL))), append(r.indexable, indexable)
+	r.host, r.indexable = append(r.host, clean(crawl.HostKey(p.URL))), append(r.indexable, indexable)
 	return nil
 }
 

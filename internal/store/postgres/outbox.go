@@ -93,7 +93,7 @@ func (db *DB) OutboxNext(ctx context.Context, limit int, lease time.Duration, no
 			if !ok {
 				continue // no page row (pages are never deleted): only its ID
 			}
-			out[i].Page, out[i].Host, out[i].PageRank, out[i].Anchors = l.p, hostKey(l.p.URL), l.rank, l.anchors
+			out[i].Page, out[i].Host, out[i].PageRank, out[i].Anchors = l.p, crawl.HostKey(l.p.URL), l.rank, l.anchors
 		}
 		return nil
 	})

@@ -86,7 +86,7 @@ func pageArgs(p *crawl.Page) ([]any, error) {
 		p.DuplicateOf, p.Canonical, p.RedirectTo, b2i(p.NoIndex), b2i(p.NoFollow), p.Bytes, p.WireBytes, p.ETag,
 		p.LastModified, ms(p.FetchedAt), p.Duration.Milliseconds(), p.Error, b2i(p.Blocked), p.ErrorKind,
 		p.MainText, docType, rule, doi, year, meta, int64(p.SimHash), b[0], b[1], b[2], b[3], p.NearDuplicateOf,
-		p.WARC.File, p.WARC.Offset, p.WARC.Length, hostOf(p.URL), p.Gone, ms(p.CheckedAt), ms(p.NextCheckAt)}, nil
+		p.WARC.File, p.WARC.Offset, p.WARC.Length, crawl.HostKey(p.URL), p.Gone, ms(p.CheckedAt), ms(p.NextCheckAt)}, nil
 }
 
 func scanPage(sc interface{ Scan(...any) error }) (*crawl.Page, error) {
