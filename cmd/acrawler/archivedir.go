@@ -13,28 +13,18 @@ import (
 // archive is, as an absolute path.
 const settingWARCDir = "warc_dir"
 
-// settingStore is a store that records a crawl's settings as keys and
-// values, for the commands that come after the crawl.
-type settingStore interface {
-	SetSetting(ctx context.Context, key, value string) error
-	// Setting returns an error wrapping crawl.ErrNotFound for a key never
-	// set.
-	Setting(ctx context.Context, key string) (string, error)
-}
-
 // crawlArchiveDir is where a crawl archives its responses, as an absolute
 // path ("" when --warc off). With --warc auto a resumed crawl keeps the
 // directory it recorded when it started, wherever it is run from; a new
-// one takes warcDir's default. The directory is recorded in a store that
-// keeps settings, so that reparse finds it from any directory.
+// one takes warcDir's default. The directory is recorded in the store, so
+// that reparse finds it from any directory.
 func crawlArchiveDir(ctx context.Context, st crawl.Store, flag, db string) (string, error) {
 	dir := warcDir(flag, db)
 	if dir == "" {
 		return "", nil
 	}
-	ss, ok := st.(settingStore)
-	if flag == "auto" && ok {
-		rec, err := ss.Setting(ctx, settingWARCDir)
+	if flag == "auto" {
+		rec, err := st.Setting(ctx, settingWARCDir)
 		switch {
 		case err == nil && rec != "":
 			return rec, nil
@@ -46,10 +36,8 @@ func crawlArchiveDir(ctx context.Context, st crawl.Store, flag, db string) (stri
 	if err != nil {
 		return "", fmt.Errorf("warc: %w", err)
 	}
-	if ok {
-		if err := ss.SetSetting(ctx, settingWARCDir, abs); err != nil {
-			return "", fmt.Errorf("warc: record the crawl's archive directory: %w", err)
-		}
+	if err := st.SetSetting(ctx, settingWARCDir, abs); err != nil {
+		return "", fmt.Errorf("warc: record the crawl's archive directory: %w", err)
 	}
 	return abs, nil
 }
@@ -57,8 +45,8 @@ func crawlArchiveDir(ctx context.Context, st crawl.Store, flag, db string) (stri
 // recordedArchiveDir is the archive a command reads: --warc DIR, or with
 // auto the directory the crawl recorded, else warcDir's default.
 func recordedArchiveDir(ctx context.Context, st crawl.Store, flag, db string) (string, error) {
-	if ss, ok := st.(settingStore); ok && flag == "auto" {
-		rec, err := ss.Setting(ctx, settingWARCDir)
+	if flag == "auto" {
+		rec, err := st.Setting(ctx, settingWARCDir)
 		switch {
 		case err == nil && rec != "":
 			return rec, nil

@@ -64,9 +64,4 @@ func TestArchiveDirRecorded(t *testing.T) {
 		t.Errorf("crawlArchiveDir(off) = %q, %v; want no archive", dir, err)
 	}
 
-	// A store without settings: the default, absolute.
-	var plain struct{ crawl.Store }
-	if dir, err := crawlArchiveDir(ctx, plain, "auto", "crawl.db"); err != nil || dir != filepath.Join(elsewhere, "crawl.db.warc") {
-		t.Errorf("crawlArchiveDir(auto) without settings = %q, %v", dir, err)
-	}
 }

@@ -6,22 +6,30 @@ import (
 	"io"
 	"math/big"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/acrawler/acrawler/internal/api"
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/engine"
 	"github.com/acrawler/acrawler/internal/schedule"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/score"
+	"github.com/acrawler/acrawler/internal/urlnorm"
 )
 
-// crawlConfig is every setting of a crawl. Precedence: defaults, then the
-// --config file, then the environment (ACRAWLER_DB), then flags.
-type crawlConfig struct {
+// config is every setting of every command, in one place. Precedence:
+// defaults (defaultConfig), then the --config file (TOML: a setting's key
+// is its flag's name with '_' for '-'; the settings of one command only are
+// in its section, such as [serve]), then the environment (ACRAWLER_DB),
+// then flags. Which flags a command takes is config.flags; the settings a
+// crawl records in its database and the commands after it take from there
+// are recordedSettings. validate checks the whole configuration once.
+type config struct {
 	DB              string   `toml:"db"`
 	Seeds           string   `toml:"seeds"`
 	MaxDepth        int      `toml:"max_depth"`
@@ -92,10 +100,70 @@ type crawlConfig struct {
 	LogLevel  string `toml:"log_level"`
 	LogFormat string `toml:"log_format"`
 	Progress  string `toml:"progress"`
+
+	// OverrideRecorded lets explicit settings replace those the crawl
+	// recorded (see recordedSettings).
+	OverrideRecorded bool `toml:"-"`
+
+	Serve     serveConfig   `toml:"serve"`
+	Reparse   reparseConfig `toml:"reparse"`
+	Reindex   reindexConfig `toml:"reindex"`
+	Stats     statsConfig   `toml:"stats"`
+	Export    exportConfig  `toml:"export"`
+	Synthetic testwebConfig `toml:"synthetic_web"` // acrawler testweb
+
+	// explicit holds the flags given on the command line and the keys of
+	// the config file, by flag name.
+	explicit map[string]bool
 }
 
-func defaultCrawlConfig() crawlConfig {
-	return crawlConfig{
+// serveConfig is the [serve] section: the search API and web page.
+type serveConfig struct {
+	Addr           string   `toml:"addr"`
+	PageRankWeight float64  `toml:"pagerank_weight"`
+	MaxSearches    int      `toml:"max_searches"`
+	Timeout        duration `toml:"timeout"`
+	Grace          duration `toml:"grace"`
+}
+
+// reparseConfig is the [reparse] section.
+type reparseConfig struct {
+	Workers int `toml:"workers"`
+}
+
+// reindexConfig is the [reindex] section.
+type reindexConfig struct {
+	Wait duration `toml:"wait"`
+}
+
+// statsConfig is the [stats] section.
+type statsConfig struct {
+	JSON   bool `toml:"json"`
+	Hosts  int  `toml:"hosts"`
+	Points int  `toml:"points"`
+}
+
+// exportConfig is the [export] section.
+type exportConfig struct {
+	Format string `toml:"format"`
+	Out    string `toml:"out"`
+	All    bool   `toml:"all"`
+	Text   bool   `toml:"text"`
+}
+
+// testwebConfig is the [synthetic_web] section: the synthetic web that
+// `acrawler testweb` serves (testweb = true is crawl's setting).
+type testwebConfig struct {
+	Listen   string   `toml:"listen"`
+	Seed     int64    `toml:"seed"`
+	Sites    int      `toml:"sites"`
+	Pages    int      `toml:"pages"`
+	NoFaults bool     `toml:"no_faults"`
+	Slow     duration `toml:"slow"`
+}
+
+func defaultConfig() config {
+	return config{
 		DB:              "acrawler.db",
 		MaxDepth:        5,
 		MaxPagesPerHost: 5000,
@@ -135,7 +203,36 @@ func defaultCrawlConfig() crawlConfig {
 		LogLevel:        "info",
 		LogFormat:       "text",
 		Progress:        "auto",
+		Serve: serveConfig{Addr: "127.0.0.1:8080", PageRankWeight: 0.5, MaxSearches: api.DefaultMaxSearches(),
+			Timeout: duration(api.DefaultTimeout), Grace: duration(5 * time.Second)},
+		Reparse:   reparseConfig{Workers: runtime.GOMAXPROCS(0)},
+		Reindex:   reindexConfig{Wait: duration(10 * time.Minute)},
+		Stats:     statsConfig{Hosts: 20, Points: 12},
+		Export:    exportConfig{Format: "jsonl"},
+		Synthetic: testwebConfig{Listen: "127.0.0.1:8080", Seed: 1, Pages: 60, Slow: duration(3 * time.Second)},
 	}
+}
+
+// stripParams are the query parameters URLs lose: the configured ones,
+// else urlnorm's defaults.
+func (c *config) stripParams() []string {
+	if len(c.StripParams) > 0 {
+		return c.StripParams
+	}
+	return urlnorm.DefaultOptions().StripParams
+}
+
+// normalizer is the URL normalizer of the configuration.
+func (c *config) normalizer() (*urlnorm.Normalizer, error) {
+	opts := urlnorm.DefaultOptions()
+	opts.SortQuery = c.SortQuery
+	opts.KeepQueryOrder = c.KeepQueryOrder
+	opts.StripParams = c.stripParams()
+	n, err := urlnorm.New(opts)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return n, nil
 }
 
 // configFileArg finds --config in args before flags are parsed, since the
@@ -161,8 +258,9 @@ func configFileArg(args []string) (string, error) {
 }
 
 // loadConfigFile applies a TOML file over cfg. Unknown keys are an error,
-// so a misspelt setting is not silently ignored.
-func loadConfigFile(file string, cfg *crawlConfig) error {
+// so a misspelt setting is not silently ignored. The file's top-level keys
+// are marked explicit.
+func loadConfigFile(file string, cfg *config) error {
 	if file == "" {
 		return nil
 	}
@@ -181,12 +279,135 @@ func loadConfigFile(file string, cfg *crawlConfig) error {
 		}
 		return usagef("config %s: unknown setting(s): %s", file, strings.Join(keys, ", "))
 	}
+	if cfg.explicit == nil {
+		cfg.explicit = map[string]bool{}
+	}
+	for _, k := range md.Keys() {
+		if len(k) == 1 {
+			cfg.explicit[strings.ReplaceAll(k[0], "_", "-")] = true
+		}
+	}
 	return nil
 }
 
-func (c *crawlConfig) flags(fs *flag.FlagSet) {
+// commands are the commands of acrawler, each with the flags config.flags
+// gives it.
+var commands = []string{"crawl", "recrawl", "serve", "stats", "export", "reparse", "rank", "reindex", "migrate", "testweb", "version"}
+
+// flags declares the flags of cmd over c: which settings each command
+// takes from the command line. Every command takes --config, and every
+// command that opens a database --db. The settings a crawl records
+// (recordedSettings) come from the database in recrawl, reparse, serve
+// and reindex unless given explicitly.
+func (c *config) flags(cmd string, fs *flag.FlagSet) {
 	fs.String("config", "", "TOML `file` with settings (flags override it)")
+	if cmd == "version" {
+		return
+	}
+	if cmd == "testweb" {
+		c.testwebFlags(fs)
+		return
+	}
 	fs.StringVar(&c.DB, "db", c.DB, "crawl database: a SQLite `path` or a postgres:// DSN (env ACRAWLER_DB)")
+	switch cmd {
+	case "crawl", "recrawl":
+		c.crawlFlags(fs)
+		c.recordedFlags(fs)
+		c.indexFlags(fs, "search index besides the embedded one: opensearch:URL (documents go through an outbox)")
+		c.logFlags(fs)
+		c.extractFlags(fs)
+		fs.IntVar(&c.PGConns, "pg-conns", c.PGConns, "PostgreSQL connection pool size")
+		fs.StringVar(&c.WARC, "warc", c.WARC, "`directory` for the WARC archive of raw responses; auto: beside the database (DB.warc), or where the crawl recorded it; off: no archive")
+		if cmd == "recrawl" {
+			fs.BoolVar(&c.All, "all", c.All, "revisit every known page now, whatever its schedule")
+		}
+	case "reparse":
+		c.recordedFlags(fs)
+		c.logFlags(fs)
+		c.extractFlags(fs)
+		fs.StringVar(&c.WARC, "warc", c.WARC, "`directory` of the WARC archive (auto: where the crawl recorded it, else beside the database)")
+		fs.IntVar(&c.Reparse.Workers, "workers", c.Reparse.Workers, "pages extracted at the same time")
+	case "serve":
+		c.indexFlags(fs, "search index: embedded (the store's own) or opensearch:URL")
+		c.logFlags(fs)
+		fs.StringVar(&c.Serve.Addr, "addr", c.Serve.Addr, "`address` to serve on")
+		fs.Float64Var(&c.Serve.PageRankWeight, "pagerank-weight", c.Serve.PageRankWeight, "how much link-graph rank moves the score")
+		fs.IntVar(&c.Serve.MaxSearches, "max-searches", c.Serve.MaxSearches, "requests that read the store at once (searches, documents, the dashboard); more wait a second, then get 503 with Retry-After")
+		fs.Var(&c.Serve.Timeout, "timeout", "time budget of a request; past it the answer is 503 with Retry-After")
+		fs.Var(&c.Serve.Grace, "grace", "on a stop, how long requests in progress may take to finish")
+	case "reindex":
+		c.indexFlags(fs, "the index to rebuild: embedded or opensearch:URL")
+		c.logFlags(fs)
+		fs.IntVar(&c.PGConns, "pg-conns", c.PGConns, "PostgreSQL connection pool size")
+		fs.Var(&c.Reindex.Wait, "wait", "how long to wait for OpenSearch to take the documents")
+	case "rank":
+		fs.IntVar(&c.PGConns, "pg-conns", c.PGConns, "PostgreSQL connection pool size")
+	case "stats":
+		fs.BoolVar(&c.Stats.JSON, "json", c.Stats.JSON, "print the report as JSON")
+		fs.IntVar(&c.Stats.Hosts, "hosts", c.Stats.Hosts, "hosts listed (0: all)")
+		fs.IntVar(&c.Stats.Points, "points", c.Stats.Points, "intervals of the series shown (0: all)")
+	case "export":
+		fs.StringVar(&c.Export.Format, "format", c.Export.Format, "output format (jsonl)")
+		fs.StringVar(&c.Export.Out, "out", c.Export.Out, "write to this `file` instead of standard output")
+		fs.BoolVar(&c.Export.All, "all", c.Export.All, "every recorded page, not only 2xx HTML and PDF documents")
+		fs.BoolVar(&c.Export.Text, "text", c.Export.Text, "include the full visible text beside the main text")
+	}
+}
+
+// recordedFlags are the flags of the settings a crawl records.
+func (c *config) recordedFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.UserAgent, "user-agent", c.UserAgent, "User-Agent header; its product token selects robots.txt groups and meta robots tags (recorded by the crawl)")
+	fs.BoolVar(&c.SortQuery, "sort-query", c.SortQuery, "sort query parameters when normalizing URLs (recorded by the crawl)")
+	fs.Func("keep-query-order", "comma-separated host `patterns` whose query order is kept (*.example.org; recorded by the crawl)", func(s string) error {
+		c.KeepQueryOrder = splitComma(s)
+		return nil
+	})
+	fs.Func("strip-params", "comma-separated query `parameters` removed from URLs, utm_* for a prefix; replaces the default list (recorded by the crawl)", func(s string) error {
+		c.StripParams = splitComma(s)
+		return nil
+	})
+	fs.IntVar(&c.MaxLinks, "max-links-per-page", c.MaxLinks, "links taken from one page (recorded by the crawl)")
+	fs.BoolVar(&c.MainText, "main-text", c.MainText, "extract the main text of pages, boilerplate removed (recorded by the crawl)")
+	fs.BoolVar(&c.OverrideRecorded, "override-recorded", c.OverrideRecorded, "use and record the settings given here where they contradict those the crawl recorded")
+}
+
+func (c *config) extractFlags(fs *flag.FlagSet) {
+	fs.BoolVar(&c.NoPDF, "no-pdf", c.NoPDF, "do not fetch PDFs for their text (reparse: leave them as they are)")
+	fs.IntVar(&c.NearDistance, "near-distance", c.NearDistance, "SimHash distance (bits, 0 to 3) within which a page is a near-duplicate of an earlier one and not indexed; 0: no near-duplicate detection")
+}
+
+func (c *config) indexFlags(fs *flag.FlagSet, usage string) {
+	fs.StringVar(&c.Index, "index", c.Index, usage)
+	fs.StringVar(&c.IndexName, "index-name", c.IndexName, "OpenSearch index name")
+}
+
+func (c *config) logFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
+}
+
+func (c *config) testwebFlags(fs *flag.FlagSet) {
+	t := &c.Synthetic
+	fs.StringVar(&t.Listen, "listen", t.Listen, "`address` to serve on")
+	fs.Int64Var(&t.Seed, "seed", t.Seed, "seed of the generated web")
+	fs.IntVar(&t.Sites, "sites", t.Sites, "generated sites beside the named ones")
+	fs.IntVar(&t.Pages, "pages", t.Pages, "content pages per site")
+	fs.BoolVar(&t.NoFaults, "no-faults", t.NoFaults, "leave out the slow, dripping, oversized and gzip-bomb pages")
+	fs.Var(&t.Slow, "slow", "how long the slow pages take")
+}
+
+func splitComma(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// crawlFlags are the flags of crawl and recrawl alone.
+func (c *config) crawlFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Seeds, "seeds", c.Seeds, "`file` of seed URLs, one per line, # comments")
 	fs.Func("sitemap", "seed from this sitemap `URL` (repeatable)", func(s string) error {
 		c.Sitemaps = append(c.Sitemaps, s)
@@ -219,25 +440,17 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.Var(&c.MetricsEvery, "metrics-every", "how often crawl figures are recorded in the database")
 	fs.Var(&c.RevisitEvery, "revisit-every", "during a long crawl, queue pages as they come due this often (0: only at the start)")
 	fs.IntVar(&c.Recrawl.MissesToRemove, "misses-to-remove", c.Recrawl.MissesToRemove, "404 answers in a row that remove a page")
-	fs.IntVar(&c.MaxLinks, "max-links-per-page", c.MaxLinks, "links taken from one page")
 	fs.StringVar(&c.Order, "order", c.Order, "crawl order: priority, bfs or dfs")
 	fs.Var(&c.Delay, "delay", "minimum gap between requests to one host")
 	fs.Var(&c.MaxCrawlDelay, "max-crawl-delay", "cap on a robots.txt Crawl-delay")
 	fs.IntVar(&c.HostInflight, "host-inflight", c.HostInflight, "requests in flight per host")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "requests in flight in total")
-	fs.StringVar(&c.UserAgent, "user-agent", c.UserAgent, "User-Agent header; its product token selects robots.txt groups")
 	fs.Var(&c.Timeout, "timeout", "limit for a whole exchange, body included")
 	fs.Var(&c.MaxBody, "max-body", "largest HTML body kept, after decompression")
 	fs.StringVar(&c.Proxy, "proxy", c.Proxy, "HTTP proxy `URL` (default: HTTP_PROXY/HTTPS_PROXY)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private", c.AllowPrivate, "allow connecting to loopback, private and link-local addresses")
-	fs.StringVar(&c.Index, "index", c.Index, "search index besides the embedded one: opensearch:URL (documents go through an outbox)")
-	fs.StringVar(&c.IndexName, "index-name", c.IndexName, "OpenSearch index name")
 	fs.BoolVar(&c.NoRank, "no-rank", c.NoRank, "do not compute PageRank at the end of the crawl")
-	fs.StringVar(&c.WARC, "warc", c.WARC, "`directory` for the WARC archive of raw responses; auto: beside the database (DB.warc); off: no archive")
 	fs.Var(&c.MaxPDFBody, "max-pdf-body", "largest PDF fetched")
-	fs.BoolVar(&c.NoPDF, "no-pdf", c.NoPDF, "do not fetch PDFs for their text")
-	fs.IntVar(&c.NearDistance, "near-distance", c.NearDistance, "SimHash distance (bits, 0 to 3) within which a page is a near-duplicate of an earlier one and not indexed; 0: no near-duplicate detection")
-	fs.BoolVar(&c.MainText, "main-text", c.MainText, "extract the main text of pages (boilerplate removed)")
 	fs.BoolVar(&c.TestWeb, "testweb", c.TestWeb, "crawl the built-in synthetic test web (served in-process, used as the proxy) instead of the internet")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempts per URL on transient failures")
 	fs.Var(&c.RetryBase, "retry-base", "first retry delay after a transient failure (doubles)")
@@ -245,16 +458,30 @@ func (c *crawlConfig) flags(fs *flag.FlagSet) {
 	fs.Var(&c.RobotsRetry, "robots-retry", "first retry delay for an unreachable robots.txt (doubles)")
 	fs.Var(&c.Lease, "lease", "host lease length (several processes on one PostgreSQL: a dead process's hosts wait this long)")
 	fs.Var(&c.StoreOutage, "store-outage", "how long to wait for an unavailable database before giving up")
-	fs.IntVar(&c.PGConns, "pg-conns", c.PGConns, "PostgreSQL connection pool size")
-	fs.BoolVar(&c.SortQuery, "sort-query", c.SortQuery, "sort query parameters when normalizing URLs")
-	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
-	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json")
 	fs.StringVar(&c.Progress, "progress", c.Progress, "progress output: auto (a live line on a terminal), line, plain or off")
 }
 
-// parseCrawlArgs builds the configuration of a crawl from its arguments.
-func parseCrawlArgs(cmd string, args []string, stderr io.Writer) (crawlConfig, []string, error) {
-	cfg := defaultCrawlConfig()
+// commandUsage is the first line of a command's -h.
+var commandUsage = map[string]string{
+	"crawl":   "crawl [flags] [URL...]",
+	"recrawl": "recrawl [flags] [--all]",
+	"serve":   "serve [flags]",
+	"stats":   "stats [flags]",
+	"export":  "export [flags]",
+	"reparse": "reparse [flags]",
+	"rank":    "rank [flags]",
+	"reindex": "reindex [flags]",
+	"migrate": "migrate [flags]",
+	"testweb": "testweb [flags]",
+	"version": "version [--config FILE]",
+}
+
+// parseArgs builds the configuration of cmd from its arguments: defaults,
+// the --config file, the environment, the flags; then validates it. It
+// returns the arguments left after the flags.
+func parseArgs(cmd string, args []string, stderr io.Writer) (config, []string, error) {
+	cfg := defaultConfig()
+	cfg.explicit = map[string]bool{}
 	file, err := configFileArg(args)
 	if err != nil {
 		return cfg, nil, err
@@ -267,21 +494,22 @@ func parseCrawlArgs(cmd string, args []string, stderr io.Writer) (crawlConfig, [
 	}
 	fs := flag.NewFlagSet("acrawler "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg.flags(fs)
-	if cmd == "recrawl" {
-		fs.BoolVar(&cfg.All, "all", cfg.All, "revisit every known page now, whatever its schedule")
-	}
+	cfg.flags(cmd, fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: acrawler %s [flags] [URL...]\n\nFlags:\n", cmd)
+		fmt.Fprintf(stderr, "Usage: acrawler %s\n\nFlags:\n", commandUsage[cmd])
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return cfg, nil, err
 	}
-	return cfg, fs.Args(), cfg.validate()
+	fs.Visit(func(f *flag.Flag) { cfg.explicit[f.Name] = true })
+	if cmd != "crawl" && cmd != "recrawl" && fs.NArg() > 0 {
+		return cfg, nil, usagef("%s takes no arguments, got %q", cmd, fs.Args())
+	}
+	return cfg, fs.Args(), cfg.validate(cmd)
 }
 
-func (c *crawlConfig) validate() error {
+func (c *config) validate(cmd string) error {
 	for _, v := range []struct {
 		flag string
 		neg  bool
@@ -339,6 +567,34 @@ func (c *crawlConfig) validate() error {
 	case "auto", "line", "plain", "off":
 	default:
 		return usagef("--progress must be auto, line, plain or off")
+	}
+	if _, err := c.normalizer(); err != nil {
+		return err
+	}
+	if _, err := parseIndex(c.Index); err != nil {
+		return err
+	}
+	s := c.Serve
+	switch {
+	case s.MaxSearches < 1:
+		return usagef("serve: --max-searches must be at least 1, got %d", s.MaxSearches)
+	case s.Timeout <= 0 || s.Grace < 0:
+		return usagef("serve: --timeout must be positive and --grace not negative, got %v and %v", time.Duration(s.Timeout), time.Duration(s.Grace))
+	case c.Reparse.Workers < 1:
+		return usagef("reparse: --workers must be at least 1")
+	case c.Reindex.Wait < 0:
+		return usagef("reindex: --wait cannot be negative")
+	case c.Stats.Hosts < 0 || c.Stats.Points < 0:
+		return usagef("stats: --hosts and --points cannot be negative")
+	case c.Export.Format != "jsonl":
+		return usagef("export: unknown format %q (want jsonl)", c.Export.Format)
+	case c.Synthetic.Sites < 0 || c.Synthetic.Pages < 0 || c.Synthetic.Slow < 0:
+		return usagef("testweb: --sites, --pages and --slow cannot be negative")
+	case cmd == "reparse" && (c.WARC == "off" || c.WARC == ""):
+		return usagef("reparse needs the WARC archive (--warc DIR)")
+	}
+	if _, err := newLogger(io.Discard, c.LogLevel, c.LogFormat); err != nil {
+		return err
 	}
 	return nil
 }

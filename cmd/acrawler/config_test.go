@@ -131,7 +131,7 @@ sort_query = false
 workers = 4
 exclude = ["/private/"]
 `), 0o644)
-	cfg, _, err := parseCrawlArgs("crawl", []string{"--config", file, "--delay", "2s", "--max-bytes", "0",
+	cfg, _, err := parseArgs("crawl", []string{"--config", file, "--delay", "2s", "--max-bytes", "0",
 		"--sort-query", "--workers", "16", "--exclude", "/tmp/", "--exclude", "/old/"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
@@ -145,29 +145,46 @@ exclude = ["/private/"]
 	}
 }
 
-// Every crawl flag can be set in the config file under its name with
-// '_', except the two README names (sitemaps, [recrawl] misses_to_remove).
+// Every flag of every command can be set in the config file under its
+// name with '_', at the top or in the command's section, except those
+// README names (sitemaps, [recrawl] misses_to_remove) and the command-line
+// only ones.
 func TestEveryFlagHasAKey(t *testing.T) {
-	cfg := defaultCrawlConfig()
-	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
-	cfg.flags(fs)
-	documented := map[string]string{"config": "", "sitemap": "sitemaps = []",
+	sections := map[string]string{"serve": "serve", "reparse": "reparse", "reindex": "reindex", "stats": "stats",
+		"export": "export", "testweb": "synthetic_web"}
+	documented := map[string]string{"config": "", "sitemap": "sitemaps = []", "override-recorded": "",
 		"misses-to-remove": "[recrawl]\nmisses_to_remove = 3"}
 	file := filepath.Join(t.TempDir(), "c.toml")
-	fs.VisitAll(func(f *flag.Flag) {
-		doc, ok := documented[f.Name]
-		if ok && doc == "" {
-			return
-		}
-		if !ok {
-			// A value of the wrong type is an error naming the key; an
-			// unknown key is reported as such.
-			doc = strings.ReplaceAll(f.Name, "-", "_") + " = {}"
-		}
-		os.WriteFile(file, []byte(doc+"\n"), 0o644)
-		c := defaultCrawlConfig()
-		if err := loadConfigFile(file, &c); err != nil && (ok || strings.Contains(err.Error(), "unknown setting")) {
-			t.Errorf("--%s: %q: %v", f.Name, doc, err)
-		}
-	})
+	for _, cmd := range commands {
+		cfg := defaultConfig()
+		fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+		cfg.flags(cmd, fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			doc, ok := documented[f.Name]
+			if ok && doc == "" || cmd == "recrawl" && f.Name == "all" {
+				return
+			}
+			key := strings.ReplaceAll(f.Name, "-", "_")
+			docs := []string{doc}
+			if !ok {
+				// A value of the wrong type is an error naming the key; an
+				// unknown key is reported as such.
+				docs = []string{key + " = {}"}
+				if s := sections[cmd]; s != "" {
+					docs = append(docs, "["+s+"]\n"+key+" = {}")
+				}
+			}
+			var errs []string
+			for _, doc := range docs {
+				os.WriteFile(file, []byte(doc+"\n"), 0o644)
+				c := defaultConfig()
+				err := loadConfigFile(file, &c)
+				if err == nil || !ok && !strings.Contains(err.Error(), "unknown setting") {
+					return
+				}
+				errs = append(errs, err.Error())
+			}
+			t.Errorf("%s --%s: no key: %q", cmd, f.Name, errs)
+		})
+	}
 }

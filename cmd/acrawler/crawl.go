@@ -44,23 +44,13 @@ func runRecrawl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) error {
 	recrawl := cmd == "recrawl"
-	cfg, rest, err := parseCrawlArgs(cmd, args, stderr)
+	cfg, rest, err := parseArgs(cmd, args, stderr)
 	if err != nil {
 		return err
 	}
 	log, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
 	if err != nil {
 		return err
-	}
-	opts := urlnorm.DefaultOptions()
-	opts.SortQuery = cfg.SortQuery
-	opts.KeepQueryOrder = cfg.KeepQueryOrder
-	if len(cfg.StripParams) > 0 {
-		opts.StripParams = cfg.StripParams
-	}
-	norm, err := urlnorm.New(opts)
-	if err != nil {
-		return usagef("%v", err)
 	}
 	raw := rest
 	if cfg.Seeds != "" {
@@ -70,21 +60,34 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 		}
 		raw = append(raw, fromFile...)
 	}
-	seeds := make([]string, 0, len(raw))
-	for _, s := range raw {
-		u, err := norm.Normalize(s)
-		if err != nil {
-			return usagef("seed %q: %v", s, err)
+	// The seeds are normalized as the flags say, to refuse a bad one before
+	// the database is opened, and again with the settings the crawl
+	// recorded once it is.
+	var norm *urlnorm.Normalizer
+	var seeds, sitemaps []string
+	normalizeSeeds := func() error {
+		if norm, err = cfg.normalizer(); err != nil {
+			return err
 		}
-		seeds = append(seeds, u)
+		seeds, sitemaps = make([]string, 0, len(raw)), nil
+		for _, s := range raw {
+			u, err := norm.Normalize(s)
+			if err != nil {
+				return usagef("seed %q: %v", s, err)
+			}
+			seeds = append(seeds, u)
+		}
+		for _, s := range cfg.Sitemaps {
+			u, err := norm.Normalize(s)
+			if err != nil {
+				return usagef("sitemap %q: %v", s, err)
+			}
+			sitemaps = append(sitemaps, u)
+		}
+		return nil
 	}
-	var sitemaps []string
-	for _, s := range cfg.Sitemaps {
-		u, err := norm.Normalize(s)
-		if err != nil {
-			return usagef("sitemap %q: %v", s, err)
-		}
-		sitemaps = append(sitemaps, u)
+	if err := normalizeSeeds(); err != nil {
+		return err
 	}
 	for _, d := range cfg.SeedArchive {
 		if d == "" || strings.ContainsAny(d, "/ ?#") {
@@ -128,20 +131,23 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 		defer srv.Close()
 		cfg.Proxy = "http://" + srv.Addr
 	}
-	client, err := fetch.New(fetch.Config{
-		UserAgent:    cfg.UserAgent,
-		Timeout:      time.Duration(cfg.Timeout),
-		MaxBody:      int64(cfg.MaxBody),
-		Proxy:        cfg.Proxy,
-		AllowPrivate: cfg.AllowPrivate,
-		// Per-host politeness is the frontier's job; and through a proxy
-		// every request shares one connection pool.
-		MaxConnsPerHost: cfg.Workers,
-	})
+	fetchConfig := func() fetch.Config {
+		return fetch.Config{
+			UserAgent:    cfg.UserAgent,
+			Timeout:      time.Duration(cfg.Timeout),
+			MaxBody:      int64(cfg.MaxBody),
+			Proxy:        cfg.Proxy,
+			AllowPrivate: cfg.AllowPrivate,
+			// Per-host politeness is the frontier's job; and through a
+			// proxy every request shares one connection pool.
+			MaxConnsPerHost: cfg.Workers,
+		}
+	}
+	client, err := fetch.New(fetchConfig())
 	if err != nil {
 		return usageError{err}
 	}
-	defer client.Close()
+	defer func() { client.Close() }()
 
 	spec, err := parseIndex(cfg.Index)
 	if err != nil {
@@ -168,6 +174,25 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 		return err
 	}
 	defer store.Close()
+	ua := cfg.UserAgent
+	unrecorded, err := applyRecorded(ctx, store, &cfg)
+	if err != nil {
+		return err
+	}
+	if unrecorded {
+		if err := recordSettings(ctx, store, &cfg); err != nil {
+			return err
+		}
+	}
+	if err := normalizeSeeds(); err != nil {
+		return err
+	}
+	if cfg.UserAgent != ua {
+		client.Close()
+		if client, err = fetch.New(fetchConfig()); err != nil {
+			return usageError{err}
+		}
+	}
 	archived := seedArchive(ctx, cfg, norm, store, log)
 	if len(seeds) == 0 && len(sitemaps) == 0 && len(archived) == 0 {
 		c, err := store.Counters(ctx)
@@ -408,7 +433,7 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 // seedArchive asks the web archive for the historical URLs of the
 // --seed-archive domains. A failing archive is logged and recorded as a
 // source error in the store, and the crawl goes on with what it returned.
-func seedArchive(ctx context.Context, cfg crawlConfig, norm *urlnorm.Normalizer, store crawl.Store, log *slog.Logger) []string {
+func seedArchive(ctx context.Context, cfg config, norm *urlnorm.Normalizer, store crawl.Store, log *slog.Logger) []string {
 	if len(cfg.SeedArchive) == 0 {
 		return nil
 	}

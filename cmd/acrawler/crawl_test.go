@@ -318,7 +318,7 @@ delay = "750ms"
 max_bytes = "2GB"
 exclude = ["/private/"]
 `), 0o644)
-	cfg, rest, err := parseCrawlArgs("crawl", []string{"--config", file, "--max-depth", "4", "http://a.test/"}, &bytes.Buffer{})
+	cfg, rest, err := parseArgs("crawl", []string{"--config", file, "--max-depth", "4", "http://a.test/"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,11 +327,11 @@ exclude = ["/private/"]
 		t.Errorf("config = %+v, rest %v: want file values with the flag winning for max-depth", cfg, rest)
 	}
 	t.Setenv("ACRAWLER_DB", "from-env.db")
-	cfg, _, _ = parseCrawlArgs("crawl", []string{"--config", file}, &bytes.Buffer{})
+	cfg, _, _ = parseArgs("crawl", []string{"--config", file}, &bytes.Buffer{})
 	if cfg.DB != "from-env.db" {
 		t.Errorf("db = %q, want the environment over the file", cfg.DB)
 	}
-	cfg, _, _ = parseCrawlArgs("crawl", []string{"--config", file, "--db", "flag.db"}, &bytes.Buffer{})
+	cfg, _, _ = parseArgs("crawl", []string{"--config", file, "--db", "flag.db"}, &bytes.Buffer{})
 	if cfg.DB != "flag.db" {
 		t.Errorf("db = %q, want the flag over the environment", cfg.DB)
 	}

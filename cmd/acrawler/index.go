@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -90,13 +89,11 @@ func computeRanks(ctx context.Context, st crawl.Store) (nodes, edges int, err er
 }
 
 func runRank(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("acrawler rank", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := dbFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
+	cfg, _, err := parseArgs("rank", args, stderr)
+	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, *db, 4)
+	st, err := openStore(ctx, cfg.DB, cfg.PGConns)
 	if err != nil {
 		return err
 	}
@@ -111,26 +108,27 @@ func runRank(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func runReindex(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("acrawler reindex", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := dbFlag(fs)
-	index := fs.String("index", "embedded", "the index to rebuild: embedded or opensearch:URL")
-	name := fs.String("index-name", "acrawler", "OpenSearch index name")
-	wait := fs.Duration("wait", 10*time.Minute, "how long to wait for OpenSearch to take the documents")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	spec, err := parseIndex(*index)
+	cfg, _, err := parseArgs("reindex", args, stderr)
 	if err != nil {
 		return err
 	}
-	log, _ := newLogger(stderr, "info", "text")
+	spec, err := parseIndex(cfg.Index)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	if err != nil {
+		return err
+	}
 	if spec.kind == "embedded" {
-		st, err := openStore(ctx, *db, 4)
+		st, err := openStore(ctx, cfg.DB, cfg.PGConns)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
+		if _, err := applyRecorded(ctx, st, &cfg); err != nil {
+			return err
+		}
 		n, err := st.RebuildIndex(ctx)
 		if err != nil {
 			return err
@@ -138,20 +136,23 @@ func runReindex(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "embedded index rebuilt: %d documents\n", n)
 		return nil
 	}
-	client, err := openSearchClient(spec, *name)
+	client, err := openSearchClient(spec, cfg.IndexName)
 	if err != nil {
 		return err
 	}
-	st, err := openStoreWith(ctx, *db, 4, true, crawl.DefaultNearDistance)
+	st, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, true, crawl.DefaultNearDistance)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	if _, err := applyRecorded(ctx, st, &cfg); err != nil {
+		return err
+	}
 	n, err := st.RequeueIndex(ctx)
 	if err != nil {
 		return err
 	}
-	stats, err := drainFor(ctx, st, client, *wait, log)
-	fmt.Fprintf(stdout, "OpenSearch index %s: %d documents queued, %d indexed, %d deleted, %d refused\n", *name, n, stats.Indexed, stats.Deleted, stats.Failed)
+	stats, err := drainFor(ctx, st, client, time.Duration(cfg.Reindex.Wait), log)
+	fmt.Fprintf(stdout, "OpenSearch index %s: %d documents queued, %d indexed, %d deleted, %d refused\n", cfg.IndexName, n, stats.Indexed, stats.Deleted, stats.Failed)
 	return err
 }

@@ -212,6 +212,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "export":
 		return runExport(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
+		if _, _, err := parseArgs("version", rest, stderr); err != nil {
+			return err
+		}
 		fmt.Fprintf(stdout, "acrawler %s\n", Version)
 		return nil
 	case "help", "-h", "--help", "-help":

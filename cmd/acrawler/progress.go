@@ -101,7 +101,7 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-func printSummary(w io.Writer, s engine.Summary, cfg crawlConfig) {
+func printSummary(w io.Writer, s engine.Summary, cfg config) {
 	c := s.Counters
 	fmt.Fprintf(w, "crawl stopped: %s after %s\n", s.Reason, s.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  this run:  %d pages fetched (%.0f pages/s, %s), %d robots.txt (%s)\n",

@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,56 +15,54 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/extract"
 	"github.com/acrawler/acrawler/internal/htmlx"
-	"github.com/acrawler/acrawler/internal/urlnorm"
+	"github.com/acrawler/acrawler/internal/robots"
 	"github.com/acrawler/acrawler/internal/warc"
 )
 
 func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("acrawler reparse", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := dbFlag(fs)
-	warcFlag := fs.String("warc", "auto", "`directory` of the WARC archive (auto: beside the database)")
-	mainText := fs.Bool("main-text", true, "extract the main text of pages")
-	noPDF := fs.Bool("no-pdf", false, "leave PDFs as they are")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "pages extracted at the same time")
-	near := fs.Int("near-distance", crawl.DefaultNearDistance, "SimHash distance (bits, 0 to 3) of a near-duplicate; 0: none")
-	if err := parseFlags(fs, args); err != nil {
+	cfg, _, err := parseArgs("reparse", args, stderr)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("reparse takes no arguments, got %q", fs.Args())
-	}
-	if *workers < 1 {
-		return usagef("reparse: --workers must be at least 1")
-	}
-	if *warcFlag == "off" || *warcFlag == "" {
-		return usagef("reparse needs the WARC archive (--warc DIR)")
-	}
-	if !isPostgres(*db) {
-		if _, err := os.Stat(*db); err != nil {
+	if !isPostgres(cfg.DB) {
+		if _, err := os.Stat(cfg.DB); err != nil {
 			return usagef("reparse: %v", err) // not created empty
 		}
 	}
-	log, _ := newLogger(stderr, "info", "text")
-	st, err := openStoreWith(ctx, *db, *workers+2, false, *near)
+	log, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	if err != nil {
+		return err
+	}
+	st, err := openStoreWith(ctx, cfg.DB, cfg.Reparse.Workers+2, false, cfg.NearDistance)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	dir, err := recordedArchiveDir(ctx, st, *warcFlag, *db)
+	// Links, main text, URL spelling and the robots token as the crawl
+	// recorded them, unless overridden.
+	unrecorded, err := applyRecorded(ctx, st, &cfg)
+	if err != nil {
+		return err
+	}
+	if unrecorded && cfg.OverrideRecorded {
+		if err := recordSettings(ctx, st, &cfg); err != nil {
+			return err
+		}
+	}
+	dir, err := recordedArchiveDir(ctx, st, cfg.WARC, cfg.DB)
 	if err != nil {
 		return err
 	}
 	if _, err := os.Stat(dir); err != nil {
 		return usagef("reparse: archive %s: %v", dir, err)
 	}
-	norm, err := urlnorm.New(urlnorm.DefaultOptions())
+	norm, err := cfg.normalizer()
 	if err != nil {
 		return err
 	}
 	var pdfs *lazyPDF
-	opts := extract.Options{Resolver: norm, MaxLinks: 1000, Token: "acrawler", MainText: *mainText}
-	if !*noPDF {
+	opts := extract.Options{Resolver: norm, MaxLinks: cfg.MaxLinks, Token: robots.ProductToken(cfg.UserAgent), MainText: cfg.MainText}
+	if !cfg.NoPDF {
 		pdfs = newLazyPDF(log)
 		defer pdfs.Close()
 		opts.PDF = pdfs
@@ -76,9 +72,9 @@ func runReparse(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// The pages are read in one pass and extracted by the workers; the
 	// store serializes the writes as it must.
 	var done, skipped, failed atomic.Int64
-	pages := make(chan *crawl.Page, *workers)
+	pages := make(chan *crawl.Page, cfg.Reparse.Workers)
 	var wg sync.WaitGroup
-	for range *workers {
+	for range cfg.Reparse.Workers {
 		wg.Go(func() {
 			for p := range pages {
 				if err := reparsePage(ctx, st, x, dir, p); err != nil {
@@ -172,28 +168,19 @@ type ExportRecord struct {
 }
 
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("acrawler export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := dbFlag(fs)
-	format := fs.String("format", "jsonl", "output format (jsonl)")
-	out := fs.String("out", "", "write to this `file` instead of standard output")
-	all := fs.Bool("all", false, "every recorded page, not only 2xx HTML and PDF documents")
-	withText := fs.Bool("text", false, "include the full visible text beside the main text")
-	if err := parseFlags(fs, args); err != nil {
+	cfg, _, err := parseArgs("export", args, stderr)
+	if err != nil {
 		return err
 	}
-	if *format != "jsonl" {
-		return usagef("export: unknown format %q (want jsonl)", *format)
-	}
-	st, err := openStoreReadOnly(ctx, *db)
+	st, err := openStoreReadOnly(ctx, cfg.DB)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	w := stdout
 	var f *os.File
-	if *out != "" {
-		if f, err = os.Create(*out); err != nil {
+	if cfg.Export.Out != "" {
+		if f, err = os.Create(cfg.Export.Out); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		defer f.Close()
@@ -216,7 +203,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
-		if !*all && (p.Status < 200 || p.Status > 299 || !extract.IsHTML(p.ContentType) && !extract.IsPDF(p.ContentType)) {
+		if !cfg.Export.All && (p.Status < 200 || p.Status > 299 || !extract.IsHTML(p.ContentType) && !extract.IsPDF(p.ContentType)) {
 			continue
 		}
 		rec := ExportRecord{URL: p.URL, Canonical: p.Canonical, Status: p.Status, ContentType: p.ContentType,
@@ -225,7 +212,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if rec.MainText == "" {
 			rec.MainText = p.Text
 		}
-		if *withText {
+		if cfg.Export.Text {
 			rec.Text = p.Text
 		}
 		if p.Meta != nil {
@@ -242,8 +229,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	if *out != "" {
-		fmt.Fprintf(stderr, "exported %d documents to %s\n", n, *out)
+	if cfg.Export.Out != "" {
+		fmt.Fprintf(stderr, "exported %d documents to %s\n", n, cfg.Export.Out)
 	}
 	return nil
 }

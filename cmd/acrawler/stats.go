@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -25,33 +24,25 @@ func openStoreReadOnly(ctx context.Context, db string) (crawl.Store, error) {
 }
 
 func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("acrawler stats", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := dbFlag(fs)
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	hosts := fs.Int("hosts", 20, "hosts listed (0: all)")
-	points := fs.Int("points", 12, "intervals of the series shown (0: all)")
-	if err := parseFlags(fs, args); err != nil {
+	cfg, _, err := parseArgs("stats", args, stderr)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("stats takes no arguments, got %q", fs.Args())
-	}
-	st, err := openStoreReadOnly(ctx, *db)
+	st, err := openStoreReadOnly(ctx, cfg.DB)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	r, err := report.Build(ctx, st, *hosts)
+	r, err := report.Build(ctx, st, cfg.Stats.Hosts)
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
-	if *asJSON {
+	if cfg.Stats.JSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	printReport(stdout, redactDB(*db), r, *points)
+	printReport(stdout, redactDB(cfg.DB), r, cfg.Stats.Points)
 	return nil
 }
 

@@ -68,29 +68,23 @@ func dbFlag(fs *flag.FlagSet) *string {
 }
 
 func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("acrawler migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := dbFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
+	cfg, _, err := parseArgs("migrate", args, stderr)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("migrate takes no arguments, got %q", fs.Args())
-	}
 	var from, to int
-	var err error
-	if isPostgres(*db) {
-		from, to, err = postgres.Migrate(ctx, *db, postgres.Options{})
+	if isPostgres(cfg.DB) {
+		from, to, err = postgres.Migrate(ctx, cfg.DB, postgres.Options{})
 	} else {
-		from, to, err = sqlite.Migrate(ctx, *db)
+		from, to, err = sqlite.Migrate(ctx, cfg.DB)
 	}
 	if err != nil {
 		return err
 	}
 	if from == to {
-		fmt.Fprintf(stdout, "%s: schema is at version %d, nothing to do\n", redactDB(*db), to)
+		fmt.Fprintf(stdout, "%s: schema is at version %d, nothing to do\n", redactDB(cfg.DB), to)
 	} else {
-		fmt.Fprintf(stdout, "%s: schema migrated from version %d to %d\n", redactDB(*db), from, to)
+		fmt.Fprintf(stdout, "%s: schema migrated from version %d to %d\n", redactDB(cfg.DB), from, to)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -13,22 +12,13 @@ import (
 )
 
 func runTestweb(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("acrawler testweb", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	listen := fs.String("listen", "127.0.0.1:8080", "`address` to serve on")
-	seed := fs.Int64("seed", 1, "seed of the generated web")
-	sites := fs.Int("sites", 0, "generated sites beside the named ones")
-	pages := fs.Int("pages", 60, "content pages per site")
-	noFaults := fs.Bool("no-faults", false, "leave out the slow, dripping, oversized and gzip-bomb pages")
-	slow := fs.Duration("slow", 3*time.Second, "how long the slow pages take")
-	if err := parseFlags(fs, args); err != nil {
+	cfg, _, err := parseArgs("testweb", args, stderr)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("testweb takes no arguments, got %q", fs.Args())
-	}
-	web := testweb.New(testweb.Config{Seed: *seed, Sites: *sites, PagesPerSite: *pages, NoFaults: *noFaults, Slow: *slow})
-	ln, err := net.Listen("tcp", *listen)
+	c := cfg.Synthetic
+	web := testweb.New(testweb.Config{Seed: c.Seed, Sites: c.Sites, PagesPerSite: c.Pages, NoFaults: c.NoFaults, Slow: time.Duration(c.Slow)})
+	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("testweb: %w", err)
 	}

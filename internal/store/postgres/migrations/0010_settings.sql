@@ -2,7 +2,7 @@
 -- robots.txt product token, URL normalization, links kept per page, where
 -- the WARC archive is), so that the commands after it read the data as it
 -- was written.
-CREATE TABLE settings (
+CREATE TABLE IF NOT EXISTS settings (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
