@@ -127,6 +127,15 @@ var failureModes = []struct {
 		not:  []string{"More from us", "Long nights, short days"},
 	},
 	{
+		// A small box with a boilerplate class inside the article (a
+		// promotion, a contact line) is left out.
+		name: "small boxes with negative classes",
+		page: `<body>` + siteChrome + `<div class="story">` + prose("story", 6) + `<div class="promo-box"><p>Get the field kit for half the price, this week only.</p></div>` +
+			prose("tale", 6) + `</div></body>`,
+		want: []string{"Paragraph 6 of the story", "Paragraph 6 of the tale"},
+		not:  []string{"Get the field kit"},
+	},
+	{
 		// A list at the end of the text keeps its short items.
 		name: "short list items at the end",
 		page: `<body>` + siteChrome + `<div class="recipe">` + prose("recipe", 3) + `<ul><li>200 g sugar</li><li>2 eggs</li><li>A pinch of salt</li></ul></div></body>`,

@@ -348,6 +348,14 @@ func (n *node) linkBlock(contentChars, contentLinks int32) bool {
 		(n.atom != atom.Td || n.commas == 0)
 }
 
+// minorNegative reports whether an element inside content of contentChars
+// visible bytes is a small block (less than a twentieth of the content)
+// whose class or id has a negative word (a promo box, a media credit, a
+// widget, a contact line).
+func (n *node) minorNegative(contentChars int32) bool {
+	return n.cls < 0 && n.chars*20 < contentChars
+}
+
 // maxLinkLine is the length under which a block all of links is a link
 // line (see linkBlock).
 const maxLinkLine = 200
