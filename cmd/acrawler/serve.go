@@ -13,37 +13,8 @@ import (
 
 	"github.com/acrawler/acrawler/internal/api"
 	"github.com/acrawler/acrawler/internal/crawl"
-	"github.com/acrawler/acrawler/internal/index/opensearch"
-	"github.com/acrawler/acrawler/internal/query"
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
-
-// searchBackend answers searches from OpenSearch and everything else from
-// the store.
-type searchBackend struct {
-	api.Backend
-	os *opensearch.Client
-}
-
-func (b searchBackend) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
-	q := query.Parse(r.Query)
-	if err := q.Check(); err != nil {
-		return crawl.SearchResult{}, err
-	}
-	res, err := b.os.Search(ctx, opensearch.SearchRequest{Q: q, Limit: r.Limit, Offset: r.Offset,
-		Host: r.Host, Type: r.Type, Lang: r.Lang, YearFrom: r.YearFrom, YearTo: r.YearTo, PageRankWeight: r.PageRankWeight})
-	if err != nil {
-		return crawl.SearchResult{}, err
-	}
-	out := crawl.SearchResult{Total: res.Total, Estimated: res.TotalLowerBound, Took: res.Took,
-		Facets: crawl.Facets{Host: res.Facets.Host, Type: res.Facets.Type, Year: res.Facets.Year}}
-	for _, h := range res.Hits {
-		out.Hits = append(out.Hits, crawl.SearchHit{ID: crawl.URLID(h.URL), URL: h.URL, Title: h.Title, Snippet: h.Snippet,
-			Score: h.Score, Host: h.Host, Type: h.Type, DOI: h.DOI, Authors: h.Authors, Year: h.Year, Lang: h.Lang,
-			FetchedAt: h.FetchedAt})
-	}
-	return out, nil
-}
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("acrawler serve", flag.ContinueOnError)
@@ -86,15 +57,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	backend := api.StoreBackend(st, 200)
+	// OpenSearch answers searches, when named; the store everything else.
+	var external crawl.Searcher
 	if spec.kind == "opensearch" {
 		c, err := openSearchClient(spec, *indexName)
 		if err != nil {
 			return err
 		}
-		backend = searchBackend{Backend: backend, os: c}
+		external = c
 	}
-	srv, err := api.New(api.Config{Backend: backend, Normalize: norm.Normalize, PageRankWeight: *weight,
+	srv, err := api.New(api.Config{Backend: api.StoreBackend(st, 200), Index: external, Normalize: norm.Normalize, PageRankWeight: *weight,
 		Timeout: *timeout, MaxSearches: *maxSearches, Log: log})
 	if err != nil {
 		return err

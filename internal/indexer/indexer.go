@@ -34,7 +34,7 @@ type Index interface {
 	// succeeds: a bulk request to a missing index would create it with a
 	// mapping guessed from the documents.
 	EnsureIndex(ctx context.Context) error
-	Bulk(ctx context.Context, upserts []opensearch.Document, deletes []string) (failed map[string]opensearch.ItemError, err error)
+	Bulk(ctx context.Context, upserts []crawl.Document, deletes []string) (failed map[string]opensearch.ItemError, err error)
 }
 
 // Config configures an Indexer.
@@ -143,7 +143,7 @@ func (x *Indexer) deliver(ctx context.Context, items []crawl.OutboxItem, st *Sta
 	for reqs := x.requests(items, sends); len(reqs) > 0 && retry == nil; {
 		req := reqs[0]
 		reqs = reqs[1:]
-		var upserts []opensearch.Document
+		var upserts []crawl.Document
 		var deletes []string
 		for _, i := range req {
 			if items[i].Op == "upsert" {
@@ -289,9 +289,9 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // document turns an outbox upsert into an index document.
-func document(it crawl.OutboxItem) opensearch.Document {
+func document(it crawl.OutboxItem) crawl.Document {
 	p := it.Page
-	d := opensearch.Document{ID: it.Key, URL: p.URL, Title: p.Title, Text: p.MainText, Host: it.Host, Lang: p.Lang,
+	d := crawl.Document{ID: it.Key, URL: p.URL, Title: p.Title, Text: p.MainText, Host: it.Host, Lang: p.Lang,
 		FetchedAt: p.FetchedAt, PageRank: it.PageRank}
 	if d.Text == "" {
 		d.Text = p.Text

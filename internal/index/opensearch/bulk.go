@@ -8,30 +8,14 @@ import (
 	"math"
 	"net/http"
 	"slices"
-	"time"
 	"unicode/utf8"
 
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
+
+	"github.com/acrawler/acrawler/internal/crawl"
 )
 
-// Document is one crawled document as the index keeps it.
-type Document struct {
-	// ID is the content hash (hex): the same content crawled twice is one
-	// document.
-	ID                                      string
-	URL, Title, Text, Host, Lang, Type, DOI string
-	Authors                                 []string
-	// Year is the publication year, 0 when unknown.
-	Year int
-	// Anchors holds the anchor texts of inbound links, searched as a field
-	// of its own.
-	Anchors []string
-	// PageRank boosts the document at query time; <= 0 means none.
-	PageRank  float64
-	FetchedAt time.Time
-}
-
-// source is a Document as the index stores it (its _source).
+// source is a crawl.Document as the index stores it (its _source).
 type source struct {
 	URL       string   `json:"url,omitempty"`
 	Title     string   `json:"title,omitempty"`
@@ -51,7 +35,7 @@ type source struct {
 // date field's default format (strict_date_optional_time) reads.
 const dateFormat = "2006-01-02T15:04:05.000Z"
 
-func toSource(d Document) source {
+func toSource(d crawl.Document) source {
 	s := source{
 		URL: d.URL, Title: d.Title, Text: d.Text, Anchors: d.Anchors,
 		Host: d.Host, Type: d.Type, Lang: d.Lang, DOI: d.DOI,
@@ -108,7 +92,7 @@ func (e ItemError) Permanent() bool {
 // UpsertSize is the number of bytes an upsert of d adds to a _bulk request
 // body, for callers that bound their requests (OpenSearch refuses a body
 // longer than http.max_content_length, 100 MB by default, with 413).
-func UpsertSize(d Document) int {
+func UpsertSize(d crawl.Document) int {
 	a, _ := json.Marshal(bulkAction{Index: &bulkTarget{d.ID}})
 	s, _ := json.Marshal(toSource(d))
 	return len(a) + len(s) + 2
@@ -146,7 +130,7 @@ type bulkTarget struct {
 // encodeBulk writes the NDJSON body of a _bulk request on the client's
 // index: an index action and its source per upsert, then a delete action
 // per deleted ID; every line, the last included, ends with "\n".
-func encodeBulk(upserts []Document, deletes []string) ([]byte, error) {
+func encodeBulk(upserts []crawl.Document, deletes []string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf) // Encode ends each value with '\n'
 	for i, d := range upserts {
@@ -224,7 +208,7 @@ func (r bulkResponse) failures(ids []string) map[string]ItemError {
 // 401, 413 Request Entity Too Large…) the request will not succeed as it
 // is. A document without an ID is an error before anything is sent. Bulk
 // with nothing to do sends nothing.
-func (c *Client) Bulk(ctx context.Context, upserts []Document, deletes []string) (failed map[string]ItemError, err error) {
+func (c *Client) Bulk(ctx context.Context, upserts []crawl.Document, deletes []string) (failed map[string]ItemError, err error) {
 	const op = "bulk"
 	var refused map[string]ItemError
 	bad := func(id string) bool {
@@ -239,7 +223,7 @@ func (c *Client) Bulk(ctx context.Context, upserts []Document, deletes []string)
 			Reason: clip("action_request_validation_exception: " + why)}
 		return true
 	}
-	upserts = slices.DeleteFunc(slices.Clone(upserts), func(d Document) bool { return bad(d.ID) })
+	upserts = slices.DeleteFunc(slices.Clone(upserts), func(d crawl.Document) bool { return bad(d.ID) })
 	deletes = slices.DeleteFunc(slices.Clone(deletes), bad)
 	if len(upserts)+len(deletes) == 0 {
 		return refused, nil
@@ -278,6 +262,24 @@ func (c *Client) Bulk(ctx context.Context, upserts []Document, deletes []string)
 	}
 	return failed, nil
 }
+
+// Upsert indexes the documents, replacing those with the same IDs, in one
+// _bulk request. It returns an *Error like Bulk, and, when OpenSearch
+// refused some documents, an error naming how many and the first one.
+func (c *Client) Upsert(ctx context.Context, docs []crawl.Document) error {
+	failed, err := c.Bulk(ctx, docs, nil)
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if f, ok := failed[d.ID]; ok {
+			return fmt.Errorf("opensearch: upsert: %d of %d failed, %s: %s", len(failed), len(docs), d.ID, f.Reason)
+		}
+	}
+	return nil
+}
+
+var _ crawl.Index = (*Client)(nil)
 
 // Delete removes the documents with the given IDs; IDs that are not in the
 // index are not an error. It returns an *Error like Bulk, and, when

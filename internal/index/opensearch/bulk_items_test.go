@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acrawler/acrawler/internal/query"
+	"github.com/acrawler/acrawler/internal/crawl"
 )
 
 // TestResponseCutOff: a connection that breaks in the middle of a 200
@@ -36,10 +36,10 @@ func TestResponseCutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	if _, err := cl.Bulk(ctx(t), []Document{{ID: "a"}}, nil); !errors.Is(err, ErrUnavailable) {
+	if _, err := cl.Bulk(ctx(t), []crawl.Document{{ID: "a"}}, nil); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Bulk whose response is cut off = %v, want ErrUnavailable", err)
 	}
-	if _, err := cl.Search(ctx(t), SearchRequest{Q: query.Parse("deep")}); !errors.Is(err, ErrUnavailable) {
+	if _, err := cl.Search(ctx(t), crawl.SearchRequest{Query: "deep"}); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Search whose response is cut off = %v, want ErrUnavailable", err)
 	}
 }
@@ -66,7 +66,7 @@ func TestBulkIDTooLong(t *testing.T) {
 		return bulkOK(r)
 	})
 	cl := c.client(t, Config{})
-	failed, err := cl.Bulk(ctx(t), []Document{{ID: "ok1"}, {ID: long}, {ID: "\xff\xfe"}}, []string{long + "x", "ok2"})
+	failed, err := cl.Bulk(ctx(t), []crawl.Document{{ID: "ok1"}, {ID: long}, {ID: "\xff\xfe"}}, []string{long + "x", "ok2"})
 	if err != nil {
 		t.Fatalf("Bulk with an ID too long = %v, want the other operations written", err)
 	}
@@ -128,7 +128,7 @@ func TestBulkItemPermanence(t *testing.T) {
 func TestSearchErrorRootCause(t *testing.T) {
 	body := `{"error":{"root_cause":[{"type":"too_many_clauses","reason":"maxClauseCount is set to 1024"}],"type":"search_phase_execution_exception","reason":"all shards failed","phase":"query","grouped":true,"failed_shards":[{"shard":0,"index":"acrawler","node":"n1","reason":{"type":"too_many_clauses","reason":"maxClauseCount is set to 1024"}}]},"status":400}`
 	c := newCluster(t, func(r recorded) (int, string) { return http.StatusBadRequest, body })
-	_, err := c.client(t, Config{}).Search(ctx(t), SearchRequest{Q: query.Parse("deep")})
+	_, err := c.client(t, Config{}).Search(ctx(t), crawl.SearchRequest{Query: "deep"})
 	var e *Error
 	if !errors.As(err, &e) || e.Status != 400 {
 		t.Fatalf("Search = %v, want a 400 *Error", err)

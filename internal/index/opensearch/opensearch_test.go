@@ -12,11 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
 )
 
@@ -251,8 +253,8 @@ func TestEnsureIndexRace(t *testing.T) {
 }
 
 // fullDocument has every field set.
-func fullDocument() Document {
-	return Document{
+func fullDocument() crawl.Document {
+	return crawl.Document{
 		ID: "5d41402abc4b2a76b9719d911017c592", URL: "https://cs.example.edu/papers/gnn-survey",
 		Title: "Deep Learning on Graphs", Text: "We review methods.\nLine two: \"quoted\" <b>&</b>",
 		Host: "cs.example.edu", Lang: "en", Type: "paper", DOI: "10.1000/xyz123",
@@ -286,8 +288,8 @@ func bulkOK(r recorded) (int, string) {
 
 func TestBulkNDJSON(t *testing.T) {
 	c := newCluster(t, bulkOK)
-	bare := Document{ID: "abc", URL: "https://a.example/", PageRank: 0}
-	failed, err := c.client(t, Config{}).Bulk(ctx(t), []Document{fullDocument(), bare}, []string{"old1"})
+	bare := crawl.Document{ID: "abc", URL: "https://a.example/", PageRank: 0}
+	failed, err := c.client(t, Config{}).Bulk(ctx(t), []crawl.Document{fullDocument(), bare}, []string{"old1"})
 	if err != nil || failed != nil {
 		t.Fatalf("Bulk = %v, %v; want no failure", failed, err)
 	}
@@ -341,7 +343,7 @@ func TestBulkNDJSON(t *testing.T) {
 
 func TestBulkPartialFailure(t *testing.T) {
 	c := newCluster(t, func(r recorded) (int, string) { return http.StatusOK, testdata(t, "bulk_partial_failure.json") })
-	upserts := []Document{{ID: "a1b2c3"}, {ID: "d4e5f6"}, {ID: "0f0f0f"}}
+	upserts := []crawl.Document{{ID: "a1b2c3"}, {ID: "d4e5f6"}, {ID: "0f0f0f"}}
 	failed, err := c.client(t, Config{}).Bulk(ctx(t), upserts, []string{"gone01", "old002"})
 	if err != nil {
 		t.Fatal(err)
@@ -386,7 +388,7 @@ func TestBulkNothingToSend(t *testing.T) {
 	if failed, err := cl.Bulk(ctx(t), nil, nil); failed != nil || err != nil {
 		t.Errorf("Bulk(nothing) = %v, %v", failed, err)
 	}
-	if _, err := cl.Bulk(ctx(t), []Document{{URL: "https://a.example/"}}, nil); err == nil {
+	if _, err := cl.Bulk(ctx(t), []crawl.Document{{URL: "https://a.example/"}}, nil); err == nil {
 		t.Error("Bulk of a document without ID: no error")
 	}
 	if err := cl.Delete(ctx(t), []string{""}); err == nil {
@@ -437,11 +439,11 @@ func TestErrors(t *testing.T) {
 			cl := c.client(t, Config{Username: "admin", Password: secret})
 			ops := map[string]func() error{
 				"bulk": func() error {
-					_, err := cl.Bulk(ctx(t), []Document{{ID: "a"}}, nil)
+					_, err := cl.Bulk(ctx(t), []crawl.Document{{ID: "a"}}, nil)
 					return err
 				},
 				"search": func() error {
-					_, err := cl.Search(ctx(t), SearchRequest{Q: query.Parse("deep")})
+					_, err := cl.Search(ctx(t), crawl.SearchRequest{Query: "deep"})
 					return err
 				},
 				"ensure index": func() error { return cl.EnsureIndex(ctx(t)) },
@@ -476,7 +478,7 @@ func TestNoResponse(t *testing.T) {
 	c := newCluster(t, bulkOK)
 	cl := c.client(t, Config{URL: "", Username: "admin", Password: secret})
 	c.srv.Close() // connection refused from now on
-	_, err := cl.Bulk(ctx(t), []Document{{ID: "a"}}, nil)
+	_, err := cl.Bulk(ctx(t), []crawl.Document{{ID: "a"}}, nil)
 	if !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Bulk to a closed port = %v, want ErrUnavailable", err)
 	}
@@ -487,7 +489,7 @@ func TestNoResponse(t *testing.T) {
 	// The caller's own cancellation is not the cluster's failure.
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = cl.Search(canceled, SearchRequest{Q: query.Parse("deep")})
+	_, err = cl.Search(canceled, crawl.SearchRequest{Query: "deep"})
 	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {
 		t.Errorf("Search with a canceled context = %v, want context.Canceled, not ErrUnavailable", err)
 	}
@@ -504,7 +506,7 @@ func TestTimeout(t *testing.T) {
 	})
 	defer close(release)
 	cl := c.client(t, Config{Timeout: 50 * time.Millisecond})
-	_, err := cl.Search(ctx(t), SearchRequest{Q: query.Parse("deep")})
+	_, err := cl.Search(ctx(t), crawl.SearchRequest{Query: "deep"})
 	if !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Search past the timeout = %v, want ErrUnavailable", err)
 	}
@@ -547,7 +549,7 @@ func TestAuth(t *testing.T) {
 }
 
 // searchBodyOf runs r against a fake cluster and returns the request body.
-func searchBodyOf(t *testing.T, r SearchRequest) any {
+func searchBodyOf(t *testing.T, r crawl.SearchRequest) any {
 	t.Helper()
 	c := newCluster(t, func(rec recorded) (int, string) { return http.StatusOK, testdata(t, "search_response.json") })
 	if _, err := c.client(t, Config{}).Search(ctx(t), r); err != nil {
@@ -580,7 +582,7 @@ func TestSearchQuery(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.q, func(t *testing.T) {
-			body := searchBodyOf(t, SearchRequest{Q: query.Parse(tt.q)})
+			body := searchBodyOf(t, crawl.SearchRequest{Query: tt.q})
 			b := at(t, body, "query", "bool").(map[string]any)
 			if got := b["must"]; !reflect.DeepEqual(got, any(tt.must)) {
 				t.Errorf("Search(%q) must = %v\nwant %v", tt.q, got, tt.must)
@@ -602,8 +604,8 @@ func TestSearchQuery(t *testing.T) {
 }
 
 func TestSearchFiltersAndPaging(t *testing.T) {
-	body := searchBodyOf(t, SearchRequest{
-		Q: query.Parse("deep"), Limit: 25, Offset: 50,
+	body := searchBodyOf(t, crawl.SearchRequest{
+		Query: "deep", Limit: 25, Offset: 50,
 		Host: "cs.example.edu", Type: "paper", Lang: "tr", YearFrom: 2015, YearTo: 2020,
 		PageRankWeight: 2.5,
 	})
@@ -645,7 +647,7 @@ func TestSearchFiltersAndPaging(t *testing.T) {
 	}
 
 	// Only one year bound: a one-sided range.
-	body = searchBodyOf(t, SearchRequest{Q: query.Parse("deep"), YearFrom: 2020})
+	body = searchBodyOf(t, crawl.SearchRequest{Query: "deep", YearFrom: 2020})
 	if got := at(t, body, "query", "bool", "filter", 0, "range", "year"); !reflect.DeepEqual(got, any(map[string]any{"gte": 2020.0})) {
 		t.Errorf("year range = %v, want gte 2020 only", got)
 	}
@@ -661,7 +663,7 @@ func TestSearchPaging(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("limit %d offset %d", tt.limit, tt.offset), func(t *testing.T) {
-			b := searchBody(SearchRequest{Q: query.Parse("x"), Limit: tt.limit, Offset: tt.offset})
+			b := searchBody(query.Parse("x"), crawl.SearchRequest{Limit: tt.limit, Offset: tt.offset})
 			if b["from"] != tt.from || b["size"] != tt.size {
 				t.Errorf("Limit %d Offset %d: from, size = %v, %v; want %d, %d", tt.limit, tt.offset, b["from"], b["size"], tt.from, tt.size)
 			}
@@ -673,7 +675,7 @@ func TestSearchEmptyQuery(t *testing.T) {
 	c := newCluster(t, func(r recorded) (int, string) { return http.StatusOK, testdata(t, "search_response.json") })
 	cl := c.client(t, Config{})
 	for _, q := range []string{"", "-deep", `"`, "* - :"} {
-		res, err := cl.Search(ctx(t), SearchRequest{Q: query.Parse(q)})
+		res, err := cl.Search(ctx(t), crawl.SearchRequest{Query: q})
 		if err != nil || res.Total != 0 || len(res.Hits) != 0 {
 			t.Errorf("Search(%q) = %+v, %v; want an empty result", q, res, err)
 		}
@@ -685,32 +687,33 @@ func TestSearchEmptyQuery(t *testing.T) {
 
 func TestSearchResponse(t *testing.T) {
 	c := newCluster(t, func(r recorded) (int, string) { return http.StatusOK, testdata(t, "search_response.json") })
-	res, err := c.client(t, Config{}).Search(ctx(t), SearchRequest{Q: query.Parse("deep learning")})
+	res, err := c.client(t, Config{}).Search(ctx(t), crawl.SearchRequest{Query: "deep learning"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := SearchResult{
+	survey := "https://cs.example.edu/papers/gnn-survey"
+	want := crawl.SearchResult{
 		Total: 2,
 		Took:  14 * time.Millisecond,
-		Hits: []Hit{
+		Hits: []crawl.SearchHit{
 			{
-				ID: "5d41402abc4b2a76b9719d911017c592", URL: "https://cs.example.edu/papers/gnn-survey",
-				Title:     "Deep Learning on Graphs: A Survey",
-				TitleHTML: "<mark>Deep</mark> <mark>Learning</mark> on Graphs: A Survey",
-				Snippet:   "We review <mark>deep</mark> <mark>learning</mark> methods for graphs &amp; networks, where x &lt; y.",
-				Score:     9.127351, Host: "cs.example.edu", Type: "paper", DOI: "10.1000/xyz123", Lang: "en",
+				ID: crawl.URLID(survey), URL: survey,
+				Title:      "Deep Learning on Graphs: A Survey",
+				TitleMarks: [][2]int{{0, 4}, {5, 13}},
+				Snippet:    "We review deep learning methods for graphs & networks, where x < y.",
+				Marks:      [][2]int{{10, 14}, {15, 23}},
+				Score:      9.127351, Host: "cs.example.edu", Type: "paper", DOI: "10.1000/xyz123", Lang: "en",
 				Authors: []string{"Ada Lovelace", "Alan Turing"}, Year: 2021,
 				FetchedAt: time.Date(2024, 3, 1, 12, 30, 0, 0, time.UTC),
 			},
 			{
-				ID: "7d793037a0760186574b0282f2f435e7", URL: "https://www.example.org/tr/yayinlar",
-				Title:     "Derin öğrenme <yayınlar> & notlar",
-				TitleHTML: "Derin öğrenme &lt;yayınlar&gt; &amp; notlar",
-				Score:     4.2, Host: "www.example.org", Type: "page", Lang: "tr", Year: 2019,
+				ID: crawl.URLID("https://www.example.org/tr/yayinlar"), URL: "https://www.example.org/tr/yayinlar",
+				Title: "Derin öğrenme <yayınlar> & notlar",
+				Score: 4.2, Host: "www.example.org", Type: "page", Lang: "tr", Year: 2019,
 				FetchedAt: time.Date(2024, 2, 28, 8, 0, 0, 0, time.UTC),
 			},
 		},
-		Facets: Facets{
+		Facets: crawl.Facets{
 			Host: map[string]int{"cs.example.edu": 1, "www.example.org": 1},
 			Type: map[string]int{"page": 1, "paper": 1},
 			Year: map[int]int{2019: 1, 2021: 1},
@@ -726,11 +729,7 @@ func TestSearchDocumentedResponses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
-	for _, h := range res.Hits {
-		ids = append(ids, h.ID)
-	}
-	if res.Total != 805 || res.Took != 3*time.Millisecond || !reflect.DeepEqual(ids, []string{"33765", "51877", "39245"}) || res.Hits[0].Score != 7.450247 {
+	if res.Total != 805 || res.Took != 3*time.Millisecond || len(res.Hits) != 3 || res.Hits[0].Score != 7.450247 {
 		t.Errorf("documented highlight response read as %+v", res)
 	}
 	// The documented terms aggregation on a numeric field has numeric keys.
@@ -742,55 +741,63 @@ func TestSearchDocumentedResponses(t *testing.T) {
 	if want := map[int]int{200: 300, 404: 30}; !reflect.DeepEqual(res.Facets.Year, want) || res.Total != 3 || len(res.Hits) != 0 {
 		t.Errorf("documented terms aggregation read as %+v, want year facets %v", res, want)
 	}
-	if res.TotalLowerBound {
+	if res.Estimated {
 		t.Errorf("total with relation eq read as a lower bound")
 	}
 	// Past track_total_hits (10,000 by default) the total is a lower bound.
 	gte := strings.Replace(testdata(t, "search_response_docs.json"), `"relation" : "eq"`, `"relation" : "gte"`, 1)
-	if res, err := parseSearch([]byte(gte)); err != nil || !res.TotalLowerBound {
+	if res, err := parseSearch([]byte(gte)); err != nil || !res.Estimated {
 		t.Errorf("total with relation gte read as %+v, %v: want a lower bound", res, err)
 	}
 }
 
-func TestSafeHTML(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", ""},
-		{"plain", "plain"},
-		{"a <mark>b</mark> c", "a <mark>b</mark> c"},
-		{"x &lt; y &amp; z", "x &lt; y &amp; z"},
-		{"x < y & z", "x &lt; y &amp; z"},
-		{"<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"},
-		{"<mark>open", "<mark>open</mark>"},
-		{"close</mark> <mark><mark>x</mark></mark>", "close <mark>x</mark>"},
-		{"<MARK>x</MARK>", "&lt;MARK&gt;x&lt;/MARK&gt;"},
-		{"it&#39;s &#x2F; &quot;", "it&#39;s / &#34;"},
+func TestHighlighted(t *testing.T) {
+	tests := []struct {
+		in, text string
+		words    []string
+	}{
+		{"", "", nil},
+		{"plain", "plain", nil},
+		{"a <mark>b</mark> c", "a b c", []string{"b"}},
+		{"x &lt; y &amp; z", "x < y & z", nil},
+		{"x < y & z", "x < y & z", nil},
+		{"<script>alert(1)</script>", "<script>alert(1)</script>", nil},
+		{"<mark>open", "open", []string{"open"}},
+		{"close</mark> <mark><mark>x</mark></mark>", "close x", []string{"x"}},
+		{"<MARK>x</MARK>", "<MARK>x</MARK>", nil},
+		{"it&#39;s &#x2F; &quot;<mark>Zo&euml;</mark>", `it's / "Zoë`, []string{"Zoë"}},
+		{"a\x01<mark>b\x02</mark>", "ab", []string{"b"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			if got := safeHTML(tt.in); got != tt.want {
-				t.Errorf("safeHTML(%q) = %q, want %q", tt.in, got, tt.want)
+			text, marks := highlighted(tt.in)
+			if words := crawl.Marked(text, marks); text != tt.text || !slices.Equal(words, tt.words) {
+				t.Errorf("highlighted(%q) = %q, %v (%q), want %q, %q", tt.in, text, marks, words, tt.text, tt.words)
 			}
 		})
 	}
 }
 
-// FuzzSafeHTML checks that any fragment comes out as text and balanced
-// <mark> tags only, and that cleaning is idempotent.
-func FuzzSafeHTML(f *testing.F) {
+// FuzzHighlighted checks that any fragment reads as text without tags'
+// marks, whose marks are ordered ranges of it.
+func FuzzHighlighted(f *testing.F) {
 	f.Add("a <mark>b</mark> &amp; c")
 	f.Add("<mark><script>x</script>")
 	f.Add("&lt;mark&gt;")
 	f.Fuzz(func(t *testing.T, in string) {
-		out := safeHTML(in)
-		if again := safeHTML(out); again != out {
-			t.Fatalf("safeHTML(%q) = %q, but safeHTML of that = %q", in, out, again)
+		text, marks := highlighted(in)
+		end := 0
+		for _, m := range marks {
+			if m[0] < end || m[1] <= m[0] || m[1] > len(text) {
+				t.Fatalf("highlighted(%q) = %q, %v: not ordered ranges", in, text, marks)
+			}
+			end = m[1]
 		}
-		rest := strings.ReplaceAll(strings.ReplaceAll(out, "<mark>", ""), "</mark>", "")
-		if strings.ContainsAny(rest, "<>\"'") {
-			t.Fatalf("safeHTML(%q) = %q: markup outside <mark> tags", in, out)
+		if !strings.Contains(in, "<mark>") && len(marks) > 0 {
+			t.Fatalf("highlighted(%q) = %q, %v: marks without <mark>", in, text, marks)
 		}
-		if strings.Count(out, "<mark>") != strings.Count(out, "</mark>") {
-			t.Fatalf("safeHTML(%q) = %q: unbalanced tags", in, out)
+		if strings.ContainsAny(text, markOpen+markClose) {
+			t.Fatalf("highlighted(%q) = %q: markers left", in, text)
 		}
 	})
 }
@@ -804,7 +811,7 @@ func FuzzSearchBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		q := query.Parse(in)
-		b, err := json.Marshal(searchBody(SearchRequest{Q: q}))
+		b, err := json.Marshal(searchBody(q, crawl.SearchRequest{}))
 		if err != nil {
 			t.Fatalf("searchBody(%q): %v", in, err)
 		}
@@ -837,7 +844,7 @@ func FuzzSearchBody(f *testing.F) {
 }
 
 func BenchmarkEncodeBulk(b *testing.B) {
-	docs := make([]Document, 100)
+	docs := make([]crawl.Document, 100)
 	for i := range docs {
 		docs[i] = fullDocument()
 		docs[i].ID = fmt.Sprintf("%032x", i)
@@ -859,7 +866,7 @@ func BenchmarkSearchRoundTrip(b *testing.B) {
 	q := query.Parse(`"deep learning" graph* -survey`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := json.Marshal(searchBody(SearchRequest{Q: q, Host: "a.example", PageRankWeight: 1})); err != nil {
+		if _, err := json.Marshal(searchBody(q, crawl.SearchRequest{Host: "a.example", PageRankWeight: 1})); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := parseSearch(resp); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"math"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 
+	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
 )
 
@@ -34,90 +36,35 @@ const (
 	snippetSize = 200
 )
 
-// SearchRequest is one page of a search.
-type SearchRequest struct {
-	// Q is the parsed user query.
-	Q query.Query
-	// Limit is the page size (0 means DefaultLimit, at most MaxLimit);
-	// Offset the number of hits to skip.
-	Limit, Offset int
-	// Host, Type and Lang keep only documents with that exact value, when
-	// set.
-	Host, Type, Lang string
-	// YearFrom and YearTo keep only documents published in that range
-	// (inclusive), when set (non-zero).
-	YearFrom, YearTo int
-	// PageRankWeight is the weight of the PageRank boost, added to the text
-	// score as weight * pagerank/(pagerank+pivot), pivot being about the
-	// index's mean PageRank; 0 means no boost.
-	PageRankWeight float64
-}
-
-// Hit is one matching document.
-type Hit struct {
-	// ID is the document's content hash.
-	ID, URL string
-	// Title is the document's title, as plain text.
-	Title string
-	// Snippet is an HTML fragment of the text with the matched words in
-	// <mark>…</mark>; everything else is escaped.
-	Snippet string
-	// TitleHTML is the title as HTML, with the matched words in
-	// <mark>…</mark>; everything else is escaped.
-	TitleHTML string
-	Score     float64
-	Host      string
-	Type      string
-	DOI       string
-	Lang      string
-	Authors   []string
-	Year      int
-	FetchedAt time.Time
-}
-
-// Facets counts the matching documents per value: the top values of host and
-// type, and the years.
-type Facets struct {
-	Host, Type map[string]int
-	Year       map[int]int
-}
-
-// SearchResult is one page of hits, with the total and the facets of all
-// matching documents.
-type SearchResult struct {
-	// Total is the number of matching documents; OpenSearch counts exactly
-	// up to 10,000 and reports a lower bound beyond (TotalLowerBound).
-	Total           int
-	TotalLowerBound bool
-	Hits            []Hit
-	// Facets counts over all matching documents, filters included.
-	Facets Facets
-	// Took is the time OpenSearch reports having spent.
-	Took time.Duration
-}
-
-// Search runs r. An empty query (r.Q.IsEmpty(): nothing positive to match)
-// returns an empty result without a request. A page past MaxWindow returns
-// the total and facets without hits. Errors are *Error values, or the
-// context's error when ctx ended; errors.Is(err, ErrUnavailable) tells
-// whether to retry.
-func (c *Client) Search(ctx context.Context, r SearchRequest) (SearchResult, error) {
+// Search runs r: r.Query is parsed (query.Parse) into a bool query. A
+// query too broad to answer (query.Query.Check) is an error matching
+// query.ErrTooBroad, before any request; one with nothing positive to
+// match returns an empty result without a request. A page past MaxWindow
+// returns the total and facets without hits. Hits' snippets and titles
+// are plain text, the matched words given as byte offsets. Other errors
+// are *Error values, or the context's error when ctx ended;
+// errors.Is(err, ErrUnavailable) tells whether to retry.
+func (c *Client) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
 	const op = "search"
-	if r.Q.IsEmpty() {
-		return SearchResult{}, nil
+	q := query.Parse(r.Query)
+	if err := q.Check(); err != nil {
+		return crawl.SearchResult{}, fmt.Errorf("opensearch: %s: %w", op, err)
 	}
-	body, err := json.Marshal(searchBody(r))
+	if q.IsEmpty() {
+		return crawl.SearchResult{}, nil
+	}
+	body, err := json.Marshal(searchBody(q, r))
 	if err != nil {
-		return SearchResult{}, &Error{Op: op, Err: err}
+		return crawl.SearchResult{}, &Error{Op: op, Err: err}
 	}
 	req := &opensearchapi.SearchReq{Indices: []string{c.index}, Body: bytes.NewReader(body)}
 	_, resp, err := c.do(ctx, op, http.MethodPost, req)
 	if err != nil {
-		return SearchResult{}, err
+		return crawl.SearchResult{}, err
 	}
 	res, err := parseSearch(resp)
 	if err != nil {
-		return SearchResult{}, &Error{Op: op, Status: http.StatusOK, Reason: "unreadable response: " + err.Error()}
+		return crawl.SearchResult{}, &Error{Op: op, Status: http.StatusOK, Reason: "unreadable response: " + err.Error()}
 	}
 	return res, nil
 }
@@ -161,10 +108,11 @@ func termClause(t query.Term) obj {
 	return obj{"multi_match": mm}
 }
 
-// searchBody returns the _search request body for r.
-func searchBody(r SearchRequest) obj {
+// searchBody returns the _search request body for r, its query parsed
+// as q.
+func searchBody(q query.Query, r crawl.SearchRequest) obj {
 	var must, mustNot []any
-	for _, t := range r.Q.Terms {
+	for _, t := range q.Terms {
 		if t.Exclude {
 			mustNot = append(mustNot, termClause(t))
 		} else {
@@ -279,16 +227,16 @@ type hitSource struct {
 }
 
 // parseSearch reads a _search response.
-func parseSearch(body []byte) (SearchResult, error) {
+func parseSearch(body []byte) (crawl.SearchResult, error) {
 	var r searchResponse
 	if err := json.Unmarshal(body, &r); err != nil {
-		return SearchResult{}, err
+		return crawl.SearchResult{}, err
 	}
-	res := SearchResult{
-		Total:           r.Hits.Total.Value,
-		TotalLowerBound: r.Hits.Total.Relation == "gte",
-		Took:            time.Duration(r.Took) * time.Millisecond,
-		Facets: Facets{
+	res := crawl.SearchResult{
+		Total:     r.Hits.Total.Value,
+		Estimated: r.Hits.Total.Relation == "gte",
+		Took:      time.Duration(r.Took) * time.Millisecond,
+		Facets: crawl.Facets{
 			Host: stringBuckets(r, "host"),
 			Type: stringBuckets(r, "type"),
 			Year: map[int]int{},
@@ -301,15 +249,22 @@ func parseSearch(body []byte) (SearchResult, error) {
 		}
 	}
 	for _, h := range r.Hits.Hits {
-		hit := Hit{
-			ID: h.ID, URL: h.Source.URL, Title: h.Source.Title,
+		hit := crawl.SearchHit{
+			ID: crawl.URLID(h.Source.URL), URL: h.Source.URL, Title: h.Source.Title,
 			Host: h.Source.Host, Type: h.Source.Type, DOI: h.Source.DOI,
 			Lang: h.Source.Lang, Authors: h.Source.Authors, Year: h.Source.Year,
-			Snippet:   safeHTML(first(h.Highlight["text"])),
-			TitleHTML: safeHTML(first(h.Highlight["title"])),
 		}
-		if hit.TitleHTML == "" {
-			hit.TitleHTML = html.EscapeString(hit.Title)
+		hit.Snippet, hit.Marks = highlighted(first(h.Highlight["text"]))
+		// The whole title highlighted (number_of_fragments 0): its marks
+		// are kept when it reads as the title does.
+		title, marks := highlighted(first(h.Highlight["title"]))
+		if len(marks) > 0 && title == strings.Join(strings.Fields(hit.Title), " ") {
+			hit.Title, hit.TitleMarks = title, marks
+		}
+		// The text's best passage, or the title when only the title
+		// matches, as the embedded indexes give.
+		if len(hit.Marks) == 0 && len(marks) > 0 || hit.Snippet == "" {
+			hit.Snippet, hit.Marks = title, marks
 		}
 		if h.Score != nil {
 			hit.Score = *h.Score
@@ -341,41 +296,52 @@ func first(s []string) string {
 	return s[0]
 }
 
-// safeHTML returns a highlighted fragment with nothing but text and balanced
-// <mark>…</mark> tags: the text between tags is unescaped and escaped again,
-// so that a fragment the server failed to encode cannot carry markup, and a
-// well-encoded one comes out the same.
-func safeHTML(s string) string {
+// Markers of matches while a highlighted fragment is read.
+const (
+	markOpen  = "\x01"
+	markClose = "\x02"
+)
+
+// highlighted reads a fragment of the highlighter (html encoder, <mark>
+// tags) as plain text and the byte offsets of its marked words: the text
+// between tags is unescaped, any other tag is text, marks are never
+// nested, an unclosed one ends with the fragment.
+func highlighted(s string) (string, [][2]int) {
 	var b strings.Builder
+	b.Grow(len(s))
+	text := func(t string) {
+		t = html.UnescapeString(t)
+		b.WriteString(strings.NewReplacer(markOpen, "", markClose, "").Replace(t))
+	}
 	open := false
 	for s != "" {
 		i := strings.IndexByte(s, '<')
 		if i < 0 {
-			b.WriteString(html.EscapeString(html.UnescapeString(s)))
+			text(s)
 			break
 		}
-		b.WriteString(html.EscapeString(html.UnescapeString(s[:i])))
+		text(s[:i])
 		s = s[i:]
 		switch {
 		case strings.HasPrefix(s, "<mark>"):
 			if !open {
-				b.WriteString("<mark>")
+				b.WriteString(markOpen)
 				open = true
 			}
 			s = s[len("<mark>"):]
 		case strings.HasPrefix(s, "</mark>"):
 			if open {
-				b.WriteString("</mark>")
+				b.WriteString(markClose)
 				open = false
 			}
 			s = s[len("</mark>"):]
 		default:
-			b.WriteString("&lt;")
+			b.WriteByte('<')
 			s = s[1:]
 		}
 	}
 	if open {
-		b.WriteString("</mark>")
+		b.WriteString(markClose)
 	}
-	return b.String()
+	return crawl.Highlighted(b.String(), markOpen, markClose)
 }
