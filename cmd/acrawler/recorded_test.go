@@ -7,8 +7,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -16,10 +18,16 @@ import (
 
 // shapeWeb serves shape.test: a home page whose meta robots tag speaks to
 // mybot alone and that links to ten pages whose queries are not in name
-// order.
-type shapeWeb struct{}
+// order. It keeps the User-Agents it was asked with.
+type shapeWeb struct {
+	mu     sync.Mutex
+	agents map[string]int
+}
 
-func (shapeWeb) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *shapeWeb) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.agents[r.UserAgent()]++
+	s.mu.Unlock()
 	if r.URL.Path == "/robots.txt" {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "User-agent: *\nDisallow:\n")
@@ -79,7 +87,8 @@ func TestRecordedSettings(t *testing.T) {
 		t.Skip("crawls")
 	}
 	forEachBackend(t, func(t *testing.T, be backend) {
-		srv := httptest.NewServer(shapeWeb{})
+		web := &shapeWeb{agents: map[string]int{}}
+		srv := httptest.NewServer(web)
 		defer srv.Close()
 		db := be.newDB(t)
 		crawlDir, elsewhere := t.TempDir(), t.TempDir()
@@ -100,6 +109,10 @@ func TestRecordedSettings(t *testing.T) {
 			}
 		}
 		check("crawl", 5)
+		if out := mustCrawl(t, "stats", "--db", db); !regexp.MustCompile(`(?m)^  max_links_per_page +5$`).MatchString(out) ||
+			!regexp.MustCompile(`(?m)^  robots_token +mybot$`).MatchString(out) {
+			t.Errorf("stats does not show the recorded settings:\n%s", out)
+		}
 
 		t.Chdir(elsewhere)
 		if out := mustCrawl(t, "reparse", "--db", db); !strings.Contains(out, filepath.Join(crawlDir, "acrawler-warc")) && isPostgres(db) {
@@ -131,6 +144,19 @@ func TestRecordedSettings(t *testing.T) {
 		if code, _, msg := runQuiet(t, "reindex", "--db", db, "--config", conf(`user_agent = "mybot/2.0"`)); code != 0 {
 			t.Errorf("reindex --user-agent mybot/2.0: exit %d, %q; want the same product token accepted", code, msg)
 		}
+
+		// recrawl asks as the crawl did, and keeps its link limit.
+		web.mu.Lock()
+		clear(web.agents)
+		web.mu.Unlock()
+		mustCrawl(t, "recrawl", "--db", db, "--proxy", srv.URL, "--delay", "0", "--progress", "off", "--log-level", "warn",
+			"--no-pdf", "--no-sitemaps", "--all")
+		web.mu.Lock()
+		if len(web.agents) != 1 || web.agents["mybot/1.0"] == 0 {
+			t.Errorf("recrawl asked with User-Agents %v, want mybot/1.0 alone, as recorded", web.agents)
+		}
+		web.mu.Unlock()
+		check("recrawl", 5)
 
 		mustCrawl(t, "reparse", "--db", db, "--max-links-per-page", "7", "--override-recorded")
 		check("reparse --max-links-per-page 7 --override-recorded", 7)

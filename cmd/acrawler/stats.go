@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -37,13 +38,56 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
+	settings, err := crawlSettings(ctx, st)
+	if err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
 	if cfg.Stats.JSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return enc.Encode(struct {
+			*report.Report
+			Settings map[string]string `json:"settings,omitempty"`
+		}{r, settings})
 	}
 	printReport(stdout, redactDB(cfg.DB), r, cfg.Stats.Points)
+	printSettings(stdout, settings)
 	return nil
+}
+
+// crawlSettings are the settings the crawl recorded, by key.
+func crawlSettings(ctx context.Context, st crawl.Store) (map[string]string, error) {
+	out := map[string]string{}
+	keys := []string{settingRobotsToken, settingWARCDir}
+	for _, s := range recordedSettings {
+		keys = append(keys, s.key)
+	}
+	for _, k := range keys {
+		v, err := st.Setting(ctx, k)
+		switch {
+		case errors.Is(err, crawl.ErrNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+func printSettings(w io.Writer, settings map[string]string) {
+	if len(settings) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nsettings the crawl recorded (recrawl, reparse, serve and reindex use them):\n")
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %-19s %s\n", k, showSetting(settings[k]))
+	}
 }
 
 func printReport(w io.Writer, db string, r *report.Report, points int) {
