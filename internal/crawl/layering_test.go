@@ -47,8 +47,9 @@ var layers = func() map[string][]string {
 		"internal/engine":   {"internal/crawl", "internal/extract", "internal/fetch", "internal/frontier", "internal/warc"},
 		// Backends: the domain and pure leaves, nothing of the pipeline.
 		"internal/store/migrate":    {"internal/crawl"}, // the migration rule both stores follow
-		"internal/store/sqlite":     {"internal/crawl", "internal/store/migrate"},
-		"internal/store/postgres":   {"internal/crawl", "internal/store/migrate"},
+		"internal/store/keyset":     nil,                // how both stores stream a table
+		"internal/store/sqlite":     {"internal/crawl", "internal/store/migrate", "internal/store/keyset"},
+		"internal/store/postgres":   {"internal/crawl", "internal/store/migrate", "internal/store/keyset"},
 		"internal/index/opensearch": nil,
 		"internal/indexer":          {"internal/crawl", "internal/index/opensearch"},
 		// The API knows the domain, the report and the query syntax, not

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/keyset"
 )
 
 // URL returns the record of one URL.
@@ -110,32 +111,21 @@ func (db *DB) Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error) 
 // Pages streams every page in URL ID order, a few hundred rows per query,
 // so that no transaction or connection is held while the caller works.
 func (db *DB) Pages(ctx context.Context) iter.Seq2[*crawl.Page, error] {
-	return func(yield func(*crawl.Page, error) bool) {
-		const batch = 500
-		after := int64(math.MinInt64)
-		op := ">="
-		for {
-			rows, err := db.pool.Query(ctx, `SELECT `+pageColumns+` FROM pages WHERE url_id `+op+` $1 ORDER BY url_id LIMIT $2`, after, batch)
-			if err != nil {
-				yield(nil, fmt.Errorf("postgres: pages: %w", err))
-				return
-			}
-			got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*crawl.Page, error) { return scanPage(row) })
-			if err != nil {
-				yield(nil, fmt.Errorf("postgres: pages: %w", err))
-				return
-			}
-			for _, p := range got {
-				if !yield(p, nil) {
-					return
-				}
-			}
-			if len(got) < batch {
-				return
-			}
-			after, op = int64(got[len(got)-1].ID), ">"
+	return keyset.Stream(ctx, 500, int64(math.MinInt64), func(ctx context.Context, after int64, first bool, batch int) ([]*crawl.Page, error) {
+		op := ">"
+		if first {
+			op = ">="
 		}
-	}
+		rows, err := db.pool.Query(ctx, `SELECT `+pageColumns+` FROM pages WHERE url_id `+op+` $1 ORDER BY url_id LIMIT $2`, after, batch)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: pages: %w", err)
+		}
+		got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*crawl.Page, error) { return scanPage(row) })
+		if err != nil {
+			return nil, fmt.Errorf("postgres: pages: %w", err)
+		}
+		return got, nil
+	}, func(p *crawl.Page) int64 { return int64(p.ID) })
 }
 
 // Counters returns the crawl-wide counters.

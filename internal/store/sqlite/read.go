@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/keyset"
 )
 
 // URL returns the record of one URL.
@@ -154,48 +156,29 @@ func (db *DB) Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error) 
 // Pages streams every page in URL ID order, in pages of rows so that no
 // read transaction stays open for the whole iteration.
 func (db *DB) Pages(ctx context.Context) iter.Seq2[*crawl.Page, error] {
-	return func(yield func(*crawl.Page, error) bool) {
-		const batch = 500
-		after := int64(-1 << 63)
-		first := true
-		for {
-			q := `SELECT ` + pageColumns + ` FROM pages WHERE url_id > ? ORDER BY url_id LIMIT ?`
-			if first {
-				q = `SELECT ` + pageColumns + ` FROM pages WHERE url_id >= ? ORDER BY url_id LIMIT ?`
-			}
-			rows, err := db.r.QueryContext(ctx, q, after, batch)
-			if err != nil {
-				yield(nil, fmt.Errorf("sqlite: pages: %w", err))
-				return
-			}
-			var got []*crawl.Page
-			for rows.Next() {
-				p, err := scanPage(rows)
-				if err != nil {
-					rows.Close()
-					yield(nil, fmt.Errorf("sqlite: pages: %w", err))
-					return
-				}
-				got = append(got, p)
-			}
-			err = rows.Err()
-			rows.Close()
-			if err != nil {
-				yield(nil, fmt.Errorf("sqlite: pages: %w", err))
-				return
-			}
-			for _, p := range got {
-				if !yield(p, nil) {
-					return
-				}
-			}
-			if len(got) < batch {
-				return
-			}
-			after = int64(got[len(got)-1].ID)
-			first = false
+	return keyset.Stream(ctx, 500, int64(math.MinInt64), func(ctx context.Context, after int64, first bool, batch int) ([]*crawl.Page, error) {
+		op := ">"
+		if first {
+			op = ">="
 		}
-	}
+		rows, err := db.r.QueryContext(ctx, `SELECT `+pageColumns+` FROM pages WHERE url_id `+op+` ? ORDER BY url_id LIMIT ?`, after, batch)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: pages: %w", err)
+		}
+		defer rows.Close()
+		var got []*crawl.Page
+		for rows.Next() {
+			p, err := scanPage(rows)
+			if err != nil {
+				return nil, fmt.Errorf("sqlite: pages: %w", err)
+			}
+			got = append(got, p)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sqlite: pages: %w", err)
+		}
+		return got, nil
+	}, func(p *crawl.Page) int64 { return int64(p.ID) })
 }
 
 // Counters returns the crawl-wide counters.

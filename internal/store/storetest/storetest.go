@@ -67,7 +67,7 @@ func Run(t *testing.T, factory Factory) {
 	}
 	tests = append(tests, searchTests...)
 	tests = append(tests, hostValueTests...)
-	tests = append(tests, inlinkTests...)
+	tests = append(tests, agreeTests...)
 	tests = append(tests, settingsTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,17 +1,20 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 )
 
-// inlinkTests check how inbound links are counted.
-var inlinkTests = []struct {
+// agreeTests hold the rules the backends once followed each in its own
+// way: how inbound links are counted, how pages are streamed.
+var agreeTests = []struct {
 	name string
 	fn   func(*testing.T, *env)
 }{
 	{"InboundLinksOfFetchedURLs", testInlinksOfFetched},
+	{"PagesStreamInIDOrder", testPagesStream},
 }
 
 // testInlinksOfFetched: a URL's inbound links are counted whatever its
@@ -55,4 +58,54 @@ func testInlinksOfFetched(t *testing.T, e *env) {
 		}
 	}
 	e.checkBalance(5)
+}
+
+// testPagesStream: Pages yields every page once, in ID order, across the
+// batches it reads them in, and stops reading when the caller stops.
+func testPagesStream(t *testing.T, e *env) {
+	const n = 1_100 // more than two of the stores' batches of 500
+	var urls []crawl.NewURL
+	for i := range n {
+		urls = append(urls, U(fmt.Sprintf("http://p%d.test/%d", i%7, i), 0, 0))
+	}
+	e.add(crawl.Limits{}, urls...)
+	want := map[crawl.ID]bool{}
+	for len(want) < n {
+		hs := e.claimHosts("p", 7)
+		if len(hs) == 0 {
+			t.Fatalf("no host to claim with %d of %d pages recorded", len(want), n)
+		}
+		for _, h := range hs {
+			var rs []crawl.Result
+			for _, c := range e.claimURLs("p", h.ID, n, crawl.Limits{}) {
+				rs = append(rs, done(c, ""))
+				want[c.ID] = true
+			}
+			e.commit(crawl.Limits{}, rs...)
+		}
+	}
+	var got []crawl.ID
+	for p, err := range e.s.Pages(e.ctx) {
+		if err != nil {
+			t.Fatalf("Pages: %v", err)
+		}
+		got = append(got, p.ID)
+	}
+	if len(got) != n {
+		t.Fatalf("Pages yielded %d pages, want %d", len(got), n)
+	}
+	for i, id := range got {
+		if !want[id] || i > 0 && got[i-1] >= id {
+			t.Fatalf("Pages yielded %d at %d after %d: not a recorded page in increasing ID order", id, i, got[max(i-1, 0)])
+		}
+	}
+	seen := 0
+	for _, err := range e.s.Pages(e.ctx) {
+		if err != nil {
+			t.Fatalf("Pages: %v", err)
+		}
+		if seen++; seen == 3 {
+			break
+		}
+	}
 }
