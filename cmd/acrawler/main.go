@@ -6,6 +6,9 @@
 //	acrawler crawl [flags] URL...
 //	acrawler testweb --listen ADDR
 //	acrawler version
+//
+// Every command's settings come from one configuration (config): defaults,
+// the --config file, the environment, flags.
 package main
 
 import (
@@ -178,6 +181,11 @@ Usage:
   acrawler recrawl [flags] [--all]  revisit the pages that are due, with conditional requests
   acrawler testweb --listen ADDR    serve the synthetic test web (an origin and an HTTP proxy)
   acrawler version                  print the version
+
+Every command takes --config FILE (TOML: defaults, then the file, then
+ACRAWLER_DB, then flags) and -h for its flags. A crawl records the settings
+that shape its data (User-Agent, URL normalization, links per page, main
+text, archive directory); recrawl, reparse, serve and reindex use them.
 
 Exit status: 0 done, 1 failed, 2 bad usage; 130 or 143 stopped by SIGINT or
 SIGTERM (a crawl resumes when run again).
