@@ -136,6 +136,16 @@ var failureModes = []struct {
 		not:  []string{"Get the field kit"},
 	},
 	{
+		// A panel of teasers (a linked title and a line each) inside
+		// the article is left out.
+		name: "teaser panel",
+		page: `<body>` + siteChrome + `<div class="story">` + prose("story", 6) + `<div class="panel"><h4>Read next</h4>` +
+			`<div><a href="/1">The winter camp</a><p>Long nights and short days</p></div><div><a href="/2">Maps</a><p>How they were drawn</p></div></div>` +
+			prose("tale", 2) + `</div></body>`,
+		want: []string{"Paragraph 6 of the story", "Paragraph 2 of the tale"},
+		not:  []string{"Long nights and short days", "Read next"},
+	},
+	{
 		// A list at the end of the text keeps its short items.
 		name: "short list items at the end",
 		page: `<body>` + siteChrome + `<div class="recipe">` + prose("recipe", 3) + `<ul><li>200 g sugar</li><li>2 eggs</li><li>A pinch of salt</li></ul></div></body>`,

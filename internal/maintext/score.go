@@ -331,6 +331,10 @@ var linkBlockTags = map[atom.Atom]bool{
 //   - at least two links, half of its text inside them, and less than half
 //     of the content's text; a table cell of links with commas between
 //     them (the linked authors of a paper) stays;
+//   - or, in content that is mostly not links, a block other than a
+//     table cell with a quarter of its text in links, no commas (no
+//     prose, no list of authors), and less than a quarter of the
+//     content's text: a box of teasers, a "more on this" panel;
 //   - or, in content that is mostly not links, a short block (less than
 //     maxLinkLine bytes: a paragraph, a list item, a heading) nine tenths
 //     of whose text is inside links.
@@ -344,8 +348,11 @@ func (n *node) linkBlock(contentChars, contentLinks int32) bool {
 		(linkBlockTags[n.atom] || n.props&pPara != 0 || n.atom == atom.H1) {
 		return true
 	}
-	return n.links >= 2 && n.linkChars*2 >= n.chars && n.chars*2 < contentChars && linkBlockTags[n.atom] &&
-		(n.atom != atom.Td || n.commas == 0)
+	if !linkBlockTags[n.atom] {
+		return false
+	}
+	return n.links >= 2 && n.linkChars*2 >= n.chars && n.chars*2 < contentChars && (n.atom != atom.Td || n.commas == 0) ||
+		n.atom != atom.Td && n.linkChars*4 > n.chars && n.commas == 0 && n.chars*4 < contentChars && contentLinks*2 < contentChars
 }
 
 // minorNegative reports whether an element inside content of contentChars
