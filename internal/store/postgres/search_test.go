@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/index/indextest"
 	"github.com/acrawler/acrawler/internal/query"
 	"github.com/acrawler/acrawler/internal/store/postgres"
 	"github.com/acrawler/acrawler/internal/store/storetest"
@@ -91,6 +92,15 @@ func urlsOf(res crawl.SearchResult) []string {
 		out = append(out, h.URL)
 	}
 	return out
+}
+
+// TestIndexConformance runs the index conformance suite on the embedded
+// index, written through the store's commit path.
+func TestIndexConformance(t *testing.T) {
+	indextest.Run(t, indextest.Features{Folding: true}, func(t *testing.T) crawl.Index {
+		dsn, schema := freshSchema(t)
+		return storetest.EmbeddedIndex(open(t, dsn, schema))
+	})
 }
 
 // TestSearchSnippets: snippets are plain text with the matching words,

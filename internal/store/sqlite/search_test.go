@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/index/indextest"
 	"github.com/acrawler/acrawler/internal/store/sqlite"
 	"github.com/acrawler/acrawler/internal/store/storetest"
 )
@@ -371,6 +372,19 @@ func TestSearchTierMigration(t *testing.T) {
 	if res, err := db.Search(ctx, crawl.SearchRequest{Query: "common"}); err != nil || res.Total != 20 {
 		t.Errorf("search after the migration: %+v, %v", res, err)
 	}
+}
+
+// TestIndexConformance runs the index conformance suite on the embedded
+// index, written through the store's commit path.
+func TestIndexConformance(t *testing.T) {
+	indextest.Run(t, indextest.Features{Folding: true}, func(t *testing.T) crawl.Index {
+		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return storetest.EmbeddedIndex(db)
+	})
 }
 
 // TestSearchSnippetsConcurrently: many searches at once share the few

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -375,4 +376,126 @@ func marked(h crawl.SearchHit) string {
 	}
 	b.WriteString(h.Snippet[end:])
 	return b.String()
+}
+
+// EmbeddedIndex is a store's embedded full-text index seen as a
+// crawl.Index, for the index conformance suite (indextest). The embedded
+// index has no write methods of its own: it is written in the
+// transaction that records a page. So Upsert records each document as a
+// fetched page, through the store's claim and commit path (its URL,
+// title, text, language and metadata; the store takes the host from the
+// URL and the content hash from the document ID), and Delete records the
+// page again as noindex, which takes it out of the index. Searches are
+// the store's.
+func EmbeddedIndex(s crawl.Store) crawl.Index {
+	return &embeddedIndex{s: s, urls: map[string]string{}, now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+type embeddedIndex struct {
+	s    crawl.Store
+	mu   sync.Mutex
+	urls map[string]string // document ID → URL
+	now  time.Time
+}
+
+func (x *embeddedIndex) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error) {
+	return x.s.Search(ctx, r)
+}
+
+func (x *embeddedIndex) Upsert(ctx context.Context, docs []crawl.Document) error {
+	pages := make([]*crawl.Page, len(docs))
+	x.mu.Lock()
+	for i, d := range docs {
+		x.urls[d.ID] = d.URL
+		fetched := d.FetchedAt
+		if fetched.IsZero() {
+			fetched = x.now
+		}
+		pages[i] = &crawl.Page{URL: d.URL, Status: 200, ContentType: "text/html", Title: d.Title, Text: d.Text,
+			Lang: d.Lang, FetchedAt: fetched, ContentHash: []byte(d.ID),
+			Meta: &crawl.Metadata{Type: d.Type, DOI: d.DOI, Authors: d.Authors, Year: d.Year}}
+	}
+	x.mu.Unlock()
+	return x.record(ctx, pages)
+}
+
+func (x *embeddedIndex) Delete(ctx context.Context, ids []string) error {
+	var pages []*crawl.Page
+	for _, id := range ids {
+		x.mu.Lock()
+		u, ok := x.urls[id]
+		delete(x.urls, id)
+		x.mu.Unlock()
+		if !ok {
+			continue
+		}
+		p, err := x.s.Page(ctx, crawl.URLID(u))
+		if err != nil {
+			return fmt.Errorf("storetest: delete %s: %w", id, err)
+		}
+		p.NoIndex = true
+		pages = append(pages, p)
+	}
+	return x.record(ctx, pages)
+}
+
+// record commits the pages as fetched now: their URLs are added, or made
+// due again when recorded already, claimed and committed, a year after
+// the last record (so that politeness delays and revisit intervals have
+// passed).
+func (x *embeddedIndex) record(ctx context.Context, pages []*crawl.Page) error {
+	if len(pages) == 0 {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.now = x.now.AddDate(1, 0, 0)
+	want := map[string]*crawl.Page{}
+	var urls []crawl.NewURL
+	var ids []crawl.ID
+	for _, p := range pages {
+		want[p.URL] = p
+		urls = append(urls, U(p.URL, 0, 0))
+		ids = append(ids, crawl.URLID(p.URL))
+	}
+	if _, err := x.s.AddURLs(ctx, urls, crawl.Limits{}); err != nil {
+		return fmt.Errorf("storetest: record: %w", err)
+	}
+	if _, err := x.s.ScheduleDueURLs(ctx, ids, x.now); err != nil {
+		return fmt.Errorf("storetest: record: %w", err)
+	}
+	for round := 0; len(want) > 0 && round < 10; round++ {
+		hs, err := x.s.ClaimHosts(ctx, "indextest", 1000, time.Hour, x.now)
+		if err != nil {
+			return fmt.Errorf("storetest: record: %w", err)
+		}
+		if len(hs) == 0 {
+			break
+		}
+		var results []crawl.Result
+		for _, h := range hs {
+			cs, _, err := x.s.ClaimURLs(ctx, "indextest", h.ID, 1000, crawl.Limits{}, x.now)
+			if err != nil {
+				return fmt.Errorf("storetest: record: %w", err)
+			}
+			for _, c := range cs {
+				if p := want[c.URL]; p != nil {
+					// Due again by the next record, changed since the last.
+					rv := &crawl.Revisit{Interval: 24 * time.Hour, NextCheck: x.now.Add(24 * time.Hour), Changed: true}
+					results = append(results, crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: p, Revisit: rv})
+					delete(want, c.URL)
+				}
+			}
+		}
+		if _, err := x.s.Commit(ctx, results, crawl.Limits{}); err != nil {
+			return fmt.Errorf("storetest: record: %w", err)
+		}
+		if err := x.s.ReleaseHosts(ctx, "indextest", rel(idsOf(hs)...)); err != nil {
+			return fmt.Errorf("storetest: record: %w", err)
+		}
+	}
+	if len(want) > 0 {
+		return fmt.Errorf("storetest: record: %d pages could not be claimed", len(want))
+	}
+	return nil
 }
