@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -24,12 +25,9 @@ func crawlArchiveDir(ctx context.Context, st crawl.Store, flag, db string) (stri
 		return "", nil
 	}
 	if flag == "auto" {
-		rec, err := st.Setting(ctx, settingWARCDir)
-		switch {
-		case err == nil && rec != "":
-			return rec, nil
-		case err != nil && !errors.Is(err, crawl.ErrNotFound):
-			return "", fmt.Errorf("warc: read the crawl's archive directory: %w", err)
+		rec, err := recordedDir(ctx, st, dir)
+		if err != nil || rec != "" {
+			return rec, err
 		}
 	}
 	abs, err := filepath.Abs(dir)
@@ -43,16 +41,34 @@ func crawlArchiveDir(ctx context.Context, st crawl.Store, flag, db string) (stri
 }
 
 // recordedArchiveDir is the archive a command reads: --warc DIR, or with
-// auto the directory the crawl recorded, else warcDir's default.
+// auto the directory the crawl recorded, else warcDir's default (also when
+// the recorded one is gone and the default exists).
 func recordedArchiveDir(ctx context.Context, st crawl.Store, flag, db string) (string, error) {
+	dir := warcDir(flag, db)
 	if flag == "auto" {
-		rec, err := st.Setting(ctx, settingWARCDir)
-		switch {
-		case err == nil && rec != "":
-			return rec, nil
-		case err != nil && !errors.Is(err, crawl.ErrNotFound):
-			return "", fmt.Errorf("warc: read the crawl's archive directory: %w", err)
+		rec, err := recordedDir(ctx, st, dir)
+		if err != nil || rec != "" {
+			return rec, err
 		}
 	}
-	return warcDir(flag, db), nil
+	return dir, nil
+}
+
+// recordedDir is the archive directory the crawl recorded, "" when none
+// was or when it is gone and the default directory def exists: a SQLite
+// file moved with its DB.warc directory beside it.
+func recordedDir(ctx context.Context, st crawl.Store, def string) (string, error) {
+	rec, err := st.Setting(ctx, settingWARCDir)
+	switch {
+	case errors.Is(err, crawl.ErrNotFound):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("warc: read the crawl's archive directory: %w", err)
+	}
+	if _, err := os.Stat(rec); err != nil {
+		if _, err := os.Stat(def); err == nil {
+			return "", nil
+		}
+	}
+	return rec, nil
 }

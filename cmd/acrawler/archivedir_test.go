@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -62,6 +63,19 @@ func TestArchiveDirRecorded(t *testing.T) {
 	}
 	if dir, err := crawlArchiveDir(ctx, st, "off", pg); err != nil || dir != "" {
 		t.Errorf("crawlArchiveDir(off) = %q, %v; want no archive", dir, err)
+	}
+
+	// A SQLite file moved with its archive beside it: the recorded
+	// directory is gone, the default one is there.
+	moved := filepath.Join(elsewhere, "moved")
+	os.MkdirAll(filepath.Join(moved, "crawl.db.warc"), 0o755)
+	st.m[settingWARCDir] = filepath.Join(first, "crawl.db.warc") // never created
+	db := filepath.Join(moved, "crawl.db")
+	if dir, err := recordedArchiveDir(ctx, st, "auto", db); err != nil || dir != db+".warc" {
+		t.Errorf("moved database: recordedArchiveDir(auto) = %q, %v; want the archive beside it, %q", dir, err, db+".warc")
+	}
+	if dir, err := crawlArchiveDir(ctx, st, "auto", db); err != nil || dir != db+".warc" || st.m[settingWARCDir] != dir {
+		t.Errorf("moved database: crawlArchiveDir(auto) = %q, %v, recorded %q; want %q", dir, err, st.m[settingWARCDir], db+".warc")
 	}
 
 }
