@@ -199,6 +199,10 @@ func TestDistanceBands(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 10000 {
 		a := r.Uint64()
+		// As the stores have computed their band columns band0 to band3.
+		if b, want := Bands(a), [4]uint16{uint16(a & 0xffff), uint16(a >> 16 & 0xffff), uint16(a >> 32 & 0xffff), uint16(a >> 48)}; b != want {
+			t.Fatalf("Bands(%#x) = %#x, want %#x (the stored band columns)", a, b, want)
+		}
 		b := flip(r, a, r.IntN(4))
 		ba, bb := Bands(a), Bands(b)
 		if ba[0] != bb[0] && ba[1] != bb[1] && ba[2] != bb[2] && ba[3] != bb[3] {

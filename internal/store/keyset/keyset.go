@@ -10,17 +10,18 @@ import (
 )
 
 // Stream yields rows in key order. read returns up to batch rows whose key
-// is above after, or at or above it when first is set (the first read,
-// after being the lowest key: math.MinInt64 can be a key); key returns a
-// row's key. A read of fewer than batch rows ends the stream; an error of
-// read is yielded once, with the zero row, and ends it. A stopped
-// iteration reads no further.
+// compares with after by op, in key order: op is ">=" for the first read,
+// after being the lowest key (math.MinInt64 can be a key), and ">" for the
+// next ones, after being the last key read; key returns a row's key. A
+// read of fewer than batch rows ends the stream; an error of read is
+// yielded once, with the zero row, and ends it. A stopped iteration reads
+// no further.
 func Stream[T, K any](ctx context.Context, batch int, lowest K,
-	read func(ctx context.Context, after K, first bool, batch int) ([]T, error), key func(T) K) iter.Seq2[T, error] {
+	read func(ctx context.Context, op string, after K, batch int) ([]T, error), key func(T) K) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		after, first := lowest, true
+		op, after := ">=", lowest
 		for {
-			got, err := read(ctx, after, first, batch)
+			got, err := read(ctx, op, after, batch)
 			if err != nil {
 				var zero T
 				yield(zero, err)
@@ -34,7 +35,7 @@ func Stream[T, K any](ctx context.Context, batch int, lowest K,
 			if len(got) < batch {
 				return
 			}
-			after, first = key(got[len(got)-1]), false
+			op, after = ">", key(got[len(got)-1])
 		}
 	}
 }

@@ -17,14 +17,17 @@ type table struct {
 	fail  int // the read that fails (1-based); 0: none
 }
 
-func (tb *table) read(_ context.Context, after int64, first bool, batch int) ([]int64, error) {
+func (tb *table) read(_ context.Context, op string, after int64, batch int) ([]int64, error) {
 	tb.reads++
+	if want := map[bool]string{true: ">=", false: ">"}[tb.reads == 1]; op != want {
+		return nil, errors.New("read " + op + ", want " + want)
+	}
 	if tb.reads == tb.fail {
 		return nil, errors.New("boom")
 	}
 	var out []int64
 	for _, k := range tb.keys {
-		if (k > after || first && k == after) && len(out) < batch {
+		if (k > after || op == ">=" && k == after) && len(out) < batch {
 			out = append(out, k)
 		}
 	}

@@ -51,7 +51,6 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"embed"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -69,13 +68,6 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/store/migrate"
 )
-
-//go:embed migrations/*.sql
-var migrationFS embed.FS
-
-// migrations are the schema steps of a database (see package migrate on
-// their numbering).
-var migrations = migrate.MustLoad(migrationFS, "migrations")
 
 // Options configure Open.
 type Options struct {
@@ -286,9 +278,6 @@ func (db *DB) Close() error {
 
 // Target names the database (host:port/database), without credentials.
 func (db *DB) Target() string { return db.target }
-
-// SchemaVersion is the newest schema this build knows.
-func SchemaVersion() int { return migrations.Latest() }
 
 func (db *DB) where() string {
 	if db.schema == "" {

@@ -111,11 +111,7 @@ func (db *DB) Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error) 
 // Pages streams every page in URL ID order, a few hundred rows per query,
 // so that no transaction or connection is held while the caller works.
 func (db *DB) Pages(ctx context.Context) iter.Seq2[*crawl.Page, error] {
-	return keyset.Stream(ctx, 500, int64(math.MinInt64), func(ctx context.Context, after int64, first bool, batch int) ([]*crawl.Page, error) {
-		op := ">"
-		if first {
-			op = ">="
-		}
+	return keyset.Stream(ctx, 500, int64(math.MinInt64), func(ctx context.Context, op string, after int64, batch int) ([]*crawl.Page, error) {
 		rows, err := db.pool.Query(ctx, `SELECT `+pageColumns+` FROM pages WHERE url_id `+op+` $1 ORDER BY url_id LIMIT $2`, after, batch)
 		if err != nil {
 			return nil, fmt.Errorf("postgres: pages: %w", err)

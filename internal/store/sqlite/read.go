@@ -156,11 +156,7 @@ func (db *DB) Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error) 
 // Pages streams every page in URL ID order, in pages of rows so that no
 // read transaction stays open for the whole iteration.
 func (db *DB) Pages(ctx context.Context) iter.Seq2[*crawl.Page, error] {
-	return keyset.Stream(ctx, 500, int64(math.MinInt64), func(ctx context.Context, after int64, first bool, batch int) ([]*crawl.Page, error) {
-		op := ">"
-		if first {
-			op = ">="
-		}
+	return keyset.Stream(ctx, 500, int64(math.MinInt64), func(ctx context.Context, op string, after int64, batch int) ([]*crawl.Page, error) {
 		rows, err := db.r.QueryContext(ctx, `SELECT `+pageColumns+` FROM pages WHERE url_id `+op+` ? ORDER BY url_id LIMIT ?`, after, batch)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: pages: %w", err)

@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
 	"net/url"
@@ -21,13 +20,6 @@ import (
 	sqlitedrv "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
 )
-
-//go:embed migrations/*.sql
-var migrationFS embed.FS
-
-// migrations are the schema steps of a database (see package migrate on
-// their numbering).
-var migrations = migrate.MustLoad(migrationFS, "migrations")
 
 // Options configure Open.
 type Options struct {
@@ -316,9 +308,6 @@ func Migrate(ctx context.Context, file string) (from, to int, err error) {
 	to, err = db.version(ctx, db.w)
 	return from, to, err
 }
-
-// SchemaVersion is the newest schema this build knows.
-func SchemaVersion() int { return migrations.Latest() }
 
 func (db *DB) version(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
