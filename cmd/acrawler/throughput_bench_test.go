@@ -453,7 +453,7 @@ func crawlStages(b *testing.B, args []string) {
 			continue
 		}
 		us := float64(stages[s].Microseconds()) / fp
-		fmt.Fprintf(&table, "  %-34s %7.0f µs/page %5.1f%%\n", s, us, 100*float64(stages[s])/float64(max(crawler, 1)))
+		fmt.Fprintf(&table, "  %-36s %6.0f µs/page %5.1f%%\n", s, us, 100*float64(stages[s])/float64(max(crawler, 1)))
 		if s != stageWeb {
 			b.ReportMetric(us, stageMetric(s))
 		}
@@ -481,10 +481,10 @@ const (
 	stageWriteOther = "write: URLs, frontier state, other"
 	stageMainText   = "main text"
 	stageWARC       = "WARC (record, gzip, write)"
-	stageTokenize   = "parse: HTML tokenize, tree"
+	stageTokenize   = "parse: HTML tokenize"
 	stageURLs       = "extract: URLs (normalize, scope)"
-	stageExtract    = "extract: other (metadata, text, hashes)"
-	stageFrontier   = "frontier, dispatch (with its store reads)"
+	stageExtract    = "extract: metadata, hashes, other"
+	stageFrontier   = "frontier, dispatch, store reads"
 	stageFetch      = "fetch (HTTP client, net)"
 	stageGC         = "GC (background)"
 	stageOther      = "other (runtime, start-up)"
@@ -515,7 +515,7 @@ var stageRules = []stageRule{
 	{stageMainText, "", []string{"internal/maintext."}},
 	{stageWARC, "", []string{"internal/warc.", "gowarc", "(*Engine).archive"}},
 	{stageURLs, parseFunc, []string{"internal/urlnorm.", "internal/scope.", "(*Engine).offer", "net/url."}},
-	{stageTokenize, parseFunc, []string{"golang.org/x/net/html."}},
+	{stageTokenize, parseFunc, []string{"internal/htmlx.", "golang.org/x/net/html."}},
 	{stageExtract, "", []string{parseFunc}},
 	{stageFrontier, "", []string{"internal/frontier.", "(*Engine).dispatch"}},
 	{stageFetch, "", []string{"internal/fetch.", "net/http.", "(*Engine).fetchPage", "(*Engine).fetchRobots", "net.(*", "internal/poll."}},
