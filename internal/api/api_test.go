@@ -627,7 +627,7 @@ func TestSearchPage(t *testing.T) {
 		`<ol class="hits" start="1">`,
 		`href="/doc?url=` + url.QueryEscape(urlPrint) + `"`, // the title links to the document view
 		`href="` + urlPrint + `"`,                           // and to the source
-		"Crawling the academic web on a budget",
+		"<mark>Crawling</mark> the academic web on a budget", // the title's match marked
 		`<mark>`,
 		`data-facet="type"`,
 		`href="/?q=crawling&amp;type=thesis"`,                         // a facet link adds its filter

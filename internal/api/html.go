@@ -145,9 +145,10 @@ type searchView struct {
 
 type hitView struct {
 	crawl.SearchHit
-	Snippet template.HTML // text and <mark> elements only (renderMarks)
-	Authors string
-	Doc     string // the document view
+	TitleHTML template.HTML // text and <mark> elements only (renderMarks)
+	Snippet   template.HTML // text and <mark> elements only (renderMarks)
+	Authors   string
+	Doc       string // the document view
 }
 
 type link struct {
@@ -202,7 +203,8 @@ func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) error {
 		if h.Title == "" {
 			h.Title = h.URL
 		}
-		v.Hits = append(v.Hits, hitView{SearchHit: h, Snippet: template.HTML(renderMarks(h.Snippet, h.Marks)), Authors: authorList(h.Authors), Doc: docLink(h.URL)})
+		v.Hits = append(v.Hits, hitView{SearchHit: h, TitleHTML: template.HTML(renderMarks(h.Title, h.TitleMarks)),
+			Snippet: template.HTML(renderMarks(h.Snippet, h.Marks)), Authors: authorList(h.Authors), Doc: docLink(h.URL)})
 	}
 	v.Chips, v.Hidden = filterChips(req)
 	v.Facets = facets(req, res.Facets)

@@ -329,6 +329,9 @@ func testSnippets(t *testing.T, x *env) {
 			if !slices.Contains(words, "Focused") || !slices.Contains(words, "crawling") || !strings.Contains(h.Snippet, "survey") {
 				t.Errorf("snippet of the title match = %q marked %q, want the title with its words marked", h.Snippet, words)
 			}
+			if words := crawl.Marked(h.Title, h.TitleMarks); h.Title != "Focused crawling, a survey" || !slices.Equal(words, []string{"Focused", "crawling"}) {
+				t.Errorf("title = %q marked %q, want Focused and crawling marked", h.Title, words)
+			}
 		}
 		for _, w := range words {
 			if f := strings.ToLower(w); f != "focused" && f != "crawling" {

@@ -223,6 +223,10 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 			}
 			// Headlines of the folded text, in the page's spelling.
 			snippet, titleSnippet = query.Unfold(snippet, body), query.Unfold(titleSnippet, title)
+			// The title's marks, when its headline is the whole title.
+			if t, marks := crawl.Highlighted(titleSnippet, markStart, markStop); len(marks) > 0 && t == strings.Join(strings.Fields(h.Title), " ") {
+				h.Title, h.TitleMarks = t, marks
+			}
 			// The text's best passage, or the title when only the title
 			// matches.
 			if !strings.Contains(snippet, markStart) && strings.Contains(titleSnippet, markStart) || strings.TrimSpace(snippet) == "" {

@@ -734,6 +734,10 @@ func (db *DB) hit(ctx context.Context, match string, id crawl.ID) (crawl.SearchH
 			}
 		}
 	}
+	// The title's marks, when its snippet is the whole title.
+	if t, marks := crawl.Highlighted(titleSnip, "\x01", "\x02"); len(marks) > 0 && t == strings.Join(strings.Fields(h.Title), " ") {
+		h.Title, h.TitleMarks = t, marks
+	}
 	return h, nil
 }
 
