@@ -40,6 +40,7 @@ var layers = func() map[string][]string {
 		"internal/scholar/scholartest":   nil,
 		"internal/store/postgres/pgtest": nil,
 		"internal/store/storetest":       {"internal/crawl", "internal/query"},
+		"internal/index/indextest":       {"internal/crawl", "internal/query"},
 		// Stages.
 		"internal/extract":  {"internal/crawl", "internal/pdf"},
 		"internal/frontier": {"internal/crawl"},
@@ -50,7 +51,7 @@ var layers = func() map[string][]string {
 		"internal/store/keyset":     nil,                // how both stores stream a table
 		"internal/store/sqlite":     {"internal/crawl", "internal/store/migrate", "internal/store/keyset"},
 		"internal/store/postgres":   {"internal/crawl", "internal/store/migrate", "internal/store/keyset"},
-		"internal/index/opensearch": nil,
+		"internal/index/opensearch": {"internal/crawl"},
 		"internal/indexer":          {"internal/crawl", "internal/index/opensearch"},
 		// The API knows the domain, the report and the query syntax, not
 		// the stores.
