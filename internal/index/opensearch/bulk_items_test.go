@@ -143,3 +143,21 @@ func TestSearchErrorRootCause(t *testing.T) {
 		t.Errorf("reason = %q", got)
 	}
 }
+
+// TestUpsertRefused: Upsert reports a document OpenSearch refused, with
+// how many, and writes the others.
+func TestUpsertRefused(t *testing.T) {
+	long := strings.Repeat("x", MaxIDBytes+1)
+	c := newCluster(t, bulkOK)
+	cl := c.client(t, Config{})
+	err := cl.Upsert(ctx(t), []crawl.Document{{ID: "ok1"}, {ID: long}})
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 failed") {
+		t.Errorf("Upsert with an ID too long = %v, want 1 of 2 refused", err)
+	}
+	if reqs := c.requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), `"ok1"`) {
+		t.Errorf("sent %q, want the valid document", reqs)
+	}
+	if err := cl.Upsert(ctx(t), []crawl.Document{{ID: "ok2"}}); err != nil {
+		t.Errorf("Upsert = %v", err)
+	}
+}

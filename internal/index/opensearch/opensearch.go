@@ -37,7 +37,8 @@
 //
 // # Queries
 //
-// Search turns a query.Query into a bool query: each positive term is a
+// Search parses the user's query (query.Parse, refusing what Check
+// refuses) and turns it into a bool query: each positive term is a
 // must clause (a word matches any of the fields, a phrase matches in order,
 // a prefix expands the last word), each excluded term a must_not clause.
 // Exclusions look at the unstemmed fields only, like the embedded indexes:
@@ -45,7 +46,12 @@
 // highlighter on text (and title), run with the positive clauses only and
 // require_field_match off, so that a match found through a stemmed field is
 // marked in the original text; the html encoder escapes the rest, and the
-// client checks that nothing but <mark> tags is left.
+// client reads the fragment back as plain text and the byte offsets of the
+// marked words (crawl.SearchHit.Snippet and Marks): any other tag is text.
+//
+// Documents are crawl.Document values; Client is a crawl.Index (Search,
+// Upsert, Delete), and Bulk writes both kinds of operations at once, with
+// each refused operation's reason, for the outbox's delivery.
 package opensearch
 
 import (
