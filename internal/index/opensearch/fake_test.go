@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -16,15 +17,15 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/index/indextest"
+	"github.com/acrawler/acrawler/internal/query"
 )
 
 // TestIndexConformance runs the index conformance suite on a client of
-// fakeIndex. Folding is left out: the mapping's standard analyzer does
-// not fold diacritics (in OpenSearch, "zoe" does not find "Zoë"), and the
-// fake, like the cluster, does not.
+// fakeIndex, which folds the text fields when the mapping says they are
+// analyzed with asciifolding.
 func TestIndexConformance(t *testing.T) {
-	indextest.Run(t, indextest.Features{}, func(t *testing.T) crawl.Index {
-		f := &fakeIndex{docs: map[string]source{}}
+	indextest.Run(t, indextest.Features{Folding: mappingFolds(t)}, func(t *testing.T) crawl.Index {
+		f := &fakeIndex{docs: map[string]source{}, fold: mappingFolds(t)}
 		srv := httptest.NewServer(f)
 		t.Cleanup(srv.Close)
 		cl, err := New(Config{URL: srv.URL})
@@ -50,6 +51,37 @@ func TestIndexConformance(t *testing.T) {
 type fakeIndex struct {
 	mu   sync.Mutex
 	docs map[string]source
+	fold bool // the text fields' analyzer folds (asciifolding), read as query.Fold
+}
+
+// mappingFolds reports whether mapping.json analyzes title, text and
+// anchors with an analyzer that ends with asciifolding.
+func mappingFolds(t *testing.T) bool {
+	t.Helper()
+	var m struct {
+		Settings struct {
+			Analysis struct {
+				Analyzer map[string]struct {
+					Filter []string `json:"filter"`
+				} `json:"analyzer"`
+			} `json:"analysis"`
+		} `json:"settings"`
+		Mappings struct {
+			Properties map[string]struct {
+				Analyzer string `json:"analyzer"`
+			} `json:"properties"`
+		} `json:"mappings"`
+	}
+	if err := json.Unmarshal(mapping, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"title", "text", "anchors"} {
+		a := m.Settings.Analysis.Analyzer[m.Mappings.Properties[f].Analyzer]
+		if !slices.Contains(a.Filter, "asciifolding") {
+			return false
+		}
+	}
+	return true
 }
 
 func (f *fakeIndex) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -117,7 +149,19 @@ type token struct {
 	start, end int
 }
 
-// analyze splits s as the fake's standard analyzer does.
+// analyze splits s as the fake's standard analyzer does, folding the
+// words when fold is set.
+func (f *fakeIndex) analyze(s string) []token {
+	toks := analyze(s)
+	if f.fold {
+		for i := range toks {
+			toks[i].text = query.Fold(toks[i].text)
+		}
+	}
+	return toks
+}
+
+// analyze splits s into lowercased runs of letters and digits.
 func analyze(s string) []token {
 	var out []token
 	start := -1
@@ -141,14 +185,14 @@ type fakeClause struct {
 	fields map[string]float64 // base field → summed boost
 }
 
-func clauseOf(v any) fakeClause {
+func (f *fakeIndex) clauseOf(v any) fakeClause {
 	mm, _ := at1(v, "multi_match").(map[string]any)
 	c := fakeClause{typ: "most_fields", fields: map[string]float64{}}
 	if t, ok := mm["type"].(string); ok {
 		c.typ = t
 	}
 	q, _ := mm["query"].(string)
-	for _, tk := range analyze(q) {
+	for _, tk := range f.analyze(q) {
 		c.words = append(c.words, tk.text)
 	}
 	fields, _ := mm["fields"].([]any)
@@ -171,8 +215,8 @@ func at1(v any, key string) any {
 }
 
 // fieldTokens returns the tokens of a document's text fields.
-func fieldTokens(s source) map[string][]token {
-	return map[string][]token{"title": analyze(s.Title), "text": analyze(s.Text), "anchors": analyze(strings.Join(s.Anchors, " "))}
+func (f *fakeIndex) fieldTokens(s source) map[string][]token {
+	return map[string][]token{"title": f.analyze(s.Title), "text": f.analyze(s.Text), "anchors": f.analyze(strings.Join(s.Anchors, " "))}
 }
 
 // score returns how a clause matches a field's tokens: the occurrences
@@ -254,10 +298,10 @@ func (f *fakeIndex) search(req map[string]any) any {
 	boolQ, _ := at1(at1(req, "query"), "bool").(map[string]any)
 	var must, mustNot []fakeClause
 	for _, v := range asList(boolQ["must"]) {
-		must = append(must, clauseOf(v))
+		must = append(must, f.clauseOf(v))
 	}
 	for _, v := range asList(boolQ["must_not"]) {
-		mustNot = append(mustNot, clauseOf(v))
+		mustNot = append(mustNot, f.clauseOf(v))
 	}
 	type hit struct {
 		id    string
@@ -266,7 +310,7 @@ func (f *fakeIndex) search(req map[string]any) any {
 	}
 	var hits []hit
 	for id, s := range f.docs {
-		toks := fieldTokens(s)
+		toks := f.fieldTokens(s)
 		score, ok := 0.0, true
 		for _, c := range must {
 			sc := c.score(toks)
@@ -342,18 +386,18 @@ func (f *fakeIndex) search(req map[string]any) any {
 	hits = hits[:min(len(hits), int(size))]
 	var hl []fakeClause
 	for _, v := range asList(at1(at1(at1(req, "highlight"), "highlight_query"), "bool").(map[string]any)["should"]) {
-		hl = append(hl, clauseOf(v))
+		hl = append(hl, f.clauseOf(v))
 	}
 	var out []any
 	for _, h := range hits {
 		src := h.s
 		src.Text, src.Anchors = "", nil // _source excludes
 		highlights := map[string][]string{}
-		if toks := analyze(h.s.Title); slicesAny(toks, hl) {
+		if toks := f.analyze(h.s.Title); slicesAny(toks, hl) {
 			highlights["title"] = []string{highlight(h.s.Title, toks, hl, 0, len(h.s.Title))}
 		}
 		if text := h.s.Text; text != "" {
-			toks := analyze(text)
+			toks := f.analyze(text)
 			from, to := 0, min(len(text), snippetSize)
 			for _, t := range toks {
 				if marks(hl, t.text) {

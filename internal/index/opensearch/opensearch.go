@@ -12,7 +12,9 @@
 // EnsureIndex creates the index with the mapping in mapping.json:
 //
 //   - title, text and anchors (inbound anchor texts) are text fields analyzed
-//     with the language-neutral "standard" analyzer, each with two
+//     with the language-neutral "folded" analyzer (the standard tokenizer,
+//     lowercase, asciifolding: "zoe" finds "Zoë", "strasse" "Straße", as in
+//     the embedded indexes, which fold by query.Fold), each with two
 //     sub-fields: ".en" with the "english" analyzer (stemming, English stop
 //     words) and ".tr" with the "turkish" analyzer (Turkish lowercasing of
 //     I/İ, stemming, stop words). The crawl is mostly English with a Turkish

@@ -183,9 +183,16 @@ func TestEnsureIndexCreates(t *testing.T) {
 	if got := at(t, body, "mappings", "dynamic"); got != "strict" {
 		t.Errorf("mappings.dynamic = %v, want strict", got)
 	}
+	if got := at(t, body, "settings", "analysis", "analyzer", "folded", "filter"); !reflect.DeepEqual(got, []any{"lowercase", "asciifolding"}) {
+		t.Errorf("folded analyzer filters = %v, want lowercase and asciifolding", got)
+	}
 	for _, f := range []string{"title", "text", "anchors"} {
 		if got := at(t, props, f, "type"); got != "text" {
 			t.Errorf("%s type = %v, want text", f, got)
+		}
+		// Folded, as the embedded indexes fold: "zoe" finds "Zoë".
+		if got := at(t, props, f, "analyzer"); got != "folded" {
+			t.Errorf("%s analyzer = %v, want folded", f, got)
 		}
 		if got := at(t, props, f, "fields", "en", "analyzer"); got != "english" {
 			t.Errorf("%s.en analyzer = %v, want english", f, got)
