@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -42,6 +43,9 @@ func FuzzExtract(f *testing.F) {
 		}
 		if len(res.Text) > MaxText || !utf8.ValidString(res.Text) {
 			t.Errorf("Extract(%q).Text is %d bytes or invalid UTF-8", body, len(res.Text))
+		}
+		if strings.ContainsAny(res.Text, "\u00ad\u2060\ufeff\u200e\u200f") {
+			t.Errorf("Extract(%q).Text = %q holds an invisible character", body, res.Text)
 		}
 		if res.Lang != "" && primaryTag(res.Lang) != res.Lang {
 			t.Errorf("Extract(%q).Lang = %q, not a lower-case primary subtag", body, res.Lang)

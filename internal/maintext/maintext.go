@@ -10,21 +10,31 @@
 //   - a pruning pass drops what is boilerplate by its markup alone: <nav>,
 //     <aside>, <footer>, page headers, ARIA landmarks for navigation and
 //     site information, hidden elements, form controls, figure captions,
-//     and classes or ids with words such as cookie, consent, kvkk,
-//     breadcrumb, share, sidebar, footer, comments, author, byline, tags
-//     (a share or sidebar class only on a block with less than half of
-//     the page's text);
+//     date lines, and classes or ids with words such as cookie, consent,
+//     kvkk, breadcrumb, share, sidebar, footer, comments, author, byline,
+//     tags (whole words of a class token, not substrings; "has-sidebar"
+//     and "no-share" are not read; a share, sidebar, related or teaser
+//     class, or a form, only on a block with less than half of the page's
+//     text);
 //   - the content is the page's <main> (or role=main) if it holds at least
 //     a quarter of the text left; otherwise the element that scores best by
 //     Readability's rules in outline (paragraph length and commas, scaled
-//     by link density and weighed by class and id words), with its siblings
-//     that score well or are prose paragraphs;
-//   - the content is written out paragraph by paragraph.
+//     by link density and weighed by class and id words), preferring a
+//     block inside role=main to reader comments outside it, with its
+//     siblings that score well, are of its class (the steps of a how-to)
+//     or are prose paragraphs; if the content is one block in which an
+//     <article> holds half of the text, that article;
+//   - inside the content, blocks of links, "read more" lines, teaser
+//     panels and small blocks with a boilerplate class are left out;
+//   - the content is written out paragraph by paragraph, without headings
+//     that no paragraph follows and without the short lines after the
+//     last paragraph of prose.
 //
-// COMPARISON.md compares it with go-readability and go-trafilatura on the
-// test web and the golden pages: as good on those pages, at a tenth of
-// the time of go-readability (0.2 ms of CPU for a 50 KB page, beside
-// htmlx.Parse's pass).
+// COMPARISON.md compares it with go-readability and go-trafilatura on
+// go-trafilatura's benchmark of 983 real pages (eval/maintext runs it):
+// better precision and F1 than both, at a third of go-trafilatura's CPU
+// time for the whole extraction and an eighth to a tenth for the main
+// text's own work.
 //
 // It is a pure leaf: Extract and DetectLanguage take values and return
 // values, with no I/O and no state between calls (a Builder reads one
