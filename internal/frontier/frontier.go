@@ -637,11 +637,16 @@ func (f *Frontier) valueHosts(ctx context.Context, r ioRound, res *ioResult) {
 // unavailable) ranks last: recording them spends no budget, but claiming
 // them holds some until their results are committed.
 func (f *Frontier) rankLocked(h *host) {
-	h.rank = h.buf[0].Priority + h.value
+	h.rank = f.bufRank(h)
 	h.ranked = true
+}
+
+// bufRank is the rank of a host with URLs buffered (see rankLocked).
+func (f *Frontier) bufRank(h *host) int {
 	if f.budgeted() && (h.refused != nil || f.gaveUpRobots(h)) {
-		h.rank = skipRank
+		return skipRank
 	}
+	return h.buf[0].Priority + h.value
 }
 
 // skipRank is the rank of a host whose URLs are skipped, under a budget.
@@ -666,8 +671,11 @@ func (f *Frontier) barLocked(now time.Time) (bar int, ok bool) {
 	}
 	horizon := now.Add(f.cfg.BudgetHorizon)
 	for _, h := range f.hosts {
-		if h.refused != nil || h.overShare || f.gaveUpRobots(h) || h.due().After(horizon) {
+		if h.refused != nil || h.overShare || f.gaveUpRobots(h) || h.idle || h.due().After(horizon) {
 			continue
+		}
+		if h.heapIndex < 0 && !h.refilling && h.inflight == 0 {
+			continue // waits for nothing that would make it ready
 		}
 		if h.robots == nil && (f.budget != nil || h.Robots != nil && h.Robots.Failures > 0) {
 			continue // no robots.txt fetch now, or not a sure one
@@ -675,8 +683,8 @@ func (f *Frontier) barLocked(now time.Time) (bar int, ok bool) {
 		var r int
 		switch {
 		case len(h.buf) > 0:
-			r = h.buf[0].Priority + h.value
-		case f.budget == nil && h.ranked && !h.idle && h.emptyClaims == 0:
+			r = f.bufRank(h)
+		case f.budget == nil && h.ranked && h.emptyClaims == 0:
 			r = h.rank
 		default:
 			continue
