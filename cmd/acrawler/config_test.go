@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -185,6 +187,77 @@ func TestEveryFlagHasAKey(t *testing.T) {
 				errs = append(errs, err.Error())
 			}
 			t.Errorf("%s --%s: no key: %q", cmd, f.Name, errs)
+		})
+	}
+}
+
+// A flag and its config file key set the same setting: for every flag of
+// every command, the flag given a value and the key given the same value
+// make the same configuration.
+func TestFlagAndKeyAgree(t *testing.T) {
+	sections := map[string]string{"serve": "serve", "reparse": "reparse", "reindex": "reindex", "stats": "stats",
+		"export": "export", "testweb": "synthetic_web"}
+	keyOf := map[string]string{"sitemap": "sitemaps", "misses-to-remove": "[recrawl]\nmisses_to_remove"}
+	file := filepath.Join(t.TempDir(), "c.toml")
+	for _, cmd := range commands {
+		probe := defaultConfig()
+		pfs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+		probe.flags(cmd, pfs)
+		pfs.VisitAll(func(f *flag.Flag) {
+			if f.Name == "config" || f.Name == "override-recorded" || cmd == "recrawl" && f.Name == "all" {
+				return
+			}
+			// A value the flag takes, other than its default.
+			val := ""
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				val = "true"
+				if f.DefValue == "true" {
+					val = "false"
+				}
+			} else {
+				for _, v := range []string{"7", "7s", "x7"} {
+					c := defaultConfig()
+					fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+					c.flags(cmd, fs)
+					if fs.Set(f.Name, v) == nil {
+						val = v
+						break
+					}
+				}
+			}
+			byFlag := defaultConfig()
+			fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+			byFlag.flags(cmd, fs)
+			if err := fs.Set(f.Name, val); err != nil {
+				t.Fatalf("%s --%s %s: %v", cmd, f.Name, val, err)
+			}
+			key, ok := keyOf[f.Name]
+			if !ok {
+				key = strings.ReplaceAll(f.Name, "-", "_")
+			}
+			var prefixes []string
+			if !strings.Contains(key, "[") {
+				prefixes = append(prefixes, "")
+				if s := sections[cmd]; s != "" {
+					prefixes = append(prefixes, "["+s+"]\n")
+				}
+			} else {
+				prefixes = []string{""}
+			}
+			for _, p := range prefixes {
+				for _, form := range []string{"%s", "%q", "[%s]", "[%q]"} {
+					os.WriteFile(file, []byte(p+key+" = "+fmt.Sprintf(form, val)+"\n"), 0o644)
+					byKey := defaultConfig()
+					if loadConfigFile(file, &byKey) != nil {
+						continue
+					}
+					byKey.explicit = nil
+					if reflect.DeepEqual(byFlag, byKey) {
+						return
+					}
+				}
+			}
+			t.Errorf("%s --%s %s: no config file key makes the same configuration", cmd, f.Name, val)
 		})
 	}
 }
