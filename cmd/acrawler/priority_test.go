@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -45,5 +46,30 @@ func TestPriorityFindsResearchFirst(t *testing.T) {
 	t.Logf("academic share of %d pages: priority %.1f%% (%d pages), bfs %.1f%% (%d pages)", budget, 100*prio, n1, 100*bfs, n2)
 	if prio < bfs+0.15 {
 		t.Errorf("priority order fetched %.1f%% academic pages, bfs %.1f%%: want priority clearly better (≥ 15 points)", 100*prio, 100*bfs)
+	}
+}
+
+// TestPriorityOnVariedWeb measures the same on a varied web (one the
+// tests did not write by hand: its sites, URL vocabularies and links come
+// from the seed), with a politeness delay so that hosts take turns: the
+// share of research pages (no mirror copies) among those fetched within a
+// page budget, and the publications fetched, against breadth-first order.
+func TestPriorityOnVariedWeb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls a varied test web twice")
+	}
+	const budget = 150
+	measure := func(order string) (float64, int) {
+		web := newTestWeb(t, testweb.Config{Seed: 5, Varied: true, Sites: 24, PagesPerSite: 24, NoFaults: true})
+		priorityCrawl(t, web, order, 20*time.Millisecond, nil, "--max-pages", fmt.Sprint(budget))
+		research, pubs := fetchedPages(web)
+		return shareOf(research, len(research)), distinct(pubs)
+	}
+	prio, prioPubs := measure("priority")
+	bfs, bfsPubs := measure("bfs")
+	t.Logf("research share of %d pages: priority %.1f%% (%d publications), bfs %.1f%% (%d publications)", budget, 100*prio, prioPubs, 100*bfs, bfsPubs)
+	if prio < bfs+0.15 || prioPubs <= bfsPubs {
+		t.Errorf("priority order fetched %.1f%% research pages and %d publications, bfs %.1f%% and %d: want priority clearly better (≥ 15 points, more publications)",
+			100*prio, prioPubs, 100*bfs, bfsPubs)
 	}
 }
