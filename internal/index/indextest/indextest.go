@@ -48,6 +48,7 @@ func Run(t *testing.T, f Features, open func(t *testing.T) crawl.Index) {
 		{"Facets", testFacets},
 		{"Paging", testPaging},
 		{"TitleRanksFirst", testTitleFirst},
+		{"PageRankBoost", testPageRank},
 		{"Snippets", testSnippets},
 		{"TooBroad", testTooBroad},
 		{"UpsertReplaces", testReplace},
@@ -296,6 +297,24 @@ func testTitleFirst(t *testing.T, x *env) {
 	res := x.search(crawl.SearchRequest{Query: "zymurgy"})
 	if len(res.Hits) != 2 || res.Hits[0].URL != "http://a.test/title" {
 		t.Errorf("Search(zymurgy) = %+v, want the title match first", res.Hits)
+	}
+}
+
+// testPageRank: with a PageRank weight, of two pages with the same text
+// the better linked ranks first; the weight changes scores, not matches.
+func testPageRank(t *testing.T, x *env) {
+	x.upsert(
+		crawl.Document{ID: "r1", URL: "http://a.test/low", Host: "http://a.test", Title: "Ranking notes",
+			Text: "Notes on ranking pages by their links.", PageRank: 0.2},
+		crawl.Document{ID: "r2", URL: "http://a.test/high", Host: "http://a.test", Title: "Ranking notes",
+			Text: "Notes on ranking pages by their links.", PageRank: 20},
+	)
+	res := x.search(crawl.SearchRequest{Query: "ranking", PageRankWeight: 1})
+	if len(res.Hits) != 2 || res.Hits[0].URL != "http://a.test/high" || res.Hits[0].Score <= res.Hits[1].Score {
+		t.Errorf("Search(ranking, PageRank weight 1) = %+v, want the better linked page first, scoring more", res.Hits)
+	}
+	if res := x.search(crawl.SearchRequest{Query: "ranking"}); len(res.Hits) != 2 {
+		t.Errorf("Search(ranking) without weight = %d hits, want 2", len(res.Hits))
 	}
 }
 

@@ -384,9 +384,9 @@ func marked(h crawl.SearchHit) string {
 // transaction that records a page. So Upsert records each document as a
 // fetched page, through the store's claim and commit path (its URL,
 // title, text, language and metadata; the store takes the host from the
-// URL and the content hash from the document ID), and Delete records the
-// page again as noindex, which takes it out of the index. Searches are
-// the store's.
+// URL and the content hash from the document ID; a positive PageRank
+// is recorded with SetRanks), and Delete records the page again as
+// noindex, which takes it out of the index. Searches are the store's.
 func EmbeddedIndex(s crawl.Store) crawl.Index {
 	return &embeddedIndex{s: s, urls: map[string]string{}, now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
 }
@@ -416,7 +416,20 @@ func (x *embeddedIndex) Upsert(ctx context.Context, docs []crawl.Document) error
 			Meta: &crawl.Metadata{Type: d.Type, DOI: d.DOI, Authors: d.Authors, Year: d.Year}}
 	}
 	x.mu.Unlock()
-	return x.record(ctx, pages)
+	if err := x.record(ctx, pages); err != nil {
+		return err
+	}
+	// Link-graph ranks are recorded apart, as the rank command does.
+	ranks := map[crawl.ID]float64{}
+	for _, d := range docs {
+		if d.PageRank > 0 {
+			ranks[crawl.URLID(d.URL)] = d.PageRank
+		}
+	}
+	if len(ranks) == 0 {
+		return nil
+	}
+	return x.s.SetRanks(ctx, ranks)
 }
 
 func (x *embeddedIndex) Delete(ctx context.Context, ids []string) error {
