@@ -55,8 +55,10 @@ import (
 //     phases only.
 //
 // ACRAWLER_THROUGHPUT_HOSTS and ACRAWLER_THROUGHPUT_PAGES shrink the web
-// for a quick run; ACRAWLER_THROUGHPUT_PROFILE names a file to keep the
-// stages run's CPU profile in.
+// for a quick run; ACRAWLER_THROUGHPUT_FLAGS adds crawl flags to every
+// crawl (e.g. "--warc off" to see what the archive costs);
+// ACRAWLER_THROUGHPUT_PROFILE names a file to keep the stages run's CPU
+// profile in.
 func BenchmarkThroughput(b *testing.B) {
 	web := testweb.NewUniform(testweb.UniformConfig{Seed: 1,
 		Hosts: envInt("ACRAWLER_THROUGHPUT_HOSTS", 100), Pages: envInt("ACRAWLER_THROUGHPUT_PAGES", 200)})
@@ -114,6 +116,7 @@ func throughputArgs(b *testing.B, db, proxy string, web *testweb.Uniform, flags 
 		args = append(args, "--warc", filepath.Join(b.TempDir(), "warc"))
 	}
 	args = append(args, flags...)
+	args = append(args, strings.Fields(os.Getenv("ACRAWLER_THROUGHPUT_FLAGS"))...)
 	return append(args, web.Seeds()...)
 }
 
@@ -571,4 +574,41 @@ func classify(frames []string) string {
 		}
 	}
 	return stageOther
+}
+
+// TestClassifyStage checks the stage rules on stacks as the profiler
+// reports them, leaf first.
+func TestClassifyStage(t *testing.T) {
+	const (
+		worker = "github.com/acrawler/acrawler/internal/engine.(*Engine).handle"
+		fetch  = "github.com/acrawler/acrawler/internal/engine.(*Engine).fetchPage"
+		parse  = "github.com/acrawler/acrawler/internal/engine.(*Engine).parse"
+		commit = "github.com/acrawler/acrawler/internal/engine.(*Engine).commitLoop"
+	)
+	for _, c := range []struct {
+		name   string
+		frames []string
+		want   string
+	}{
+		{"tokenizer", []string{"github.com/acrawler/acrawler/internal/htmlx.Parse", "github.com/acrawler/acrawler/internal/extract.(*Extractor).HTML", parse, fetch, worker}, stageTokenize},
+		{"main text inside the tokenizer", []string{"github.com/acrawler/acrawler/internal/maintext.(*Builder).Result", "github.com/acrawler/acrawler/internal/htmlx.Parse", parse, fetch, worker}, stageMainText},
+		{"URL normalization", []string{"github.com/acrawler/acrawler/internal/urlnorm.(*Normalizer).Normalize", "github.com/acrawler/acrawler/internal/engine.(*Engine).offer", parse, fetch, worker}, stageURLs},
+		{"fingerprint", []string{"github.com/acrawler/acrawler/internal/fingerprint.SimHash", "github.com/acrawler/acrawler/internal/extract.(*Extractor).HTML", parse, fetch, worker}, stageExtract},
+		{"HTTP client", []string{"internal/runtime/syscall/linux.Syscall6", "net.(*conn).Read", "net/http.(*persistConn).readLoop"}, stageFetch},
+		{"WARC gzip", []string{"github.com/klauspost/compress/flate.(*fastEncL5).Encode", "github.com/acrawler/acrawler/internal/warc.(*Writer).Write", "github.com/acrawler/acrawler/internal/engine.(*Engine).archive", fetch, worker}, stageWARC},
+		{"FTS5 in a commit", []string{"modernc.org/sqlite/lib._fts5UnicodeTokenize", "github.com/acrawler/acrawler/internal/store/sqlite.(*txn).flushFTS", commit}, stageFTS},
+		{"WAL write in a commit", []string{"internal/runtime/syscall/linux.Syscall6", "modernc.org/libc.Xpwrite", "database/sql.(*Tx).Commit", commit}, stageTxCommit},
+		{"links in a commit", []string{"modernc.org/sqlite/lib._sqlite3BtreeIndexMoveto", "github.com/acrawler/acrawler/internal/store/sqlite.(*committer).insertLinks", commit}, stageLinks},
+		{"other commit work", []string{"modernc.org/sqlite/lib._sqlite3VdbeExec", "github.com/acrawler/acrawler/internal/store/sqlite.(*txn).addURLs", commit}, stageWriteOther},
+		{"rank pass", []string{"modernc.org/sqlite/lib._fts5UnicodeTokenize", "github.com/acrawler/acrawler/internal/store/sqlite.(*txn).refreshAnchors", "main.computeRanks", "main.crawlOrRecrawl"}, stageEndPass},
+		{"last checkpoint", []string{"modernc.org/sqlite/lib._walCheckpoint", "github.com/acrawler/acrawler/internal/store/sqlite.(*DB).Close", "main.crawlOrRecrawl"}, stageEndPass},
+		{"test web", []string{"github.com/acrawler/acrawler/internal/testweb.(*Uniform).Page", "net/http.(*conn).serve"}, stageWeb},
+		{"frontier", []string{"modernc.org/sqlite/lib._sqlite3VdbeExec", "github.com/acrawler/acrawler/internal/frontier.(*Frontier).next", "github.com/acrawler/acrawler/internal/engine.(*Engine).dispatch"}, stageFrontier},
+		{"GC", []string{"runtime.scanobject", "runtime.gcBgMarkWorker"}, stageGC},
+		{"scheduler", []string{"runtime.findRunnable", "runtime.schedule", "runtime.mcall"}, stageOther},
+	} {
+		if got := classify(c.frames); got != c.want {
+			t.Errorf("%s: classify = %q, want %q", c.name, got, c.want)
+		}
+	}
 }
