@@ -41,7 +41,8 @@ import (
 //   - bare: the loop alone (4 workers, each page fetched once, its body
 //     read whole and tokenized with x/net/html).
 //   - sqlite/default, sqlite/lean (--warc off --main-text=false) and
-//     postgres/default (with ACRAWLER_TEST_POSTGRES): the crawler as a
+//     postgres/default (with ACRAWLER_TEST_POSTGRES; a server on this
+//     machine reports its CPU per page too): the crawler as a
 //     program of its own, right after a bare loop in the same run, so that
 //     the ratio holds however loaded the machine is. They report pages/s
 //     end to end and for the crawl phase (until the frontier is exhausted),
@@ -92,7 +93,12 @@ func BenchmarkThroughput(b *testing.B) {
 			for range b.N {
 				db := v.be.newDB(b) // skips postgres without ACRAWLER_TEST_POSTGRES
 				bare.add(bareLoop(b, srv.URL, cfg))
-				r.add(crawlProcess(b, bin, throughputArgs(b, db, srv.URL, web, v.flags)))
+				pg0 := postgresCPU(db)
+				run := crawlProcess(b, bin, throughputArgs(b, db, srv.URL, web, v.flags))
+				if pg0 >= 0 {
+					run.serverCPU = postgresCPU(db) - pg0
+				}
+				r.add(run)
 			}
 			r.report(b, "")
 			bare.report(b, "bare-")
@@ -135,6 +141,7 @@ type throughputRun struct {
 	pages                int64
 	elapsed, crawl       time.Duration // end to end; the crawl phase
 	cpu, crawlCPU        time.Duration
+	serverCPU            time.Duration // PostgreSQL's processes, when local
 	peakRSS, crawlRSS    int64
 	phases               bool // crawl and crawlCPU are measured
 	runs                 int
@@ -158,6 +165,7 @@ func (r *throughputRun) add(o throughputRun) {
 	r.elapsed += o.elapsed
 	r.crawl += o.crawl
 	r.cpu += o.cpu
+	r.serverCPU += o.serverCPU
 	r.crawlCPU += o.crawlCPU
 	r.peakRSS = max(r.peakRSS, o.peakRSS)
 	r.crawlRSS = max(r.crawlRSS, o.crawlRSS)
@@ -174,6 +182,9 @@ func (r *throughputRun) report(b *testing.B, prefix string) {
 	b.ReportMetric(r.pagesPerSec(), prefix+"pages/s")
 	b.ReportMetric(r.cpuPerPage(), prefix+"cpu-µs/page")
 	b.ReportMetric(float64(r.peakRSS)/(1<<20), prefix+"peak-RSS-MiB")
+	if r.serverCPU > 0 {
+		b.ReportMetric(float64(r.serverCPU.Microseconds())/pages, prefix+"postgres-cpu-µs/page")
+	}
 	if r.phases {
 		pass := r.elapsed - r.crawl
 		b.ReportMetric(pages/r.crawl.Seconds(), prefix+"crawl-phase-pages/s")
@@ -369,6 +380,47 @@ func procCPU(pid int) (cpu time.Duration, rss int64, ok bool) {
 		}
 	}
 	return cpu, rss, true
+}
+
+// postgresCPU returns the CPU time used so far by the PostgreSQL server
+// that db names, when it runs on this machine: the sum over the processes
+// called postgres of their own and their waited-for children's time, so
+// that backends that have exited still count. It is -1 for a SQLite
+// database, a remote server or where /proc is not. The server's other
+// clients count too: on a shared server the figure is an upper bound.
+func postgresCPU(db string) time.Duration {
+	if !isPostgres(db) {
+		return -1
+	}
+	if u, err := url.Parse(db); err != nil || !(u.Hostname() == "localhost" || strings.HasPrefix(u.Hostname(), "127.") || u.Hostname() == "::1") {
+		return -1
+	}
+	procs, err := filepath.Glob("/proc/[0-9]*/comm")
+	if err != nil || len(procs) == 0 {
+		return -1
+	}
+	var ticks int64
+	for _, comm := range procs {
+		name, err := os.ReadFile(comm)
+		if err != nil || strings.TrimSpace(string(name)) != "postgres" {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(filepath.Dir(comm), "stat"))
+		if err != nil {
+			continue
+		}
+		// utime, stime, cutime, cstime: fields 14 to 17.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 15 {
+			continue
+		}
+		for _, v := range f[11:15] {
+			var n int64
+			fmt.Sscan(v, &n)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
 }
 
 // crawledPages counts the pages a crawl recorded, and fails the benchmark
