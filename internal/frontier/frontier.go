@@ -50,6 +50,13 @@ type Config struct {
 	HostValues    bool
 	BudgetSlack   int           // default 6
 	BudgetHorizon time.Duration // default 4 delays, at least 1s
+	// Aging is, with HostValues and no budget, the wait that is worth one
+	// rank point: a ready host that waited for a worker while better ones
+	// were served gains a point per Aging, so that when the workers cannot
+	// serve every host in its time, the hosts of lower rank (where links
+	// to hosts not seen yet often are) still move (default: the delay, at
+	// least 50ms; negative: never).
+	Aging time.Duration
 }
 
 func (c *Config) defaults() {
@@ -91,6 +98,9 @@ func (c *Config) defaults() {
 	}
 	if c.BudgetHorizon <= 0 {
 		c.BudgetHorizon = max(4*c.Delay, time.Second)
+	}
+	if c.Aging == 0 {
+		c.Aging = max(c.Delay, 50*time.Millisecond)
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -184,6 +194,7 @@ type host struct {
 	emptyClaims int       // consecutive claims that found nothing queued
 	overShare   bool      // the host spent its byte share
 	rank        int       // priority of the next task (plus the host's value), while in the ready heap
+	since       time.Time // when it could first take the task it waits for in the ready heap
 	value       int       // what the store learned the host is worth (HostValues)
 	ranked      bool      // the host had URLs buffered: rank is its last known rank
 	claimN      int       // URLs asked for by the claim on its way
@@ -197,6 +208,19 @@ func New(store crawl.Store, cfg Config) *Frontier {
 	cfg.defaults()
 	f := &Frontier{store: store, cfg: cfg, hosts: map[crawl.ID]*host{},
 		waiting: heap{less: byReadyAt}, ready: heap{less: byRank}}
+	if cfg.HostValues && cfg.Aging > 0 && cfg.Limits.MaxPages <= 0 && cfg.Limits.MaxBytes <= 0 {
+		unit := cfg.Aging.Milliseconds()
+		f.ready.less = func(a, b *host) bool {
+			// Ranks clamped: a robots.txt fetch ranks first (the largest
+			// int), and the product must not overflow.
+			ra, rb := int64(min(max(a.rank, skipRank), -skipRank)), int64(min(max(b.rank, skipRank), -skipRank))
+			ka, kb := ra*unit-a.since.UnixMilli(), rb*unit-b.since.UnixMilli()
+			if ka != kb {
+				return ka > kb
+			}
+			return byRank(a, b)
+		}
+	}
 	f.ioCond = sync.NewCond(&f.mu)
 	return f
 }
@@ -349,6 +373,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 			}
 		case len(h.buf) > 0:
 			f.rankLocked(h)
+			h.since = h.due()
 			f.ready.push(h)
 		case h.refilling:
 			// its claim is on its way and puts it back
@@ -869,6 +894,7 @@ func (f *Frontier) refilledLocked(h *host, us []crawl.ClaimedURL, next time.Time
 		h.buf = us
 		h.emptyClaims = 0
 		f.rankLocked(h)
+		h.since = now
 		f.ready.push(h)
 		return nil
 	}

@@ -118,3 +118,42 @@ func TestHostValueRanksHosts(t *testing.T) {
 		})
 	}
 }
+
+// TestAgingMovesLowerHosts: without a budget, when one host always has a
+// better URL ready, a host of lower rank is still served once it has
+// waited Aging per rank point between them; with aging off, only after
+// the better host runs out.
+func TestAgingMovesLowerHosts(t *testing.T) {
+	var urls []crawl.NewURL
+	for i := range 60 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://a.test/%d", i), 1, 10))
+	}
+	urls = append(urls, storetest.U("http://b.test/", 1, 0))
+	for _, tc := range []struct {
+		name    string
+		aging   time.Duration
+		atLeast int
+		atMost  int
+	}{
+		{"aging", 50 * time.Millisecond, 40, 55}, // 10 points × 50ms = 500ms, 10ms a task
+		{"no aging", -1, 61, 61},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, c, st := setup(t, frontier.Config{HostValues: true, Aging: tc.aging, Batch: 64}, urls...)
+			knownRobots(t, st, c, urls...)
+			at := 0
+			for n := 1; n <= len(urls); n++ {
+				task, _ := waitTask(t, f, c)
+				if task.URL.URL == "http://b.test/" {
+					at = n
+				}
+				f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+				c.advance(10 * time.Millisecond)
+			}
+			t.Logf("b.test served as task %d", at)
+			if at < tc.atLeast || at > tc.atMost {
+				t.Errorf("b.test served as task %d, want between %d and %d", at, tc.atLeast, tc.atMost)
+			}
+		})
+	}
+}
