@@ -424,7 +424,12 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		stmts, err := addColumns(ctx, tx, m.SQL)
+		if err != nil {
+			tx.Rollback()
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, stmts); err != nil {
 			tx.Rollback()
 			return err
 		}

@@ -2,15 +2,15 @@
 -- recently recorded pages (ValueHosts): the value, and what it was learned
 -- from (hosts.fetched at the time, pages, research pages, people and
 -- publication lists, copies of other hosts' pages). Hosts are claimed by top_priority + value.
-ALTER TABLE hosts ADD COLUMN value          INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE hosts ADD COLUMN value_fetched  BIGINT  NOT NULL DEFAULT 0;
-ALTER TABLE hosts ADD COLUMN value_pages    INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE hosts ADD COLUMN value_research INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE hosts ADD COLUMN value_related  INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE hosts ADD COLUMN value_copies   INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hosts ADD COLUMN IF NOT EXISTS value          INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hosts ADD COLUMN IF NOT EXISTS value_fetched  BIGINT  NOT NULL DEFAULT 0;
+ALTER TABLE hosts ADD COLUMN IF NOT EXISTS value_pages    INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hosts ADD COLUMN IF NOT EXISTS value_research INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hosts ADD COLUMN IF NOT EXISTS value_related  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hosts ADD COLUMN IF NOT EXISTS value_copies   INTEGER NOT NULL DEFAULT 0;
 -- A host's recorded pages, latest first.
-CREATE INDEX urls_host_fetched ON urls (host_id, fetched_at) WHERE fetched_at > 0;
+CREATE INDEX IF NOT EXISTS urls_host_fetched ON urls (host_id, fetched_at) WHERE fetched_at > 0;
 -- Due hosts, the best first, by the priority of their best queued URL and
 -- their value.
 DROP INDEX IF EXISTS hosts_best;
-CREATE INDEX hosts_best ON hosts ((top_priority + value) DESC, next_fetch_at, id) WHERE queued > 0 AND lease_owner IS NULL;
+CREATE INDEX IF NOT EXISTS hosts_best ON hosts ((top_priority + value) DESC, next_fetch_at, id) WHERE queued > 0 AND lease_owner IS NULL;
