@@ -14,6 +14,7 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
+	"github.com/acrawler/acrawler/internal/store/keyset"
 )
 
 // The embedded full-text index is the search column of pages: a tsvector
@@ -75,18 +76,6 @@ func anchorVector(a string) string {
 func anchorsOf(id string) string {
 	return fmt.Sprintf(`coalesce((SELECT left(string_agg(d.anchor, ' ' ORDER BY d.anchor), %d) FROM (SELECT DISTINCT l.anchor FROM
 		(SELECT anchor FROM links WHERE target_id = %s AND anchor <> '' LIMIT %d) l) d), '')`, maxAnchors, id, maxAnchorLinks)
-}
-
-// hostKey is the host key of a normalized URL: scheme://authority.
-func hostKey(u string) string {
-	i := strings.Index(u, "://")
-	if i < 0 {
-		return ""
-	}
-	if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
-		return u[:i+3+j]
-	}
-	return u
 }
 
 // Snippet markers: ts_headline wraps the matching words in them. They are
@@ -299,37 +288,24 @@ const linkGraphBatch = 20_000
 // target, a batch per query (keyset pagination), so that no transaction
 // or connection is held while the caller works.
 func (db *DB) LinkGraph(ctx context.Context) iter.Seq2[[2]crawl.ID, error] {
-	return func(yield func([2]crawl.ID, error) bool) {
-		lastS, lastT := int64(math.MinInt64), int64(math.MinInt64)
-		op := ">="
-		for {
-			rows, err := db.pool.Query(ctx, `SELECT l.source_id, l.target_id FROM links l
-				WHERE (l.source_id, l.target_id) `+op+` ($1, $2) AND EXISTS (SELECT 1 FROM pages p WHERE p.url_id = l.target_id)
-				ORDER BY l.source_id, l.target_id LIMIT $3`, lastS, lastT, linkGraphBatch)
-			if err != nil {
-				yield([2]crawl.ID{}, fmt.Errorf("postgres: link graph: %w", err))
-				return
-			}
-			got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) ([2]crawl.ID, error) {
-				var e [2]crawl.ID
-				err := row.Scan(&e[0], &e[1])
-				return e, err
-			})
-			if err != nil {
-				yield([2]crawl.ID{}, fmt.Errorf("postgres: link graph: %w", err))
-				return
-			}
-			for _, e := range got {
-				if !yield(e, nil) {
-					return
-				}
-			}
-			if len(got) < linkGraphBatch {
-				return
-			}
-			lastS, lastT, op = int64(got[len(got)-1][0]), int64(got[len(got)-1][1]), ">"
+	lowest := [2]int64{math.MinInt64, math.MinInt64}
+	return keyset.Stream(ctx, linkGraphBatch, lowest, func(ctx context.Context, op string, after [2]int64, batch int) ([][2]crawl.ID, error) {
+		rows, err := db.pool.Query(ctx, `SELECT l.source_id, l.target_id FROM links l
+			WHERE (l.source_id, l.target_id) `+op+` ($1, $2) AND EXISTS (SELECT 1 FROM pages p WHERE p.url_id = l.target_id)
+			ORDER BY l.source_id, l.target_id LIMIT $3`, after[0], after[1], batch)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: link graph: %w", err)
 		}
-	}
+		got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) ([2]crawl.ID, error) {
+			var e [2]crawl.ID
+			err := row.Scan(&e[0], &e[1])
+			return e, err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("postgres: link graph: %w", err)
+		}
+		return got, nil
+	}, func(e [2]crawl.ID) [2]int64 { return [2]int64{int64(e[0]), int64(e[1])} })
 }
 
 // setRanksBatch is the number of pages SetRanks updates per transaction.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
+	"github.com/acrawler/acrawler/internal/store/keyset"
 )
 
 // Column weights of the embedded index: a word in the title counts most,
@@ -28,18 +29,6 @@ const (
 	maxAnchors    = 2000 // bytes of inbound anchor text indexed per page
 	maxBody       = 200_000
 )
-
-// hostOf is the host key of a normalized URL: scheme://authority.
-func hostOf(u string) string {
-	i := strings.Index(u, "://")
-	if i < 0 {
-		return ""
-	}
-	if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
-		return u[:i+3+j]
-	}
-	return u
-}
 
 // anchorsOf is the SQL expression of the indexed anchor texts of the page
 // whose full-text key is the SQL expression key: the distinct texts of
@@ -777,49 +766,28 @@ func (db *DB) Inlinks(ctx context.Context, target crawl.ID, limit int) ([]crawl.
 
 // LinkGraph streams the links between recorded pages.
 func (db *DB) LinkGraph(ctx context.Context) iter.Seq2[[2]crawl.ID, error] {
-	return func(yield func([2]crawl.ID, error) bool) {
-		const batch = 20000
-		var lastS, lastT int64 = -1 << 63, -1 << 63
-		first := true
-		for {
-			cond := `(l.source_id, l.target_id) > (?, ?)`
-			if first {
-				cond = `(l.source_id, l.target_id) >= (?, ?)`
-			}
-			rows, err := db.r.QueryContext(ctx, `SELECT l.source_id, l.target_id FROM links l
-				WHERE `+cond+` AND EXISTS (SELECT 1 FROM pages p WHERE p.url_id = l.target_id)
-				ORDER BY l.source_id, l.target_id LIMIT ?`, lastS, lastT, batch)
-			if err != nil {
-				yield([2]crawl.ID{}, fmt.Errorf("sqlite: link graph: %w", err))
-				return
-			}
-			var got [][2]crawl.ID
-			for rows.Next() {
-				var e [2]crawl.ID
-				if err := rows.Scan(&e[0], &e[1]); err != nil {
-					rows.Close()
-					yield([2]crawl.ID{}, fmt.Errorf("sqlite: link graph: %w", err))
-					return
-				}
-				got = append(got, e)
-			}
-			err = rows.Err()
-			rows.Close()
-			if err != nil {
-				yield([2]crawl.ID{}, fmt.Errorf("sqlite: link graph: %w", err))
-				return
-			}
-			for _, e := range got {
-				if !yield(e, nil) {
-					return
-				}
-			}
-			if len(got) < batch {
-				return
-			}
-			lastS, lastT, first = int64(got[len(got)-1][0]), int64(got[len(got)-1][1]), false
+	lowest := [2]int64{math.MinInt64, math.MinInt64}
+	return keyset.Stream(ctx, 20000, lowest, func(ctx context.Context, op string, after [2]int64, batch int) ([][2]crawl.ID, error) {
+		rows, err := db.r.QueryContext(ctx, `SELECT l.source_id, l.target_id FROM links l
+			WHERE (l.source_id, l.target_id) `+op+` (?, ?) AND EXISTS (SELECT 1 FROM pages p WHERE p.url_id = l.target_id)
+			ORDER BY l.source_id, l.target_id LIMIT ?`, after[0], after[1], batch)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: link graph: %w", err)
 		}
-	}
+		defer rows.Close()
+		var got [][2]crawl.ID
+		for rows.Next() {
+			var e [2]crawl.ID
+			if err := rows.Scan(&e[0], &e[1]); err != nil {
+				return nil, fmt.Errorf("sqlite: link graph: %w", err)
+			}
+			got = append(got, e)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sqlite: link graph: %w", err)
+		}
+		return got, nil
+	}, func(e [2]crawl.ID) [2]int64 { return [2]int64{int64(e[0]), int64(e[1])} })
 }
 
 // SetRanks records ranks and refreshes the indexed anchor texts.
@@ -1052,7 +1020,7 @@ func (db *DB) OutboxNext(ctx context.Context, limit int, lease time.Duration, no
 				return err
 			}
 			out[i].Page = p
-			out[i].Host = hostOf(p.URL)
+			out[i].Host = crawl.HostKey(p.URL)
 			if err := t.tx.QueryRowContext(ctx, `SELECT pagerank FROM pages WHERE url_id = ?`, p.ID).Scan(&out[i].PageRank); err != nil {
 				return err
 			}
