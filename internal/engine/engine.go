@@ -220,9 +220,12 @@ func New(store crawl.Store, cfg Config) (*Engine, error) {
 		RobotsRetry:   cfg.RobotsRetry,
 		RobotsTries:   cfg.RobotsTries,
 		MaxBackoff:    cfg.MaxBackoff,
-		Now:           cfg.Now,
-		Log:           cfg.Log,
-		Wake:          e.notify,
+		// In priority order hosts compete by their best URL and the value
+		// they earned; breadth- and depth-first orders are what they say.
+		HostValues: cfg.Score != nil && cfg.Score.Order() == score.OrderPriority,
+		Now:        cfg.Now,
+		Log:        cfg.Log,
+		Wake:       e.notify,
 	})
 	return e, nil
 }

@@ -233,7 +233,8 @@ type Status struct {
 	Budget   error // the budget that stopped claims, if any
 	// Pending counts the tasks Next may still hand out from what it holds,
 	// without claiming anything new: buffered URLs of hosts that need no
-	// robots.txt fetch first, a robots.txt fetch for each host that needs
+	// robots.txt fetch first and may take a request within their usual
+	// delay (not those paused by an unavailable robots.txt or backing off), a robots.txt fetch for each host that needs
 	// one (none once a budget is reached: no robots.txt is fetched then),
 	// and one for each host whose URLs are being claimed. It is 0 once the
 	// byte budget is reached. With a budget reached, nothing in flight and
@@ -263,6 +264,10 @@ func (f *Frontier) Status() Status {
 			if f.budget == nil && !h.robotsBusy {
 				s.Pending++
 			}
+		case h.Robots != nil && h.Robots.Failures > 0:
+			// robots.txt unavailable: the host waits for a retry.
+		case h.due().After(now.Add(max(2*f.cfg.Delay, f.cfg.MaxCrawlDelay))):
+			// Backing off (429, 503, a soft block): not soon.
 		default:
 			s.Pending += len(h.buf)
 		}
@@ -689,9 +694,12 @@ func (f *Frontier) budgeted() bool {
 // held hosts that may take a request within BudgetHorizon (a host waiting
 // for its robots.txt too): by their best buffered URL, or for a host
 // whose buffer is being refilled or is in flight, by its last rank. A
-// host ranking more than BudgetSlack below it waits.
+// host ranking more than BudgetSlack below it waits. No host waits once
+// the budget is reached.
 func (f *Frontier) barLocked(now time.Time) (bar int, ok bool) {
-	if !f.budgeted() {
+	if !f.budgeted() || f.budget != nil {
+		// Once the budget is reached nothing more is claimed: holding a
+		// host back would only leave its claimed URLs unfetched.
 		return 0, false
 	}
 	horizon := now.Add(f.cfg.BudgetHorizon)
