@@ -70,7 +70,7 @@ var pageUpsert = func() string {
 		"search = CASE WHEN pages.url_id = ANY("+keep+") THEN pages.search ELSE excluded.search END")
 	return `INSERT INTO pages (` + strings.Join(names, ", ") + `, anchors, search)
 		SELECT ` + strings.Join(sel, ", ") + `, a.anchors,
-			CASE WHEN a.indexed THEN ` + docVector("t") + ` || setweight(to_tsvector('simple', a.anchors), 'B') END
+			CASE WHEN a.indexed THEN ` + docVector("t") + ` || ` + anchorVector("a.anchors") + ` END
 		FROM unnest(` + strings.Join(params, ", ") + `) AS t(` + strings.Join(names, ", ") + `, indexable)
 		CROSS JOIN LATERAL (SELECT t.indexable AND t.url_id <> ALL(` + keep + `) AS indexed) i
 		CROSS JOIN LATERAL (SELECT i.indexed, CASE WHEN i.indexed THEN ` + anchorsOf("t.url_id") + ` ELSE '' END AS anchors) a

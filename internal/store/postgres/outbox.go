@@ -198,7 +198,7 @@ func (db *DB) RebuildIndex(ctx context.Context) (int, error) {
 			b = t.batch()
 			if len(ids) > 0 {
 				b.Queue(`UPDATE pages p SET anchors = a.anchors,
-						search = CASE WHEN v.indexable THEN `+docVector("p")+` || setweight(to_tsvector('simple', a.anchors), 'B') END
+						search = CASE WHEN v.indexable THEN `+docVector("p")+` || `+anchorVector("a.anchors")+` END
 					FROM unnest($1::bigint[], $2::bool[]) AS v(id, indexable)
 					CROSS JOIN LATERAL (SELECT CASE WHEN v.indexable THEN `+anchorsOf("v.id")+` ELSE '' END AS anchors) a
 					WHERE p.url_id = v.id`, ids, flags)

@@ -25,6 +25,7 @@ var searchTests = []struct {
 	{"SearchTooBroad", testSearchTooBroad},
 	{"SearchFacetsListEveryYear", testSearchYears},
 	{"SearchFoldsCaseAndDiacritics", testSearchFold},
+	{"SearchFoldsInboundAnchors", testSearchFoldAnchors},
 }
 
 // cancelPages records n indexable pages that all hold the word
@@ -511,4 +512,20 @@ func (x *embeddedIndex) record(ctx context.Context, pages []*crawl.Page) error {
 		return fmt.Errorf("storetest: record: %d pages could not be claimed", len(want))
 	}
 	return nil
+}
+
+// testSearchFoldAnchors: the inbound anchor texts a page is indexed with
+// when it is recorded, after the page linking to it, fold as its own text
+// does: "aero" and "ærø" both find the page an "Ærø Œuvre" link points to.
+func testSearchFoldAnchors(t *testing.T, e *env) {
+	target := "http://a.test/catalogue"
+	pageLinks["http://a.test/index"] = []crawl.Link{{TargetID: crawl.URLID(target), Target: target, Anchor: "Ærø Œuvre catalogue"}}
+	defer delete(pageLinks, "http://a.test/index")
+	e.commitPages(&crawl.Page{URL: "http://a.test/index", Title: "Index", Text: "a list of works"})
+	e.commitPages(&crawl.Page{URL: target, Title: "Works", Text: "paintings and drawings"})
+	for _, q := range []string{"aero", "ærø", "ÆRØ", "oeuvre", "œuvre"} {
+		if got := hitURLs(e.search(crawl.SearchRequest{Query: q})); !eq(got, []string{target}) {
+			t.Errorf("Search(%q) = %v, want the page the anchor names", q, got)
+		}
+	}
 }
