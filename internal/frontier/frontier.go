@@ -170,10 +170,11 @@ type Frontier struct {
 	lostHosts int
 	// ioBusy is set while a round of store I/O runs in the background;
 	// pending is the round queued behind it, ioErr its last failure.
-	ioBusy  bool
-	ioCond  *sync.Cond
-	pending ioRound
-	ioErr   error
+	ioBusy   bool
+	ioCond   *sync.Cond
+	ioCancel context.CancelFunc // cancels the running round (Stop, past stopWait)
+	pending  ioRound
+	ioErr    error
 	// hostsOverShare counts hosts found past their byte share.
 	hostsOverShare int
 }
@@ -293,7 +294,9 @@ func (f *Frontier) Next(ctx context.Context) (Task, bool, time.Time, error) {
 	for {
 		t, ok, wake, claimed, st, err := f.next(ctx)
 		if st == waitIO {
-			f.waitIO()
+			if err := f.waitIO(ctx); err != nil {
+				return Task{}, false, time.Time{}, err
+			}
 			continue
 		}
 		if claimed && !ok && err == nil && !retried {
@@ -521,8 +524,12 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 // rounds queued behind it.
 func (f *Frontier) startIOLocked(ctx context.Context, r ioRound) {
 	f.ioBusy = true
-	ctx = context.WithoutCancel(ctx) // claims in progress complete: Stop returns their URLs
+	// Claims in progress complete, and Stop returns their URLs; only a
+	// store that does not answer is cut off, by Stop (stopWait).
+	ctx, f.ioCancel = context.WithCancel(context.WithoutCancel(ctx))
+	cancel := f.ioCancel
 	go func() {
+		defer cancel()
 		for {
 			res := f.doIO(ctx, r)
 			f.mu.Lock()
@@ -551,13 +558,21 @@ func (f *Frontier) startIOLocked(ctx context.Context, r ioRound) {
 	}()
 }
 
-// waitIO waits for the background store I/O to finish.
-func (f *Frontier) waitIO() {
+// waitIO waits for the background store I/O to finish, or for ctx to
+// end (a store that hangs does not hold up a stop).
+func (f *Frontier) waitIO(ctx context.Context) error {
+	wake := context.AfterFunc(ctx, func() {
+		f.mu.Lock()
+		f.ioCond.Broadcast()
+		f.mu.Unlock()
+	})
+	defer wake()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for f.ioBusy {
+	for f.ioBusy && ctx.Err() == nil {
 		f.ioCond.Wait()
 	}
+	return ctx.Err()
 }
 
 // doIO does a round's store I/O, without the frontier's lock.
@@ -678,6 +693,10 @@ func (f *Frontier) bufRank(h *host) int {
 	}
 	return h.buf[0].Priority + h.value
 }
+
+// stopWait is how long Stop waits for a round of store I/O before it
+// cancels it: a stop ends within seconds whatever the store is doing.
+const stopWait = 5 * time.Second
 
 // skipRank is the rank of a host whose URLs are skipped, under a budget.
 const skipRank = -1 << 30
@@ -1173,8 +1192,18 @@ func (f *Frontier) Stop() []crawl.ClaimedURL {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.stopped = true
+	// Claims in progress: their URLs are returned too. A store that has
+	// not answered within stopWait has its I/O cancelled.
+	cut := time.AfterFunc(stopWait, func() {
+		f.mu.Lock()
+		if f.ioBusy && f.ioCancel != nil {
+			f.ioCancel()
+		}
+		f.mu.Unlock()
+	})
+	defer cut.Stop()
 	for f.ioBusy {
-		f.ioCond.Wait() // claims in progress: their URLs are returned too
+		f.ioCond.Wait()
 	}
 	var out []crawl.ClaimedURL
 	for _, h := range f.hosts {
