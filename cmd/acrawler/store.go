@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"strings"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -55,16 +53,6 @@ func redactDB(db string) string {
 		}
 	}
 	return u.String()
-}
-
-// dbFlag is the --db flag shared by every command, defaulting to
-// ACRAWLER_DB, then acrawler.db.
-func dbFlag(fs *flag.FlagSet) *string {
-	def := os.Getenv("ACRAWLER_DB")
-	if def == "" {
-		def = "acrawler.db"
-	}
-	return fs.String("db", def, "crawl database: a SQLite `path` or a postgres:// DSN (env ACRAWLER_DB)")
 }
 
 func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
