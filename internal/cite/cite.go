@@ -38,6 +38,7 @@ package cite
 import (
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -160,17 +161,9 @@ func parseISODate(s string) (y, m, d int) {
 	return y, m, d
 }
 
+// daysIn is the number of days of month m of year y.
 func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
+	return time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
 // clean makes s a one-line field: valid UTF-8, control characters and line

@@ -3,6 +3,7 @@ package scholar
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Years outside [minYear, maxYear] are taken for noise, not dates.
@@ -148,15 +149,7 @@ func pad2(n int) string {
 	return strconv.Itoa(n)
 }
 
+// daysIn is the number of days of month m of year y.
 func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
+	return time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
