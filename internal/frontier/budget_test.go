@@ -44,7 +44,7 @@ func TestNoRobotsAfterBudget(t *testing.T) {
 				if wake.IsZero() {
 					break
 				}
-				c.t = maxTime(c.t, wake) // now: leases to give up first
+				c.set(maxTime(c.now(), wake)) // now: leases to give up first
 			}
 			if st := f.Status(); st.InFlight != 0 || st.Pending != 0 {
 				t.Fatalf("status %+v past the budget; want nothing in flight or pending", st)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,10 +15,31 @@ import (
 	"github.com/acrawler/acrawler/internal/store/storetest"
 )
 
-type clock struct{ t time.Time }
+// clock is the tests' time; the frontier reads it from its background
+// store I/O too.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
 
-func (c *clock) now() time.Time          { return c.t }
-func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// set moves the clock to t.
+func (c *clock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
 
 func setup(t *testing.T, cfg frontier.Config, urls ...crawl.NewURL) (*frontier.Frontier, *clock, crawl.Store) {
 	t.Helper()
@@ -61,7 +83,7 @@ func waitTask(t *testing.T, f *frontier.Frontier, c *clock) (frontier.Task, time
 		if !wake.After(c.now()) {
 			t.Fatalf("nothing ready and wake %v is not after now %v", wake, c.now())
 		}
-		c.t = wake
+		c.set(wake)
 	}
 	t.Fatal("no task after 10000 wake-ups")
 	return frontier.Task{}, time.Time{}
@@ -206,7 +228,7 @@ func TestPageBudgetStopsClaims(t *testing.T) {
 			if f.Status().Hosts == 0 {
 				break
 			}
-			c.t = wake
+			c.set(wake)
 			continue
 		}
 		switch task.Kind {
@@ -274,7 +296,7 @@ func BenchmarkFrontier(b *testing.B) {
 					batch = batch[:0]
 				}
 				if wake.After(c.now()) {
-					c.t = wake
+					c.set(wake)
 				}
 				continue
 			}

@@ -210,7 +210,7 @@ func TestRenewKeepsHostClaimedAgain(t *testing.T) {
 			} else if f.Status().Hosts == 0 && wake.After(c.now()) {
 				return
 			} else if wake.After(c.now()) {
-				c.t = wake
+				c.set(wake)
 			}
 		}
 		t.Fatalf("status %+v: the host was not let go", f.Status())

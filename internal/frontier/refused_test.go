@@ -30,7 +30,7 @@ func TestRobotsRefusedIsFinal(t *testing.T) {
 			if wake.IsZero() || len(skipped) == 2 {
 				break
 			}
-			c.t = wake
+			c.set(wake)
 			continue
 		}
 		if task.Kind != frontier.SkipURL || !errors.Is(task.Err, refused) || task.Reason != refused.Error() {
