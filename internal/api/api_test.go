@@ -625,12 +625,12 @@ func TestSearchPage(t *testing.T) {
 	body := w.Body.String()
 	for _, want := range []string{
 		`<ol class="hits" start="1">`,
-		`href="/doc?url=` + url.QueryEscape(urlPrint) + `"`, // the title links to the document view
-		`href="` + urlPrint + `"`,                           // and to the source
+		`href="/doc?url=` + url.QueryEscape(urlPrint) + `"`,  // the title links to the document view
+		`href="` + urlPrint + `"`,                            // and to the source
 		"<mark>Crawling</mark> the academic web on a budget", // the title's match marked
 		`<mark>`,
 		`data-facet="type"`,
-		`href="/?q=crawling&amp;type=thesis"`,                         // a facet link adds its filter
+		`href="/?q=crawling&amp;type=thesis"`, // a facet link adds its filter
 		`href="/?host=` + url.QueryEscape(hostB) + `&amp;q=crawling"`, // host facets use host keys
 		`href="/?q=crawling&amp;year_from=2021&amp;year_to=2021"`,
 		`rel="next"`, `href="/?offset=10&amp;q=crawling"`, `aria-current="page">1<`,
