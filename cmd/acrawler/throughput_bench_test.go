@@ -59,7 +59,11 @@ import (
 // for a quick run; ACRAWLER_THROUGHPUT_FLAGS adds crawl flags to every
 // crawl (e.g. "--warc off" to see what the archive costs);
 // ACRAWLER_THROUGHPUT_PROFILE names a file to keep the stages run's CPU
-// profile in.
+// profile in; ACRAWLER_THROUGHPUT_BASELINE names the tree of an earlier
+// commit (`git archive COMMIT | tar -x -C DIR`) whose program each crawl
+// sub-benchmark also runs, right after its own crawl, reporting its figures
+// as base-… and the ratio as x-base: on a shared machine only such
+// same-run comparisons tell what a change gained.
 func BenchmarkThroughput(b *testing.B) {
 	web := testweb.NewUniform(testweb.UniformConfig{Seed: 1,
 		Hosts: envInt("ACRAWLER_THROUGHPUT_HOSTS", 100), Pages: envInt("ACRAWLER_THROUGHPUT_PAGES", 200)})
@@ -68,6 +72,15 @@ func BenchmarkThroughput(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "acrawler")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	baseBin := ""
+	if dir := os.Getenv("ACRAWLER_THROUGHPUT_BASELINE"); dir != "" {
+		baseBin = filepath.Join(b.TempDir(), "acrawler-baseline")
+		cmd := exec.Command("go", "build", "-o", baseBin, "./cmd/acrawler")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go build the baseline in %s: %v\n%s", dir, err, out)
+		}
 	}
 	cfg := web.Config()
 	b.Logf("uniform web: %d hosts × %d pages, %d bytes each, %d links", cfg.Hosts, cfg.Pages, cfg.PageBytes, web.LinkCount())
@@ -89,19 +102,29 @@ func BenchmarkThroughput(b *testing.B) {
 		{"postgres/default", backends[1], nil},
 	} {
 		b.Run(v.name, func(b *testing.B) {
-			var bare, r throughputRun
-			for range b.N {
+			var bare, r, base throughputRun
+			crawl := func(bin string) throughputRun {
 				db := v.be.newDB(b) // skips postgres without ACRAWLER_TEST_POSTGRES
-				bare.add(bareLoop(b, srv.URL, cfg))
 				pg0 := postgresCPU(db)
 				run := crawlProcess(b, bin, throughputArgs(b, db, srv.URL, web, v.flags))
 				if pg0 >= 0 {
 					run.serverCPU = postgresCPU(db) - pg0
 				}
-				r.add(run)
+				return run
+			}
+			for range b.N {
+				bare.add(bareLoop(b, srv.URL, cfg))
+				r.add(crawl(bin))
+				if baseBin != "" {
+					base.add(crawl(baseBin))
+				}
 			}
 			r.report(b, "")
 			bare.report(b, "bare-")
+			if baseBin != "" {
+				base.report(b, "base-")
+				b.ReportMetric(r.pagesPerSec()/base.pagesPerSec(), "x-base")
+			}
 			b.ReportMetric(100*r.pagesPerSec()/bare.pagesPerSec(), "%-of-bare")
 			b.ReportMetric(r.cpuPerPage()/bare.cpuPerPage(), "cpu-x-bare")
 		})

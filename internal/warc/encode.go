@@ -3,10 +3,12 @@ package warc
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,44 +16,23 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
-	gowarc "github.com/nlnwa/gowarc/v3"
 	"golang.org/x/net/http/httpguts"
 )
 
-// maxMemBytes keeps gowarc's record buffers in memory: the body is in memory
-// already, and the default (1 MiB) would spill larger ones to temporary
-// files.
+// maxMemBytes keeps gowarc's record buffers in memory when reading: the
+// default (1 MiB) would spill larger ones to temporary files.
 const maxMemBytes = 1 << 40
 
-// recordOptions are the gowarc options of every record built here: digests
-// computed and added. Build's validation findings are not errors: the input
-// is checked before, and the tests read the files back strictly.
-var recordOptions = []gowarc.WarcRecordOption{
-	gowarc.WithDefaultDigestAlgorithm(DigestAlgorithm),
-	gowarc.WithAddMissingDigest(true),
-	gowarc.WithBufferMaxMemBytes(maxMemBytes),
-}
-
-var marshaler = gowarc.NewMarshaler()
-
-// gowarcMu serializes gowarc.NewRecordBuilder and gowarc.NewUnmarshaler:
-// both call uuid.EnableRandPool, which writes a global without
-// synchronization (a data race between concurrent writers otherwise). For
-// the same reason record IDs are made here rather than by gowarc.
+// gowarcMu serializes gowarc.NewUnmarshaler: it calls uuid.EnableRandPool,
+// which writes a global without synchronization (a data race between
+// concurrent readers otherwise).
 var gowarcMu sync.Mutex
 
-// newBuilder is gowarc.NewRecordBuilder with recordOptions, and with a
-// record ID unless id is given.
-func newBuilder(typ gowarc.RecordType, id string) gowarc.WarcRecordBuilder {
-	gowarcMu.Lock()
-	b := gowarc.NewRecordBuilder(typ, recordOptions...)
-	gowarcMu.Unlock()
-	if id == "" {
-		id = newRecordID()
-	}
-	b.AddWarcHeader(gowarc.WarcRecordID, "<"+id+">")
-	return b
-}
+// CompressionLevel is the gzip level of the members a Writer makes. Level 1
+// takes about half the CPU of the default level (6) for HTML and makes the
+// files about a tenth larger (docs/design/write-path.md has the figures):
+// the archive is written once per page by the crawl, and read rarely.
+const CompressionLevel = gzip.BestSpeed
 
 // newRecordID returns a fresh WARC-Record-ID value, a random (version 4)
 // UUID URN without angle brackets.
@@ -60,35 +41,74 @@ func newRecordID() string {
 	rand.Read(u[:]) // never fails
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
-	return fmt.Sprintf("urn:uuid:%x-%x-%x-%x-%x", u[:4], u[4:6], u[6:8], u[8:10], u[10:])
+	b := make([]byte, 0, 45)
+	b = append(b, "urn:uuid:"...)
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hexDigits[c>>4], hexDigits[c&15])
+	}
+	return string(b)
 }
 
-// An encoder turns records into gzip members. It is reused through
-// encoderPool because a gzip writer is large.
+const hexDigits = "0123456789abcdef"
+
+// An encoder turns records into gzip members. Encoders are few (see
+// encoders) because a gzip writer and the buffers are large.
 type encoder struct {
 	buf     bytes.Buffer // the members
 	gz      *gzip.Writer
 	head    bytes.Buffer // HTTP message head being built
+	fields  []byte       // WARC header being built
 	infoID  string       // WARC-Warcinfo-ID the members refer to
 	respOff int          // offset of the response member in buf
 }
 
-var encoderPool = sync.Pool{New: func() any {
-	gz, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression)
+func newEncoder() *encoder {
+	gz, _ := gzip.NewWriterLevel(nil, CompressionLevel)
 	return &encoder{gz: gz}
-}}
+}
 
-// maxPooledBuffer is the largest buffer an encoder keeps in the pool, so
-// that one large PDF does not pin its size in memory.
+// encoders holds the encoders of this process, at most GOMAXPROCS: more
+// compressions at once than threads running Go gain nothing, and each
+// encoder holds a gzip writer and buffers as large as its largest
+// exchange (up to maxPooledBuffer), so 64 crawl workers no longer hold 64
+// of them. A slot holds nil until its encoder is first needed.
+var encoders = func() chan *encoder {
+	n := runtime.GOMAXPROCS(0)
+	c := make(chan *encoder, n)
+	for range n {
+		c <- nil
+	}
+	return c
+}()
+
+// maxPooledBuffer is the largest buffer an encoder keeps, so that one
+// large PDF does not pin its size in memory.
 const maxPooledBuffer = 1 << 20
 
-func getEncoder() *encoder { return encoderPool.Get().(*encoder) }
-
-func putEncoder(e *encoder) {
-	if e.buf.Cap() > maxPooledBuffer || e.head.Cap() > maxPooledBuffer {
-		return
+// getEncoder waits for a free encoder slot and returns its encoder.
+func getEncoder() *encoder {
+	e := <-encoders
+	if e == nil {
+		e = newEncoder()
 	}
-	encoderPool.Put(e)
+	return e
+}
+
+// putEncoder gives the slot back, dropping buffers grown too large.
+func putEncoder(e *encoder) {
+	if e.buf.Cap() > maxPooledBuffer {
+		e.buf = bytes.Buffer{}
+	}
+	if e.head.Cap() > maxPooledBuffer {
+		e.head = bytes.Buffer{}
+	}
+	if cap(e.fields) > maxPooledBuffer {
+		e.fields = nil
+	}
+	encoders <- e
 }
 
 // exchange encodes x as a request member followed by a response member,
@@ -100,58 +120,121 @@ func (e *encoder) exchange(x *Exchange, infoID string) error {
 	if err != nil {
 		return err
 	}
-	req, err := e.build(gowarc.Request, x, c, e.requestHead(x, c), nil)
-	if err != nil {
-		return err
-	}
-	defer req.Close()
-	resp, err := e.build(gowarc.Response, x, c, e.responseHead(x, c), x.Body)
-	if err != nil {
-		return err
-	}
-	defer resp.Close()
-	req.WarcHeader().AddId(gowarc.WarcConcurrentTo, resp.RecordId())
-	resp.WarcHeader().AddId(gowarc.WarcConcurrentTo, req.RecordId())
-	if err := e.member(req); err != nil {
+	reqID, respID := newRecordID(), newRecordID()
+	if err := e.record("request", reqID, respID, x, c, e.requestHead(x, c), nil); err != nil {
 		return err
 	}
 	e.respOff = e.buf.Len()
-	return e.member(resp)
+	return e.record("response", respID, reqID, x, c, e.responseHead(x, c), x.Body)
 }
 
 // warcinfo encodes the warcinfo record, with record ID id, of the file
 // called name.
 func (e *encoder) warcinfo(id, name, software, hostname string, now time.Time) error {
 	e.buf.Reset()
-	b := newBuilder(gowarc.Warcinfo, id)
-	b.AddWarcHeaderTime(gowarc.WarcDate, now.Truncate(time.Microsecond))
-	b.AddWarcHeader(gowarc.WarcFilename, name)
-	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
-	fields := []string{
-		"software: " + oneLine(software),
-		"format: WARC File Format 1.1",
-		"conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
-	}
-	if hostname != "" {
-		fields = append(fields, "hostname: "+oneLine(hostname))
-	}
-	b.WriteString(strings.Join(fields, "\r\n") + "\r\n")
-	r, _, err := b.Build()
+	date, err := warcDate(now.Truncate(time.Microsecond))
 	if err != nil {
 		return err
 	}
-	defer r.Close()
-	if err := checkFields(r); err != nil {
-		return err
+	block := "software: " + oneLine(software) + "\r\n" +
+		"format: WARC File Format 1.1\r\n" +
+		"conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n"
+	if hostname != "" {
+		block += "hostname: " + oneLine(hostname) + "\r\n"
 	}
-	return e.member(r)
+	sum := sha256.Sum256([]byte(block))
+	f := e.fields[:0]
+	f = append(f, "WARC/1.1\r\nWARC-Type: warcinfo\r\nWARC-Record-ID: <"...)
+	f = append(f, id...)
+	f = append(f, ">\r\nWARC-Date: "...)
+	f = append(f, date...)
+	f = append(f, "\r\nWARC-Filename: "...)
+	f = append(f, oneLine(name)...)
+	f = append(f, "\r\nContent-Type: application/warc-fields\r\nContent-Length: "...)
+	f = strconv.AppendInt(f, int64(len(block)), 10)
+	f = appendDigest(append(f, "\r\nWARC-Block-Digest: "...), sum[:])
+	f = append(f, "\r\n\r\n"...)
+	f = append(f, block...)
+	f = append(f, "\r\n\r\n"...)
+	e.fields = f
+	return e.member(f)
 }
 
-// member appends r to buf as one gzip member.
-func (e *encoder) member(r gowarc.WarcRecord) error {
+// record appends a request or response record whose block is head and body
+// as one gzip member. The WARC header is written here rather than by
+// gowarc's record builder, which copied the block through buffers and
+// validated what checkExchange has checked already: the fields and their
+// order are those gowarc wrote, and the tests read every record back with
+// gowarc's strict reader.
+func (e *encoder) record(msgtype, id, otherID string, x *Exchange, c checked, head, body []byte) error {
+	block := sha256.New()
+	block.Write(head)
+	block.Write(body)
+	var blockSum, payloadSum [sha256.Size]byte
+	block.Sum(blockSum[:0])
+	payloadSum = sha256.Sum256(body)
+
+	f := e.fields[:0]
+	f = append(f, "WARC/1.1\r\nWARC-Type: "...)
+	f = append(f, msgtype...)
+	f = append(f, "\r\nWARC-Record-ID: <"...)
+	f = append(f, id...)
+	f = append(f, ">\r\nWARC-Target-URI: "...)
+	f = append(f, x.URL...)
+	f = append(f, "\r\nWARC-Date: "...)
+	f = append(f, c.date...)
+	if c.ip != "" {
+		f = append(f, "\r\nWARC-IP-Address: "...)
+		f = append(f, c.ip...)
+	}
+	f = append(f, "\r\nWARC-Warcinfo-ID: <"...)
+	f = append(f, e.infoID...)
+	f = append(f, '>')
+	if msgtype == "response" && x.Truncated != "" {
+		f = append(f, "\r\nWARC-Truncated: "...)
+		f = append(f, x.Truncated...)
+	}
+	f = append(f, "\r\nContent-Type: application/http;msgtype="...)
+	f = append(f, msgtype...)
+	f = append(f, "\r\nContent-Length: "...)
+	f = strconv.AppendInt(f, int64(len(head)+len(body)), 10)
+	f = appendDigest(append(f, "\r\nWARC-Block-Digest: "...), blockSum[:])
+	f = appendDigest(append(f, "\r\nWARC-Payload-Digest: "...), payloadSum[:])
+	f = append(f, "\r\nWARC-Concurrent-To: <"...)
+	f = append(f, otherID...)
+	f = append(f, ">\r\n\r\n"...)
+	f = append(f, head...)
+	e.fields = f
+	return e.member(f, body, []byte("\r\n\r\n"))
+}
+
+// appendDigest appends a digest field value for sum.
+func appendDigest(f, sum []byte) []byte {
+	f = append(f, DigestAlgorithm...)
+	f = append(f, ':')
+	for _, c := range sum {
+		f = append(f, hexDigits[c>>4], hexDigits[c&15])
+	}
+	return f
+}
+
+// warcDate formats t as a WARC-Date of WARC 1.1 (RFC 3339, UTC, with the
+// fraction of a second), refusing years RFC 3339 cannot write.
+func warcDate(t time.Time) (string, error) {
+	t = t.UTC()
+	if y := t.Year(); y < 0 || y > 9999 {
+		return "", fmt.Errorf("WARC-Date in year %d", y)
+	}
+	return t.Format(time.RFC3339Nano), nil
+}
+
+// member appends parts to buf as one gzip member.
+func (e *encoder) member(parts ...[]byte) error {
 	e.gz.Reset(&e.buf)
-	if _, _, err := marshaler.Marshal(e.gz, r, 0); err != nil {
-		return err
+	for _, p := range parts {
+		if _, err := e.gz.Write(p); err != nil {
+			return err
+		}
 	}
 	return e.gz.Close()
 }
@@ -163,6 +246,7 @@ type checked struct {
 	proto  string
 	ip     string
 	time   time.Time
+	date   string // time as WARC-Date
 }
 
 // checkExchange rejects what would make a malformed record and fills in
@@ -205,6 +289,9 @@ func checkExchange(x *Exchange) (checked, error) {
 		c.time = time.Now()
 	}
 	c.time = c.time.Truncate(time.Microsecond)
+	if c.date, err = warcDate(c.time); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 
@@ -222,55 +309,8 @@ func parseIP(s string) string {
 	return a.WithZone("").String()
 }
 
-// build makes a request or response record whose block is head and body.
-func (e *encoder) build(typ gowarc.RecordType, x *Exchange, c checked, head, body []byte) (gowarc.WarcRecord, error) {
-	b := newBuilder(typ, "")
-	b.AddWarcHeader(gowarc.WarcTargetURI, x.URL)
-	b.AddWarcHeaderTime(gowarc.WarcDate, c.time)
-	if c.ip != "" {
-		b.AddWarcHeader(gowarc.WarcIPAddress, c.ip)
-	}
-	b.AddWarcHeader(gowarc.WarcWarcinfoID, "<"+e.infoID+">")
-	msgtype := "request"
-	if typ == gowarc.Response {
-		msgtype = "response"
-		if x.Truncated != "" {
-			b.AddWarcHeader(gowarc.WarcTruncated, x.Truncated)
-		}
-	}
-	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationHttp+";msgtype="+msgtype)
-	b.Write(head)
-	b.Write(body)
-	r, _, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("build %s record: %w", msgtype, err)
-	}
-	// Build's validation blanks the value of WARC-Target-URI when gowarc's
-	// WHATWG URL parser rejects it, as it does valid RFC 3986 URIs such as
-	// http://1.2.3.999/ or http://xn--a.example/: the URL checked above
-	// is what the record is about, so put it back.
-	r.WarcHeader().Set(gowarc.WarcTargetURI, x.URL)
-	if err := checkFields(r); err != nil {
-		r.Close()
-		return nil, fmt.Errorf("build %s record: %w", msgtype, err)
-	}
-	return r, nil
-}
-
-// checkFields reports a WARC header field of r left empty, as Build's
-// validation leaves a value it rejects (a WARC-Date past year 9999, ...):
-// such a record would be written with the field blank.
-func checkFields(r gowarc.WarcRecord) error {
-	for _, f := range *r.WarcHeader() {
-		if f.Value == "" {
-			return fmt.Errorf("gowarc rejected the value of %s", f.Name)
-		}
-	}
-	return nil
-}
-
 // requestHead returns the request line and headers of x, ending with the
-// empty line.
+// empty line, in e.head until the next call.
 func (e *encoder) requestHead(x *Exchange, c checked) []byte {
 	e.head.Reset()
 	h := e.head.AvailableBuffer()
@@ -289,11 +329,12 @@ func (e *encoder) requestHead(x *Exchange, c checked) []byte {
 	e.head.Write(h)
 	writeHeader(&e.head, x.ReqHeader, "Host")
 	e.head.WriteString("\r\n")
-	return bytes.Clone(e.head.Bytes())
+	return e.head.Bytes()
 }
 
 // responseHead returns the status line and headers of x, ending with the
-// empty line, rewritten as the package doc says.
+// empty line, rewritten as the package doc says, in e.head until the next
+// call.
 func (e *encoder) responseHead(x *Exchange, c checked) []byte {
 	e.head.Reset()
 	e.head.WriteString(c.proto)
@@ -319,7 +360,7 @@ func (e *encoder) responseHead(x *Exchange, c checked) []byte {
 	h["Content-Length"] = []string{strconv.Itoa(len(x.Body))}
 	writeHeader(&e.head, h, "")
 	e.head.WriteString("\r\n")
-	return bytes.Clone(e.head.Bytes())
+	return e.head.Bytes()
 }
 
 // writeHeader writes h in wire format, sorted by name, leaving out skip and

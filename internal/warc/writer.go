@@ -13,7 +13,8 @@ import (
 
 // Writer appends exchanges to the WARC files of one directory. It is safe
 // for concurrent use: records are built and compressed in the calling
-// goroutine, and appended under a lock.
+// goroutine, at most GOMAXPROCS at once in the process, and appended under
+// a lock.
 //
 // Each exchange reaches the operating system before Write returns; files
 // are synced to stable storage when the Writer rotates to a new file and on
@@ -153,8 +154,9 @@ func (w *Writer) Close() error {
 
 // createFile creates the next file with its warcinfo record.
 func (w *Writer) createFile() error {
-	e := getEncoder()
-	defer putEncoder(e)
+	// An encoder of its own: the caller holds one of the encoders, and
+	// the others may be waiting for w.mu.
+	e := newEncoder()
 	now := time.Now()
 	stamp := now.UTC().Format("20060102150405")
 	for range 1000 {
