@@ -155,7 +155,7 @@ var ErrStopped = errors.New("frontier stopped")
 // Frontier is the in-memory scheduler in front of a Store. Its methods are
 // safe for concurrent use.
 type Frontier struct {
-	store crawl.Store
+	store Store
 	cfg   Config
 
 	mu        sync.Mutex
@@ -205,7 +205,7 @@ type host struct {
 }
 
 // New returns a frontier over store.
-func New(store crawl.Store, cfg Config) *Frontier {
+func New(store Store, cfg Config) *Frontier {
 	cfg.defaults()
 	f := &Frontier{store: store, cfg: cfg, hosts: map[crawl.ID]*host{},
 		waiting: heap{less: byReadyAt}, ready: heap{less: byRank}}

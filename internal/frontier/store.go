@@ -1,0 +1,23 @@
+package frontier
+
+import (
+	"context"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// Store is what the frontier needs from a store: host leases (claim,
+// renew, release with their politeness state), the URLs of the hosts it
+// holds, and the robots.txt cache. Every crawl.Store has it (the frontier
+// role, crawl.FrontierStore, of which this is the part the frontier
+// calls); the methods are documented there. A store that is also a
+// HostValuer lets the frontier rank hosts by what they are worth
+// (Config.HostValues).
+type Store interface {
+	ClaimHosts(ctx context.Context, owner string, n int, lease time.Duration, now time.Time) ([]crawl.Host, error)
+	RenewHosts(ctx context.Context, owner string, ids []crawl.ID, lease time.Duration, now time.Time) (lost []crawl.ID, err error)
+	ReleaseHosts(ctx context.Context, owner string, hosts []crawl.HostRelease) error
+	ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.Claim, error)
+	SaveRobots(ctx context.Context, host crawl.ID, rec crawl.RobotsRecord, upd crawl.HostUpdate) error
+}
