@@ -46,6 +46,7 @@ var layers = func() map[string][]string {
 		"internal/frontier": {"internal/crawl"},
 		"internal/report":   {"internal/crawl"},
 		"internal/engine":   {"internal/crawl", "internal/extract", "internal/fetch", "internal/frontier", "internal/warc"},
+		"internal/harvest":  {"internal/crawl", "internal/fetch", "internal/oai"}, // OAI-PMH as a seed source
 		// Backends: the domain and pure leaves, nothing of the pipeline.
 		"internal/store/migrate":    {"internal/crawl"}, // the migration rule both stores follow
 		"internal/store/keyset":     nil,                // how both stores stream a table
