@@ -21,7 +21,7 @@ var layers = func() map[string][]string {
 		"internal/urlnorm", "internal/robots", "internal/sitemap", "internal/htmlx",
 		"internal/fingerprint", "internal/score", "internal/scope", "internal/schedule",
 		"internal/query", "internal/rank", "internal/maintext", "internal/scholar",
-		"internal/title", "internal/cite",
+		"internal/title", "internal/cite", "internal/works",
 	}
 	m := map[string][]string{
 		// The domain: the standard library only.

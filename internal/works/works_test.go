@@ -1,0 +1,245 @@
+package works
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestNormalizeDOI(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"10.1000/ABC.def", "10.1000/abc.def"},
+		{"https://doi.org/10.1000/XYZ", "10.1000/xyz"},
+		{"doi:10.5555/JAC.2020.0001.", "10.5555/jac.2020.0001"},
+		{"not a doi", ""},
+		{"", ""},
+	} {
+		if got := NormalizeDOI(tc.in); got != tc.want {
+			t.Errorf("NormalizeDOI(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestNormalizeTitle(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Crawling the Web, Politely!", "crawling the web politely"},
+		{"  Öğrenme  ve   Ağlar ", "ogrenme ve aglar"},
+		{"Zoë’s “Müller”—Test", "zoe s muller test"},
+		{"İstanbul", "istanbul"},
+		{"a--b", "a b"},
+		{"", ""},
+	} {
+		if got := NormalizeTitle(tc.in); got != tc.want {
+			t.Errorf("NormalizeTitle(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSplitTitle(t *testing.T) {
+	for _, tc := range []struct{ in, main, sub string }{
+		{"Crawling the Web: Lessons from a Decade", "crawling the web", "lessons from a decade"},
+		{"Crawling the Web — Lessons", "crawling the web", "lessons"},
+		{"Crawling the web", "crawling the web", ""},
+		{"A: short", "a short", ""},
+		{"Is crawling polite? Yes it is", "is crawling polite", "yes it is"},
+	} {
+		m, s := SplitTitle(tc.in)
+		if m != tc.main || s != tc.sub {
+			t.Errorf("SplitTitle(%q) = %q, %q; want %q, %q", tc.in, m, s, tc.main, tc.sub)
+		}
+	}
+}
+
+func TestSamePerson(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"Sato, J.", "Jamal Sato", true},
+		{"Sato, Jamal", "Jamal Sato", true},
+		{"J. Sato", "Jamal Sato", true},
+		{"Sato JA", "Jamal A. Sato", true},
+		{"Sato", "Jamal Sato", true},
+		{"Şahin, Ayşe", "Ayse Sahin", true},
+		{"Anna van der Berg", "Berg, A.", true},
+		{"Jamal Sato", "John Sato", false},
+		{"J. Sato", "K. Sato", false},
+		{"Jamal Sato", "Jamal Saito", false},
+		{"", "Jamal Sato", false},
+	} {
+		if got := SamePerson(tc.a, tc.b); got != tc.want {
+			t.Errorf("SamePerson(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+		if got := SamePerson(tc.b, tc.a); got != tc.want && tc.a != "" {
+			t.Errorf("SamePerson(%q, %q) = %v, want %v (not symmetric)", tc.b, tc.a, got, tc.want)
+		}
+	}
+}
+
+func TestFamilyKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"Anna van der Berg": "berg", "van der Berg, Anna": "berg", "Sato, J.": "sato", "Jamal Sato Jr.": "sato",
+		"Müller, Jürgen": "muller", "": "",
+	} {
+		if got := FamilyKey(in); got != want {
+			t.Errorf("FamilyKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func land(url, title string, authors []string, year int, doi string) Copy {
+	return Copy{URL: url, Kind: KindLanding, Source: SourceCitation, Title: title, Authors: authors, Year: year, DOI: doi}
+}
+
+func TestMatch(t *testing.T) {
+	sato := []string{"Jamal Sato", "Ayşe Demir"}
+	a := land("http://j.test/a", "Polite Crawling at Scale: A Study", sato, 2020, "10.5555/jac.1")
+	for _, tc := range []struct {
+		name string
+		b    Copy
+		want bool
+	}{
+		{"same DOI, other title", land("http://r.test/1", "Something else entirely", nil, 0, "10.5555/jac.1"), true},
+		{"other DOI, same title", land("http://x.test/1", a.Title, sato, 2020, "10.5555/jac.2"), false},
+		{"preprint DOI, same title", land("http://arxiv.test/1", a.Title, sato, 2019, "10.48550/arxiv.2001.00001"), true},
+		{"no DOI, deposit spelling", land("http://r.test/2", "Polite crawling at scale", []string{"Sato, J.", "Demir, A."}, 2020, ""), true},
+		{"no DOI, subtitle differs", land("http://r.test/3", "Polite Crawling at Scale: A Survey", sato, 2020, ""), false},
+		{"no DOI, other first author", land("http://r.test/4", a.Title, []string{"John Sato"}, 2020, ""), false},
+		{"no DOI, years apart", land("http://r.test/5", a.Title, sato, 2023, ""), false},
+		{"no DOI, a year apart", land("http://r.test/6", a.Title, sato, 2019, ""), true},
+		{"no DOI, no authors", land("http://r.test/7", a.Title, nil, 2020, ""), false},
+		{"no DOI, different title", land("http://r.test/8", "Polite Crawling at Small Scale", sato, 2020, ""), false},
+	} {
+		if got := Match(a, tc.b); got != tc.want {
+			t.Errorf("%s: Match = %v, want %v", tc.name, got, tc.want)
+		}
+		if got := Match(tc.b, a); got != tc.want {
+			t.Errorf("%s: Match (reversed) = %v, want %v", tc.name, got, tc.want)
+		}
+		if tc.want && !shareKey(a, tc.b) {
+			t.Errorf("%s: copies that match share no key: %q %q", tc.name, Keys(a), Keys(tc.b))
+		}
+	}
+}
+
+func shareKey(a, b Copy) bool {
+	for _, x := range Keys(a) {
+		for _, y := range Keys(b) {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestMatchPDFLink(t *testing.T) {
+	l := land("http://j.test/a", "Polite Crawling at Scale", []string{"Jamal Sato"}, 2020, "")
+	l.PDFURL = "http://j.test/a.pdf"
+	pdf := Copy{URL: "http://j.test/a.pdf", Kind: KindPDF, Source: SourceText, Title: "Polite Crawling at Scale"}
+	if !Match(l, pdf) || !Match(pdf, l) || !shareKey(l, pdf) {
+		t.Error("a landing page and the PDF it names do not match")
+	}
+	other := pdf
+	other.Title = "Minutes of the Board"
+	if Match(l, other) {
+		t.Error("a landing page matches the PDF it names whose title is another")
+	}
+	notNamed := pdf
+	notNamed.URL = "http://j.test/b.pdf"
+	if Match(l, notNamed) {
+		t.Error("a PDF without authors matches a page that does not name it")
+	}
+}
+
+func TestCopyOf(t *testing.T) {
+	meta := &Meta{Title: "T is a title here", Authors: []string{"A B"}, Type: "article", Sources: []string{"highwire", "dublincore"}, DOI: "https://doi.org/10.1000/X", PDFURL: "http://h.test/x.pdf"}
+	for _, tc := range []struct {
+		name string
+		p    Page
+		ok   bool
+		kind Kind
+		src  Source
+		oa   bool
+	}{
+		{"landing", Page{URL: "http://journal.test/article/1", ContentType: "text/html", Status: 200, Meta: meta}, true, KindLanding, SourceCitation, false},
+		{"repository", Page{URL: "http://repository.uni.test/handle/1/2", ContentType: "text/html", Status: 200, Meta: meta}, true, KindRepository, SourceCitation, false},
+		{"preprint", Page{URL: "http://preprints.test/abs/1", ContentType: "text/html", Status: 200, Meta: meta}, true, KindPreprint, SourceCitation, false},
+		{"pdf", Page{URL: "http://h.test/x.pdf", ContentType: "application/pdf", Status: 200, Meta: &Meta{Title: "T", Authors: []string{"A B"}, Type: "other"}}, true, KindPDF, SourcePDF, true},
+		{"pdf without authors", Page{URL: "http://h.test/x.pdf", ContentType: "application/pdf", Status: 200, Meta: &Meta{Title: "T", Type: "other"}}, false, "", "", false},
+		{"404", Page{URL: "http://h.test/", ContentType: "text/html", Status: 404, Meta: meta}, false, "", "", false},
+		{"blocked", Page{URL: "http://h.test/", ContentType: "text/html", Status: 200, Blocked: true, Meta: meta}, false, "", "", false},
+		{"news", Page{URL: "http://h.test/", ContentType: "text/html", Status: 200, Meta: &Meta{Title: "T", Type: "news"}}, false, "", "", false},
+		{"no meta", Page{URL: "http://h.test/", ContentType: "text/html", Status: 200}, false, "", "", false},
+	} {
+		c, ok := CopyOf(tc.p)
+		if ok != tc.ok || c.Kind != tc.kind || c.Source != tc.src || c.OpenAccess != tc.oa {
+			t.Errorf("%s: CopyOf = %v %q %q oa=%v, want %v %q %q oa=%v", tc.name, ok, c.Kind, c.Source, c.OpenAccess, tc.ok, tc.kind, tc.src, tc.oa)
+		}
+		if ok && c.Kind != KindPDF && c.DOI != "10.1000/x" {
+			t.Errorf("%s: DOI %q not normalized", tc.name, c.DOI)
+		}
+	}
+}
+
+func TestMerge(t *testing.T) {
+	landing := Copy{PageID: 1, URL: "http://j.test/a", Kind: KindLanding, Source: SourceCitation, Type: "article",
+		Title: "Polite Crawling at Scale: A Study", Authors: []string{"J. Sato", "Ayşe Demir", "J. Sato"}, Year: 2020, Date: "2020-05-01",
+		Venue: "Journal of Applied Crawling", DOI: "10.5555/jac.1", PDFURL: "http://j.test/a.pdf", Keywords: []string{"Crawling", "politeness"}}
+	pdf := Copy{PageID: 2, URL: "http://j.test/a.pdf", Kind: KindPDF, Source: SourcePDF, OpenAccess: true,
+		Title: "Polite crawling at scale", Authors: []string{"Jamal Sato", "A. Demir"}, Year: 2021}
+	repo := Copy{PageID: 3, URL: "http://repository.test/handle/1", Kind: KindRepository, Source: SourceDublinCore, Type: "article",
+		Title: "Polite crawling at scale", Authors: []string{"Sato, Jamal", "Demir, Ayşe"}, Year: 2020, Abstract: "We crawl.", Keywords: []string{"crawling", "Robots"}}
+	pre := Copy{PageID: 4, URL: "http://preprints.test/abs/1", Kind: KindPreprint, Source: SourceCitation, Type: "preprint",
+		Title: "Polite Crawling at Scale", Authors: []string{"Jamal Sato"}, Year: 2019, Venue: "arXiv", DOI: "10.48550/arxiv.1901.1"}
+	w := Merge([]Copy{pdf, repo, pre, landing})
+	want := Work{
+		Type: "article", Title: landing.Title, Authors: []string{"Jamal Sato", "Ayşe Demir"}, Year: 2020, Date: "2020-05-01",
+		Venue: "Journal of Applied Crawling", DOI: "10.5555/jac.1", DOIs: []string{"10.5555/jac.1", "10.48550/arxiv.1901.1"},
+		Abstract: "We crawl.", Keywords: []string{"Crawling", "politeness", "Robots"},
+		URL: landing.URL, PDFURL: pdf.URL, OpenAccess: true,
+		Fields: map[string]Field{
+			"title": {SourceCitation, landing.URL}, "type": {SourceCitation, landing.URL}, "year": {SourceCitation, landing.URL},
+			"venue": {SourceCitation, landing.URL}, "doi": {SourceCitation, landing.URL}, "authors": {SourceCitation, landing.URL},
+			"keywords": {SourceCitation, landing.URL}, "abstract": {SourceDublinCore, repo.URL},
+		},
+		Copies: []CopyRef{
+			{1, landing.URL, KindLanding, true, SourceCitation},
+			{4, pre.URL, KindPreprint, false, SourceCitation},
+			{3, repo.URL, KindRepository, false, SourceDublinCore},
+			{2, pdf.URL, KindPDF, true, SourcePDF},
+		},
+	}
+	if !reflect.DeepEqual(w, want) {
+		t.Errorf("Merge =\n%+v\nwant\n%+v", w, want)
+	}
+	// The order of the copies does not matter.
+	if w2 := Merge([]Copy{landing, pre, repo, pdf}); !reflect.DeepEqual(w, w2) {
+		t.Errorf("Merge depends on the order of its copies:\n%+v\n%+v", w, w2)
+	}
+}
+
+func TestCluster(t *testing.T) {
+	sato := []string{"Jamal Sato"}
+	cs := []Copy{
+		land("http://a.test/1", "Polite Crawling at Scale", sato, 2020, "10.1/a"),
+		land("http://a.test/2", "Polite Crawling at Scale", sato, 2020, "10.1/b"), // same title, other DOI
+		land("http://r.test/1", "Polite crawling at scale", []string{"Sato, J."}, 2020, ""),
+		land("http://r.test/2", "Something else", nil, 2020, "10.1/b"),
+		land("http://a.test/3", "Polite Crawling at Scale", []string{"Mei Chen"}, 2020, ""),
+	}
+	got := Cluster(cs)
+	want := [][]int{{0, 2}, {1, 3}, {4}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Cluster = %v, want %v", got, want)
+	}
+}
+
+func TestKeysBounded(t *testing.T) {
+	c := land("http://a.test/1", strings.Repeat("word ", 10000), []string{strings.Repeat("x", 5000)}, 2020, "")
+	for _, k := range Keys(c) {
+		if len(k) > 600 {
+			t.Errorf("key of %d bytes", len(k))
+		}
+	}
+}
