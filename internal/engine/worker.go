@@ -444,27 +444,17 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 		return
 	}
 	p.Blocked = e.softBlocked(u.HostID, p.Title, p.Text)
-	r.Links = make([]crawl.Link, 0, len(x.Links)+1)
-	if x.Canonical != "" && x.Canonical != u.URL {
-		p.Canonical = x.Canonical
-		// The canonical URL is the record's name: queue it if unseen (an
-		// alias never hides it), and keep this page as its alias.
-		if e.cfg.Scope.Check(x.Canonical) == scope.In {
-			e.offer(r, x.Canonical, "", u.Depth, crawl.ViaCanonical)
-		}
+	r.Links = PageLinks(p, &x)
+	// The canonical URL is the record's name: queue it if unseen (an alias
+	// never hides it), and keep this page as its alias.
+	if p.Canonical != "" && e.cfg.Scope.Check(p.Canonical) == scope.In {
+		e.offer(r, p.Canonical, "", u.Depth, crawl.ViaCanonical)
 	}
-	if x.Refresh != "" && x.Refresh != u.URL {
-		r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(x.Refresh), Target: x.Refresh})
-		if !p.NoFollow {
-			e.offer(r, x.Refresh, "", u.Depth, crawl.ViaRedirect)
-		}
+	if x.Refresh != "" && x.Refresh != u.URL && !p.NoFollow {
+		e.offer(r, x.Refresh, "", u.Depth, crawl.ViaRedirect)
 	}
 	for _, l := range x.Links {
-		if l.URL == u.URL {
-			continue
-		}
-		r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(l.URL), Target: l.URL, Anchor: l.Anchor, NoFollow: l.NoFollow})
-		if !l.NoFollow && !p.NoFollow {
+		if l.URL != u.URL && !l.NoFollow && !p.NoFollow {
 			e.offer(r, l.URL, l.Anchor, u.Depth+1, crawl.ViaLink)
 		}
 	}

@@ -1,0 +1,28 @@
+package engine
+
+import (
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/extract"
+)
+
+// PageLinks applies the rules for what an extracted page links to, and
+// sets p.Canonical: the canonical URL when it names another page (else
+// none), the meta refresh target when it is another page, then the page's
+// links, those to the page itself left out. The crawl records these links
+// for a page it fetches; reparse for a page it extracts again.
+func PageLinks(p *crawl.Page, x *extract.Result) []crawl.Link {
+	p.Canonical = ""
+	if x.Canonical != "" && x.Canonical != p.URL {
+		p.Canonical = x.Canonical
+	}
+	links := make([]crawl.Link, 0, len(x.Links)+1)
+	if x.Refresh != "" && x.Refresh != p.URL {
+		links = append(links, crawl.Link{TargetID: crawl.URLID(x.Refresh), Target: x.Refresh})
+	}
+	for _, l := range x.Links {
+		if l.URL != p.URL {
+			links = append(links, crawl.Link{TargetID: crawl.URLID(l.URL), Target: l.URL, Anchor: l.Anchor, NoFollow: l.NoFollow})
+		}
+	}
+	return links
+}
