@@ -40,8 +40,8 @@ import (
 	"github.com/acrawler/acrawler/internal/report"
 )
 
-// Backend is what the server reads. A crawl.Store has every method but
-// Report; StoreBackend adds it.
+// Backend is what the server reads. A Store has every method but Report;
+// StoreBackend adds it.
 type Backend interface {
 	// Search answers a search; SearchRequest.Query is what the user typed.
 	Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchResult, error)
@@ -55,12 +55,25 @@ type Backend interface {
 	Report(ctx context.Context) (*report.Report, error)
 }
 
+// Store is what the server reads from a store: searches of its embedded
+// index (crawl.SearchStore), pages and links (crawl.PageStore) and what
+// the report reads (report.Store). Every crawl.Store has it.
+type Store interface {
+	crawl.Searcher
+	Page(ctx context.Context, id crawl.ID) (*crawl.Page, error)
+	Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error)
+	Inlinks(ctx context.Context, target crawl.ID, limit int) ([]crawl.Inlink, error)
+	report.Store
+}
+
+var _ Store = crawl.Store(nil)
+
 // StoreBackend serves a store, its report built by report.Build with at
 // most hosts rows of per-host outcomes (0: all).
-func StoreBackend(st crawl.Store, hosts int) Backend { return storeBackend{st, hosts} }
+func StoreBackend(st Store, hosts int) Backend { return storeBackend{st, hosts} }
 
 type storeBackend struct {
-	crawl.Store
+	Store
 	hosts int
 }
 

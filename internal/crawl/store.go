@@ -6,12 +6,36 @@ import (
 	"time"
 )
 
-// Store persists the frontier, host state, pages and links of one crawl.
+// Store is every role a backend plays (internal/store/sqlite and
+// internal/store/postgres implement it whole): what the program opens and
+// wires. Each consumer declares the methods it calls instead (the
+// frontier's Store, the engine's Store, the report's Store, the API's
+// Store, the indexer's Outbox) or takes one of the roles below; see
+// docs/architecture.md for who takes what.
+//
 // Implementations must make every method safe for concurrent use, and every
 // budget in Limits must hold when several processes share one store.
 // Times are passed in by the caller so that schedules and leases can be
 // tested without sleeping; processes sharing a store need synchronized clocks.
 type Store interface {
+	FrontierStore
+	PageStore
+	SearchStore
+	RankStore
+	OutboxStore
+	RecrawlStore
+	StatsStore
+	SettingStore
+
+	// Close releases the store. It does not release host leases.
+	Close() error
+}
+
+// FrontierStore is the crawl frontier as stored: URLs admitted under the
+// budgets, host leases with their politeness state, URLs claimed and
+// results committed, the robots.txt cache and trap flags. The frontier
+// (frontier.Store) and the engine (engine.Store) each take their part.
+type FrontierStore interface {
 	// AddURLs offers URLs to the frontier outside a page commit (seeds,
 	// sitemaps, archives). URLs already known are counted and ignored;
 	// URLs over a budget in lim are refused and counted.
@@ -66,7 +90,11 @@ type Store interface {
 	// SaveRobots caches the robots.txt outcome of a host and records the
 	// politeness state its fetch left behind.
 	SaveRobots(ctx context.Context, host ID, rec RobotsRecord, upd HostUpdate) error
+}
 
+// PageStore reads the recorded URLs, pages and links, and replaces a
+// page's extraction (reparse).
+type PageStore interface {
 	// URL returns the store's record of one URL, or ErrNotFound.
 	URL(ctx context.Context, id ID) (URLRecord, error)
 
@@ -76,26 +104,64 @@ type Store interface {
 	// Links returns the outlinks recorded for a page, in no particular order.
 	Links(ctx context.Context, source ID) ([]Link, error)
 
+	// Inlinks returns up to limit links to a page, from recorded pages.
+	Inlinks(ctx context.Context, target ID, limit int) ([]Inlink, error)
+
 	// Pages iterates over every recorded page in URL ID order, streaming.
 	Pages(ctx context.Context) iter.Seq2[*Page, error]
 
-	// Search answers a search from the store's embedded full-text index,
-	// which holds the indexable pages (see Indexable), kept in the same
-	// transactions as the pages themselves.
-	Search(ctx context.Context, r SearchRequest) (SearchResult, error)
+	// Reparse replaces the extraction of a recorded page (title, text, main
+	// text, language, metadata, fingerprints, robots directives, canonical)
+	// and its outlinks with a new parser's output. The fetch record (status,
+	// bytes, validators, WARC location) and the frontier are untouched;
+	// duplicates are judged again. ErrNotFound if the page is unknown.
+	Reparse(ctx context.Context, p *Page, links []Link) error
+}
 
-	// Inlinks returns up to limit links to a page, from recorded pages.
-	Inlinks(ctx context.Context, target ID, limit int) ([]Inlink, error)
+// SearchStore is the store's embedded full-text index, which holds the
+// indexable pages (see Indexable), kept in the same transactions as the
+// pages themselves: Search answers from it.
+type SearchStore interface {
+	Searcher
+
+	// RebuildIndex rebuilds the embedded full-text index from the pages.
+	RebuildIndex(ctx context.Context) (int, error)
+}
+
+// RankStore is the link graph and the link-graph ranks computed over it.
+type RankStore interface {
+	// LinkGraph streams every recorded link between recorded pages: source
+	// page, target URL.
+	LinkGraph(ctx context.Context) iter.Seq2[[2]ID, error]
 
 	// SetRanks records link-graph ranks (PageRank, scaled so that 1 is the
 	// average page; pages not in the map keep theirs) and re-indexes every
 	// indexable page with the anchor texts of its inbound links.
 	SetRanks(ctx context.Context, ranks map[ID]float64) error
+}
 
-	// LinkGraph streams every recorded link between recorded pages: source
-	// page, target URL.
-	LinkGraph(ctx context.Context) iter.Seq2[[2]ID, error]
+// OutboxStore is the queue of operations for an external index, written
+// with the pages; the indexer (indexer.Outbox) drains it.
+type OutboxStore interface {
+	// OutboxNext leases up to limit pending external-index operations
+	// (written by Commit and Reparse when the store was opened with an
+	// outbox), oldest first, for lease; an operation not marked done in
+	// time is handed out again.
+	OutboxNext(ctx context.Context, limit int, lease time.Duration, now time.Time) ([]OutboxItem, error)
 
+	// OutboxDone removes operations that reached the external index.
+	OutboxDone(ctx context.Context, ids []int64) error
+
+	// RequeueIndex queues an upsert of every indexable page for the
+	// external index again, for a rebuild. It queues no deletes: a page
+	// that stopped being indexable queued its delete then, so an index
+	// that took its outbox holds nothing else.
+	RequeueIndex(ctx context.Context) (int, error)
+}
+
+// RecrawlStore schedules revisits of recorded pages and keeps the
+// recrawl runs and the revisit history.
+type RecrawlStore interface {
 	// ScheduleDue returns to the queue up to limit recorded pages whose
 	// next check time has come (every active page when all is set), oldest
 	// due first, and reports how many. Removed and inactive pages stay.
@@ -127,34 +193,17 @@ type Store interface {
 
 	// ChangeStats summarizes the revisit history per host and page type.
 	ChangeStats(ctx context.Context) ([]ChangeStat, error)
+}
 
-	// OutboxNext leases up to limit pending external-index operations
-	// (written by Commit and Reparse when the store was opened with an
-	// outbox), oldest first, for lease; an operation not marked done in
-	// time is handed out again.
-	OutboxNext(ctx context.Context, limit int, lease time.Duration, now time.Time) ([]OutboxItem, error)
-
-	// OutboxDone removes operations that reached the external index.
-	OutboxDone(ctx context.Context, ids []int64) error
-
-	// RequeueIndex queues an upsert of every indexable page for the
-	// external index again, for a rebuild. It queues no deletes: a page
-	// that stopped being indexable queued its delete then, so an index
-	// that took its outbox holds nothing else.
-	RequeueIndex(ctx context.Context) (int, error)
-
-	// RebuildIndex rebuilds the embedded full-text index from the pages.
-	RebuildIndex(ctx context.Context) (int, error)
-
-	// Reparse replaces the extraction of a recorded page (title, text, main
-	// text, language, metadata, fingerprints, robots directives, canonical)
-	// and its outlinks with a new parser's output. The fetch record (status,
-	// bytes, validators, WARC location) and the frontier are untouched;
-	// duplicates are judged again. ErrNotFound if the page is unknown.
-	Reparse(ctx context.Context, p *Page, links []Link) error
-
+// StatsStore holds the crawl's figures: counters, per-host outcomes,
+// metrics over time and failures of URL sources.
+type StatsStore interface {
 	// Counters returns crawl-wide figures.
 	Counters(ctx context.Context) (Counters, error)
+
+	// HostStats returns per-host outcomes, most fetched first, at most limit
+	// hosts (0: all).
+	HostStats(ctx context.Context, limit int) ([]HostStats, error)
 
 	// RecordMetrics appends one interval's figures.
 	RecordMetrics(ctx context.Context, m Metrics) error
@@ -167,11 +216,10 @@ type Store interface {
 	// limit (0: all).
 	RecordSourceError(ctx context.Context, e SourceError) error
 	SourceErrors(ctx context.Context, limit int) ([]SourceError, error)
+}
 
-	// HostStats returns per-host outcomes, most fetched first, at most limit
-	// hosts (0: all).
-	HostStats(ctx context.Context, limit int) ([]HostStats, error)
-
+// SettingStore records the settings a crawl's stored data was made with.
+type SettingStore interface {
 	// SetSetting records a crawl setting (a setting that shapes the stored
 	// data, such as the URL normalization it was made with), replacing its
 	// earlier value.
@@ -180,12 +228,9 @@ type Store interface {
 	// Setting returns the recorded value of a crawl setting, or an error
 	// wrapping ErrNotFound when it was never set.
 	Setting(ctx context.Context, key string) (string, error)
-
-	// Close releases the store. It does not release host leases.
-	Close() error
 }
 
-// Budget errors returned by Store.ClaimURLs.
+// Budget errors returned by FrontierStore.ClaimURLs.
 var (
 	ErrPageBudget = budgetError("page budget reached")
 	ErrByteBudget = budgetError("byte budget reached")
@@ -198,7 +243,7 @@ type budgetError string
 
 func (e budgetError) Error() string { return string(e) }
 
-// Claim is one host's outcome in Store.ClaimURLsOf.
+// Claim is one host's outcome in FrontierStore.ClaimURLsOf.
 type Claim struct {
 	URLs []ClaimedURL
 	Next time.Time // earliest retry time when none is ready

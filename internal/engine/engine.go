@@ -144,7 +144,7 @@ var DefaultBlockMarkers = []string{
 
 // Engine runs one crawl over a store.
 type Engine struct {
-	store crawl.Store
+	store Store
 	cfg   Config
 	fr    *frontier.Frontier
 	seen  *seenFilter
@@ -178,7 +178,7 @@ type Engine struct {
 }
 
 // New prepares a crawl.
-func New(store crawl.Store, cfg Config) (*Engine, error) {
+func New(store Store, cfg Config) (*Engine, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}

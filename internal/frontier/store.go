@@ -21,3 +21,6 @@ type Store interface {
 	ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.Claim, error)
 	SaveRobots(ctx context.Context, host crawl.ID, rec crawl.RobotsRecord, upd crawl.HostUpdate) error
 }
+
+// Every crawl.Store is a Store.
+var _ Store = crawl.Store(nil)

@@ -21,11 +21,15 @@ import (
 	"github.com/acrawler/acrawler/internal/index/opensearch"
 )
 
-// Outbox is the store's side: crawl.Store implements it.
+// Outbox is what the indexer needs from a store: the pending operations
+// of its outbox (crawl.OutboxStore), leased and then removed once
+// delivered. Every crawl.Store has it.
 type Outbox interface {
 	OutboxNext(ctx context.Context, limit int, lease time.Duration, now time.Time) ([]crawl.OutboxItem, error)
 	OutboxDone(ctx context.Context, ids []int64) error
 }
+
+var _ Outbox = crawl.Store(nil)
 
 // Index is the external index: *opensearch.Client implements it.
 type Index interface {

@@ -75,8 +75,22 @@ type HostRow struct {
 	Trap          string           `json:"trap,omitempty"`
 }
 
+// Store is what the report reads from a store: counters, metrics,
+// per-host outcomes and source errors (crawl.StatsStore), recrawl runs and
+// the revisit history (crawl.RecrawlStore). Every crawl.Store has it.
+type Store interface {
+	Counters(ctx context.Context) (crawl.Counters, error)
+	Metrics(ctx context.Context, since time.Time) ([]crawl.Metrics, error)
+	HostStats(ctx context.Context, limit int) ([]crawl.HostStats, error)
+	SourceErrors(ctx context.Context, limit int) ([]crawl.SourceError, error)
+	Runs(ctx context.Context) ([]crawl.RunStats, error)
+	ChangeStats(ctx context.Context) ([]crawl.ChangeStat, error)
+}
+
+var _ Store = crawl.Store(nil)
+
 // Build reads a crawl's figures from its store.
-func Build(ctx context.Context, st crawl.Store, hosts int) (*Report, error) {
+func Build(ctx context.Context, st Store, hosts int) (*Report, error) {
 	c, err := st.Counters(ctx)
 	if err != nil {
 		return nil, err

@@ -9,9 +9,8 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 )
 
-// store serves Build the rows it reads; the rest of crawl.Store is unused.
+// store serves Build the rows it reads: all of Store.
 type store struct {
-	crawl.Store
 	metrics []crawl.Metrics
 	hosts   []crawl.HostStats
 }
