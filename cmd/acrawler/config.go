@@ -96,6 +96,7 @@ type config struct {
 	SeedArchive  []string `toml:"seed_archive"`
 	CDXEndpoint  string   `toml:"cdx_endpoint"`
 	ArchiveLimit int      `toml:"archive_limit"`
+	OAI          []string `toml:"oai"`
 
 	LogLevel  string `toml:"log_level"`
 	LogFormat string `toml:"log_format"`
@@ -416,6 +417,10 @@ func (c *config) crawlFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.NoSitemaps, "no-sitemaps", c.NoSitemaps, "do not read the sitemaps that robots.txt names (or /sitemap.xml)")
 	fs.Func("seed-archive", "seed from the historical URLs of this `domain` in a web archive (repeatable)", func(s string) error {
 		c.SeedArchive = append(c.SeedArchive, s)
+		return nil
+	})
+	fs.Func("oai", "seed from the records of the OAI-PMH repository at this base `URL` (repeatable)", func(s string) error {
+		c.OAI = append(c.OAI, s)
 		return nil
 	})
 	fs.StringVar(&c.CDXEndpoint, "cdx-endpoint", c.CDXEndpoint, "CDX API endpoint for --seed-archive")

@@ -22,6 +22,7 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/engine"
 	"github.com/acrawler/acrawler/internal/fetch"
+	"github.com/acrawler/acrawler/internal/harvest"
 	"github.com/acrawler/acrawler/internal/index/opensearch"
 	"github.com/acrawler/acrawler/internal/indexer"
 	"github.com/acrawler/acrawler/internal/robots"
@@ -64,12 +65,12 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 	// the database is opened, and again with the settings the crawl
 	// recorded once it is.
 	var norm *urlnorm.Normalizer
-	var seeds, sitemaps []string
+	var seeds, sitemaps, oaiEndpoints []string
 	normalizeSeeds := func() error {
 		if norm, err = cfg.normalizer(); err != nil {
 			return err
 		}
-		seeds, sitemaps = make([]string, 0, len(raw)), nil
+		seeds, sitemaps, oaiEndpoints = make([]string, 0, len(raw)), nil, nil
 		for _, s := range raw {
 			u, err := norm.Normalize(s)
 			if err != nil {
@@ -83,6 +84,13 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 				return usagef("sitemap %q: %v", s, err)
 			}
 			sitemaps = append(sitemaps, u)
+		}
+		for _, s := range cfg.OAI {
+			u, err := norm.Normalize(s)
+			if err != nil {
+				return usagef("oai %q: %v", s, err)
+			}
+			oaiEndpoints = append(oaiEndpoints, u)
 		}
 		return nil
 	}
@@ -102,7 +110,7 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 	if !cfg.NoDefaultExcl {
 		excludes = append(append([]string{}, scope.DefaultExcludes...), cfg.Exclude...)
 	}
-	scopeSeeds := append(append([]string{}, seeds...), sitemaps...)
+	scopeSeeds := append(append(append([]string{}, seeds...), sitemaps...), oaiEndpoints...)
 	for _, d := range cfg.SeedArchive {
 		scopeSeeds = append(scopeSeeds, "http://"+strings.ToLower(d)+"/")
 	}
@@ -159,7 +167,7 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 			return err
 		}
 	}
-	if len(seeds) == 0 && len(sitemaps) == 0 && len(cfg.SeedArchive) == 0 && !isPostgres(cfg.DB) {
+	if len(seeds) == 0 && len(sitemaps) == 0 && len(cfg.SeedArchive) == 0 && len(cfg.OAI) == 0 && !isPostgres(cfg.DB) {
 		// Nothing to resume in a database that does not exist: say so
 		// without creating it.
 		if _, err := os.Stat(cfg.DB); errors.Is(err, fs.ErrNotExist) {
@@ -194,7 +202,7 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 		}
 	}
 	archived := seedArchive(ctx, cfg, norm, store, log)
-	if len(seeds) == 0 && len(sitemaps) == 0 && len(archived) == 0 {
+	if len(seeds) == 0 && len(sitemaps) == 0 && len(archived) == 0 && len(oaiEndpoints) == 0 {
 		c, err := store.Counters(ctx)
 		if err != nil {
 			return err
@@ -253,6 +261,8 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 		pdfs = newLazyPDF(log)
 		defer pdfs.Close()
 	}
+	harvestOAI(ctx, cfg, oaiEndpoints, harvest.Config{Fetcher: client, Store: store, Normalizer: norm, Score: policy,
+		Admit: func(u string) bool { return sc.Check(u) == scope.In }, Limits: lim, Log: log})
 	prog := newProgressPrinter(stderr, cfg.Progress)
 	eng, err := engine.New(store, engine.Config{
 		Owner:         ownerName(),
