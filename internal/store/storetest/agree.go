@@ -7,15 +7,8 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 )
 
-// agreeTests hold the rules the backends once followed each in its own
-// way: how inbound links are counted, how pages are streamed.
-var agreeTests = []struct {
-	name string
-	fn   func(*testing.T, *env)
-}{
-	{"InboundLinksOfFetchedURLs", testInlinksOfFetched},
-	{"PagesStreamInIDOrder", testPagesStream},
-}
+// The rules the backends once followed each in its own way: how inbound
+// links are counted (frontierTests), how pages are streamed (pageTests).
 
 // testInlinksOfFetched: a URL's inbound links are counted whatever its
 // state, fetched ones included (in a later commit, and in the same batch

@@ -14,10 +14,7 @@ type hostValuer interface {
 	ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error)
 }
 
-var hostValueTests = []struct {
-	name string
-	fn   func(*testing.T, *env)
-}{
+var hostValueTests = []test{
 	{"HostValueFromRecordedPages", testHostValue},
 }
 

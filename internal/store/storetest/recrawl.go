@@ -8,15 +8,12 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 )
 
-// RunOutbox runs the external-index outbox tests; open must open the
-// store with its outbox on.
-func RunOutbox(t *testing.T, factory Factory) {
-	t.Run("Outbox", func(t *testing.T) {
-		open := factory(t)
-		e := &env{t: t, open: open, ctx: t.Context(), now: time.Unix(1_800_000_000, 0)}
-		e.s = e.reopen()
-		testOutbox(t, e)
-	})
+// RunOutbox checks the outbox of an external index (crawl.OutboxStore);
+// factory must open the store with its outbox on.
+func RunOutbox(t *testing.T, factory Factory) { run(t, factory, outboxTests) }
+
+var outboxTests = []test{
+	{"Outbox", testOutbox},
 }
 
 func revisit(now time.Time, iv time.Duration, changed bool) *crawl.Revisit {

@@ -16,11 +16,8 @@ import (
 	"github.com/acrawler/acrawler/internal/query"
 )
 
-// searchTests are the search tests beyond testSearch.
-var searchTests = []struct {
-	name string
-	fn   func(*testing.T, *env)
-}{
+var searchTests = []test{
+	{"SearchEmbeddedIndex", testSearch},
 	{"SearchAfterCancelledSearches", testSearchCancelled},
 	{"SearchTooBroad", testSearchTooBroad},
 	{"SearchFacetsListEveryYear", testSearchYears},

@@ -7,10 +7,7 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 )
 
-var settingsTests = []struct {
-	name string
-	fn   func(*testing.T, *env)
-}{
+var settingsTests = []test{
 	{"Settings", testSettings},
 }
 

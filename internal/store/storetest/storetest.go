@@ -1,7 +1,10 @@
 // Package storetest is the conformance suite every crawl.Store backend
-// passes: frontier add/claim with priorities and per-host readiness,
-// seen-set semantics, budgets, host leases, robots cache, pages, links,
-// duplicate hashes and resume after an unclean stop.
+// passes, one runner per role of the store (RunFrontier, RunPages,
+// RunSearch, RunRanks, RunRecrawl, RunStats, RunSettings, RunHostValues,
+// RunOutbox; Run runs them all): frontier add/claim with priorities and
+// per-host readiness, seen-set semantics, budgets, host leases, robots
+// cache, pages, links, duplicate hashes, resume after an unclean stop,
+// search, ranks, recrawls and the crawl's figures.
 package storetest
 
 import (
@@ -24,51 +27,123 @@ import (
 // at once) and closes every store it opens.
 type Factory func(t *testing.T) (open func() (crawl.Store, error))
 
-// Run runs the whole suite against a backend.
+// test is one check of the suite. Each role's checks are a table of
+// tests; a file of checks declares its own table and adds it to its
+// role's runner, or to Run.
+type test = struct {
+	name string
+	fn   func(*testing.T, *env)
+}
+
+// The roles of crawl.Store (see internal/crawl/store.go) and the runner of
+// each role's checks. Every runner takes a whole store: the checks record
+// their pages through the frontier role.
+var roles = []struct {
+	name string
+	run  func(*testing.T, Factory)
+}{
+	{"Frontier", RunFrontier},
+	{"HostValues", RunHostValues},
+	{"Pages", RunPages},
+	{"Search", RunSearch},
+	{"Ranks", RunRanks},
+	{"Recrawl", RunRecrawl},
+	{"Stats", RunStats},
+	{"Settings", RunSettings},
+}
+
+// Run runs the whole suite against a backend: every role's checks, each
+// role a subtest named after it, then the checks that belong to no single
+// role. (The outbox, which needs a store opened with it, has RunOutbox.)
 func Run(t *testing.T, factory Factory) {
-	tests := []struct {
-		name string
-		fn   func(*testing.T, *env)
-	}{
-		{"AddAndClaimInPriorityOrder", testPriorityOrder},
-		{"SeenSet", testSeenSet},
-		{"DepthAndHostBudgets", testAdmissionBudgets},
-		{"HostLeases", testLeases},
-		{"ClaimOnlyReadyHostsAndURLs", testReadiness},
-		{"PageBudget", testPageBudget},
-		{"ClaimURLsOfSeveralHosts", testClaimMany},
-		{"ByteBudget", testByteBudget},
-		{"CommitOutcomes", testOutcomes},
-		{"PagesLinksAndDiscovered", testPagesAndLinks},
-		{"DuplicateContent", testDuplicates},
-		{"RobotsCacheAndPoliteness", testRobotsAndPoliteness},
-		{"ResumeAfterUncleanStop", testResume},
-		{"ConcurrentClaimers", testConcurrentClaimers},
-		{"StaleResultAfterLostLease", testStaleResult},
-		{"ReleaseKeepsPoliteness", testReleasePoliteness},
-		{"SitemapKindAndDates", testKindAndDates},
-		{"HostByteBudget", testHostByteBudget},
-		{"InboundLinksRaisePriority", testInlinks},
-		{"InboundLinksOfABatch", testInlinksBatch},
-		{"HostOutcomesAndTraps", testHostStats},
-		{"TrapFlagComesBackOnClaim", testTrapOnClaim},
-		{"MetricsOverTime", testMetrics},
-		{"SourceErrors", testSourceErrors},
-		{"BestHostsFirst", testBestHostsFirst},
-		{"ContentMetadataAndNearDuplicates", testContent},
-		{"Reparse", testReparse},
-		{"SearchEmbeddedIndex", testSearch},
-		{"CanonicalOwnsItsContent", testCanonicalContent},
-		{"LinksAndRanks", testRanks},
-		{"RecrawlSchedule", testRecrawl},
-		{"InactivePages", testInactive},
-		{"SitemapTouch", testTouch},
-		{"SitemapTouchQueuesInRun", testTouchQueue},
+	for _, r := range roles {
+		t.Run(r.name, func(t *testing.T) { r.run(t, factory) })
 	}
-	tests = append(tests, searchTests...)
-	tests = append(tests, hostValueTests...)
-	tests = append(tests, agreeTests...)
-	tests = append(tests, settingsTests...)
+	var tests []test
+	run(t, factory, tests)
+}
+
+// RunFrontier checks the frontier role (crawl.FrontierStore): admission
+// under budgets, priorities, host leases, readiness, claims, commits,
+// the robots.txt cache, politeness, traps and resume.
+func RunFrontier(t *testing.T, factory Factory) { run(t, factory, frontierTests) }
+
+// RunHostValues checks what a store that is a frontier.HostValuer learns
+// of hosts.
+func RunHostValues(t *testing.T, factory Factory) { run(t, factory, hostValueTests) }
+
+// RunPages checks the pages role (crawl.PageStore): pages, links,
+// duplicates, content metadata and reparse.
+func RunPages(t *testing.T, factory Factory) { run(t, factory, pageTests) }
+
+// RunSearch checks the embedded index (crawl.SearchStore).
+func RunSearch(t *testing.T, factory Factory) { run(t, factory, searchTests) }
+
+// RunRanks checks the link graph and ranks (crawl.RankStore).
+func RunRanks(t *testing.T, factory Factory) { run(t, factory, rankTests) }
+
+// RunRecrawl checks revisit scheduling and recrawl runs
+// (crawl.RecrawlStore).
+func RunRecrawl(t *testing.T, factory Factory) { run(t, factory, recrawlTests) }
+
+// RunStats checks the crawl's figures (crawl.StatsStore).
+func RunStats(t *testing.T, factory Factory) { run(t, factory, statsTests) }
+
+// RunSettings checks the recorded settings (crawl.SettingStore).
+func RunSettings(t *testing.T, factory Factory) { run(t, factory, settingsTests) }
+
+var frontierTests = []test{
+	{"AddAndClaimInPriorityOrder", testPriorityOrder},
+	{"SeenSet", testSeenSet},
+	{"DepthAndHostBudgets", testAdmissionBudgets},
+	{"HostLeases", testLeases},
+	{"ClaimOnlyReadyHostsAndURLs", testReadiness},
+	{"PageBudget", testPageBudget},
+	{"ClaimURLsOfSeveralHosts", testClaimMany},
+	{"ByteBudget", testByteBudget},
+	{"CommitOutcomes", testOutcomes},
+	{"RobotsCacheAndPoliteness", testRobotsAndPoliteness},
+	{"ResumeAfterUncleanStop", testResume},
+	{"ConcurrentClaimers", testConcurrentClaimers},
+	{"StaleResultAfterLostLease", testStaleResult},
+	{"ReleaseKeepsPoliteness", testReleasePoliteness},
+	{"SitemapKindAndDates", testKindAndDates},
+	{"HostByteBudget", testHostByteBudget},
+	{"InboundLinksRaisePriority", testInlinks},
+	{"InboundLinksOfABatch", testInlinksBatch},
+	{"InboundLinksOfFetchedURLs", testInlinksOfFetched},
+	{"TrapFlagComesBackOnClaim", testTrapOnClaim},
+	{"BestHostsFirst", testBestHostsFirst},
+}
+
+var pageTests = []test{
+	{"PagesLinksAndDiscovered", testPagesAndLinks},
+	{"PagesStreamInIDOrder", testPagesStream},
+	{"DuplicateContent", testDuplicates},
+	{"ContentMetadataAndNearDuplicates", testContent},
+	{"CanonicalOwnsItsContent", testCanonicalContent},
+	{"Reparse", testReparse},
+}
+
+var rankTests = []test{
+	{"LinksAndRanks", testRanks},
+}
+
+var recrawlTests = []test{
+	{"RecrawlSchedule", testRecrawl},
+	{"InactivePages", testInactive},
+	{"SitemapTouch", testTouch},
+	{"SitemapTouchQueuesInRun", testTouchQueue},
+}
+
+var statsTests = []test{
+	{"HostOutcomesAndTraps", testHostStats},
+	{"MetricsOverTime", testMetrics},
+	{"SourceErrors", testSourceErrors},
+}
+
+// run runs tests, each on a fresh store.
+func run(t *testing.T, factory Factory, tests []test) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			open := factory(t)
