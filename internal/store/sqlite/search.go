@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
@@ -267,8 +268,9 @@ func (t *txn) refreshTier(ctx context.Context) error {
 		return out, rows.Err()
 	}
 	want, err := ids(`SELECT `+sqlFTSKey("p.url_id")+` FROM pages p INDEXED BY pages_search
+		LEFT JOIN ranks r ON r.url_id = p.url_id
 		WHERE EXISTS (SELECT 1 FROM search_docs d WHERE d.key = `+sqlFTSKey("p.url_id")+`)
-		ORDER BY p.pagerank DESC, p.url_id LIMIT ?`, size)
+		ORDER BY coalesce(r.rank, 0) DESC, p.url_id LIMIT ?`, size)
 	if err != nil {
 		return fmt.Errorf("search tier: %w", err)
 	}
@@ -506,7 +508,7 @@ func (db *DB) rankLarge(ctx context.Context, q query.Query, filter []any, need i
 // from first to last, ranked as rank does. FTS5 ranks only the matches in
 // that range.
 func (db *DB) rankTier(ctx context.Context, match string, filter []any, first, last crawl.ID, k int, weight float64) ([]cand, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, f.rank, p.pagerank FROM pages_top f
+	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, f.rank, `+pageRank("p")+` FROM pages_top f
 		JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
 		WHERE pages_top MATCH ?1 AND f.rowid BETWEEN ?8 AND ?9 AND `+searchFilter+`
 		ORDER BY f.rank LIMIT ?7`,
@@ -558,7 +560,7 @@ func (db *DB) rank(ctx context.Context, match, rankBy string, filter []any, k in
 	if rankBy != "" {
 		args = append(args, rankBy)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, f.rank, p.pagerank FROM pages_fts f
+	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, f.rank, `+pageRank("p")+` FROM pages_fts f
 		JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
 		WHERE `+cond+` AND `+searchFilter+` ORDER BY f.rank`+limit, args...)
 	if err != nil {
@@ -808,16 +810,8 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) (err err
 		}
 	}()
 	err = db.tx(ctx, func(t *txn) error {
-		st, err := t.tx.PrepareContext(ctx, `UPDATE pages SET pagerank = ? WHERE url_id = ?`)
-		if err != nil {
+		if err := t.setRanks(ctx, ranks); err != nil {
 			return err
-		}
-		defer st.Close()
-		// In URL ID order: each page of the table is read and written once.
-		for _, id := range slices.Sorted(maps.Keys(ranks)) {
-			if _, err := st.ExecContext(ctx, ranks[id], id); err != nil {
-				return err
-			}
 		}
 		if err := t.refreshAnchors(ctx); err != nil {
 			return err
@@ -838,6 +832,169 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) (err err
 	return nil
 }
 
+// pageRank is the SQL expression of the link-graph rank of the pages row
+// p: 0 for a page that has none.
+func pageRank(p string) string {
+	return `coalesce((SELECT rank FROM ranks WHERE url_id = ` + p + `.url_id), 0)`
+}
+
+// ranksRows is how many ranks one multi-row insert writes.
+const ranksRows = 200
+
+// setRanks writes the ranks of the recorded pages among ranks into the
+// narrow ranks table, in URL ID order and many rows per statement, so that
+// its b-tree grows at the end when it is new: what updating every wide
+// page row (and its pages_search entry) cost is gone. A URL that is not a
+// recorded page gets no rank, as before ranks had a table of their own.
+func (t *txn) setRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
+	ids := slices.Sorted(maps.Keys(ranks))
+	stmts := map[int]*sql.Stmt{}
+	args := make([]any, 0, 2*ranksRows)
+	for len(ids) > 0 {
+		n := min(len(ids), ranksRows)
+		st := stmts[n]
+		if st == nil {
+			var b strings.Builder
+			b.WriteString(`INSERT INTO ranks (url_id, rank) SELECT v.column1, v.column2 FROM (VALUES `)
+			for i := range n {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(`(?, ?)`)
+			}
+			b.WriteString(`) v WHERE EXISTS (SELECT 1 FROM pages p WHERE p.url_id = v.column1)
+				ON CONFLICT (url_id) DO UPDATE SET rank = excluded.rank`)
+			var err error
+			if st, err = t.tx.PrepareContext(ctx, b.String()); err != nil {
+				return fmt.Errorf("ranks: %w", err)
+			}
+			defer st.Close()
+			stmts[n] = st
+		}
+		args = args[:0]
+		for _, id := range ids[:n] {
+			args = append(args, id, ranks[id])
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("ranks: %w", err)
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// anchorDoc is a document whose inbound anchor texts changed.
+type anchorDoc struct {
+	key     crawl.ID // full-text key
+	anchors string   // the anchor texts to index
+	tier    bool     // the page is in the search tier
+}
+
+// anchorChunk is how many documents changedAnchors gathers anchors for in
+// one scan of the links: what it holds in memory is bounded by it.
+var anchorChunk = 100_000
+
+// changedAnchors returns, in key order, the documents whose anchor texts
+// (anchorsOf) differ from those indexed. It reads the links in their own
+// order, once per anchorChunk documents, and gathers each target's texts
+// in memory: asking anchorsOf of each document looked every link up again
+// through links_target, most of the end-of-crawl pass. The texts are
+// anchorsOf's: the first 200 distinct non-empty ones in source order (the
+// order links_target gives them), joined by spaces and cut at maxAnchors
+// characters (TestAnchorsGathered compares the two).
+func (t *txn) changedAnchors(ctx context.Context) ([]anchorDoc, error) {
+	type target struct {
+		key   crawl.ID
+		old   string
+		tier  bool
+		texts []string
+		chars int // of texts joined
+		full  bool
+	}
+	var out []anchorDoc
+	from := crawl.ID(math.MinInt64)
+	for {
+		// The next chunk of documents, in key order.
+		rows, err := t.tx.QueryContext(ctx, `SELECT key, anchors, key IN (SELECT url_id FROM search_tier)
+			FROM search_docs WHERE key >= ? ORDER BY key LIMIT ?`, from, anchorChunk)
+		if err != nil {
+			return nil, err
+		}
+		var chunk []*target
+		byID := map[crawl.ID]*target{}
+		for rows.Next() {
+			tg := &target{}
+			if err := rows.Scan(&tg.key, &tg.old, &tg.tier); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			chunk = append(chunk, tg)
+			byID[urlIDOfKey(tg.key)] = tg
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if len(chunk) == 0 {
+			return out, nil
+		}
+		// Their anchor texts, from the links read in the table's own order
+		// (by source), not looked up link by link through links_target.
+		rows, err = t.tx.QueryContext(ctx, `SELECT target_id, anchor FROM links WHERE anchor <> '' ORDER BY source_id, target_id`)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id crawl.ID
+			var a string
+			if err := rows.Scan(&id, &a); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			tg := byID[id]
+			if tg == nil || tg.full || slices.Contains(tg.texts, a) {
+				continue
+			}
+			if len(tg.texts) > 0 {
+				tg.chars++
+			}
+			tg.texts = append(tg.texts, a)
+			tg.chars += utf8.RuneCountInString(a)
+			tg.full = len(tg.texts) == 200 || tg.chars >= maxAnchors
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		for _, tg := range chunk {
+			a := strings.Join(tg.texts, " ")
+			if tg.chars > maxAnchors {
+				a = cutRunes(a, maxAnchors)
+			}
+			if a != tg.old {
+				out = append(out, anchorDoc{key: tg.key, anchors: a, tier: tg.tier})
+			}
+		}
+		last := chunk[len(chunk)-1].key
+		if len(chunk) < anchorChunk || last == math.MaxInt64 {
+			return out, nil
+		}
+		from = last + 1
+	}
+}
+
+// cutRunes returns the first n characters of s, as SQLite's substr(s, 1, n)
+// counts them.
+func cutRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
 // refreshAnchors writes again the documents whose inbound anchor texts
 // changed since they were indexed (only those: FTS5 tokenizes a whole row
 // again), in the main index and in the search tier. Each index takes all
@@ -845,28 +1002,8 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) (err err
 // them out as two segments (see ftsOp); a document's text is read just
 // before it is inserted, so memory holds only the keys and anchor texts.
 func (t *txn) refreshAnchors(ctx context.Context) error {
-	type doc struct {
-		key     crawl.ID
-		anchors string
-		tier    bool
-	}
-	rows, err := t.tx.QueryContext(ctx, `SELECT key, anchors, key IN (SELECT url_id FROM search_tier) FROM
-		(SELECT d.key, d.anchors AS old, `+anchorsOf("d.key")+` AS anchors FROM search_docs d)
-		WHERE anchors IS NOT old ORDER BY key`)
+	docs, err := t.changedAnchors(ctx)
 	if err != nil {
-		return fmt.Errorf("anchor texts: %w", err)
-	}
-	var docs []doc
-	for rows.Next() {
-		var d doc
-		if err := rows.Scan(&d.key, &d.anchors, &d.tier); err != nil {
-			rows.Close()
-			return fmt.Errorf("anchor texts: %w", err)
-		}
-		docs = append(docs, d)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return fmt.Errorf("anchor texts: %w", err)
 	}
 	if len(docs) == 0 {
@@ -1021,7 +1158,7 @@ func (db *DB) OutboxNext(ctx context.Context, limit int, lease time.Duration, no
 			}
 			out[i].Page = p
 			out[i].Host = crawl.HostKey(p.URL)
-			if err := t.tx.QueryRowContext(ctx, `SELECT pagerank FROM pages WHERE url_id = ?`, p.ID).Scan(&out[i].PageRank); err != nil {
+			if err := t.tx.QueryRowContext(ctx, `SELECT coalesce((SELECT rank FROM ranks WHERE url_id = ?), 0)`, p.ID).Scan(&out[i].PageRank); err != nil {
 				return err
 			}
 			if err := t.tx.QueryRowContext(ctx, `SELECT coalesce((SELECT anchors FROM search_docs WHERE key = ?), '')`, ftsKey(p.ID)).Scan(&out[i].Anchors); err != nil {
