@@ -64,7 +64,7 @@ func drainFor(ctx context.Context, st crawl.Store, c *opensearch.Client, d time.
 }
 
 // computeRanks runs PageRank over the stored link graph and records it.
-func computeRanks(ctx context.Context, st crawl.Store) (nodes, edges int, err error) {
+func computeRanks(ctx context.Context, st crawl.RankStore) (nodes, edges int, err error) {
 	b := rank.NewBuilder(1 << 16)
 	for e, err := range st.LinkGraph(ctx) {
 		if err != nil {
