@@ -181,6 +181,28 @@ var failureModes = []struct {
 		want: []string{"Paragraph 1 of the story", "Paragraph 6 of the story"},
 		not:  []string{"Another post", "Yet another post"},
 	},
+	{
+		// Sections of one kind whose classes differ by an id of their
+		// own (as page builders write them) are the parts of one text:
+		// all are kept with the best.
+		name: "page builder sections",
+		page: `<body>` + siteChrome + `<div class="builder-wrap">` +
+			`<section class="b-el b-el-4a7c91 b-section">` + prose("story", 4) + `</section>` +
+			`<section class="b-el b-el-9f02e3 b-section"><p>Golden hour on the ridge, with the last light on the tents.</p><p>Lantern: Brand One</p></section>` +
+			`<section class="b-el b-el-31d0aa b-section"><p>Kettle: Brand Two</p><p>Stove and kettle, the two things no camp is without for long.</p></section>` +
+			`</div><div class="foot-links"><a href="/1">Imprint</a> <a href="/2">Privacy</a></div></body>`,
+		want: []string{"Paragraph 4 of the story", "Golden hour on the ridge", "Kettle: Brand Two"},
+		not:  []string{"Imprint"},
+	},
+	{
+		// A short text is not cut as if it were the short lines after a
+		// longer one; a sentence closed inside quotes is prose.
+		name: "short text with a dateline",
+		page: `<body>` + siteChrome + `<div class="post"><h2>Doing nothing</h2><p class="meta">Posted by A. Writer on 14 June 2013 (Notes)</p>` +
+			`<p>“I know I am tired and should not say this, but here it goes…”</p><p>– “Then don't.”</p><p>– “Fine.”</p>` +
+			`<p>– Nothing else was said that night, on the long way home by the river</p></div></body>`,
+		want: []string{"I know I am tired", "Then don't.", "Fine.", "on the long way home by the river"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

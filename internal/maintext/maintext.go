@@ -82,8 +82,9 @@ type Result struct {
 	// broken by <br> and in <pre> separated by "\n"; other whitespace
 	// collapsed. A heading that no paragraph follows (the title of a
 	// list of links left out, say) is left out, and so are short lines
-	// after the last paragraph of prose (less than 400 bytes in all: a
-	// source, a date, a "more on this" line). At most MaxText bytes.
+	// after the last paragraph of prose (less than 400 bytes in all and
+	// under a third of the text before them: a source, a date, a "more
+	// on this" line). At most MaxText bytes.
 	Text string
 	// Lang is the BCP 47 primary language subtag, lower case ("en", "tr"):
 	// from <html lang> (or xml:lang), else from the Content-Language

@@ -54,17 +54,35 @@ type textWriter struct {
 }
 
 // maxTail is the length under which the lines after the last paragraph
-// of prose are left out.
+// of prose are left out (if they are under a third of the text before them).
 const maxTail = 400
 
 // isProse reports whether a paragraph is prose rather than a line of
 // boilerplate: at least 150 bytes, or five words or more with a sentence
-// in them (ending in '.', '!' or '?', or followed by another).
+// in them (ending in '.', '!', '?' or '…', before any closing quotes and
+// brackets, or followed by another).
 func isProse(p []byte) bool {
-	return len(p) >= 150 || bytes.Count(p, space) >= 4 && (bytes.IndexByte(sentenceEnds, p[len(p)-1]) >= 0 || bytes.Contains(p, stop))
+	return len(p) >= 150 || bytes.Count(p, space) >= 4 && (endsSentence(p) || bytes.Contains(p, stop))
 }
 
-var space, sentenceEnds, stop = []byte(" "), []byte(".!?"), []byte(". ")
+var space, stop = []byte(" "), []byte(". ")
+
+// endsSentence reports whether a paragraph ends a sentence: '.', '!', '?'
+// or '…', then perhaps closing quotes and brackets.
+func endsSentence(p []byte) bool {
+	for len(p) > 0 {
+		r, size := utf8.DecodeLastRune(p)
+		switch r {
+		case '.', '!', '?', '…':
+			return true
+		case '"', '\'', ')', ']', '»', '«', '“', '”', '„', '’', '‘':
+			p = p[:len(p)-size]
+		default:
+			return false
+		}
+	}
+	return false
+}
 
 // render writes the text of the subtrees of the given nodes, in order:
 // see Result.Text.
@@ -85,7 +103,7 @@ func (b *Builder) render(roots []int32, max int) string {
 	if w.out.Len() == 0 && len(w.held) > 0 {
 		w.write(w.held)
 	}
-	if w.prose && w.out.Len()-w.lastLong < maxTail {
+	if tail := w.out.Len() - w.lastLong; w.prose && tail < maxTail && tail*3 < w.lastLong {
 		// The short lines after the last prose: a source, a date, a
 		// "more on this" line, a tag list.
 		return w.out.String()[:w.lastLong]

@@ -49,7 +49,7 @@ type node struct {
 	links                    int32  // links in the subtree
 	cls                      int32  // class weight (see classWeight), for elements
 	raw                      int32  // bytes of text in the subtree before pruning (see prune)
-	clsHash                  uint32 // of its class attribute, 0 if none
+	clsHash                  uint32 // of its class attribute (see classHash), 0 if none
 	score                    float64
 }
 
@@ -301,7 +301,7 @@ func (b *Builder) start(t *htmlx.Token) {
 	if props&pContainer != 0 {
 		n.cls = classWeight(t.Attrs())
 		if v, ok := t.Attr("class"); ok && len(v) > 0 {
-			n.clsHash = nameHash(v)
+			n.clsHash = classHash(v)
 		}
 	}
 	b.nodes = append(b.nodes, n)
@@ -451,6 +451,53 @@ func nameHash(name []byte) uint32 {
 		h = (h ^ uint32(c)) * 16777619
 	}
 	return h | 1
+}
+
+// classHash is a hash of a class list without the tokens that name one
+// element rather than a kind ("elementor-element-1d905f60", "post-4130"):
+// see instanceToken. It is 0 if no token is left.
+func classHash(v []byte) uint32 {
+	h := uint32(2166136261)
+	any := false
+	for i := 0; i < len(v); {
+		for i < len(v) && isSpaceByte(v[i]) {
+			i++
+		}
+		j := tokenEnd(v, i)
+		if tok := v[i:j]; len(tok) > 0 && !instanceToken(tok) {
+			any = true
+			for _, c := range tok {
+				h = (h ^ uint32(c)) * 16777619
+			}
+			h = (h ^ ' ') * 16777619
+		}
+		i = j
+	}
+	if !any {
+		return 0
+	}
+	return h | 1
+}
+
+// instanceToken reports whether a class token names one element: its
+// last part (after the last '-' or '_') is a number or a hexadecimal id of
+// four characters or more ("post-4130", "elementor-element-6ace886"), not
+// a size or a rank ("col-md-8", "outline-2").
+func instanceToken(tok []byte) bool {
+	k := len(tok)
+	for k > 0 && tok[k-1] != '-' && tok[k-1] != '_' {
+		k--
+	}
+	last := tok[k:]
+	if len(last) < 4 {
+		return false
+	}
+	for _, c := range last {
+		if '0' <= c && c <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 func isHeading(a atom.Atom) bool {
