@@ -23,6 +23,9 @@ func (e *Engine) handle(ctx context.Context, t frontier.Task) {
 	switch t.Kind {
 	case frontier.FetchRobots:
 		e.fetchRobots(ctx, t)
+	case frontier.ReturnURL:
+		// A claim given back unfetched: its URL goes back to the queue.
+		e.send(crawl.Result{URL: t.URL, Outcome: crawl.OutcomeRelease})
 	case frontier.SkipURL:
 		upd := e.fr.Done(ctx, t, frontier.Feedback{})
 		if t.Err != nil {

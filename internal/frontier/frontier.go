@@ -118,6 +118,7 @@ const (
 	FetchURL    Kind = iota // fetch Task.URL (after checking Task.Robots)
 	FetchRobots             // fetch the host's robots.txt
 	SkipURL                 // record Task.URL as skipped without a request (Task.Reason)
+	ReturnURL               // commit Task.URL with crawl.OutcomeRelease, unattempted: a claim given back (a page budget's end, spend.go)
 )
 
 // Task is one unit of work handed out by Next.
@@ -166,8 +167,14 @@ type Frontier struct {
 	claimSoon bool                // unheld hosts received URLs: claim without waiting
 	toRelease []crawl.HostRelease // hosts let go, leases to give up
 	budget    error               // ErrPageBudget/ErrByteBudget once reached
-	stopped   bool
-	lostHosts int
+	// tight is set once a page budget was reached and held-back hosts
+	// gave their claims back (returns, handed out first), at returnedAt
+	// (spend.go).
+	tight      bool
+	returns    []Task
+	returnedAt time.Time
+	stopped    bool
+	lostHosts  int
 	// ioBusy is set while a round of store I/O runs in the background;
 	// pending is the round queued behind it, ioErr its last failure.
 	ioBusy   bool
@@ -251,7 +258,7 @@ type Status struct {
 func (f *Frontier) Status() Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := Status{Hosts: len(f.hosts), Budget: f.budget, LostHosts: f.lostHosts, HostsOverShare: f.hostsOverShare}
+	s := Status{Hosts: len(f.hosts), Budget: f.budget, LostHosts: f.lostHosts, HostsOverShare: f.hostsOverShare, Pending: len(f.returns)}
 	now := f.cfg.Now()
 	bytesSpent := errors.Is(f.budget, crawl.ErrByteBudget)
 	for _, h := range f.hosts {
@@ -360,6 +367,10 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		f.mu.Unlock()
 		return Task{}, false, time.Time{}, false, answered, nil
 	}
+	if t, ok := f.nextReturnLocked(); ok {
+		f.mu.Unlock()
+		return t, true, time.Time{}, false, answered, nil
+	}
 	now := f.cfg.Now()
 	// Hosts whose time has come move to the ready heap, each with its next
 	// URL buffered (or a robots.txt fetch due) so it can be ranked; those
@@ -408,7 +419,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		}
 	}
 	claim := f.budget == nil && len(f.hosts) < f.cfg.MaxHosts && readyCount < f.cfg.MinReady &&
-		(f.claimSoon || now.Sub(f.lastClaim) >= f.cfg.ClaimEvery)
+		(f.claimSoon || now.Sub(f.lastClaim) >= f.cfg.ClaimEvery) && f.mayClaimTightLocked(now)
 	if claim && f.ioBusy && f.pending.claim {
 		claim = false // the round queued behind the running one claims already
 	}
@@ -464,7 +475,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 	if f.ready.Len() == 0 {
 		// The next claim, if one may come; else only a Done (or a host's
 		// time) makes work ready: a zero wake says no time is known.
-		if f.budget == nil && len(f.hosts) < f.cfg.MaxHosts {
+		if f.budget == nil && len(f.hosts) < f.cfg.MaxHosts && f.mayClaimTightLocked(now) {
 			wake = f.lastClaim.Add(f.cfg.ClaimEvery)
 		}
 		if f.waiting.Len() > 0 && (wake.IsZero() || f.waiting.top().due().Before(wake)) {
@@ -785,10 +796,7 @@ func (f *Frontier) applyLocked(r ioRound, res ioResult) error {
 				h.buf = c.us
 				f.rankLocked(h)
 			case errors.Is(c.err, crawl.ErrPageBudget), errors.Is(c.err, crawl.ErrByteBudget):
-				if f.budget == nil {
-					f.cfg.Log.Info("crawl budget reached; finishing what is in flight", "budget", c.err.Error())
-					f.budget = c.err
-				}
+				f.budgetReachedLocked(c.err, nil, r.now)
 			}
 		}
 		f.waiting.push(h)
@@ -895,9 +903,13 @@ func (f *Frontier) gaveUpRobots(h *host) bool {
 func (f *Frontier) refilledLocked(h *host, us []crawl.ClaimedURL, next time.Time, err error, now time.Time) error {
 	switch {
 	case errors.Is(err, crawl.ErrPageBudget), errors.Is(err, crawl.ErrByteBudget):
-		if f.budget == nil {
-			f.cfg.Log.Info("crawl budget reached; finishing what is in flight", "budget", err.Error())
-			f.budget = err
+		if !f.budgetReachedLocked(err, h, now) {
+			// Budget is being given back (spend.go): claim again shortly.
+			if h.heapIndex < 0 {
+				h.wakeAt = now.Add(f.cfg.ClaimEvery)
+				f.schedule(h)
+			}
+			return nil
 		}
 		f.releaseIfIdleLocked(h)
 		return nil
@@ -1058,7 +1070,7 @@ func (f *Frontier) Done(ctx context.Context, t Task, fb Feedback) crawl.HostUpda
 	// A task of an earlier claim of the host (lost, then claimed again) is
 	// not one of this claim's in flight; its request still counts.
 	stale := t.h != nil && t.h != h
-	if !stale && t.Kind != SkipURL {
+	if !stale && t.Kind != SkipURL && t.Kind != ReturnURL {
 		h.inflight--
 	}
 	if !stale && t.Kind == FetchRobots {
@@ -1206,6 +1218,10 @@ func (f *Frontier) Stop() []crawl.ClaimedURL {
 		f.ioCond.Wait()
 	}
 	var out []crawl.ClaimedURL
+	for _, t := range f.returns {
+		out = append(out, t.URL)
+	}
+	f.returns = nil
 	for _, h := range f.hosts {
 		out = append(out, h.buf...)
 		h.buf = nil
