@@ -35,11 +35,13 @@ import (
 //
 //	ACRAWLER_PRIORITY_WEBS=20 go test -run '^$' -bench BenchmarkPriority -benchtime 1x -timeout 60m ./cmd/acrawler
 //
-// ACRAWLER_PRIORITY_WEBS is the number of webs (seeds 1..N, default 4),
-// ACRAWLER_PRIORITY_DELAY the politeness delay (default 50ms). -v prints
-// the figures of each web.
+// ACRAWLER_PRIORITY_WEBS is the number of webs (seeds F..F+N-1, default
+// 4), ACRAWLER_PRIORITY_FROM the first seed F (default 1: several
+// processes can each measure a part of the webs), ACRAWLER_PRIORITY_DELAY
+// the politeness delay (default 50ms). -v prints the figures of each web.
 func BenchmarkPriority(b *testing.B) {
 	webs := envInt("ACRAWLER_PRIORITY_WEBS", 4)
+	from := envInt("ACRAWLER_PRIORITY_FROM", 1)
 	delay := 50 * time.Millisecond
 	if v := os.Getenv("ACRAWLER_PRIORITY_DELAY"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -50,7 +52,7 @@ func BenchmarkPriority(b *testing.B) {
 	}
 	for b.Loop() {
 		var rows []priorityRow
-		for seed := 1; seed <= webs; seed++ {
+		for seed := from; seed < from+webs; seed++ {
 			row := priorityRow{seed: seed}
 			for i, order := range []string{"priority", "bfs"} {
 				row.share100[i], row.share1000[i] = measureBudget(b, seed, order, delay, 1000)
