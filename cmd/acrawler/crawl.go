@@ -22,6 +22,7 @@ import (
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/engine"
 	"github.com/acrawler/acrawler/internal/fetch"
+	"github.com/acrawler/acrawler/internal/frontier"
 	"github.com/acrawler/acrawler/internal/harvest"
 	"github.com/acrawler/acrawler/internal/index/opensearch"
 	"github.com/acrawler/acrawler/internal/indexer"
@@ -265,27 +266,29 @@ func crawlOrRecrawl(ctx context.Context, cmd string, args []string, stdout, stde
 		Admit: func(u string) bool { return sc.Check(u) == scope.In }, Limits: lim, Log: log})
 	prog := newProgressPrinter(stderr, cfg.Progress)
 	eng, err := engine.New(store, engine.Config{
-		Owner:         ownerName(),
+		Frontier: frontier.Config{
+			Owner:         ownerName(),
+			Limits:        lim,
+			Token:         robots.ProductToken(cfg.UserAgent),
+			Delay:         time.Duration(cfg.Delay),
+			MaxCrawlDelay: time.Duration(cfg.MaxCrawlDelay),
+			HostInflight:  cfg.HostInflight,
+			Lease:         time.Duration(cfg.Lease),
+			RobotsRetry:   time.Duration(cfg.RobotsRetry),
+			MaxBackoff:    time.Duration(cfg.MaxBackoff),
+		},
 		Seeds:         seeds,
 		SitemapSeeds:  sitemaps,
 		ArchiveSeeds:  archived,
 		NoSitemaps:    cfg.NoSitemaps,
-		Limits:        lim,
 		MaxDuration:   time.Duration(cfg.MaxDuration),
 		Scope:         sc,
 		Normalizer:    norm,
 		Score:         policy,
 		Fetcher:       client,
-		Token:         robots.ProductToken(cfg.UserAgent),
 		Workers:       cfg.Workers,
-		Delay:         time.Duration(cfg.Delay),
-		MaxCrawlDelay: time.Duration(cfg.MaxCrawlDelay),
-		HostInflight:  cfg.HostInflight,
-		Lease:         time.Duration(cfg.Lease),
-		RobotsRetry:   time.Duration(cfg.RobotsRetry),
 		MaxAttempts:   cfg.MaxAttempts,
 		RetryBase:     time.Duration(cfg.RetryBase),
-		MaxBackoff:    time.Duration(cfg.MaxBackoff),
 		MaxLinks:      cfg.MaxLinks,
 		MaxBody:       int64(cfg.MaxBody),
 		StoreOutage:   time.Duration(cfg.StoreOutage),

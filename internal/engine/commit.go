@@ -39,7 +39,7 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 			var st crawl.CommitStats
 			_, err := e.storeRetry(ctx, "commit", func() error {
 				var err error
-				st, err = e.store.Commit(ctx, batch, e.cfg.Limits)
+				st, err = e.store.Commit(ctx, batch, e.cfg.Frontier.Limits)
 				if err != nil && !e.commitDown.Swap(true) {
 					e.notify() // the dispatcher stops handing out work
 				}
@@ -127,7 +127,7 @@ func (e *Engine) account(st crawl.CommitStats, batch []crawl.Result) {
 			if !s.cappedHosts[h] {
 				s.cappedHosts[h] = true
 				e.cfg.Log.Warn("host page budget reached; its new URLs are refused", "host_id", int64(h),
-					"max_pages_per_host", e.cfg.Limits.MaxPagesPerHost)
+					"max_pages_per_host", e.cfg.Frontier.Limits.MaxPagesPerHost)
 			}
 		}
 		s.mu.Unlock()
@@ -150,7 +150,7 @@ func (e *Engine) readmit(ctx context.Context, batch []crawl.Result) {
 	var as crawl.AddStats
 	if _, err := e.storeRetry(ctx, "add the URLs of stale results", func() error {
 		var err error
-		as, err = e.store.AddURLs(ctx, urls, e.cfg.Limits)
+		as, err = e.store.AddURLs(ctx, urls, e.cfg.Frontier.Limits)
 		return err
 	}); err != nil {
 		e.cfg.Log.Warn("add the URLs of stale results", "urls", len(urls), "err", err)

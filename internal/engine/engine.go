@@ -30,46 +30,46 @@ type Fetcher interface {
 
 // Config is everything a crawl needs, as plain values and ready parts.
 type Config struct {
-	Owner        string   // this process's lease owner name
+	// Frontier configures the crawl's frontier: the lease owner name of
+	// this process (default "acrawler"), the budgets (Limits), politeness
+	// (Delay, MaxCrawlDelay, HostInflight, MaxBackoff: the cap on a host's
+	// back-off after 429, 503 or soft blocks, and on a Retry-After), host
+	// leases, the robots.txt cache and product token (default "acrawler";
+	// the extractor reads robots meta tags for it too). Its defaults are
+	// the frontier's (frontier.Config.WithDefaults). The engine sets
+	// MaxHosts, MinReady and Batch when they are zero, and always
+	// HostValues (from Score's order), Now, Log and Wake.
+	Frontier frontier.Config
+
 	Seeds        []string // normalized seed URLs
 	SitemapSeeds []string // normalized sitemap URLs to read entries from
 	ArchiveSeeds []string // normalized URLs from a web archive (filtered by scope and exclusions)
 	NoSitemaps   bool     // do not look for sitemaps in robots.txt or at /sitemap.xml
-	Limits       crawl.Limits
 	MaxDuration  time.Duration
 
 	Scope      *scope.Scope
 	Normalizer *urlnorm.Normalizer
 	Score      *score.Policy
 	Fetcher    Fetcher
-	Token      string // robots.txt product token
 
-	Workers       int
-	Delay         time.Duration
-	MaxCrawlDelay time.Duration
-	HostInflight  int
-	Lease         time.Duration
-	RobotsTTL     time.Duration
-	RobotsRetry   time.Duration
-	RobotsTries   int
-	MaxAttempts   int                  // fetch attempts per URL for transient failures (default 3)
-	RetryBase     time.Duration        // first retry delay, doubling (default 30s)
-	MaxBackoff    time.Duration        // cap on a host's back-off after 429, 503 or soft blocks (default 10m)
-	MaxLinks      int                  // links taken from one page (default 1000)
-	MaxBody       int64                // HTML body cap, passed to the fetcher (0: its default)
-	StoreOutage   time.Duration        // how long store errors are retried before giving up (default 5m)
-	TrapPolicy    TrapPolicy           // what happens to a suspected trap (default throttle)
-	BlockMarkers  []string             // lowercase phrases that mark a short 200 page as a soft block
-	MetricsEvery  time.Duration        // how often figures are recorded in the store (default 10s)
-	Archive       Archive              // raw responses (nil: not archived)
-	PDF           extract.PDFExtractor // PDF text (nil: PDFs are not fetched for their text)
-	MaxPDFBody    int64                // PDF size limit (default 20 MiB)
-	MainText      bool                 // extract main text (boilerplate removed)
-	Schedule      schedule.Policy      // revisit policy (default schedule.DefaultPolicy)
-	Run           int                  // the recrawl run this crawl is (0: not a recrawl)
-	RevisitEvery  time.Duration        // how often due pages are queued during the crawl (0: only at the start)
-	DueAtStart    bool                 // queue the pages due for a revisit before crawling
-	DueAll        bool                 // with DueAtStart: every active page, due or not (recrawl --all)
+	Workers      int
+	MaxAttempts  int                  // fetch attempts per URL for transient failures (default 3)
+	RetryBase    time.Duration        // first retry delay, doubling (default 30s)
+	MaxLinks     int                  // links taken from one page (default 1000)
+	MaxBody      int64                // HTML body cap, passed to the fetcher (0: its default)
+	StoreOutage  time.Duration        // how long store errors are retried before giving up (default 5m)
+	TrapPolicy   TrapPolicy           // what happens to a suspected trap (default throttle)
+	BlockMarkers []string             // lowercase phrases that mark a short 200 page as a soft block
+	MetricsEvery time.Duration        // how often figures are recorded in the store (default 10s)
+	Archive      Archive              // raw responses (nil: not archived)
+	PDF          extract.PDFExtractor // PDF text (nil: PDFs are not fetched for their text)
+	MaxPDFBody   int64                // PDF size limit (default 20 MiB)
+	MainText     bool                 // extract main text (boilerplate removed)
+	Schedule     schedule.Policy      // revisit policy (default schedule.DefaultPolicy)
+	Run          int                  // the recrawl run this crawl is (0: not a recrawl)
+	RevisitEvery time.Duration        // how often due pages are queued during the crawl (0: only at the start)
+	DueAtStart   bool                 // queue the pages due for a revisit before crawling
+	DueAll       bool                 // with DueAtStart: every active page, due or not (recrawl --all)
 
 	Log           *slog.Logger
 	Progress      func(Progress) // called every ProgressEvery and once at the end
@@ -81,9 +81,6 @@ func (c *Config) defaults() error {
 	if c.Scope == nil || c.Normalizer == nil || c.Score == nil || c.Fetcher == nil {
 		return errors.New("engine: config needs Scope, Normalizer, Score and Fetcher")
 	}
-	if c.Owner == "" {
-		c.Owner = "acrawler"
-	}
 	if c.Workers <= 0 {
 		c.Workers = 16
 	}
@@ -92,9 +89,6 @@ func (c *Config) defaults() error {
 	}
 	if c.RetryBase <= 0 {
 		c.RetryBase = 30 * time.Second
-	}
-	if c.MaxBackoff <= 0 {
-		c.MaxBackoff = 10 * time.Minute // the frontier's default too
 	}
 	if c.MaxLinks <= 0 {
 		c.MaxLinks = 1000
@@ -110,9 +104,6 @@ func (c *Config) defaults() error {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
-	}
-	if c.Token == "" {
-		c.Token = "acrawler"
 	}
 	if c.TrapPolicy == "" {
 		c.TrapPolicy = TrapThrottle
@@ -132,6 +123,36 @@ func (c *Config) defaults() error {
 	if err := c.Schedule.Validate(); err != nil {
 		return err
 	}
+	f := &c.Frontier
+	if f.Owner == "" {
+		f.Owner = "acrawler"
+	}
+	if f.Token == "" {
+		f.Token = "acrawler"
+	}
+	if f.MaxHosts <= 0 {
+		f.MaxHosts = max(256, 4*c.Workers)
+	}
+	if f.MinReady <= 0 {
+		f.MinReady = c.Workers
+	}
+	if f.Batch <= 0 {
+		// URLs claimed per host at a time: large enough that the
+		// dispatcher seldom waits for the store behind a commit.
+		f.Batch = 32
+		if f.Limits.MaxPages > 0 || f.Limits.MaxHostBytes > 0 {
+			// Claims reserve page budget: keep the reservations small so
+			// the budget goes to the best URLs known when it is spent. A
+			// host's byte share is checked when its URLs are claimed: a
+			// large claim would overshoot it by a whole batch of pages.
+			f.Batch = 2
+		}
+	}
+	// In priority order hosts compete by their best URL and the value
+	// they earned; breadth- and depth-first orders are what they say.
+	f.HostValues = c.Score.Order() == score.OrderPriority
+	f.Now, f.Log = c.Now, c.Log
+	c.Frontier = c.Frontier.WithDefaults()
 	return nil
 }
 
@@ -194,39 +215,10 @@ func New(store Store, cfg Config) (*Engine, error) {
 		wake:    make(chan struct{}, 1),
 		gaveUp:  make(chan struct{}),
 	}
-	// URLs claimed per host at a time: large enough that the dispatcher
-	// seldom waits for the store behind a commit.
 	e.extractor = e.newExtractor()
-	batch := 32
-	if cfg.Limits.MaxPages > 0 || cfg.Limits.MaxHostBytes > 0 {
-		// Claims reserve page budget: keep the reservations small so the
-		// budget goes to the best URLs known when it is spent. A host's
-		// byte share is checked when its URLs are claimed: a large claim
-		// would overshoot it by a whole batch of pages.
-		batch = 2
-	}
-	e.fr = frontier.New(store, frontier.Config{
-		Owner:         cfg.Owner,
-		Lease:         cfg.Lease,
-		MaxHosts:      max(256, 4*cfg.Workers),
-		MinReady:      cfg.Workers,
-		Batch:         batch,
-		Limits:        cfg.Limits,
-		Delay:         cfg.Delay,
-		MaxCrawlDelay: cfg.MaxCrawlDelay,
-		HostInflight:  cfg.HostInflight,
-		Token:         cfg.Token,
-		RobotsTTL:     cfg.RobotsTTL,
-		RobotsRetry:   cfg.RobotsRetry,
-		RobotsTries:   cfg.RobotsTries,
-		MaxBackoff:    cfg.MaxBackoff,
-		// In priority order hosts compete by their best URL and the value
-		// they earned; breadth- and depth-first orders are what they say.
-		HostValues: cfg.Score != nil && cfg.Score.Order() == score.OrderPriority,
-		Now:        cfg.Now,
-		Log:        cfg.Log,
-		Wake:       e.notify,
-	})
+	fc := cfg.Frontier
+	fc.Wake = e.notify
+	e.fr = frontier.New(store, fc)
 	return e, nil
 }
 
@@ -241,7 +233,7 @@ func (e *Engine) SetPDF(p extract.PDFExtractor) {
 
 func (e *Engine) newExtractor() *extract.Extractor {
 	cfg := e.cfg
-	return extract.New(extract.Options{Resolver: cfg.Normalizer, MaxLinks: cfg.MaxLinks, Token: cfg.Token,
+	return extract.New(extract.Options{Resolver: cfg.Normalizer, MaxLinks: cfg.MaxLinks, Token: cfg.Frontier.Token,
 		MainText: cfg.MainText, PDF: cfg.PDF}, func() htmlx.Resolver { return cfg.Normalizer.PageResolver() })
 }
 
@@ -400,7 +392,7 @@ func (e *Engine) seed(ctx context.Context) error {
 	}
 	st, err := e.storeRetry(ctx, "add seeds", func() error {
 		var err error
-		_, err = e.store.AddURLs(ctx, urls, e.cfg.Limits)
+		_, err = e.store.AddURLs(ctx, urls, e.cfg.Frontier.Limits)
 		return err
 	})
 	_ = st
@@ -597,7 +589,7 @@ func graceContext(parent context.Context, grace time.Duration) (context.Context,
 // process's downloads as they arrive on top of what the store knew at the
 // start (other processes' bytes reach it through the store's own check).
 func (e *Engine) bytesSpent() bool {
-	lim := e.cfg.Limits.MaxBytes
+	lim := e.cfg.Frontier.Limits.MaxBytes
 	return lim > 0 && e.bytesBase+e.stats.bytes.Load() >= lim
 }
 
@@ -649,7 +641,7 @@ func (e *Engine) send(r crawl.Result) {
 
 // renewLoop keeps the host leases alive.
 func (e *Engine) renewLoop(ctx context.Context) {
-	every := e.cfg.Lease / 3
+	every := e.cfg.Frontier.Lease / 3
 	if every <= 0 {
 		every = 20 * time.Second
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/fetch"
+	"github.com/acrawler/acrawler/internal/frontier"
 	"github.com/acrawler/acrawler/internal/pdf"
 	"github.com/acrawler/acrawler/internal/schedule"
 	"github.com/acrawler/acrawler/internal/scope"
@@ -91,17 +92,19 @@ func newTestCrawl(t *testing.T, h http.HandlerFunc, seeds ...string) *testCrawl 
 	}
 	t.Cleanup(client.Close)
 	tc.cfg = Config{
-		Seeds:       normSeeds,
-		Scope:       sc,
-		Normalizer:  norm,
-		Score:       pol,
-		Fetcher:     client,
-		Token:       "acrawler",
-		Workers:     2,
-		Lease:       time.Minute,
-		RobotsRetry: 50 * time.Millisecond,
-		RetryBase:   20 * time.Millisecond,
-		MaxBackoff:  200 * time.Millisecond,
+		Seeds:      normSeeds,
+		Scope:      sc,
+		Normalizer: norm,
+		Score:      pol,
+		Fetcher:    client,
+		Workers:    2,
+		RetryBase:  20 * time.Millisecond,
+		Frontier: frontier.Config{
+			Token:       "acrawler",
+			Lease:       time.Minute,
+			RobotsRetry: 50 * time.Millisecond,
+			MaxBackoff:  200 * time.Millisecond,
+		},
 	}
 	return tc
 }
@@ -337,7 +340,7 @@ func TestRetryAfterCappedByMaxBackoff(t *testing.T) {
 			http.NotFound(rw, r)
 		}
 	}, "http://a.test/")
-	tc.cfg.MaxBackoff = 300 * time.Millisecond
+	tc.cfg.Frontier.MaxBackoff = 300 * time.Millisecond
 	tc.crawl(20 * time.Second)
 	if p := tc.page("http://a.test/"); p == nil || p.Status != 200 {
 		t.Errorf("home: %+v", p)
@@ -369,7 +372,7 @@ func TestInterruptDuringRobotsLosesNothing(t *testing.T) {
 			http.NotFound(rw, r)
 		}
 	}, "http://a.test/")
-	tc.cfg.RobotsRetry = time.Hour
+	tc.cfg.Frontier.RobotsRetry = time.Hour
 	tc.cfg.NoSitemaps = true
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -597,7 +600,7 @@ func TestRedirectAnswers(t *testing.T) {
 		}
 	}, "http://a.test/")
 	tc.cfg.NoSitemaps = true
-	tc.cfg.Limits.MaxDepth = 3
+	tc.cfg.Frontier.Limits.MaxDepth = 3
 	tc.crawl(60 * time.Second)
 
 	for _, st := range []string{"301", "302", "303", "307", "308"} {

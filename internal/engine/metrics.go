@@ -44,7 +44,7 @@ func (e *Engine) recordMetrics(ctx context.Context) {
 	e.lastMark = now
 	m := crawl.Metrics{
 		At:         now.at,
-		Owner:      e.cfg.Owner,
+		Owner:      e.cfg.Frontier.Owner,
 		Interval:   now.at.Sub(last.at),
 		Fetched:    now.fetched - last.fetched,
 		Useful:     now.useful - last.useful,

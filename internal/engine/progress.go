@@ -96,8 +96,8 @@ func (e *Engine) progress(final bool) Progress {
 		NewPerPage:  s.windowDiscoveries,
 		Errors:      s.failed.Load() + s.s5xx.Load(),
 		Bytes:       s.bytes.Load(),
-		MaxPages:    e.cfg.Limits.MaxPages,
-		MaxBytes:    e.cfg.Limits.MaxBytes,
+		MaxPages:    e.cfg.Frontier.Limits.MaxPages,
+		MaxBytes:    e.cfg.Frontier.Limits.MaxBytes,
 		Final:       final,
 		HostsCapped: len(s.cappedHosts),
 	}

@@ -44,7 +44,7 @@ func TestRedirectHopsKeepDelay(t *testing.T) {
 		}
 	}, "http://a.test/")
 	tc.cfg.NoSitemaps = true
-	tc.cfg.Delay = delay
+	tc.cfg.Frontier.Delay = delay
 	tc.crawl(20 * time.Second)
 	mu.Lock()
 	defer mu.Unlock()
@@ -103,7 +103,7 @@ func TestRobotsRedirects(t *testing.T) {
 		}
 	}, "http://five.test/", "http://six.test/", "http://loop.test/")
 	tc.cfg.NoSitemaps = true
-	tc.cfg.RobotsRetry = time.Hour // a retry would hold the crawl open
+	tc.cfg.Frontier.RobotsRetry = time.Hour // a retry would hold the crawl open
 	tc.crawl(20 * time.Second)
 	for _, tt := range []struct {
 		host         string

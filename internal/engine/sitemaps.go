@@ -57,7 +57,7 @@ func (e *Engine) offerSitemaps(ctx context.Context, host string, lines []string)
 		return
 	}
 	if _, err := e.storeRetry(ctx, "add sitemaps", func() error {
-		_, err := e.store.AddURLs(ctx, urls, e.cfg.Limits)
+		_, err := e.store.AddURLs(ctx, urls, e.cfg.Frontier.Limits)
 		return err
 	}); err != nil {
 		e.cfg.Log.Warn("queue sitemaps", "host", host, "err", err)

@@ -39,9 +39,9 @@ func TestPageBudgetEndsCrawlDespiteRobotsRetry(t *testing.T) {
 		}
 	}, "http://a.test/", "http://b.test/")
 	tc.cfg.NoSitemaps = true
-	tc.cfg.RobotsRetry = time.Hour // the next robots.txt attempt is far off
-	tc.cfg.RobotsTries = 5
-	tc.cfg.Limits.MaxPages = 5
+	tc.cfg.Frontier.RobotsRetry = time.Hour // the next robots.txt attempt is far off
+	tc.cfg.Frontier.RobotsTries = 5
+	tc.cfg.Frontier.Limits.MaxPages = 5
 	sum := tc.crawl(30 * time.Second)
 	if sum.Reason != StopPages {
 		t.Errorf("stop reason %q, want %q", sum.Reason, StopPages)
@@ -228,7 +228,7 @@ func TestStoreOutageStopsFetching(t *testing.T) {
 	tc.cfg.Workers = 4
 	tc.cfg.TrapPolicy = TrapWarn // a chain of new pages is not a trap here
 	tc.cfg.StoreOutage = time.Second
-	tc.cfg.Lease = time.Second // a resumed crawl takes the hosts back soon
+	tc.cfg.Frontier.Lease = time.Second // a resumed crawl takes the hosts back soon
 	atNotice := make(chan int, 1)
 	st := &outageStore{Store: tc.open(), noticed: func() { atNotice <- tc.web.total() }}
 	e, err := New(st, tc.cfg)
@@ -265,8 +265,8 @@ func TestStoreOutageStopsFetching(t *testing.T) {
 	// most twice (again only when its first result was lost).
 	st.set(false, false)
 	tc.cfg.Seeds = nil
-	tc.cfg.Owner = "resumed" // a new process
-	time.Sleep(tc.cfg.Lease) // the dead run's lease expires
+	tc.cfg.Frontier.Owner = "resumed" // a new process
+	time.Sleep(tc.cfg.Frontier.Lease) // the dead run's lease expires
 	tc.crawl(30 * time.Second)
 	for h := range hosts {
 		for i := range pages {

@@ -293,7 +293,7 @@ func (e *Engine) transient(u crawl.ClaimedURL, resp *fetch.Response, fb *frontie
 			// Retry-After is honoured up to MaxBackoff, as it is for the
 			// host's gap: a server asking for a day must not hold the
 			// crawl open for a day.
-			after := min(resp.RetryAfter, e.cfg.MaxBackoff)
+			after := min(resp.RetryAfter, e.cfg.Frontier.MaxBackoff)
 			return e.retry(r, fmt.Sprintf("http %d", st), max(after, e.retryDelay(u.Attempts))), true
 		}
 	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusGatewayTimeout:
@@ -487,7 +487,7 @@ func (e *Engine) softBlocked(host crawl.ID, title, text string) bool {
 // depth budget and not seen before by this process.
 func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via crawl.Via) {
 	e.stats.discovered.Add(1)
-	if e.cfg.Limits.MaxDepth > 0 && depth > e.cfg.Limits.MaxDepth {
+	if e.cfg.Frontier.Limits.MaxDepth > 0 && depth > e.cfg.Frontier.Limits.MaxDepth {
 		e.stats.overDepth.Add(1)
 		return
 	}
