@@ -59,6 +59,8 @@ func Run(t *testing.T, factory Factory) {
 	for _, r := range roles {
 		t.Run(r.name, func(t *testing.T) { r.run(t, factory) })
 	}
+	// Tables of checks that belong to no single role, one line each:
+	// tests = append(tests, xxxTests...).
 	var tests []test
 	run(t, factory, tests)
 }
