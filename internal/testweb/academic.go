@@ -593,6 +593,7 @@ func (w *Web) buildNorthfieldLibrary(main *site) *site {
 			pb.authors[j] = a
 		}
 		pb.print, pb.alias, pb.mirror, pb.pdf = nil, nil, nil, nil
+		pb.of = src
 		handle := itoa(1000 + i)
 		p := s.add(&page{key: "/repository/handle/" + handle, kind: "publication", academic: true, title: pb.title, pub: &pb, render: renderPub})
 		pb.main = p

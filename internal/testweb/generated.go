@@ -29,6 +29,8 @@ func (w *Web) buildFixed() {
 	w.addSite(w.buildNews())
 	w.addSite(w.buildFaults())
 	w.addSite(w.buildBlog())
+	w.addSite(w.buildRepository())
+	w.addSite(w.buildPreprints())
 }
 
 var places = []string{"Ashbury", "Bellhaven", "Corrin", "Dunmore", "Elsworth", "Fairholm", "Glenrock", "Harwick", "Istow", "Kellbridge", "Lorne", "Marston", "Norcastle", "Oakridge", "Pemberly", "Redcliff", "Stonemoor", "Thornbury", "Upwell", "Westmere"}

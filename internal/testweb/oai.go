@@ -244,6 +244,12 @@ func (w *Web) buildRepository() *site {
 		if rec.Citation != nil {
 			pb.venue, pb.venueKind = rec.Citation.Venue, "journal"
 		}
+		if rec.Original != "" {
+			// The deposit links to the original, which therefore stays.
+			if pb.of = w.pubAt(rec.Original); pb.of != nil {
+				pb.of.main.pinned = true
+			}
+		}
 		for _, c := range rec.Creators {
 			last, first, _ := strings.Cut(c, ", ")
 			pb.authors = append(pb.authors, author{name: first + " " + last, first: first, last: last})
@@ -372,7 +378,10 @@ func (r *Repository) servePDF(rw http.ResponseWriter, rec *RepositoryRecord) {
 		lines = append(lines, pdfLine{font: "F1", size: 16, text: l})
 	}
 	lines = append(lines, pdfLine{font: "F2", size: 11, text: foldASCII(strings.Join(rec.Creators, "; "))})
-	note := "Deposited in the Northfield University Repository, " + rec.Date + "."
+	if rec.Type == "Thesis" {
+		lines = append(lines, pdfLine{font: "F2", size: 10, text: "A thesis submitted to Northfield University."})
+	}
+	note := "Deposited in the Northfield University Repository. Published " + itoa(rec.issued.Year()) + "."
 	if rec.DOI != "" {
 		note += " doi:" + rec.DOI
 	}

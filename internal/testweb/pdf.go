@@ -83,6 +83,12 @@ func pdfString(b *bytes.Buffer, s string) {
 
 // writePDF writes the document with a correct cross-reference table.
 func writePDF(b *bytes.Buffer, title, author string, lines []pdfLine) {
+	writePDFDated(b, title, author, "", lines)
+}
+
+// writePDFDated is writePDF with a CreationDate ("D:20200312120000Z") in
+// the information dictionary when created is not empty.
+func writePDFDated(b *bytes.Buffer, title, author, created string, lines []pdfLine) {
 	start := b.Len()
 	var offsets []int
 	obj := func(body string) {
@@ -119,6 +125,10 @@ func writePDF(b *bytes.Buffer, title, author string, lines []pdfLine) {
 	pdfString(&info, title)
 	info.WriteString(" /Author ")
 	pdfString(&info, author)
+	if created != "" {
+		info.WriteString(" /CreationDate ")
+		pdfString(&info, created)
+	}
 	info.WriteString(" /Producer (acrawler testweb) >>")
 	obj(info.String())
 	xref := b.Len() - start

@@ -102,7 +102,7 @@ func TestDisallowed(t *testing.T) {
 func TestGeneratedRobots(t *testing.T) {
 	w := New(Config{Sites: 30, PagesPerSite: 5})
 	kinds := map[string]int{}
-	for _, s := range w.Sites()[10:] {
+	for _, s := range w.Sites()[12:] {
 		kinds[s.Robots]++
 		u := s.Origin + "/drafts/notes"
 		info, ok := w.Lookup(u)

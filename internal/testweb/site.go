@@ -146,6 +146,11 @@ type pubData struct {
 	extURL      string // a copy of this publication elsewhere on the web
 	ext         *page  // the page at extURL
 	rev         int    // epoch of the current text (abstract, body, PDF)
+	// of is the published paper this record is a copy or version of (a
+	// library's or repository's deposit, a preprint); nil for a paper of
+	// its own. Papers follows it.
+	of       *pubData
+	preprint *preprint // the preprint server's record, for its pages
 }
 
 type author struct {

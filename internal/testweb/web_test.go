@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -74,6 +75,7 @@ func TestSitesAndSeeds(t *testing.T) {
 		"www.northfield-university.test", "cs.northfield-university.test", "library.northfield-university.test",
 		"www.karadeniz-universitesi.test", "journal-of-applied-crawling.test", "lab.quantum-optics-institute.test",
 		"shop.campus-store.test", "news.city-daily.test", "faults.test", "blog.deep-archive.test",
+		"repository.northfield-university.test", "preprints.open-archive.test",
 		"lab-001.test", "www.uni-002.test", "journal-003.test", "lab-004.test", "www.uni-005.test", "journal-006.test",
 	}
 	sites := w.Sites()
@@ -100,7 +102,7 @@ func TestSitesAndSeeds(t *testing.T) {
 		if k, ok := kinds[s.Host]; ok && s.Kind != k {
 			t.Errorf("site %s: Kind %q, want %q", s.Host, s.Kind, k)
 		}
-		if academic := s.Kind == "university" || s.Kind == "journal" || s.Kind == "lab"; academic != s.Academic {
+		if academic := s.Kind == "university" || s.Kind == "journal" || s.Kind == "lab" || s.Kind == "repository" || s.Kind == "preprints"; academic != s.Academic {
 			t.Errorf("site %s: Academic = %v for kind %s", s.Host, s.Academic, s.Kind)
 		}
 	}
@@ -117,7 +119,7 @@ func TestPageCount(t *testing.T) {
 					content++
 				}
 			}
-			n := (10 + tc.sites) * tc.per
+			n := (10+tc.sites)*tc.per + repositoryAndPreprints(w)
 			if content < n*6/10 || content > n*14/10 {
 				t.Errorf("%d content pages, want about %d", content, n)
 			}
@@ -227,3 +229,16 @@ func newDiscard() *discard { return &discard{h: http.Header{}} }
 func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discard) WriteHeader(int)             {}
+
+// repositoryAndPreprints counts the content pages of the repository and
+// the preprint server, whose size follows the publications of the other
+// sites rather than PagesPerSite.
+func repositoryAndPreprints(w *Web) int {
+	n := 0
+	for _, p := range w.Pages() {
+		if (p.Kind == "publication" || p.Kind == "home") && (strings.Contains(p.URL, RepositoryHost) || strings.Contains(p.URL, PreprintHost)) {
+			n++
+		}
+	}
+	return n
+}
