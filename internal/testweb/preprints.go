@@ -95,7 +95,10 @@ func (w *Web) buildPreprints() *site {
 		la := &preprint{title: src.title, authors: []string{l + ", " + f}, names: []string{other}, year: src.year, month: src.month, day: src.day,
 			lookFor: "the title of " + src.main.key + " by another first author"}
 		add(la)
-		if j := strings.Index(src.title, ": "); j > 0 {
+		// A copy of src without its subtitle would match this one as well
+		// as src: src's preprint keeps its subtitle, and src is no
+		// deposit of the repository.
+		if j := strings.Index(src.title, ": "); j > 0 && i%3 != 2 && !strings.Contains(srcURL[src], "northfield") {
 			sub := &preprint{title: src.title[:j] + ": A Replication Study", authors: pp.authors, names: pp.names, year: src.year, month: src.month, day: src.day,
 				lookFor: "the main title of " + src.main.key + " with another subtitle"}
 			add(sub)

@@ -286,9 +286,19 @@ func sameTitle(a, b Copy) bool {
 }
 
 // Conflict reports whether two copies cannot be of one work: each has a
-// DOI, neither a preprint server's (PreprintDOI), and they differ.
+// DOI, neither a preprint server's (PreprintDOI), and they differ; or,
+// without a DOI in common, their titles have the same main title and
+// different subtitles ("Crawling: Part I" and "Crawling: Part II").
 func Conflict(a, b Copy) bool {
-	return a.DOI != "" && b.DOI != "" && a.DOI != b.DOI && !PreprintDOI(a.DOI) && !PreprintDOI(b.DOI)
+	if a.DOI != "" && a.DOI == b.DOI {
+		return false
+	}
+	if a.DOI != "" && b.DOI != "" && !PreprintDOI(a.DOI) && !PreprintDOI(b.DOI) {
+		return true
+	}
+	am, as := SplitTitle(a.Title)
+	bm, bs := SplitTitle(b.Title)
+	return am != "" && am == bm && as != "" && bs != "" && as != bs
 }
 
 // Keys returns the keys under which a store indexes a copy: any two copies
