@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,11 +120,11 @@ func printReport(w io.Writer, db string, r *report.Report, points int) {
 	if len(r.Hosts) > 0 {
 		fmt.Fprintf(w, "\nhosts (most fetched first):\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "host\tfetched\tqueued\t2xx\t3xx\t4xx\t5xx\terrors\tdup\tblocked\tnew/page\trobots\ttrap")
+		fmt.Fprintln(tw, "host\tfetched\tqueued\t2xx\t3xx\t4xx\t5xx\terrors\tdup\tblocked\tnew/page\trobots\ttrap\tvalue\twhy")
 		for _, h := range r.Hosts {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%.2f\t%s\t%s\n", h.Host, h.Fetched, h.Queued, h.Status2xx,
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%.2f\t%s\t%s\t%d\t%s\n", h.Host, h.Fetched, h.Queued, h.Status2xx,
 				h.Status3xx, h.Status4xx, h.Status5xx, errorsCell(h.Errors), h.Duplicates, h.SoftBlocks, h.DiscoveryRate,
-				robotsCell(h.Robots), yesNo(h.Trap != ""))
+				robotsCell(h.Robots), yesNo(h.Trap != ""), h.Value, cmp.Or(h.ValueReason, "-"))
 		}
 		tw.Flush()
 	}

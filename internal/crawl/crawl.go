@@ -483,6 +483,13 @@ type HostStats struct {
 	Discovered int64 // new URLs admitted from its pages
 	Trap       string
 	Robots     int // robots.txt status (0: unreachable or not fetched)
+	// Value is what the store learned the host is worth to a crawl after
+	// research (ValueHosts), and what from: its last ValuePages recorded
+	// pages, ValueResearch of them research, ValueRelated people or
+	// publication lists, ValueCopies copies of other hosts' pages.
+	// ValuePages is 0 for a host not valued yet.
+	Value                                                int
+	ValuePages, ValueResearch, ValueRelated, ValueCopies int64
 }
 
 // Errors returned by stores.

@@ -73,6 +73,11 @@ type HostRow struct {
 	DiscoveryRate float64          `json:"discovery_rate"`
 	Robots        int              `json:"robots_status"`
 	Trap          string           `json:"trap,omitempty"`
+	// Value is what the host is worth to a crawl after research, as the
+	// store learned it from the host's recorded pages; ValueReason says
+	// why ("" for a host not valued yet).
+	Value       int    `json:"value"`
+	ValueReason string `json:"value_reason,omitempty"`
 }
 
 // Store is what the report reads from a store: counters, metrics,
@@ -182,7 +187,8 @@ func Build(ctx context.Context, st Store, hosts int) (*Report, error) {
 		row := HostRow{Host: h.Key, Fetched: h.Fetched, Queued: h.Queued, Admitted: h.Admitted, Bytes: h.Bytes,
 			Status2xx: h.Status[2], Status3xx: h.Status[3], Status4xx: h.Status[4], Status5xx: h.Status[5],
 			Errors: h.Errors, Duplicates: h.Duplicates, SoftBlocks: h.Blocked, DiscoveryRate: ratio(h.Discovered, h.Fetched),
-			Robots: h.Robots, Trap: h.Trap}
+			Robots: h.Robots, Trap: h.Trap,
+			Value: h.Value, ValueReason: ValueReason(h.Value, h.ValuePages, h.ValueResearch, h.ValueRelated, h.ValueCopies)}
 		if h.Trap != "" {
 			r.Traps = append(r.Traps, row)
 		}

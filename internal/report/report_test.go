@@ -132,3 +132,32 @@ func TestValueReason(t *testing.T) {
 		}
 	}
 }
+
+// Each host row carries the value the store learned for the host and why;
+// a host not valued yet has no reason.
+func TestHostRowsCarryValues(t *testing.T) {
+	r := build(t, store{hosts: []crawl.HostStats{
+		{Key: "http://a.test", Fetched: 10, Value: 12, ValuePages: 10, ValueResearch: 8, ValueRelated: 1},
+		{Key: "http://m.test", Fetched: 6, Value: -20, ValuePages: 6, ValueCopies: 5},
+		{Key: "http://new.test"},
+	}})
+	want := []struct {
+		value  int
+		reason string
+	}{
+		{12, ValueReason(12, 10, 8, 1, 0)},
+		{-20, ValueReason(-20, 6, 0, 0, 5)},
+		{0, ""},
+	}
+	if len(r.Hosts) != len(want) {
+		t.Fatalf("%d host rows, want %d", len(r.Hosts), len(want))
+	}
+	for i, w := range want {
+		if h := r.Hosts[i]; h.Value != w.value || h.ValueReason != w.reason {
+			t.Errorf("%s: value %d (%q), want %d (%q)", h.Host, h.Value, h.ValueReason, w.value, w.reason)
+		}
+	}
+	if r.Hosts[0].ValueReason == "" || r.Hosts[1].ValueReason == "" {
+		t.Errorf("valued hosts without a reason: %+v", r.Hosts[:2])
+	}
+}

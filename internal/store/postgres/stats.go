@@ -60,9 +60,9 @@ func (db *DB) HostStats(ctx context.Context, limit int) ([]crawl.HostStats, erro
 	}
 	rows, err := db.pool.Query(ctx, `SELECT h.id, h.key, h.admitted, h.queued, h.fetched, h.bytes,
 			h.s2xx, h.s3xx, h.s4xx, h.s5xx, h.duplicates, h.blocked, h.discovered, h.trap, h.robots,
-			e.kinds, e.counts
+			h.value, h.value_pages, h.value_research, h.value_related, h.value_copies, e.kinds, e.counts
 		FROM (SELECT id, key, admitted, queued, fetched, bytes, s2xx, s3xx, s4xx, s5xx, duplicates, blocked,
-				discovered, trap, coalesce(robots_status, 0) AS robots
+				discovered, trap, coalesce(robots_status, 0) AS robots, value, value_pages, value_research, value_related, value_copies
 			FROM hosts ORDER BY fetched DESC, key COLLATE "C" LIMIT $1) h
 		LEFT JOIN LATERAL (SELECT array_agg(kind) AS kinds, array_agg(count) AS counts
 			FROM host_errors WHERE host_id = h.id) e ON true
@@ -72,15 +72,16 @@ func (db *DB) HostStats(ctx context.Context, limit int) ([]crawl.HostStats, erro
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (crawl.HostStats, error) {
 		var h crawl.HostStats
-		var robots int32
+		var robots, value, pages, research, related, copies int32
 		var kinds []string
 		var counts []int64
 		if err := row.Scan(&h.ID, &h.Key, &h.Admitted, &h.Queued, &h.Fetched, &h.Bytes, &h.Status[2], &h.Status[3],
 			&h.Status[4], &h.Status[5], &h.Duplicates, &h.Blocked, &h.Discovered, &h.Trap, &robots,
-			&kinds, &counts); err != nil {
+			&value, &pages, &research, &related, &copies, &kinds, &counts); err != nil {
 			return h, err
 		}
 		h.Robots = int(robots)
+		h.Value, h.ValuePages, h.ValueResearch, h.ValueRelated, h.ValueCopies = int(value), int64(pages), int64(research), int64(related), int64(copies)
 		if len(kinds) > 0 && len(kinds) == len(counts) {
 			h.Errors = make(map[string]int64, len(kinds))
 			for i, k := range kinds {

@@ -22,8 +22,8 @@ var hostValueTests = []test{
 // a.test, a person's page and pages of no research type on b.test, and on
 // m.test copies of a.test's articles (a mirror); c.test has none recorded.
 // Their values follow ((24·research + 12·people and lists − 24·copies −
-// 6·pages) / (pages + 4)), survive a restart, and order the hosts
-// ClaimHosts leases.
+// 6·pages) / (pages + 4)), survive a restart, are shown by HostStats with
+// what they were learned from, and order the hosts ClaimHosts leases.
 func testHostValue(t *testing.T, e *env) {
 	if _, ok := e.s.(hostValuer); !ok {
 		t.Skip("the store does not value hosts")
@@ -80,6 +80,32 @@ func testHostValue(t *testing.T, e *env) {
 	e.s.Close()
 	e.s = e.reopen()
 	check("after a restart")
+
+	// HostStats shows each value and what it was learned from.
+	stats, err := e.s.HostStats(e.ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type learned struct {
+		value                            int
+		pages, research, related, copies int64
+	}
+	wantStats := map[string]learned{"http://a.test": {9, 4, 4, 0, 0}, "http://m.test": {-15, 4, 0, 0, 4},
+		"http://b.test": {-1, 4, 0, 1, 0}, "http://c.test": {}}
+	for _, h := range stats {
+		w, ok := wantStats[h.Key]
+		if !ok {
+			continue
+		}
+		delete(wantStats, h.Key)
+		if got := (learned{h.Value, h.ValuePages, h.ValueResearch, h.ValueRelated, h.ValueCopies}); got != w {
+			t.Errorf("HostStats of %s: value %d from %d pages, %d research, %d related, %d copies; want %+v",
+				h.Key, got.value, got.pages, got.research, got.related, got.copies, w)
+		}
+	}
+	if len(wantStats) > 0 {
+		t.Errorf("HostStats left out %v", wantStats)
+	}
 
 	// Each host has one URL queued, of one priority: they are leased by
 	// value.
