@@ -1,7 +1,6 @@
 package works
 
 import (
-	"sort"
 	"strings"
 )
 
@@ -349,75 +348,4 @@ func Compatible(a, b []Copy) bool {
 		}
 	}
 	return true
-}
-
-// Cluster groups copies into works as a store does, one copy at a time in
-// the order given: each joins the works it Joins (merging them when they
-// are Compatible, else joining the first), or starts a new one. It returns
-// the works as lists of indexes into copies, in order of their first copy.
-// It is the reference the stores' incremental clustering is tested
-// against.
-func Cluster(copies []Copy) [][]int {
-	var groups [][]int
-	owner := map[string][]int{} // key → groups
-	for i, c := range copies {
-		var cands []int
-		seen := map[int]bool{}
-		for _, k := range Keys(c) {
-			for _, g := range owner[k] {
-				if !seen[g] && groups[g] != nil {
-					seen[g] = true
-					cands = append(cands, g)
-				}
-			}
-		}
-		sort.Ints(cands)
-		target := -1
-		for _, g := range cands {
-			members := make([]Copy, len(groups[g]))
-			for j, m := range groups[g] {
-				members[j] = copies[m]
-			}
-			if !Joins(members, c) {
-				continue
-			}
-			if target < 0 {
-				target = g
-				continue
-			}
-			tm := make([]Copy, len(groups[target]))
-			for j, m := range groups[target] {
-				tm[j] = copies[m]
-			}
-			if Compatible(tm, members) {
-				groups[target] = append(groups[target], groups[g]...)
-				groups[g] = nil
-				for k, gs := range owner {
-					for x := range gs {
-						if gs[x] == g {
-							gs[x] = target
-						}
-					}
-					owner[k] = gs
-				}
-			}
-		}
-		if target < 0 {
-			target = len(groups)
-			groups = append(groups, nil)
-		}
-		groups[target] = append(groups[target], i)
-		for _, k := range Keys(c) {
-			owner[k] = append(owner[k], target)
-		}
-	}
-	var out [][]int
-	for _, g := range groups {
-		if g != nil {
-			sort.Ints(g)
-			out = append(out, g)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
-	return out
 }

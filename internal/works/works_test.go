@@ -228,6 +228,9 @@ func TestCluster(t *testing.T) {
 		land("http://r.test/2", "Something else", nil, 2020, "10.1/b"),
 		land("http://a.test/3", "Polite Crawling at Scale", []string{"Mei Chen"}, 2020, ""),
 	}
+	for i := range cs {
+		cs[i].PageID = int64(i + 1)
+	}
 	got := Cluster(cs)
 	want := [][]int{{0, 2}, {1, 3}, {4}}
 	if !reflect.DeepEqual(got, want) {
@@ -240,6 +243,56 @@ func TestKeysBounded(t *testing.T) {
 	for _, k := range Keys(c) {
 		if len(k) > 600 {
 			t.Errorf("key of %d bytes", len(k))
+		}
+	}
+}
+
+func TestAdd(t *testing.T) {
+	m := NewMemory()
+	meta := func(title, doi string) *Meta {
+		return &Meta{Title: title, Authors: []string{"Jamal Sato"}, Year: 2020, DOI: doi, Type: "article", Sources: []string{"highwire"}}
+	}
+	page := func(id int64, url string, m *Meta) Page {
+		return Page{ID: id, URL: url, ContentType: "text/html", Status: 200, Meta: m}
+	}
+	w1, _ := Add(m, page(1, "http://j.test/1", meta("Polite Crawling at Scale", "10.1/a")))
+	w2, _ := Add(m, page(2, "http://r.test/handle/1", meta("Polite crawling at scale", "")))
+	w3, _ := Add(m, page(3, "http://x.test/1", meta("Another Work Altogether", "")))
+	if w1 == 0 || w2 != w1 || w3 == w1 {
+		t.Fatalf("works %d %d %d, want the first two one and the third apart", w1, w2, w3)
+	}
+	// The same page again: the same work.
+	if w, _ := Add(m, page(2, "http://r.test/handle/1", meta("Polite crawling at scale", ""))); w != w1 {
+		t.Errorf("page committed again: work %d, want %d", w, w1)
+	}
+	// A page that stops being a copy leaves its work.
+	if w, _ := Add(m, Page{ID: 2, URL: "http://r.test/handle/1", Status: 404}); w != 0 {
+		t.Errorf("a 404 is in work %d", w)
+	}
+	if ws := m.Works(); len(ws) != 2 || len(ws[0].Copies) != 1 {
+		t.Errorf("works after a copy left: %+v", ws)
+	}
+	// The last copy leaving deletes the work.
+	Add(m, Page{ID: 3, URL: "http://x.test/1", Status: 410})
+	if ws := m.Works(); len(ws) != 1 {
+		t.Errorf("works after the last copy of one left: %+v", ws)
+	}
+	// A copy that joins two works makes them one.
+	a, _ := Add(m, page(10, "http://j.test/10", meta("Crawling the Deep Web Again", "10.1/z")))
+	b, _ := Add(m, page(11, "http://p.test/11", &Meta{Title: "Crawling the Deep Web Again: Extended", Type: "article", Sources: []string{"highwire"}, PDFURL: "http://j.test/10.pdf"}))
+	if a == b {
+		t.Fatalf("unrelated pages joined")
+	}
+	c, _ := Add(m, Page{ID: 12, URL: "http://j.test/10.pdf", ContentType: "application/pdf", Status: 200, Meta: &Meta{Title: "Crawling the Deep Web Again", Authors: []string{"J. Sato"}, DOI: "10.1/z"}})
+	if c != a {
+		t.Errorf("the PDF joined work %d, want %d", c, a)
+	}
+	for _, w := range m.Works() {
+		if w.ID == b {
+			t.Errorf("work %d still exists after joining %d: %+v", b, a, w)
+		}
+		if w.ID == a && len(w.Copies) != 3 {
+			t.Errorf("work %d has %d copies, want 3", a, len(w.Copies))
 		}
 	}
 }
