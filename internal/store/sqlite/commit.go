@@ -488,6 +488,9 @@ func (c *committer) savePageIndexed(ctx context.Context, p *crawl.Page, sched *c
 	if _, err := stmt.ExecContext(ctx, args...); err != nil {
 		return err
 	}
+	if err := t.joinWork(ctx, p); err != nil {
+		return err
+	}
 	if reindex {
 		if err := t.indexPage(ctx, p); err != nil {
 			return err
