@@ -203,6 +203,29 @@ var failureModes = []struct {
 			`<p>– Nothing else was said that night, on the long way home by the river</p></div></body>`,
 		want: []string{"I know I am tired", "Then don't.", "Fine.", "on the long way home by the river"},
 	},
+	{
+		// A text written as one long paragraph is the content, though
+		// a grid of teasers beside it scores more by their number.
+		name: "one long paragraph and a teaser grid",
+		page: `<body>` + siteChrome + `<div class="x-wrap"><h2>Storage</h2><div class="w"><p>` +
+			strings.Repeat("The battery keeps what the panels make by day for the night and its chemistry and age decide how much of it is left. ", 14) +
+			`The end of the entry.</p></div>` +
+			`<div class="grid"><div class="card"><p>Panels, roofs and inverters: what a small house needs, and what it costs, in one short guide.</p></div>` +
+			`<div class="card"><p>Tariffs, meters and the grid: how selling power works, step by step, for the first year.</p></div>` +
+			`<div class="card"><p>Cables, fuses and plugs: the parts of a balcony set, and which of them, if any, need a fitter.</p></div>` +
+			`<div class="card"><p>Shade, tilt and dust: why a panel makes less than its label says, and what, if anything, helps.</p></div></div></div></body>`,
+		want: []string{"The battery keeps what the panels make", "The end of the entry."},
+		not:  []string{"Tariffs, meters and the grid"},
+	},
+	{
+		// A heading of rank one in a sidebar does not keep the sidebar.
+		name: "h1 in an aside",
+		page: `<body>` + siteChrome + `<div class="post"><h2>Charging stations</h2>` + prose("story", 2) + `</div>` +
+			`<div class="widgets"><aside class="widget"><h1 class="widget-title">About this blog</h1><div>` +
+			strings.Repeat("Notes on business, art and science, written since the spring of last year by one writer, in one city. ", 4) + `</div></aside></div></body>`,
+		want: []string{"Charging stations", "Paragraph 2 of the story"},
+		not:  []string{"About this blog", "Notes on business"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

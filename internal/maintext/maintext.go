@@ -22,8 +22,10 @@
 //     by link density and weighed by class and id words), preferring a
 //     block inside role=main to reader comments outside it, with its
 //     siblings that score well, are of its class (the steps of a how-to)
-//     or are prose paragraphs; if the content is one block in which an
-//     <article> holds half of the text, that article;
+//     or are prose paragraphs; the block of the page's longest paragraph
+//     instead, if that paragraph is longer than all of it (a text in one
+//     paragraph beside a grid of teasers); if the content is one block in
+//     which an <article> holds half of the text, that article;
 //   - inside the content, blocks of links, "read more" lines, teaser
 //     panels and small blocks with a boilerplate class are left out;
 //   - the content is written out paragraph by paragraph, without headings
@@ -186,6 +188,21 @@ func (b *Builder) content() []int32 {
 	}
 	if best := b.score(); best >= 0 {
 		out := b.siblings(best)
+		// A page's longest paragraph, longer than all the text of the
+		// content and outside it, is in the content: a text in one
+		// paragraph, and a list of teasers that outscores it by their
+		// number (which are left out, if they are beside it).
+		if l := b.longest; l >= 0 && !b.holds(out, l) && nodes[l].chars > b.chars(out) {
+			if p := nodes[l].parent; p >= 0 && nodes[p].flags&fInit != 0 {
+				var alt []int32
+				for _, i := range b.siblings(p) {
+					if !b.holds(out, i) {
+						alt = append(alt, i)
+					}
+				}
+				out = alt
+			}
+		}
 		if len(out) == 1 {
 			if a := b.mainArticle(out[0]); a >= 0 {
 				return []int32{a}
@@ -197,6 +214,25 @@ func (b *Builder) content() []int32 {
 		return []int32{mainEl}
 	}
 	return roots
+}
+
+// holds reports whether node i is in one of the subtrees of roots.
+func (b *Builder) holds(roots []int32, i int32) bool {
+	for _, r := range roots {
+		if r <= i && i < b.nodes[r].end {
+			return true
+		}
+	}
+	return false
+}
+
+// chars is the visible text of the subtrees of roots.
+func (b *Builder) chars(roots []int32) int32 {
+	var n int32
+	for _, r := range roots {
+		n += b.nodes[r].chars
+	}
+	return n
 }
 
 // mainArticle returns the longest <article> in a block (of those not

@@ -38,9 +38,10 @@ var dropWords = map[string]bool{
 // prune marks as dropped the elements that are boilerplate by their
 // markup alone (see isBoilerplate); one marked by a word of softWords only
 // if it holds less than half of the page's text. An element that holds the page's
-// <main>, an <article>, an <h1> or role=main is never dropped (nor is one
-// of these itself), so that a wrapper with an unlucky class
-// ("has-sidebar") cannot take the content with it.
+// <main>, an <article> or role=main is never dropped (nor is one of these
+// itself), so that a wrapper with an unlucky class ("has-sidebar") cannot
+// take the content with it; nor is one that holds an <h1>, unless it is an
+// aside, a nav, a footer or the page's header (a widget's title).
 func (b *Builder) prune() {
 	nodes := b.nodes
 	var total int32
@@ -54,6 +55,9 @@ func (b *Builder) prune() {
 			if n.flags&(fProtect|fProtected) != 0 {
 				p.flags |= fProtected
 			}
+			if n.flags&(fH1|fHoldsH1) != 0 {
+				p.flags |= fHoldsH1
+			}
 			if n.flags&fSkip == 0 {
 				p.raw += n.raw
 			}
@@ -64,6 +68,11 @@ func (b *Builder) prune() {
 	for i := range nodes {
 		n := &nodes[i]
 		if n.flags&(fProtect|fProtected) != 0 {
+			continue
+		}
+		if n.flags&(fH1|fHoldsH1) != 0 && n.props&pDrop == 0 && (n.atom != atom.Header || n.flags&fInArticle != 0) {
+			// An h1 keeps the block that holds it, unless the block is
+			// an aside, a nav, a footer or the page's header.
 			continue
 		}
 		if n.flags&fBoiler != 0 || n.flags&fSoftBoiler != 0 && n.raw*2 < total {

@@ -22,6 +22,8 @@ const (
 	fInit        = fInArticle << 1  // score initialized
 	fSoftBoiler  = fInit << 1       // boilerplate by a class of softWords: see prune
 	fInMain      = fSoftBoiler << 1 // inside a main or role=main
+	fH1          = fInMain << 1     // an h1: see prune
+	fHoldsH1     = fH1 << 1         // holds an h1
 )
 
 // paragraphTags are the elements scored as paragraphs; div, section and
@@ -202,6 +204,7 @@ func (b *Builder) initScore(i int32) {
 func (b *Builder) score() int32 {
 	nodes := b.nodes
 	var cands []int32
+	longest := int32(-1) // the longest paragraph of prose
 	for i := int32(0); i < int32(len(nodes)); {
 		n := &nodes[i]
 		if n.text {
@@ -214,6 +217,9 @@ func (b *Builder) score() int32 {
 		}
 		isPara := n.props&pPara != 0 ||
 			n.own >= minParagraph && (n.atom == atom.Div || n.atom == atom.Section || n.atom == atom.Article)
+		if isPara && n.chars >= minParagraph && n.linkChars*4 < n.chars && (longest < 0 || n.chars > nodes[longest].chars) {
+			longest = i
+		}
 		if isPara && n.chars >= minParagraph {
 			s := 1 + float64(n.commas) + min(float64(n.chars)/100, 3)
 			p := n.parent
@@ -257,6 +263,7 @@ func (b *Builder) score() int32 {
 		innerScore*landmarkShare >= bestScore {
 		best = inner
 	}
+	b.longest = longest
 	return best
 }
 

@@ -18,7 +18,7 @@ const maxOpen = 512
 // Node flags.
 const (
 	fBoiler    uint16 = 1 << iota // boilerplate by its markup (see isBoilerplate)
-	fProtect                      // main, article, h1 or role=main: its ancestors are never pruned
+	fProtect                      // main, article or role=main: its ancestors are never pruned
 	fMain                         // main or role=main
 	fDropped                      // pruned: boilerplate holding nothing protected
 	fSkip                         // never text (script, style, head, ...)
@@ -75,7 +75,8 @@ type Builder struct {
 	// those of skipTags (whose text is not kept), depthForeign svg and
 	// math elements.
 	depthArticle, depthSkip, depthForeign int
-	depthMain                             int // open main elements (and role=main)
+	depthMain                             int   // open main elements (and role=main)
+	longest                               int32 // the longest paragraph of prose, found by score
 }
 
 // NewBuilder returns a Builder for one page of pageSize bytes (0 if not
@@ -284,8 +285,10 @@ func (b *Builder) start(t *htmlx.Token) {
 		n.flags |= fInMain
 	}
 	switch a {
-	case atom.Main, atom.Article, atom.H1:
+	case atom.Main, atom.Article:
 		n.flags |= fProtect
+	case atom.H1:
+		n.flags |= fH1
 	}
 	if a == atom.Main {
 		n.flags |= fMain
