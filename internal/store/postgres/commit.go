@@ -346,6 +346,9 @@ func (c *committer) run(ctx context.Context) error {
 	a.finish(c.hosts, d)
 	c.st.Add = a.st
 	c.judge(near)
+	if err := t.joinWorks(ctx, c.db, c.pages); err != nil {
+		return err
+	}
 
 	// Step 3: pages, schedules, touches, external-index operations,
 	// inbound links, host outcomes and state, counters. With schedules or

@@ -344,6 +344,9 @@ func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) er
 			p.DuplicateOf = first
 		}
 		judgeNear([]*crawl.Page{p}, near, db.near)
+		if err := t.joinWorks(ctx, db, []*crawl.Page{p}); err != nil {
+			return err
+		}
 		var rows pageRows
 		if err := rows.add(p); err != nil {
 			return err
