@@ -62,6 +62,7 @@ func Run(t *testing.T, factory Factory) {
 	// Tables of checks that belong to no single role, one line each:
 	// tests = append(tests, xxxTests...).
 	var tests []test
+	tests = append(tests, worksTests...)
 	run(t, factory, tests)
 }
 
