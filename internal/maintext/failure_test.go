@@ -226,6 +226,16 @@ var failureModes = []struct {
 		want: []string{"Charging stations", "Paragraph 2 of the story"},
 		not:  []string{"About this blog", "Notes on business"},
 	},
+	{
+		// Teasers after the text, each a linked title with a line or
+		// two, are not the text; a post under a linked title is.
+		name: "teasers with linked titles",
+		page: `<body>` + siteChrome + `<div class="main-col"><div class="post"><h2><a href="/p/1">Notes from the ridge</a></h2>` + prose("story", 5) + `</div>` +
+			`<div class="more-posts"><div class="item"><h2><a href="/p/2">The winter camp</a></h2><p>Long nights, short days, and a stove that would not light, in the week before the thaw.</p></div>` +
+			`<div class="item"><h2><a href="/p/3">Maps in the rain</a></h2><p>How the maps were drawn in the field, and by whom, when the paper would not stay dry.</p></div></div></div></body>`,
+		want: []string{"Paragraph 1 of the story", "Paragraph 5 of the story"},
+		not:  []string{"The winter camp", "Long nights", "Maps in the rain"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

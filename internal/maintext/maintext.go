@@ -27,7 +27,8 @@
 //     paragraph beside a grid of teasers); if the content is one block in
 //     which an <article> holds half of the text, that article;
 //   - inside the content, blocks of links, "read more" lines, teaser
-//     panels and small blocks with a boilerplate class are left out;
+//     panels, teasers after the text (a linked title and a line or two)
+//     and small blocks with a boilerplate class are left out;
 //   - the content is written out paragraph by paragraph, without headings
 //     that no paragraph follows and without the short lines after the
 //     last paragraph of prose.

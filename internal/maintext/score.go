@@ -158,9 +158,13 @@ func (b *Builder) stats() {
 			n.linkChars = n.chars
 			n.links++
 		}
+		if isHeading(n.atom) && n.chars > 0 && n.linkChars*10 >= n.chars*9 {
+			n.linkedHeads++
+		}
 		if n.parent >= 0 && n.flags&(fDropped|fSkip) == 0 {
 			p := &nodes[n.parent]
 			p.links += n.links
+			p.linkedHeads += n.linkedHeads
 			p.chars += n.chars
 			p.linkChars += n.linkChars
 			p.commas += n.commas
@@ -362,6 +366,16 @@ func (n *node) linkBlock(contentChars, contentLinks int32) bool {
 		n.atom != atom.Td && n.linkChars*4 > n.chars && n.commas == 0 && n.chars*4 < contentChars && contentLinks*2 < contentChars
 }
 
+// teaser reports whether an element inside content of contentChars
+// visible bytes, contentLinks of them inside links, is a teaser or a list
+// of them: a block under a quarter of the content with a heading that is
+// all link (the title of another page), in content that is mostly not
+// links.
+func (n *node) teaser(contentChars, contentLinks int32) bool {
+	return n.linkedHeads > 0 && (linkBlockTags[n.atom] || n.atom == atom.Article || n.atom == atom.Li) &&
+		n.chars*4 < contentChars && n.chars < maxTeaser*n.linkedHeads && contentLinks*2 < contentChars
+}
+
 // minorNegative reports whether an element inside content of contentChars
 // visible bytes is a small block (less than a twentieth of the content)
 // whose class or id has a negative word (a promo box, a media credit, a
@@ -373,3 +387,7 @@ func (n *node) minorNegative(contentChars int32) bool {
 // maxLinkLine is the length under which a block all of links is a link
 // line (see linkBlock).
 const maxLinkLine = 200
+
+// maxTeaser is the length of text under which a block with a heading all
+// of link is a teaser (see teaser).
+const maxTeaser = 400

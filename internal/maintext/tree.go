@@ -47,6 +47,7 @@ type node struct {
 	chars, linkChars, commas int32
 	own                      int32  // visible bytes of its own text nodes
 	links                    int32  // links in the subtree
+	linkedHeads              int32  // headings in the subtree that are all link (see stats)
 	cls                      int32  // class weight (see classWeight), for elements
 	raw                      int32  // bytes of text in the subtree before pruning (see prune)
 	clsHash                  uint32 // of its class attribute (see classHash), 0 if none
