@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -69,12 +70,30 @@ func TestCrawlHarvestsOAI(t *testing.T) {
 
 		mustCrawl(t, append([]string{"recrawl"}, args...)...)
 		mu.Lock()
-		defer mu.Unlock()
-		if len(lists) != first+1 || lists[first].Get("from") == "" {
-			t.Fatalf("recrawl asked ListRecords %v; want one request with from", lists[first:])
+		again := lists[first:]
+		mu.Unlock()
+		if len(again) != 1 || again[0].Get("from") == "" {
+			t.Fatalf("recrawl asked ListRecords %v; want one request with from", again)
 		}
-		if _, err := time.Parse(time.RFC3339, lists[first].Get("from")); err != nil {
-			t.Errorf("recrawl's from %q: %v", lists[first].Get("from"), err)
+		if _, err := time.Parse(time.RFC3339, again[0].Get("from")); err != nil {
+			t.Errorf("recrawl's from %q: %v", again[0].Get("from"), err)
+		}
+
+		// A truncated answer is a source error the report shows, and the
+		// crawl goes on with the records read before it. (The repository
+		// cuts each token's first answer: a fresh one for each backend.)
+		fresh := httptest.NewServer(testweb.NewRepository(testweb.New(testweb.Config{})))
+		defer fresh.Close()
+		db = be.newDB(t)
+		args = []string{"crawl", "--db", db, "--proxy", fresh.URL, "--delay", "0", "--progress", "off", "--log-level", "error",
+			"--warc", filepath.Join(t.TempDir(), "warc"), "--scope", "host", "--max-pages", "5", "--oai", endpoint + "/truncated"}
+		mustCrawl(t, args...)
+		out := mustCrawl(t, "stats", "--db", db)
+		if !strings.Contains(out, "oai "+endpoint+"/truncated") || !strings.Contains(out, "truncated response") {
+			t.Errorf("stats shows no source error for the truncated answer:\n%s", out)
+		}
+		if n := queryInt(t, openDB(t, db), `SELECT count(*) FROM urls WHERE via = 'oai'`); n != 2*testweb.RepositoryPageSize {
+			t.Errorf("%d URLs queued before the truncated page, want the first page's %d", n, 2*testweb.RepositoryPageSize)
 		}
 	})
 }

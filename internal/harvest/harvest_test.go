@@ -520,3 +520,32 @@ func TestHarvestExpiredToken(t *testing.T) {
 		checkQueued(t, st, all, func(testweb.RepositoryRecord) bool { return true })
 	})
 }
+
+// TestHarvestDOI: a record's DOI is queued as its resolver URL when the
+// crawl's scope takes doi.org.
+func TestHarvestDOI(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func() crawl.Store) {
+		e := newEnv(t)
+		st := open()
+		cfg := e.config(t, st, "/oai")
+		cfg.Admit = nil
+		res, err := harvest.Run(t.Context(), cfg)
+		if err != nil || !res.Complete {
+			t.Fatalf("Run: %+v, %v", res, err)
+		}
+		dois := 0
+		for _, r := range e.repo.Records() {
+			if r.DOI == "" {
+				continue
+			}
+			dois++
+			u := "https://doi.org/" + strings.ToLower(r.DOI)
+			if rec, err := st.URL(t.Context(), crawl.URLID(u)); err != nil || rec.Via != harvest.ViaOAI {
+				t.Errorf("%s (record %s): %+v, %v; want it queued", u, r.Identifier, rec, err)
+			}
+		}
+		if dois == 0 || res.Offered != 2*(len(e.repo.Records())-2)+dois {
+			t.Errorf("%d URLs offered; want a landing page and a PDF per live record and %d DOIs", res.Offered, dois)
+		}
+	})
+}
