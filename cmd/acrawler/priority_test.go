@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +73,73 @@ func TestPriorityOnVariedWeb(t *testing.T) {
 	if prio < bfs+0.15 || prioPubs <= bfsPubs {
 		t.Errorf("priority order fetched %.1f%% research pages and %d publications, bfs %.1f%% and %d: want priority clearly better (≥ 15 points, more publications)",
 			100*prio, prioPubs, 100*bfs, bfsPubs)
+	}
+}
+
+// TestStatsShowHostValues: after a crawl in priority order, `stats --json`
+// and `stats` show each host's learned value and why: the web's research
+// sites (universities, journals, labs) are valued above its blogs, news
+// sites and shops, for their research.
+func TestStatsShowHostValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls a varied test web")
+	}
+	web := newTestWeb(t, testweb.Config{Seed: 5, Varied: true, Sites: 24, PagesPerSite: 24, NoFaults: true})
+	db := backends[0].newDB(t)
+	args := append(web.crawlArgs(db, "--delay", "0", "--order", "priority", "--max-pages", "400", "--scope", "any",
+		"--max-depth", "0", "--workers", "4", "--no-pdf"), web.Seeds()...)
+	mustCrawl(t, args...)
+	out, errs, err := runCmd(t, "stats", "--db", db, "--json", "--hosts", "0")
+	if err != nil {
+		t.Fatalf("stats --json: %v\n%s", err, errs)
+	}
+	var r struct {
+		Hosts []struct {
+			Host        string `json:"host"`
+			Value       int    `json:"value"`
+			ValueReason string `json:"value_reason"`
+		} `json:"hosts"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("stats --json does not parse: %v", err)
+	}
+	kind := map[string]string{}
+	for _, s := range web.Sites() {
+		kind[s.Origin] = s.Kind
+	}
+	best := map[bool]int{true: -1 << 30, false: -1 << 30} // by research site
+	worst := map[bool]int{true: 1 << 30, false: 1 << 30}
+	valued := map[bool]int{}
+	for _, h := range r.Hosts {
+		if h.ValueReason == "" {
+			continue
+		}
+		research := false
+		switch kind[h.Host] {
+		case "university", "journal", "lab":
+			research = true
+		case "blog", "news", "shop":
+		default:
+			continue
+		}
+		valued[research]++
+		best[research], worst[research] = max(best[research], h.Value), min(worst[research], h.Value)
+		if research && h.Value > 0 && !strings.Contains(h.ValueReason, "research") {
+			t.Errorf("%s valued %d: %q, want the research it was learned from", h.Host, h.Value, h.ValueReason)
+		}
+	}
+	t.Logf("research sites valued %d..%d (%d), others %d..%d (%d)", worst[true], best[true], valued[true], worst[false], best[false], valued[false])
+	if valued[true] == 0 || valued[false] == 0 {
+		t.Fatalf("valued %d research sites and %d others; want both", valued[true], valued[false])
+	}
+	if best[false] >= worst[true] {
+		t.Errorf("a blog, news site or shop is valued %d, a research site %d: want every research site above the others", best[false], worst[true])
+	}
+	text, errs, err := runCmd(t, "stats", "--db", db)
+	if err != nil {
+		t.Fatalf("stats: %v\n%s", err, errs)
+	}
+	if !strings.Contains(text, "value") || !strings.Contains(text, "of its last") {
+		t.Errorf("stats does not show host values and why:\n%s", text)
 	}
 }
