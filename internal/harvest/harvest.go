@@ -127,7 +127,8 @@ type Config struct {
 type Result struct {
 	Endpoint string
 	// Resumed: the run went on from the token an earlier run left. From is
-	// the from argument sent ("" for a full harvest).
+	// the from argument of a new list ("" for a full harvest, or when
+	// resumed).
 	Resumed bool
 	From    string
 	Pages   int
@@ -241,7 +242,9 @@ func (h *harvest) run(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("harvest: recorded from date: %w", err)
 		}
 		opt.From = from
-		h.res.From = id.Granularity.Format(from)
+		if opt.Token == "" {
+			h.res.From = id.Granularity.Format(from)
+		}
 	}
 	h.res.Resumed = opt.Token != ""
 	return h.list(ctx, hv, opt)
