@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/hex"
@@ -903,13 +904,26 @@ var anchorChunk = 100_000
 // order links_target gives them), joined by spaces and cut at maxAnchors
 // characters (TestAnchorsGathered compares the two).
 func (t *txn) changedAnchors(ctx context.Context) ([]anchorDoc, error) {
+	// A target's texts are kept joined, as they will be indexed, with
+	// where each ends: a few bytes a text beyond the text itself.
 	type target struct {
-		key   crawl.ID
-		old   string
-		tier  bool
-		texts []string
-		chars int // of texts joined
-		full  bool
+		key    crawl.ID
+		old    string
+		tier   bool
+		joined []byte
+		ends   []int32 // of each text in joined
+		chars  int     // in joined
+		full   bool
+	}
+	has := func(tg *target, a []byte) bool {
+		start := int32(0)
+		for _, end := range tg.ends {
+			if bytes.Equal(tg.joined[start:end], a) {
+				return true
+			}
+			start = end + 1
+		}
+		return false
 	}
 	var out []anchorDoc
 	from := crawl.ID(math.MinInt64)
@@ -944,34 +958,35 @@ func (t *txn) changedAnchors(ctx context.Context) ([]anchorDoc, error) {
 		if err != nil {
 			return nil, err
 		}
+		var a sql.RawBytes
 		for rows.Next() {
 			var id crawl.ID
-			var a string
 			if err := rows.Scan(&id, &a); err != nil {
 				rows.Close()
 				return nil, err
 			}
 			tg := byID[id]
-			if tg == nil || tg.full || slices.Contains(tg.texts, a) {
+			if tg == nil || tg.full || has(tg, a) {
 				continue
 			}
-			if len(tg.texts) > 0 {
+			if len(tg.ends) > 0 {
+				tg.joined = append(tg.joined, ' ')
 				tg.chars++
 			}
-			tg.texts = append(tg.texts, a)
-			tg.chars += utf8.RuneCountInString(a)
-			tg.full = len(tg.texts) == 200 || tg.chars >= maxAnchors
+			tg.joined = append(tg.joined, a...)
+			tg.ends = append(tg.ends, int32(len(tg.joined)))
+			tg.chars += utf8.RuneCount(a)
+			if tg.full = len(tg.ends) == 200 || tg.chars >= maxAnchors; tg.full {
+				tg.joined = []byte(cutRunes(string(tg.joined), maxAnchors))
+				tg.ends = nil
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 		for _, tg := range chunk {
-			a := strings.Join(tg.texts, " ")
-			if tg.chars > maxAnchors {
-				a = cutRunes(a, maxAnchors)
-			}
-			if a != tg.old {
+			if a := string(tg.joined); a != tg.old {
 				out = append(out, anchorDoc{key: tg.key, anchors: a, tier: tg.tier})
 			}
 		}
