@@ -236,6 +236,17 @@ var failureModes = []struct {
 		want: []string{"Paragraph 1 of the story", "Paragraph 5 of the story"},
 		not:  []string{"The winter camp", "Long nights", "Maps in the rain"},
 	},
+	{
+		// An article's lead, set apart in its header, is kept with the
+		// body beside it.
+		name: "lead in the article header",
+		page: `<body>` + siteChrome + `<div class="a-wrap"><div class="a-head"><h1>Field notes</h1>` +
+			`<p class="a-head__lead">The survey of the ridge is over: what the team found in a season of field work.</p></div>` +
+			`<div class="a-body">` + prose("story", 4) + `</div></div>` +
+			`<div class="promo"><p>Other stories: the winter camp, maps in the rain, and letters from the survey.</p></div></body>`,
+		want: []string{"The survey of the ridge is over", "Paragraph 4 of the story"},
+		not:  []string{"Other stories"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

@@ -25,7 +25,9 @@
 //     or are prose paragraphs; the block of the page's longest paragraph
 //     instead, if that paragraph is longer than all of it (a text in one
 //     paragraph beside a grid of teasers); if the content is one block in
-//     which an <article> holds half of the text, that article;
+//     which an <article> holds half of the text, that article; a lead
+//     or standfirst by its class just before the chosen block (in an
+//     article's header beside its body) is kept with it;
 //   - inside the content, blocks of links, "read more" lines, teaser
 //     panels, teasers after the text (a linked title and a line or two)
 //     and small blocks with a boilerplate class are left out;
@@ -206,15 +208,50 @@ func (b *Builder) content() []int32 {
 		}
 		if len(out) == 1 {
 			if a := b.mainArticle(out[0]); a >= 0 {
-				return []int32{a}
+				return b.withLead([]int32{a})
 			}
 		}
-		return out
+		return b.withLead(out)
 	}
 	if mainEl >= 0 {
 		return []int32{mainEl}
 	}
 	return roots
+}
+
+// withLead returns the content with the lead of its text before it: the
+// blocks with a class of leadWords ("article-lead", "entry-excerpt")
+// before the content's first block, in its parent, grandparent or
+// great-grandparent (an article's header beside its body), of at least
+// minParagraph bytes and mostly not links.
+func (b *Builder) withLead(out []int32) []int32 {
+	if len(out) == 0 {
+		return out
+	}
+	nodes := b.nodes
+	first := out[0]
+	a := first
+	for level := 0; level < 3 && nodes[a].parent >= 0; level++ {
+		a = nodes[a].parent
+	}
+	var lead []int32
+	for i := a + 1; i < first; {
+		n := &nodes[i]
+		if n.text || n.flags&(fDropped|fSkip) != 0 {
+			i = n.end
+			continue
+		}
+		if n.flags&fLead != 0 && n.end <= first && n.chars >= minParagraph && n.linkChars*2 < n.chars {
+			lead = append(lead, i)
+			i = n.end
+			continue
+		}
+		i++
+	}
+	if len(lead) == 0 {
+		return out
+	}
+	return append(lead, out...)
 }
 
 // holds reports whether node i is in one of the subtrees of roots.

@@ -235,6 +235,33 @@ func dropWordOf(v []byte, except map[string]bool) uint16 {
 	return 0
 }
 
+// leadWords are words of the class of an article's lead or standfirst,
+// which pages set apart from its body (see Builder.withLead).
+var leadWords = map[string]bool{"lead": true, "intro": true, "excerpt": true, "abstract": true,
+	"standfirst": true, "subheadline": true, "summary": true, "deck": true, "dek": true}
+
+// hasPart reports whether a class list holds one of words as a part of a
+// token (a run of bytes other than space, '-' and '_').
+func hasPart(v []byte, words map[string]bool) bool {
+	var buf [16]byte
+	for i := 0; i < len(v); {
+		for i < len(v) && (isSpaceByte(v[i]) || v[i] == '-' || v[i] == '_') {
+			i++
+		}
+		j := i
+		for j < len(v) && !isSpaceByte(v[j]) && v[j] != '-' && v[j] != '_' {
+			j++
+		}
+		if n := j - i; n > 0 && n <= len(buf) {
+			if words[string(lowerASCII(buf[:0], v[i:j]))] {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}
+
 func tokenEnd(v []byte, i int) int {
 	for i < len(v) && !isSpaceByte(v[i]) {
 		i++

@@ -24,6 +24,7 @@ const (
 	fInMain      = fSoftBoiler << 1 // inside a main or role=main
 	fH1          = fInMain << 1     // an h1: see prune
 	fHoldsH1     = fH1 << 1         // holds an h1
+	fLead        = fHoldsH1 << 1    // a lead or standfirst by its class (see leadWords)
 )
 
 // paragraphTags are the elements scored as paragraphs; div, section and

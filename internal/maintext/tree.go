@@ -308,6 +308,11 @@ func (b *Builder) start(t *htmlx.Token) {
 			n.clsHash = classHash(v)
 		}
 	}
+	if props&pBlock != 0 {
+		if v, ok := t.Attr("class"); ok && hasPart(v, leadWords) {
+			n.flags |= fLead
+		}
+	}
 	b.nodes = append(b.nodes, n)
 	if props&pVoid != 0 || t.Type == html.SelfClosingTagToken && (a == atom.Svg || a == atom.Math || b.depthForeign > 0) {
 		return
