@@ -142,14 +142,6 @@ type Task struct {
 	h *host // the claim of the host the task came from
 }
 
-// HostValuer is a store that learns what hosts are worth to a crawl after
-// research from their recorded pages. ValueHosts returns the value of each
-// host, in the order of ids, learning it anew for hosts with responses
-// recorded since it was last learned.
-type HostValuer interface {
-	ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error)
-}
-
 // ErrStopped is returned by Next after Stop.
 var ErrStopped = errors.New("frontier stopped")
 

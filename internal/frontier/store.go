@@ -22,5 +22,14 @@ type Store interface {
 	SaveRobots(ctx context.Context, host crawl.ID, rec crawl.RobotsRecord, upd crawl.HostUpdate) error
 }
 
+// HostValuer is a store that learns what hosts are worth to a crawl after
+// research from their recorded pages. ValueHosts returns the value of each
+// host, in the order of ids, learning it anew for hosts with responses
+// recorded since it was last learned. The frontier asks its store for it
+// when Config.HostValues is set; both stores have it.
+type HostValuer interface {
+	ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error)
+}
+
 // Every crawl.Store is a Store.
 var _ Store = crawl.Store(nil)
