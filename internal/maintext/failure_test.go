@@ -247,6 +247,15 @@ var failureModes = []struct {
 		want: []string{"The survey of the ridge is over", "Paragraph 4 of the story"},
 		not:  []string{"Other stories"},
 	},
+	{
+		// A layout class naming a sidebar beside the article ("with a
+		// fixed sidebar on the left") on a block that holds the article
+		// and a third of the page's text or more does not drop it.
+		name: "sidebar layout around the article",
+		page: `<body>` + siteChrome + `<div class="o-row c-fixed-sidebar-layout--left"><div class="c-art">` + prose("story", 4) + `</div></div>` +
+			`<div class="c-comments"><p>` + strings.Repeat("A reader wrote in to say the maps were wrong, and the team, to its credit, wrote back. ", 10) + `</p></div></body>`,
+		want: []string{"Paragraph 1 of the story", "Paragraph 4 of the story"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

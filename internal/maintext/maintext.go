@@ -14,7 +14,7 @@
 //     kvkk, breadcrumb, share, sidebar, footer, comments, author, byline,
 //     tags (whole words of a class token, not substrings; "has-sidebar"
 //     and "no-share" are not read; a share, sidebar, related or teaser
-//     class, or a form, only on a block with less than half of the page's
+//     class, or a form, only on a block with less than a third of the page's
 //     text);
 //   - the content is the page's <main> (or role=main) if it holds at least
 //     a quarter of the text left; otherwise the element that scores best by

@@ -37,7 +37,7 @@ var dropWords = map[string]bool{
 
 // prune marks as dropped the elements that are boilerplate by their
 // markup alone (see isBoilerplate); one marked by a word of softWords only
-// if it holds less than half of the page's text. An element that holds the page's
+// if it holds less than a third of the page's text. An element that holds the page's
 // <main>, an <article> or role=main is never dropped (nor is one of these
 // itself), so that a wrapper with an unlucky class ("has-sidebar") cannot
 // take the content with it; nor is one that holds an <h1>, unless it is an
@@ -75,7 +75,7 @@ func (b *Builder) prune() {
 			// an aside, a nav, a footer or the page's header.
 			continue
 		}
-		if n.flags&fBoiler != 0 || n.flags&fSoftBoiler != 0 && n.raw*2 < total {
+		if n.flags&fBoiler != 0 || n.flags&fSoftBoiler != 0 && n.raw*3 < total {
 			n.flags |= fDropped
 		}
 	}
@@ -146,7 +146,7 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 // softWords are dropWords of blocks that a page's layout wraps around its
 // content by mistake or by design ("share-update-card", "sidebar-and-
 // content-body"): an element they mark is dropped only if it holds less
-// than half of the page's text.
+// than a third of the page's text.
 var softWords = map[string]bool{"share": true, "sharing": true, "social": true, "sidebar": true, "related": true, "skip": true,
 	"teaser": true}
 
