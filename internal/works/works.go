@@ -221,12 +221,22 @@ func splitURL(u string) (host, path string) {
 // match whole, subtitle and all.
 const minMatchTitle = 16
 
-// titleKey is the main title by which a copy is matched and indexed: the
-// normalized main title (SplitTitle), "" if there is none.
-func titleKey(t string) (main, sub, whole string) {
-	main, sub = SplitTitle(t)
-	whole = NormalizeTitle(t)
-	return main, sub, whole
+// prepared is a copy with what matching reads of it normalized once.
+type prepared struct {
+	c                *Copy
+	main, sub, whole string // SplitTitle and NormalizeTitle of the title
+	first            Person // the first author, if any
+	hasFirst         bool
+}
+
+func prep(c *Copy) prepared {
+	p := prepared{c: c}
+	p.main, p.sub = SplitTitle(c.Title)
+	p.whole = NormalizeTitle(c.Title)
+	if len(c.Authors) > 0 {
+		p.first, p.hasFirst = ParsePerson(c.Authors[0]), true
+	}
+	return p
 }
 
 // Match reports whether two copies are copies of one work, looking at the
@@ -244,41 +254,42 @@ func titleKey(t string) (main, sub, whole string) {
 //
 // and they do not Conflict.
 func Match(a, b Copy) bool {
-	if Conflict(a, b) {
+	pa, pb := prep(&a), prep(&b)
+	return match(&pa, &pb)
+}
+
+func match(a, b *prepared) bool {
+	if conflict(a, b) {
 		return false
 	}
-	if a.DOI != "" && a.DOI == b.DOI {
+	if a.c.DOI != "" && a.c.DOI == b.c.DOI {
 		return true
 	}
-	if linked(a, b) || linked(b, a) {
-		am, _, _ := titleKey(a.Title)
-		bm, _, _ := titleKey(b.Title)
-		return am == "" || bm == "" || strings.HasPrefix(am, bm) || strings.HasPrefix(bm, am)
+	if linked(a.c, b.c) || linked(b.c, a.c) {
+		return a.main == "" || b.main == "" || strings.HasPrefix(a.main, b.main) || strings.HasPrefix(b.main, a.main)
 	}
 	return sameTitle(a, b)
 }
 
 // linked reports whether a names b, a PDF, as its full text.
-func linked(a, b Copy) bool {
+func linked(a, b *Copy) bool {
 	return a.PDFURL != "" && b.Kind == KindPDF && a.PDFURL == b.URL
 }
 
-func sameTitle(a, b Copy) bool {
-	am, as, aw := titleKey(a.Title)
-	bm, bs, bw := titleKey(b.Title)
-	if am == "" || am != bm {
+func sameTitle(a, b *prepared) bool {
+	if a.main == "" || a.main != b.main {
 		return false
 	}
-	if len(am) < minMatchTitle && aw != bw {
+	if len(a.main) < minMatchTitle && a.whole != b.whole {
 		return false
 	}
-	if as != "" && bs != "" && as != bs {
+	if a.sub != "" && b.sub != "" && a.sub != b.sub {
 		return false
 	}
-	if len(a.Authors) == 0 || len(b.Authors) == 0 || !SamePerson(a.Authors[0], b.Authors[0]) {
+	if !a.hasFirst || !b.hasFirst || !samePerson(a.first, b.first) {
 		return false
 	}
-	if a.Year != 0 && b.Year != 0 && (a.Year-b.Year > 1 || b.Year-a.Year > 1) {
+	if y, z := a.c.Year, b.c.Year; y != 0 && z != 0 && (y-z > 1 || z-y > 1) {
 		return false
 	}
 	return true
@@ -289,15 +300,19 @@ func sameTitle(a, b Copy) bool {
 // without a DOI in common, their titles have the same main title and
 // different subtitles ("Crawling: Part I" and "Crawling: Part II").
 func Conflict(a, b Copy) bool {
-	if a.DOI != "" && a.DOI == b.DOI {
+	pa, pb := prep(&a), prep(&b)
+	return conflict(&pa, &pb)
+}
+
+func conflict(a, b *prepared) bool {
+	x, y := a.c.DOI, b.c.DOI
+	if x != "" && x == y {
 		return false
 	}
-	if a.DOI != "" && b.DOI != "" && !PreprintDOI(a.DOI) && !PreprintDOI(b.DOI) {
+	if x != "" && y != "" && !PreprintDOI(x) && !PreprintDOI(y) {
 		return true
 	}
-	am, as := SplitTitle(a.Title)
-	bm, bs := SplitTitle(b.Title)
-	return am != "" && am == bm && as != "" && bs != "" && as != bs
+	return a.main != "" && a.main == b.main && a.sub != "" && b.sub != "" && a.sub != b.sub
 }
 
 // Keys returns the keys under which a store indexes a copy: any two copies
@@ -309,9 +324,11 @@ func Keys(c Copy) []string {
 	if c.DOI != "" {
 		keys = append(keys, "doi:"+c.DOI)
 	}
-	if m, _, _ := titleKey(c.Title); m != "" && len(c.Authors) > 0 {
-		if f := FamilyKey(c.Authors[0]); f != "" {
-			keys = append(keys, "title:"+cut(m, 400)+"|"+cut(f, 100))
+	if len(c.Authors) > 0 {
+		if m, _ := SplitTitle(c.Title); m != "" {
+			if f := FamilyKey(c.Authors[0]); f != "" {
+				keys = append(keys, "title:"+cut(m, 400)+"|"+cut(f, 100))
+			}
 		}
 	}
 	if c.Kind == KindPDF {
@@ -325,12 +342,14 @@ func Keys(c Copy) []string {
 // Joins reports whether c joins the work whose copies are given: it
 // Matches one of them and Conflicts with none.
 func Joins(copies []Copy, c Copy) bool {
+	pc := prep(&c)
 	matched := false
 	for i := range copies {
-		if Conflict(copies[i], c) {
+		pk := prep(&copies[i])
+		if conflict(&pk, &pc) {
 			return false
 		}
-		if !matched && Match(copies[i], c) {
+		if !matched && match(&pk, &pc) {
 			matched = true
 		}
 	}
@@ -340,9 +359,14 @@ func Joins(copies []Copy, c Copy) bool {
 // Compatible reports whether two works may become one: no copy of one
 // Conflicts with a copy of the other.
 func Compatible(a, b []Copy) bool {
+	pb := make([]prepared, len(b))
+	for j := range b {
+		pb[j] = prep(&b[j])
+	}
 	for i := range a {
-		for j := range b {
-			if Conflict(a[i], b[j]) {
+		pa := prep(&a[i])
+		for j := range pb {
+			if conflict(&pa, &pb[j]) {
 				return false
 			}
 		}
