@@ -151,4 +151,3 @@ func commitAll(b *testing.B, pages []*crawl.Page) (wall, cpu time.Duration) {
 	b.StartTimer()
 	return spent, spentCPU
 }
-
