@@ -256,6 +256,19 @@ var failureModes = []struct {
 			`<div class="c-comments"><p>` + strings.Repeat("A reader wrote in to say the maps were wrong, and the team, to its credit, wrote back. ", 10) + `</p></div></body>`,
 		want: []string{"Paragraph 1 of the story", "Paragraph 4 of the story"},
 	},
+	{
+		// The short text of an image's box (a credit, a source, a
+		// caption outside figcaption) is not the text; a paragraph
+		// beside an image is.
+		name: "image credits by class",
+		page: `<body>` + siteChrome + `<div class="story">` + prose("story", 3) +
+			`<div class="img-box"><img src="a.jpg"><span class="img-meta__credit">Ridge at dusk, photo: A. Snapper</span></div>` +
+			`<div class="head__image-source">Source: Example Images</div>` +
+			`<div class="text-with-image"><p>The camp was packed by noon, and the team, tired and cold, walked down to the valley in one long line.</p></div>` +
+			prose("tale", 2) + `</div></body>`,
+		want: []string{"Paragraph 3 of the story", "The camp was packed by noon", "Paragraph 2 of the tale"},
+		not:  []string{"A. Snapper", "Example Images"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

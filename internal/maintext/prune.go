@@ -240,6 +240,11 @@ func dropWordOf(v []byte, except map[string]bool) uint16 {
 var leadWords = map[string]bool{"lead": true, "intro": true, "excerpt": true, "abstract": true,
 	"standfirst": true, "subheadline": true, "summary": true, "deck": true, "dek": true}
 
+// imageWords are words of the class of an image's box, whose short text
+// is a credit, a source or a caption (see node.imageNote).
+var imageWords = map[string]bool{"img": true, "image": true, "images": true, "photo": true, "foto": true,
+	"bild": true, "picture": true, "pic": true, "imginline": true}
+
 // hasPart reports whether a class list holds one of words as a part of a
 // token (a run of bytes other than space, '-' and '_').
 func hasPart(v []byte, words map[string]bool) bool {

@@ -25,6 +25,7 @@ const (
 	fH1          = fInMain << 1     // an h1: see prune
 	fHoldsH1     = fH1 << 1         // holds an h1
 	fLead        = fHoldsH1 << 1    // a lead or standfirst by its class (see leadWords)
+	fImage       = fLead << 1       // an image's box by its class (see imageWords)
 )
 
 // paragraphTags are the elements scored as paragraphs; div, section and
@@ -376,6 +377,16 @@ func (n *node) teaser(contentChars, contentLinks int32) bool {
 	return n.linkedHeads > 0 && (linkBlockTags[n.atom] || n.atom == atom.Article || n.atom == atom.Li) &&
 		n.chars*4 < contentChars && n.chars < maxTeaser*n.linkedHeads && contentLinks*2 < contentChars
 }
+
+// imageNote reports whether an element is the short text of an image's
+// box (a credit, a source, a "show image" toggle): a class with a word of
+// imageWords and under maxImageNote bytes of text.
+func (n *node) imageNote() bool {
+	return n.flags&fImage != 0 && n.chars < maxImageNote
+}
+
+// maxImageNote: see imageNote.
+const maxImageNote = 200
 
 // minorNegative reports whether an element inside content of contentChars
 // visible bytes is a small block (less than a twentieth of the content)

@@ -308,9 +308,15 @@ func (b *Builder) start(t *htmlx.Token) {
 			n.clsHash = classHash(v)
 		}
 	}
-	if props&pBlock != 0 {
-		if v, ok := t.Attr("class"); ok && hasPart(v, leadWords) {
-			n.flags |= fLead
+	if props&pBlock != 0 || a == atom.Span {
+		if v, ok := t.Attr("class"); ok && len(v) > 0 {
+			if hasPart(v, leadWords) {
+				n.flags |= fLead
+			}
+			if hasPart(v, imageWords) && !hasPositive(v) {
+				// Not "text-with-image": a class naming text too.
+				n.flags |= fImage
+			}
 		}
 	}
 	b.nodes = append(b.nodes, n)
