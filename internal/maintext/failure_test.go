@@ -269,6 +269,15 @@ var failureModes = []struct {
 		want: []string{"Paragraph 3 of the story", "The camp was packed by noon", "Paragraph 2 of the tale"},
 		not:  []string{"A. Snapper", "Example Images"},
 	},
+	{
+		// A line about the text by its class (its date, when it was
+		// updated) is not the text.
+		name: "meta lines by class",
+		page: `<body>` + siteChrome + `<div class="story"><div class="entry__meta"><span class="entry__date">Last change: Tuesday, 4 June</span></div>` +
+			prose("story", 3) + `<p class="postmetadata">Written on Wednesday in Notes</p>` + prose("tale", 2) + `</div></body>`,
+		want: []string{"Paragraph 3 of the story", "Paragraph 2 of the tale"},
+		not:  []string{"Last change", "Written on Wednesday"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

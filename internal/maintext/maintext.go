@@ -30,7 +30,8 @@
 //     article's header beside its body) is kept with it;
 //   - inside the content, blocks of links, "read more" lines, teaser
 //     panels, teasers after the text (a linked title and a line or two),
-//     the short text of an image's box (a credit, a source) and small
+//     the short text of an image's box (a credit, a source) or of a
+//     date or meta line by its class, and small
 //     blocks with a boilerplate class are left out;
 //   - the content is written out paragraph by paragraph, without headings
 //     that no paragraph follows and without the short lines after the

@@ -245,6 +245,11 @@ var leadWords = map[string]bool{"lead": true, "intro": true, "excerpt": true, "a
 var imageWords = map[string]bool{"img": true, "image": true, "images": true, "photo": true, "foto": true,
 	"bild": true, "picture": true, "pic": true, "imginline": true}
 
+// metaWords are words of the class of a line about a text (its date, its
+// categories), whose short text is not the text (see node.imageNote).
+var metaWords = map[string]bool{"date": true, "datum": true, "datetime": true, "meta": true,
+	"postmeta": true, "postmetadata": true, "published": true, "timestamp": true}
+
 // hasPart reports whether a class list holds one of words as a part of a
 // token (a run of bytes other than space, '-' and '_').
 func hasPart(v []byte, words map[string]bool) bool {

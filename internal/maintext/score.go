@@ -25,7 +25,7 @@ const (
 	fH1          = fInMain << 1     // an h1: see prune
 	fHoldsH1     = fH1 << 1         // holds an h1
 	fLead        = fHoldsH1 << 1    // a lead or standfirst by its class (see leadWords)
-	fImage       = fLead << 1       // an image's box by its class (see imageWords)
+	fImage       = fLead << 1       // an image's box or a meta line by its class (see imageNote)
 )
 
 // paragraphTags are the elements scored as paragraphs; div, section and
@@ -379,8 +379,9 @@ func (n *node) teaser(contentChars, contentLinks int32) bool {
 }
 
 // imageNote reports whether an element is the short text of an image's
-// box (a credit, a source, a "show image" toggle): a class with a word of
-// imageWords and under maxImageNote bytes of text.
+// box (a credit, a source, a "show image" toggle) or a line about the
+// text (a date, "posted in"): a class with a word of imageWords or
+// metaWords and under maxImageNote bytes of text.
 func (n *node) imageNote() bool {
 	return n.flags&fImage != 0 && n.chars < maxImageNote
 }

@@ -313,8 +313,9 @@ func (b *Builder) start(t *htmlx.Token) {
 			if hasPart(v, leadWords) {
 				n.flags |= fLead
 			}
-			if hasPart(v, imageWords) && !hasPositive(v) {
-				// Not "text-with-image": a class naming text too.
+			if hasPart(v, metaWords) || hasPart(v, imageWords) && !hasPositive(v) {
+				// A date or meta line, or an image's box (not
+				// "text-with-image": a class naming text too).
 				n.flags |= fImage
 			}
 		}
