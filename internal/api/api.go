@@ -253,10 +253,14 @@ var (
 	routeDoc       = route{"doc", false, (*Server).handleDocPage}
 	routeDashboard = route{"dashboard", false, (*Server).handleDashboard}
 	routeStatic    = route{"static", false, (*Server).handleStatic}
+	routeWork      = route{"work", true, (*Server).handleWork}
 	routeOther     = route{"other", false, func(*Server, http.ResponseWriter, *http.Request) error { return errNoPage }}
 )
 
 func routeOf(path string) route {
+	if strings.HasPrefix(path, "/works/") {
+		return routeWork
+	}
 	switch path {
 	case "/search":
 		return routeSearch
