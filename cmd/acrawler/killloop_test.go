@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,7 +23,7 @@ func TestKillLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and kills it ten times")
 	}
-	bin := buildBinary(t)
+	bin := programPath(t)
 	cfg := testweb.Config{Seed: 11, PagesPerSite: 40}
 	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/",
 		"http://lab.quantum-optics-institute.test/"}
@@ -55,7 +54,7 @@ func TestKillLoop(t *testing.T) {
 	}
 	var kills []kill
 	for i, at := range points {
-		cmd := exec.Command(bin, args...)
+		cmd := programCommand(bin, args...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -97,7 +96,7 @@ func TestKillLoop(t *testing.T) {
 	if len(kills) < 5 {
 		t.Fatalf("only %d kills before the crawl finished", len(kills))
 	}
-	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+	if out, err := programCommand(bin, args...).CombinedOutput(); err != nil {
 		t.Fatalf("last run: %v\n%s", err, out)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/app"
 	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -24,7 +25,7 @@ func TestMultiProcess(t *testing.T) {
 		t.Skip("runs three crawl processes")
 	}
 	db := pgtest.SchemaDSN(t)
-	bin := buildBinary(t)
+	bin := programPath(t)
 	web := newTestWeb(t, testweb.Config{Seed: 21, Sites: 9, PagesPerSite: 30, NoFaults: true})
 	var seeds []string
 	for _, s := range web.Sites() {
@@ -40,7 +41,7 @@ func TestMultiProcess(t *testing.T) {
 		args := append(web.crawlArgs(db, "--delay", delay.String(), "--max-pages", fmt.Sprint(maxPages),
 			"--lease", "2s", "--max-depth", "0", "--workers", "3",
 			"--user-agent", fmt.Sprintf("acrawler/0.1 (+https://example.org/proc%d)", i)), seeds...)
-		procs[i] = exec.Command(bin, args...)
+		procs[i] = programCommand(bin, args...)
 		outs[i] = &bytes.Buffer{}
 		procs[i].Stdout, procs[i].Stderr = outs[i], outs[i]
 		if err := procs[i].Start(); err != nil {
@@ -124,7 +125,7 @@ func TestMultiProcess(t *testing.T) {
 			}
 		}
 		rows.Close()
-		st, err := openStore(context.Background(), db, 2)
+		st, err := app.OpenStore(context.Background(), db, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/app"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -19,7 +20,7 @@ func TestWatchSignals(t *testing.T) {
 		sig  os.Signal
 		code int
 	}{{os.Interrupt, 130}, {syscall.SIGTERM, 143}} {
-		t.Run(signalName(tc.sig), func(t *testing.T) {
+		t.Run(app.Interrupted{Signal: tc.sig}.Error(), func(t *testing.T) {
 			ch := make(chan os.Signal, 2)
 			exited := make(chan int, 1)
 			var stderr bytes.Buffer
@@ -31,7 +32,7 @@ func TestWatchSignals(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("the first signal did not cancel the context")
 			}
-			err := interruption(ctx)
+			err := context.Cause(ctx)
 			var msg strings.Builder
 			if code := exitCode(err, &msg); code != tc.code {
 				t.Errorf("exit status %d (%q) after %s, want %d", code, msg.String(), tc.sig, tc.code)
@@ -88,7 +89,7 @@ func TestInterruptedCrawlExitStatus(t *testing.T) {
 		for len(pageRequests(web)) < 10 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
-		cancel(interrupted{syscall.SIGTERM})
+		cancel(app.Interrupted{Signal: syscall.SIGTERM})
 	}()
 	var stdout, stderr bytes.Buffer
 	err := Run(ctx, append(web.crawlArgs(db, "--delay", "50ms"), "http://www.northfield-university.test/"), &stdout, &stderr)

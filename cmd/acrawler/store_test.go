@@ -43,7 +43,7 @@ func TestStatsAndExportOnUnwritableDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := os.Geteuid() == 0
-	bin := buildBinary(t)
+	bin := programPath(t)
 	if root {
 		shared := filepath.Join(sharedDir(t), "acrawler")
 		if err := copyFile(bin, shared); err != nil {
@@ -96,7 +96,7 @@ func TestStatsAndExportOnUnwritableDatabase(t *testing.T) {
 				{[]string{"stats", "--json", "--db", db}, wantStats},
 				{[]string{"export", "--db", db}, wantExport},
 			} {
-				cmd := exec.Command(bin, c.args...)
+				cmd := programCommand(bin, c.args...)
 				if root {
 					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 				}

@@ -57,15 +57,17 @@ var layers = func() map[string][]string {
 		// The API knows the domain, the report and the query syntax, not
 		// the stores.
 		"internal/api": {"internal/crawl", "internal/report", "internal/api/chart"},
-		// The program wires everything.
-		"cmd/acrawler": {"*"},
+		// The application wires everything; the program is a thin main
+		// over it (the standard library and the application only).
+		"internal/app": {"*"},
+		"cmd/acrawler": {"internal/app"},
 	}
 	isPure := map[string]bool{}
 	for _, p := range pure {
 		isPure[p] = true
 	}
 	for p, deps := range m {
-		if p != "internal/crawl" && !strings.HasPrefix(p, "internal/api/") && p != "internal/testweb" {
+		if p != "internal/crawl" && !strings.HasPrefix(p, "internal/api/") && p != "internal/testweb" && p != "cmd/acrawler" {
 			m[p] = append(deps, pure...)
 		}
 	}

@@ -1,0 +1,157 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/index/opensearch"
+	"github.com/acrawler/acrawler/internal/indexer"
+	"github.com/acrawler/acrawler/internal/rank"
+)
+
+// indexSpec is where search documents go: "embedded" (the store's own
+// full-text index, always kept) or "opensearch:URL".
+type indexSpec struct {
+	kind string // "embedded" or "opensearch"
+	url  string
+}
+
+func parseIndex(s string) (indexSpec, error) {
+	switch {
+	case s == "" || s == "embedded":
+		return indexSpec{kind: "embedded"}, nil
+	case strings.HasPrefix(s, "opensearch:"):
+		u := strings.TrimPrefix(s, "opensearch:")
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			return indexSpec{}, usagef("--index %q: want opensearch:http(s)://host:port", s)
+		}
+		return indexSpec{kind: "opensearch", url: u}, nil
+	}
+	return indexSpec{}, usagef("--index %q: want embedded or opensearch:URL", s)
+}
+
+// openSearchClient connects to the OpenSearch index named by spec; the
+// user and password come from the URL or ACRAWLER_INDEX_USER/_PASSWORD.
+func openSearchClient(spec indexSpec, name string) (*opensearch.Client, error) {
+	c, err := opensearch.New(opensearch.Config{URL: spec.url, Index: name,
+		Username: os.Getenv("ACRAWLER_INDEX_USER"), Password: os.Getenv("ACRAWLER_INDEX_PASSWORD"), Timeout: 30 * time.Second})
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	return c, nil
+}
+
+// drainFor delivers the outbox to OpenSearch for at most d (the backlog
+// stays in the outbox if the index is away longer).
+func drainFor(ctx context.Context, st crawl.Store, c *opensearch.Client, d time.Duration, log *slog.Logger) (indexer.Stats, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	if err := c.EnsureIndex(ctx); err != nil {
+		return indexer.Stats{}, err
+	}
+	stats, err := indexer.New(st, c, indexer.Config{Log: log}).Drain(ctx, false)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return stats, fmt.Errorf("the index did not take the whole backlog within %s; it stays queued: %w", d, err)
+	}
+	return stats, err
+}
+
+// computeRanks runs PageRank over the stored link graph and records it.
+func computeRanks(ctx context.Context, st crawl.RankStore) (nodes, edges int, err error) {
+	b := rank.NewBuilder(1 << 16)
+	for e, err := range st.LinkGraph(ctx) {
+		if err != nil {
+			return 0, 0, err
+		}
+		b.AddEdge(int64(e[0]), int64(e[1]))
+	}
+	g := b.Build()
+	res, err := rank.PageRank(ctx, g, rank.Options{})
+	if err != nil {
+		return 0, 0, err
+	}
+	ranks := make(map[crawl.ID]float64, g.Nodes())
+	n := float64(g.Nodes())
+	for i, s := range res.Scores {
+		ranks[crawl.ID(g.ID(i))] = s * n // 1 is the average page
+	}
+	if err := st.SetRanks(ctx, ranks); err != nil {
+		return 0, 0, err
+	}
+	return g.Nodes(), g.Edges(), nil
+}
+
+// Rank computes PageRank over the stored link graph and records it (a
+// crawl does so when it ends).
+func Rank(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
+	var err error
+	st, err := OpenStore(ctx, cfg.DB, cfg.PGConns)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	start := time.Now()
+	nodes, edges, err := computeRanks(ctx, st)
+	if err != nil {
+		return fmt.Errorf("rank: %w", err)
+	}
+	fmt.Fprintf(stdout, "ranked %d pages over %d links in %s; inbound anchor texts re-indexed\n", nodes, edges, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// Reindex rebuilds a search index from the store: the embedded one, or
+// the OpenSearch index cfg.Index names (every document queued again and
+// delivered, waiting up to cfg.Reindex.Wait).
+func Reindex(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
+	var err error
+	spec, err := parseIndex(cfg.Index)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	if err != nil {
+		return err
+	}
+	if spec.kind == "embedded" {
+		st, err := OpenStore(ctx, cfg.DB, cfg.PGConns)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if _, err := applyRecorded(ctx, st, &cfg); err != nil {
+			return err
+		}
+		n, err := st.RebuildIndex(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "embedded index rebuilt: %d documents\n", n)
+		return nil
+	}
+	client, err := openSearchClient(spec, cfg.IndexName)
+	if err != nil {
+		return err
+	}
+	st, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, true, crawl.DefaultNearDistance)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if _, err := applyRecorded(ctx, st, &cfg); err != nil {
+		return err
+	}
+	n, err := st.RequeueIndex(ctx)
+	if err != nil {
+		return err
+	}
+	stats, err := drainFor(ctx, st, client, time.Duration(cfg.Reindex.Wait), log)
+	fmt.Fprintf(stdout, "OpenSearch index %s: %d documents queued, %d indexed, %d deleted, %d refused\n", cfg.IndexName, n, stats.Indexed, stats.Deleted, stats.Failed)
+	return err
+}

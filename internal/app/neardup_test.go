@@ -1,0 +1,38 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/acrawler/acrawler/internal/testweb"
+)
+
+// TestNearDistanceFlag crawls the same web twice: with the default
+// distance some pages (mirrors with another footer or date line) are
+// recorded as near-duplicates (and so left out of the index); with
+// --near-distance 0 none is.
+func TestNearDistanceFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web")
+	}
+	for _, be := range backends {
+		t.Run(be.name, func(t *testing.T) {
+			web := newTestWeb(t, testweb.Config{Seed: 23, Sites: 1, PagesPerSite: 20})
+			near := map[string]int{}
+			for _, dist := range []string{"3", "0"} {
+				db := be.newDB(t)
+				args := web.crawlArgs(db, "--delay", "0", "--max-depth", "0", "--max-crawl-delay", "1ms", "--no-pdf", "--warc", "off",
+					"--near-distance", dist, "http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/")
+				mustCrawl(t, args...)
+				d := openDB(t, db)
+				near[dist] = int(queryInt(t, d, `SELECT count(*) FROM pages WHERE near_duplicate_of <> 0`))
+				d.Close()
+			}
+			if near["3"] == 0 {
+				t.Errorf("default distance: no near-duplicate recorded; the test web's mirrors should give some")
+			}
+			if near["0"] != 0 {
+				t.Errorf("--near-distance 0: %d near-duplicates recorded, want none", near["0"])
+			}
+		})
+	}
+}
