@@ -61,7 +61,8 @@ type searchResponse struct {
 // snippet, the same as HTML: escaped text with the matches in <mark>.
 type jsonHit struct {
 	crawl.SearchHit
-	Snippet string `json:"snippet"`
+	Snippet string   `json:"snippet"`
+	Work    *workRef `json:"work,omitempty"` // see groupByWork
 }
 
 // search runs a search for a request's parameters, with nil lists and
@@ -139,9 +140,13 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	hits, err := s.groupByWork(r, v.Get("group"), jsonHits(res.Hits))
+	if err != nil {
+		return err
+	}
 	s.writeJSON(w, http.StatusOK, searchResponse{
 		Query: req.Query, Total: res.Total, TotalEstimated: res.Estimated, TookMS: math.Round(res.Took.Seconds()*1e5) / 100,
-		Limit: req.Limit, Offset: req.Offset, Results: jsonHits(res.Hits), Facets: res.Facets,
+		Limit: req.Limit, Offset: req.Offset, Results: hits, Facets: res.Facets,
 	})
 	return nil
 }

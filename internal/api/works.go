@@ -123,3 +123,58 @@ var workPage = template.Must(template.New("work").Parse(`<!DOCTYPE html>
 <p class="export">Cite: <a href="?format=bibtex">BibTeX</a> · <a href="?format=ris">RIS</a> · <a href="?format=csl-json">CSL-JSON</a> · <a href="?format=json">JSON</a></p>
 </main></body></html>
 `))
+
+// workRef is a search result's work: the work of the page found, with
+// every copy (the other copies found on the same page of results are
+// left out of the results: they are here).
+type workRef struct {
+	ID         int64            `json:"id"`
+	Title      string           `json:"title"`
+	Year       int              `json:"year,omitempty"`
+	DOI        string           `json:"doi,omitempty"`
+	OpenAccess bool             `json:"open_access"`
+	Copies     []crawl.WorkCopy `json:"copies"`
+}
+
+// groupByWork gives each hit that is a copy of a work its work, and
+// leaves out a hit whose work an earlier hit of the same results has:
+// one result per work. Hits of no work stay as they are. group is the
+// request's group parameter: "work" (the default) or "page" (no
+// grouping). Total and facets still count pages.
+func (s *Server) groupByWork(r *http.Request, group string, hits []jsonHit) ([]jsonHit, error) {
+	switch group {
+	case "", "work":
+	case "page":
+		return hits, nil
+	default:
+		return nil, &paramError{"group", "must be work or page"}
+	}
+	ws, ok := s.workStore()
+	if !ok || len(hits) == 0 {
+		return hits, nil
+	}
+	release, err := s.acquire(r.Context(), false)
+	if err != nil {
+		return nil, fmt.Errorf("api: works of results: %w", err)
+	}
+	defer release()
+	seen := map[int64]bool{}
+	out := hits[:0]
+	for _, h := range hits {
+		wk, err := ws.WorkOf(r.Context(), h.ID)
+		if errors.Is(err, crawl.ErrNotFound) {
+			out = append(out, h)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("api: work of %s: %w", h.URL, err)
+		}
+		if seen[wk.ID] {
+			continue
+		}
+		seen[wk.ID] = true
+		h.Work = &workRef{ID: wk.ID, Title: wk.Title, Year: wk.Year, DOI: wk.DOI, OpenAccess: wk.OpenAccess, Copies: wk.Copies}
+		out = append(out, h)
+	}
+	return out, nil
+}

@@ -61,6 +61,32 @@ func TestWork(t *testing.T) {
 			}
 		}
 	}
+	// Search: one result per work, listing its copies; group=page lists
+	// the pages.
+	type result struct {
+		URL  string `json:"url"`
+		Work *struct {
+			ID     int64            `json:"id"`
+			Copies []crawl.WorkCopy `json:"copies"`
+		} `json:"work"`
+	}
+	var res struct{ Results []result }
+	for group, want := range map[string]int{"": 1, "work": 1, "page": 3} {
+		w := get(t, s, "/search?q=polite&group="+group)
+		if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &res) != nil {
+			t.Fatalf("search, group %q: %d %s", group, w.Code, w.Body)
+		}
+		if len(res.Results) != want {
+			t.Errorf("search, group %q: %d results, want %d: %s", group, len(res.Results), want, w.Body)
+			continue
+		}
+		if r := res.Results[0]; group != "page" && (r.Work == nil || r.Work.ID != wk.ID || len(r.Work.Copies) != 3) {
+			t.Errorf("search, group %q: result %+v, want work %d with 3 copies", group, r, wk.ID)
+		}
+	}
+	if w := get(t, s, "/search?q=polite&group=host"); w.Code != http.StatusBadRequest {
+		t.Errorf("search, group=host: %d, want 400", w.Code)
+	}
 	for target, code := range map[string]int{
 		"/works/999999":          http.StatusNotFound,
 		"/works/x":               http.StatusNotFound,
