@@ -278,6 +278,15 @@ var failureModes = []struct {
 		want: []string{"Paragraph 3 of the story", "Paragraph 2 of the tale"},
 		not:  []string{"Last change", "Written on Wednesday"},
 	},
+	{
+		// A recipe's ingredients, set apart from its steps, are kept
+		// with them.
+		name: "recipe ingredients beside the steps",
+		page: `<body>` + siteChrome + `<div class="r-wrap"><div class="r-side"><div class="r-ingredients"><h3>You need</h3>` +
+			`<table><tr><td>200 g</td><td>oat flakes</td></tr><tr><td>1</td><td>apple</td></tr><tr><td>1 pinch</td><td>cinnamon</td></tr><tr><td>300 ml</td><td>oat milk</td></tr><tr><td>2 tbsp</td><td>linseed</td></tr><tr><td>1 handful</td><td>walnuts</td></tr><tr><td>1 tsp</td><td>honey</td></tr><tr><td>1 pinch</td><td>salt</td></tr></table></div></div>` +
+			`<div class="r-steps">` + prose("method", 4) + `</div></div></body>`,
+		want: []string{"oat flakes", "cinnamon", "Paragraph 4 of the method"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

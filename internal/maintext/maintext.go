@@ -27,7 +27,8 @@
 //     paragraph beside a grid of teasers); if the content is one block in
 //     which an <article> holds half of the text, that article; a lead
 //     or standfirst by its class just before the chosen block (in an
-//     article's header beside its body) is kept with it;
+//     article's header beside its body) is kept with it, and so is a
+//     recipe's list of ingredients beside it;
 //   - inside the content, blocks of links, "read more" lines, teaser
 //     panels, teasers after the text (a linked title and a line or two),
 //     the short text of an image's box (a credit, a source) or of a
@@ -50,6 +51,7 @@ package maintext
 
 import (
 	"errors"
+	"sort"
 
 	"fmt"
 	"golang.org/x/net/html/atom"
@@ -200,8 +202,12 @@ func (b *Builder) content() []int32 {
 		if l := b.longest; l >= 0 && !b.holds(out, l) && nodes[l].chars > b.chars(out) {
 			if p := nodes[l].parent; p >= 0 && nodes[p].flags&fInit != 0 {
 				var alt []int32
+				k := 0 // both in document order
 				for _, i := range b.siblings(p) {
-					if !b.holds(out, i) {
+					for k < len(out) && nodes[out[k]].end <= i {
+						k++
+					}
+					if k == len(out) || i < out[k] {
 						alt = append(alt, i)
 					}
 				}
@@ -221,11 +227,13 @@ func (b *Builder) content() []int32 {
 	return roots
 }
 
-// withLead returns the content with the lead of its text before it: the
-// blocks with a class of leadWords ("article-lead", "entry-excerpt")
-// before the content's first block, in its parent, grandparent or
-// great-grandparent (an article's header beside its body), of at least
-// minParagraph bytes and mostly not links.
+// withLead returns the content with the lead of its text before it and
+// the ingredients of a recipe beside it: the blocks with a class of
+// leadWords ("article-lead", "entry-excerpt") before the content's first
+// block, and those with a class of recipeWords before or after it, in its
+// parent, grandparent or great-grandparent (an article's header beside
+// its body), of at least minParagraph bytes (a lead mostly not links), in
+// document order. It is linear in the size of that ancestor.
 func (b *Builder) withLead(out []int32) []int32 {
 	if len(out) == 0 {
 		return out
@@ -237,13 +245,18 @@ func (b *Builder) withLead(out []int32) []int32 {
 		a = nodes[a].parent
 	}
 	var lead []int32
-	for i := a + 1; i < first; {
+	k := 0 // out is in document order
+	for i := a + 1; i < nodes[a].end; {
 		n := &nodes[i]
-		if n.text || n.flags&(fDropped|fSkip) != 0 {
+		for k < len(out) && nodes[out[k]].end <= i {
+			k++
+		}
+		if n.text || n.flags&(fDropped|fSkip) != 0 || k < len(out) && out[k] <= i {
 			i = n.end
 			continue
 		}
-		if n.flags&fLead != 0 && n.end <= first && n.chars >= minParagraph && n.linkChars*2 < n.chars {
+		if i < first && n.flags&fLead != 0 && n.end <= first && n.chars >= minParagraph && n.linkChars*2 < n.chars ||
+			n.flags&fRecipe != 0 && n.chars >= minParagraph && (k == len(out) || n.end <= out[k]) {
 			lead = append(lead, i)
 			i = n.end
 			continue
@@ -253,7 +266,9 @@ func (b *Builder) withLead(out []int32) []int32 {
 	if len(lead) == 0 {
 		return out
 	}
-	return append(lead, out...)
+	all := append(lead, out...)
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	return all
 }
 
 // holds reports whether node i is in one of the subtrees of roots.

@@ -250,6 +250,11 @@ var imageWords = map[string]bool{"img": true, "image": true, "images": true, "ph
 var metaWords = map[string]bool{"date": true, "datum": true, "datetime": true, "meta": true,
 	"postmeta": true, "postmetadata": true, "published": true, "timestamp": true}
 
+// recipeWords are words of the class of a recipe's list of ingredients,
+// which pages set apart from its steps (see Builder.withLead).
+var recipeWords = map[string]bool{"ingredient": true, "ingredients": true, "zutaten": true,
+	"ingredientes": true, "ingredienti": true}
+
 // hasPart reports whether a class list holds one of words as a part of a
 // token (a run of bytes other than space, '-' and '_').
 func hasPart(v []byte, words map[string]bool) bool {

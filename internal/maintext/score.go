@@ -25,6 +25,7 @@ const (
 	fH1          = fInMain << 1     // an h1: see prune
 	fHoldsH1     = fH1 << 1         // holds an h1
 	fLead        = fHoldsH1 << 1    // a lead or standfirst by its class (see leadWords)
+	fRecipe      = fImage << 1      // a recipe's ingredients by its class (see recipeWords)
 	fImage       = fLead << 1       // an image's box or a meta line by its class (see imageNote)
 )
 

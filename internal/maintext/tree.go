@@ -313,6 +313,9 @@ func (b *Builder) start(t *htmlx.Token) {
 			if hasPart(v, leadWords) {
 				n.flags |= fLead
 			}
+			if hasPart(v, recipeWords) {
+				n.flags |= fRecipe
+			}
 			if hasPart(v, metaWords) || hasPart(v, imageWords) && !hasPositive(v) {
 				// A date or meta line, or an image's box (not
 				// "text-with-image": a class naming text too).
