@@ -5,9 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/acrawler/acrawler/internal/testweb"
 )
 
 // refusingWeb serves two hosts: refuses.test, whose home page links to 25
@@ -121,4 +124,64 @@ func TestSoftBlockingHostIsPaused(t *testing.T) {
 			t.Errorf("the paused host's new URL is not recorded as skipped for soft blocks")
 		}
 	})
+}
+
+func TestSoftBlocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web")
+	}
+	forEachBackend(t, testSoftBlocks)
+}
+
+// testSoftBlocks fetches the blog's three captcha pages (200
+// answers that refuse the crawler) and, for comparison, three ordinary
+// pages of the same host.
+func testSoftBlocks(t *testing.T, be backend) {
+	run := func(paths ...string) (*testDB, string) {
+		web := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 10})
+		db := be.newDB(t)
+		// Seeds go first: the page budget keeps the crawl to them.
+		args := web.crawlArgs(db, "--delay", "0", "--no-sitemaps", "--max-pages", strconv.Itoa(len(paths)))
+		for _, p := range paths {
+			args = append(args, clBlog+p)
+		}
+		mustCrawl(t, args...)
+		if n := len(clHostRequests(web, clBlog)); n != len(paths) {
+			t.Fatalf("%d pages requested, want %d", n, len(paths))
+		}
+		return openDB(t, db), db
+	}
+
+	d, db := run("/protected/report-1", "/protected/report-2", "/protected/report-3")
+	if n := queryInt(t, d, `SELECT count(*) FROM pages WHERE status = 200 AND blocked`); n != 3 {
+		t.Errorf("%d captcha pages recorded as soft blocks, want 3", n)
+	}
+	h := clHostRow(t, d, clBlog)
+	if h.blocked != 3 {
+		t.Errorf("host counts %d soft blocks, want 3", h.blocked)
+	}
+	// Three in a row slow the host down.
+	if h.backoff < 1 {
+		t.Errorf("host back-off %d after 3 soft blocks in a row, want the host slowed down", h.backoff)
+	}
+	r := clStatsJSON(t, db)
+	if r.Figures.SoftBlocks != 3 || r.Figures.Useful != 0 || r.Figures.Fetched != 3 {
+		t.Errorf("stats: %d fetched, %d useful, %d soft blocks; want 3 fetched, 0 useful, 3 soft blocks", r.Figures.Fetched,
+			r.Figures.Useful, r.Figures.SoftBlocks)
+	}
+	if len(r.Hosts) != 1 || r.Hosts[0].SoftBlocks != 3 {
+		t.Errorf("stats hosts = %+v, want the blog with 3 soft blocks", r.Hosts)
+	}
+
+	// Ordinary pages of the same host: successes, no slowing down.
+	d, db = run("/", "/about", "/archive/")
+	if n := queryInt(t, d, `SELECT count(*) FROM pages WHERE blocked`); n != 0 {
+		t.Errorf("%d ordinary pages recorded as soft blocks", n)
+	}
+	if h := clHostRow(t, d, clBlog); h.blocked != 0 || h.backoff != 0 {
+		t.Errorf("ordinary pages: host blocked %d, back-off %d; want 0 and 0", h.blocked, h.backoff)
+	}
+	if r := clStatsJSON(t, db); r.Figures.SoftBlocks != 0 || r.Figures.Useful != 3 {
+		t.Errorf("ordinary pages: stats %d useful, %d soft blocks; want 3 and 0", r.Figures.Useful, r.Figures.SoftBlocks)
+	}
 }

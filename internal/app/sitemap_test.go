@@ -1,13 +1,20 @@
 package app
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/xml"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acrawler/acrawler/internal/testweb"
 )
 
 // linkedSitemapSite is a host whose robots.txt names no sitemap and that
@@ -130,4 +137,133 @@ func TestSitemapsReadFewAtOnce(t *testing.T) {
 	if n := queryInt(t, d, `SELECT count(*) FROM pages WHERE url LIKE '%/listed' AND status = 200`); n != hosts {
 		t.Errorf("%d pages listed only by sitemaps fetched, want %d", n, hosts)
 	}
+}
+
+// clSitemapLocs reads a sitemap (or index, gzipped or not) of the test web
+// through its proxy and returns the page URLs it lists and the sitemaps it
+// read.
+func clSitemapLocs(t *testing.T, w *testWeb, sitemapURL string) (pages, sitemaps []string) {
+	t.Helper()
+	pu, _ := url.Parse(w.proxy)
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu), DisableCompression: true}, Timeout: 10 * time.Second}
+	resp, err := client.Get(sitemapURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%s: %v %v", sitemapURL, resp.Status, err)
+	}
+	if len(body) > 2 && body[0] == 0x1f && body[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var doc struct {
+		URLs     []string `xml:"url>loc"`
+		Sitemaps []string `xml:"sitemap>loc"`
+	}
+	if err := xml.Unmarshal(body, &doc); err != nil {
+		t.Fatalf("%s: %v", sitemapURL, err)
+	}
+	sitemaps = append(sitemaps, sitemapURL)
+	pages = doc.URLs
+	for _, child := range doc.Sitemaps {
+		p, s := clSitemapLocs(t, w, child)
+		pages = append(pages, p...)
+		sitemaps = append(sitemaps, s...)
+	}
+	return pages, sitemaps
+}
+
+func TestSitemaps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web")
+	}
+	forEachBackend(t, testSitemaps)
+}
+
+func testSitemaps(t *testing.T, be backend) {
+	cfg := testweb.Config{Seed: 4, PagesPerSite: 20}
+	const lab = "http://lab.quantum-optics-institute.test"
+	if info, ok := testweb.New(cfg).Lookup(clOrphan); !ok || info.Status != 200 {
+		t.Fatalf("the test web has no sitemap-only page %s", clOrphan)
+	}
+
+	t.Run("discovered", func(t *testing.T) {
+		web := newTestWeb(t, cfg)
+		db := be.newDB(t)
+		mustCrawl(t, web.crawlArgs(db, "--delay", "0", "--max-depth", "0", clJournal+"/", lab+"/")...)
+		d := openDB(t, db)
+		// The page only the sitemap lists was fetched, found through it.
+		var via string
+		var status int
+		if err := d.row(`SELECT u.via, p.status FROM urls u JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, clOrphan).Scan(&via, &status); err != nil || status != 200 || via != "sitemap" {
+			t.Errorf("%s: via %q, status %d, %v; want fetched (200) through the sitemap", clOrphan, via, status, err)
+		}
+		// The journal's robots.txt names its sitemap; the lab has no
+		// robots.txt, so /sitemap.xml is tried.
+		reqs := map[string]bool{}
+		for _, u := range pageRequests(web) {
+			reqs[u] = true
+		}
+		for _, u := range []string{clJournal + "/sitemap.xml", lab + "/sitemap.xml"} {
+			if !reqs[u] {
+				t.Errorf("%s was not requested", u)
+			}
+		}
+		// (A page may link to the journal's sitemap before its robots.txt
+		// names it: it is then queued as a page, and read as a sitemap when
+		// fetched, which the orphan's check above covers.)
+	})
+
+	t.Run("no-sitemaps", func(t *testing.T) {
+		web := newTestWeb(t, cfg)
+		db := be.newDB(t)
+		mustCrawl(t, web.crawlArgs(db, "--delay", "0", "--max-depth", "0", "--no-sitemaps", clJournal+"/", lab+"/")...)
+		for _, u := range pageRequests(web) {
+			if u == clOrphan || u == lab+"/sitemap.xml" {
+				t.Errorf("%s requested with --no-sitemaps", u)
+			}
+		}
+		if n := queryInt(t, openDB(t, db), `SELECT count(*) FROM urls WHERE kind = 1`); n != 0 {
+			t.Errorf("%d sitemap URLs queued with --no-sitemaps", n)
+		}
+	})
+
+	t.Run("seed", func(t *testing.T) {
+		// --sitemap alone: Northfield's sitemap index, with a plain and a
+		// gzipped child; --max-depth 1 keeps the crawl to its entries.
+		const index = "http://www.northfield-university.test/sitemap.xml"
+		web := newTestWeb(t, cfg)
+		locs, sitemaps := clSitemapLocs(t, web, index)
+		if len(sitemaps) != 3 || len(locs) < 20 {
+			t.Fatalf("the sitemap index lists %d sitemaps, %d pages", len(sitemaps), len(locs))
+		}
+		web.ResetRequests()
+		db := be.newDB(t)
+		mustCrawl(t, web.crawlArgs(db, "--delay", "0", "--max-depth", "1", "--sitemap", index)...)
+		d := openDB(t, db)
+		want := map[string]bool{}
+		for _, u := range append(locs, sitemaps...) {
+			want[u] = true
+			st := queryInt(t, d, `SELECT coalesce(max(state), -1) FROM urls WHERE url = ?`, u)
+			if info, ok := web.Lookup(u); ok && info.Disallowed {
+				continue
+			}
+			if st != 2 {
+				t.Errorf("%s, listed in the sitemaps, is in state %d, want fetched", u, st)
+			}
+		}
+		for _, u := range pageRequests(web) {
+			if !want[u] {
+				t.Errorf("%s fetched, but no sitemap lists it (depth 1 holds only sitemap entries)", u)
+			}
+		}
+	})
 }
