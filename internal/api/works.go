@@ -71,13 +71,13 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) error {
 		err = workPage.Execute(&buf, wk)
 	case "bibtex":
 		ctype = "application/x-bibtex; charset=utf-8"
-		err = cite.WriteBibTeX(&buf, []cite.Work{citeWork(wk)})
+		err = cite.WriteBibTeX(&buf, []cite.Work{CiteWork(wk)})
 	case "ris":
 		ctype = "application/x-research-info-systems; charset=utf-8"
-		err = cite.WriteRIS(&buf, []cite.Work{citeWork(wk)})
+		err = cite.WriteRIS(&buf, []cite.Work{CiteWork(wk)})
 	case "csl-json":
 		ctype = "application/vnd.citationstyles.csl+json; charset=utf-8"
-		err = cite.WriteCSLJSON(&buf, []cite.Work{citeWork(wk)})
+		err = cite.WriteCSLJSON(&buf, []cite.Work{CiteWork(wk)})
 	}
 	if err != nil {
 		return fmt.Errorf("api: work %d as %s: %w", id, format, err)
@@ -89,7 +89,7 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) error {
 }
 
 // citeWork is a work as the citation writers take it.
-func citeWork(w *crawl.Work) cite.Work {
+func CiteWork(w *crawl.Work) cite.Work {
 	c := cite.Work{
 		ID: strconv.FormatInt(w.ID, 10), Type: cite.Type(w.Type).Normalize(), Title: w.Title, Year: w.Year, Date: w.Date,
 		ContainerTitle: w.Venue, Volume: w.Volume, Issue: w.Issue, FirstPage: w.FirstPage, LastPage: w.LastPage,

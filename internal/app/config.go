@@ -146,6 +146,7 @@ type StatsConfig struct {
 
 // exportConfig is the [export] section.
 type ExportConfig struct {
+	What   string `toml:"what"` // pages or works
 	Format string `toml:"format"`
 	Out    string `toml:"out"`
 	All    bool   `toml:"all"`
@@ -348,7 +349,8 @@ func (c *Config) flags(cmd string, fs *flag.FlagSet) {
 		fs.IntVar(&c.Stats.Hosts, "hosts", c.Stats.Hosts, "hosts listed (0: all)")
 		fs.IntVar(&c.Stats.Points, "points", c.Stats.Points, "intervals of the series shown (0: all)")
 	case "export":
-		fs.StringVar(&c.Export.Format, "format", c.Export.Format, "output format (jsonl)")
+		fs.StringVar(&c.Export.What, "what", c.Export.What, "what to export: pages, or works (the copies of a paper joined)")
+		fs.StringVar(&c.Export.Format, "format", c.Export.Format, "output format: jsonl; for works also bibtex, ris or csl-json")
 		fs.StringVar(&c.Export.Out, "out", c.Export.Out, "write to this `file` instead of standard output")
 		fs.BoolVar(&c.Export.All, "all", c.Export.All, "every recorded page, not only 2xx HTML and PDF documents")
 		fs.BoolVar(&c.Export.Text, "text", c.Export.Text, "include the full visible text beside the main text")
@@ -591,8 +593,10 @@ func (c *Config) validate(cmd string) error {
 		return usagef("reindex: --wait cannot be negative")
 	case c.Stats.Hosts < 0 || c.Stats.Points < 0:
 		return usagef("stats: --hosts and --points cannot be negative")
-	case c.Export.Format != "jsonl":
-		return usagef("export: unknown format %q (want jsonl)", c.Export.Format)
+	case c.Export.What != "" && c.Export.What != "pages" && c.Export.What != "works":
+		return usagef("export: unknown --what %q (want pages or works)", c.Export.What)
+	case c.Export.Format != "jsonl" && (c.Export.What != "works" || !citeFormat(c.Export.Format)):
+		return usagef("export: unknown format %q (want jsonl; for --what works also bibtex, ris or csl-json)", c.Export.Format)
 	case c.Synthetic.Sites < 0 || c.Synthetic.Pages < 0 || c.Synthetic.Slow < 0:
 		return usagef("testweb: --sites, --pages and --slow cannot be negative")
 	case cmd == "reparse" && (c.WARC == "off" || c.WARC == ""):

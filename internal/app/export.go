@@ -37,6 +37,9 @@ type ExportRecord struct {
 // Export writes every document as JSON lines (ExportRecord) to stdout or
 // cfg.Export.Out.
 func Export(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
+	if cfg.Export.What == "works" {
+		return exportWorks(ctx, cfg, stdout, stderr)
+	}
 	var err error
 	st, err := openStoreReadOnly(ctx, cfg.DB)
 	if err != nil {
