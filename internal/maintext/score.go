@@ -388,7 +388,7 @@ func (n *node) imageNote() bool {
 }
 
 // maxImageNote: see imageNote.
-const maxImageNote = 200
+const maxImageNote = 300
 
 // minorNegative reports whether an element inside content of contentChars
 // visible bytes is a small block (less than a twentieth of the content)
@@ -404,4 +404,4 @@ const maxLinkLine = 200
 
 // maxTeaser is the length of text under which a block with a heading all
 // of link is a teaser (see teaser).
-const maxTeaser = 400
+const maxTeaser = 600
