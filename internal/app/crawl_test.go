@@ -14,6 +14,7 @@ func TestCrawlIsPolite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web with real delays")
 	}
+	t.Parallel() // its crawls wait on delays and timeouts more than they compute
 	forEachBackend(t, testCrawlIsPolite)
 }
 
@@ -100,6 +101,7 @@ func TestBudgets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel() // its crawls wait on delays and timeouts more than they compute
 	forEachBackend(t, testBudgets)
 }
 
@@ -115,6 +117,7 @@ func testBudgets(t *testing.T, be backend) {
 		return web, openDB(t, db), out, db
 	}
 	t.Run("max-pages", func(t *testing.T) {
+		t.Parallel() // each its own web and database
 		web, db, out, _ := crawlWith(t, "--max-pages", "40")
 		if n := len(pageRequests(web)); n > 40 || n < 35 {
 			t.Errorf("%d pages requested under --max-pages 40", n)
@@ -130,6 +133,7 @@ func testBudgets(t *testing.T, be backend) {
 		}
 	})
 	t.Run("max-pages-per-host", func(t *testing.T) {
+		t.Parallel() // each its own web and database
 		_, db, out, _ := crawlWith(t, "--max-pages-per-host", "15")
 		if n := queryInt(t, db, `SELECT max(admitted) FROM hosts`); n != 15 {
 			t.Errorf("most URLs admitted on a host = %d, want 15", n)
@@ -142,6 +146,7 @@ func testBudgets(t *testing.T, be backend) {
 		}
 	})
 	t.Run("max-depth", func(t *testing.T) {
+		t.Parallel() // each its own web and database
 		_, db, out, _ := crawlWith(t, "--max-depth", "2")
 		if n := queryInt(t, db, `SELECT max(depth) FROM urls`); n != 2 {
 			t.Errorf("deepest URL at depth %d, want 2", n)
@@ -151,6 +156,7 @@ func testBudgets(t *testing.T, be backend) {
 		}
 	})
 	t.Run("max-bytes", func(t *testing.T) {
+		t.Parallel() // each its own web and database
 		web, _, out, db := crawlWith(t, "--max-bytes", "150KB")
 		if !strings.Contains(out, "byte budget reached") {
 			t.Errorf("summary does not report the byte budget:\n%s", out)
@@ -165,6 +171,7 @@ func testBudgets(t *testing.T, be backend) {
 		}
 	})
 	t.Run("max-duration", func(t *testing.T) {
+		t.Parallel() // each its own web and database
 		start := time.Now()
 		_, db, out, _ := crawlWith(t, "--max-duration", "700ms", "--delay", "100ms")
 		if el := time.Since(start); el > 10*time.Second {
@@ -183,6 +190,7 @@ func TestTrapsAndFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel() // its crawls wait on delays and timeouts more than they compute
 	forEachBackend(t, testTrapsAndFaults)
 }
 
