@@ -140,8 +140,8 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	hits, err := s.groupByWork(r, v.Get("group"), jsonHits(res.Hits))
-	if err != nil {
+	hits, done, err := s.groupByWork(w, r, v, jsonHits(res.Hits))
+	if err != nil || done {
 		return err
 	}
 	s.writeJSON(w, http.StatusOK, searchResponse{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -60,32 +61,21 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("api: work %d: %w", id, err)
 	}
-	var buf bytes.Buffer
-	ctype := ""
 	switch format {
 	case "", "json":
 		s.writeJSON(w, http.StatusOK, wk)
 		return nil
 	case "html":
-		ctype = "text/html; charset=utf-8"
-		err = workPage.Execute(&buf, wk)
-	case "bibtex":
-		ctype = "application/x-bibtex; charset=utf-8"
-		err = cite.WriteBibTeX(&buf, []cite.Work{CiteWork(wk)})
-	case "ris":
-		ctype = "application/x-research-info-systems; charset=utf-8"
-		err = cite.WriteRIS(&buf, []cite.Work{CiteWork(wk)})
-	case "csl-json":
-		ctype = "application/vnd.citationstyles.csl+json; charset=utf-8"
-		err = cite.WriteCSLJSON(&buf, []cite.Work{CiteWork(wk)})
+		var buf bytes.Buffer
+		if err := workPage.Execute(&buf, wk); err != nil {
+			return fmt.Errorf("api: work %d: %w", id, err)
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(buf.Bytes())
+		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("api: work %d as %s: %w", id, format, err)
-	}
-	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(buf.Bytes())
-	return nil
+	return writeCitations(w, format, []cite.Work{CiteWork(wk)})
 }
 
 // citeWork is a work as the citation writers take it.
@@ -141,40 +131,83 @@ type workRef struct {
 // one result per work. Hits of no work stay as they are. group is the
 // request's group parameter: "work" (the default) or "page" (no
 // grouping). Total and facets still count pages.
-func (s *Server) groupByWork(r *http.Request, group string, hits []jsonHit) ([]jsonHit, error) {
+//
+// With format=bibtex, ris or csl-json, the answer is instead the works of
+// the results as citations (whatever group says), and done is true.
+func (s *Server) groupByWork(w http.ResponseWriter, r *http.Request, v url.Values, hits []jsonHit) (_ []jsonHit, done bool, _ error) {
+	group, format := v.Get("group"), v.Get("format")
 	switch group {
 	case "", "work":
 	case "page":
-		return hits, nil
 	default:
-		return nil, &paramError{"group", "must be work or page"}
+		return nil, false, &paramError{"group", "must be work or page"}
+	}
+	switch format {
+	case "", "json", "bibtex", "ris", "csl-json":
+	default:
+		return nil, false, &paramError{"format", "must be json, bibtex, ris or csl-json"}
+	}
+	cites := format == "bibtex" || format == "ris" || format == "csl-json"
+	if group == "page" && !cites {
+		return hits, false, nil
 	}
 	ws, ok := s.workStore()
-	if !ok || len(hits) == 0 {
-		return hits, nil
-	}
-	release, err := s.acquire(r.Context(), false)
-	if err != nil {
-		return nil, fmt.Errorf("api: works of results: %w", err)
-	}
-	defer release()
+	var works []cite.Work
 	seen := map[int64]bool{}
 	out := hits[:0]
-	for _, h := range hits {
-		wk, err := ws.WorkOf(r.Context(), h.ID)
-		if errors.Is(err, crawl.ErrNotFound) {
-			out = append(out, h)
-			continue
-		}
+	if ok && len(hits) > 0 {
+		release, err := s.acquire(r.Context(), false)
 		if err != nil {
-			return nil, fmt.Errorf("api: work of %s: %w", h.URL, err)
+			return nil, false, fmt.Errorf("api: works of results: %w", err)
 		}
-		if seen[wk.ID] {
-			continue
+		defer release()
+		for _, h := range hits {
+			wk, err := ws.WorkOf(r.Context(), h.ID)
+			if errors.Is(err, crawl.ErrNotFound) {
+				out = append(out, h)
+				continue
+			}
+			if err != nil {
+				return nil, false, fmt.Errorf("api: work of %s: %w", h.URL, err)
+			}
+			if seen[wk.ID] {
+				continue
+			}
+			seen[wk.ID] = true
+			works = append(works, CiteWork(wk))
+			h.Work = &workRef{ID: wk.ID, Title: wk.Title, Year: wk.Year, DOI: wk.DOI, OpenAccess: wk.OpenAccess, Copies: wk.Copies}
+			out = append(out, h)
 		}
-		seen[wk.ID] = true
-		h.Work = &workRef{ID: wk.ID, Title: wk.Title, Year: wk.Year, DOI: wk.DOI, OpenAccess: wk.OpenAccess, Copies: wk.Copies}
-		out = append(out, h)
+	} else {
+		out = hits
 	}
-	return out, nil
+	if cites {
+		return nil, true, writeCitations(w, format, works)
+	}
+	return out, false, nil
+}
+
+// writeCitations answers with works as BibTeX, RIS or CSL-JSON.
+func writeCitations(w http.ResponseWriter, format string, works []cite.Work) error {
+	var buf bytes.Buffer
+	var err error
+	ctype := ""
+	switch format {
+	case "bibtex":
+		ctype = "application/x-bibtex; charset=utf-8"
+		err = cite.WriteBibTeX(&buf, works)
+	case "ris":
+		ctype = "application/x-research-info-systems; charset=utf-8"
+		err = cite.WriteRIS(&buf, works)
+	case "csl-json":
+		ctype = "application/vnd.citationstyles.csl+json; charset=utf-8"
+		err = cite.WriteCSLJSON(&buf, works)
+	}
+	if err != nil {
+		return fmt.Errorf("api: %s: %w", format, err)
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(buf.Bytes())
+	return nil
 }

@@ -84,6 +84,16 @@ func TestWork(t *testing.T) {
 			t.Errorf("search, group %q: result %+v, want work %d with 3 copies", group, r, wk.ID)
 		}
 	}
+	// Search results as citations: one per work.
+	for format, marker := range map[string]string{"bibtex": "@article{sato2020polite,", "ris": "TY  - JOUR", "csl-json": `"citation-key"`} {
+		w := get(t, s, "/search?q=polite&format="+format)
+		if w.Code != http.StatusOK || strings.Count(w.Body.String(), marker) != 1 {
+			t.Errorf("search, format %s: %d, %d records (%q), want 1:\n%s", format, w.Code, strings.Count(w.Body.String(), marker), marker, w.Body)
+		}
+	}
+	if w := get(t, s, "/search?q=polite&format=endnote"); w.Code != http.StatusBadRequest {
+		t.Errorf("search, format=endnote: %d, want 400", w.Code)
+	}
 	if w := get(t, s, "/search?q=polite&group=host"); w.Code != http.StatusBadRequest {
 		t.Errorf("search, group=host: %d, want 400", w.Code)
 	}
