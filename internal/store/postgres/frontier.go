@@ -443,6 +443,15 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 			}
 		}
 		b := t.batch()
+		// The ready-host index first: the hosts whose next fetch time came
+		// since the last claim become due, those pushed past now stop
+		// being due (index hosts_wake), touching only the hosts that
+		// changed, so that hosts_best holds exactly the due hosts. Rows
+		// another claimer holds are left to the next claim.
+		b.Queue(`UPDATE hosts SET due = true WHERE id IN (SELECT id FROM hosts
+				WHERE queued > 0 AND lease_owner IS NULL AND NOT due AND next_fetch_at <= $1 FOR NO KEY UPDATE SKIP LOCKED)`, nowMS)
+		b.Queue(`UPDATE hosts SET due = false WHERE id IN (SELECT id FROM hosts
+				WHERE queued > 0 AND lease_owner IS NULL AND due AND next_fetch_at > $1 FOR NO KEY UPDATE SKIP LOCKED)`, nowMS)
 		// Hosts whose previous owner's lease ran out or that this owner
 		// leased through an earlier handle, and hosts ready to be leased:
 		// those whose time has come, the best first (index hosts_best),
@@ -460,7 +469,7 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 			ORDER BY next_fetch_at > $2, top DESC, next_fetch_at, id LIMIT $3 FOR NO KEY UPDATE SKIP LOCKED`,
 			owner, nowMS, n, db.session).Query(scan(true))
 		b.Queue(`SELECT * FROM (SELECT id, next_fetch_at, top_priority + value FROM hosts
-				WHERE queued > 0 AND lease_owner IS NULL AND next_fetch_at <= $2
+				WHERE queued > 0 AND lease_owner IS NULL AND due AND next_fetch_at <= $2
 				ORDER BY top_priority + value DESC, next_fetch_at, id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED) due
 			UNION ALL
 			SELECT * FROM (SELECT id, next_fetch_at, top_priority + value FROM hosts
@@ -638,7 +647,10 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 		b := t.batch()
 		b.Queue(`SELECT id FROM hosts WHERE id = ANY($1) AND lease_owner = $2 AND lease_session = $3
 			ORDER BY id FOR NO KEY UPDATE`, ids, owner, db.session)
+		// A host given a next fetch time is not due until a claim finds
+		// that time come.
 		b.Queue(`UPDATE hosts h SET lease_owner = NULL, lease_session = 0, lease_until = 0,
+				due = CASE WHEN r.next <> 0 THEN false ELSE h.due END,
 				next_fetch_at = CASE WHEN r.next <> 0 THEN greatest(h.next_fetch_at, r.next) ELSE h.next_fetch_at END,
 				delay_ms = CASE WHEN r.next <> 0 THEN r.delay ELSE h.delay_ms END,
 				backoff = CASE WHEN r.next <> 0 THEN r.backoff ELSE h.backoff END

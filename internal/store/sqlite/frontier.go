@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -246,37 +248,61 @@ func scanHost(sc interface{ Scan(...any) error }) (crawl.Host, error) {
 	return h, nil
 }
 
-// ClaimHosts leases hosts with queued URLs to owner.
+// ClaimHosts leases hosts with queued URLs to owner: those whose next
+// fetch time has come first, the best of them (by their best queued URL's
+// priority plus their value) first, then by next fetch time and ID. Hosts
+// whose lease by another owner ran out compete in the same order, their
+// in-flight URLs returning to the queue.
+//
+// The choice costs O(log hosts) plus the hosts returned, however many
+// hosts the crawl has: it reads the ready-host index hosts_claim (hosts
+// with URLs queued and no lease, due first, then by rank) after wakeHosts
+// has brought its due column up to now, and the expired leases through
+// hosts_leased. A change to how hosts rank (top_priority + value) must
+// change hosts_claim with it (migration 0018).
 func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Duration, now time.Time) ([]crawl.Host, error) {
 	var out []crawl.Host
 	err := db.tx(ctx, func(t *txn) error {
 		nowMS := now.UnixMilli()
-		// Hosts whose time has come first, the best of them (by their best
-		// queued URL's priority and their value) first.
-		rows, err := t.query(ctx, `SELECT id, lease_owner FROM hosts
-			WHERE (queued > 0 AND (lease_owner IS NULL OR lease_owner <> ? AND lease_until < ?))
-			   OR (lease_owner IS NOT NULL AND lease_owner <> ? AND lease_until < ?)
-			ORDER BY next_fetch_at > ?, top_priority + value DESC, next_fetch_at, id LIMIT ?`, owner, nowMS, owner, nowMS, nowMS, n)
-		if err != nil {
+		if err := t.wakeHosts(ctx, nowMS); err != nil {
 			return err
 		}
-		var ids []crawl.ID
-		var expired []crawl.ID
-		for rows.Next() {
-			var id crawl.ID
-			var prev sql.NullString
-			if err := rows.Scan(&id, &prev); err != nil {
-				rows.Close()
+		var cands []hostCand
+		scan := func(q string, args ...any) error {
+			rows, err := t.query(ctx, q, args...)
+			if err != nil {
 				return err
 			}
-			ids = append(ids, id)
-			if prev.Valid {
-				expired = append(expired, id)
+			defer rows.Close()
+			for rows.Next() {
+				var c hostCand
+				var prev sql.NullString
+				if err := rows.Scan(&c.id, &c.next, &c.rank, &prev); err != nil {
+					return err
+				}
+				c.due, c.expired = c.next <= nowMS, prev.Valid
+				cands = append(cands, c)
 			}
+			return rows.Err()
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := scan(`SELECT id, next_fetch_at, top_priority + value, NULL FROM hosts INDEXED BY hosts_claim
+			WHERE queued > 0 AND lease_owner IS NULL
+			ORDER BY due DESC, top_priority + value DESC, next_fetch_at, id LIMIT ?`, n); err != nil {
 			return err
+		}
+		if err := scan(`SELECT id, next_fetch_at, top_priority + value, lease_owner FROM hosts INDEXED BY hosts_leased
+			WHERE lease_owner IS NOT NULL AND lease_until < ? AND lease_owner <> ?
+			ORDER BY next_fetch_at > ?, top_priority + value DESC, next_fetch_at, id LIMIT ?`, nowMS, owner, nowMS, n); err != nil {
+			return err
+		}
+		slices.SortFunc(cands, hostCand.compare)
+		cands = cands[:min(n, len(cands))]
+		var ids, expired []crawl.ID
+		for _, c := range cands {
+			ids = append(ids, c.id)
+			if c.expired {
+				expired = append(expired, c.id)
+			}
 		}
 		if len(expired) > 0 {
 			perHost := map[crawl.ID]int64{}
@@ -291,14 +317,30 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 				return err
 			}
 		}
-		until := now.Add(lease).UnixMilli()
-		for _, id := range ids {
-			row := t.queryRow(ctx, `UPDATE hosts SET lease_owner = ?, lease_until = ? WHERE id = ? RETURNING `+hostColumns, owner, until, id)
-			h, err := scanHost(row)
+		if len(ids) == 0 {
+			return nil
+		}
+		// One statement for all: one statement journal, each page once.
+		in, args := idList(ids)
+		rows, err := t.query(ctx, `UPDATE hosts SET lease_owner = ?, lease_until = ? WHERE id IN (`+in+`) RETURNING `+hostColumns,
+			append([]any{owner, now.Add(lease).UnixMilli()}, args...)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		got := make(map[crawl.ID]crawl.Host, len(ids))
+		for rows.Next() {
+			h, err := scanHost(rows)
 			if err != nil {
 				return err
 			}
-			out = append(out, h)
+			got[h.ID] = h
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range ids { // in the order chosen
+			out = append(out, got[id])
 		}
 		return nil
 	})
@@ -306,6 +348,40 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 		return nil, fmt.Errorf("sqlite: claim hosts: %w", err)
 	}
 	return out, nil
+}
+
+// hostCand is a host ClaimHosts may lease.
+type hostCand struct {
+	id           crawl.ID
+	next, rank   int64 // next fetch time; best queued priority plus value
+	due, expired bool  // its time has come; another owner's lease ran out
+}
+
+// compare orders candidates as ClaimHosts leases them.
+func (c hostCand) compare(d hostCand) int {
+	if c.due != d.due {
+		if c.due {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(cmp.Compare(d.rank, c.rank), cmp.Compare(c.next, d.next), cmp.Compare(c.id, d.id))
+}
+
+// wakeHosts brings the due column of the hosts in the ready-host index
+// (queued > 0, no lease) up to now, through hosts_wake: the hosts whose
+// next fetch time came since the last claim become due, those whose next
+// fetch time was pushed past now (a commit or a release raised it) stop
+// being due. Each host moves once per change of its next fetch time, so a
+// claim touches only the hosts that changed, not all of them.
+func (t *txn) wakeHosts(ctx context.Context, nowMS int64) error {
+	if _, err := t.exec(ctx, `UPDATE hosts INDEXED BY hosts_wake SET due = 1
+		WHERE due = 0 AND next_fetch_at <= ? AND queued > 0 AND lease_owner IS NULL`, nowMS); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, `UPDATE hosts INDEXED BY hosts_wake SET due = 0
+		WHERE due = 1 AND next_fetch_at > ? AND queued > 0 AND lease_owner IS NULL`, nowMS)
+	return err
 }
 
 func idList(ids []crawl.ID) (string, []any) {
@@ -358,16 +434,32 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 		return nil
 	}
 	err := db.tx(ctx, func(t *txn) error {
-		for _, h := range hosts {
-			var err error
-			if h.NextFetchAt.IsZero() {
-				_, err = t.exec(ctx, `UPDATE hosts SET lease_owner = NULL, lease_until = 0 WHERE lease_owner = ? AND id = ?`, owner, h.ID)
-			} else {
-				_, err = t.exec(ctx, `UPDATE hosts SET lease_owner = NULL, lease_until = 0,
-					next_fetch_at = max(next_fetch_at, ?), delay_ms = ?, backoff = ? WHERE lease_owner = ? AND id = ?`,
-					ms(h.NextFetchAt), h.Delay.Milliseconds(), h.Backoff, owner, h.ID)
+		// A statement per chunk of hosts, not per host: one statement
+		// journal, each page written once. A host given a next fetch
+		// time is not due until a claim finds that time come
+		// (wakeHosts), so a claim need not look for it.
+		const chunk = 1000
+		seen := make(map[crawl.ID]bool, len(hosts))
+		hosts := slices.DeleteFunc(slices.Clone(hosts), func(h crawl.HostRelease) bool { // a host's first release counts
+			dup := seen[h.ID]
+			seen[h.ID] = true
+			return dup
+		})
+		for len(hosts) > 0 {
+			part := hosts[:min(chunk, len(hosts))]
+			hosts = hosts[len(part):]
+			args := make([]any, 0, 4*len(part)+1)
+			for _, h := range part {
+				args = append(args, h.ID, ms(h.NextFetchAt), h.Delay.Milliseconds(), h.Backoff)
 			}
-			if err != nil {
+			args = append(args, owner)
+			if _, err := t.exec(ctx, `WITH r(id, next, delay, backoff) AS (VALUES `+
+				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?),", len(part)), ",")+`)
+				UPDATE hosts SET lease_owner = NULL, lease_until = 0, due = CASE WHEN r.next > 0 THEN 0 ELSE hosts.due END,
+					next_fetch_at = CASE WHEN r.next > 0 THEN max(hosts.next_fetch_at, r.next) ELSE hosts.next_fetch_at END,
+					delay_ms = CASE WHEN r.next > 0 THEN r.delay ELSE hosts.delay_ms END,
+					backoff = CASE WHEN r.next > 0 THEN r.backoff ELSE hosts.backoff END
+				FROM r WHERE hosts.id = r.id AND hosts.lease_owner = ?`, args...); err != nil {
 				return err
 			}
 		}
