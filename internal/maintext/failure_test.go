@@ -287,6 +287,16 @@ var failureModes = []struct {
 			`<div class="r-steps">` + prose("method", 4) + `</div></div></body>`,
 		want: []string{"oat flakes", "cinnamon", "Paragraph 4 of the method"},
 	},
+	{
+		// A block of prose written as bare text in a div, beside the
+		// best block, is kept as a paragraph beside it would be.
+		name: "bare text beside the content",
+		page: `<body>` + siteChrome + `<div class="x-page"><div class="x-a post-body">` + prose("story", 4) + `</div>` +
+			`<div class="x-b">A different season with the field school is coming up soon and this year we plan to walk the whole ridge.</div>` +
+			`<div class="x-c"><a href="/1">Imprint</a> <a href="/2">Privacy</a></div></div></body>`,
+		want: []string{"Paragraph 4 of the story", "A different season with the field school"},
+		not:  []string{"Imprint"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

@@ -285,7 +285,8 @@ func (n *node) inLandmark() bool {
 }
 
 // siblings returns the content: the best element and those of its
-// siblings that score at least a fifth of it or are paragraphs of prose.
+// siblings that score at least a fifth of it or are paragraphs of prose
+// (a p, or a block with over 80 bytes of text of its own).
 func (b *Builder) siblings(best int32) []int32 {
 	nodes := b.nodes
 	threshold := max(10, nodes[best].score*0.2)
@@ -322,7 +323,7 @@ func (b *Builder) siblings(best int32) []int32 {
 		case n.clsHash != 0 && n.clsHash == top.clsHash && n.atom == top.atom && n.chars >= minParagraph && n.linkDensity() < 0.5:
 			// A part of the same kind (the steps of a how-to, the
 			// sections of a long article).
-		case n.atom == atom.P && n.chars > 80 && n.linkDensity() < 0.25:
+		case (n.atom == atom.P || n.own > 80) && n.chars > 80 && n.linkDensity() < 0.25:
 		default:
 			continue
 		}
