@@ -63,6 +63,7 @@ func Run(t *testing.T, factory Factory) {
 	// tests = append(tests, xxxTests...).
 	var tests []test
 	tests = append(tests, worksTests...)
+	tests = append(tests, readyTests...)
 	run(t, factory, tests)
 }
 
