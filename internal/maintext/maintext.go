@@ -40,9 +40,9 @@
 //
 // COMPARISON.md compares it with go-readability and go-trafilatura on
 // go-trafilatura's benchmark of 983 real pages (eval/maintext runs it):
-// better precision and F1 than both, at a third of go-trafilatura's CPU
-// time for the whole extraction and an eighth to a tenth for the main
-// text's own work.
+// better precision, recall and F1 than both (0.925, 0.911, 0.918), the
+// main text's own work at a fifth to a tenth of go-trafilatura's CPU time
+// and the crawl's whole extraction of a page at under half of it.
 //
 // It is a pure leaf: Extract and DetectLanguage take values and return
 // values, with no I/O and no state between calls (a Builder reads one
