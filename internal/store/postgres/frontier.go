@@ -889,10 +889,8 @@ const valueWindow = 200
 // its most recently recorded pages, when it recorded responses since it
 // was last valued, and returns the values in the order of ids (0 for an
 // unknown host). ClaimHosts leases due hosts by the priority of their best
-// queued URL plus their value. The value is the SQLite store's (see its
-// hostValueSQL): (24·research + 12·related − 24·copies − 6·n) / (n + 4)
-// over the host's last valueWindow pages. The hosts to revalue are locked
-// in ID order, as commits lock them.
+// queued URL plus their value, computed by hostValueSQL. The hosts to
+// revalue are locked in ID order, as commits lock them.
 func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	out := make([]int, len(ids))
 	if len(ids) == 0 {
@@ -906,21 +904,7 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
 		clear(values)
 		b := t.batch()
-		b.Queue(`WITH l AS (SELECT id, fetched FROM hosts WHERE id = ANY($1) AND fetched <> value_fetched ORDER BY id FOR NO KEY UPDATE),
-			s AS (SELECT l.id, l.fetched, c.n, c.research, c.related, c.copies FROM l, LATERAL (
-				SELECT count(*) AS n,
-					count(*) FILTER (WHERE p.doc_type IN ('article', 'preprint', 'thesis', 'proceedings', 'book', 'dataset')
-						AND p.duplicate_of = 0 AND p.near_duplicate_of = 0) AS research,
-					count(*) FILTER (WHERE p.doc_type IN ('person', 'listing')
-						AND p.duplicate_of = 0 AND p.near_duplicate_of = 0) AS related,
-					count(*) FILTER (WHERE p.duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.duplicate_of), l.id) <> l.id
-						OR p.near_duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.near_duplicate_of), l.id) <> l.id) AS copies
-				FROM (SELECT id FROM urls WHERE host_id = l.id AND fetched_at > 0 ORDER BY fetched_at DESC LIMIT $2) u
-				JOIN pages p ON p.url_id = u.id
-				WHERE p.status BETWEEN 200 AND 299) c)
-			UPDATE hosts SET value = (24 * s.research + 12 * s.related - 24 * s.copies - 6 * s.n) / (s.n + 4),
-				value_fetched = s.fetched, value_pages = s.n, value_research = s.research, value_related = s.related, value_copies = s.copies
-			FROM s WHERE hosts.id = s.id`, sorted, valueWindow)
+		b.Queue(hostValueSQL, sorted, valueWindow)
 		b.Queue(`SELECT id, value FROM hosts WHERE id = ANY($1)`, sorted).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id int64

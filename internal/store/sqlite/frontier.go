@@ -668,30 +668,6 @@ func (t *txn) refreshTop(ctx context.Context, host crawl.ID) error {
 // value is learned from.
 const valueWindow = 200
 
-// researchTypes are the page types (crawl.Metadata.Type) that count as
-// research when a host is valued.
-const researchTypes = `('article', 'preprint', 'thesis', 'proceedings', 'book', 'dataset')`
-
-// hostValueSQL computes, for host ?1, the pages its value is learned from
-// (n), the research among them (pages of a research type), the related
-// pages (people, publication lists), and the copies of another host's
-// pages (exact or near duplicates: a mirror's; they count as nothing
-// else), then the value: the share of research plus half the share of
-// related pages, less the share of copies, against the quarter of research
-// expected of a host not seen yet, with 4 pages of prior, times 24:
-// (24·research + 12·related − 24·copies − 6·n) / (n + 4). A host of
-// research alone tends to +18, one of other pages alone to −6, a mirror to
-// −30. The PostgreSQL store computes the same.
-const hostValueSQL = `SELECT n, research, related, copies, (24 * research + 12 * related - 24 * copies - 6 * n) / (n + 4) FROM (
-	SELECT count(*) AS n,
-		coalesce(sum(p.doc_type IN ` + researchTypes + ` AND p.duplicate_of = 0 AND p.near_duplicate_of = 0), 0) AS research,
-		coalesce(sum(p.doc_type IN ('person', 'listing') AND p.duplicate_of = 0 AND p.near_duplicate_of = 0), 0) AS related,
-		coalesce(sum(p.duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.duplicate_of), ?1) <> ?1
-			OR p.near_duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.near_duplicate_of), ?1) <> ?1), 0) AS copies
-	FROM (SELECT id FROM urls WHERE host_id = ?1 AND fetched_at > 0 ORDER BY fetched_at DESC LIMIT ?2) u
-	JOIN pages p ON p.url_id = u.id
-	WHERE p.status BETWEEN 200 AND 299)`
-
 // ValueHosts learns what each host is worth to a crawl after research from
 // its most recently recorded pages, when it recorded responses since it
 // was last valued, and returns the values in the order of ids (0 for an
@@ -713,8 +689,8 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 				return err
 			}
 			if fetched != valued {
-				var n, research, related, copies int64
-				if err := t.queryRow(ctx, hostValueSQL, id, valueWindow).Scan(&n, &research, &related, &copies, &value); err != nil {
+				var n, research, related, copies, citing int64
+				if err := t.queryRow(ctx, hostValueSQL, id, valueWindow).Scan(&n, &research, &related, &copies, &citing, &value); err != nil {
 					return err
 				}
 				if _, err := t.exec(ctx, `UPDATE hosts SET value = ?, value_fetched = ?, value_pages = ?, value_research = ?,

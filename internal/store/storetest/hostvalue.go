@@ -16,6 +16,7 @@ type hostValuer interface {
 
 var hostValueTests = []test{
 	{"HostValueFromRecordedPages", testHostValue},
+	{"HostValueFromCitedResearch", testHostValueCites},
 }
 
 // testHostValue records four pages on each of three hosts: articles on
@@ -119,5 +120,84 @@ func testHostValue(t *testing.T, e *env) {
 	}
 	if wantOrder := []string{"http://a.test", "http://c.test", "http://b.test", "http://m.test"}; !eq(order, wantOrder) {
 		t.Errorf("hosts claimed in order %v, want %v (by value)", order, wantOrder)
+	}
+}
+
+// testHostValueCites records a journal's paper (j.test), then four pages
+// of no research type on each of two blogs. Three of h.test's pages cite
+// research on another host: two link to articles not yet fetched that
+// rank 8 where the page ranks 0 (at least 6 above: a link to research by
+// its own URL and anchor), one to the journal's recorded paper, which
+// ranks only 2; its fourth page links to a high-ranking URL of its own
+// host and to an ordinary page of another host. n.test's pages link only
+// to the ordinary page. A citing page counts half a research page:
+// h.test (24·0 + 12·3 − 6·4) / 8 = 1, n.test (−6·4) / 8 = −3.
+func testHostValueCites(t *testing.T, e *env) {
+	if _, ok := e.s.(hostValuer); !ok {
+		t.Skip("the store does not value hosts")
+	}
+	for _, h := range []string{"http://h.test", "http://n.test"} {
+		for i := range 4 {
+			e.add(crawl.Limits{}, U(fmt.Sprintf("%s/%d", h, i), 1, 0))
+		}
+	}
+	e.add(crawl.Limits{}, U("http://j.test/x9", 2, 2))
+	link := func(raw string, priority int) (crawl.Link, crawl.NewURL) {
+		u := U(raw, 2, priority)
+		return crawl.Link{TargetID: u.ID, Target: raw, Anchor: "a"}, u
+	}
+	record := func(host string, typ string, links func(i int) [][2]any) {
+		t.Helper()
+		id := crawl.HashID(host)
+		var ids []crawl.ID
+		for _, h := range e.claimHosts("p", 10) {
+			ids = append(ids, h.ID)
+		}
+		cs := e.claimURLs("p", id, 4, crawl.Limits{})
+		if len(cs) == 0 {
+			t.Fatalf("no URL of %s to claim", host)
+		}
+		var rs []crawl.Result
+		for i, c := range cs {
+			r := done(c, fmt.Sprint(host, " page ", i))
+			r.Page.Meta = &crawl.Metadata{Type: typ, Title: "t"}
+			for _, l := range links(i) {
+				lk, u := link(l[0].(string), l[1].(int))
+				r.Links = append(r.Links, lk)
+				r.Discovered = append(r.Discovered, u)
+			}
+			rs = append(rs, r)
+		}
+		e.commit(crawl.Limits{}, rs...)
+		if err := e.s.ReleaseHosts(e.ctx, "p", rel(ids...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record("http://j.test", "article", func(int) [][2]any { return nil })
+	record("http://h.test", "other", func(i int) [][2]any {
+		switch i {
+		case 0, 1:
+			return [][2]any{{fmt.Sprintf("http://j.test/article/%d", i), 8}}
+		case 2:
+			return [][2]any{{"http://j.test/x9", 2}}
+		}
+		return [][2]any{{"http://h.test/publications/", 10}, {"http://s.test/home", 3}}
+	})
+	record("http://n.test", "other", func(int) [][2]any { return [][2]any{{"http://s.test/home", 3}} })
+
+	hosts := []string{"http://h.test", "http://n.test", "http://j.test"}
+	ids := make([]crawl.ID, len(hosts))
+	for i, h := range hosts {
+		ids[i] = crawl.HashID(h)
+	}
+	got, err := e.s.(hostValuer).ValueHosts(e.ctx, ids)
+	if err != nil {
+		t.Fatalf("ValueHosts: %v", err)
+	}
+	// j.test: one article, (24 − 6) / 5 = 3.
+	for i, want := range []int{1, -3, 3} {
+		if got[i] != want {
+			t.Errorf("value of %s = %d, want %d", hosts[i], got[i], want)
+		}
 	}
 }
