@@ -278,7 +278,9 @@ func (r *Repository) Records() []RepositoryRecord {
 // BaseURL is the OAI-PMH base URL on the repository's own host.
 func (r *Repository) BaseURL() string { return r.origin + "/oai" }
 
-// ServeHTTP serves the repository.
+// ServeHTTP serves the repository. Its home page, landing pages and PDFs
+// carry validators, as a repository's do: a recrawl's conditional request
+// is answered 304.
 func (r *Repository) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		rw.Header().Set("Allow", "GET, HEAD")
@@ -293,14 +295,14 @@ func (r *Repository) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		rw.Write([]byte("User-agent: *\nDisallow: /discover\n"))
 	case p == "/":
-		r.serveHome(rw)
+		r.serveHome(rw, req)
 	case strings.HasPrefix(p, "/handle/"+repositoryPrefix+"/"):
 		i, ok := r.byID[strings.TrimPrefix(p, "/handle/")]
 		if !ok || r.records[i].Deleted {
 			http.NotFound(rw, req)
 			return
 		}
-		r.serveLanding(rw, &r.records[i])
+		r.serveLanding(rw, req, &r.records[i])
 	case strings.HasPrefix(p, "/bitstream/handle/"+repositoryPrefix+"/"):
 		rest := strings.TrimPrefix(p, "/bitstream/handle/")
 		j := strings.LastIndexByte(rest, '/')
@@ -309,13 +311,13 @@ func (r *Repository) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 			http.NotFound(rw, req)
 			return
 		}
-		r.servePDF(rw, &r.records[i])
+		r.servePDF(rw, req, &r.records[i])
 	default:
 		http.NotFound(rw, req)
 	}
 }
 
-func (r *Repository) serveHome(rw http.ResponseWriter) {
+func (r *Repository) serveHome(rw http.ResponseWriter, req *http.Request) {
 	var b bytes.Buffer
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Northfield University Repository</title></head><body>\n<h1>Northfield University Repository</h1>\n<p>OAI-PMH: <a href=\"/oai?verb=Identify\">/oai</a></p>\n<ul>\n")
 	for i := range r.records {
@@ -328,11 +330,16 @@ func (r *Repository) serveHome(rw http.ResponseWriter) {
 		b.WriteString("</a></li>\n")
 	}
 	b.WriteString("</ul></body></html>\n")
-	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
-	rw.Write(b.Bytes())
+	var mod time.Time
+	for i := range r.records {
+		if r.records[i].Datestamp.After(mod) {
+			mod = r.records[i].Datestamp
+		}
+	}
+	serveContent(rw, req, "text/html; charset=utf-8", etag(b.Bytes()), mod, b.Bytes())
 }
 
-func (r *Repository) serveLanding(rw http.ResponseWriter, rec *RepositoryRecord) {
+func (r *Repository) serveLanding(rw http.ResponseWriter, req *http.Request, rec *RepositoryRecord) {
 	var b bytes.Buffer
 	meta := func(name, content string) {
 		b.WriteString("<meta name=\"" + name + "\" content=\"")
@@ -368,11 +375,10 @@ func (r *Repository) serveLanding(rw http.ResponseWriter, rec *RepositoryRecord)
 		b.WriteString("</a></p>\n")
 	}
 	b.WriteString("<p><a href=\"/\">Repository home</a></p>\n</body></html>\n")
-	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
-	rw.Write(b.Bytes())
+	serveContent(rw, req, "text/html; charset=utf-8", etag(b.Bytes()), rec.Datestamp, b.Bytes())
 }
 
-func (r *Repository) servePDF(rw http.ResponseWriter, rec *RepositoryRecord) {
+func (r *Repository) servePDF(rw http.ResponseWriter, req *http.Request, rec *RepositoryRecord) {
 	var lines []pdfLine
 	for _, l := range wrap(foldASCII(rec.Title), 60) {
 		lines = append(lines, pdfLine{font: "F1", size: 16, text: l})
@@ -386,10 +392,27 @@ func (r *Repository) servePDF(rw http.ResponseWriter, rec *RepositoryRecord) {
 		note += " doi:" + rec.DOI
 	}
 	lines = append(lines, pdfLine{font: "F2", size: 10, text: note})
+	// A page of text, as a deposited file has: the abstract.
+	for _, l := range wrap(depositAbstract(rec), 80) {
+		lines = append(lines, pdfLine{font: "F2", size: 10, text: l})
+	}
 	var b bytes.Buffer
 	writePDF(&b, foldASCII(rec.Title), foldASCII(strings.Join(rec.Creators, "; ")), lines)
-	rw.Header().Set("Content-Type", "application/pdf")
-	rw.Write(b.Bytes())
+	serveContent(rw, req, "application/pdf", etag(b.Bytes()), rec.Datestamp, b.Bytes())
+}
+
+// depositAbstract is the abstract a record's PDF states, made from its
+// title so that every deposit reads differently.
+func depositAbstract(rec *RepositoryRecord) string {
+	t := strings.ToLower(foldASCII(rec.Title))
+	kind := "article"
+	if rec.Type == "Thesis" {
+		kind = "thesis"
+	}
+	return "Abstract. This " + kind + " studies " + t + ". We describe the data we collected, the methods " +
+		"we used to analyse it and the results we obtained, and we discuss how they compare with earlier work " +
+		"on " + t + ". The deposited version is the author's accepted manuscript; the data and code are " +
+		"archived with it in the repository."
 }
 
 // oaiQuery is a ListRecords or ListIdentifiers request, from its
