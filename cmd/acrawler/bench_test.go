@@ -35,8 +35,7 @@ import (
 func BenchmarkCrawl(b *testing.B) {
 	for _, be := range backends {
 		// full: everything on (main text, metadata, PDFs, WARC); lean: the
-		// crawl pipeline alone (fetch, parse, links, store), as issue 2
-		// specifies it.
+		// crawl pipeline alone (fetch, parse, links, store).
 		b.Run(be.name+"/full", func(b *testing.B) { benchmarkCrawl(b, be) })
 		lean := append([]string{"--no-pdf", "--main-text=false", "--warc", "off"}, strings.Fields(os.Getenv("ACRAWLER_BENCH_FLAGS"))...)
 		b.Run(be.name+"/lean", func(b *testing.B) { benchmarkCrawl(b, be, lean...) })
