@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -107,7 +108,7 @@ func (w *Web) buildPreprints() *site {
 			lookFor: "the title and authors of " + src.main.key + " four years later"}
 		add(later)
 	}
-	serve := func(_ *Web, _ *site, p *page, rw http.ResponseWriter, _ *http.Request) {
+	serve := func(_ *Web, _ *site, p *page, rw http.ResponseWriter, r *http.Request) {
 		rw.Header().Set("Content-Type", p.ctype)
 		var b bytes.Buffer
 		switch {
@@ -118,7 +119,7 @@ func (w *Web) buildPreprints() *site {
 		default:
 			writePreprintPDF(&b, p.pub.preprint)
 		}
-		rw.Write(b.Bytes())
+		w.serveFixed(rw, r, b.Bytes())
 	}
 	html := "text/html; charset=utf-8"
 	s.home = s.add(&page{key: "/", kind: "home", title: s.name, ctype: html, serve: serve})
@@ -206,8 +207,21 @@ func writePreprintPDF(b *bytes.Buffer, pp *preprint) {
 	lines = append(lines, pdfLine{font: "F2", size: 10, text: fmt.Sprintf("Preprint, %d %s %d. doi:10.48550/arXiv.%s", pp.day, monthAbbr[pp.month-1], pp.year, pp.id)})
 	lines = append(lines, pdfLine{font: "F2", size: 10, text: "arXiv:" + pp.id + " [cs.DL]"})
 	lines = append(lines, pdfLine{font: "F1", size: 12, text: "Abstract"})
-	lines = append(lines, pdfLine{font: "F2", size: 10, text: foldASCII("We study " + strings.ToLower(pp.title) + ".")})
+	var abs bytes.Buffer
+	ar := rng{s: pp.seed ^ 0x9e3779b97f4a7c15}
+	enAcademic.paragraph(&abs, &ar, 6)
+	for _, l := range wrap(foldASCII("We study "+strings.ToLower(pp.title)+". "+abs.String()), 95) {
+		lines = append(lines, pdfLine{font: "F2", size: 10, text: l})
+	}
 	writePDFDated(b, foldASCII(pp.title), foldASCII(strings.Join(pp.names, "; ")), fmt.Sprintf("D:%d%02d%02d120000Z", pp.year, pp.month, pp.day), lines)
 }
 
 var monthAbbr = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+
+// serveFixed writes a body that never changes (the repository's and the
+// preprint server's pages) with an ETag and a Last-Modified, answering
+// conditional requests with 304 as the other pages of the web do.
+func (w *Web) serveFixed(rw http.ResponseWriter, r *http.Request, body []byte) {
+	rw.Header().Set("ETag", `"`+strconv.FormatUint(hash64(0, string(body)), 16)+`"`)
+	http.ServeContent(rw, r, "", w.base, bytes.NewReader(body))
+}
