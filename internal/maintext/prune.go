@@ -255,10 +255,33 @@ var metaWords = map[string]bool{"date": true, "datum": true, "datetime": true, "
 var recipeWords = map[string]bool{"ingredient": true, "ingredients": true, "zutaten": true,
 	"ingredientes": true, "ingredienti": true}
 
-// hasPart reports whether a class list holds one of words as a part of a
-// token (a run of bytes other than space, '-' and '_').
-func hasPart(v []byte, words map[string]bool) bool {
+// Kinds of class parts (see classParts).
+const (
+	partLead = 1 << iota
+	partRecipe
+	partMeta
+	partImage
+)
+
+// partKinds maps each word of leadWords, recipeWords, metaWords and
+// imageWords to its kinds, so that one pass over a class list answers
+// hasPart for all four.
+var partKinds = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for kind, words := range map[uint8]map[string]bool{partLead: leadWords, partRecipe: recipeWords,
+		partMeta: metaWords, partImage: imageWords} {
+		for w := range words {
+			m[w] |= kind
+		}
+	}
+	return m
+}()
+
+// classParts returns the kinds of the parts of a class list: partLead if
+// hasPart(v, leadWords), and so on, in one pass.
+func classParts(v []byte) uint8 {
 	var buf [16]byte
+	var kinds uint8
 	for i := 0; i < len(v); {
 		for i < len(v) && (isSpaceByte(v[i]) || v[i] == '-' || v[i] == '_') {
 			i++
@@ -268,13 +291,11 @@ func hasPart(v []byte, words map[string]bool) bool {
 			j++
 		}
 		if n := j - i; n > 0 && n <= len(buf) {
-			if words[string(lowerASCII(buf[:0], v[i:j]))] {
-				return true
-			}
+			kinds |= partKinds[string(lowerASCII(buf[:0], v[i:j]))]
 		}
 		i = j
 	}
-	return false
+	return kinds
 }
 
 func tokenEnd(v []byte, i int) int {

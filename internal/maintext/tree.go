@@ -88,10 +88,16 @@ func NewBuilder(pageSize int) *Builder {
 	if b == nil {
 		b = &Builder{stack: make([]int32, 0, 64)}
 	}
-	if want := max(64, pageSize/24); cap(b.nodes) < want {
+	// Sized for most pages, not the largest: on go-trafilatura's
+	// benchmark pages a page has a node per 63 bytes at the median and per
+	// 37 at the 90th percentile, and its text is 14% of its bytes at the
+	// median and 33% at the 90th percentile. The rest grow by append;
+	// buffers larger than needed were most of a page's allocation and
+	// kept large pages' Builders out of the pool.
+	if want := max(64, pageSize/40); cap(b.nodes) < want {
 		b.nodes = make([]node, 0, want)
 	}
-	if want := max(512, pageSize); cap(b.text) < want {
+	if want := max(512, pageSize/4); cap(b.text) < want {
 		b.text = make([]byte, 0, want)
 	}
 	return b
@@ -310,13 +316,14 @@ func (b *Builder) start(t *htmlx.Token) {
 	}
 	if props&pBlock != 0 || a == atom.Span {
 		if v, ok := t.Attr("class"); ok && len(v) > 0 {
-			if hasPart(v, leadWords) {
+			parts := classParts(v)
+			if parts&partLead != 0 {
 				n.flags |= fLead
 			}
-			if hasPart(v, recipeWords) {
+			if parts&partRecipe != 0 {
 				n.flags |= fRecipe
 			}
-			if hasPart(v, metaWords) || hasPart(v, imageWords) && !hasPositive(v) {
+			if parts&partMeta != 0 || parts&partImage != 0 && !hasPositive(v) {
 				// A date or meta line, or an image's box (not
 				// "text-with-image": a class naming text too).
 				n.flags |= fImage

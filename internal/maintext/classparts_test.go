@@ -1,0 +1,69 @@
+package maintext
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// hasPart reports whether a class list holds one of words as a part of a
+// token (a run of bytes other than space, '-' and '_').
+func hasPart(v []byte, words map[string]bool) bool {
+	var buf [16]byte
+	for i := 0; i < len(v); {
+		for i < len(v) && (isSpaceByte(v[i]) || v[i] == '-' || v[i] == '_') {
+			i++
+		}
+		j := i
+		for j < len(v) && !isSpaceByte(v[j]) && v[j] != '-' && v[j] != '_' {
+			j++
+		}
+		if n := j - i; n > 0 && n <= len(buf) {
+			if words[string(lowerASCII(buf[:0], v[i:j]))] {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+// TestClassPartsIsHasPart checks that classParts, one pass over a class
+// list, gives what hasPart gives for each of the four word lists, on
+// class lists of those words, other words, mixed case, separators, long
+// and non-ASCII tokens.
+func TestClassPartsIsHasPart(t *testing.T) {
+	var pool []string
+	for _, m := range []map[string]bool{leadWords, recipeWords, metaWords, imageWords} {
+		for w := range m {
+			pool = append(pool, w, strings.ToUpper(w), strings.ToUpper(w[:1])+w[1:], w+"x", "x"+w)
+		}
+	}
+	pool = append(pool, "content", "article", "body", "text", "post", "entry", "sidebar", "share",
+		"a-very-long-class-token-name-here", "abcdefghijklmnopq", "abcdefghijklmnop", "bïld", "фото", "", "x")
+	seps := []string{" ", "-", "_", "\t", "\n", "  ", "--", " -_"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	check := func(v []byte) {
+		t.Helper()
+		got := classParts(v)
+		for kind, words := range map[uint8]map[string]bool{partLead: leadWords, partRecipe: recipeWords, partMeta: metaWords, partImage: imageWords} {
+			if want := hasPart(v, words); (got&kind != 0) != want {
+				t.Fatalf("classParts(%q) = %b; hasPart with the words of kind %b = %v", v, got, kind, want)
+			}
+		}
+	}
+	for _, s := range []string{"", " ", "-", "article-lead", "post-meta", "image_box text-with-image", "INGREDIENTS", "leadx", "xdate"} {
+		check([]byte(s))
+	}
+	for range 20000 {
+		var sb strings.Builder
+		for k := rng.IntN(6); k >= 0; k-- {
+			if rng.IntN(3) == 0 {
+				sb.WriteString(seps[rng.IntN(len(seps))])
+			}
+			sb.WriteString(pool[rng.IntN(len(pool))])
+			sb.WriteString(seps[rng.IntN(len(seps))])
+		}
+		check([]byte(sb.String()))
+	}
+}
