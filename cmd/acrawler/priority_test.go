@@ -80,14 +80,15 @@ func TestPriorityOnVariedWeb(t *testing.T) {
 // and `stats` show each host's learned value and why: the web's research
 // sites (universities, journals, labs) are valued above its blogs, news
 // sites and shops, for their research (on the mean, and nearly every
-// research site above every other site).
+// research site above every shop); blogs are valued above what their own
+// pages are worth, for the research their posts cite.
 func TestStatsShowHostValues(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls a varied test web")
 	}
 	web := newTestWeb(t, testweb.Config{Seed: 5, Varied: true, Sites: 24, PagesPerSite: 24, NoFaults: true})
 	db := backends[0].newDB(t)
-	args := append(web.crawlArgs(db, "--delay", "0", "--order", "priority", "--max-pages", "400", "--scope", "any",
+	args := append(web.crawlArgs(db, "--delay", "0", "--order", "priority", "--max-pages", "600", "--scope", "any",
 		"--max-depth", "0", "--workers", "4", "--no-pdf"), web.Seeds()...)
 	mustCrawl(t, args...)
 	out, errs, err := runCmd(t, "stats", "--db", db, "--json", "--hosts", "0")
@@ -113,9 +114,26 @@ func TestStatsShowHostValues(t *testing.T) {
 	valued := map[bool]int{}
 	sum := map[bool]int{}
 	var researchValues []int
+	byKind, ofKind := map[string]int{}, map[string]int{}
+	blogsOwn := 0 // what the blogs' own pages are worth, citing nothing
+	bestShop := -1 << 30
 	for _, h := range r.Hosts {
 		if h.ValueReason == "" {
 			continue
+		}
+		if kind[h.Host] == "shop" {
+			bestShop = max(bestShop, h.Value)
+		}
+		byKind[kind[h.Host]] += h.Value
+		ofKind[kind[h.Host]]++
+		if kind[h.Host] == "blog" {
+			var research, pages, related, copies int
+			_, why, _ := strings.Cut(h.ValueReason, ": ")
+			if _, err := fmt.Sscanf(why, "%d of its last %d pages research, %d people or publication lists, %d copies",
+				&research, &pages, &related, &copies); err != nil {
+				t.Fatalf("%s: value reason %q: %v", h.Host, h.ValueReason, err)
+			}
+			blogsOwn += (24*research + 12*related - 24*copies - 6*pages) / (pages + 4)
 		}
 		research := false
 		switch kind[h.Host] {
@@ -139,18 +157,30 @@ func TestStatsShowHostValues(t *testing.T) {
 	if valued[true] == 0 || valued[false] == 0 {
 		t.Fatalf("valued %d research sites and %d others; want both", valued[true], valued[false])
 	}
-	if sum[true] <= 0 || sum[false] >= 0 {
-		t.Errorf("research sites valued %d in all, others %d: want research above 0 and the others below", sum[true], sum[false])
+	if sum[true] <= 0 || sum[true]*valued[false] <= sum[false]*valued[true] || byKind["shop"] >= 0 {
+		t.Errorf("research sites valued %d in all (%d sites), blogs, news sites and shops %d (%d), shops %d: want research above 0 and above the others on the mean, shops below 0",
+			sum[true], valued[true], sum[false], valued[false], byKind["shop"])
 	}
+	// Blogs are worth the research their posts cite: above what their own
+	// pages alone are worth (the value from the counts in the reason).
+	t.Logf("values by kind of site (sum over sites): %v of %v; blogs' own pages worth %d", byKind, ofKind, blogsOwn)
+	if ofKind["blog"] == 0 {
+		t.Fatal("no blog valued")
+	}
+	if byKind["blog"] <= blogsOwn {
+		t.Errorf("blogs valued %d in all, their own pages worth %d: want the research their posts cite to count", byKind["blog"], blogsOwn)
+	}
+	// A blog citing much research may be worth as much as a research site
+	// seen on a few pages; a shop cites none.
 	above := 0
 	for _, v := range researchValues {
-		if v > best[false] {
+		if v > bestShop {
 			above++
 		}
 	}
 	if above*4 < len(researchValues)*3 {
-		t.Errorf("%d of %d research sites valued above every blog, news site and shop (best %d): want at least three quarters",
-			above, len(researchValues), best[false])
+		t.Errorf("%d of %d research sites valued above every shop (best %d): want at least three quarters",
+			above, len(researchValues), bestShop)
 	}
 	text, errs, err := runCmd(t, "stats", "--db", db)
 	if err != nil {
