@@ -47,6 +47,13 @@ type Config struct {
 	NoSitemaps   bool     // do not look for sitemaps in robots.txt or at /sitemap.xml
 	MaxDuration  time.Duration
 
+	// SeedBatches, when set, streams more seeds (normalized, depth 0),
+	// added before those of Seeds, SitemapSeeds and ArchiveSeeds: it
+	// calls add with one batch at a time, each added to the frontier
+	// before the next is read, and returns add's error or its own. A
+	// seeds file of millions of lines is never held whole.
+	SeedBatches func(ctx context.Context, add func(seeds []string) error) error
+
 	Scope      *scope.Scope
 	Normalizer *urlnorm.Normalizer
 	Score      *score.Policy
@@ -363,15 +370,23 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 
 // seed offers the seed URLs (depth 0) to the frontier.
 func (e *Engine) seed(ctx context.Context) error {
-	var urls []crawl.NewURL
-	for _, s := range e.cfg.Seeds {
-		if r := e.cfg.Scope.Check(s); r != scope.In && r != scope.Excluded {
-			e.cfg.Log.Warn("seed outside scope", "url", s, "reason", string(r))
-			continue
+	urls := e.seedURLs(nil, e.cfg.Seeds)
+	if e.cfg.SeedBatches != nil {
+		var batch []crawl.NewURL
+		err := e.cfg.SeedBatches(ctx, func(seeds []string) error {
+			batch = e.seedURLs(batch[:0], seeds)
+			if len(batch) == 0 {
+				return nil
+			}
+			_, err := e.storeRetry(ctx, "add seeds", func() error {
+				_, err := e.store.AddURLs(ctx, batch, e.cfg.Frontier.Limits)
+				return err
+			})
+			return err
+		})
+		if err != nil {
+			return err
 		}
-		u := e.newURL(s, "", 0, 0, crawl.ViaSeed)
-		u.Priority += 1000 // seeds first
-		urls = append(urls, u)
 	}
 	for _, s := range e.cfg.SitemapSeeds {
 		urls = append(urls, e.sitemapURL(s, 0, 0))
@@ -397,6 +412,20 @@ func (e *Engine) seed(ctx context.Context) error {
 	})
 	_ = st
 	return err
+}
+
+// seedURLs appends the seeds in scope to urls, first in the crawl order.
+func (e *Engine) seedURLs(urls []crawl.NewURL, seeds []string) []crawl.NewURL {
+	for _, s := range seeds {
+		if r := e.cfg.Scope.Check(s); r != scope.In && r != scope.Excluded {
+			e.cfg.Log.Warn("seed outside scope", "url", s, "reason", string(r))
+			continue
+		}
+		u := e.newURL(s, "", 0, 0, crawl.ViaSeed)
+		u.Priority += 1000 // seeds first
+		urls = append(urls, u)
+	}
+	return urls
 }
 
 func (e *Engine) newURL(u, anchor string, depth int, parent crawl.ID, via crawl.Via) crawl.NewURL {
