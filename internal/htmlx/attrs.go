@@ -247,8 +247,13 @@ func gatherAttrs(a *attrs, tok *Token, raw []byte, end int) {
 	if !decode {
 		return
 	}
+	attrsOf(a, tok.Attrs())
+}
+
+// attrsOf sets a to the wanted attributes of a tag's attributes kvs.
+func attrsOf(a *attrs, kvs []Attr) {
 	a.has = 0
-	for _, kv := range tok.Attrs() {
+	for _, kv := range kvs {
 		if id := attrID(kv.Key); id >= 0 && a.has&(1<<id) == 0 {
 			a.val[id] = kv.Val
 			a.has |= 1 << id

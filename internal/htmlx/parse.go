@@ -455,6 +455,19 @@ func (p *parser) scanNested(content []byte) {
 	p.raw = rawNone
 }
 
+// gather reads the wanted attributes of the current start tag into at.
+// When visitors are given the token, they read all of its attributes
+// (Token.Attrs) and the tag is parsed once, for them and for at; else only
+// the wanted ones are read (gatherAttrs). Both give the first value of each
+// key among the first MaxAttrs keys, decoded.
+func (p *parser) gather(at *attrs, raw []byte, nameEnd int) {
+	if p.nested || len(p.opts.Visitors) == 0 {
+		gatherAttrs(at, p.tok, raw, nameEnd)
+		return
+	}
+	attrsOf(at, p.tok.Attrs())
+}
+
 func (p *parser) onStart(z *html.Tokenizer, selfClosing bool) {
 	raw := z.Raw()
 	t, a, nameEnd := tagOf(raw)
@@ -490,14 +503,14 @@ func (p *parser) onStart(z *html.Tokenizer, selfClosing bool) {
 	at.has = 0
 	switch a {
 	case atom.A, atom.Area, atom.Iframe, atom.Frame, atom.Base, atom.Link, atom.Meta, atom.Html:
-		gatherAttrs(at, p.tok, raw, nameEnd)
+		p.gather(at, raw, nameEnd)
 	case atom.Img:
 		if p.anchorOpen && len(p.anchorAlt) == 0 {
-			gatherAttrs(at, p.tok, raw, nameEnd)
+			p.gather(at, raw, nameEnd)
 		}
 	default:
 		if cls&clVoid == 0 && containsHidden(raw) {
-			gatherAttrs(at, p.tok, raw, nameEnd)
+			p.gather(at, raw, nameEnd)
 		}
 	}
 

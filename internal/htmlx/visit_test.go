@@ -111,6 +111,18 @@ func TestVisitor(t *testing.T) {
 	}
 	checkVisitor(t, []byte(`<DIV Class="A" CLASS=b id=x&amp;y data-X='1'><A HREF="/a?x=1&amp;y=2" Title=T>a</A><br/><Img SRC=i.png></DIV>`))
 	checkVisitor(t, readTestdata(t, "publications.html"))
+	// The wanted attributes of links, images, meta and hidden blocks, read
+	// from the visitors' attributes when there are visitors: repeated keys,
+	// keys in capitals, references, and more keys than MaxAttrs.
+	var many strings.Builder
+	for i := range MaxAttrs + 3 {
+		fmt.Fprintf(&many, " data-%d=%d", i, i)
+	}
+	checkVisitor(t, []byte(`<html LANG=de lang=fr><head><META NAME=robots content="noindex" name=x>`+
+		`<base href="/b/" HREF=/c/><link rel=canonical href="/c?a=1&amp;b=2"></head><body>`+
+		`<a href=/one HREF=/two title="T &amp; U">one</a><a `+many.String()+` href=/late>late</a>`+
+		`<a href="/x`+"\r"+`y">`+"<img alt=A ALT=B src=i.png></a><div Hidden>h</div><div aria-hidden=TRUE>ah</div>"+
+		`<p hidden=until-found>f</p><span style=x hidden>s</span><iframe src="/f?a&amp;b"></iframe></body>`))
 }
 
 // FuzzVisitor checks that visitors see every token as the tokenizer gives
