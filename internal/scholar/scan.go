@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"github.com/acrawler/acrawler/internal/htmlx"
 )
@@ -84,6 +85,26 @@ var inlineTags = map[string]bool{
 	"q": true, "s": true, "samp": true, "small": true, "span": true, "strong": true, "sub": true,
 	"sup": true, "time": true, "u": true, "var": true,
 }
+
+// Bits of tagKinds.
+const (
+	kindVoid = 1 << iota
+	kindPCloser
+)
+
+// tagKinds holds, by atom, whether an element is in voidTags and in
+// pClosers, so that a start tag costs one lookup; every name of those sets
+// is an atom's (TestTagKinds).
+var tagKinds = func() map[atom.Atom]uint8 {
+	m := map[atom.Atom]uint8{}
+	for kind, set := range map[uint8]map[string]bool{kindVoid: voidTags, kindPCloser: pClosers} {
+		for name := range set {
+			m[atom.Lookup([]byte(name))] |= kind
+		}
+	}
+	delete(m, 0)
+	return m
+}()
 
 // Scanner collects what Extract reads from a page (the title, the meta
 // elements, the JSON-LD blocks and the microdata items) from the page's
@@ -263,7 +284,8 @@ func (s *Scanner) VisitToken(t *htmlx.Token) {
 				p.base = strings.TrimSpace(string(a.href))
 			}
 		}
-		if pClosers[tag] {
+		kinds := tagKinds[t.Atom()]
+		if kinds&kindPCloser != 0 {
 			for i := len(s.stack) - 1; i >= 0; i-- {
 				if s.stack[i].tag == "p" {
 					s.pop(i)
@@ -312,7 +334,7 @@ func (s *Scanner) VisitToken(t *htmlx.Token) {
 			p.items = append(p.items, item)
 		}
 
-		if voidTags[tag] || tt == html.SelfClosingTagToken {
+		if kinds&kindVoid != 0 || tt == html.SelfClosingTagToken {
 			return
 		}
 		if len(s.stack) >= maxDepth {
