@@ -1,6 +1,7 @@
 package maintext
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -29,9 +30,10 @@ func hasPart(v []byte, words map[string]bool) bool {
 }
 
 // TestClassPartsIsHasPart checks that classParts, one pass over a class
-// list, gives what hasPart gives for each of the four word lists, on
-// class lists of those words, other words, mixed case, separators, long
-// and non-ASCII tokens.
+// list, gives what hasPart gives for each of the four word lists, and that
+// a classCache gives what its functions give, computed or kept, on class
+// lists of those words, other words, mixed case, separators, long and
+// non-ASCII tokens.
 func TestClassPartsIsHasPart(t *testing.T) {
 	var pool []string
 	for _, m := range []map[string]bool{leadWords, recipeWords, metaWords, imageWords} {
@@ -39,11 +41,12 @@ func TestClassPartsIsHasPart(t *testing.T) {
 			pool = append(pool, w, strings.ToUpper(w), strings.ToUpper(w[:1])+w[1:], w+"x", "x"+w)
 		}
 	}
-	pool = append(pool, "content", "article", "body", "text", "post", "entry", "sidebar", "share",
+	pool = append(pool, "content", "article", "body", "text", "post", "entry", "sidebar", "share", "comment", "social", "footer", "nav", "related", "skip",
 		"a-very-long-class-token-name-here", "abcdefghijklmnopq", "abcdefghijklmnop", "bïld", "фото", "", "x")
 	seps := []string{" ", "-", "_", "\t", "\n", "  ", "--", " -_"}
 	rng := rand.New(rand.NewPCG(1, 2))
-	check := func(v []byte) {
+	var check func(v []byte)
+	checkParts := func(v []byte) {
 		t.Helper()
 		got := classParts(v)
 		for kind, words := range map[uint8]map[string]bool{partLead: leadWords, partRecipe: recipeWords, partMeta: metaWords, partImage: imageWords} {
@@ -52,7 +55,31 @@ func TestClassPartsIsHasPart(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range []string{"", " ", "-", "article-lead", "post-meta", "image_box text-with-image", "INGREDIENTS", "leadx", "xdate"} {
+	var cache classCache
+	checkCache := func(v []byte) {
+		t.Helper()
+		want := classInfo{parts: classParts(v)}
+		want.drop = dropWordOf(v, nil)
+		if want.drop == fSoftBoiler && hasPositive(v) {
+			want.drop = 0
+		}
+		want.pos, want.neg = classWords(v)
+		for range 2 { // computed, then from the cache
+			if got := cache.of(bytes.Clone(v)); got != want {
+				t.Fatalf("classCache.of(%q) = %+v, want %+v", v, got, want)
+			}
+		}
+		if got := (*classCache)(nil).of(v); got != want {
+			t.Fatalf("(nil).of(%q) = %+v, want %+v", v, got, want)
+		}
+	}
+	check = func(v []byte) {
+		t.Helper()
+		checkParts(v)
+		checkCache(v)
+	}
+	for _, s := range []string{"", " ", "-", "article-lead", "post-meta", "image_box text-with-image", "INGREDIENTS", "leadx", "xdate",
+		"l-sidebar-fixed l-article-body-segment", "share", "no-share", "entry themeform share", "comments", "sidebar"} {
 		check([]byte(s))
 	}
 	for range 20000 {

@@ -86,7 +86,7 @@ func (b *Builder) prune() {
 // softWords in its class or id, and 0 otherwise; inArticle tells whether
 // it is inside an <article> or <main> (where a <header> is the article's
 // own).
-func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr) uint16 {
+func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr, classes *classCache) uint16 {
 	if props&pDrop != 0 {
 		return fBoiler
 	}
@@ -120,13 +120,7 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr)
 				}
 			}
 		case "class":
-			k := dropWordOf(kv.Val, nil)
-			if k == fSoftBoiler && hasPositive(kv.Val) {
-				// "l-sidebar-fixed l-article-body-segment": the
-				// class names content too.
-				k = 0
-			}
-			kind |= k
+			kind |= classes.of(kv.Val).drop
 		case "id":
 			var except map[string]bool
 			if bytes.ContainsAny(kv.Val, "-_") && isSection(a, attrs) {
@@ -254,6 +248,49 @@ var metaWords = map[string]bool{"date": true, "datum": true, "datetime": true, "
 // which pages set apart from its steps (see Builder.withLead).
 var recipeWords = map[string]bool{"ingredient": true, "ingredients": true, "zutaten": true,
 	"ingredientes": true, "ingredienti": true}
+
+// classInfo is what the words of a class list say (see classCache).
+type classInfo struct {
+	drop     uint16 // boilerplate flag of the class list (see classDrop)
+	pos, neg bool   // classWords
+	parts    uint8  // classParts
+}
+
+// classDrop is the boilerplate flag a class list gives an element: that
+// of its drop words (dropWordOf), except that a class naming content too
+// ("l-sidebar-fixed l-article-body-segment") makes a soft one none.
+func classDrop(v []byte) uint16 {
+	k := dropWordOf(v, nil)
+	if k == fSoftBoiler && hasPositive(v) {
+		k = 0
+	}
+	return k
+}
+
+// classCache keeps the classInfo of the class lists of a page: a page
+// repeats a few class lists many times.
+type classCache struct{ m map[string]classInfo }
+
+// maxClassCache bounds the class lists a classCache keeps.
+const maxClassCache = 4096
+
+// of returns the classInfo of class list v; a nil cache computes it.
+func (c *classCache) of(v []byte) classInfo {
+	if c != nil {
+		if ci, ok := c.m[string(v)]; ok {
+			return ci
+		}
+	}
+	ci := classInfo{drop: classDrop(v), parts: classParts(v)}
+	ci.pos, ci.neg = classWords(v)
+	if c != nil && len(c.m) < maxClassCache {
+		if c.m == nil {
+			c.m = make(map[string]classInfo, 64)
+		}
+		c.m[string(v)] = ci
+	}
+	return ci
+}
 
 // Kinds of class parts (see classParts).
 const (

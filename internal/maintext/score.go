@@ -70,13 +70,20 @@ var (
 // share") says nothing. A token that holds both ("comment-body") is
 // negative, and a token that is a modifier of its element ("has-sidebar",
 // "no-share", "with-comments") is not read.
-func classWeight(attrs []htmlx.Attr) int32 {
+func classWeight(attrs []htmlx.Attr, classes *classCache) int32 {
 	var w int32
 	for _, kv := range attrs {
 		if string(kv.Key) != "class" && string(kv.Key) != "id" || len(kv.Val) == 0 {
 			continue
 		}
-		switch pos, neg := classWords(kv.Val); {
+		var pos, neg bool
+		if string(kv.Key) == "class" {
+			ci := classes.of(kv.Val)
+			pos, neg = ci.pos, ci.neg
+		} else {
+			pos, neg = classWords(kv.Val)
+		}
+		switch {
 		case neg && !pos:
 			w -= 25
 		case pos && !neg:

@@ -65,13 +65,14 @@ type node struct {
 // a block is in the way for an inline one), which is what matters for
 // telling paragraphs apart.
 type Builder struct {
-	nodes []node
-	text  []byte
-	stack []int32 // open elements, as indexes into nodes
-	lang  string
-	xlang string
-	read  int // bytes of tokens read
-	deep  bool
+	nodes   []node
+	text    []byte
+	stack   []int32 // open elements, as indexes into nodes
+	classes classCache
+	lang    string
+	xlang   string
+	read    int // bytes of tokens read
+	deep    bool
 	// depthArticle counts open article and main elements, depthSkip
 	// those of skipTags (whose text is not kept), depthForeign svg and
 	// math elements.
@@ -116,7 +117,8 @@ func (b *Builder) release() {
 	if cap(b.text) > maxPooled || cap(b.nodes)*int(unsafe.Sizeof(node{})) > 4*maxPooled {
 		return
 	}
-	*b = Builder{nodes: b.nodes[:0], text: b.text[:0], stack: b.stack[:0]}
+	clear(b.classes.m)
+	*b = Builder{nodes: b.nodes[:0], text: b.text[:0], stack: b.stack[:0], classes: b.classes}
 	builders.Put(b)
 }
 
@@ -303,27 +305,27 @@ func (b *Builder) start(t *htmlx.Token) {
 	if v, ok := t.Attr("role"); ok && strings.EqualFold(strings.TrimSpace(string(v)), "main") {
 		n.flags |= fProtect | fMain
 	}
-	n.flags |= isBoilerplate(a, props, n.flags&fInArticle != 0, t.Attrs())
+	n.flags |= isBoilerplate(a, props, n.flags&fInArticle != 0, t.Attrs(), &b.classes)
 	if a == atom.Time && !b.inProse() {
 		// A date line ("Updated 3 May"), not a date in a sentence.
 		n.flags |= fBoiler
 	}
 	if props&pContainer != 0 {
-		n.cls = classWeight(t.Attrs())
+		n.cls = classWeight(t.Attrs(), &b.classes)
 		if v, ok := t.Attr("class"); ok && len(v) > 0 {
 			n.clsHash = classHash(v)
 		}
 	}
 	if props&pBlock != 0 || a == atom.Span {
 		if v, ok := t.Attr("class"); ok && len(v) > 0 {
-			parts := classParts(v)
-			if parts&partLead != 0 {
+			ci := b.classes.of(v)
+			if ci.parts&partLead != 0 {
 				n.flags |= fLead
 			}
-			if parts&partRecipe != 0 {
+			if ci.parts&partRecipe != 0 {
 				n.flags |= fRecipe
 			}
-			if parts&partMeta != 0 || parts&partImage != 0 && !hasPositive(v) {
+			if ci.parts&partMeta != 0 || ci.parts&partImage != 0 && !ci.pos {
 				// A date or meta line, or an image's box (not
 				// "text-with-image": a class naming text too).
 				n.flags |= fImage
