@@ -319,7 +319,7 @@ func (j *crawlJob) newEngine(ctx context.Context, prog *progressPrinter) (*engin
 			RobotsRetry:   time.Duration(cfg.RobotsRetry),
 			MaxBackoff:    time.Duration(cfg.MaxBackoff),
 		},
-		Seeds:         j.seeds.seeds,
+		SeedBatches:   j.seeds.stream,
 		SitemapSeeds:  j.seeds.sitemaps,
 		ArchiveSeeds:  j.archived,
 		NoSitemaps:    cfg.NoSitemaps,
@@ -380,7 +380,7 @@ func (j *crawlJob) runCrawl(ctx context.Context) error {
 		}
 		defer stop()
 	}
-	j.log.Info("crawl starting", "db", redactDB(cfg.DB), "seeds", len(j.seeds.seeds), "workers", cfg.Workers,
+	j.log.Info("crawl starting", "db", redactDB(cfg.DB), "seeds", j.seeds.count, "workers", cfg.Workers,
 		"delay", time.Duration(cfg.Delay), "scope", cfg.Scope, "order", cfg.Order)
 	stopDrain := j.drainWhileCrawling(ctx)
 	sum, err := eng.Run(ctx)

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -17,13 +20,24 @@ import (
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
 
+// seedBatch is how many seeds go to the frontier at a time: a seeds file
+// is read, normalized and added one batch after the other, never whole.
+const seedBatch = 10_000
+
+// maxSeedLine bounds a line of a seeds file.
+const maxSeedLine = 1 << 20
+
 // seedList is where a crawl starts: the seed URLs given (arguments and
 // the --seeds file), the --sitemap URLs and the --oai repositories,
-// normalized.
+// normalized. The file's URLs are not held: it is read once to check
+// every seed and learn their hosts, and again, a batch at a time, when
+// they are added (stream).
 type seedList struct {
-	raw      []string // as given
+	args     []string // seed URLs given as arguments, as given
+	file     string   // the --seeds file ("": none)
 	norm     *urlnorm.Normalizer
-	seeds    []string
+	count    int      // seed URLs given, arguments and file
+	hosts    []string // the seeds' hosts (one "scheme://host/" each), for the scope
 	sitemaps []string
 	oai      []string // OAI-PMH base URLs
 }
@@ -32,14 +46,7 @@ type seedList struct {
 // They are normalized as cfg says, so that a bad one is refused before
 // the database is opened.
 func newSeedList(cfg *Config, args []string) (*seedList, error) {
-	s := &seedList{raw: append([]string(nil), args...)}
-	if cfg.Seeds != "" {
-		fromFile, err := readSeedFile(cfg.Seeds)
-		if err != nil {
-			return nil, err
-		}
-		s.raw = append(s.raw, fromFile...)
-	}
+	s := &seedList{args: append([]string(nil), args...), file: cfg.Seeds}
 	if err := s.normalize(cfg); err != nil {
 		return nil, err
 	}
@@ -53,19 +60,38 @@ func newSeedList(cfg *Config, args []string) (*seedList, error) {
 
 // normalize spells the seeds with cfg's normalizer: once with the
 // settings given, again with those the crawl recorded once the database
-// is open.
+// is open. The first time it learns the seeds' hosts; the second it
+// reads the seeds again only if the normalizer changed, to refuse a seed
+// the recorded settings cannot spell before any is added.
 func (s *seedList) normalize(cfg *Config) error {
 	norm, err := cfg.normalizer()
 	if err != nil {
 		return err
 	}
-	s.norm, s.seeds, s.sitemaps, s.oai = norm, make([]string, 0, len(s.raw)), nil, nil
-	for _, r := range s.raw {
-		u, err := norm.Normalize(r)
+	first := s.norm == nil
+	same := !first && reflect.DeepEqual(norm, s.norm)
+	s.norm, s.sitemaps, s.oai = norm, nil, nil
+	if !same {
+		hosts := map[string]struct{}{}
+		n, err := s.each(func(u string) error {
+			if first {
+				if h := urlnorm.HostKey(u); h != "" {
+					if _, ok := hosts[h]; !ok {
+						hosts[strings.Clone(h)] = struct{}{}
+					}
+				}
+			}
+			return nil
+		})
 		if err != nil {
-			return usagef("seed %q: %v", r, err)
+			return err
 		}
-		s.seeds = append(s.seeds, u)
+		if first {
+			s.count, s.hosts = n, make([]string, 0, len(hosts))
+			for h := range hosts {
+				s.hosts = append(s.hosts, h+"/")
+			}
+		}
 	}
 	for _, r := range cfg.Sitemaps {
 		u, err := norm.Normalize(r)
@@ -84,34 +110,117 @@ func (s *seedList) normalize(cfg *Config) error {
 	return nil
 }
 
+// each calls fn with every seed normalized, arguments first, then the
+// file's, in order, and returns how many there were. A seed that cannot
+// be normalized stops it with an error naming the seed.
+func (s *seedList) each(fn func(u string) error) (int, error) {
+	f, err := s.open()
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return s.eachFrom(f, fn)
+}
+
+// open opens the seeds file (an empty reader when there is none).
+func (s *seedList) open() (io.ReadCloser, error) {
+	if s.file == "" {
+		return io.NopCloser(strings.NewReader("")), nil
+	}
+	f, err := os.Open(s.file)
+	if err != nil {
+		return nil, usagef("seeds: %v", err)
+	}
+	return f, nil
+}
+
+// eachFrom is each with the seeds file's content read from file.
+func (s *seedList) eachFrom(file io.Reader, fn func(u string) error) (int, error) {
+	n := 0
+	seed := func(raw string) error {
+		u, err := s.norm.Normalize(raw)
+		if err != nil {
+			return usagef("seed %q: %v", raw, err)
+		}
+		n++
+		return fn(u)
+	}
+	for _, r := range s.args {
+		if err := seed(r); err != nil {
+			return n, err
+		}
+	}
+	return n, scanSeeds(file, s.file, func(_ int, raw string) error { return seed(raw) })
+}
+
+// stream offers the seeds to add in batches of seedBatch, reading the
+// file as it goes (engine.Config.SeedBatches). The batch is reused: add
+// must not keep it. It stops between batches when ctx is done.
+func (s *seedList) stream(ctx context.Context, add func(seeds []string) error) error {
+	f, err := s.open()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return s.streamFrom(ctx, f, add)
+}
+
+// streamFrom is stream with the seeds file's content read from file.
+func (s *seedList) streamFrom(ctx context.Context, file io.Reader, add func(seeds []string) error) error {
+	batch := make([]string, 0, min(s.count, seedBatch))
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := add(batch)
+		clear(batch)
+		batch = batch[:0]
+		return err
+	}
+	if _, err := s.eachFrom(file, func(u string) error {
+		batch = append(batch, u)
+		if len(batch) < seedBatch {
+			return nil
+		}
+		return flush()
+	}); err != nil {
+		return err
+	}
+	return flush()
+}
+
 // urls reports whether URLs were given to start from (seeds, sitemaps or
 // OAI-PMH repositories).
-func (s *seedList) urls() bool { return len(s.seeds)+len(s.sitemaps)+len(s.oai) > 0 }
+func (s *seedList) urls() bool { return s.count+len(s.sitemaps)+len(s.oai) > 0 }
 
 // none reports whether nothing was given to start from, not even a web
 // archive to ask for URLs.
 func (s *seedList) none(cfg *Config) bool { return !s.urls() && len(cfg.SeedArchive) == 0 }
 
-// scopeSeeds are the URLs whose hosts or domains are the crawl's scope.
+// scopeSeeds are URLs whose hosts or domains are the crawl's scope: one
+// for each host of the seeds (hosts are far fewer than seeds), the
+// sitemaps, the OAI-PMH repositories and the web archive's domains.
 func (s *seedList) scopeSeeds(cfg *Config) []string {
-	out := append(append(append([]string{}, s.seeds...), s.sitemaps...), s.oai...)
+	out := append(append(append([]string{}, s.hosts...), s.sitemaps...), s.oai...)
 	for _, d := range cfg.SeedArchive {
 		out = append(out, "http://"+strings.ToLower(d)+"/")
 	}
 	return out
 }
 
-// readSeedFile reads one URL per line; blank lines and # comments are skipped.
-func readSeedFile(file string) ([]string, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, usagef("seeds: %v", err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
+// scanSeeds calls fn with each URL of a seeds file read from r (named
+// name in errors) and its line number, one URL per line; blank lines and
+// # comments are skipped. A line longer than maxSeedLine is an error
+// naming it. It holds one line at a time.
+func scanSeeds(r io.Reader, name string, fn func(line int, u string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxSeedLine)
+	n := 0
+	for sc.Scan() {
+		n++
 		line := sc.Text()
 		if n == 1 {
 			line = strings.TrimPrefix(line, "\ufeff") // a byte order mark
@@ -120,13 +229,18 @@ func readSeedFile(file string) ([]string, error) {
 			line = line[:i]
 		}
 		if line = strings.TrimSpace(line); line != "" {
-			out = append(out, line)
+			if err := fn(n, line); err != nil {
+				return err
+			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, usagef("seeds %s: %v", file, err)
+	switch err := sc.Err(); {
+	case errors.Is(err, bufio.ErrTooLong):
+		return usagef("seeds %s: line %d is longer than %d bytes", name, n+1, maxSeedLine)
+	case err != nil:
+		return usagef("seeds %s: %v", name, err)
 	}
-	return out, nil
+	return nil
 }
 
 // seedArchive asks the web archive for the historical URLs of the
