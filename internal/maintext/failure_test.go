@@ -87,6 +87,20 @@ var failureModes = []struct {
 		not:  []string{"Read also", "Previous: the maps"},
 	},
 	{
+		// A label and the linked title of another page ("Read also:
+		// <a>…</a>") between the article's paragraphs is not its text;
+		// a label before an address or a linked word, or a sentence
+		// with a link after a colon, is.
+		name: "labelled link lines",
+		page: `<body>` + siteChrome + `<article><h1>Field notes</h1>` + prose("story", 2) +
+			`<p><em>See too: <a href="/also">The winter camp and its long nights</a></em></p>` + prose("tale", 2) +
+			`<p>Zobacz też: <a href="/maps">How the maps were drawn</a></p>` +
+			`<p>E-mail: <a href="mailto:office@example.org">office@example.org</a></p>` +
+			`<p>Our notes, in full: <a href="/notes">the field notes of the season</a> and more.</p></article></body>`,
+		want: []string{"Paragraph 2 of the tale", "E-mail: office@example.org", "the field notes of the season and more"},
+		not:  []string{"See too", "winter camp", "Zobacz", "How the maps"},
+	},
+	{
 		// A how-to in step blocks keeps every step, not only the one
 		// that scores best: the steps are blocks of one kind.
 		name: "how-to steps",

@@ -120,7 +120,7 @@ func (w *textWriter) node(i int32, pre bool) {
 		w.text(w.b.text[n.start:n.stop], pre)
 		return
 	}
-	if n.flags&(fSkip|fDropped) != 0 || i != w.root && (n.linkBlock(w.content, w.contentLinks) || n.minorNegative(w.content) || n.imageNote() || w.prose && n.teaser(w.content, w.contentLinks)) {
+	if n.flags&(fSkip|fDropped) != 0 || i != w.root && (n.linkBlock(w.content, w.contentLinks) || w.b.labelledLink(i, w.content, w.contentLinks) || n.minorNegative(w.content) || n.imageNote() || w.prose && n.teaser(w.content, w.contentLinks)) {
 		return
 	}
 	switch n.atom {

@@ -377,6 +377,65 @@ func (n *node) linkBlock(contentChars, contentLinks int32) bool {
 		n.atom != atom.Td && n.linkChars*4 > n.chars && n.commas == 0 && n.chars*4 < contentChars && contentLinks*2 < contentChars
 }
 
+// labelledLink reports whether element i, inside content of contentChars
+// visible bytes, contentLinks of them inside links, is a line pointing to
+// another page: a short label ending in a colon and then the linked title
+// of the other page ("Read also: <a>The winter camp and its nights</a>"),
+// in content that is mostly not links. The label is at most maxLabel
+// bytes, the title at least three words and at least half of the line; a
+// single linked word or address ("E-mail: <a>office@…</a>") stays.
+func (b *Builder) labelledLink(i, contentChars, contentLinks int32) bool {
+	n := &b.nodes[i]
+	if n.links == 0 || n.chars >= maxLinkLine || n.linkChars*2 < n.chars || n.chars-n.linkChars > maxLabel ||
+		contentLinks*2 >= contentChars || !(linkBlockTags[n.atom] || n.props&pPara != 0) {
+		return false
+	}
+	label, words := false, 0
+	for j := i + 1; j < n.end; j++ {
+		t := &b.nodes[j]
+		if !t.text {
+			if t.flags&(fSkip|fDropped) != 0 {
+				j = t.end - 1
+			}
+			continue
+		}
+		s := trimASCIISpace(b.text[t.start:t.stop])
+		if len(s) == 0 {
+			continue
+		}
+		if !b.inLink(j, i) {
+			if words > 0 || label {
+				return false // text after the link, or a second label
+			}
+			if s[len(s)-1] != ':' {
+				return false
+			}
+			label = true
+			continue
+		}
+		if !label {
+			return false // the link comes first
+		}
+		words += len(bytes.Fields(s))
+	}
+	return label && words >= 3
+}
+
+// inLink reports whether node j has a link among its ancestors below
+// element top.
+func (b *Builder) inLink(j, top int32) bool {
+	for p := b.nodes[j].parent; p > top; p = b.nodes[p].parent {
+		if b.nodes[p].flags&fLink != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// maxLabel is the length of the label of a labelled link (see
+// labelledLink).
+const maxLabel = 24
+
 // teaser reports whether an element inside content of contentChars
 // visible bytes, contentLinks of them inside links, is a teaser or a list
 // of them: a block under a quarter of the content with a heading that is
