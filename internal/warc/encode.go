@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -23,14 +22,9 @@ import (
 // default (1 MiB) would spill larger ones to temporary files.
 const maxMemBytes = 1 << 40
 
-// gowarcMu serializes gowarc.NewUnmarshaler: it calls uuid.EnableRandPool,
-// which writes a global without synchronization (a data race between
-// concurrent readers otherwise).
-var gowarcMu sync.Mutex
-
 // CompressionLevel is the gzip level of the members a Writer makes. Level 1
 // takes about half the CPU of the default level (6) for HTML and makes the
-// files about a tenth larger (docs/design/write-path.md has the figures):
+// files a few percent larger (docs/design/write-path.md has the figures):
 // the archive is written once per page by the crawl, and read rarely.
 const CompressionLevel = gzip.BestSpeed
 

@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,22 @@ import (
 
 // readOptions are the gowarc options for reading: findings are collected,
 // not fatal, and decodeRecord decides which matter. Digests are checked.
+// unmarshalers are the gowarc parsers that decode records, each used by
+// one decode at a time (a parser keeps its gzip reader for the next). They
+// are all made while the package initializes, before any goroutine of
+// ours runs: gowarc.NewUnmarshaler calls uuid.EnableRandPool, which
+// writes a global of google/uuid that every uuid.New reads unguarded (go-
+// pdfium makes UUIDs while it extracts a PDF), so making a parser later,
+// beside a PDF extraction, would be a data race.
+var unmarshalers = func() chan gowarc.Unmarshaler {
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	c := make(chan gowarc.Unmarshaler, n)
+	for range n {
+		c <- gowarc.NewUnmarshaler(readOptions...)
+	}
+	return c
+}()
+
 var readOptions = []gowarc.WarcRecordOption{
 	gowarc.WithSyntaxErrorPolicy(gowarc.ErrWarn),
 	gowarc.WithSpecViolationPolicy(gowarc.ErrWarn),
@@ -352,9 +369,8 @@ func decodeRecord(data []byte) (rec *Record, err error) {
 	if err := oneRecord(data); err != nil {
 		return nil, err
 	}
-	gowarcMu.Lock()
-	u := gowarc.NewUnmarshaler(readOptions...)
-	gowarcMu.Unlock()
+	u := <-unmarshalers
+	defer func() { unmarshalers <- u }()
 	wr, _, validation, err := u.Unmarshal(bufio.NewReader(bytes.NewReader(data)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
