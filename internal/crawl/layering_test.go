@@ -50,8 +50,9 @@ var layers = func() map[string][]string {
 		// Backends: the domain and pure leaves, nothing of the pipeline.
 		"internal/store/migrate":    {"internal/crawl"}, // the migration rule both stores follow
 		"internal/store/keyset":     nil,                // how both stores stream a table
-		"internal/store/sqlite":     {"internal/crawl", "internal/store/migrate", "internal/store/keyset"},
-		"internal/store/postgres":   {"internal/crawl", "internal/store/migrate", "internal/store/keyset"},
+		"internal/store/outlinks":   nil,                // how both stores encode a page's outlinks
+		"internal/store/sqlite":     {"internal/crawl", "internal/store/migrate", "internal/store/keyset", "internal/store/outlinks"},
+		"internal/store/postgres":   {"internal/crawl", "internal/store/migrate", "internal/store/keyset", "internal/store/outlinks"},
 		"internal/index/opensearch": {"internal/crawl"},
 		"internal/indexer":          {"internal/crawl", "internal/index/opensearch"},
 		// The API knows the domain, the report and the query syntax, not
