@@ -19,6 +19,13 @@ type SearchRequest struct {
 	YearFrom       int // 0: no bound
 	YearTo         int
 	PageRankWeight float64 // how much link-graph rank moves the score (0: none)
+	// ByWork asks for one hit per work: the best-ranked matching copy of
+	// each work, and each matching page that is no copy of a work. Limit
+	// and Offset then count such results, Total and Facets count them too
+	// (a facet value counts the results a search filtered by it would
+	// give). An index that cannot group leaves SearchResult.ByWork false
+	// and answers pages.
+	ByWork bool
 }
 
 // SearchHit is one result. Its texts are plain text: Snippet is a passage
@@ -118,6 +125,9 @@ type SearchResult struct {
 	Hits      []SearchHit   `json:"results"`
 	Facets    Facets        `json:"facets"`
 	Took      time.Duration `json:"-"`
+	// ByWork is set when the hits, Total and Facets are by work, as
+	// SearchRequest.ByWork asked.
+	ByWork bool `json:"-"`
 }
 
 // Searcher answers searches: the store's embedded full-text index, or an
