@@ -34,24 +34,44 @@ type Store interface {
 // Add records what a page is in st as its page is committed: a copy joins
 // the works it Joins (those that are Compatible become one, under the
 // oldest ID; one that is not stays apart) or starts a new work, and its
-// work's record is merged again; a page that is no longer a copy (or is
-// one with other metadata) leaves its work first, and a work left without
-// copies is deleted. Add returns the page's work, 0 when it is none. A
-// page committed again with the same copy costs one lookup.
+// work's record is merged again. A page committed again with the same
+// copy costs one lookup; with other metadata that matching does not read
+// (an abstract, keywords), its copy is replaced and its work merged
+// again; with another DOI, title, first author, year or PDF, or when it
+// is no longer a copy, it leaves its work first (see leave) and joins the
+// work it now belongs to. Add returns the page's work, 0 when it is none.
+// A harvested record's copy (AddRecord) that happens to have the page's
+// ID is left alone.
 func Add(st Store, p Page) (int64, error) {
 	c, ok := CopyOf(p)
-	oldWork, old, found, err := st.CopyWork(p.ID)
+	return set(st, p.ID, c, ok, false)
+}
+
+// set records that the page or record id is copy c (ok) or no copy.
+func set(st Store, id int64, c Copy, ok, record bool) (int64, error) {
+	oldWork, old, found, err := st.CopyWork(id)
 	if err != nil {
 		return 0, err
 	}
 	if found {
+		if !record && old.Record != "" {
+			return 0, nil
+		}
 		if ok && reflect.DeepEqual(old, c) {
 			return oldWork, nil
 		}
-		if err := st.DeleteCopy(p.ID); err != nil {
+		if ok && sameIdentity(&old, &c) {
+			// It matches and conflicts as before: it stays, and its work
+			// is merged again.
+			if err := st.PutCopy(oldWork, c, Keys(c)); err != nil {
+				return 0, err
+			}
+			return oldWork, remerge(st, oldWork, nil)
+		}
+		if err := st.DeleteCopy(id); err != nil {
 			return 0, err
 		}
-		if err := remerge(st, oldWork, nil); err != nil {
+		if err := leave(st, oldWork); err != nil {
 			return 0, err
 		}
 	}
@@ -59,6 +79,59 @@ func Add(st Store, p Page) (int64, error) {
 		return 0, nil
 	}
 	return join(st, c)
+}
+
+// sameIdentity reports whether two copies of one page have everything
+// Match, Conflict and Keys read in common, so that they match and
+// conflict with the same copies.
+func sameIdentity(a, b *Copy) bool {
+	if a.URL != b.URL || a.Kind != b.Kind || a.DOI != b.DOI || a.Title != b.Title || a.Year != b.Year || a.PDFURL != b.PDFURL ||
+		len(a.Authors) > 0 != (len(b.Authors) > 0) {
+		return false
+	}
+	return len(a.Authors) == 0 || a.Authors[0] == b.Authors[0]
+}
+
+// leave settles a work a copy has left: deleted when it has no copy left;
+// split when the copies left are no longer one work (the copy that left
+// joined them), each part a work of its own, the largest keeping the ID;
+// else merged again from the copies left.
+func leave(st Store, id int64) error {
+	copies, err := st.Copies(id)
+	if err != nil {
+		return err
+	}
+	if len(copies) < 2 {
+		return remerge(st, id, copies)
+	}
+	parts := Cluster(copies)
+	if len(parts) == 1 {
+		return remerge(st, id, copies)
+	}
+	// The largest part keeps the ID; of equal parts, the one with the
+	// oldest copy.
+	sort.SliceStable(parts, func(i, j int) bool { return len(parts[i]) > len(parts[j]) })
+	for i, part := range parts {
+		cs := make([]Copy, len(part))
+		for k, at := range part {
+			cs[k] = copies[at]
+		}
+		w := id
+		if i > 0 {
+			if w, err = st.NewWork(); err != nil {
+				return err
+			}
+			for _, c := range cs {
+				if err := st.PutCopy(w, c, Keys(c)); err != nil {
+					return err
+				}
+			}
+		}
+		if err := remerge(st, w, cs); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // join records c as a copy of the works it joins, or of a new work.

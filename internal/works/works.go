@@ -69,6 +69,7 @@ type Page struct {
 type Copy struct {
 	PageID     int64    `json:"page_id"`
 	URL        string   `json:"url"`
+	Record     string   `json:"record,omitempty"` // the OAI identifier of a harvested record (AddRecord)
 	Kind       Kind     `json:"kind"`
 	OpenAccess bool     `json:"open_access,omitempty"`
 	Source     Source   `json:"source"`

@@ -296,3 +296,168 @@ func TestAdd(t *testing.T) {
 		}
 	}
 }
+
+// workOf returns the work a page is a copy of in m, 0 if none.
+func workOf(m *Memory, page int64) int64 {
+	w, _, _, _ := m.CopyWork(page)
+	return w
+}
+
+// TestAddMoves: a page whose DOI changes on a recrawl moves to the work of
+// its new DOI; one whose abstract changes stays, its work merged again;
+// the work it left loses it and is merged again from the copies left.
+func TestAddMoves(t *testing.T) {
+	m := NewMemory()
+	page := func(id int64, url, title, doi, abstract string) Page {
+		return Page{ID: id, URL: url, ContentType: "text/html", Status: 200, Meta: &Meta{Title: title, Authors: []string{"Jamal Sato"},
+			Year: 2020, DOI: doi, Abstract: abstract, Type: "article", Sources: []string{"highwire"}}}
+	}
+	a, _ := Add(m, page(1, "http://j.test/a", "Polite Crawling at Scale", "10.1234/a", "A first."))
+	Add(m, page(2, "http://m.test/a", "Polite Crawling at Scale", "10.1234/a", ""))
+	b, _ := Add(m, page(3, "http://j.test/b", "Impolite Crawling Considered", "10.1234/b", "B first."))
+	if a == b || workOf(m, 2) != a {
+		t.Fatalf("works %d %d %d", a, workOf(m, 2), b)
+	}
+	// An abstract changes: the page stays.
+	if w, _ := Add(m, page(1, "http://j.test/a", "Polite Crawling at Scale", "10.1234/a", "A second.")); w != a {
+		t.Errorf("a page with another abstract is in work %d, want %d", w, a)
+	}
+	if w := m.works[a]; w.Abstract != "A second." || len(w.Copies) != 2 {
+		t.Errorf("after the abstract changed: %+v", w)
+	}
+	// The mirror is corrected to the other paper: it moves.
+	if w, _ := Add(m, page(2, "http://m.test/a", "Impolite Crawling Considered", "10.1234/b", "")); w != b {
+		t.Errorf("the corrected mirror is in work %d, want %d", w, b)
+	}
+	if wa, wb := m.works[a], m.works[b]; len(wa.Copies) != 1 || len(wb.Copies) != 2 || wb.Fields["title"].URL != "http://j.test/b" {
+		t.Errorf("after the move: %+v and %+v", wa, wb)
+	}
+	// The last copy of a moves: a is deleted.
+	Add(m, page(1, "http://j.test/a", "Impolite Crawling Considered", "10.1234/b", "A second."))
+	if _, ok := m.works[a]; ok || len(m.works) != 1 || len(m.works[b].Copies) != 3 {
+		t.Errorf("after the last copy moved: %+v", m.Works())
+	}
+}
+
+// TestAddSplits: the copy that joined two groups of copies leaves their
+// work (a landing page with the DOI of a PDF and the title of a deposit,
+// reparsed with another title and DOI): the work is split again, the
+// larger part keeping its ID, each part merged from its own copies.
+func TestAddSplits(t *testing.T) {
+	m := NewMemory()
+	html := func(id int64, url string, md *Meta) Page {
+		return Page{ID: id, URL: url, ContentType: "text/html", Status: 200, Meta: md}
+	}
+	Add(m, Page{ID: 1, URL: "http://j.test/b.pdf", ContentType: "application/pdf", Status: 200,
+		Meta: &Meta{Title: "Deep Crawling Methods", DOI: "10.5555/9", Type: "article"}})
+	Add(m, html(2, "http://r.test/handle/9", &Meta{Title: "Deep crawling methods", Authors: []string{"Chen, M."}, Year: 2021, Type: "article", Sources: []string{"dublincore"}}))
+	Add(m, html(3, "http://r.test/handle/9b", &Meta{Title: "Deep crawling methods", Authors: []string{"Mei Chen"}, Year: 2021, Type: "article", Sources: []string{"dublincore"}}))
+	if workOf(m, 1) == workOf(m, 2) {
+		t.Fatalf("the PDF and the deposit are one work before the landing page")
+	}
+	landing := &Meta{Title: "Deep Crawling Methods", Authors: []string{"Mei Chen"}, Year: 2021, DOI: "10.5555/9", PDFURL: "http://j.test/b.pdf",
+		Type: "article", Sources: []string{"highwire"}}
+	w, _ := Add(m, html(4, "http://j.test/b", landing))
+	if len(m.works) != 1 || workOf(m, 1) != w || workOf(m, 2) != w {
+		t.Fatalf("after the landing page: %+v", m.Works())
+	}
+	// Reparsed, the landing page is another paper's.
+	other := *landing
+	other.Title, other.DOI, other.PDFURL = "Shallow Crawling Methods Revisited", "10.5555/10", ""
+	nw, _ := Add(m, html(4, "http://j.test/b", &other))
+	if len(m.works) != 3 {
+		t.Fatalf("after the landing page left: %d works, want 3: %+v", len(m.works), m.Works())
+	}
+	if workOf(m, 2) != w || workOf(m, 3) != w || workOf(m, 1) == w || nw == w || workOf(m, 1) == nw {
+		t.Errorf("parts: PDF in %d, deposits in %d and %d, landing page in %d; the deposits should keep %d", workOf(m, 1), workOf(m, 2), workOf(m, 3), nw, w)
+	}
+	if ws := m.works[w]; len(ws.Copies) != 2 || ws.DOI != "" || ws.Fields["title"].Source != SourceDublinCore {
+		t.Errorf("the deposits' work: %+v", ws)
+	}
+	if wp := m.works[workOf(m, 1)]; len(wp.Copies) != 1 || wp.DOI != "10.5555/9" {
+		t.Errorf("the PDF's work: %+v", wp)
+	}
+	// The landing page comes back: one work again, under the deposits' ID.
+	if got, _ := Add(m, html(4, "http://j.test/b", landing)); got != w || len(m.works) != 1 {
+		t.Errorf("the landing page back: work %d, works %+v", got, m.Works())
+	}
+}
+
+// TestAddRecord: a harvested record's Dublin Core is a repository copy of
+// its work, below the landing page's citation tags and above its PDF;
+// harvested again it replaces its copy; deleted, its copy leaves; a page
+// with the record's ID does not touch it.
+func TestAddRecord(t *testing.T) {
+	m := NewMemory()
+	land, _ := Add(m, Page{ID: 1, URL: "http://j.test/a", ContentType: "text/html", Status: 200, Meta: &Meta{Title: "Polite Crawling at Scale: A Study",
+		Authors: []string{"Jamal Sato"}, Year: 2020, DOI: "10.1234/a", Type: "article", Sources: []string{"highwire"}}})
+	pdf, _ := Add(m, Page{ID: 2, URL: "http://r.test/bitstream/1/a.pdf", ContentType: "application/pdf", Status: 200,
+		Meta: &Meta{Title: "Polite crawling at scale", Authors: []string{"A. Demir"}}})
+	rec := Record{ID: 100, URL: "http://r.test/oai?verb=GetRecord&identifier=oai:r.test:1&metadataPrefix=oai_dc", Identifier: "oai:r.test:1",
+		Meta: Meta{Title: "Polite crawling at scale", Authors: []string{"Sato, Jamal"}, Year: 2020, Date: "2020", Type: "article",
+			Publisher: "Northfield University", Abstract: "We crawl politely.", Keywords: []string{"crawling", "politeness"},
+			PDFURL: "http://r.test/bitstream/1/a.pdf"}}
+	w, err := AddRecord(m, rec)
+	if err != nil || w != land || pdf == land {
+		t.Fatalf("AddRecord: work %d, %v; the landing page's %d, the PDF's %d (apart before the record)", w, err, land, pdf)
+	}
+	got := m.works[w]
+	if len(m.works) != 1 || len(got.Copies) != 3 {
+		t.Fatalf("works %+v: the record should join the landing page and the PDF it names", m.Works())
+	}
+	for field, src := range map[string]Source{"title": SourceCitation, "doi": SourceCitation, "publisher": SourceDublinCore,
+		"abstract": SourceDublinCore, "keywords": SourceDublinCore} {
+		if f := got.Fields[field]; f.Source != src {
+			t.Errorf("%s from %+v, want %s", field, f, src)
+		}
+	}
+	if f := got.Fields["publisher"]; f.URL != rec.URL || got.Publisher != "Northfield University" {
+		t.Errorf("publisher %q from %+v", got.Publisher, f)
+	}
+	kinds := map[int64]Kind{}
+	for _, c := range got.Copies {
+		kinds[c.PageID] = c.Kind
+	}
+	if kinds[100] != KindRepository || got.Copies[1].PageID != 100 {
+		t.Errorf("copies %+v: the record should be a repository copy, after the landing page", got.Copies)
+	}
+	// Harvested again with a corrected abstract: replaced, not added.
+	rec.Meta.Abstract = "We crawl very politely."
+	if w2, _ := AddRecord(m, rec); w2 != w || len(m.works[w].Copies) != 3 || m.works[w].Abstract != "We crawl very politely." {
+		t.Errorf("harvested again: work %d %+v", w2, m.works[w])
+	}
+	// A page committed under the record's ID leaves it alone.
+	if pw, _ := Add(m, Page{ID: 100, URL: rec.URL, ContentType: "text/xml", Status: 200}); pw != 0 || workOf(m, 100) != w {
+		t.Errorf("a page with the record's ID: work %d, the record's %d", pw, workOf(m, 100))
+	}
+	// Deleted: the copy leaves; the PDF joined through it is split off.
+	rec.Deleted = true
+	if w3, _ := AddRecord(m, rec); w3 != 0 {
+		t.Errorf("a deleted record is in work %d", w3)
+	}
+	if len(m.works) != 2 || len(m.works[w].Copies) != 1 || m.works[w].Publisher != "" {
+		t.Errorf("after the record was withdrawn: %+v", m.Works())
+	}
+}
+
+func TestRecordCopy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    Record
+		ok   bool
+	}{
+		{"deleted", Record{ID: 1, Deleted: true, Meta: Meta{Title: "A", Authors: []string{"B"}}}, false},
+		{"no title", Record{ID: 1, Meta: Meta{Authors: []string{"B"}}}, false},
+		{"no creator nor DOI", Record{ID: 1, Meta: Meta{Title: "A Collection"}}, false},
+		{"DOI only", Record{ID: 1, Meta: Meta{Title: "A", DOI: "https://doi.org/10.1234/X"}}, true},
+		{"creators", Record{ID: 1, Meta: Meta{Title: "A", Authors: []string{"B"}}}, true},
+	} {
+		c, ok := RecordCopy(tc.r)
+		if ok != tc.ok {
+			t.Errorf("%s: %v, want %v", tc.name, ok, tc.ok)
+		}
+		if ok && (c.Kind != KindRepository || c.Source != SourceDublinCore || c.OpenAccess || (tc.r.Meta.DOI != "" && c.DOI != "10.1234/x")) {
+			t.Errorf("%s: %+v", tc.name, c)
+		}
+	}
+}

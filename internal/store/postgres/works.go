@@ -235,3 +235,29 @@ func (db *DB) WorkCount(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// AddRecords records harvested records in the works (works.AddRecord), in
+// one transaction under the works lock.
+func (db *DB) AddRecords(ctx context.Context, records []works.Record) error {
+	if len(records) == 0 {
+		return nil
+	}
+	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
+		b := t.batch()
+		b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.worksLock())
+		if err := t.send(ctx, b); err != nil {
+			return err
+		}
+		st := &workTx{ctx: ctx, t: t}
+		for _, r := range records {
+			if _, err := works.AddRecord(st, r); err != nil {
+				return fmt.Errorf("%s: %w", r.Identifier, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: works of records: %w", err)
+	}
+	return nil
+}

@@ -224,3 +224,24 @@ func (db *DB) WorkCount(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// AddRecords records harvested records in the works (works.AddRecord), in
+// one transaction.
+func (db *DB) AddRecords(ctx context.Context, records []works.Record) error {
+	if len(records) == 0 {
+		return nil
+	}
+	err := db.tx(ctx, func(t *txn) error {
+		st := &workTx{ctx: ctx, t: t}
+		for _, r := range records {
+			if _, err := works.AddRecord(st, r); err != nil {
+				return fmt.Errorf("%s: %w", r.Identifier, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: works of records: %w", err)
+	}
+	return nil
+}

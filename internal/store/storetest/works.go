@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -12,6 +13,9 @@ var worksTests = []test{
 	{"WorksJoinCopies", testWorksJoinCopies},
 	{"WorksMergeThroughACopy", testWorksMergeThroughACopy},
 	{"WorksCopyLeaves", testWorksCopyLeaves},
+	{"WorksCopyMoves", testWorksCopyMoves},
+	{"WorksSplit", testWorksSplit},
+	{"WorksRecords", testWorksRecords},
 }
 
 func (e *env) works() crawl.WorkStore {
@@ -217,5 +221,181 @@ func testWorksCopyLeaves(t *testing.T, e *env) {
 	reparse(pages[2])
 	if all := e.allWorks(); len(all) != 0 {
 		t.Errorf("works without copies remain: %+v", all)
+	}
+}
+
+// reparse records a page again with other metadata, as acrawler reparse
+// does.
+func (e *env) reparse(raw string, title string, m *crawl.Metadata) {
+	e.t.Helper()
+	p := &crawl.Page{ID: crawl.URLID(raw), URL: raw, Title: title, Meta: m}
+	if err := e.s.Reparse(e.ctx, p, nil); err != nil {
+		e.t.Fatalf("Reparse(%s): %v", raw, err)
+	}
+}
+
+// testWorksCopyMoves: a mirror reparsed with another paper's DOI and title
+// moves to that paper's work; the work it left is merged again from the
+// copies left; its last copy moving away deletes it.
+func testWorksCopyMoves(t *testing.T, e *env) {
+	meta := func(title, doi string) *crawl.Metadata {
+		return &crawl.Metadata{Title: title, Authors: []string{"Jamal Sato"}, Year: 2020, DOI: doi, Type: "article", Sources: []string{"highwire"}}
+	}
+	const a, mirror, b = "http://journal.works.test/a", "http://mirror.works.test/a", "http://journal.works.test/b"
+	e.commitPages(&crawl.Page{URL: a, Title: "Polite Crawling at Scale", Meta: meta("Polite Crawling at Scale", "10.5555/a")},
+		&crawl.Page{URL: mirror, Title: "Polite Crawling at Scale", Meta: &crawl.Metadata{Title: "Polite Crawling at Scale", Authors: []string{"Jamal Sato"},
+			Year: 2020, DOI: "10.5555/a", Venue: "Mirrored Proceedings", Type: "article", Sources: []string{"dublincore"}}},
+		&crawl.Page{URL: b, Title: "Impolite Crawling Considered", Meta: meta("Impolite Crawling Considered", "10.5555/b")})
+	wa, wb := e.workOf(a), e.workOf(b)
+	if wa == nil || wb == nil || wa.ID == wb.ID || len(wa.Copies) != 2 || wa.Venue != "Mirrored Proceedings" {
+		t.Fatalf("before: works %+v and %+v", wa, wb)
+	}
+	e.reparse(mirror, "Impolite Crawling Considered", &crawl.Metadata{Title: "Impolite Crawling Considered", Authors: []string{"Jamal Sato"},
+		Year: 2020, DOI: "10.5555/b", Venue: "Mirrored Proceedings", Type: "article", Sources: []string{"dublincore"}})
+	if w := e.workOf(mirror); w == nil || w.ID != wb.ID || len(w.Copies) != 2 || w.Venue != "Mirrored Proceedings" {
+		t.Errorf("the mirror after its reparse: work %+v, want %d with 2 copies", w, wb.ID)
+	}
+	if w := e.workOf(a); w == nil || w.ID != wa.ID || len(w.Copies) != 1 || w.Venue != "" {
+		t.Errorf("the work the mirror left: %+v, want %d with 1 copy and no venue", w, wa.ID)
+	}
+	e.reparse(a, "Impolite Crawling Considered", meta("Impolite Crawling Considered", "10.5555/b"))
+	if _, err := e.works().Work(e.ctx, wa.ID); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("the work its last copy left: %v, want ErrNotFound", err)
+	}
+	if all := e.allWorks(); len(all) != 1 || len(all[0].Copies) != 3 {
+		t.Errorf("works %+v, want one of 3 copies", all)
+	}
+}
+
+// testWorksSplit: the landing page that joined a PDF (by DOI) and two
+// deposits (by title and author) leaves when reparsed as another paper:
+// the work is split again, the deposits keeping its ID, the PDF a work of
+// its own, each merged from its own copies.
+func testWorksSplit(t *testing.T, e *env) {
+	const pdf, landing = "http://journal.works.test/c.pdf", "http://journal.works.test/c"
+	deposit := func(u, author string) *crawl.Page {
+		return &crawl.Page{URL: u, Title: "Deep crawling methods", Meta: &crawl.Metadata{Title: "Deep crawling methods", Authors: []string{author},
+			Year: 2021, Type: "article", Sources: []string{"dublincore"}}}
+	}
+	landingMeta := &crawl.Metadata{Title: "Deep Crawling Methods", Authors: []string{"Mei Chen"}, Year: 2021, DOI: "10.5555/jac.11", PDFURL: pdf,
+		Type: "article", Sources: []string{"highwire"}}
+	e.commitPages(&crawl.Page{URL: pdf, ContentType: "application/pdf", Title: "Deep Crawling Methods",
+		Meta: &crawl.Metadata{Title: "Deep Crawling Methods", DOI: "10.5555/jac.11", Type: "article"}},
+		deposit("http://repository.works.test/handle/1/11", "Chen, M."), deposit("http://repository.works.test/handle/2/11", "Mei Chen"),
+		&crawl.Page{URL: landing, Title: "Deep Crawling Methods", Meta: landingMeta})
+	w := e.workOf(landing)
+	if all := e.allWorks(); len(all) != 1 || w == nil || len(w.Copies) != 4 {
+		t.Fatalf("before: works %+v", all)
+	}
+	e.reparse(landing, "Shallow Crawling Methods Revisited", &crawl.Metadata{Title: "Shallow Crawling Methods Revisited", Authors: []string{"Mei Chen"},
+		Year: 2021, DOI: "10.5555/jac.12", Type: "article", Sources: []string{"highwire"}})
+	if all := e.allWorks(); len(all) != 3 {
+		t.Fatalf("after the landing page left: %d works, want 3: %+v", len(all), all)
+	}
+	dep := e.workOf("http://repository.works.test/handle/1/11")
+	if dep == nil || dep.ID != w.ID || len(dep.Copies) != 2 || dep.DOI != "" || dep.Fields["title"].Source != "dublincore" {
+		t.Errorf("the deposits' work: %+v, want ID %d, 2 copies, no DOI", dep, w.ID)
+	}
+	p := e.workOf(pdf)
+	if p == nil || p.ID == w.ID || len(p.Copies) != 1 || p.DOI != "10.5555/jac.11" {
+		t.Errorf("the PDF's work: %+v", p)
+	}
+	if l := e.workOf(landing); l == nil || l.ID == w.ID || l.ID == p.ID || l.DOI != "10.5555/jac.12" {
+		t.Errorf("the landing page's work: %+v", l)
+	}
+	// Reparsed back, it joins them again under the deposits' ID.
+	e.reparse(landing, "Deep Crawling Methods", landingMeta)
+	if all := e.allWorks(); len(all) != 1 || all[0].ID != w.ID || len(all[0].Copies) != 4 {
+		t.Errorf("after the landing page came back: %+v", all)
+	}
+}
+
+// recordWorks is a store that records harvested records as copies of
+// works.
+type recordWorks interface {
+	AddRecords(ctx context.Context, records []works.Record) error
+}
+
+// testWorksRecords: a repository's record (its Dublin Core, as an OAI-PMH
+// harvest reads it) is a repository copy of its paper's work, giving the
+// fields no better source has, each saying so; harvested again it is
+// replaced, not added; withdrawn, its copy leaves and a work left empty
+// is deleted.
+func testWorksRecords(t *testing.T, e *env) {
+	rs, ok := e.s.(recordWorks)
+	if !ok {
+		t.Fatalf("%T records no harvested records (AddRecords)", e.s)
+	}
+	pages := paperPages()[:3]
+	e.commitPages(pages...)
+	const recURL = "http://repository.works.test/oai?identifier=oai%3Arepository.works.test%3A1%2F7&metadataPrefix=oai_dc&verb=GetRecord"
+	const loneURL = "http://repository.works.test/oai?identifier=oai%3Arepository.works.test%3A1%2F8&metadataPrefix=oai_dc&verb=GetRecord"
+	rec := works.Record{ID: int64(crawl.URLID(recURL)), URL: recURL, Identifier: "oai:repository.works.test:1/7",
+		Meta: works.Meta{Title: "Polite crawling at scale", Authors: []string{"Sato, Jamal", "Demir, Ayşe"}, Date: "2020", Year: 2020,
+			Type: "article", Publisher: "Northfield University", Keywords: []string{"Crawling", "politeness"}, Abstract: "We crawl politely, at scale.",
+			PDFURL: pages[1].URL}}
+	lone := works.Record{ID: int64(crawl.URLID(loneURL)), URL: loneURL, Identifier: "oai:repository.works.test:1/8",
+		Meta: works.Meta{Title: "Harvesting metadata at scale: a thesis", Authors: []string{"Lindqvist, Ingrid"}, Year: 2019, Type: "thesis"}}
+	withdrawn := works.Record{ID: int64(crawl.URLID(loneURL + "&x")), URL: loneURL + "&x", Identifier: "oai:repository.works.test:1/9", Deleted: true}
+	add := func(rs recordWorks, records ...works.Record) {
+		t.Helper()
+		if err := rs.AddRecords(e.ctx, records); err != nil {
+			t.Fatalf("AddRecords: %v", err)
+		}
+	}
+	add(rs, rec, lone, withdrawn)
+	w := e.workOf(pages[0].URL)
+	if w == nil || len(w.Copies) != 4 {
+		t.Fatalf("the paper's work %+v, want 4 copies with the record", w)
+	}
+	var found bool
+	for _, c := range w.Copies {
+		if c.URL == recURL {
+			found = true
+			if c.Kind != "repository" || c.Source != "dublincore" || int64(c.PageID) != rec.ID {
+				t.Errorf("the record's copy %+v", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no copy of the record among %+v", w.Copies)
+	}
+	// The landing page's citation tags keep the title; the repository's
+	// page gives the abstract (Dublin Core, and before the record by URL);
+	// the record alone the publisher; keywords gathered from both.
+	if f := w.Fields["title"]; f.Source != "citation" || w.Title != "Polite Crawling at Scale: A Study" {
+		t.Errorf("title %q from %+v", w.Title, f)
+	}
+	if f := w.Fields["publisher"]; w.Publisher != "Northfield University" || f.Source != "dublincore" || f.URL != recURL {
+		t.Errorf("publisher %q from %+v, want the record's", w.Publisher, f)
+	}
+	if len(w.Keywords) != 2 || w.Keywords[1] != "politeness" {
+		t.Errorf("keywords %q", w.Keywords)
+	}
+	lw, err := e.works().WorkOf(e.ctx, crawl.ID(lone.ID))
+	if err != nil || len(lw.Copies) != 1 || lw.Title != lone.Meta.Title || lw.Fields["title"].URL != loneURL || lw.Type != "thesis" {
+		t.Errorf("the record found only in the repository: %+v, %v", lw, err)
+	}
+	n := len(e.allWorks())
+	// Harvested again, with another abstract and subject: replaced.
+	rec.Meta.Keywords = []string{"crawling", "robots.txt"}
+	add(rs, rec, lone)
+	if all := e.allWorks(); len(all) != n {
+		t.Errorf("%d works after the records were harvested again, want %d", len(all), n)
+	}
+	if w := e.workOf(pages[0].URL); w == nil || len(w.Copies) != 4 || len(w.Keywords) != 2 || w.Keywords[1] != "robots.txt" {
+		t.Errorf("after the record was harvested again: %+v", w)
+	}
+	// Withdrawn: the copies leave; the record's own work is deleted.
+	rec.Deleted, lone.Deleted = true, true
+	add(rs, rec, lone)
+	if w := e.workOf(pages[0].URL); w == nil || len(w.Copies) != 3 || w.Publisher != "" {
+		t.Errorf("after the record was withdrawn: %+v", w)
+	}
+	if _, err := e.works().Work(e.ctx, lw.ID); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("the withdrawn record's work: %v, want ErrNotFound", err)
+	}
+	if all := e.allWorks(); len(all) != n-1 {
+		t.Errorf("%d works after the withdrawal, want %d", len(all), n-1)
 	}
 }
