@@ -25,6 +25,7 @@ import (
 	"github.com/acrawler/acrawler/internal/fetch"
 	"github.com/acrawler/acrawler/internal/oai"
 	"github.com/acrawler/acrawler/internal/urlnorm"
+	"github.com/acrawler/acrawler/internal/works"
 )
 
 // ViaOAI marks the URLs a harvest offers (crawl.NewURL.Via).
@@ -66,11 +67,12 @@ type Store interface {
 	SourceErrors
 }
 
-// Works receives the metadata of each harvested record, deleted ones
-// included (Record.Deleted), so that records become works and a withdrawn
-// record is noted on its work.
+// Works receives the records of each page of a harvest, deleted ones
+// included, as package works reads them (RecordOf): each record becomes
+// a copy of its work, and a withdrawn record's copy leaves it. Both
+// stores do (works.AddRecord in one transaction).
 type Works interface {
-	RecordWork(ctx context.Context, endpoint string, r *oai.Record) error
+	AddRecords(ctx context.Context, records []works.Record) error
 }
 
 // Scorer gives a URL its priority (*score.Policy does).
@@ -306,16 +308,20 @@ func (h *harvest) backoff(ctx context.Context, err error, fails int, network boo
 // harvest stands.
 func (h *harvest) page(ctx context.Context, p *oai.Page) error {
 	h.res.Pages++
+	if h.cfg.Works != nil {
+		recs := make([]works.Record, len(p.Records))
+		for i := range p.Records {
+			recs[i] = RecordOf(h.cfg.Endpoint, &p.Records[i], h.cfg.Normalizer)
+		}
+		if err := h.cfg.Works.AddRecords(ctx, recs); err != nil {
+			return fmt.Errorf("harvest: the records' works: %w", err)
+		}
+	}
 	var urls []crawl.NewURL
 	seen := map[string]bool{}
 	for i := range p.Records {
 		r := &p.Records[i]
 		h.res.Records++
-		if h.cfg.Works != nil {
-			if err := h.cfg.Works.RecordWork(ctx, h.cfg.Endpoint, r); err != nil {
-				return fmt.Errorf("harvest: record work %s: %w", r.Identifier, err)
-			}
-		}
 		if r.Deleted {
 			h.res.Deleted++
 			continue

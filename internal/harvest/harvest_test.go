@@ -22,6 +22,7 @@ import (
 	"github.com/acrawler/acrawler/internal/store/sqlite"
 	"github.com/acrawler/acrawler/internal/testweb"
 	"github.com/acrawler/acrawler/internal/urlnorm"
+	"github.com/acrawler/acrawler/internal/works"
 )
 
 const origin = "http://" + testweb.RepositoryHost
@@ -132,20 +133,19 @@ func requests(events []string) []string {
 	return out
 }
 
-// works records what a harvest hands to Works.
-type works struct {
+// recorder records what a harvest hands to Works, and hands it on to the
+// store.
+type recorder struct {
 	mu      sync.Mutex
-	records []oai.Record
+	records []works.Record
+	st      harvest.Works
 }
 
-func (w *works) RecordWork(_ context.Context, endpoint string, r *oai.Record) error {
+func (w *recorder) AddRecords(ctx context.Context, rs []works.Record) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !strings.HasPrefix(endpoint, origin+"/oai") {
-		return fmt.Errorf("endpoint %q", endpoint)
-	}
-	w.records = append(w.records, *r)
-	return nil
+	w.records = append(w.records, rs...)
+	w.mu.Unlock()
+	return w.st.AddRecords(ctx, rs)
 }
 
 func (e *env) config(t *testing.T, st crawl.Store, path string) harvest.Config {
@@ -208,7 +208,7 @@ func TestHarvestQueuesEveryRecord(t *testing.T) {
 		st := open()
 		all := e.repo.Records()
 		cfg := e.config(t, st, "/oai")
-		w := &works{}
+		w := &recorder{st: st.(harvest.Works)}
 		cfg.Works = w
 		res, err := harvest.Run(t.Context(), cfg)
 		if err != nil {
@@ -238,11 +238,38 @@ func TestHarvestQueuesEveryRecord(t *testing.T) {
 		if len(w.records) != len(all) {
 			t.Fatalf("Works got %d records, want %d", len(w.records), len(all))
 		}
+		ws := st.(crawl.WorkStore)
 		for i, r := range w.records {
 			want := all[i]
-			if r.Identifier != want.Identifier || r.Deleted != want.Deleted || !want.Deleted && (r.Title != want.Title || r.DOI != want.DOI) {
-				t.Errorf("work %d = %s deleted=%v %q doi %q; want %s deleted=%v %q doi %q", i, r.Identifier, r.Deleted, r.Title, r.DOI,
-					want.Identifier, want.Deleted, want.Title, want.DOI)
+			wantURL := harvest.RecordURL(cfg.Endpoint, want.Identifier, cfg.Normalizer)
+			if r.Identifier != want.Identifier || r.Deleted != want.Deleted || r.URL != wantURL || r.ID != int64(crawl.URLID(wantURL)) ||
+				!strings.HasPrefix(r.URL, origin+"/oai?") || !strings.Contains(r.URL, "verb=GetRecord") ||
+				!strings.Contains(r.URL, "identifier="+url.QueryEscape(want.Identifier)) {
+				t.Errorf("record %d = %s deleted=%v at %s (%d); want %s deleted=%v at %s", i, r.Identifier, r.Deleted, r.URL, r.ID,
+					want.Identifier, want.Deleted, wantURL)
+			}
+			wantType := "article"
+			if want.Type == "Thesis" {
+				wantType = "thesis"
+			}
+			m := r.Meta
+			if !want.Deleted && (m.Title != want.Title || m.DOI != want.DOI || m.Year != want.Year || !strings.HasPrefix(want.Date, m.Date) ||
+				strings.Join(m.Authors, "; ") != strings.Join(want.Creators, "; ") || m.PDFURL != want.PDF ||
+				m.Publisher != "Northfield University" || m.Type != wantType) {
+				t.Errorf("record %s: %+v; want %+v", r.Identifier, m, want)
+			}
+			// Every record is a repository copy of a work, its Dublin Core
+			// the source; a deleted one none.
+			wk, err := ws.WorkOf(t.Context(), crawl.ID(r.ID))
+			switch {
+			case want.Deleted && !errors.Is(err, crawl.ErrNotFound):
+				t.Errorf("deleted record %s: work %+v, %v", r.Identifier, wk, err)
+			case want.Deleted:
+			case err != nil:
+				t.Errorf("record %s: no work: %v", r.Identifier, err)
+			case len(wk.Copies) != 1 || wk.Copies[0].Kind != "repository" || wk.Copies[0].Source != "dublincore" ||
+				wk.Title != want.Title || wk.Fields["title"].URL != wantURL:
+				t.Errorf("record %s: work %+v", r.Identifier, wk)
 			}
 		}
 

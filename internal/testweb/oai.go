@@ -401,6 +401,13 @@ func (r *Repository) servePDF(rw http.ResponseWriter, req *http.Request, rec *Re
 	serveContent(rw, req, "application/pdf", etag(b.Bytes()), rec.Datestamp, b.Bytes())
 }
 
+// Subject is the record's dc:subject: the collection it is deposited in
+// ("Articles", "Theses").
+func (rec RepositoryRecord) Subject() string { return rec.Type + "s" }
+
+// Abstract is the record's dc:description, the abstract its PDF states.
+func (rec RepositoryRecord) Abstract() string { return depositAbstract(&rec) }
+
 // depositAbstract is the abstract a record's PDF states, made from its
 // title so that every deposit reads differently.
 func depositAbstract(rec *RepositoryRecord) string {
@@ -761,6 +768,8 @@ func (r *Repository) writeRecord(b *bytes.Buffer, rec *RepositoryRecord) {
 	el("date", rec.Datestamp.Format(time.RFC3339))
 	el("date", rec.Date)
 	el("type", rec.Type)
+	el("description", depositAbstract(rec))
+	el("subject", rec.Subject())
 	el("identifier", rec.Landing)
 	if rec.DOI != "" {
 		el("identifier", "https://doi.org/"+rec.DOI)
