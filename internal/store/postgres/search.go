@@ -165,16 +165,32 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	// space.
 	score := `ts_rank_cd(` + rankWeights + `, p.search, q.q, 1)
 				* (1 + ` + param(weight) + `::float8 * ln(1 + greatest(p.pagerank, 0)))`
-	hitsSQL := matches + `,
-		cand AS MATERIALIZED (SELECT p.url_id FROM pages p, q WHERE ` + cond + `
-			ORDER BY p.pagerank DESC, p.url_id LIMIT ` + param(rankedMatches) + `),
-		top AS (
-			(SELECT p.url_id, 0 AS tier, ` + score + ` AS score
+	// By work, the other matches are ranked when the first rankedMatches
+	// hold fewer results than the page needs, and a result is its first
+	// match (the matches of rankedMatches come first): every match of
+	// the page's results, and no other, has row number 1 in its result.
+	var deep string
+	if !r.ByWork {
+		deep = param(limit+offset > rankedMatches)
+	} else {
+		deep = `(SELECT count(DISTINCT (` + resultKey("c.url_id") + `)) FROM cand c
+			LEFT JOIN work_copies wc ON wc.page_id = c.url_id) < ` + param(limit+offset)
+	}
+	ranked := `(SELECT p.url_id, 0 AS tier, ` + score + ` AS score
 				FROM cand JOIN pages p ON p.url_id = cand.url_id, q)
 			UNION ALL
 			(SELECT p.url_id, 1, ` + score + `
-				FROM pages p, q WHERE ` + param(limit+offset > rankedMatches) + ` AND ` + cond + `
-				AND p.url_id NOT IN (SELECT url_id FROM cand))
+				FROM pages p, q WHERE ` + deep + ` AND ` + cond + `
+				AND p.url_id NOT IN (SELECT url_id FROM cand))`
+	if r.ByWork {
+		ranked = `SELECT r.url_id, r.tier, r.score FROM (SELECT r.*, row_number() OVER (PARTITION BY ` + resultKey("r.url_id") + `
+				ORDER BY r.tier, r.score DESC, r.url_id) AS n
+			FROM (` + ranked + `) r LEFT JOIN work_copies wc ON wc.page_id = r.url_id) r WHERE r.n = 1`
+	}
+	hitsSQL := matches + `,
+		cand AS MATERIALIZED (SELECT p.url_id FROM pages p, q WHERE ` + cond + `
+			ORDER BY p.pagerank DESC, p.url_id LIMIT ` + param(rankedMatches) + `),
+		top AS (SELECT url_id, tier, score FROM (` + ranked + `) r
 			ORDER BY tier, score DESC, url_id LIMIT ` + param(limit) + ` OFFSET ` + param(offset) + `)
 		, shown AS (SELECT top.*, translate(` + bodyOf("p") + `, ` + marks + `, '  ') AS body,
 			translate(` + titleOf("p") + `, ` + marks + `, '  ') AS title FROM top JOIN pages p ON p.url_id = top.url_id)
@@ -187,13 +203,20 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	// Total and facets: counts of the top 20 hosts and types, of every
 	// year (the unknown type and year left out; years are few, and a
 	// year's results are as worth filtering for as a frequent one's, as
-	// the SQLite store counts them), and of all matches.
+	// the SQLite store counts them), and of all matches; by work, of the
+	// results among them (a facet value counts the results with a match
+	// of that value).
+	from, result, count := `pages p, q`, ``, `count(*)`
+	if r.ByWork {
+		from = `pages p CROSS JOIN q LEFT JOIN work_copies wc ON wc.page_id = p.url_id`
+		result, count = `, (`+resultKey("p.url_id")+`) AS result`, `count(DISTINCT result)`
+	}
 	facetsSQL := matches + `,
-		m AS MATERIALIZED (SELECT p.host, p.doc_type, p.year FROM pages p, q WHERE ` + cond + `)
-		(SELECT 0, host, 0, count(*) FROM m GROUP BY host ORDER BY 4 DESC, 2 LIMIT 20)
-		UNION ALL (SELECT 1, doc_type, 0, count(*) FROM m WHERE doc_type <> '' GROUP BY doc_type ORDER BY 4 DESC, 2 LIMIT 20)
-		UNION ALL (SELECT 2, '', year, count(*) FROM m WHERE year <> 0 GROUP BY year)
-		UNION ALL SELECT 3, '', 0, count(*) FROM m`
+		m AS MATERIALIZED (SELECT p.host, p.doc_type, p.year` + result + ` FROM ` + from + ` WHERE ` + cond + `)
+		(SELECT 0, host, 0, ` + count + ` FROM m GROUP BY host ORDER BY 4 DESC, 2 LIMIT 20)
+		UNION ALL (SELECT 1, doc_type, 0, ` + count + ` FROM m WHERE doc_type <> '' GROUP BY doc_type ORDER BY 4 DESC, 2 LIMIT 20)
+		UNION ALL (SELECT 2, '', year, ` + count + ` FROM m WHERE year <> 0 GROUP BY year)
+		UNION ALL SELECT 3, '', 0, ` + count + ` FROM m`
 
 	b := &pgx.Batch{}
 	b.Queue(hitsSQL, hitArgs...).Query(func(rows pgx.Rows) error {
@@ -256,7 +279,16 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 		return crawl.SearchResult{}, fmt.Errorf("postgres: search: %w", err)
 	}
 	res.Took = time.Since(start)
+	res.ByWork = r.ByWork
 	return res, nil
+}
+
+// resultKey is what a search by work shows once, for the page whose ID
+// is the expression id, with its row of work_copies wc (NULL when the
+// page is no copy of a work): the work, or the page itself, as two
+// expressions.
+func resultKey(id string) string {
+	return `coalesce(wc.work_id, 0), CASE WHEN wc.work_id IS NULL THEN ` + id + ` END`
 }
 
 // Inlinks returns up to limit (100 when not positive) links to a page, by

@@ -357,51 +357,74 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	}
 	need := r.Offset + limit
 
-	// The matches in URL ID order, for the total and the facets.
-	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, p.host, p.doc_type, p.year
-		FROM pages_fts f JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
+	// The matches in URL ID order, for the total and the facets (by
+	// work: with the work of each).
+	work, works := "0", ""
+	if r.ByWork {
+		work, works = "coalesce(c.work_id, 0)", "LEFT JOIN work_copies c ON c.page_id = p.url_id"
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, p.host, p.doc_type, p.year, `+work+`
+		FROM pages_fts f JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+` `+works+`
 		WHERE pages_fts MATCH ?1 AND `+searchFilter+` ORDER BY f.rowid LIMIT ?7`, append([]any{match}, append(filter, exactLimit+1)...)...)
 	if err != nil {
 		return res, fmt.Errorf("sqlite: search: %w", err)
 	}
-	matches := map[crawl.ID]bool{}
-	var last crawl.ID
+	var ms []matched
 	for rows.Next() {
-		var host, typ string
-		var year int
-		if err := rows.Scan(&last, &host, &typ, &year); err != nil {
+		var m matched
+		if err := rows.Scan(&m.key, &m.host, &m.typ, &m.year, &m.work); err != nil {
 			rows.Close()
 			return res, fmt.Errorf("sqlite: search: %w", err)
 		}
-		matches[last] = true
-		res.Facets.Host[host]++
-		if typ != "" {
-			res.Facets.Type[typ]++
-		}
-		if year != 0 {
-			res.Facets.Year[year]++
-		}
+		ms = append(ms, m)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return res, fmt.Errorf("sqlite: search: %w", err)
 	}
-	n := len(matches)
-	res.Total = n
+	n := len(ms)
+	matches := make(map[crawl.ID]bool, n)
+	for _, m := range ms {
+		matches[m.key] = true
+	}
+	res.ByWork = r.ByWork
+	res.Total, res.Facets = countMatches(ms, r.ByWork)
 	if n > exactLimit {
-		res.Total, res.Estimated = estimateMatches(n, last), true
-		scaleFacets(&res.Facets, float64(res.Total)/float64(n))
+		// Estimates from the sample.
+		est := estimateMatches(n, ms[n-1].key)
+		res.Estimated = true
+		if r.ByWork {
+			if res.Total, res.Facets, err = db.estimateByWork(ctx, ms, filter, est); err != nil {
+				return res, err
+			}
+		} else {
+			res.Total = est
+			scaleFacets(&res.Facets, float64(est)/float64(n))
+		}
 	}
 	// Hosts and types: the 20 most frequent. Years: all of them.
 	trimFacets(res.Facets.Host)
 	trimFacets(res.Facets.Type)
 
-	// The ranking.
+	// The ranking. By work, every match is ranked when there are at most
+	// exactLimit (so that the order, and which copy stands for a work,
+	// does not depend on the page asked for), and the first of each
+	// result kept.
 	var cands []cand
 	switch {
-	case n == 0 || !res.Estimated && r.Offset >= n:
+	case n == 0 || !res.Estimated && r.Offset >= res.Total:
+	case !res.Estimated && r.ByWork:
+		if cands, err = db.rankAll(ctx, q, filter, n, matches, false, r.PageRankWeight); err == nil {
+			byKey := make(map[crawl.ID]int64, n)
+			for _, m := range ms {
+				byKey[m.key] = m.work
+			}
+			cands = firstOfEach(cands, byKey)
+		}
 	case !res.Estimated:
 		cands, err = db.rankAll(ctx, q, filter, need+rankCandidates, matches, false, r.PageRankWeight)
+	case r.ByWork:
+		cands, err = db.rankLargeByWork(ctx, q, filter, need, r.PageRankWeight)
 	default:
 		cands, err = db.rankLarge(ctx, q, filter, need, r.PageRankWeight)
 	}

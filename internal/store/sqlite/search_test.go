@@ -495,3 +495,51 @@ func TestFoldDiacriticsMigration(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchByWorkLargeResultSets: past exactLimit matches, a search by
+// work ranks more matches in rounds until its page holds limit works, and
+// paging through the results shows every work once; the total and the
+// facets estimate results, not pages.
+func TestSearchByWorkLargeResultSets(t *testing.T) {
+	defer sqlite.SetSearchLimitsForTest(40, 1, 60, 60, 10)()
+	const n, copies = 300, 3
+	c := newSearchCorpus(t, 0)
+	var pages []*crawl.Page
+	for i := range n {
+		w := i / copies // copies of a work are on different hosts
+		title := fmt.Sprintf("Work number %d", w)
+		pages = append(pages, &crawl.Page{URL: docURL(i), Title: title, Text: fmt.Sprintf("Some common text, copy %d.", i),
+			Meta: &crawl.Metadata{Title: title, Type: "article", DOI: fmt.Sprintf("10.5555/w.%d", w), Year: 2000 + w%3}})
+	}
+	c.commit(t, pages...)
+	workOf := func(u string) int64 {
+		w, err := c.db.WorkOf(context.Background(), crawl.URLID(u))
+		if err != nil {
+			t.Fatalf("WorkOf(%s): %v", u, err)
+		}
+		return w.ID
+	}
+	r := crawl.SearchRequest{Query: "common", ByWork: true, Limit: 7}
+	res := c.search(t, r)
+	if !res.ByWork || !res.Estimated || len(res.Hits) != 7 {
+		t.Fatalf("by work: %d hits (estimated %v, by work %v), want 7 estimated", len(res.Hits), res.Estimated, res.ByWork)
+	}
+	if want := n / copies; res.Total < want*2/3 || res.Total > want*3/2 {
+		t.Errorf("by work: total %d, want an estimate near %d works", res.Total, want)
+	}
+	if sum := facetSum(res.Facets.Host); sum < n*2/3 || sum > n*3/2 {
+		// Each work's copies are on three hosts: it counts on each.
+		t.Errorf("by work: host facets %v sum to %d, want about %d", res.Facets.Host, sum, n)
+	}
+	seen := map[int64]string{}
+	for _, u := range c.all(t, r) {
+		w := workOf(u)
+		if seen[w] != "" {
+			t.Errorf("work %d twice: %s and %s", w, seen[w], u)
+		}
+		seen[w] = u
+	}
+	if len(seen) != n/copies {
+		t.Errorf("paging by work found %d works, want %d", len(seen), n/copies)
+	}
+}

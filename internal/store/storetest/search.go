@@ -23,6 +23,7 @@ var searchTests = []test{
 	{"SearchFacetsListEveryYear", testSearchYears},
 	{"SearchFoldsCaseAndDiacritics", testSearchFold},
 	{"SearchFoldsInboundAnchors", testSearchFoldAnchors},
+	{"SearchByWork", testSearchByWork},
 }
 
 // cancelPages records n indexable pages that all hold the word
@@ -524,5 +525,123 @@ func testSearchFoldAnchors(t *testing.T, e *env) {
 		if got := hitURLs(e.search(crawl.SearchRequest{Query: q})); !eq(got, []string{target}) {
 			t.Errorf("Search(%q) = %v, want the page the anchor names", q, got)
 		}
+	}
+}
+
+// workSearchPages are the copies of a paper (landing page, PDF,
+// repository record, preprint: two of them on one host), a paper that
+// looks like it by another author, and pages of no work, all matching
+// "frugal crawling".
+func workSearchPages() []*crawl.Page {
+	const landing, pdf = "http://journal.find.test/article/9", "http://journal.find.test/article/9.pdf"
+	const title = "Frugal Crawling of Scholarly Webs"
+	return []*crawl.Page{
+		{URL: landing, Title: title, Text: "We crawl frugally.", Meta: &crawl.Metadata{Title: title,
+			Authors: []string{"Jamal Sato", "Ayşe Demir"}, Year: 2021, DOI: "10.5555/fc.9", PDFURL: pdf, Type: "article", Sources: []string{"highwire"}}},
+		{URL: pdf, ContentType: "application/pdf", Title: title, Text: "Frugal crawling, the paper itself.", Meta: &crawl.Metadata{
+			Title: title, Authors: []string{"J. Sato"}, Year: 2021, DOI: "10.5555/fc.9", Type: "article"}},
+		{URL: "http://repository.find.test/handle/1/9", Title: "Frugal crawling of scholarly webs", Text: "Deposit.", Meta: &crawl.Metadata{
+			Title: "Frugal crawling of scholarly webs", Authors: []string{"Sato, J."}, Year: 2021, Type: "article", Sources: []string{"dublincore"}}},
+		{URL: "http://preprints.find.test/abs/2001.00009", Title: title, Text: "Preprint.", Meta: &crawl.Metadata{
+			Title: title, Authors: []string{"Jamal Sato"}, Year: 2020, Venue: "arXiv", DOI: "10.48550/arxiv.2001.00009", Type: "preprint",
+			Sources: []string{"highwire"}}},
+		{URL: "http://other.find.test/papers/3", Title: title, Text: "Another paper.", Meta: &crawl.Metadata{
+			Title: title, Authors: []string{"Mei Chen"}, Year: 2021, Type: "article", Sources: []string{"highwire"}}},
+		{URL: "http://news.find.test/frugal", Title: "Frugal crawling in the news", Text: "News.", Meta: &crawl.Metadata{Type: "news", Year: 2021}},
+		{URL: "http://journal.find.test/blog/frugal", Title: "Notes", Text: "A blog post on frugal crawling."},
+	}
+}
+
+// testSearchByWork: a search by work gives one result per work (its
+// best-ranked matching copy) and one per page of no work; limit and
+// offset count results, and paging through them shows each once; the
+// total counts results, and each facet value counts the results a search
+// filtered by it finds. Without ByWork, every page is a result.
+func testSearchByWork(t *testing.T, e *env) {
+	pages := workSearchPages()
+	e.commitPages(pages...)
+	ws, ok := e.s.(crawl.WorkStore)
+	if !ok {
+		t.Fatalf("%T keeps no works", e.s)
+	}
+	resultOf := func(h crawl.SearchHit) string {
+		w, err := ws.WorkOf(e.ctx, crawl.URLID(h.URL))
+		if errors.Is(err, crawl.ErrNotFound) {
+			return h.URL
+		}
+		if err != nil {
+			t.Fatalf("WorkOf(%s): %v", h.URL, err)
+		}
+		return fmt.Sprint("work ", w.ID)
+	}
+	req := crawl.SearchRequest{Query: "frugal crawling", Limit: 10}
+	byPage := e.search(req)
+	if byPage.ByWork || byPage.Total != len(pages) || len(byPage.Hits) != len(pages) || byPage.Facets.Host["http://journal.find.test"] != 3 {
+		t.Fatalf("by page: total %d, %d hits, facets %v (by work %v), want every one of the %d pages", byPage.Total, len(byPage.Hits),
+			byPage.Facets, byPage.ByWork, len(pages))
+	}
+	// The results by work are the pages' results, each work at its best
+	// copy.
+	var want []string
+	seen := map[string]bool{}
+	for _, h := range byPage.Hits {
+		if r := resultOf(h); !seen[r] {
+			seen[r] = true
+			want = append(want, h.URL)
+		}
+	}
+	if len(want) != 4 {
+		t.Fatalf("the pages are %d results (%v), want 4: a work of four copies, a look-alike, two pages of no work", len(want), want)
+	}
+	req.ByWork = true
+	all := e.search(req)
+	if got := hitURLs(all); !all.ByWork || all.Total != len(want) || !eq(got, want) {
+		t.Errorf("by work: %v (total %d, by work %v), want %v", got, all.Total, all.ByWork, want)
+	}
+	// Paging, a result at a time and two at a time.
+	for _, limit := range []int{1, 2, 3} {
+		var got []string
+		for off := 0; off < len(want)+2; off += limit {
+			r := req
+			r.Limit, r.Offset = limit, off
+			res := e.search(r)
+			if res.Total != len(want) {
+				t.Errorf("by work, limit %d offset %d: total %d, want %d", limit, off, res.Total, len(want))
+			}
+			if n := min(limit, max(0, len(want)-off)); len(res.Hits) != n {
+				t.Errorf("by work, limit %d offset %d: %d hits, want %d", limit, off, len(res.Hits), n)
+			}
+			got = append(got, hitURLs(res)...)
+		}
+		if !eq(got, want) {
+			t.Errorf("by work, %d at a time: %v, want %v", limit, got, want)
+		}
+	}
+	// Every facet value counts what its filter finds.
+	check := func(name string, n int, r crawl.SearchRequest) {
+		t.Helper()
+		res := e.search(r)
+		if res.Total != n || len(res.Hits) != n {
+			t.Errorf("facet %s counts %d, the search filtered by it finds %d (total %d): %v", name, n, len(res.Hits), res.Total, hitURLs(res))
+		}
+	}
+	f := all.Facets
+	if f.Host["http://journal.find.test"] != 2 || f.Type["article"] != 2 || f.Year[2021] != 3 || f.Year[2020] != 1 {
+		t.Errorf("facets by work %+v: want journal.find.test 2 (a work and a page), article 2, 2021 3, 2020 1", f)
+	}
+	for h, n := range f.Host {
+		r := req
+		r.Host = h
+		check("host "+h, n, r)
+	}
+	for ty, n := range f.Type {
+		r := req
+		r.Type = ty
+		check("type "+ty, n, r)
+	}
+	for y, n := range f.Year {
+		r := req
+		r.YearFrom, r.YearTo = y, y
+		check(fmt.Sprint("year ", y), n, r)
 	}
 }
