@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,6 +42,89 @@ func BenchmarkAddURLs(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(i*batch)/b.Elapsed().Seconds(), "urls/s")
+}
+
+// BenchmarkAddURLsGrowing measures admitting new URLs into a growing
+// frontier, as the SQLite store's BenchmarkAddURLs does: URLs of 60–120
+// bytes over 20,000 hosts (Zipf-spread), in batches of 10,000 (one
+// AddURLs each), none known, up to each size of ACRAWLER_BENCH_URLS
+// (100,000 by default). It reports, over the last million URLs (the last
+// half below two million), the adds per second and the write-ahead log
+// the server wrote per URL (pg_stat_wal), then the tables' and indexes'
+// bytes per URL (urls and hosts):
+//
+//	ACRAWLER_TEST_POSTGRES=... ACRAWLER_BENCH_URLS=1000000 go test -run '^$' -bench BenchmarkAddURLsGrowing -benchtime 1x -timeout 60m ./internal/store/postgres
+func BenchmarkAddURLsGrowing(b *testing.B) {
+	sizes := []int{100_000}
+	if v := os.Getenv("ACRAWLER_BENCH_URLS"); v != "" {
+		sizes = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				b.Fatalf("ACRAWLER_BENCH_URLS: %q is not a list of sizes", v)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("urls=%d", n), func(b *testing.B) {
+			for range b.N {
+				benchAddGrowing(b, n)
+			}
+		})
+	}
+}
+
+func benchAddGrowing(b *testing.B, n int) {
+	dsn, schema := freshSchema(b)
+	db := open(b, dsn, schema)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	walBytes := func() int64 {
+		var v int64
+		if err := conn.QueryRow(ctx, `SELECT wal_bytes::bigint FROM pg_stat_wal`).Scan(&v); err != nil {
+			b.Fatal(err)
+		}
+		return v
+	}
+	const hosts, batch = 20_000, 10_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	zipf := rand.NewZipf(rng, 1.1, 1, hosts-1)
+	pad := strings.Repeat("abcdefghij", 7)
+	last := min(1_000_000, n/2)
+	var wal0 int64
+	var start time.Time
+	urls := make([]crawl.NewURL, 0, batch)
+	for i := 0; i < n; {
+		if i == n-last || (i == 0 && last == n) {
+			wal0, start = walBytes(), time.Now()
+		}
+		urls = urls[:0]
+		for ; len(urls) < batch && i < n; i++ {
+			host := fmt.Sprintf("http://www.inst%05d.edu", zipf.Uint64())
+			u := fmt.Sprintf("%s/d%d/%s/%d.html", host, i%13, pad[:rng.IntN(len(pad)-30)], i)
+			urls = append(urls, crawl.NewURL{ID: crawl.URLID(u), URL: u, HostID: crawl.HashID(host), Host: host,
+				Depth: 1, Priority: i % 7, Via: crawl.ViaLink})
+		}
+		st, err := db.AddURLs(ctx, urls, crawl.Limits{})
+		if err != nil || st.Added != len(urls) {
+			b.Fatalf("AddURLs = %+v, %v", st, err)
+		}
+	}
+	took := time.Since(start)
+	wal := walBytes() - wal0
+	var disk int64
+	if err := conn.QueryRow(ctx, `SELECT pg_total_relation_size($1::regclass) + pg_total_relation_size($2::regclass)`,
+		schema+".urls", schema+".hosts").Scan(&disk); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(last)/took.Seconds(), "adds/s")
+	b.ReportMetric(float64(wal)/float64(last), "WAL-B/URL")
+	b.ReportMetric(float64(disk)/float64(n), "disk-B/URL")
 }
 
 // BenchmarkClaim measures the claim cycle of concurrent owners, each with

@@ -143,6 +143,8 @@ func (a *admission) queueLock(b *pgx.Batch, also []crawl.ID) {
 		})
 	}
 	if len(a.ids) > 0 {
+		slices.Sort(a.ids)
+		a.ids = slices.Compact(a.ids)
 		b.Queue(`SELECT id FROM urls WHERE id = ANY($1)`, a.ids).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id crawl.ID
@@ -188,8 +190,12 @@ func (a *admission) offer(urls []crawl.NewURL, source crawl.ID) {
 }
 
 // queueInsert queues the insertion of the admitted URLs. Their seq values
-// come from the shared sequence in offer order (PostgreSQL evaluates the
-// column default per row in the order of the ORDER BY).
+// come from the shared sequence in offer order (the inner query numbers
+// them: PostgreSQL evaluates a volatile output column after its query's
+// ORDER BY), and they are inserted in ID order, so that each page of urls
+// and its indexes is written once, in one pass, however the offers
+// interleave hosts (URL IDs begin with host bits: a host's URLs are
+// neighbours).
 func (a *admission) queueInsert(b *pgx.Batch, now time.Time) {
 	if len(a.insert) == 0 {
 		return
@@ -204,12 +210,14 @@ func (a *admission) queueInsert(b *pgx.Batch, now time.Time) {
 		urls[i], vias[i], freqs[i] = clean(u.URL), clean(string(u.Via)), clean(u.ChangeFreq)
 		depths[i], prios[i], kinds[i] = int32(u.Depth), int32(u.Priority), int16(u.Kind)
 	}
-	b.Queue(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, discovered_at, kind, lastmod, changefreq)
-		SELECT id, url, host_id, depth, priority, 0, via, parent_id, $8, kind, lastmod, changefreq
-		FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::int[], $5::int[], $6::text[], $7::bigint[],
-				$9::smallint[], $10::bigint[], $11::text[])
-			WITH ORDINALITY AS t(id, url, host_id, depth, priority, via, parent_id, kind, lastmod, changefreq, ord)
-		ORDER BY ord
+	b.Queue(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, discovered_at, kind, lastmod, changefreq, seq)
+		SELECT id, url, host_id, depth, priority, 0, via, parent_id, $8, kind, lastmod, changefreq, seq
+		FROM (SELECT t.*, nextval('urls_seq') AS seq
+			FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::int[], $5::int[], $6::text[], $7::bigint[],
+					$9::smallint[], $10::bigint[], $11::text[])
+				WITH ORDINALITY AS t(id, url, host_id, depth, priority, via, parent_id, kind, lastmod, changefreq, ord)
+			ORDER BY ord) AS offered
+		ORDER BY id
 		ON CONFLICT (id) DO NOTHING
 		RETURNING id`, ids, urls, hosts, depths, prios, vias, parents, now.UnixMilli(),
 		kinds, lastmods, freqs).Query(func(rows pgx.Rows) error {

@@ -100,97 +100,203 @@ func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 
 // addURLs admits URLs under the budgets in lim. Known URLs are ignored; a
 // host at its cap refuses new ones.
+//
+// The decisions are taken in offer order, as the offers came: a host's cap
+// admits its first offers, and the admitted are numbered (seq, the order a
+// host's URLs of one priority are fetched in) in that order. The store is
+// read and written in ID order: the hosts are inserted, their counts read
+// and updated sorted by host ID, the offers looked up and the admitted
+// inserted sorted by URL ID, so that each page of urls, hosts and their
+// indexes is dirtied once, in one pass, however the offers interleave
+// hosts (URL IDs begin with host bits: a host's URLs are neighbours), and
+// a batch larger than the page cache spills each page once.
 func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits, now time.Time) (crawl.AddStats, error) {
 	st := crawl.AddStats{Offered: len(urls)}
 	if len(urls) == 0 {
 		return st, nil
 	}
 	type hostState struct {
+		key      string
 		admitted int64
 		added    int64
 		capped   bool
 		top      int
 	}
+	overDepth := func(u crawl.NewURL) bool { return lim.MaxDepth > 0 && u.Depth > lim.MaxDepth }
 	hosts := map[crawl.ID]*hostState{}
+	ids := make([]crawl.ID, 0, len(urls))
 	for _, u := range urls {
-		if lim.MaxDepth > 0 && u.Depth > lim.MaxDepth {
+		if overDepth(u) {
 			continue
 		}
-		if hosts[u.HostID] != nil {
-			continue
+		if hosts[u.HostID] == nil {
+			hosts[u.HostID] = &hostState{key: u.Host}
 		}
-		if _, err := t.exec(ctx, `INSERT INTO hosts (id, key) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`, u.HostID, u.Host); err != nil {
-			return st, err
-		}
-		hs := &hostState{}
-		if err := t.queryRow(ctx, `SELECT admitted FROM hosts WHERE id = ?`, u.HostID).Scan(&hs.admitted); err != nil {
-			return st, err
-		}
-		hosts[u.HostID] = hs
+		ids = append(ids, u.ID)
 	}
-	ins, err := t.prep(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq, discovered_at,
-			kind, lastmod, changefreq)
-		VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
-	if err != nil {
+	hostIDs := make([]crawl.ID, 0, len(hosts))
+	for id := range hosts {
+		hostIDs = append(hostIDs, id)
+	}
+	slices.Sort(hostIDs)
+	if err := t.inChunks(ctx, len(hostIDs), 2, `INSERT INTO hosts (id, key) SELECT column1, column2 FROM (VALUES %s)
+		WHERE column1 IS NOT NULL ON CONFLICT (id) DO NOTHING`, func(i int, a []any) {
+		a[0], a[1] = hostIDs[i], hosts[hostIDs[i]].key
+	}, nil); err != nil {
 		return st, err
 	}
-	nowMS := now.UnixMilli()
-	for _, u := range urls {
-		if lim.MaxDepth > 0 && u.Depth > lim.MaxDepth {
-			st.OverDepth++
-			continue
-		}
-		hs := hosts[u.HostID]
-		if lim.MaxPagesPerHost > 0 && hs.admitted+hs.added >= lim.MaxPagesPerHost {
-			var one int
-			err := t.queryRow(ctx, `SELECT 1 FROM urls WHERE id = ?`, u.ID).Scan(&one)
-			switch {
-			case err == nil:
-				st.Known++
-			case errors.Is(err, sql.ErrNoRows):
-				st.OverHostCap++
-				if !hs.capped {
-					hs.capped = true
-					st.CappedHosts = append(st.CappedHosts, u.HostID)
-				}
-			default:
-				return st, err
+	if lim.MaxPagesPerHost > 0 {
+		if err := t.inChunks(ctx, len(hostIDs), 1, `SELECT id, admitted FROM hosts WHERE id IN (%s)`, func(i int, a []any) {
+			a[0] = hostIDs[i]
+		}, func(rows *sql.Rows) error {
+			var id crawl.ID
+			var n int64
+			if err := rows.Scan(&id, &n); err != nil {
+				return err
 			}
-			continue
-		}
-		t.db.seq++
-		res, err := ins.ExecContext(ctx, u.ID, u.URL, u.HostID, u.Depth, u.Priority, string(u.Via), u.Parent, t.db.seq, nowMS,
-			u.Kind, ms(u.LastMod), u.ChangeFreq)
-		if err != nil {
+			hosts[id].admitted = n
+			return nil
+		}); err != nil {
 			return st, err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			t.db.seq--
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	known := make(map[crawl.ID]bool, len(ids))
+	if err := t.inChunks(ctx, len(ids), 1, `SELECT id FROM urls WHERE id IN (%s)`, func(i int, a []any) {
+		a[0] = ids[i]
+	}, func(rows *sql.Rows) error {
+		var id crawl.ID
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		known[id] = true
+		return nil
+	}); err != nil {
+		return st, err
+	}
+	type admit struct {
+		u   *crawl.NewURL
+		seq int64
+	}
+	var ins []admit
+	for i := range urls {
+		u := &urls[i]
+		hs := hosts[u.HostID]
+		switch {
+		case overDepth(*u):
+			st.OverDepth++
+		case known[u.ID]:
 			st.Known++
-			continue
-		}
-		if hs.added == 0 || u.Priority > hs.top {
-			hs.top = u.Priority
-		}
-		hs.added++
-		st.Added++
-	}
-	ids := make([]crawl.ID, 0, len(hosts))
-	for id, hs := range hosts {
-		if hs.added == 0 {
-			continue
-		}
-		ids = append(ids, id)
-		if _, err := t.exec(ctx, `UPDATE hosts SET admitted = admitted + ?, queued = queued + ?,
-			top_priority = max(top_priority, ?) WHERE id = ?`, hs.added, hs.added, hs.top, id); err != nil {
-			return st, err
+		case lim.MaxPagesPerHost > 0 && hs.admitted+hs.added >= lim.MaxPagesPerHost:
+			st.OverHostCap++
+			if !hs.capped {
+				hs.capped = true
+				st.CappedHosts = append(st.CappedHosts, u.HostID)
+			}
+		default:
+			known[u.ID] = true
+			t.db.seq++
+			ins = append(ins, admit{u, t.db.seq})
+			if hs.added == 0 || u.Priority > hs.top {
+				hs.top = u.Priority
+			}
+			hs.added++
+			st.Added++
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	st.Hosts = ids
+	slices.SortFunc(ins, func(a, b admit) int { return cmp.Compare(a.u.ID, b.u.ID) })
+	nowMS := now.UnixMilli()
+	if err := t.inChunks(ctx, len(ins), 12, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq,
+			discovered_at, kind, lastmod, changefreq)
+		SELECT column1, column2, column3, column4, column5, 0, column6, column7, column8, column9, column10, column11, column12
+		FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
+		u := ins[i].u
+		a[0], a[1], a[2], a[3], a[4], a[5] = u.ID, u.URL, u.HostID, u.Depth, u.Priority, string(u.Via)
+		a[6], a[7], a[8], a[9], a[10], a[11] = u.Parent, ins[i].seq, nowMS, u.Kind, ms(u.LastMod), u.ChangeFreq
+	}, nil); err != nil {
+		return st, err
+	}
+	hostIDs = slices.DeleteFunc(hostIDs, func(id crawl.ID) bool { return hosts[id].added == 0 })
+	if err := t.inChunks(ctx, len(hostIDs), 3, `WITH a(id, n, top) AS (VALUES %s)
+		UPDATE hosts SET admitted = admitted + a.n, queued = queued + a.n, top_priority = max(top_priority, a.top)
+		FROM a WHERE hosts.id = a.id`, func(i int, a []any) {
+		hs := hosts[hostIDs[i]]
+		a[0], a[1], a[2] = hostIDs[i], hs.added, hs.top
+	}, nil); err != nil {
+		return st, err
+	}
+	st.Hosts = hostIDs
 	t.add("queued", int64(st.Added))
 	t.add("seq", int64(st.Added))
 	return st, nil
+}
+
+// chunkRows are the row counts of the statements inChunks prepares: a
+// chunk of k rows runs the smallest that holds it, padded, so that a few
+// statements serve every batch size from the statement cache.
+var chunkRows = [...]int{1, 8, 64, 256}
+
+// inChunks runs q over n rows of cols values each, in chunks of at most
+// 256 rows. q has one %s: for an IN list (cols 1), the rows' values
+// separated by commas; otherwise the rows of a VALUES list. set fills row
+// i's values. A chunk is padded to the next size of chunkRows: an IN list
+// with its last value again, a VALUES list with rows of NULLs, which q
+// must skip (WHERE column1 IS NOT NULL, or a join on it). each, if not
+// nil, reads the rows q returns.
+func (t *txn) inChunks(ctx context.Context, n, cols int, q string, set func(i int, a []any), each func(*sql.Rows) error) error {
+	list := func(k int) string {
+		if cols == 1 && strings.Contains(q, "IN (%s)") {
+			return strings.TrimSuffix(strings.Repeat("?,", k), ",")
+		}
+		row := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + "),"
+		return strings.TrimSuffix(strings.Repeat(row, k), ",")
+	}
+	for lo := 0; lo < n; {
+		k := chunkRows[len(chunkRows)-1]
+		for _, c := range chunkRows {
+			if c >= n-lo {
+				k = c
+				break
+			}
+		}
+		hi := min(lo+k, n)
+		args := make([]any, k*cols)
+		for i := lo; i < hi; i++ {
+			set(i, args[(i-lo)*cols:(i-lo+1)*cols])
+		}
+		if cols == 1 && strings.Contains(q, "IN (%s)") {
+			for j := hi - lo; j < k; j++ {
+				args[j] = args[hi-lo-1]
+			}
+		}
+		stmt, err := t.prep(ctx, fmt.Sprintf(q, list(k)))
+		if err != nil {
+			return err
+		}
+		if each == nil {
+			if _, err := stmt.ExecContext(ctx, args...); err != nil {
+				return err
+			}
+		} else {
+			rows, err := stmt.QueryContext(ctx, args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				if err := each(rows); err != nil {
+					rows.Close()
+					return err
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		lo = hi
+	}
+	return nil
 }
 
 // requeueInFlight returns the in-flight URLs of the given hosts to the

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -111,4 +112,118 @@ func BenchmarkClaimHosts(b *testing.B) {
 			b.ReportMetric(float64(inClaim.Microseconds())/float64(b.N), "µs/claim")
 		})
 	}
+}
+
+// BenchmarkAddURLs measures admitting new URLs into a growing frontier:
+// URLs of 60–120 bytes over 20,000 hosts (Zipf-spread: a few hosts have
+// most URLs, as on the web), offered in batches of 10,000 (one AddURLs
+// each), none known, up to each size of ACRAWLER_BENCH_URLS (100,000 by
+// default). It reports, over the last million URLs added (the last half
+// below two million), the adds per second and the bytes the process read
+// and wrote per URL (the kernel's read_bytes and write_bytes, and the
+// read and write calls' rchar and wchar, from /proc/self/io); then the
+// database's bytes per URL (file and write-ahead log) and the process's
+// peak RSS:
+//
+//	ACRAWLER_BENCH_URLS=1000000 go test -run '^$' -bench BenchmarkAddURLs -benchtime 1x -timeout 60m ./internal/store/sqlite
+func BenchmarkAddURLs(b *testing.B) {
+	for _, n := range benchSizes(b, "ACRAWLER_BENCH_URLS", 100_000) {
+		b.Run(fmt.Sprintf("urls=%d", n), func(b *testing.B) {
+			for range b.N {
+				benchAdd(b, n)
+			}
+		})
+	}
+}
+
+func benchAdd(b *testing.B, n int) {
+	ctx := context.Background()
+	file := filepath.Join(b.TempDir(), "add.db")
+	db, err := Open(ctx, file, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	const hosts, batch = 20_000, 10_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	zipf := rand.NewZipf(rng, 1.1, 1, hosts-1)
+	pad := strings.Repeat("abcdefghij", 7)
+	last := min(1_000_000, n/2)
+	var io0 procIO
+	var start time.Time
+	urls := make([]crawl.NewURL, 0, batch)
+	for i := 0; i < n; {
+		if i == n-last || (i == 0 && last == n) {
+			io0, start = readProcIO(b), time.Now()
+		}
+		urls = urls[:0]
+		for ; len(urls) < batch && i < n; i++ {
+			h := zipf.Uint64()
+			host := fmt.Sprintf("http://www.inst%05d.edu", h)
+			u := fmt.Sprintf("%s/d%d/%s/%d.html", host, i%13, pad[:rng.IntN(len(pad)-30)], i)
+			urls = append(urls, crawl.NewURL{ID: crawl.URLID(u), URL: u, HostID: crawl.HashID(host), Host: host,
+				Depth: 1, Priority: i % 7, Via: crawl.ViaLink})
+		}
+		st, err := db.AddURLs(ctx, urls, crawl.Limits{})
+		if err != nil || st.Added != len(urls) {
+			b.Fatalf("AddURLs = %+v, %v", st, err)
+		}
+	}
+	took := time.Since(start)
+	io1 := readProcIO(b)
+	var disk int64
+	for _, suffix := range []string{"", "-wal"} {
+		if fi, err := os.Stat(file + suffix); err == nil {
+			disk += fi.Size()
+		}
+	}
+	per := func(v int64) float64 { return float64(v) / float64(last) }
+	b.ReportMetric(float64(last)/took.Seconds(), "adds/s")
+	b.ReportMetric(per(io1.writeBytes-io0.writeBytes), "written-B/URL")
+	b.ReportMetric(per(io1.readBytes-io0.readBytes), "read-B/URL")
+	b.ReportMetric(per(io1.wchar-io0.wchar), "wchar-B/URL")
+	b.ReportMetric(per(io1.rchar-io0.rchar), "rchar-B/URL")
+	b.ReportMetric(float64(disk)/float64(n), "disk-B/URL")
+	b.ReportMetric(float64(peakRSS(b))/(1<<20), "peak-RSS-MB")
+}
+
+// procIO is the process's I/O counters from /proc/self/io.
+type procIO struct{ rchar, wchar, readBytes, writeBytes int64 }
+
+func readProcIO(b *testing.B) procIO {
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		b.Skipf("no /proc/self/io: %v", err)
+	}
+	var p procIO
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		switch k {
+		case "rchar":
+			p.rchar = n
+		case "wchar":
+			p.wchar = n
+		case "read_bytes":
+			p.readBytes = n
+		case "write_bytes":
+			p.writeBytes = n
+		}
+	}
+	return p
+}
+
+// peakRSS is the process's peak resident set (VmHWM), in bytes.
+func peakRSS(b *testing.B) int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
