@@ -44,75 +44,6 @@ func tagOf(raw []byte) (t tag, a atom.Atom, end int) {
 	return tag(h | 1<<31), 0, i
 }
 
-// attrIter walks the attributes in the raw text of a start tag, splitting
-// them as the tokenizer does (which it checks in FuzzAttrs) but without
-// copying. Keys keep their case and values their character references.
-type attrIter struct {
-	raw []byte
-	i   int
-}
-
-// next returns the next attribute, or ok false at the end of the tag.
-// Duplicates are returned too; the first occurrence is the one that counts.
-func (it *attrIter) next() (key, val []byte, ok bool) {
-	raw := it.raw
-	for {
-		i := skipSpaceBytes(raw, it.i)
-		if i >= len(raw) || raw[i] == '>' {
-			it.i = len(raw)
-			return nil, nil, false
-		}
-		// Key: up to a space, '/', '>' or '=' (but a leading '=' is part
-		// of it).
-		ks := i
-		for ; i < len(raw); i++ {
-			c := raw[i]
-			if c == '=' && i > ks || c == '/' || c == '>' || isASCIISpace(c) {
-				break
-			}
-		}
-		ke := i
-		vs, ve := i, i
-		i = skipSpaceBytes(raw, i)
-		if i < len(raw) {
-			switch raw[i] {
-			case '/':
-				i++
-			case '=':
-				i = skipSpaceBytes(raw, i+1)
-				if i < len(raw) {
-					switch q := raw[i]; q {
-					case '>':
-					case '"', '\'':
-						i++
-						vs = i
-						for i < len(raw) && raw[i] != q {
-							i++
-						}
-						ve = i
-						if i < len(raw) {
-							i++
-						}
-					default:
-						vs = i
-						for i < len(raw) && raw[i] != '>' && !isASCIISpace(raw[i]) {
-							i++
-						}
-						ve = i
-					}
-				}
-			}
-		}
-		if i == it.i {
-			i++ // cannot happen; guarantees progress
-		}
-		it.i = i
-		if ke > ks {
-			return raw[ks:ke], raw[vs:ve], true
-		}
-	}
-}
-
 func skipSpaceBytes(b []byte, i int) int {
 	for i < len(b) && isASCIISpace(b[i]) {
 		i++
@@ -197,7 +128,7 @@ func attrID(key []byte) int {
 }
 
 // attrs holds the wanted attributes of one start tag. Values may point into
-// the tokenizer's buffer: they are valid until its next token. A value
+// the page or the tokenizer's buffer: they are valid until its next token. A value
 // counts only if its bit in has is set, so clearing has empties the set.
 type attrs struct {
 	val [numAttrs][]byte
@@ -211,43 +142,25 @@ func (a *attrs) get(id int) ([]byte, bool) {
 	return a.val[id], true
 }
 
-// gatherAttrs reads the wanted attributes of the current start tag, whose
-// raw text is raw with the name ending at end. Values are taken from raw
-// without copying unless one holds a character reference, a carriage return
-// or a NUL, or the tag has more than MaxAttrs; then the tokenizer decodes
-// them all (tok.Attrs).
-func gatherAttrs(a *attrs, tok *Token, raw []byte, end int) {
+// gatherAttrs reads the wanted attributes of the current start tag from
+// the tokenizer's attributes, decoding only the wanted values that need it.
+// A tag with more than MaxAttrs attributes is read as Attrs reads it, so
+// that the same distinct keys count.
+func gatherAttrs(a *attrs, tok *Token) {
 	a.has = 0
-	it := attrIter{raw: raw, i: end}
-	decode := false
-	for n := 0; ; n++ {
-		k, v, ok := it.next()
-		if !ok {
-			break
-		}
-		if n == MaxAttrs {
-			// Perhaps more than MaxAttrs distinct ones: let Attrs
-			// decide which count.
-			decode = true
-			break
-		}
-		id := attrID(k)
+	z := tok.z
+	if len(z.attrs) > MaxAttrs {
+		attrsOf(a, tok.Attrs())
+		return
+	}
+	for _, s := range z.attrs {
+		id := attrID(z.buf[s.k0:s.k1])
 		if id < 0 || a.has&(1<<id) != 0 {
 			continue
 		}
-		a.val[id] = v
+		a.val[id] = z.attrVal(s)
 		a.has |= 1 << id
-		for _, c := range v {
-			if c == '&' || c == '\r' || c == 0 {
-				decode = true
-				break
-			}
-		}
 	}
-	if !decode {
-		return
-	}
-	attrsOf(a, tok.Attrs())
 }
 
 // attrsOf sets a to the wanted attributes of a tag's attributes kvs.

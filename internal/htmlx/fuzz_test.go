@@ -1,14 +1,11 @@
 package htmlx
 
 import (
-	"bytes"
 	"fmt"
 	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"golang.org/x/net/html"
 )
 
 var fuzzSeeds = []string{
@@ -163,68 +160,4 @@ func checkAbsolute(t *testing.T, what, s string) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		t.Errorf("%s %q is not an absolute http(s) URL", what, s)
 	}
-}
-
-// FuzzAttrs checks that attrIter and tagOf read tags as the tokenizer does.
-func FuzzAttrs(f *testing.F) {
-	for _, s := range fuzzSeeds {
-		f.Add([]byte(s))
-	}
-	f.Add([]byte(`<a b=c d='e' f="g" h i = j k=l/ m/n o==p =q r"s=t/><br/><x-Y Z>`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		z := html.NewTokenizer(bytes.NewReader(body))
-		for n := 0; n < 1000; n++ {
-			tt := z.Next()
-			if tt == html.ErrorToken {
-				return
-			}
-			if tt != html.StartTagToken && tt != html.SelfClosingTagToken && tt != html.EndTagToken {
-				continue
-			}
-			raw := bytes.Clone(z.Raw())
-			tok := z.Token()
-			_, a, end := tagOf(raw)
-			if !bytes.ContainsRune(raw, 0) && a != tok.DataAtom {
-				t.Errorf("tagOf(%q) = atom %v, tokenizer says %v (%q)", raw, a, tok.DataAtom, tok.Data)
-			}
-			if tt == html.EndTagToken {
-				continue
-			}
-			var got []html.Attribute
-			keys := map[string]bool{}
-			it := attrIter{raw: raw, i: end}
-			for {
-				k, v, ok := it.next()
-				if !ok {
-					break
-				}
-				key := strings.ReplaceAll(string(asciiLower(k)), "\x00", "\ufffd")
-				if keys[key] {
-					continue
-				}
-				keys[key] = true
-				got = append(got, html.Attribute{Key: key, Val: string(v)})
-			}
-			if len(got) != len(tok.Attr) {
-				t.Fatalf("attrIter(%q) = %q, tokenizer says %q", raw, got, tok.Attr)
-			}
-			for i, g := range got {
-				w := tok.Attr[i]
-				if g.Key != w.Key || !strings.ContainsAny(g.Val, "&\r\x00") && g.Val != w.Val {
-					t.Fatalf("attrIter(%q) = %q, tokenizer says %q", raw, got, tok.Attr)
-				}
-			}
-		}
-	})
-}
-
-func asciiLower(b []byte) []byte {
-	out := make([]byte, len(b))
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		out[i] = c
-	}
-	return out
 }

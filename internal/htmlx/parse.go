@@ -1,7 +1,6 @@
 package htmlx
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 
@@ -240,7 +239,7 @@ func parse(p *parser, body []byte, pageURL string, opts Options, quiet bool) err
 	p.text.reset(opts.MaxText, capHint, false)
 	p.title.reset(MaxShortText, 0, true)
 	p.h1.reset(MaxShortText, 0, true)
-	p.scan(html.NewTokenizer(bytes.NewReader(body)))
+	p.scan(newTokenizer(body))
 	if !quiet {
 		p.finish(pageURL)
 	}
@@ -340,7 +339,7 @@ type parser struct {
 	anchorTitle  []byte
 }
 
-func (p *parser) scan(z *html.Tokenizer) {
+func (p *parser) scan(z *tokenizer) {
 	outer := p.tok
 	defer func() { p.tok = outer }()
 	tok := &Token{z: z}
@@ -445,7 +444,7 @@ func (p *parser) brk(sep int) {
 func (p *parser) scanNested(content []byte) {
 	depth := len(p.stack)
 	p.nested, p.floor = true, depth
-	p.scan(html.NewTokenizer(bytes.NewReader(content)))
+	p.scan(newTokenizer(content))
 	p.popTo(depth)
 	p.floor = 0
 	if p.anchorOpen && p.anchorNested {
@@ -460,17 +459,17 @@ func (p *parser) scanNested(content []byte) {
 // (Token.Attrs) and the tag is parsed once, for them and for at; else only
 // the wanted ones are read (gatherAttrs). Both give the first value of each
 // key among the first MaxAttrs keys, decoded.
-func (p *parser) gather(at *attrs, raw []byte, nameEnd int) {
+func (p *parser) gather(at *attrs) {
 	if p.nested || len(p.opts.Visitors) == 0 {
-		gatherAttrs(at, p.tok, raw, nameEnd)
+		gatherAttrs(at, p.tok)
 		return
 	}
 	attrsOf(at, p.tok.Attrs())
 }
 
-func (p *parser) onStart(z *html.Tokenizer, selfClosing bool) {
+func (p *parser) onStart(z *tokenizer, selfClosing bool) {
 	raw := z.Raw()
-	t, a, nameEnd := tagOf(raw)
+	t, a, _ := tagOf(raw)
 	cls := classOf(a)
 	foreign := p.inForeign(a)
 	if foreign && cls&clBreakout != 0 {
@@ -503,14 +502,14 @@ func (p *parser) onStart(z *html.Tokenizer, selfClosing bool) {
 	at.has = 0
 	switch a {
 	case atom.A, atom.Area, atom.Iframe, atom.Frame, atom.Base, atom.Link, atom.Meta, atom.Html:
-		p.gather(at, raw, nameEnd)
+		p.gather(at)
 	case atom.Img:
 		if p.anchorOpen && len(p.anchorAlt) == 0 {
-			p.gather(at, raw, nameEnd)
+			p.gather(at)
 		}
 	default:
 		if cls&clVoid == 0 && containsHidden(raw) {
-			p.gather(at, raw, nameEnd)
+			p.gather(at)
 		}
 	}
 

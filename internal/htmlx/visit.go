@@ -1,7 +1,6 @@
 package htmlx
 
 import (
-	"bytes"
 	"errors"
 
 	"golang.org/x/net/html"
@@ -11,8 +10,6 @@ import (
 // A Visitor is given the tokens of a page one by one, so that several
 // extractors (main text, scholarly metadata) read a page in the one pass
 // of the tokenizer that Parse makes, rather than tokenizing it again each.
-// The tokenizer is the costliest part of reading a page: about 5 µs per
-// KB, as much as all that Parse does with the tokens.
 type Visitor interface {
 	// VisitToken is called for every token of the page, in order, except
 	// the ErrorToken at the end. The token and the byte slices it returns
@@ -26,17 +23,20 @@ type Token struct {
 	// Type is the token's type: text, start tag, end tag, self-closing
 	// tag, comment or doctype.
 	Type html.TokenType
-	z    *html.Tokenizer
+	z    *tokenizer
 
 	atom                          atom.Atom
 	atomDone, textDone, attrsDone bool
 	nameDone                      bool
 	text, name                    []byte
 	attrs                         []Attr
+	// rawKeys are the keys of attrs as they are in the page: repeated
+	// keys are found by them, as the tokenizer finds them.
+	rawKeys [][]byte
 
-	// The keys of attrs, once a tag has more than linearAttrs of them
-	// (keysOn), and how many comparisons and look-ups of keys Attrs made
-	// (to check in tests that it takes linear time).
+	// The keys of attrs in lower case, once a tag has more than
+	// linearAttrs of them (keysOn), and how many comparisons and look-ups
+	// of keys Attrs made (to check in tests that it takes linear time).
 	keys   map[string]struct{}
 	keysOn bool
 	probes int
@@ -54,13 +54,15 @@ func (t *Token) reset(tt html.TokenType) {
 	t.text, t.name = nil, nil
 	t.probes = 0
 	t.attrs = t.attrs[:0]
+	t.rawKeys = t.rawKeys[:0]
 }
 
 // Raw returns the token's bytes as they are in the page.
 func (t *Token) Raw() []byte { return t.z.Raw() }
 
 // Text returns the text of a text, comment or doctype token, with
-// character references decoded (and, for a doctype, lower-cased).
+// character references decoded (unless it is the content of a raw-text
+// element such as <script>) and line breaks normalized.
 func (t *Token) Text() []byte {
 	if !t.textDone {
 		t.textDone = true
@@ -86,18 +88,18 @@ func (t *Token) Atom() atom.Atom {
 func (t *Token) Name() []byte {
 	if !t.nameDone {
 		t.nameDone = true
-		t.name, _ = t.z.TagName()
+		t.name = t.z.tagName()
 	}
 	return t.name
 }
 
 // Attrs returns the attributes of a start or self-closing tag in order,
-// as the tokenizer's TagAttr gives them (a repeated key counts once, the
+// as x/net/html's tokenizer gives them (a repeated key counts once, the
 // first time), up to MaxAttrs of them: the attributes after the first
-// MaxAttrs distinct keys are ignored. They are read from the raw tag
-// without copying unless one needs decoding (a character reference, a
-// carriage return or a NUL); keys are lower-cased in place. The time taken
-// is linear in the length of the tag.
+// MaxAttrs distinct keys are ignored. Keys and values are the page's own
+// bytes unless a key has capitals or a value needs decoding (a character
+// reference, a carriage return or a NUL); the page is never changed. The
+// time taken is linear in the length of the tag.
 func (t *Token) Attrs() []Attr {
 	if t.attrsDone {
 		return t.attrs
@@ -107,73 +109,67 @@ func (t *Token) Attrs() []Attr {
 		return nil
 	}
 	t.keysOn = false
-	raw := t.z.Raw()
-	_, _, end := tagOf(raw)
-	it := attrIter{raw: raw, i: end}
-	decode := false
-	for len(t.attrs) < MaxAttrs {
-		k, v, ok := it.next()
-		if !ok {
+	z := t.z
+	for _, s := range z.attrs {
+		if len(t.attrs) == MaxAttrs {
 			break
 		}
-		if needsDecoding(k) || needsDecoding(v) {
-			decode = true
-			break
+		k := z.buf[s.k0:s.k1]
+		if t.seen(k) {
+			continue
 		}
-		for i, c := range k {
-			if 'A' <= c && c <= 'Z' {
-				k[i] = c + 'a' - 'A'
-			}
-		}
-		t.addAttr(k, v)
-	}
-	if !decode {
-		return t.attrs
-	}
-	// The tokenizer has dropped repeated keys already.
-	t.attrs = t.attrs[:0]
-	for more := true; more && len(t.attrs) < MaxAttrs; {
-		var k, v []byte
-		k, v, more = t.z.TagAttr()
-		if k == nil {
-			break
-		}
-		t.attrs = append(t.attrs, Attr{Key: k, Val: v})
+		t.rawKeys = append(t.rawKeys, k)
+		t.attrs = append(t.attrs, Attr{Key: z.lower(k), Val: z.attrVal(s)})
 	}
 	return t.attrs
 }
 
-// linearAttrs is how many attributes addAttr compares a key with one by
+// linearAttrs is how many attributes seen compares a key with one by
 // one; beyond, it looks keys up in a set.
 const linearAttrs = 16
 
-// addAttr appends the attribute unless its key is there already.
-func (t *Token) addAttr(k, v []byte) {
-	if len(t.attrs) < linearAttrs {
-		for _, a := range t.attrs {
+// seen reports whether the raw key k is that of an attribute read
+// already, ignoring case; if not, it is then taken as read.
+func (t *Token) seen(k []byte) bool {
+	if len(t.rawKeys) < linearAttrs {
+		// Latest first: a repeated key is most often the one before.
+		for i := len(t.rawKeys) - 1; i >= 0; i-- {
 			t.probes++
-			if bytes.Equal(a.Key, k) {
-				return
+			if equalFold(t.rawKeys[i], k) {
+				return true
 			}
 		}
-	} else {
-		if !t.keysOn {
-			t.keysOn = true
-			if t.keys == nil {
-				t.keys = make(map[string]struct{}, 2*linearAttrs)
-			}
-			clear(t.keys)
-			for _, a := range t.attrs {
-				t.keys[string(a.Key)] = struct{}{}
-			}
-		}
-		t.probes++
-		if _, ok := t.keys[string(k)]; ok {
-			return
-		}
-		t.keys[string(k)] = struct{}{}
+		return false
 	}
-	t.attrs = append(t.attrs, Attr{Key: k, Val: v})
+	if !t.keysOn {
+		t.keysOn = true
+		if t.keys == nil {
+			t.keys = make(map[string]struct{}, 2*linearAttrs)
+		}
+		clear(t.keys)
+		for _, r := range t.rawKeys {
+			t.keys[string(asciiLower(r))] = struct{}{}
+		}
+	}
+	t.probes++
+	lk := string(asciiLower(k))
+	if _, ok := t.keys[lk]; ok {
+		return true
+	}
+	t.keys[lk] = struct{}{}
+	return false
+}
+
+// asciiLower returns a copy of b with ASCII letters in lower case.
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // Attr returns the value of the attribute key (lower case) and whether
@@ -185,17 +181,6 @@ func (t *Token) Attr(key string) ([]byte, bool) {
 		}
 	}
 	return nil, false
-}
-
-// needsDecoding reports whether the tokenizer would change b: it holds a
-// character reference, a carriage return or a NUL.
-func needsDecoding(b []byte) bool {
-	for _, c := range b {
-		if c == '&' || c == '\r' || c == 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // Tokens runs the tokenizer over body and gives every token to each
