@@ -84,13 +84,21 @@ func benchWorkPages() []*crawl.Page {
 // commitAll records pages in a fresh database as a crawl would and
 // returns the wall and CPU time the commits took.
 func commitAll(b *testing.B, pages []*crawl.Page) (wall, cpu time.Duration) {
+	db, wall, cpu := openCommitted(b, pages)
+	db.Close()
+	return wall, cpu
+}
+
+// openCommitted commits pages into a new database as commitAll does and
+// returns it open, with the time the commits took. The timer is stopped
+// meanwhile and started again.
+func openCommitted(b *testing.B, pages []*crawl.Page) (db *DB, wall, cpu time.Duration) {
 	b.StopTimer()
 	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(b.TempDir(), "works.db"), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
 	byURL := map[string]*crawl.Page{}
 	var urls []crawl.NewURL
 	for _, p := range pages {
@@ -149,5 +157,67 @@ func commitAll(b *testing.B, pages []*crawl.Page) (wall, cpu time.Duration) {
 		b.Fatalf("%d works (%v) with works off = %v", n, err, noWorks)
 	}
 	b.StartTimer()
-	return spent, spentCPU
+	return db, spent, spentCPU
+}
+
+// BenchmarkReparseWorks reparses every copy of a paper of the default test
+// web (its pages committed first, untimed), as acrawler reparse or a
+// recrawl does, with metadata changed:
+//
+//   - abstract: a new abstract (the copy stays in its work, which is
+//     merged again);
+//   - title: a title of its own (the copy leaves its work, which is merged
+//     again or split, and starts a work of its own);
+//   - same: the metadata as committed (one lookup).
+//
+// It reports the time per reparsed copy, with the works and without.
+func BenchmarkReparseWorks(b *testing.B) {
+	pages := benchWorkPages()
+	var copies []*crawl.Page
+	for _, p := range pages {
+		if p.Meta != nil {
+			copies = append(copies, p)
+		}
+	}
+	change := map[string]func(m crawl.Metadata, i int) crawl.Metadata{
+		"same":     func(m crawl.Metadata, _ int) crawl.Metadata { return m },
+		"abstract": func(m crawl.Metadata, i int) crawl.Metadata { m.Abstract = fmt.Sprintf("A revised abstract, number %d.", i); return m },
+		"title": func(m crawl.Metadata, i int) crawl.Metadata {
+			m.Title, m.DOI, m.PDFURL = fmt.Sprintf("A Title of Its Own, Number %d", i), "", ""
+			return m
+		},
+	}
+	for _, name := range []string{"same", "abstract", "title"} {
+		for _, off := range []bool{false, true} {
+			sub := name + "/works"
+			if off {
+				sub = name + "/no-works"
+			}
+			b.Run(sub, func(b *testing.B) {
+				noWorks = off
+				defer func() { noWorks = false }()
+				ctx := context.Background()
+				var total, cpu time.Duration
+				for b.Loop() {
+					db, _, _ := openCommitted(b, pages)
+					start, startCPU := time.Now(), cputime.Process()
+					for i, p := range copies {
+						m := change[name](*p.Meta, i)
+						q := &crawl.Page{ID: crawl.URLID(p.URL), URL: p.URL, Title: m.Title, Text: p.Text, ContentHash: p.ContentHash, Meta: &m}
+						if err := db.Reparse(ctx, q, nil); err != nil {
+							b.Fatal(err)
+						}
+					}
+					total, cpu = total+time.Since(start), cpu+cputime.Process()-startCPU
+					b.StopTimer()
+					db.Close()
+					b.StartTimer()
+				}
+				n := float64(b.N * len(copies))
+				b.ReportMetric(float64(total.Microseconds())/n, "µs/copy")
+				b.ReportMetric(float64(cpu.Microseconds())/n, "cpu-µs/copy")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
 }
