@@ -10,6 +10,7 @@
 // of the benchmark is copied here. Run it from this directory:
 //
 //	go run . [-only acrawler] [-misses] [-page file.html]
+//	go run . -titles [-misses]
 //
 // Scoring is the benchmark's (scripts/comparison/content.go): a snippet
 // of the page's expectations "with" found in the text is a true positive,
@@ -63,6 +64,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	whereFlag := fs.Bool("where", false, "with -misses: show the markup above each snippet got wrong")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	rounds := fs.Int("rounds", 1, "times each extractor reads every page (for steadier time figures)")
+	titles := fs.Bool("titles", false, "score the crawl's titles on the pages whose <title> carries the site's name (with -misses: list those got wrong)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -87,6 +89,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *titles {
+		evalTitles(stdout, pages, crawlTitle(), *misses)
+		return nil
 	}
 	var exs []extractor
 	for _, e := range extractors() {
@@ -190,6 +196,17 @@ func extractors() []extractor {
 		{"go-trafilatura", trafilatura(false)},
 		{"go-trafilatura+fallback", trafilatura(true)},
 	}
+}
+
+// crawlTitle returns the title the crawl records for a page.
+func crawlTitle() func(p page) string {
+	norm, err := urlnorm.New(urlnorm.DefaultOptions())
+	if err != nil {
+		panic(err)
+	}
+	x := extract.New(extract.Options{Resolver: norm, MaxLinks: 1000, Token: "acrawler"},
+		func() htmlx.Resolver { return norm.PageResolver() })
+	return func(p page) string { return x.HTML(p.body, "text/html", p.url.String(), nil).Title }
 }
 
 // trafilatura runs go-trafilatura with the benchmark's options.

@@ -62,11 +62,23 @@ func Page(c Candidates) string {
 		return ""
 	}
 	segs := split(t)
-	site := newSiteMatcher(c.Site, c.Host, c.Names)
+	site := newSiteMatcher(c.Site, c.Host, ownNames(c))
 	allSite := true
 	for i := range segs {
 		segs[i].site = site.match(segs[i].key)
 		allSite = allSite && segs[i].site
+	}
+	if !allSite && len(segs) > 1 {
+		// An end part of up to four words that begins or ends with
+		// the host's name ("Die Partei Lübeck" on die-partei.net,
+		// "Stadt Stuttgart" on stuttgart.de) names the site too,
+		// unless the page's names agree with it: the last one, or the
+		// first one if the rest has twice its words.
+		if last := &segs[len(segs)-1]; !last.site && site.hostPart(last.key) {
+			last.host = true
+		} else if first := &segs[0]; !first.site && site.hostPart(first.key) && restWords(segs) >= 2*words(first.key) {
+			first.host = true
+		}
 	}
 	if allSite {
 		// A <title> that is only the site's name, as some sites give
@@ -84,18 +96,30 @@ func Page(c Candidates) string {
 	}
 
 	// Agreement with a name the page gives itself elsewhere: the same
-	// words, else (for a name of two words or more) its first words.
+	// words, else (for a name of two words or more) its first words. Of
+	// the runs that agree, the one most names agree with, then the
+	// longest (a citation_title that is the author's name agrees with a
+	// part too).
 	whole := false
 	cands := []struct {
 		k    string
 		weak bool // may cut at a colon
 	}{{key(clip(c.Citation)), true}, {key(clip(c.OG)), true}, {key(clip(c.Heading)), false}}
 	for _, prefix := range []bool{false, true} {
+		var runs [3]struct{ i, j, votes int }
+		n := 0
 		for _, cand := range cands {
-			if cand.k == "" || site.match(cand.k) || prefix && !strings.Contains(cand.k, " ") {
+			if cand.k == "" || site.match(cand.k) || site.hostPart(cand.k) || prefix && !strings.Contains(cand.k, " ") {
 				continue
 			}
 			i, j, ok := findRun(segs, cand.k, cand.weak, prefix)
+			if !ok && !cand.weak {
+				// A heading may be what follows a colon when the
+				// rest names the site ("DVGW e.V.: Title").
+				if i, j, ok = findRun(segs, cand.k, true, prefix); ok && (i == 0 || segs[i].strong || !restSite(segs, i, j)) {
+					ok = false
+				}
+			}
 			if !ok {
 				continue
 			}
@@ -103,16 +127,34 @@ func Page(c Candidates) string {
 				whole = true
 				continue
 			}
-			return t[segs[i].start:segs[j].end]
+			k := 0
+			for k < n && (runs[k].i != i || runs[k].j != j) {
+				k++
+			}
+			if k == n {
+				runs[k].i, runs[k].j = i, j
+				n++
+			}
+			runs[k].votes++
+		}
+		best := -1
+		for k, r := range runs[:n] {
+			if best < 0 || r.votes > runs[best].votes ||
+				r.votes == runs[best].votes && segs[r.j].end-segs[r.i].start > segs[runs[best].j].end-segs[runs[best].i].start {
+				best = k
+			}
+		}
+		if best >= 0 {
+			return t[segs[runs[best].i].start:segs[runs[best].j].end]
 		}
 	}
 
 	// Drop the site's name and generic sections at the ends.
 	i, j := 0, len(segs)-1
-	for i < j && segs[i].site {
+	for i < j && (segs[i].site || segs[i].host) {
 		i++
 	}
-	for i < j && segs[j].site {
+	for i < j && (segs[j].site || segs[j].host) {
 		j--
 	}
 	if !whole {
@@ -130,6 +172,48 @@ func Page(c Candidates) string {
 		return t // "Home | Site": the site is what the page is
 	}
 	return t[segs[i].start:segs[j].end]
+}
+
+// restSite reports whether the parts before part i and those after part
+// j all name the site.
+func restSite(segs []segment, i, j int) bool {
+	for k := range segs {
+		if (k < i || k > j) && !segs[k].site && !segs[k].host {
+			return false
+		}
+	}
+	return true
+}
+
+// restWords counts the words of the parts after the first that do not
+// name the site.
+func restWords(segs []segment) int {
+	n := 0
+	for _, s := range segs[1:] {
+		if !s.site {
+			n += words(s.key)
+		}
+	}
+	return n
+}
+
+// words counts the words of s.
+func words(s string) int { return len(strings.Fields(s)) }
+
+// ownNames returns the names the site may go by (c.Names) without those
+// that are the page's own title by its metadata or heading (a venue or
+// publisher filled with the work's title).
+func ownNames(c Candidates) []string {
+	own := []string{key(clip(c.Citation)), key(clip(c.OG)), key(clip(c.Heading))}
+	var out []string
+	for _, n := range c.Names {
+		k := key(clip(n))
+		if k != "" && (k == own[0] || k == own[1] || k == own[2]) {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // generic are section names that say what kind of page it is rather than
@@ -150,11 +234,12 @@ type segment struct {
 	key        string // see key
 	strong     bool   // the separator before it is a strong one (the first part: true)
 	site       bool   // it names the site
+	host       bool   // it begins or ends with the host's name (see Page)
 }
 
 // separators split a title into parts when they stand between spaces;
 // the colon (needing only a space after it) is weaker.
-var separators = []string{"|", "–", "—", "-", "·", "•", "»", "«", "›", "‹", "/", "~", "::", "⁄", "*", "⋆"}
+var separators = []string{"|", "–", "—", "-", "·", "•", "»", "«", "›", "‹", "/", "~", "::", "⁄", "*", "⋆", ":", "ǀ"}
 
 // split cuts t (cleaned) into at most maxSegments parts; the last one
 // keeps the rest.
@@ -273,6 +358,7 @@ func findRun(segs []segment, k string, weak, prefix bool) (int, int, bool) {
 type siteMatcher struct {
 	name   string   // key of the site name
 	squash []string // host spellings without spaces and dots
+	labels []string // the host's labels of four letters or more, but the last
 }
 
 func newSiteMatcher(site, host string, names []string) *siteMatcher {
@@ -303,6 +389,7 @@ func newSiteMatcher(site, host string, names []string) *siteMatcher {
 		for _, l := range labels[:len(labels)-1] {
 			if len(l) >= 4 {
 				m.squash = append(m.squash, squashed(key(l)))
+				m.labels = append(m.labels, squashed(key(l)))
 			}
 		}
 	}
@@ -320,6 +407,21 @@ func (m *siteMatcher) match(k string) bool {
 	sq := squashed(k)
 	for _, s := range m.squash {
 		if s != "" && sq == s {
+			return true
+		}
+	}
+	return false
+}
+
+// hostPart reports whether the key k, of four words or less, begins or
+// ends with one of the host's names ("Stadt Stuttgart" on stuttgart.de).
+func (m *siteMatcher) hostPart(k string) bool {
+	if words(k) > 4 {
+		return false
+	}
+	sq := squashed(k)
+	for _, l := range m.labels {
+		if l != "" && (strings.HasPrefix(sq, l) || strings.HasSuffix(sq, l)) {
 			return true
 		}
 	}
