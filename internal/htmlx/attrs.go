@@ -192,17 +192,6 @@ func equalFoldBytes(b []byte, word string) bool {
 	return true
 }
 
-// containsHidden reports whether a raw tag may have a hidden or aria-hidden
-// attribute, so that only such tags have their attributes read.
-func containsHidden(raw []byte) bool {
-	for i := 0; i+6 <= len(raw); i++ {
-		if raw[i]|0x20 == 'h' && equalFoldBytes(raw[i:i+6], "hidden") {
-			return true
-		}
-	}
-	return false
-}
-
 // hasToken reports whether the space-separated list s holds one of the
 // lower-case words, compared case-insensitively.
 func hasToken(s []byte, words ...string) bool {

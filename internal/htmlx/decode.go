@@ -54,25 +54,26 @@ const (
 // Invalid byte sequences become U+FFFD; bad input is never an error. The
 // result may share memory with body when body is already valid UTF-8.
 func Decode(body []byte, contentType string) (utf8Body []byte, encodingName string, err error) {
-	enc, name, from, body := sniff(body, contentType)
+	enc, name, from, body, valid := sniff(body, contentType)
 	// A body that is UTF-8 may declare another encoding all the same: a
 	// page that copied its <meta> from an older one, say.
 	utf8Text := (from == fromHeader || from == fromMeta) && name != "utf-8" && isUTF8Text(body)
 	if utf8Text && from == fromMeta {
-		return decode(unicode.UTF8, "utf-8", body)
+		return decode(unicode.UTF8, "utf-8", body, false)
 	}
-	out, name, err := decode(enc, name, body)
+	out, name, err := decode(enc, name, body, valid)
 	if err == nil && utf8Text && bytes.Contains(out, replacementChar) && !bytes.Contains(body, replacementChar) {
 		// The header wins, as in browsers, unless the body is not
 		// in the encoding it names.
-		return decode(unicode.UTF8, "utf-8", body)
+		return decode(unicode.UTF8, "utf-8", body, false)
 	}
 	return out, name, err
 }
 
-// decode converts body from enc, named name, to UTF-8.
-func decode(enc encoding.Encoding, name string, body []byte) ([]byte, string, error) {
-	if enc == unicode.UTF8 && utf8.Valid(body) {
+// decode converts body from enc, named name, to UTF-8; valid says that
+// body is known to be valid UTF-8.
+func decode(enc encoding.Encoding, name string, body []byte, valid bool) ([]byte, string, error) {
+	if enc == unicode.UTF8 && (valid || utf8.Valid(body)) {
 		return body, name, nil
 	}
 	out, err := enc.NewDecoder().Bytes(body)
@@ -95,34 +96,35 @@ const (
 )
 
 // sniff chooses the encoding of body and returns it, its name, where it was
-// found and body without a byte order mark.
-func sniff(body []byte, contentType string) (encoding.Encoding, string, int, []byte) {
+// found and body without a byte order mark, and whether body was found
+// to be valid UTF-8 on the way.
+func sniff(body []byte, contentType string) (encoding.Encoding, string, int, []byte, bool) {
 	switch {
 	case bytes.HasPrefix(body, []byte{0xef, 0xbb, 0xbf}):
-		return unicode.UTF8, "utf-8", fromBOM, body[3:]
+		return unicode.UTF8, "utf-8", fromBOM, body[3:], false
 	case bytes.HasPrefix(body, []byte{0xfe, 0xff}):
-		return unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "utf-16be", fromBOM, body[2:]
+		return unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "utf-16be", fromBOM, body[2:], false
 	case bytes.HasPrefix(body, []byte{0xff, 0xfe}):
-		return unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "utf-16le", fromBOM, body[2:]
+		return unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "utf-16le", fromBOM, body[2:], false
 	}
 	if label := contentTypeCharset(contentType); label != "" {
 		if enc, name, ok := lookupEncoding(label); ok {
-			return enc, name, fromHeader, body
+			return enc, name, fromHeader, body, false
 		}
 	}
 	if enc, name, ok := prescan(body, prescanLen, false); ok {
-		return enc, name, fromMeta, body
+		return enc, name, fromMeta, body, false
 	}
-	if validUTF8Prefix(body) {
-		return unicode.UTF8, "utf-8", fromSniffing, body
+	if ok, cut := utf8Prefix(body); ok {
+		return unicode.UTF8, "utf-8", fromSniffing, body, !cut
 	}
 	if len(body) > prescanLen {
 		if enc, name, ok := prescan(body, headScanLen, true); ok {
-			return enc, name, fromMeta, body
+			return enc, name, fromMeta, body, false
 		}
 	}
 	enc, name, _ := lookupEncoding("windows-1252")
-	return enc, name, fromSniffing, body
+	return enc, name, fromSniffing, body, false
 }
 
 // isUTF8Text reports whether body is valid UTF-8 (but for a character cut
@@ -219,7 +221,8 @@ func prescan(body []byte, limit int, headOnly bool) (encoding.Encoding, string, 
 	if bytes.IndexByte(body, '<') < 0 {
 		return nil, "", false
 	}
-	z := html.NewTokenizer(bytes.NewReader(body))
+	z := newTokenizer(body)
+	tok := &Token{z: z}
 	for {
 		tt := z.Next()
 		if tt == html.ErrorToken {
@@ -228,8 +231,8 @@ func prescan(body []byte, limit int, headOnly bool) (encoding.Encoding, string, 
 		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
 			continue
 		}
-		tag, more := z.TagName()
-		if string(tag) != "meta" {
+		tok.reset(tt)
+		if tag := z.tagName(); string(tag) != "meta" {
 			if headOnly && classOf(atom.Lookup(tag))&clHead == 0 {
 				return nil, "", false
 			}
@@ -241,9 +244,8 @@ func prescan(body []byte, limit int, headOnly bool) (encoding.Encoding, string, 
 			needPragma = -1 // unknown; 0 false; 1 true
 			found      bool
 		)
-		for more {
-			var key, val []byte
-			key, val, more = z.TagAttr()
+		for _, kv := range tok.Attrs() {
+			key, val := kv.Key, kv.Val
 			switch string(key) {
 			case "http-equiv":
 				if asciiEqualFold(string(val), "content-type") {
@@ -283,7 +285,13 @@ func prescan(body []byte, limit int, headOnly bool) (encoding.Encoding, string, 
 // cut off at the end if the rest has a multi-byte character to show that it
 // is UTF-8 (a lone final byte such as 0xE9 is more likely Latin-1 "é").
 func validUTF8Prefix(body []byte) bool {
-	cut := false
+	ok, _ := utf8Prefix(body)
+	return ok
+}
+
+// utf8Prefix is validUTF8Prefix, and also says whether a character was
+// cut off at the end.
+func utf8Prefix(body []byte) (ok, cut bool) {
 	for i := len(body) - 1; i >= 0 && i >= len(body)-utf8.UTFMax+1; i-- {
 		if utf8.RuneStart(body[i]) {
 			if !utf8.FullRune(body[i:]) {
@@ -293,17 +301,17 @@ func validUTF8Prefix(body []byte) bool {
 		}
 	}
 	if !utf8.Valid(body) {
-		return false
+		return false, cut
 	}
 	if cut {
 		for _, c := range body {
 			if c >= utf8.RuneSelf {
-				return true
+				return true, cut
 			}
 		}
-		return false
+		return false, cut
 	}
-	return true
+	return true, false
 }
 
 // asciiEqualFold reports whether s equals the lower-case ASCII word,

@@ -470,6 +470,7 @@ func (p *parser) gather(at *attrs) {
 func (p *parser) onStart(z *tokenizer, selfClosing bool) {
 	raw := z.Raw()
 	t, a, _ := tagOf(raw)
+	p.tok.atom, p.tok.atomDone = a, true // for the visitors
 	cls := classOf(a)
 	foreign := p.inForeign(a)
 	if foreign && cls&clBreakout != 0 {
@@ -508,7 +509,7 @@ func (p *parser) onStart(z *tokenizer, selfClosing bool) {
 			p.gather(at)
 		}
 	default:
-		if cls&clVoid == 0 && containsHidden(raw) {
+		if cls&clVoid == 0 && z.hasHiddenKey() {
 			p.gather(at)
 		}
 	}
@@ -670,6 +671,7 @@ func (p *parser) onMeta(at *attrs) {
 
 func (p *parser) onEnd(raw []byte) {
 	t, a, _ := tagOf(raw)
+	p.tok.atom, p.tok.atomDone = a, true // for the visitors
 	cls := classOf(a)
 	switch a {
 	case atom.Html, atom.Head, atom.Body:

@@ -843,15 +843,42 @@ func (z *tokenizer) Text() []byte {
 // replace, or a character reference to decode.
 func needsChange(s []byte, nul, amp bool) bool {
 	for _, c := range s {
-		switch c {
-		case '\r':
-			return true
-		case 0:
-			if nul {
+		if special[c] {
+			switch c {
+			case '\r':
 				return true
+			case 0:
+				if nul {
+					return true
+				}
+			case '&':
+				if amp {
+					return true
+				}
 			}
-		case '&':
-			if amp {
+		}
+	}
+	return false
+}
+
+// special marks the bytes that may make the tokenizer change a text or
+// value; upper marks those that lower changes.
+var special, upper = func() (s, u [256]bool) {
+	s['\r'], s[0], s['&'] = true, true, true
+	for c := 'A'; c <= 'Z'; c++ {
+		u[c] = true
+	}
+	u[0] = true
+	return s, u
+}()
+
+// hasHiddenKey reports whether the current start tag has a hidden or
+// aria-hidden attribute, ignoring case.
+func (z *tokenizer) hasHiddenKey() bool {
+	for _, a := range z.attrs {
+		if n := a.k1 - a.k0; n == 6 || n == 11 {
+			k := z.buf[a.k0:a.k1]
+			if equalFoldBytes(k, "hidden") || equalFoldBytes(k, "aria-hidden") {
 				return true
 			}
 		}
@@ -897,7 +924,7 @@ func (z *tokenizer) tagName() []byte {
 func (z *tokenizer) lower(s []byte) []byte {
 	change := false
 	for _, c := range s {
-		if 'A' <= c && c <= 'Z' || c == 0 {
+		if upper[c] {
 			change = true
 			break
 		}
