@@ -262,7 +262,7 @@ func (s *Scanner) VisitToken(t *htmlx.Token) {
 			}
 			return
 		case "script":
-			if isJSONLD(a.typ) && len(p.jsonld) < maxJSONLD {
+			if isJSONLD(string(a.typ)) && len(p.jsonld) < maxJSONLD {
 				s.skip = skipJSONLD
 			}
 			return
@@ -296,13 +296,13 @@ func (s *Scanner) VisitToken(t *htmlx.Token) {
 				}
 			}
 		}
-		if tag == "meta" && a.content != nil && len(p.metas) < maxMetas {
+		if tag == "meta" && a.hasContent && len(p.metas) < maxMetas {
 			key := a.name
-			if key == "" {
+			if len(key) == 0 {
 				key = a.property
 			}
-			if key != "" {
-				p.metas = append(p.metas, meta{name: strings.ToLower(strings.TrimSpace(key)), content: *a.content})
+			if len(key) > 0 {
+				p.metas = append(p.metas, meta{name: strings.ToLower(strings.TrimSpace(string(key))), content: string(a.content)})
 			}
 		}
 
@@ -310,11 +310,11 @@ func (s *Scanner) VisitToken(t *htmlx.Token) {
 		owner := s.scope()
 		var item *mdItem
 		if a.itemscope {
-			item = &mdItem{types: strings.Fields(a.itemtype)}
+			item = &mdItem{types: strings.Fields(string(a.itemtype))}
 		}
 		var textProps []string
-		if a.itemprop != "" && owner != nil {
-			names := strings.Fields(a.itemprop)
+		if len(a.itemprop) > 0 && owner != nil {
+			names := strings.Fields(string(a.itemprop))
 			switch {
 			case item != nil:
 				for _, n := range names {
@@ -330,7 +330,7 @@ func (s *Scanner) VisitToken(t *htmlx.Token) {
 				}
 			}
 		}
-		if item != nil && (a.itemprop == "" || owner == nil) && len(p.items) < maxItems {
+		if item != nil && (len(a.itemprop) == 0 || owner == nil) && len(p.items) < maxItems {
 			p.items = append(p.items, item)
 		}
 
@@ -371,13 +371,14 @@ func separate(stack []frame) {
 	}
 }
 
-// attrs are the attributes the Scanner looks at. Those read only as a
-// microdata value are kept as the token's bytes, valid during the token.
+// attrs are the attributes the Scanner looks at, kept as the token's
+// bytes (valid during the token): what is kept of them is copied.
 type attrs struct {
-	name, property, typ     string
-	content                 *string
+	name, property, typ     []byte
+	content                 []byte
+	hasContent              bool
 	itemscope               bool
-	itemtype, itemprop      string
+	itemtype, itemprop      []byte
 	href, src, datetime     []byte
 	valueAttr, data         []byte
 	hasHref, hasSrc, hasVal bool
@@ -392,20 +393,19 @@ func readAttrs(t *htmlx.Token) attrs {
 		k, v := kv.Key, kv.Val
 		switch string(k) {
 		case "name":
-			a.name = string(v)
+			a.name = v
 		case "property":
-			a.property = string(v)
+			a.property = v
 		case "content":
-			c := string(v)
-			a.content = &c
+			a.content, a.hasContent = v, true
 		case "type":
-			a.typ = string(v)
+			a.typ = v
 		case "itemscope":
 			a.itemscope = true
 		case "itemtype":
-			a.itemtype = string(v)
+			a.itemtype = v
 		case "itemprop":
-			a.itemprop = string(v)
+			a.itemprop = v
 		case "href":
 			a.href, a.hasHref = v, true
 		case "src":
@@ -427,8 +427,8 @@ func readAttrs(t *htmlx.Token) attrs {
 func (a *attrs) value(tag string) (string, bool) {
 	switch tag {
 	case "meta":
-		if a.content != nil {
-			return clean(*a.content, MaxAbstract), true
+		if a.hasContent {
+			return clean(string(a.content), MaxAbstract), true
 		}
 		return "", true
 	case "a", "area", "link":
@@ -444,8 +444,8 @@ func (a *attrs) value(tag string) (string, bool) {
 			return clean(string(a.datetime), MaxField), true
 		}
 	}
-	if a.content != nil { // content="" on any element, as RDFa and some sites use it
-		return clean(*a.content, MaxAbstract), true
+	if a.hasContent { // content="" on any element, as RDFa and some sites use it
+		return clean(string(a.content), MaxAbstract), true
 	}
 	return "", false
 }
