@@ -1,6 +1,9 @@
 package works
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Record is a repository's record of a work as an OAI-PMH harvest reads
 // it: its Dublin Core as Meta (title, creators, date and year, type,
@@ -51,4 +54,15 @@ func RecordCopy(r Record) (Copy, bool) {
 func AddRecord(st Store, r Record) (int64, error) {
 	c, ok := RecordCopy(r)
 	return set(st, r.ID, c, ok, true)
+}
+
+// AddRecords adds records one after the other (AddRecord), as a store
+// does with a page of a harvest in one transaction.
+func AddRecords(st Store, records []Record) error {
+	for _, r := range records {
+		if _, err := AddRecord(st, r); err != nil {
+			return fmt.Errorf("%s: %w", r.Identifier, err)
+		}
+	}
+	return nil
 }

@@ -248,13 +248,7 @@ func (db *DB) AddRecords(ctx context.Context, records []works.Record) error {
 		if err := t.send(ctx, b); err != nil {
 			return err
 		}
-		st := &workTx{ctx: ctx, t: t}
-		for _, r := range records {
-			if _, err := works.AddRecord(st, r); err != nil {
-				return fmt.Errorf("%s: %w", r.Identifier, err)
-			}
-		}
-		return nil
+		return works.AddRecords(&workTx{ctx: ctx, t: t}, records)
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: works of records: %w", err)

@@ -232,13 +232,7 @@ func (db *DB) AddRecords(ctx context.Context, records []works.Record) error {
 		return nil
 	}
 	err := db.tx(ctx, func(t *txn) error {
-		st := &workTx{ctx: ctx, t: t}
-		for _, r := range records {
-			if _, err := works.AddRecord(st, r); err != nil {
-				return fmt.Errorf("%s: %w", r.Identifier, err)
-			}
-		}
-		return nil
+		return works.AddRecords(&workTx{ctx: ctx, t: t}, records)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: works of records: %w", err)
