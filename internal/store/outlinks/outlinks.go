@@ -274,3 +274,40 @@ func Find(b []byte, target int64) (anchor []byte, nofollow, ok bool, err error) 
 	}
 	return a, bm[at/8]&(1<<(at%8)) != 0, true, nil
 }
+
+// Walk calls fn for each link of an encoded value, in target order, with
+// its anchor as a view into b, after checking the whole value. targets
+// is scratch space, returned for reuse.
+func Walk(b []byte, targets []int64, fn func(target int64, anchor []byte, nofollow bool)) ([]int64, error) {
+	r, err := open(b)
+	if err != nil {
+		return targets, err
+	}
+	targets = targets[:0]
+	for range r.n {
+		t, err := r.target()
+		if err != nil {
+			return targets, err
+		}
+		targets = append(targets, t)
+	}
+	bm, err := r.bitmap()
+	if err != nil {
+		return targets, err
+	}
+	start := r.at
+	for range r.n {
+		if _, err := r.anchor(); err != nil {
+			return targets, err
+		}
+	}
+	if err := r.end(); err != nil {
+		return targets, err
+	}
+	r.at = start
+	for i, t := range targets {
+		a, _ := r.anchor()
+		fn(t, a, bm[i/8]&(1<<(i%8)) != 0)
+	}
+	return targets, nil
+}

@@ -101,6 +101,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{1, 1, 3, 2, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		links, err := Decode(b)
+		if _, werr := Walk(b, nil, func(int64, []byte, bool) {}); (werr == nil) != (err == nil) {
+			t.Fatalf("Walk error %v, Decode error %v", werr, err)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrMalformed) {
 				t.Fatalf("Decode error %v is not ErrMalformed", err)
@@ -117,6 +120,11 @@ func FuzzDecode(f *testing.F) {
 		}
 		if n, err := Count(b); err != nil || n != len(links) {
 			t.Fatalf("Count = %d, %v for %d links", n, err, len(links))
+		}
+		var walked []Link
+		if _, err := Walk(b, nil, func(t int64, a []byte, nf bool) { walked = append(walked, Link{t, string(a), nf}) }); err != nil ||
+			len(walked) != len(links) || len(links) > 0 && !reflect.DeepEqual(walked, links) {
+			t.Fatalf("Walk = %+v, %v; Decode %+v", walked, err, links)
 		}
 		for i, l := range links {
 			if ts[i] != l.Target {

@@ -57,8 +57,12 @@ func TestAnchorsGathered(t *testing.T) {
 		links = append(links, link{src, dst, a})
 	}
 	err = db.tx(ctx, func(tx *txn) error {
+		c, err := tx.prepareCommit(ctx)
+		if err != nil {
+			return err
+		}
 		for _, l := range links {
-			if _, err := tx.exec(ctx, `INSERT OR IGNORE INTO links (source_id, target_id, target, anchor) VALUES (?, ?, '', ?)`, l.src, l.dst, l.anchor); err != nil {
+			if err := c.insertLinks(ctx, l.src, []crawl.Link{{TargetID: l.dst, Anchor: l.anchor}}); err != nil {
 				return err
 			}
 		}

@@ -38,12 +38,12 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 }
 
 type committer struct {
-	t                                    *txn
-	state, page, hashIns, hashGet, links *sql.Stmt
-	linksN                               *sql.Stmt // linkRows rows at once
-	pageSched                            *sql.Stmt // pageUpsertScheduled
-	pageExists, nearDup, isAlias         *sql.Stmt
-	args                                 []any
+	t                             *txn
+	state, page, hashIns, hashGet *sql.Stmt
+	pageSched                     *sql.Stmt // pageUpsertScheduled
+	pageExists, nearDup, isAlias  *sql.Stmt
+	ls                            linkStmts
+	args                          []any
 
 	// at is the index in the batch of the result being recorded; live
 	// maps the URL of each result recorded (not stale) to its index, and
@@ -58,44 +58,6 @@ type committer struct {
 type linker struct {
 	at    int
 	links []crawl.Link
-}
-
-// linkRows is how many links one multi-row insert writes.
-const linkRows = 32
-
-func linksInsert(rows int) string {
-	var b strings.Builder
-	b.WriteString(`INSERT INTO links (source_id, target_id, target, anchor, nofollow) VALUES `)
-	for i := range rows {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("(?, ?, ?, ?, ?)")
-	}
-	b.WriteString(` ON CONFLICT (source_id, target_id) DO NOTHING`)
-	return b.String()
-}
-
-// insertLinks records a page's outlinks, many rows per statement.
-func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []crawl.Link) error {
-	for len(links) > 0 {
-		stmt, n := c.links, 1
-		if len(links) >= linkRows {
-			stmt, n = c.linksN, linkRows
-		}
-		c.args = c.args[:0]
-		for _, l := range links[:n] {
-			c.args = append(c.args, source, l.TargetID, l.Target, l.Anchor, b2i(l.NoFollow))
-		}
-		res, err := stmt.ExecContext(ctx, c.args...)
-		if err != nil {
-			return err
-		}
-		added, _ := res.RowsAffected()
-		c.t.add("links", added)
-		links = links[n:]
-	}
-	return nil
 }
 
 func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
@@ -117,9 +79,10 @@ func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
 	c.isAlias = prep(`SELECT canonical <> '' AND canonical <> url FROM pages WHERE url_id = ?`)
 	c.hashIns = prep(`INSERT INTO content_hashes (hash, url_id) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`)
 	c.hashGet = prep(`SELECT url_id FROM content_hashes WHERE hash = ?`)
-	c.links = prep(linksInsert(1))
-	c.linksN = prep(linksInsert(linkRows))
 	if err != nil {
+		return nil, err
+	}
+	if err := c.prepareLinks(ctx); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -217,12 +180,9 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		if !keep {
 			if !newPage && rv != nil && rv.Changed {
 				// The page changed: its outlinks are those of the new version.
-				res, err := t.exec(ctx, `DELETE FROM links WHERE source_id = ?`, p.ID)
-				if err != nil {
+				if err := c.deleteLinks(ctx, p.ID); err != nil {
 					return err
 				}
-				n, _ := res.RowsAffected()
-				t.add("links", -n)
 			}
 			reindex := newPage || rv == nil || rv.Changed
 			if rv != nil {
@@ -261,9 +221,6 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 	} else if (r.Outcome == crawl.OutcomeFailed || r.Outcome == crawl.OutcomeRetry) && r.ErrorKind != "" {
 		hs.errKind = r.ErrorKind
 	}
-	if err := c.insertLinks(ctx, r.URL.ID, r.Links); err != nil {
-		return err
-	}
 	if len(r.Discovered) > 0 {
 		as, err := t.addURLs(ctx, r.Discovered, lim, now)
 		if err != nil {
@@ -277,6 +234,11 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 		st.Add.OverHostCap += as.OverHostCap
 		st.Add.Hosts = mergeIDs(st.Add.Hosts, as.Hosts)
 		st.Add.CappedHosts = mergeIDs(st.Add.CappedHosts, as.CappedHosts)
+	}
+	// After the URLs it admits: a target the crawl did not take keeps
+	// its URL text with the links.
+	if err := c.insertLinks(ctx, r.URL.ID, r.Links); err != nil {
+		return err
 	}
 	if len(r.Touched) > 0 {
 		if err := c.touch(ctx, r.Touched, now, st); err != nil {
@@ -524,12 +486,9 @@ func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) er
 		}
 		t.add("pages", -1) // replaced, not added
 		t.add("duplicates", -b2i64(old.DuplicateOf != 0))
-		res, err := t.exec(ctx, `DELETE FROM links WHERE source_id = ?`, p.ID)
-		if err != nil {
+		if err := c.deleteLinks(ctx, p.ID); err != nil {
 			return err
 		}
-		n, _ := res.RowsAffected()
-		t.add("links", -n)
 		return c.insertLinks(ctx, p.ID, links)
 	})
 	if err != nil {

@@ -29,7 +29,7 @@ const hostValueSQL = `SELECT n, research, related, copies, citing,
 	(24 * research + 12 * related + 12 * citing - 24 * copies - 6 * n) / (n + 4) FROM (
 	SELECT count(*) AS n,
 		coalesce(sum(k = 1), 0) AS research, coalesce(sum(k = 2), 0) AS related, coalesce(sum(k = 3), 0) AS copies,
-		coalesce(sum(k = 0 AND EXISTS (SELECT 1 FROM links l JOIN urls t ON t.id = l.target_id
+		coalesce(sum(k = 0 AND EXISTS (SELECT 1 FROM outlinks l, json_each(acrawler_link_targets(l.links)) j JOIN urls t ON t.id = j.value
 			WHERE l.source_id = c.id AND t.host_id <> ?1 AND (t.priority >= c.priority + ` + citeGap + `
 				OR EXISTS (SELECT 1 FROM pages tp WHERE tp.url_id = t.id AND tp.doc_type IN ` + researchTypes + `
 					AND tp.status BETWEEN 200 AND 299)))), 0) AS citing

@@ -130,29 +130,6 @@ func (db *DB) Page(ctx context.Context, id crawl.ID) (*crawl.Page, error) {
 	return p, nil
 }
 
-// Links returns a page's outlinks.
-func (db *DB) Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT target_id, target, anchor, nofollow FROM links WHERE source_id = ?`, source)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
-	}
-	defer rows.Close()
-	var out []crawl.Link
-	for rows.Next() {
-		var l crawl.Link
-		var nf int
-		if err := rows.Scan(&l.TargetID, &l.Target, &l.Anchor, &nf); err != nil {
-			return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
-		}
-		l.NoFollow = nf != 0
-		out = append(out, l)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
-	}
-	return out, nil
-}
-
 // Pages streams every page in URL ID order, in pages of rows so that no
 // read transaction stays open for the whole iteration.
 func (db *DB) Pages(ctx context.Context) iter.Seq2[*crawl.Page, error] {

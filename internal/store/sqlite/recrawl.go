@@ -132,7 +132,7 @@ func (db *DB) FinishRun(ctx context.Context, run int, unseenLimit int, now time.
 	var n int
 	err := db.tx(ctx, func(t *txn) error {
 		if _, err := t.tx.ExecContext(ctx, `UPDATE pages SET unseen_runs = CASE WHEN EXISTS (
-				SELECT 1 FROM links l JOIN pages s ON s.url_id = l.source_id
+				SELECT 1 FROM inlinks l JOIN pages s ON s.url_id = l.source_id
 				WHERE l.target_id = pages.url_id AND l.source_id <> pages.url_id AND s.gone = 0)
 			THEN 0 ELSE unseen_runs + 1 END
 			WHERE gone = 0 AND url_id IN (

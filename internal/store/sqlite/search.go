@@ -1,25 +1,21 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"maps"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
-	"github.com/acrawler/acrawler/internal/store/keyset"
 )
 
 // Column weights of the embedded index: a word in the title counts most,
@@ -31,14 +27,6 @@ const (
 	maxAnchors    = 2000 // bytes of inbound anchor text indexed per page
 	maxBody       = 200_000
 )
-
-// anchorsOf is the SQL expression of the indexed anchor texts of the page
-// whose full-text key is the SQL expression key: the distinct texts of
-// links to it, at most 200 and maxAnchors bytes.
-func anchorsOf(key string) string {
-	return fmt.Sprintf(`coalesce((SELECT substr(group_concat(anchor, ' '), 1, %d) FROM
-		(SELECT DISTINCT anchor FROM links WHERE target_id = %s AND anchor <> '' LIMIT 200)), '')`, maxAnchors, sqlURLID(key))
-}
 
 // indexPage writes or removes a page's row in the full-text index, and,
 // with an outbox, queues the matching operations for the external index.
@@ -766,56 +754,6 @@ func asString(v any) string {
 	return ""
 }
 
-// Inlinks returns links to a page.
-func (db *DB) Inlinks(ctx context.Context, target crawl.ID, limit int) ([]crawl.Inlink, error) {
-	if limit <= 0 {
-		limit = 100
-	}
-	rows, err := db.r.QueryContext(ctx, `SELECT l.source_id, u.url, l.anchor, l.nofollow FROM links l
-		JOIN urls u ON u.id = l.source_id WHERE l.target_id = ? ORDER BY u.url LIMIT ?`, target, limit)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: inlinks of %d: %w", target, err)
-	}
-	defer rows.Close()
-	var out []crawl.Inlink
-	for rows.Next() {
-		var l crawl.Inlink
-		var nf int
-		if err := rows.Scan(&l.Source, &l.URL, &l.Anchor, &nf); err != nil {
-			return nil, fmt.Errorf("sqlite: inlinks of %d: %w", target, err)
-		}
-		l.NoFollow = nf != 0
-		out = append(out, l)
-	}
-	return out, rows.Err()
-}
-
-// LinkGraph streams the links between recorded pages.
-func (db *DB) LinkGraph(ctx context.Context) iter.Seq2[[2]crawl.ID, error] {
-	lowest := [2]int64{math.MinInt64, math.MinInt64}
-	return keyset.Stream(ctx, 20000, lowest, func(ctx context.Context, op string, after [2]int64, batch int) ([][2]crawl.ID, error) {
-		rows, err := db.r.QueryContext(ctx, `SELECT l.source_id, l.target_id FROM links l
-			WHERE (l.source_id, l.target_id) `+op+` (?, ?) AND EXISTS (SELECT 1 FROM pages p WHERE p.url_id = l.target_id)
-			ORDER BY l.source_id, l.target_id LIMIT ?`, after[0], after[1], batch)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: link graph: %w", err)
-		}
-		defer rows.Close()
-		var got [][2]crawl.ID
-		for rows.Next() {
-			var e [2]crawl.ID
-			if err := rows.Scan(&e[0], &e[1]); err != nil {
-				return nil, fmt.Errorf("sqlite: link graph: %w", err)
-			}
-			got = append(got, e)
-		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("sqlite: link graph: %w", err)
-		}
-		return got, nil
-	}, func(e [2]crawl.ID) [2]int64 { return [2]int64{int64(e[0]), int64(e[1])} })
-}
-
 // SetRanks records ranks and refreshes the indexed anchor texts.
 //
 // It rewrites most of the full-text index in one transaction, and what
@@ -912,125 +850,6 @@ type anchorDoc struct {
 	key     crawl.ID // full-text key
 	anchors string   // the anchor texts to index
 	tier    bool     // the page is in the search tier
-}
-
-// anchorChunk is how many documents changedAnchors gathers anchors for in
-// one scan of the links: what it holds in memory is bounded by it.
-var anchorChunk = 100_000
-
-// changedAnchors returns, in key order, the documents whose anchor texts
-// (anchorsOf) differ from those indexed. It reads the links in their own
-// order, once per anchorChunk documents, and gathers each target's texts
-// in memory: asking anchorsOf of each document looked every link up again
-// through links_target, most of the end-of-crawl pass. The texts are
-// anchorsOf's: the first 200 distinct non-empty ones in source order (the
-// order links_target gives them), joined by spaces and cut at maxAnchors
-// characters (TestAnchorsGathered compares the two).
-func (t *txn) changedAnchors(ctx context.Context) ([]anchorDoc, error) {
-	// A target's texts are kept joined, as they will be indexed, with
-	// where each ends: a few bytes a text beyond the text itself.
-	type target struct {
-		key    crawl.ID
-		old    string
-		tier   bool
-		joined []byte
-		ends   []int32 // of each text in joined
-		chars  int     // in joined
-		full   bool
-	}
-	has := func(tg *target, a []byte) bool {
-		start := int32(0)
-		for _, end := range tg.ends {
-			if bytes.Equal(tg.joined[start:end], a) {
-				return true
-			}
-			start = end + 1
-		}
-		return false
-	}
-	var out []anchorDoc
-	from := crawl.ID(math.MinInt64)
-	for {
-		// The next chunk of documents, in key order.
-		rows, err := t.tx.QueryContext(ctx, `SELECT key, anchors, key IN (SELECT url_id FROM search_tier)
-			FROM search_docs WHERE key >= ? ORDER BY key LIMIT ?`, from, anchorChunk)
-		if err != nil {
-			return nil, err
-		}
-		var chunk []*target
-		byID := map[crawl.ID]*target{}
-		for rows.Next() {
-			tg := &target{}
-			if err := rows.Scan(&tg.key, &tg.old, &tg.tier); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			chunk = append(chunk, tg)
-			byID[urlIDOfKey(tg.key)] = tg
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		if len(chunk) == 0 {
-			return out, nil
-		}
-		// Their anchor texts, from the links read in the table's own order
-		// (by source), not looked up link by link through links_target.
-		rows, err = t.tx.QueryContext(ctx, `SELECT target_id, anchor FROM links WHERE anchor <> '' ORDER BY source_id, target_id`)
-		if err != nil {
-			return nil, err
-		}
-		var a sql.RawBytes
-		for rows.Next() {
-			var id crawl.ID
-			if err := rows.Scan(&id, &a); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			tg := byID[id]
-			if tg == nil || tg.full || has(tg, a) {
-				continue
-			}
-			if len(tg.ends) > 0 {
-				tg.joined = append(tg.joined, ' ')
-				tg.chars++
-			}
-			tg.joined = append(tg.joined, a...)
-			tg.ends = append(tg.ends, int32(len(tg.joined)))
-			tg.chars += utf8.RuneCount(a)
-			if tg.full = len(tg.ends) == 200 || tg.chars >= maxAnchors; tg.full {
-				tg.joined = []byte(cutRunes(string(tg.joined), maxAnchors))
-				tg.ends = nil
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		for _, tg := range chunk {
-			if a := string(tg.joined); a != tg.old {
-				out = append(out, anchorDoc{key: tg.key, anchors: a, tier: tg.tier})
-			}
-		}
-		last := chunk[len(chunk)-1].key
-		if len(chunk) < anchorChunk || last == math.MaxInt64 {
-			return out, nil
-		}
-		from = last + 1
-	}
-}
-
-// cutRunes returns the first n characters of s, as SQLite's substr(s, 1, n)
-// counts them.
-func cutRunes(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
 }
 
 // refreshAnchors writes again the documents whose inbound anchor texts

@@ -127,6 +127,7 @@ var pageTests = []test{
 	{"ContentMetadataAndNearDuplicates", testContent},
 	{"CanonicalOwnsItsContent", testCanonicalContent},
 	{"Reparse", testReparse},
+	{"LinksKept", testLinksKept},
 }
 
 var rankTests = []test{

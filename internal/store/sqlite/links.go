@@ -1,0 +1,576 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	sqlite "modernc.org/sqlite"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/outlinks"
+)
+
+// A page's outlinks are one row of outlinks, in the compact form of
+// package outlinks: no URL text, no row or index entry per link. The
+// inbound links of a URL are its (target, source) pairs in inlinks; a
+// target's URL text is urls' or, for a URL the crawl did not take (a link
+// out of its scope, over a cap), link_urls' (migration 0020).
+
+// SQL functions over compact links:
+//   - acrawler_outlinks(target_id, anchor, nofollow), an aggregate: the
+//     compact form of a source's link rows (the migration from rows);
+//   - acrawler_link_anchor(links, target_id): the anchor text of the link
+//     to target_id in a compact value, empty if none;
+//   - acrawler_link_targets(links): its target IDs as a JSON array, for
+//     json_each.
+func init() {
+	sqlite.MustRegisterFunction("acrawler_outlinks", &sqlite.FunctionImpl{
+		NArgs: 3, Deterministic: true,
+		MakeAggregate: func(sqlite.FunctionContext) (sqlite.AggregateFunction, error) { return &packLinks{}, nil },
+	})
+	sqlite.MustRegisterDeterministicScalarFunction("acrawler_link_anchor", 2,
+		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			b, _ := args[0].([]byte)
+			id, ok := args[1].(int64)
+			if b == nil || !ok {
+				return "", nil
+			}
+			a, _, _, err := outlinks.Find(b, id)
+			if err != nil {
+				return nil, err
+			}
+			return string(a), nil
+		})
+	sqlite.MustRegisterDeterministicScalarFunction("acrawler_link_targets", 1,
+		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			b, _ := args[0].([]byte)
+			if b == nil {
+				return "[]", nil
+			}
+			ts, err := outlinks.Targets(nil, b)
+			if err != nil {
+				return nil, err
+			}
+			return jsonIDs(ts), nil
+		})
+}
+
+// jsonIDs writes IDs as a JSON array.
+func jsonIDs[T ~int64](ids []T) string {
+	b := make([]byte, 0, 2+len(ids)*20)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(id), 10)
+	}
+	return string(append(b, ']'))
+}
+
+// packLinks is the aggregate acrawler_outlinks.
+type packLinks struct{ links []outlinks.Link }
+
+func (p *packLinks) Step(_ *sqlite.FunctionContext, args []driver.Value) error {
+	id, ok := args[0].(int64)
+	if !ok {
+		return fmt.Errorf("acrawler_outlinks: target ID %T", args[0])
+	}
+	l := outlinks.Link{Target: id}
+	switch a := args[1].(type) {
+	case string:
+		l.Anchor = a
+	case []byte:
+		l.Anchor = string(a)
+	}
+	if nf, ok := args[2].(int64); ok && nf != 0 {
+		l.NoFollow = true
+	}
+	p.links = append(p.links, l)
+	return nil
+}
+
+func (p *packLinks) WindowInverse(*sqlite.FunctionContext, []driver.Value) error {
+	return errors.New("acrawler_outlinks: not a window function")
+}
+
+func (p *packLinks) WindowValue(*sqlite.FunctionContext) (driver.Value, error) {
+	return outlinks.Encode(nil, p.links), nil
+}
+
+func (p *packLinks) Final(*sqlite.FunctionContext) {}
+
+// linkStmts are the committer's statements on links.
+type linkStmts struct {
+	get, put, urls, linkURL *sql.Stmt
+	in                      map[int]*sql.Stmt // inlinks inserts by rows
+	buf                     []byte
+	have                    map[crawl.ID]bool
+}
+
+// inlinkRows is the most inlinks one insert writes.
+const inlinkRows = 64
+
+func (c *committer) prepareLinks(ctx context.Context) error {
+	var err error
+	prep := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var s *sql.Stmt
+		s, err = c.t.prep(ctx, q)
+		return s
+	}
+	c.ls.get = prep(`SELECT links FROM outlinks WHERE source_id = ?`)
+	c.ls.put = prep(`INSERT INTO outlinks (source_id, links) VALUES (?, ?) ON CONFLICT (source_id) DO UPDATE SET links = excluded.links`)
+	c.ls.urls = prep(`SELECT u.id FROM json_each(?) j JOIN urls u ON u.id = j.value`)
+	c.ls.linkURL = prep(`INSERT INTO link_urls (id, url) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`)
+	c.ls.in = map[int]*sql.Stmt{}
+	return err
+}
+
+// inlinksInsert returns the statement inserting n inlinks rows.
+func (c *committer) inlinksInsert(ctx context.Context, n int) (*sql.Stmt, error) {
+	if s := c.ls.in[n]; s != nil {
+		return s, nil
+	}
+	var b strings.Builder
+	b.WriteString(`INSERT INTO inlinks (target_id, source_id) VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?)")
+	}
+	b.WriteString(` ON CONFLICT (target_id, source_id) DO NOTHING`)
+	s, err := c.t.prep(ctx, b.String())
+	if err != nil {
+		return nil, err
+	}
+	c.ls.in[n] = s
+	return s, nil
+}
+
+// insertLinks records a page's outlinks: its compact row, merged with the
+// one it has (whose links are kept, as a row per link with ON CONFLICT DO
+// NOTHING kept them), the inlinks of the targets it did not link to yet,
+// in target order, and the URL text of those urls does not hold.
+func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []crawl.Link) error {
+	if len(links) == 0 {
+		return nil
+	}
+	var prev []outlinks.Link
+	var old []byte
+	switch err := c.ls.get.QueryRowContext(ctx, source).Scan(&old); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return err
+	default:
+		var derr error
+		if prev, derr = outlinks.Decode(old); derr != nil {
+			return fmt.Errorf("links of %d: %w", source, derr)
+		}
+	}
+	all := make([]outlinks.Link, 0, len(prev)+len(links))
+	all = append(all, prev...)
+	for _, l := range links {
+		all = append(all, outlinks.Link{Target: int64(l.TargetID), Anchor: l.Anchor, NoFollow: l.NoFollow})
+	}
+	c.ls.buf = outlinks.Encode(c.ls.buf[:0], all)
+	n, _ := outlinks.Count(c.ls.buf)
+	if n == len(prev) {
+		return nil
+	}
+	if _, err := c.ls.put.ExecContext(ctx, source, c.ls.buf); err != nil {
+		return err
+	}
+	c.t.add("links", int64(n-len(prev)))
+	// The targets new to this source, in order, with their URL text.
+	had := make(map[int64]bool, len(prev))
+	for _, l := range prev {
+		had[l.Target] = true
+	}
+	texts := make(map[crawl.ID]string, len(links))
+	var fresh []crawl.ID
+	for _, l := range links {
+		if had[int64(l.TargetID)] {
+			continue
+		}
+		if _, dup := texts[l.TargetID]; !dup {
+			texts[l.TargetID] = l.Target
+			fresh = append(fresh, l.TargetID)
+		}
+	}
+	slices.Sort(fresh)
+	for rest := fresh; len(rest) > 0; {
+		k := min(len(rest), inlinkRows)
+		st, err := c.inlinksInsert(ctx, k)
+		if err != nil {
+			return err
+		}
+		c.args = c.args[:0]
+		for _, id := range rest[:k] {
+			c.args = append(c.args, id, source)
+		}
+		if _, err := st.ExecContext(ctx, c.args...); err != nil {
+			return err
+		}
+		rest = rest[k:]
+	}
+	// A target the crawl did not take keeps its URL text in link_urls.
+	rows, err := c.ls.urls.QueryContext(ctx, jsonIDs(fresh))
+	if err != nil {
+		return err
+	}
+	if c.ls.have == nil {
+		c.ls.have = map[crawl.ID]bool{}
+	}
+	clear(c.ls.have)
+	for rows.Next() {
+		var id crawl.ID
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		c.ls.have[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range fresh {
+		if !c.ls.have[id] && texts[id] != "" {
+			if _, err := c.ls.linkURL.ExecContext(ctx, id, texts[id]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// deleteLinks removes a page's outlinks and their inlinks.
+func (c *committer) deleteLinks(ctx context.Context, source crawl.ID) error {
+	var old []byte
+	switch err := c.ls.get.QueryRowContext(ctx, source).Scan(&old); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	ts, err := outlinks.Targets(nil, old)
+	if err != nil {
+		return fmt.Errorf("links of %d: %w", source, err)
+	}
+	if _, err := c.t.exec(ctx, `DELETE FROM inlinks WHERE target_id IN (SELECT value FROM json_each(?)) AND source_id = ?`,
+		jsonIDs(ts), source); err != nil {
+		return err
+	}
+	if _, err := c.t.exec(ctx, `DELETE FROM outlinks WHERE source_id = ?`, source); err != nil {
+		return err
+	}
+	c.t.add("links", -int64(len(ts)))
+	return nil
+}
+
+// Links returns a page's outlinks, in target ID order.
+func (db *DB) Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error) {
+	var b []byte
+	switch err := db.r.QueryRowContext(ctx, `SELECT links FROM outlinks WHERE source_id = ?`, source).Scan(&b); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
+	}
+	ls, err := outlinks.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
+	}
+	ids := make([]int64, len(ls))
+	for i, l := range ls {
+		ids[i] = l.Target
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT u.id, u.url FROM json_each(?1) j JOIN urls u ON u.id = j.value
+		UNION ALL SELECT k.id, k.url FROM json_each(?1) j JOIN link_urls k ON k.id = j.value`, jsonIDs(ids))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
+	}
+	defer rows.Close()
+	texts := make(map[int64]string, len(ls))
+	for rows.Next() {
+		var id int64
+		var u string
+		if err := rows.Scan(&id, &u); err != nil {
+			return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
+		}
+		if _, seen := texts[id]; !seen {
+			texts[id] = u
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
+	}
+	out := make([]crawl.Link, len(ls))
+	for i, l := range ls {
+		out[i] = crawl.Link{TargetID: crawl.ID(l.Target), Target: texts[l.Target], Anchor: l.Anchor, NoFollow: l.NoFollow}
+	}
+	return out, nil
+}
+
+// Inlinks returns links to a page, by the linking page's URL.
+func (db *DB) Inlinks(ctx context.Context, target crawl.ID, limit int) ([]crawl.Inlink, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT i.source_id, u.url, o.links FROM inlinks i
+		JOIN urls u ON u.id = i.source_id JOIN outlinks o ON o.source_id = i.source_id
+		WHERE i.target_id = ? ORDER BY u.url LIMIT ?`, target, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: inlinks of %d: %w", target, err)
+	}
+	defer rows.Close()
+	var out []crawl.Inlink
+	var b sql.RawBytes
+	for rows.Next() {
+		var l crawl.Inlink
+		if err := rows.Scan(&l.Source, &l.URL, &b); err != nil {
+			return nil, fmt.Errorf("sqlite: inlinks of %d: %w", target, err)
+		}
+		a, nf, ok, err := outlinks.Find(b, int64(target))
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: inlinks of %d: from %d: %w", target, l.Source, err)
+		}
+		if !ok {
+			continue
+		}
+		l.Anchor, l.NoFollow = string(a), nf
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// linkGraphBatch is how many sources LinkGraph reads per query.
+const linkGraphBatch = 1000
+
+// LinkGraph streams the links between recorded pages, by source then
+// target: a row per source page, its targets kept when they are pages.
+func (db *DB) LinkGraph(ctx context.Context) iter.Seq2[[2]crawl.ID, error] {
+	return func(yield func([2]crawl.ID, error) bool) {
+		fail := func(err error) { yield([2]crawl.ID{}, fmt.Errorf("sqlite: link graph: %w", err)) }
+		pages, err := db.pageIDs(ctx)
+		if err != nil {
+			fail(err)
+			return
+		}
+		after := int64(math.MinInt64)
+		first := true
+		var targets []int64
+		for {
+			rows, err := db.r.QueryContext(ctx, `SELECT source_id, links FROM outlinks
+				WHERE source_id > ? OR ? ORDER BY source_id LIMIT ?`, after, first, linkGraphBatch)
+			if err != nil {
+				fail(err)
+				return
+			}
+			var edges [][2]crawl.ID
+			n := 0
+			for rows.Next() {
+				var src int64
+				var b sql.RawBytes
+				if err := rows.Scan(&src, &b); err != nil {
+					rows.Close()
+					fail(err)
+					return
+				}
+				n++
+				after = src
+				if targets, err = outlinks.Targets(targets[:0], b); err != nil {
+					rows.Close()
+					fail(fmt.Errorf("links of %d: %w", src, err))
+					return
+				}
+				for _, t := range targets {
+					if _, ok := slices.BinarySearch(pages, t); ok {
+						edges = append(edges, [2]crawl.ID{crawl.ID(src), crawl.ID(t)})
+					}
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				fail(err)
+				return
+			}
+			first = false
+			for _, e := range edges {
+				if !yield(e, nil) {
+					return
+				}
+			}
+			if n < linkGraphBatch {
+				return
+			}
+		}
+	}
+}
+
+// pageIDs returns the URL IDs of the recorded pages, in order.
+func (db *DB) pageIDs(ctx context.Context) ([]int64, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT url_id FROM pages ORDER BY url_id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// anchorsOf is the SQL expression of the indexed anchor texts of the page
+// whose full-text key is the SQL expression key: the distinct texts of
+// links to it, at most 200 and maxAnchors bytes, in source order.
+func anchorsOf(key string) string {
+	return fmt.Sprintf(`coalesce((SELECT substr(group_concat(a, ' '), 1, %d) FROM
+		(SELECT DISTINCT a FROM (SELECT acrawler_link_anchor(o.links, i.target_id) AS a FROM inlinks i
+			JOIN outlinks o ON o.source_id = i.source_id WHERE i.target_id = %s ORDER BY i.source_id)
+		WHERE a <> '' LIMIT 200)), '')`, maxAnchors, sqlURLID(key))
+}
+
+// anchorChunk is how many documents changedAnchors gathers anchors for in
+// one scan of the links: what it holds in memory is bounded by it.
+var anchorChunk = 100_000
+
+// changedAnchors returns, in key order, the documents whose anchor texts
+// (anchorsOf) differ from those indexed. It reads the compact links in
+// their own order (by source), once per anchorChunk documents, and
+// gathers each target's texts in memory: asking anchorsOf of each
+// document would look every inbound link up again. The texts are
+// anchorsOf's: the first 200 distinct non-empty ones in source order,
+// joined by spaces and cut at maxAnchors characters (TestAnchorsGathered
+// compares the two).
+func (t *txn) changedAnchors(ctx context.Context) ([]anchorDoc, error) {
+	// A target's texts are kept joined, as they will be indexed, with
+	// where each ends: a few bytes a text beyond the text itself.
+	type target struct {
+		key    crawl.ID
+		old    string
+		tier   bool
+		joined []byte
+		ends   []int32 // of each text in joined
+		chars  int     // in joined
+		full   bool
+	}
+	has := func(tg *target, a []byte) bool {
+		start := int32(0)
+		for _, end := range tg.ends {
+			if bytes.Equal(tg.joined[start:end], a) {
+				return true
+			}
+			start = end + 1
+		}
+		return false
+	}
+	var out []anchorDoc
+	var scratch []int64
+	from := crawl.ID(math.MinInt64)
+	for {
+		// The next chunk of documents, in key order.
+		rows, err := t.tx.QueryContext(ctx, `SELECT key, anchors, key IN (SELECT url_id FROM search_tier)
+			FROM search_docs WHERE key >= ? ORDER BY key LIMIT ?`, from, anchorChunk)
+		if err != nil {
+			return nil, err
+		}
+		var chunk []*target
+		byID := map[crawl.ID]*target{}
+		for rows.Next() {
+			tg := &target{}
+			if err := rows.Scan(&tg.key, &tg.old, &tg.tier); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			chunk = append(chunk, tg)
+			byID[urlIDOfKey(tg.key)] = tg
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if len(chunk) == 0 {
+			return out, nil
+		}
+		// Their anchor texts, from the links read in source order.
+		rows, err = t.tx.QueryContext(ctx, `SELECT source_id, links FROM outlinks ORDER BY source_id`)
+		if err != nil {
+			return nil, err
+		}
+		add := func(id int64, a []byte, _ bool) {
+			tg := byID[crawl.ID(id)]
+			if len(a) == 0 || tg == nil || tg.full || has(tg, a) {
+				return
+			}
+			if len(tg.ends) > 0 {
+				tg.joined = append(tg.joined, ' ')
+				tg.chars++
+			}
+			tg.joined = append(tg.joined, a...)
+			tg.ends = append(tg.ends, int32(len(tg.joined)))
+			tg.chars += utf8.RuneCount(a)
+			if tg.full = len(tg.ends) == 200 || tg.chars >= maxAnchors; tg.full {
+				tg.joined = []byte(cutRunes(string(tg.joined), maxAnchors))
+				tg.ends = nil
+			}
+		}
+		for rows.Next() {
+			var src crawl.ID
+			var b sql.RawBytes
+			if err := rows.Scan(&src, &b); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if scratch, err = outlinks.Walk(b, scratch, add); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("links of %d: %w", src, err)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		for _, tg := range chunk {
+			if a := string(tg.joined); a != tg.old {
+				out = append(out, anchorDoc{key: tg.key, anchors: a, tier: tg.tier})
+			}
+		}
+		last := chunk[len(chunk)-1].key
+		if len(chunk) < anchorChunk || last == math.MaxInt64 {
+			return out, nil
+		}
+		from = last + 1
+	}
+}
+
+// cutRunes returns the first n characters of s, as SQLite's substr(s, 1, n)
+// counts them.
+func cutRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}

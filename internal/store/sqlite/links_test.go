@@ -1,0 +1,167 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/sqlite"
+)
+
+// TestCompactLinksMigration: a database whose links are rows (the schema
+// before 0020: a row per link with the target's URL text, links_target)
+// opens with the same outlinks, inbound links, link graph, link count and
+// indexed anchor texts; and the migration runs again over its own result
+// without changing it.
+func TestCompactLinksMigration(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "old.db")
+	db, err := sqlite.Open(ctx, file, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		src, dst       string
+		anchor         string
+		nofollow       bool
+		inURLs, isPage bool
+	}
+	pages := []string{"http://a.test/1", "http://a.test/2", "http://b.test/1", "http://c.test/x"}
+	var rows []row
+	for i, src := range pages {
+		for j, dst := range pages {
+			if i != j {
+				rows = append(rows, row{src: src, dst: dst, anchor: fmt.Sprintf("to %s", dst[7:]), nofollow: (i+j)%3 == 0, inURLs: true, isPage: true})
+			}
+		}
+		rows = append(rows,
+			row{src: src, dst: "http://a.test/queued", anchor: "queued", inURLs: true},
+			row{src: src, dst: fmt.Sprintf("http://elsewhere.test/%d", i%2), anchor: "out there"},
+			row{src: src, dst: "http://elsewhere.test/ünï", anchor: ""})
+	}
+	id := func(u string) crawl.ID { return crawl.URLID(u) }
+	host := func(u string) crawl.ID { return crawl.HashID(crawl.HostKey(u)) }
+	var stmts []string
+	urls := map[string]bool{}
+	for _, r := range rows {
+		for _, u := range []string{r.src, r.dst} {
+			if urls[u] || u == r.dst && !r.inURLs {
+				continue
+			}
+			urls[u] = true
+			stmts = append(stmts, fmt.Sprintf(`INSERT INTO hosts (id, key) VALUES (%d, '%s') ON CONFLICT DO NOTHING`, host(u), u[:strings.Index(u[7:], "/")+7]),
+				fmt.Sprintf(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq, discovered_at) VALUES (%d, '%s', %d, 0, 0, 2, 'seed', 0, %d, 1)`,
+					id(u), u, host(u), len(urls)))
+		}
+		nf := 0
+		if r.nofollow {
+			nf = 1
+		}
+		stmts = append(stmts, fmt.Sprintf(`INSERT INTO links (source_id, target_id, target, anchor, nofollow) VALUES (%d, %d, '%s', '%s', %d)`,
+			id(r.src), id(r.dst), r.dst, r.anchor, nf))
+	}
+	for i, p := range pages {
+		stmts = append(stmts, fmt.Sprintf(`INSERT INTO pages (url_id, url, status, content_type, title, text, host, fetched_at) VALUES
+			(%d, '%s', 200, 'text/html', 'Page %d', 'words about lighthouses', '%s', 1)`, id(p), p, i, p[:strings.Index(p[7:], "/")+7]))
+	}
+	stmts = append(stmts, fmt.Sprintf(`UPDATE counters SET value = %d WHERE name = 'links'`, len(rows)),
+		`CREATE INDEX IF NOT EXISTS links_target ON links (target_id)`,
+		`DROP TABLE outlinks`, `DROP TABLE inlinks`, `DROP TABLE link_urls`, `PRAGMA user_version = 19`)
+	for _, s := range stmts {
+		if err := db.ExecForTest(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	db.Close()
+
+	// What the rows said.
+	wantLinks := map[crawl.ID][]crawl.Link{}
+	wantIn := map[crawl.ID][]crawl.Inlink{}
+	var wantGraph [][2]crawl.ID
+	for _, r := range rows {
+		wantLinks[id(r.src)] = append(wantLinks[id(r.src)], crawl.Link{TargetID: id(r.dst), Target: r.dst, Anchor: r.anchor, NoFollow: r.nofollow})
+		wantIn[id(r.dst)] = append(wantIn[id(r.dst)], crawl.Inlink{Source: id(r.src), URL: r.src, Anchor: r.anchor, NoFollow: r.nofollow})
+		if r.isPage {
+			wantGraph = append(wantGraph, [2]crawl.ID{id(r.src), id(r.dst)})
+		}
+	}
+	for _, ls := range wantLinks {
+		slices.SortFunc(ls, func(a, b crawl.Link) int { return compareIDs(a.TargetID, b.TargetID) })
+	}
+	for _, ls := range wantIn {
+		sort.Slice(ls, func(i, j int) bool { return ls[i].URL < ls[j].URL })
+	}
+	slices.SortFunc(wantGraph, func(a, b [2]crawl.ID) int {
+		if c := compareIDs(a[0], b[0]); c != 0 {
+			return c
+		}
+		return compareIDs(a[1], b[1])
+	})
+
+	check := func(when string) {
+		t.Helper()
+		db, err := sqlite.Open(ctx, file, sqlite.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		defer db.Close()
+		for src, want := range wantLinks {
+			if got, err := db.Links(ctx, src); err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: links of %d = %+v, %v\nwant %+v", when, src, got, err, want)
+			}
+		}
+		for dst, want := range wantIn {
+			if got, err := db.Inlinks(ctx, dst, 100); err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: inlinks of %d = %+v, %v\nwant %+v", when, dst, got, err, want)
+			}
+		}
+		var graph [][2]crawl.ID
+		for e, err := range db.LinkGraph(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			graph = append(graph, e)
+		}
+		if !reflect.DeepEqual(graph, wantGraph) {
+			t.Errorf("%s: link graph %v\nwant %v", when, graph, wantGraph)
+		}
+		if c, err := db.Counters(ctx); err != nil || c.Links != int64(len(rows)) {
+			t.Errorf("%s: %d links counted, %v; want %d", when, c.Links, err, len(rows))
+		}
+		// The anchor texts are indexed: a word of the anchors alone finds
+		// every page.
+		if _, err := db.RebuildIndex(ctx); err != nil {
+			t.Fatal(err)
+		}
+		res, err := db.Search(ctx, crawl.SearchRequest{Query: "to", Limit: 10})
+		if err != nil || len(res.Hits) != len(pages) {
+			t.Errorf("%s: search for the anchors' word: %+v, %v; want the %d pages", when, res, err, len(pages))
+		}
+	}
+	check("after the migration")
+	db, err = sqlite.Open(ctx, file, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ExecForTest(ctx, `PRAGMA user_version = 19`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	check("after the migration ran again")
+}
+
+func compareIDs(a, b crawl.ID) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
