@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -16,11 +17,11 @@ import (
 // answering 500 and its next attempt is an hour away: nothing new starts
 // after the budget, robots.txt retries included.
 func TestBudgetEndsWithRobotsRetryPending(t *testing.T) {
-	web := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30})
-	db := backends[0].newDB(t)
+	web := apptest.NewWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30})
+	db := apptest.Backends[0].NewDB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	args := append(web.crawlArgs(db, "--delay", "0", "--max-pages", "20", "--robots-retry", "1h"),
+	args := append(web.CrawlArgs(db, "--delay", "0", "--max-pages", "20", "--robots-retry", "1h"),
 		"http://shop.campus-store.test/", "http://www.northfield-university.test/")
 	var stdout, stderr bytes.Buffer
 	err := run(ctx, args, &stdout, &stderr)
@@ -48,23 +49,23 @@ func TestMaxHostShare(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, testMaxHostShare)
+	apptest.ForEachBackend(t, testMaxHostShare)
 }
 
 // testMaxHostShare gives no host more than a fifth of a 1 MB byte
 // budget: a host that reaches its share has its queued URLs skipped, while
 // the other hosts go on.
-func testMaxHostShare(t *testing.T, be backend) {
+func testMaxHostShare(t *testing.T, be apptest.Backend) {
 	const maxBytes, share = 1_000_000, 0.2
-	web := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30, NoFaults: true})
-	db := be.newDB(t)
-	out := mustCrawl(t, web.crawlArgs(db, "--delay", "50ms", "--max-depth", "0", "--max-bytes", strconv.Itoa(maxBytes),
+	web := apptest.NewWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30, NoFaults: true})
+	db := be.NewDB(t)
+	out := mustCrawl(t, web.CrawlArgs(db, "--delay", "50ms", "--max-depth", "0", "--max-bytes", strconv.Itoa(maxBytes),
 		"--max-host-share", fmt.Sprint(share), "http://www.northfield-university.test/", clJournal+"/",
 		"http://lab.quantum-optics-institute.test/")...)
-	d := openDB(t, db)
+	d := apptest.OpenDB(t, db)
 	const hostShare = int64(share * maxBytes)
 
-	capped := queryStrings(t, d, `SELECT DISTINCT h.key FROM urls u JOIN hosts h ON h.id = u.host_id
+	capped := apptest.QueryStrings(t, d, `SELECT DISTINCT h.key FROM urls u JOIN hosts h ON h.id = u.host_id
 		WHERE u.state = 5 AND u.error = 'host byte budget reached' ORDER BY h.key`)
 	if len(capped) == 0 {
 		t.Fatalf("no host reached its share of %d bytes:\n%s", hostShare, out)
@@ -77,14 +78,14 @@ func testMaxHostShare(t *testing.T, be backend) {
 	} else if _, err := fmt.Sscanf(strings.TrimSpace(out[i+len("budget:"):]), "%d host(s) spent their byte share", &spent); err != nil || spent < len(capped) {
 		t.Errorf("the run summary says %d host(s) spent their byte share (%v), want at least %d:\n%s", spent, err, len(capped), out)
 	}
-	hosts := queryStrings(t, d, `SELECT key FROM hosts WHERE fetched > 0 ORDER BY key`)
+	hosts := apptest.QueryStrings(t, d, `SELECT key FROM hosts WHERE fetched > 0 ORDER BY key`)
 	if len(hosts) <= len(capped) {
 		t.Errorf("hosts fetched %v, capped %v: want the others to go on", hosts, capped)
 	}
 	for _, h := range hosts {
 		// Pages fetched after the host's bytes reached its share: at most
 		// those claimed or in flight when it did.
-		rows, err := d.Query(d.rebind(`SELECT CASE WHEN p.wire_bytes > 0 THEN p.wire_bytes ELSE p.bytes END
+		rows, err := d.Query(d.Rebind(`SELECT CASE WHEN p.wire_bytes > 0 THEN p.wire_bytes ELSE p.bytes END
 			FROM pages p JOIN urls u ON u.id = p.url_id JOIN hosts h ON h.id = u.host_id WHERE h.key = ? ORDER BY p.fetched_at`), h)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/testweb"
 	"github.com/acrawler/acrawler/internal/warc"
@@ -22,14 +23,14 @@ func TestContentPipeline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, testContentPipeline)
+	apptest.ForEachBackend(t, testContentPipeline)
 }
 
-func testContentPipeline(t *testing.T, be backend) {
-	web := newTestWeb(t, testweb.Config{Seed: 23, Sites: 1, PagesPerSite: 20})
-	db := be.newDB(t)
+func testContentPipeline(t *testing.T, be apptest.Backend) {
+	web := apptest.NewWeb(t, testweb.Config{Seed: 23, Sites: 1, PagesPerSite: 20})
+	db := be.NewDB(t)
 	warcDir := filepath.Join(t.TempDir(), "warc")
-	args := web.crawlArgs(db, "--delay", "0", "--max-depth", "0", "--max-crawl-delay", "1ms")
+	args := web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", "--max-crawl-delay", "1ms")
 	args = append(args, "--warc", warcDir, "http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/")
 	for _, s := range web.Sites() {
 		if strings.HasPrefix(s.Host, "www.uni-") {

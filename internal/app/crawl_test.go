@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -15,10 +16,10 @@ func TestCrawlIsPolite(t *testing.T) {
 		t.Skip("crawls the test web with real delays")
 	}
 	t.Parallel() // its crawls wait on delays and timeouts more than they compute
-	forEachBackend(t, testCrawlIsPolite)
+	apptest.ForEachBackend(t, testCrawlIsPolite)
 }
 
-func testCrawlIsPolite(t *testing.T, be backend) {
+func testCrawlIsPolite(t *testing.T, be apptest.Backend) {
 	// The delays are real: testing/synctest's clock moves only when every
 	// goroutine of its bubble is durably blocked, which one waiting on a
 	// socket never is, and the test web answers on a real loopback port
@@ -26,10 +27,10 @@ func testCrawlIsPolite(t *testing.T, be backend) {
 	// delays are short instead: --delay 50ms, and robots.txt's Crawl-delay
 	// (1s on one host, 0.5s on another) capped by --max-crawl-delay at
 	// 300ms, which is the gap those hosts must then keep.
-	web := newTestWeb(t, testweb.Config{Seed: 3, PagesPerSite: 8, Slow: 300 * time.Millisecond})
-	db := be.newDB(t)
+	web := apptest.NewWeb(t, testweb.Config{Seed: 3, PagesPerSite: 8, Slow: 300 * time.Millisecond})
+	db := be.NewDB(t)
 	const delay, maxCrawlDelay = 50 * time.Millisecond, 300 * time.Millisecond
-	args := web.crawlArgs(db, "--delay", delay.String(), "--max-crawl-delay", maxCrawlDelay.String(), "--scope", "any",
+	args := web.CrawlArgs(db, "--delay", delay.String(), "--max-crawl-delay", maxCrawlDelay.String(), "--scope", "any",
 		"--max-depth", "3", "--workers", "8", "--max-pages-per-host", "12") // the Crawl-delay hosts are the long pole
 	mustCrawl(t, append(args, allSeeds(web)...)...)
 
@@ -91,8 +92,8 @@ func testCrawlIsPolite(t *testing.T, be backend) {
 		}
 	}
 	// The acrawler group of northfield applies, not the * group.
-	d := openDB(t, db)
-	if n := queryInt(t, d, `SELECT count(*) FROM urls WHERE state = 4`); n == 0 {
+	d := apptest.OpenDB(t, db)
+	if n := apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE state = 4`); n == 0 {
 		t.Error("no URL recorded as disallowed by robots.txt")
 	}
 }
@@ -102,43 +103,43 @@ func TestBudgets(t *testing.T) {
 		t.Skip("crawls the test web")
 	}
 	t.Parallel() // its crawls wait on delays and timeouts more than they compute
-	forEachBackend(t, testBudgets)
+	apptest.ForEachBackend(t, testBudgets)
 }
 
-func testBudgets(t *testing.T, be backend) {
+func testBudgets(t *testing.T, be apptest.Backend) {
 	cfg := testweb.Config{Seed: 5, PagesPerSite: 30, Slow: 200 * time.Millisecond}
 	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/",
 		"http://lab.quantum-optics-institute.test/", "http://blog.deep-archive.test/"}
-	crawlWith := func(t *testing.T, extra ...string) (*testWeb, *testDB, string, string) {
-		web := newTestWeb(t, cfg)
-		db := be.newDB(t)
-		args := append(web.crawlArgs(db, append([]string{"--delay", "0"}, extra...)...), seeds...)
+	crawlWith := func(t *testing.T, extra ...string) (*apptest.Web, *apptest.DB, string, string) {
+		web := apptest.NewWeb(t, cfg)
+		db := be.NewDB(t)
+		args := append(web.CrawlArgs(db, append([]string{"--delay", "0"}, extra...)...), seeds...)
 		out := mustCrawl(t, args...)
-		return web, openDB(t, db), out, db
+		return web, apptest.OpenDB(t, db), out, db
 	}
 	t.Run("max-pages", func(t *testing.T) {
 		t.Parallel() // each its own web and database
 		web, db, out, _ := crawlWith(t, "--max-pages", "40")
-		if n := len(pageRequests(web)); n > 40 || n < 35 {
+		if n := len(apptest.PageRequests(web)); n > 40 || n < 35 {
 			t.Errorf("%d pages requested under --max-pages 40", n)
 		}
-		if n := queryInt(t, db, `SELECT count(*) FROM pages`); n > 40 {
+		if n := apptest.QueryInt(t, db, `SELECT count(*) FROM pages`); n > 40 {
 			t.Errorf("%d pages recorded under --max-pages 40", n)
 		}
 		if !strings.Contains(out, "page budget reached") {
 			t.Errorf("summary does not report the page budget:\n%s", out)
 		}
-		if n := queryInt(t, db, `SELECT count(*) FROM urls WHERE state = 0`); n == 0 {
+		if n := apptest.QueryInt(t, db, `SELECT count(*) FROM urls WHERE state = 0`); n == 0 {
 			t.Error("nothing left queued: the budget stopped nothing")
 		}
 	})
 	t.Run("max-pages-per-host", func(t *testing.T) {
 		t.Parallel() // each its own web and database
 		_, db, out, _ := crawlWith(t, "--max-pages-per-host", "15")
-		if n := queryInt(t, db, `SELECT max(admitted) FROM hosts`); n != 15 {
+		if n := apptest.QueryInt(t, db, `SELECT max(admitted) FROM hosts`); n != 15 {
 			t.Errorf("most URLs admitted on a host = %d, want 15", n)
 		}
-		if n := queryInt(t, db, `SELECT count(*) FROM (SELECT host_id FROM urls GROUP BY host_id HAVING count(*) > 15) AS t`); n != 0 {
+		if n := apptest.QueryInt(t, db, `SELECT count(*) FROM (SELECT host_id FROM urls GROUP BY host_id HAVING count(*) > 15) AS t`); n != 0 {
 			t.Errorf("%d hosts hold more than 15 URLs", n)
 		}
 		if !strings.Contains(out, "reached --max-pages-per-host 15") {
@@ -148,7 +149,7 @@ func testBudgets(t *testing.T, be backend) {
 	t.Run("max-depth", func(t *testing.T) {
 		t.Parallel() // each its own web and database
 		_, db, out, _ := crawlWith(t, "--max-depth", "2")
-		if n := queryInt(t, db, `SELECT max(depth) FROM urls`); n != 2 {
+		if n := apptest.QueryInt(t, db, `SELECT max(depth) FROM urls`); n != 2 {
 			t.Errorf("deepest URL at depth %d, want 2", n)
 		}
 		if !regexpMatch(`[1-9]\d* over depth 2`, out) {
@@ -180,7 +181,7 @@ func testBudgets(t *testing.T, be backend) {
 		if !strings.Contains(out, "duration budget reached") {
 			t.Errorf("summary does not report the duration budget:\n%s", out)
 		}
-		if n := queryInt(t, db, `SELECT count(*) FROM urls WHERE state = 1`); n != 0 {
+		if n := apptest.QueryInt(t, db, `SELECT count(*) FROM urls WHERE state = 1`); n != 0 {
 			t.Errorf("%d URLs left in flight after a clean stop", n)
 		}
 	})
@@ -191,22 +192,22 @@ func TestTrapsAndFaults(t *testing.T) {
 		t.Skip("crawls the test web")
 	}
 	t.Parallel() // its crawls wait on delays and timeouts more than they compute
-	forEachBackend(t, testTrapsAndFaults)
+	apptest.ForEachBackend(t, testTrapsAndFaults)
 }
 
-func testTrapsAndFaults(t *testing.T, be backend) {
-	web := newTestWeb(t, testweb.Config{Seed: 9, PagesPerSite: 20, Slow: 300 * time.Millisecond})
-	db := be.newDB(t)
+func testTrapsAndFaults(t *testing.T, be apptest.Backend) {
+	web := apptest.NewWeb(t, testweb.Config{Seed: 9, PagesPerSite: 20, Slow: 300 * time.Millisecond})
+	db := be.NewDB(t)
 	seeds := []string{"http://www.northfield-university.test/", "http://news.city-daily.test/",
 		"http://blog.deep-archive.test/", "http://faults.test/"}
 	// A 429 or 503 backs its host off (from 1s, doubling) and Retry-After
 	// asks 1s: --max-backoff caps both at 250ms, so that the faults host
 	// is not the test's long pole. What each fault ends in is the same.
-	args := append(web.crawlArgs(db, "--delay", "0", "--max-depth", "6", "--max-url-length", "1024", "--scope", "domain",
+	args := append(web.CrawlArgs(db, "--delay", "0", "--max-depth", "6", "--max-url-length", "1024", "--scope", "domain",
 		"--max-backoff", "250ms"), seeds...)
 	mustCrawl(t, args...)
-	d := openDB(t, db)
-	reqs := pageRequests(web)
+	d := apptest.OpenDB(t, db)
+	reqs := apptest.PageRequests(web)
 
 	// Calendar: excluded by the default patterns, never fetched.
 	for _, u := range reqs {
@@ -216,7 +217,7 @@ func testTrapsAndFaults(t *testing.T, be backend) {
 	}
 	// Repeated path segments: the trap grows without end; the repeated
 	// segment limit (3) stops it, within the depth budget.
-	trapURLs := queryStrings(t, d, `SELECT url FROM urls WHERE url LIKE 'http://blog.deep-archive.test/a/%'`)
+	trapURLs := apptest.QueryStrings(t, d, `SELECT url FROM urls WHERE url LIKE 'http://blog.deep-archive.test/a/%'`)
 	if len(trapURLs) == 0 {
 		t.Error("the /a/b/a/b/ trap was not entered at all")
 	}
@@ -227,7 +228,7 @@ func testTrapsAndFaults(t *testing.T, be backend) {
 			}
 		}
 	}
-	if n := queryInt(t, d, `SELECT max(depth) FROM urls`); n > 6 {
+	if n := apptest.QueryInt(t, d, `SELECT max(depth) FROM urls`); n > 6 {
 		t.Errorf("URL admitted at depth %d, beyond --max-depth 6", n)
 	}
 	// Long URLs: refused by --max-url-length.
@@ -253,7 +254,7 @@ func testTrapsAndFaults(t *testing.T, be backend) {
 		}
 		for u, n := range us {
 			var attempts int
-			d.row(`SELECT attempts FROM urls WHERE url = ?`, u).Scan(&attempts)
+			d.Row(`SELECT attempts FROM urls WHERE url = ?`, u).Scan(&attempts)
 			if n > max(attempts, 1) {
 				t.Errorf("%s fetched %d times in %d attempts", u, n, attempts)
 			}
@@ -263,7 +264,7 @@ func testTrapsAndFaults(t *testing.T, be backend) {
 	state := func(u string) (int, int, string) {
 		var st, status int
 		var errText sql.NullString
-		err := d.row(`SELECT u.state, coalesce(p.status, 0), u.error FROM urls u LEFT JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, u).Scan(&st, &status, &errText)
+		err := d.Row(`SELECT u.state, coalesce(p.status, 0), u.error FROM urls u LEFT JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, u).Scan(&st, &status, &errText)
 		if err != nil {
 			t.Errorf("%s: %v", u, err)
 		}
@@ -294,7 +295,7 @@ func testTrapsAndFaults(t *testing.T, be backend) {
 		}
 	}
 	// The redirect loop ends: each hop fetched once, and recorded.
-	loops := queryStrings(t, d, `SELECT redirect_to FROM pages WHERE url LIKE 'http://faults.test/loop/%'`)
+	loops := apptest.QueryStrings(t, d, `SELECT redirect_to FROM pages WHERE url LIKE 'http://faults.test/loop/%'`)
 	if len(loops) != 2 {
 		t.Errorf("redirect loop recorded %d hops, want 2", len(loops))
 	}

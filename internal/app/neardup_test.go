@@ -3,6 +3,7 @@ package app
 import (
 	"testing"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -14,17 +15,17 @@ func TestNearDistanceFlag(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	for _, be := range backends {
-		t.Run(be.name, func(t *testing.T) {
-			web := newTestWeb(t, testweb.Config{Seed: 23, Sites: 1, PagesPerSite: 20})
+	for _, be := range apptest.Backends {
+		t.Run(be.Name, func(t *testing.T) {
+			web := apptest.NewWeb(t, testweb.Config{Seed: 23, Sites: 1, PagesPerSite: 20})
 			near := map[string]int{}
 			for _, dist := range []string{"3", "0"} {
-				db := be.newDB(t)
-				args := web.crawlArgs(db, "--delay", "0", "--max-depth", "0", "--max-crawl-delay", "1ms", "--no-pdf", "--warc", "off",
+				db := be.NewDB(t)
+				args := web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", "--max-crawl-delay", "1ms", "--no-pdf", "--warc", "off",
 					"--near-distance", dist, "http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/")
 				mustCrawl(t, args...)
-				d := openDB(t, db)
-				near[dist] = int(queryInt(t, d, `SELECT count(*) FROM pages WHERE near_duplicate_of <> 0`))
+				d := apptest.OpenDB(t, db)
+				near[dist] = int(apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE near_duplicate_of <> 0`))
 				d.Close()
 			}
 			if near["3"] == 0 {

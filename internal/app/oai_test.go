@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -34,15 +35,15 @@ func TestCrawlHarvestsOAI(t *testing.T) {
 	}))
 	defer srv.Close()
 	endpoint := "http://" + testweb.RepositoryHost + "/oai"
-	forEachBackend(t, func(t *testing.T, be backend) {
+	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) {
 		mu.Lock()
 		lists = nil
 		mu.Unlock()
-		db := be.newDB(t)
+		db := be.NewDB(t)
 		args := []string{"--db", db, "--proxy", srv.URL, "--delay", "0", "--progress", "off", "--log-level", "warn",
 			"--warc", filepath.Join(t.TempDir(), "warc"), "--scope", "host", "--oai", endpoint}
 		mustCrawl(t, append([]string{"crawl"}, args...)...)
-		d := openDB(t, db)
+		d := apptest.OpenDB(t, db)
 		live := 0
 		for _, r := range repo.Records() {
 			if r.Deleted {
@@ -50,15 +51,15 @@ func TestCrawlHarvestsOAI(t *testing.T) {
 			}
 			live++
 			for _, u := range []string{r.Landing, r.PDF} {
-				if n := queryInt(t, d, `SELECT count(*) FROM pages WHERE url = ? AND status = 200`, u); n != 1 {
+				if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE url = ? AND status = 200`, u); n != 1 {
 					t.Errorf("%s (record %s) fetched %d times with 200, want once", u, r.Identifier, n)
 				}
 			}
 		}
-		if n := queryInt(t, d, `SELECT count(*) FROM urls WHERE via = 'oai'`); n != int64(2*live) {
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE via = 'oai'`); n != int64(2*live) {
 			t.Errorf("%d URLs queued from the repository's records, want %d", n, 2*live)
 		}
-		if n := queryInt(t, d, `SELECT count(*) FROM source_errors`); n != 0 {
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM source_errors`); n != 0 {
 			t.Errorf("%d source errors after a clean harvest", n)
 		}
 		mu.Lock()
@@ -84,7 +85,7 @@ func TestCrawlHarvestsOAI(t *testing.T) {
 		// cuts each token's first answer: a fresh one for each backend.)
 		fresh := httptest.NewServer(testweb.NewRepository(testweb.New(testweb.Config{})))
 		defer fresh.Close()
-		db = be.newDB(t)
+		db = be.NewDB(t)
 		args = []string{"crawl", "--db", db, "--proxy", fresh.URL, "--delay", "0", "--progress", "off", "--log-level", "error",
 			"--warc", filepath.Join(t.TempDir(), "warc"), "--scope", "host", "--max-pages", "5", "--oai", endpoint + "/truncated"}
 		mustCrawl(t, args...)
@@ -92,7 +93,7 @@ func TestCrawlHarvestsOAI(t *testing.T) {
 		if !strings.Contains(out, "oai "+endpoint+"/truncated") || !strings.Contains(out, "truncated response") {
 			t.Errorf("stats shows no source error for the truncated answer:\n%s", out)
 		}
-		if n := queryInt(t, openDB(t, db), `SELECT count(*) FROM urls WHERE via = 'oai'`); n != 2*testweb.RepositoryPageSize {
+		if n := apptest.QueryInt(t, apptest.OpenDB(t, db), `SELECT count(*) FROM urls WHERE via = 'oai'`); n != 2*testweb.RepositoryPageSize {
 			t.Errorf("%d URLs queued before the truncated page, want the first page's %d", n, 2*testweb.RepositoryPageSize)
 		}
 	})

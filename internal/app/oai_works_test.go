@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -24,12 +25,12 @@ func TestWorksOfHarvestedRecords(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, func(t *testing.T, be backend) {
-		web := newTestWeb(t, testweb.Config{Seed: 29, PagesPerSite: 10, NoFaults: true})
+	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) {
+		web := apptest.NewWeb(t, testweb.Config{Seed: 29, PagesPerSite: 10, NoFaults: true})
 		repo := testweb.NewRepository(web.Web)
-		db := be.newDB(t)
+		db := be.NewDB(t)
 		endpoint := "http://" + testweb.RepositoryHost + "/oai"
-		mustCrawl(t, web.crawlArgs(db, "--delay", "0", "--max-crawl-delay", "1ms", "--oai", endpoint,
+		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-crawl-delay", "1ms", "--oai", endpoint,
 			"http://www.northfield-university.test/", "http://cs.northfield-university.test/", "http://"+testweb.RepositoryHost+"/")...)
 		ctx := context.Background()
 		st, err := openStoreReadOnly(ctx, db)

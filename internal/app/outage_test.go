@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -107,12 +108,12 @@ type noticeWriter struct {
 	mu     sync.Mutex
 	buf    strings.Builder
 	mark   string
-	web    *testWeb
+	web    *apptest.Web
 	at     int // page requests when mark was seen; -1 before
 	marked chan struct{}
 }
 
-func newNoticeWriter(web *testWeb, mark string) *noticeWriter {
+func newNoticeWriter(web *apptest.Web, mark string) *noticeWriter {
 	return &noticeWriter{mark: mark, web: web, at: -1, marked: make(chan struct{})}
 }
 
@@ -121,7 +122,7 @@ func (w *noticeWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	w.buf.Write(p)
 	if w.at < 0 && strings.Contains(w.buf.String(), w.mark) {
-		w.at = len(pageRequests(w.web))
+		w.at = len(apptest.PageRequests(w.web))
 		close(w.marked)
 	}
 	return len(p), nil
@@ -139,16 +140,16 @@ const outageWorkers = 4
 
 // runOutageCrawl starts a crawl through the link and returns its stderr
 // watcher and a channel with its error.
-func runOutageCrawl(t *testing.T, web *testWeb, db string, extra ...string) (*noticeWriter, chan error) {
+func runOutageCrawl(t *testing.T, web *apptest.Web, db string, extra ...string) (*noticeWriter, chan error) {
 	t.Helper()
 	return runOutageCrawlCtx(t, context.Background(), web, db, extra...)
 }
 
-func runOutageCrawlCtx(t *testing.T, ctx context.Context, web *testWeb, db string, extra ...string) (*noticeWriter, chan error) {
+func runOutageCrawlCtx(t *testing.T, ctx context.Context, web *apptest.Web, db string, extra ...string) (*noticeWriter, chan error) {
 	t.Helper()
 	stderr := newNoticeWriter(web, "store unavailable")
 	done := make(chan error, 1)
-	args := append(web.crawlArgs(db, append([]string{"--delay", "10ms", "--workers", fmt.Sprint(outageWorkers), "--lease", "2s"},
+	args := append(web.CrawlArgs(db, append([]string{"--delay", "10ms", "--workers", fmt.Sprint(outageWorkers), "--lease", "2s"},
 		extra...)...), outageSeeds...)
 	go func() {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
@@ -162,7 +163,7 @@ var outageSeeds = []string{"http://www.northfield-university.test/", "http://jou
 
 // checkQuietDuringOutage checks that once the crawler met the outage it
 // sent no request beyond those already on their way.
-func checkQuietDuringOutage(t *testing.T, web *testWeb, stderr *noticeWriter, end int) {
+func checkQuietDuringOutage(t *testing.T, web *apptest.Web, stderr *noticeWriter, end int) {
 	t.Helper()
 	select {
 	case <-stderr.marked:
@@ -183,14 +184,14 @@ func checkQuietDuringOutage(t *testing.T, web *testWeb, stderr *noticeWriter, en
 // checkEveryPageOnce compares a crawl with an uninterrupted one of the same
 // web and checks that no page recorded when the database went (atCut) was
 // fetched again: only results lost with the database are fetched twice.
-func checkEveryPageOnce(t *testing.T, web *testWeb, dsn string, cfg testweb.Config, atCut map[string]bool) {
+func checkEveryPageOnce(t *testing.T, web *apptest.Web, dsn string, cfg testweb.Config, atCut map[string]bool) {
 	t.Helper()
-	ref := newTestWeb(t, cfg)
-	refDB := backends[0].newDB(t)
-	mustCrawl(t, append(ref.crawlArgs(refDB, "--delay", "0"), outageSeeds...)...)
-	want, got := finalURLs(t, refDB), finalURLs(t, dsn)
-	if a, b := diff(want, got); len(a)+len(b) > 0 {
-		t.Errorf("after the outage: %d URLs missing %s, %d extra %s", len(a), short(a), len(b), short(b))
+	ref := apptest.NewWeb(t, cfg)
+	refDB := apptest.Backends[0].NewDB(t)
+	mustCrawl(t, append(ref.CrawlArgs(refDB, "--delay", "0"), outageSeeds...)...)
+	want, got := apptest.FinalURLs(t, refDB), apptest.FinalURLs(t, dsn)
+	if a, b := apptest.Diff(want, got); len(a)+len(b) > 0 {
+		t.Errorf("after the outage: %d URLs missing %s, %d extra %s", len(a), apptest.Short(a), len(b), apptest.Short(b))
 	}
 	seen := map[string]int{}
 	twice := 0
@@ -216,7 +217,7 @@ func checkEveryPageOnce(t *testing.T, web *testWeb, dsn string, cfg testweb.Conf
 func recordedURLs(t *testing.T, dsn string) map[string]bool {
 	t.Helper()
 	m := map[string]bool{}
-	for _, u := range finalURLs(t, dsn) {
+	for _, u := range apptest.FinalURLs(t, dsn) {
 		m[u] = true
 	}
 	return m
@@ -234,7 +235,7 @@ func TestDatabaseOutage(t *testing.T) {
 	t.Run("short", func(t *testing.T) {
 		dsn := pgtest.SchemaDSN(t)
 		link := newFlakyLink(t, pgTarget(t, dsn))
-		web := newTestWeb(t, cfg)
+		web := apptest.NewWeb(t, cfg)
 		stderr, done := runOutageCrawl(t, web, link.viaLink(t, dsn), "--store-outage", "30s")
 		waitRequests(t, web, 60)
 		link.cut()
@@ -244,7 +245,7 @@ func TestDatabaseOutage(t *testing.T) {
 		case <-time.After(10 * time.Second):
 		}
 		time.Sleep(2 * time.Second)
-		checkQuietDuringOutage(t, web, stderr, len(pageRequests(web)))
+		checkQuietDuringOutage(t, web, stderr, len(apptest.PageRequests(web)))
 		link.restore()
 		select {
 		case err := <-done:
@@ -259,7 +260,7 @@ func TestDatabaseOutage(t *testing.T) {
 	t.Run("long", func(t *testing.T) {
 		dsn := pgtest.SchemaDSN(t)
 		link := newFlakyLink(t, pgTarget(t, dsn))
-		web := newTestWeb(t, cfg)
+		web := apptest.NewWeb(t, cfg)
 		db := link.viaLink(t, dsn)
 		stderr, done := runOutageCrawl(t, web, db, "--store-outage", "2s")
 		waitRequests(t, web, 60)
@@ -284,7 +285,7 @@ func TestDatabaseOutage(t *testing.T) {
 		case <-time.After(time.Minute):
 			t.Fatalf("crawl did not give up on a lost database\n%s", stderr)
 		}
-		checkQuietDuringOutage(t, web, stderr, len(pageRequests(web)))
+		checkQuietDuringOutage(t, web, stderr, len(apptest.PageRequests(web)))
 		if strings.Contains(stderr.String(), "available again") {
 			t.Errorf("the crawler said the store was back while it was not:\n%s", stderr)
 		}
@@ -307,7 +308,7 @@ func TestDatabaseOutage(t *testing.T) {
 		// seconds, although --store-outage would wait for minutes.
 		dsn := pgtest.SchemaDSN(t)
 		link := newFlakyLink(t, pgTarget(t, dsn))
-		web := newTestWeb(t, cfg)
+		web := apptest.NewWeb(t, cfg)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		stderr, done := runOutageCrawlCtx(t, ctx, web, link.viaLink(t, dsn), "--store-outage", "10m")
@@ -327,12 +328,12 @@ func TestDatabaseOutage(t *testing.T) {
 	})
 }
 
-func waitRequests(t *testing.T, web *testWeb, n int) {
+func waitRequests(t *testing.T, web *apptest.Web, n int) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
-	for len(pageRequests(web)) < n {
+	for len(apptest.PageRequests(web)) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d pages fetched after a minute", len(pageRequests(web)))
+			t.Fatalf("only %d pages fetched after a minute", len(apptest.PageRequests(web)))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/crawl"
 )
 
@@ -87,11 +88,11 @@ func TestRecordedSettings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls")
 	}
-	forEachBackend(t, func(t *testing.T, be backend) {
+	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) {
 		web := &shapeWeb{agents: map[string]int{}}
 		srv := httptest.NewServer(web)
 		defer srv.Close()
-		db := be.newDB(t)
+		db := be.NewDB(t)
 		crawlDir, elsewhere := t.TempDir(), t.TempDir()
 		t.Chdir(crawlDir)
 		mustCrawl(t, "crawl", "--db", db, "--proxy", srv.URL, "--delay", "0", "--progress", "off", "--log-level", "warn",
@@ -130,7 +131,7 @@ func TestRecordedSettings(t *testing.T) {
 		}
 
 		t.Chdir(elsewhere)
-		if out := mustCrawl(t, "reparse", "--db", db); !strings.Contains(out, filepath.Join(crawlDir, "acrawler-warc")) && isPostgres(db) {
+		if out := mustCrawl(t, "reparse", "--db", db); !strings.Contains(out, filepath.Join(crawlDir, "acrawler-warc")) && apptest.IsPostgres(db) {
 			t.Errorf("reparse read %q, want the archive the crawl recorded in %s", out, crawlDir)
 		}
 		check("reparse", 5)
@@ -203,7 +204,7 @@ func TestEveryCommandTakesConfig(t *testing.T) {
 			}
 			code, help, _ = runQuiet(t, cmd, "-h")
 			if code != 0 || !strings.Contains(help, "-config file") {
-				t.Errorf("acrawler %s -h: exit %d, %q; want --config listed", cmd, code, firstLines(help, 5))
+				t.Errorf("acrawler %s -h: exit %d, %q; want --config listed", cmd, code, apptest.FirstLines(help, 5))
 			}
 		})
 	}

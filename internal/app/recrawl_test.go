@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -48,12 +49,12 @@ func TestRecrawl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web four times")
 	}
-	forEachBackend(t, testRecrawl)
+	apptest.ForEachBackend(t, testRecrawl)
 }
 
-func testRecrawl(t *testing.T, be backend) {
-	web := newTestWeb(t, testweb.Config{Seed: 13, Sites: 3, PagesPerSite: 25, NoFaults: true})
-	db := be.newDB(t)
+func testRecrawl(t *testing.T, be apptest.Backend) {
+	web := apptest.NewWeb(t, testweb.Config{Seed: 13, Sites: 3, PagesPerSite: 25, NoFaults: true})
+	db := be.NewDB(t)
 	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/"}
 	for _, s := range web.Sites() {
 		if strings.HasPrefix(s.Host, "www.uni-") || strings.HasPrefix(s.Host, "lab-") {
@@ -62,7 +63,7 @@ func testRecrawl(t *testing.T, be backend) {
 	}
 	// Some generated sites ask for a Crawl-delay of seconds: capped here.
 	common := []string{"--delay", "0", "--max-depth", "0", "--no-pdf", "--lease", "2s", "--max-crawl-delay", "1ms"}
-	mustCrawl(t, append(web.crawlArgs(db, common...), seeds...)...)
+	mustCrawl(t, append(web.CrawlArgs(db, common...), seeds...)...)
 	before := pageStates(t, db)
 	var firstBytes int64
 	for _, r := range web.Requests() {
@@ -76,7 +77,7 @@ func testRecrawl(t *testing.T, be backend) {
 	changed, removed, added := web.Changes()
 	web.ResetRequests()
 	const delay = 20 * time.Millisecond
-	recrawlArgs := append([]string{"recrawl"}, web.crawlArgs(db, "--delay", delay.String(), "--no-pdf", "--lease", "2s",
+	recrawlArgs := append([]string{"recrawl"}, web.CrawlArgs(db, "--delay", delay.String(), "--no-pdf", "--lease", "2s",
 		"--max-crawl-delay", "1ms", "--all")[1:]...)
 	out := mustCrawl(t, recrawlArgs...)
 	if !strings.Contains(out, "recrawl run 1:") {

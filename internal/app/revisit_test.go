@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -68,14 +69,14 @@ func dueSplit(t *testing.T, db string, now time.Time) (due, notDue map[string]bo
 		}
 	}
 	if len(between) > 0 {
-		t.Fatalf("%d pages due within the hour, which the test's schedule should not allow: %s", len(between), short(between))
+		t.Fatalf("%d pages due within the hour, which the test's schedule should not allow: %s", len(between), apptest.Short(between))
 	}
 	return due, notDue
 }
 
 // requestedPages are the URLs the test web was asked for with GET since
 // its log was last reset, robots.txt files aside.
-func requestedPages(w *testWeb) map[string]bool {
+func requestedPages(w *apptest.Web) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range w.Requests() {
 		if r.Method == http.MethodGet && r.Path != "/robots.txt" {
@@ -91,7 +92,7 @@ func TestRecrawlVisitsOnlyDuePages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web twice")
 	}
-	forEachBackend(t, func(t *testing.T, be backend) { testOnlyDuePages(t, be, "recrawl") })
+	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) { testOnlyDuePages(t, be, "recrawl") })
 }
 
 // TestCrawlQueuesDuePages: `crawl` on an existing database queues the due
@@ -100,16 +101,16 @@ func TestCrawlQueuesDuePages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web twice")
 	}
-	forEachBackend(t, func(t *testing.T, be backend) { testOnlyDuePages(t, be, "crawl") })
+	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) { testOnlyDuePages(t, be, "crawl") })
 }
 
-func testOnlyDuePages(t *testing.T, be backend, cmd string) {
-	web := newTestWeb(t, testweb.Config{Seed: 21, PagesPerSite: 20, NoFaults: true})
-	db := be.newDB(t)
+func testOnlyDuePages(t *testing.T, be apptest.Backend, cmd string) {
+	web := apptest.NewWeb(t, testweb.Config{Seed: 21, PagesPerSite: 20, NoFaults: true})
+	db := be.NewDB(t)
 	conf := writeRecrawlConfig(t, shortHomesLongRest...)
 	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/"}
 	flags := []string{"--config", conf, "--delay", "0", "--max-depth", "0", "--no-pdf", "--lease", "2s", "--max-crawl-delay", "1ms"}
-	mustCrawl(t, append(web.crawlArgs(db, flags...), seeds...)...)
+	mustCrawl(t, append(web.CrawlArgs(db, flags...), seeds...)...)
 
 	web.Advance()
 	due, notDue := dueSplit(t, db, time.Now())
@@ -126,7 +127,7 @@ func testOnlyDuePages(t *testing.T, be backend, cmd string) {
 			len(due), dueInner, len(notDue))
 	}
 	web.ResetRequests()
-	args := append([]string{cmd}, web.crawlArgs(db, flags...)[1:]...)
+	args := append([]string{cmd}, web.CrawlArgs(db, flags...)[1:]...)
 	if cmd == "crawl" {
 		args = append(args, seeds...) // the same command again
 	}
@@ -141,7 +142,7 @@ func testOnlyDuePages(t *testing.T, be backend, cmd string) {
 	}
 	sort.Strings(early)
 	if len(early) > 0 {
-		t.Errorf("%s revisited %d of %d pages that were not due: %s", cmd, len(early), len(notDue), short(early))
+		t.Errorf("%s revisited %d of %d pages that were not due: %s", cmd, len(early), len(notDue), apptest.Short(early))
 	}
 	var missed []string
 	for u := range due {
@@ -151,7 +152,7 @@ func testOnlyDuePages(t *testing.T, be backend, cmd string) {
 	}
 	sort.Strings(missed)
 	if len(missed) > 0 {
-		t.Errorf("%s left %d of %d due pages unvisited: %s", cmd, len(missed), len(due), short(missed))
+		t.Errorf("%s left %d of %d due pages unvisited: %s", cmd, len(missed), len(due), apptest.Short(missed))
 	}
 	if cmd == "recrawl" && !strings.Contains(out, fmt.Sprintf("recrawl run 1: %d pages revisited", len(due))) {
 		t.Errorf("want a run summary with %d pages revisited, got:\n%s", len(due), out)
@@ -302,14 +303,14 @@ func searchFinds(t *testing.T, db, q, u string) bool {
 // last fetch makes the page due now, though its interval has years to run;
 // a page whose <lastmod> did not move stays as it was.
 func TestSitemapLastmodMakesPageDue(t *testing.T) {
-	forEachBackend(t, testSitemapLastmod)
+	apptest.ForEachBackend(t, testSitemapLastmod)
 }
 
-func testSitemapLastmod(t *testing.T, be backend) {
+func testSitemapLastmod(t *testing.T, be apptest.Backend) {
 	m := newMiniWeb(t, miniPages())
 	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	m.sitemap = map[string]time.Time{"/": old, "/a": old, "/b": old}
-	db := be.newDB(t)
+	db := be.NewDB(t)
 	conf := writeRecrawlConfig(t, shortHomesLongRest...)
 	mustCrawl(t, m.args("crawl", db, conf, miniOrigin+"/")...)
 	if got := m.requested(); !got["/sitemap.xml"] || !got["/a"] || !got["/b"] {
@@ -341,12 +342,12 @@ func testSitemapLastmod(t *testing.T, be backend) {
 		t.Fatalf("the recrawl did not visit /a, which the sitemap it read made due; requested %v\n%s", got, out)
 	}
 	// ... once, as one of the run's revisits.
-	d := openDB(t, db)
+	d := apptest.OpenDB(t, db)
 	var run, checks int64
-	if err := d.row(`SELECT max(id) FROM runs`).Scan(&run); err != nil {
+	if err := d.Row(`SELECT max(id) FROM runs`).Scan(&run); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.row(`SELECT count(*) FROM page_history WHERE url_id = ? AND run = ?`,
+	if err := d.Row(`SELECT count(*) FROM page_history WHERE url_id = ? AND run = ?`,
 		int64(crawl.URLID(miniOrigin+"/a")), run).Scan(&checks); err != nil {
 		t.Fatal(err)
 	}
@@ -364,12 +365,12 @@ func testSitemapLastmod(t *testing.T, be backend) {
 // recrawls (2 here, not the default 3) and leaves the search index, but
 // keeps its record; the pages still linked stay.
 func TestUnlinkedPageBecomesInactive(t *testing.T) {
-	forEachBackend(t, testUnlinkedInactive)
+	apptest.ForEachBackend(t, testUnlinkedInactive)
 }
 
-func testUnlinkedInactive(t *testing.T, be backend) {
+func testUnlinkedInactive(t *testing.T, be apptest.Backend) {
 	m := newMiniWeb(t, miniPages()) // no sitemap
-	db := be.newDB(t)
+	db := be.NewDB(t)
 	conf := writeRecrawlConfig(t, append(shortHomesLongRest, `unseen_to_inactive = 2`)...)
 	mustCrawl(t, m.args("crawl", db, conf, miniOrigin+"/")...)
 	b := miniOrigin + "/b"
@@ -418,12 +419,12 @@ func testUnlinkedInactive(t *testing.T, be backend) {
 // TestChangedPageReindexed: a page whose text and title changed is found
 // by its new words and no longer by its old ones after the recrawl.
 func TestChangedPageReindexed(t *testing.T) {
-	forEachBackend(t, testChangedReindexed)
+	apptest.ForEachBackend(t, testChangedReindexed)
 }
 
-func testChangedReindexed(t *testing.T, be backend) {
+func testChangedReindexed(t *testing.T, be apptest.Backend) {
 	m := newMiniWeb(t, miniPages())
-	db := be.newDB(t)
+	db := be.NewDB(t)
 	conf := writeRecrawlConfig(t, shortHomesLongRest...)
 	mustCrawl(t, m.args("crawl", db, conf, miniOrigin+"/")...)
 	a := miniOrigin + "/a"

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -44,21 +45,21 @@ func TestSeedArchive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, testSeedArchive)
+	apptest.ForEachBackend(t, testSeedArchive)
 }
 
-func testSeedArchive(t *testing.T, be backend) {
+func testSeedArchive(t *testing.T, be apptest.Backend) {
 	cfg := testweb.Config{Seed: 4, PagesPerSite: 10}
 
 	t.Run("seeds", func(t *testing.T) {
 		cdx := &clCDX{}
 		srv := httptest.NewServer(cdx)
 		defer srv.Close()
-		web := newTestWeb(t, cfg)
-		db := be.newDB(t)
+		web := apptest.NewWeb(t, cfg)
+		db := be.NewDB(t)
 		// No sitemaps, and depth 1 (archive URLs are at depth 1): only what
 		// the archive names is fetched.
-		mustCrawl(t, web.crawlArgs(db, "--delay", "0", "--max-depth", "1", "--no-sitemaps",
+		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "1", "--no-sitemaps",
 			"--seed-archive", "journal-of-applied-crawling.test", "--cdx-endpoint", srv.URL+"/cdx")...)
 
 		cdx.mu.Lock()
@@ -68,18 +69,18 @@ func testSeedArchive(t *testing.T, be backend) {
 			reqs[1].Get("resumeKey") == "" {
 			t.Errorf("CDX requests %v: want the domain asked for, then the resume key followed", reqs)
 		}
-		d := openDB(t, db)
-		got := queryStrings(t, d, `SELECT url FROM urls WHERE via = 'archive' ORDER BY url`)
+		d := apptest.OpenDB(t, db)
+		got := apptest.QueryStrings(t, d, `SELECT url FROM urls WHERE via = 'archive' ORDER BY url`)
 		want := []string{clJournal + "/about", clOrphan, clJournal + "/retracted-notice"}
 		if strings.Join(got, " ") != strings.Join(sortedCopy(want), " ") {
 			t.Errorf("archive URLs queued %v, want %v (normalized, deduplicated, in scope, not excluded)", got, sortedCopy(want))
 		}
-		if n := queryInt(t, d, `SELECT count(*) FROM urls WHERE url LIKE '%northfield%' OR url LIKE '%/cart' OR url LIKE '%.png'`); n != 0 {
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE url LIKE '%northfield%' OR url LIKE '%/cart' OR url LIKE '%.png'`); n != 0 {
 			t.Errorf("%d out-of-scope or excluded archive URLs queued", n)
 		}
 		// The orphan page is crawled; a page gone from the web is recorded.
 		for u, status := range map[string]int{clOrphan: 200, clJournal + "/about": 200, clJournal + "/retracted-notice": 404} {
-			if got := queryInt(t, d, `SELECT p.status FROM pages p JOIN urls u ON u.id = p.url_id WHERE u.url = ?`, u); got != int64(status) {
+			if got := apptest.QueryInt(t, d, `SELECT p.status FROM pages p JOIN urls u ON u.id = p.url_id WHERE u.url = ?`, u); got != int64(status) {
 				t.Errorf("%s: status %d, want %d", u, got, status)
 			}
 		}
@@ -99,9 +100,9 @@ func testSeedArchive(t *testing.T, be backend) {
 	down.Close() // its address now refuses connections
 	for name, endpoint := range map[string]string{"garbage": garbage.URL + "/cdx", "down": down.URL + "/cdx"} {
 		t.Run(name, func(t *testing.T) {
-			web := newTestWeb(t, cfg)
-			db := be.newDB(t)
-			out, logs, err := runCmd(t, web.crawlArgs(db, "--delay", "0", "--max-pages", "5", "--seed-archive", "journal-of-applied-crawling.test",
+			web := apptest.NewWeb(t, cfg)
+			db := be.NewDB(t)
+			out, logs, err := runCmd(t, web.CrawlArgs(db, "--delay", "0", "--max-pages", "5", "--seed-archive", "journal-of-applied-crawling.test",
 				"--cdx-endpoint", endpoint, clJournal+"/")...)
 			if err != nil {
 				t.Fatalf("crawl with a broken archive: %v\n%s", err, logs)

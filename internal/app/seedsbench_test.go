@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acrawler/acrawler/internal/apptest"
 )
 
 // TestSeedsScale measures `acrawler crawl --seeds FILE` as a program of
@@ -76,9 +78,9 @@ func TestSeedsScale(t *testing.T) {
 				disk += fi.Size()
 			}
 		}
-		d := openDB(t, db)
+		d := apptest.OpenDB(t, db)
 		var queued int
-		if err := d.row(`SELECT count(*) FROM urls`).Scan(&queued); err != nil || queued != n {
+		if err := d.Row(`SELECT count(*) FROM urls`).Scan(&queued); err != nil || queued != n {
 			t.Fatalf("%s: %d URLs queued (%v), want %d", name, queued, err, n)
 		}
 		t.Logf("%s: %d seeds over %d hosts in %.1fs: %.0f URLs/s, %.0f B written/URL, %.0f B/URL on disk, peak RSS %.0f MB",

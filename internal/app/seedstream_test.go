@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acrawler/acrawler/internal/apptest"
 )
 
 // readSeedFile is the URLs of a seeds file, in order.
@@ -106,7 +108,7 @@ func TestSeedsFileCrawl(t *testing.T) {
 	flags := []string{"--progress", "off", "--log-level", "warn", "--max-duration", "1ns", "--no-sitemaps"}
 	crawled := func(db string, extra ...string) []string {
 		mustCrawl(t, append(append([]string{"crawl", "--db", db}, flags...), extra...)...)
-		return queryStrings(t, openDB(t, db), `SELECT url || ' ' || priority || ' ' || depth || ' ' || via FROM urls ORDER BY seq`)
+		return apptest.QueryStrings(t, apptest.OpenDB(t, db), `SELECT url || ' ' || priority || ' ' || depth || ' ' || via FROM urls ORDER BY seq`)
 	}
 	fromFile := crawled(filepath.Join(dir, "file.db"), "--seeds", file)
 	fromArgs := crawled(filepath.Join(dir, "args.db"), args...)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/api/apitest"
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -112,13 +113,13 @@ func TestSearchAfterCrawl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, testSearchAfterCrawl)
+	apptest.ForEachBackend(t, testSearchAfterCrawl)
 }
 
-func testSearchAfterCrawl(t *testing.T, be backend) {
-	web := newTestWeb(t, testweb.Config{Seed: 17, PagesPerSite: 30})
-	db := be.newDB(t)
-	mustCrawl(t, append(web.crawlArgs(db, "--delay", "0", "--max-depth", "0", "--no-pdf", "--max-crawl-delay", "1ms"),
+func testSearchAfterCrawl(t *testing.T, be apptest.Backend) {
+	web := apptest.NewWeb(t, testweb.Config{Seed: 17, PagesPerSite: 30})
+	db := be.NewDB(t)
+	mustCrawl(t, append(web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", "--no-pdf", "--max-crawl-delay", "1ms"),
 		"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/")...)
 	base := startServe(t, db)
 
@@ -142,8 +143,8 @@ func testSearchAfterCrawl(t *testing.T, be backend) {
 		// result stands for its work, the publication among its copies;
 		// or a copy fetched first stands for the others, which are
 		// recorded as its duplicates and not indexed apart.
-		d := openDB(t, db)
-		if n := queryInt(t, d, `SELECT count(*) FROM pages p JOIN urls u ON u.id = p.url_id
+		d := apptest.OpenDB(t, db)
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages p JOIN urls u ON u.id = p.url_id
 			JOIN urls f ON f.id = p.near_duplicate_of OR f.id = p.duplicate_of WHERE u.url = ? AND f.url = ?`, pub.URL, got); n != 1 {
 			t.Fatalf("search for the title of %s: first %s, which is not the page nor the copy it duplicates: %+v", pub.URL, got, r)
 		}
@@ -210,7 +211,7 @@ func testSearchAfterCrawl(t *testing.T, be backend) {
 		t.Errorf("/documents: %d %v", resp.StatusCode, doc)
 	}
 	// And in a real browser (skips without Chromium unless CI requires it).
-	if be.name == "sqlite" {
+	if be.Name == "sqlite" {
 		shot := apitest.Browse(t, base, apitest.Search{Query: "research", Facet: "type", Screenshot: "search-after-crawl.png"})
 		t.Logf("browser: %+v", shot)
 		// The crawl's pages fit a phone and a desktop: the home page has

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -57,25 +58,25 @@ func TestSitemapReachedThroughALink(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(linkedSitemapSite))
 	defer srv.Close()
-	forEachBackend(t, func(t *testing.T, be backend) {
+	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) {
 		for _, tc := range []struct {
 			name   string
 			extra  []string
 			hidden int64
 		}{{"sitemaps on", nil, 1}, {"--no-sitemaps", []string{"--no-sitemaps"}, 0}} {
 			t.Run(tc.name, func(t *testing.T) {
-				db := be.newDB(t)
+				db := be.NewDB(t)
 				args := append([]string{"crawl", "--db", db, "--proxy", srv.URL, "--delay", "0", "--progress", "off",
 					"--log-level", "warn", "--warc", filepath.Join(t.TempDir(), "warc"), "--no-pdf"}, tc.extra...)
 				mustCrawl(t, append(args, "http://linkmap.test/")...)
-				d := openDB(t, db)
-				if n := queryInt(t, d, `SELECT count(*) FROM pages WHERE url = 'http://linkmap.test/hidden' AND status = 200`); n != tc.hidden {
+				d := apptest.OpenDB(t, db)
+				if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE url = 'http://linkmap.test/hidden' AND status = 200`); n != tc.hidden {
 					t.Errorf("/hidden fetched %d times, want %d", n, tc.hidden)
 				}
-				if n := queryInt(t, d, `SELECT count(*) FROM urls WHERE url = 'http://linkmap.test/from-feed'`); n != 0 {
+				if n := apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE url = 'http://linkmap.test/from-feed'`); n != 0 {
 					t.Errorf("a link of the RSS feed was queued: XML that is no sitemap was read as one")
 				}
-				if n := queryInt(t, d, `SELECT count(*) FROM pages WHERE url = 'http://linkmap.test/feed.xml' AND error <> ''`); n != 0 {
+				if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE url = 'http://linkmap.test/feed.xml' AND error <> ''`); n != 0 {
 					t.Errorf("the RSS feed was recorded with an error")
 				}
 			})
@@ -133,8 +134,8 @@ func TestSitemapsReadFewAtOnce(t *testing.T) {
 	if read != hosts {
 		t.Errorf("%d sitemaps read, want %d", read, hosts)
 	}
-	d := openDB(t, db)
-	if n := queryInt(t, d, `SELECT count(*) FROM pages WHERE url LIKE '%/listed' AND status = 200`); n != hosts {
+	d := apptest.OpenDB(t, db)
+	if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE url LIKE '%/listed' AND status = 200`); n != hosts {
 		t.Errorf("%d pages listed only by sitemaps fetched, want %d", n, hosts)
 	}
 }
@@ -142,9 +143,9 @@ func TestSitemapsReadFewAtOnce(t *testing.T) {
 // clSitemapLocs reads a sitemap (or index, gzipped or not) of the test web
 // through its proxy and returns the page URLs it lists and the sitemaps it
 // read.
-func clSitemapLocs(t *testing.T, w *testWeb, sitemapURL string) (pages, sitemaps []string) {
+func clSitemapLocs(t *testing.T, w *apptest.Web, sitemapURL string) (pages, sitemaps []string) {
 	t.Helper()
-	pu, _ := url.Parse(w.proxy)
+	pu, _ := url.Parse(w.Proxy)
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu), DisableCompression: true}, Timeout: 10 * time.Second}
 	resp, err := client.Get(sitemapURL)
 	if err != nil {
@@ -185,10 +186,10 @@ func TestSitemaps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, testSitemaps)
+	apptest.ForEachBackend(t, testSitemaps)
 }
 
-func testSitemaps(t *testing.T, be backend) {
+func testSitemaps(t *testing.T, be apptest.Backend) {
 	cfg := testweb.Config{Seed: 4, PagesPerSite: 20}
 	const lab = "http://lab.quantum-optics-institute.test"
 	if info, ok := testweb.New(cfg).Lookup(clOrphan); !ok || info.Status != 200 {
@@ -196,20 +197,20 @@ func testSitemaps(t *testing.T, be backend) {
 	}
 
 	t.Run("discovered", func(t *testing.T) {
-		web := newTestWeb(t, cfg)
-		db := be.newDB(t)
-		mustCrawl(t, web.crawlArgs(db, "--delay", "0", "--max-depth", "0", clJournal+"/", lab+"/")...)
-		d := openDB(t, db)
+		web := apptest.NewWeb(t, cfg)
+		db := be.NewDB(t)
+		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", clJournal+"/", lab+"/")...)
+		d := apptest.OpenDB(t, db)
 		// The page only the sitemap lists was fetched, found through it.
 		var via string
 		var status int
-		if err := d.row(`SELECT u.via, p.status FROM urls u JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, clOrphan).Scan(&via, &status); err != nil || status != 200 || via != "sitemap" {
+		if err := d.Row(`SELECT u.via, p.status FROM urls u JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, clOrphan).Scan(&via, &status); err != nil || status != 200 || via != "sitemap" {
 			t.Errorf("%s: via %q, status %d, %v; want fetched (200) through the sitemap", clOrphan, via, status, err)
 		}
 		// The journal's robots.txt names its sitemap; the lab has no
 		// robots.txt, so /sitemap.xml is tried.
 		reqs := map[string]bool{}
-		for _, u := range pageRequests(web) {
+		for _, u := range apptest.PageRequests(web) {
 			reqs[u] = true
 		}
 		for _, u := range []string{clJournal + "/sitemap.xml", lab + "/sitemap.xml"} {
@@ -223,15 +224,15 @@ func testSitemaps(t *testing.T, be backend) {
 	})
 
 	t.Run("no-sitemaps", func(t *testing.T) {
-		web := newTestWeb(t, cfg)
-		db := be.newDB(t)
-		mustCrawl(t, web.crawlArgs(db, "--delay", "0", "--max-depth", "0", "--no-sitemaps", clJournal+"/", lab+"/")...)
-		for _, u := range pageRequests(web) {
+		web := apptest.NewWeb(t, cfg)
+		db := be.NewDB(t)
+		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", "--no-sitemaps", clJournal+"/", lab+"/")...)
+		for _, u := range apptest.PageRequests(web) {
 			if u == clOrphan || u == lab+"/sitemap.xml" {
 				t.Errorf("%s requested with --no-sitemaps", u)
 			}
 		}
-		if n := queryInt(t, openDB(t, db), `SELECT count(*) FROM urls WHERE kind = 1`); n != 0 {
+		if n := apptest.QueryInt(t, apptest.OpenDB(t, db), `SELECT count(*) FROM urls WHERE kind = 1`); n != 0 {
 			t.Errorf("%d sitemap URLs queued with --no-sitemaps", n)
 		}
 	})
@@ -240,19 +241,19 @@ func testSitemaps(t *testing.T, be backend) {
 		// --sitemap alone: Northfield's sitemap index, with a plain and a
 		// gzipped child; --max-depth 1 keeps the crawl to its entries.
 		const index = "http://www.northfield-university.test/sitemap.xml"
-		web := newTestWeb(t, cfg)
+		web := apptest.NewWeb(t, cfg)
 		locs, sitemaps := clSitemapLocs(t, web, index)
 		if len(sitemaps) != 3 || len(locs) < 20 {
 			t.Fatalf("the sitemap index lists %d sitemaps, %d pages", len(sitemaps), len(locs))
 		}
 		web.ResetRequests()
-		db := be.newDB(t)
-		mustCrawl(t, web.crawlArgs(db, "--delay", "0", "--max-depth", "1", "--sitemap", index)...)
-		d := openDB(t, db)
+		db := be.NewDB(t)
+		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "1", "--sitemap", index)...)
+		d := apptest.OpenDB(t, db)
 		want := map[string]bool{}
 		for _, u := range append(locs, sitemaps...) {
 			want[u] = true
-			st := queryInt(t, d, `SELECT coalesce(max(state), -1) FROM urls WHERE url = ?`, u)
+			st := apptest.QueryInt(t, d, `SELECT coalesce(max(state), -1) FROM urls WHERE url = ?`, u)
 			if info, ok := web.Lookup(u); ok && info.Disallowed {
 				continue
 			}
@@ -260,7 +261,7 @@ func testSitemaps(t *testing.T, be backend) {
 				t.Errorf("%s, listed in the sitemaps, is in state %d, want fetched", u, st)
 			}
 		}
-		for _, u := range pageRequests(web) {
+		for _, u := range apptest.PageRequests(web) {
 			if !want[u] {
 				t.Errorf("%s fetched, but no sitemap lists it (depth 1 holds only sitemap entries)", u)
 			}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -74,11 +75,11 @@ func TestSoftBlockingHostIsPaused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls")
 	}
-	forEachBackend(t, func(t *testing.T, be backend) {
+	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) {
 		web := &refusingWeb{reqs: map[string]int{}}
 		srv := httptest.NewServer(web)
 		defer srv.Close()
-		db := be.newDB(t)
+		db := be.NewDB(t)
 		args := []string{"crawl", "--db", db, "--proxy", srv.URL, "--delay", "0", "--progress", "off", "--log-level", "warn",
 			"--no-pdf", "--no-sitemaps", "--scope", "any", "--max-depth", "1",
 			// Back-off doubles from 1s per soft block after the third in a
@@ -98,8 +99,8 @@ func TestSoftBlockingHostIsPaused(t *testing.T) {
 		if !strings.Contains(logs, "host keeps refusing the crawler") {
 			t.Errorf("the pause is not logged:\n%s", logs)
 		}
-		d := openDB(t, db)
-		if n := queryInt(t, d, `SELECT count(*) FROM urls WHERE url LIKE 'http://refuses.test/report-%' AND error = 'host soft-blocks the crawler'`); n != 15 {
+		d := apptest.OpenDB(t, db)
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE url LIKE 'http://refuses.test/report-%' AND error = 'host soft-blocks the crawler'`); n != 15 {
 			t.Errorf("%d URLs of the paused host recorded as skipped for soft blocks, want 15", n)
 		}
 		h := clHostRow(t, d, "http://refuses.test")
@@ -120,7 +121,7 @@ func TestSoftBlockingHostIsPaused(t *testing.T) {
 		if n := web.requests("refuses.test/report-new"); n != 0 {
 			t.Errorf("a paused host's new URL was fetched %d times after a restart", n)
 		}
-		if n := queryInt(t, d, `SELECT count(*) FROM urls WHERE url = 'http://refuses.test/report-new' AND error = 'host soft-blocks the crawler'`); n != 1 {
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE url = 'http://refuses.test/report-new' AND error = 'host soft-blocks the crawler'`); n != 1 {
 			t.Errorf("the paused host's new URL is not recorded as skipped for soft blocks")
 		}
 	})
@@ -130,18 +131,18 @@ func TestSoftBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, testSoftBlocks)
+	apptest.ForEachBackend(t, testSoftBlocks)
 }
 
 // testSoftBlocks fetches the blog's three captcha pages (200
 // answers that refuse the crawler) and, for comparison, three ordinary
 // pages of the same host.
-func testSoftBlocks(t *testing.T, be backend) {
-	run := func(paths ...string) (*testDB, string) {
-		web := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 10})
-		db := be.newDB(t)
+func testSoftBlocks(t *testing.T, be apptest.Backend) {
+	run := func(paths ...string) (*apptest.DB, string) {
+		web := apptest.NewWeb(t, testweb.Config{Seed: 4, PagesPerSite: 10})
+		db := be.NewDB(t)
 		// Seeds go first: the page budget keeps the crawl to them.
-		args := web.crawlArgs(db, "--delay", "0", "--no-sitemaps", "--max-pages", strconv.Itoa(len(paths)))
+		args := web.CrawlArgs(db, "--delay", "0", "--no-sitemaps", "--max-pages", strconv.Itoa(len(paths)))
 		for _, p := range paths {
 			args = append(args, clBlog+p)
 		}
@@ -149,11 +150,11 @@ func testSoftBlocks(t *testing.T, be backend) {
 		if n := len(clHostRequests(web, clBlog)); n != len(paths) {
 			t.Fatalf("%d pages requested, want %d", n, len(paths))
 		}
-		return openDB(t, db), db
+		return apptest.OpenDB(t, db), db
 	}
 
 	d, db := run("/protected/report-1", "/protected/report-2", "/protected/report-3")
-	if n := queryInt(t, d, `SELECT count(*) FROM pages WHERE status = 200 AND blocked`); n != 3 {
+	if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE status = 200 AND blocked`); n != 3 {
 		t.Errorf("%d captcha pages recorded as soft blocks, want 3", n)
 	}
 	h := clHostRow(t, d, clBlog)
@@ -175,7 +176,7 @@ func testSoftBlocks(t *testing.T, be backend) {
 
 	// Ordinary pages of the same host: successes, no slowing down.
 	d, db = run("/", "/about", "/archive/")
-	if n := queryInt(t, d, `SELECT count(*) FROM pages WHERE blocked`); n != 0 {
+	if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE blocked`); n != 0 {
 		t.Errorf("%d ordinary pages recorded as soft blocks", n)
 	}
 	if h := clHostRow(t, d, clBlog); h.blocked != 0 || h.backoff != 0 {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -20,21 +21,21 @@ func TestStats(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, testStats)
+	apptest.ForEachBackend(t, testStats)
 }
 
 // testStats checks `acrawler stats` and `stats --json` against
 // what the store holds after a crawl of the blog: a trap suspect, soft
 // blocks, skipped URLs.
-func testStats(t *testing.T, be backend) {
+func testStats(t *testing.T, be apptest.Backend) {
 	web, db, _ := clTrapCrawl(t, be, "--trap-policy", "stop", "--max-pages", "300")
-	d := openDB(t, db)
+	d := apptest.OpenDB(t, db)
 	fetched := int64(len(clHostRequests(web, clBlog)))
 	r := clStatsJSON(t, db)
 	f := r.Figures
 
-	if c := r.Counters; c.Pages != queryInt(t, d, `SELECT count(*) FROM pages`) || c.Queued != 0 || c.InFlight != 0 ||
-		c.Skipped != queryInt(t, d, `SELECT count(*) FROM urls WHERE state = 5`) || c.Skipped == 0 {
+	if c := r.Counters; c.Pages != apptest.QueryInt(t, d, `SELECT count(*) FROM pages`) || c.Queued != 0 || c.InFlight != 0 ||
+		c.Skipped != apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE state = 5`) || c.Skipped == 0 {
 		t.Errorf("counters = %+v, want the store's pages and skipped URLs, nothing queued", c)
 	}
 	if f.Fetched != fetched {
@@ -120,10 +121,10 @@ func TestPrometheusMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	web := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 20})
-	db := backends[0].newDB(t)
+	web := apptest.NewWeb(t, testweb.Config{Seed: 4, PagesPerSite: 20})
+	db := apptest.Backends[0].NewDB(t)
 	addr := clFreeAddr(t)
-	args := web.crawlArgs(db, "--delay", "10ms", "--scope", "host", "--max-depth", "0", "--max-path-repeats", "0",
+	args := web.CrawlArgs(db, "--delay", "10ms", "--scope", "host", "--max-depth", "0", "--max-path-repeats", "0",
 		"--trap-policy", "warn", "--max-pages", "1000", "--metrics-addr", addr, clBlog+"/")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -24,9 +25,9 @@ const (
 
 // clHostRequests returns the page requests (not robots.txt, not CONNECT)
 // the web served for one origin.
-func clHostRequests(w *testWeb, origin string) []string {
+func clHostRequests(w *apptest.Web, origin string) []string {
 	var out []string
-	for _, u := range pageRequests(w) {
+	for _, u := range apptest.PageRequests(w) {
 		if strings.HasPrefix(u, origin+"/") {
 			out = append(out, u)
 		}
@@ -40,10 +41,10 @@ type clHost struct {
 	trap                                       string
 }
 
-func clHostRow(t *testing.T, d *testDB, origin string) clHost {
+func clHostRow(t *testing.T, d *apptest.DB, origin string) clHost {
 	t.Helper()
 	var h clHost
-	if err := d.row(`SELECT fetched, admitted, blocked, backoff, bytes, trap FROM hosts WHERE key = ?`, origin).
+	if err := d.Row(`SELECT fetched, admitted, blocked, backoff, bytes, trap FROM hosts WHERE key = ?`, origin).
 		Scan(&h.fetched, &h.admitted, &h.blocked, &h.backoff, &h.bytes, &h.trap); err != nil {
 		t.Fatalf("hosts row of %s: %v", origin, err)
 	}
@@ -108,20 +109,20 @@ func clStatsJSON(t *testing.T, db string) clReport {
 
 // clUseful counts the useful pages of a crawl from the store: 2xx HTML or
 // PDF, not a duplicate, not a soft block.
-func clUseful(t *testing.T, d *testDB) int64 {
+func clUseful(t *testing.T, d *apptest.DB) int64 {
 	t.Helper()
-	return queryInt(t, d, `SELECT count(*) FROM pages WHERE status BETWEEN 200 AND 299 AND duplicate_of = 0 AND NOT blocked
+	return apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE status BETWEEN 200 AND 299 AND duplicate_of = 0 AND NOT blocked
 		AND (content_type IN ('text/html', 'application/xhtml+xml', 'application/pdf'))`)
 }
 
 // clTrapCrawl crawls the archive blog with its /a/b/a/b/ path trap let
 // loose (no repeated-segment limit, no depth limit), so only the
 // discovery-rate watch can catch it.
-func clTrapCrawl(t *testing.T, be backend, extra ...string) (*testWeb, string, string) {
+func clTrapCrawl(t *testing.T, be apptest.Backend, extra ...string) (*apptest.Web, string, string) {
 	t.Helper()
-	web := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 20})
-	db := be.newDB(t)
-	args := web.crawlArgs(db, append([]string{"--delay", "0", "--scope", "host", "--max-depth", "0", "--max-path-repeats", "0"}, extra...)...)
+	web := apptest.NewWeb(t, testweb.Config{Seed: 4, PagesPerSite: 20})
+	db := be.NewDB(t)
+	args := web.CrawlArgs(db, append([]string{"--delay", "0", "--scope", "host", "--max-depth", "0", "--max-path-repeats", "0"}, extra...)...)
 	out := mustCrawl(t, append(args, clBlog+"/")...)
 	return web, db, out
 }
@@ -130,10 +131,10 @@ func TestTrapPolicies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, testTrapPolicies)
+	apptest.ForEachBackend(t, testTrapPolicies)
 }
 
-func testTrapPolicies(t *testing.T, be backend) {
+func testTrapPolicies(t *testing.T, be apptest.Backend) {
 	const budget = 300
 	type outcome struct {
 		fetched, trapFetched, skipped int64
@@ -142,7 +143,7 @@ func testTrapPolicies(t *testing.T, be backend) {
 	}
 	run := func(policy string) outcome {
 		web, db, out := clTrapCrawl(t, be, "--max-pages", strconv.Itoa(budget), "--trap-policy", policy)
-		d := openDB(t, db)
+		d := apptest.OpenDB(t, db)
 		var o outcome
 		o.out = out
 		for _, u := range clHostRequests(web, clBlog) {
@@ -152,7 +153,7 @@ func testTrapPolicies(t *testing.T, be backend) {
 			}
 		}
 		o.host = clHostRow(t, d, clBlog)
-		o.skipped = queryInt(t, d, `SELECT count(*) FROM urls WHERE state = 5 AND error LIKE 'suspected trap%'`)
+		o.skipped = apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE state = 5 AND error LIKE 'suspected trap%'`)
 		// Whatever the policy, the host is flagged in the store.
 		if !strings.HasPrefix(o.host.trap, "discovery rate not falling") {
 			t.Errorf("--trap-policy %s: blog host trap = %q, want it flagged for its discovery rate", policy, o.host.trap)
@@ -196,22 +197,22 @@ func TestDuplicateSpace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, testDuplicateSpace)
+	apptest.ForEachBackend(t, testDuplicateSpace)
 }
 
 // testDuplicateSpace crawls faults.test/headlines, where every
 // ?refresh=N serves the same text and links to new N: an auto-generated
 // space that the duplicate-content rate flags.
-func testDuplicateSpace(t *testing.T, be backend) {
+func testDuplicateSpace(t *testing.T, be apptest.Backend) {
 	const budget = 60
 	run := func(policy string) (int, clHost, string) {
-		web := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 10})
-		db := be.newDB(t)
-		out := mustCrawl(t, web.crawlArgs(db, "--delay", "0", "--scope", "host", "--max-depth", "0", "--no-sitemaps",
+		web := apptest.NewWeb(t, testweb.Config{Seed: 4, PagesPerSite: 10})
+		db := be.NewDB(t)
+		out := mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--scope", "host", "--max-depth", "0", "--no-sitemaps",
 			"--max-pages", strconv.Itoa(budget), "--trap-policy", policy, "http://faults.test/headlines")...)
 		n := len(clHostRequests(web, "http://faults.test"))
-		h := clHostRow(t, openDB(t, db), "http://faults.test")
-		t.Logf("--trap-policy %s: %d pages fetched, %d duplicates recorded, trap %q", policy, n, queryInt(t, openDB(t, db),
+		h := clHostRow(t, apptest.OpenDB(t, db), "http://faults.test")
+		t.Logf("--trap-policy %s: %d pages fetched, %d duplicates recorded, trap %q", policy, n, apptest.QueryInt(t, apptest.OpenDB(t, db),
 			`SELECT count(*) FROM pages WHERE duplicate_of <> 0`), h.trap)
 		if !strings.HasPrefix(h.trap, "duplicate content") {
 			t.Errorf("--trap-policy %s: faults.test trap = %q, want it flagged as duplicate content", policy, h.trap)
@@ -261,12 +262,12 @@ func TestTrapFlagOnTheLastPage(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	forEachBackend(t, func(t *testing.T, be backend) {
-		db := be.newDB(t)
+	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) {
+		db := be.NewDB(t)
 		mustCrawl(t, "crawl", "--db", db, "--proxy", srv.URL, "--delay", "0", "--progress", "off", "--log-level", "warn",
 			"--no-pdf", "--no-sitemaps", "--max-depth", "1", "--warc", filepath.Join(t.TempDir(), "warc"), "http://calendar-lab.test/")
-		d := openDB(t, db)
-		if n := queryInt(t, d, `SELECT count(*) FROM pages`); n != 30 {
+		d := apptest.OpenDB(t, db)
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages`); n != 30 {
 			t.Fatalf("%d pages fetched, want 30", n)
 		}
 		if h := clHostRow(t, d, "http://calendar-lab.test"); !strings.HasPrefix(h.trap, "duplicate content:") {
@@ -279,35 +280,35 @@ func TestTrapFlagSurvivesRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, testTrapFlagSurvivesRestart)
+	apptest.ForEachBackend(t, testTrapFlagSurvivesRestart)
 }
 
-func testTrapFlagSurvivesRestart(t *testing.T, be backend) {
+func testTrapFlagSurvivesRestart(t *testing.T, be apptest.Backend) {
 	// The first crawl's budget runs out shortly after the blog is flagged
 	// (about 100 pages), with URLs of the blog still queued.
 	const firstBudget, secondBudget = 120, 1000
 	for _, policy := range []string{"stop", "throttle"} {
 		t.Run(policy, func(t *testing.T) {
 			web, db, _ := clTrapCrawl(t, be, "--max-pages", strconv.Itoa(firstBudget), "--trap-policy", "stop")
-			d := openDB(t, db)
+			d := apptest.OpenDB(t, db)
 			before := clHostRow(t, d, clBlog)
 			if !strings.HasPrefix(before.trap, "discovery rate not falling") {
 				t.Fatalf("first crawl: blog host trap = %q, want it flagged for its discovery rate", before.trap)
 			}
-			queued := queryInt(t, d, `SELECT count(*) FROM urls u JOIN hosts h ON h.id = u.host_id WHERE h.key = ? AND u.state = 0`, clBlog)
+			queued := apptest.QueryInt(t, d, `SELECT count(*) FROM urls u JOIN hosts h ON h.id = u.host_id WHERE h.key = ? AND u.state = 0`, clBlog)
 			if queued == 0 {
 				t.Fatal("first crawl left no URL of the blog queued: the restart has nothing to show")
 			}
 			requests := len(clHostRequests(web, clBlog))
 
 			// Restart on the same database with room to spare.
-			args := web.crawlArgs(db, "--delay", "0", "--scope", "host", "--max-depth", "0", "--max-path-repeats", "0",
+			args := web.CrawlArgs(db, "--delay", "0", "--scope", "host", "--max-depth", "0", "--max-path-repeats", "0",
 				"--max-pages", strconv.Itoa(secondBudget), "--trap-policy", policy)
 			out := mustCrawl(t, append(args, clBlog+"/")...)
 			after := clHostRow(t, d, clBlog)
 			again := len(clHostRequests(web, clBlog)) - requests
-			left := queryInt(t, d, `SELECT count(*) FROM urls u JOIN hosts h ON h.id = u.host_id WHERE h.key = ? AND u.state = 0`, clBlog)
-			skipped := queryInt(t, d, `SELECT count(*) FROM urls u JOIN hosts h ON h.id = u.host_id
+			left := apptest.QueryInt(t, d, `SELECT count(*) FROM urls u JOIN hosts h ON h.id = u.host_id WHERE h.key = ? AND u.state = 0`, clBlog)
+			skipped := apptest.QueryInt(t, d, `SELECT count(*) FROM urls u JOIN hosts h ON h.id = u.host_id
 				WHERE h.key = ? AND u.state = 5 AND u.error LIKE 'suspected trap%'`, clBlog)
 			t.Logf("first crawl: %d pages of the blog fetched, %d queued; second (%s): %d fetched, %d admitted (was %d), %d skipped as a trap, %d left",
 				requests, queued, policy, again, after.admitted, before.admitted, skipped, left)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -19,10 +20,10 @@ func TestExportWorks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	forEachBackend(t, func(t *testing.T, be backend) {
-		web := newTestWeb(t, testweb.Config{Seed: 29, PagesPerSite: 10, NoFaults: true})
-		db := be.newDB(t)
-		mustCrawl(t, web.crawlArgs(db, "--delay", "0", "--max-crawl-delay", "1ms", "--no-pdf", "--warc", "off",
+	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) {
+		web := apptest.NewWeb(t, testweb.Config{Seed: 29, PagesPerSite: 10, NoFaults: true})
+		db := be.NewDB(t)
+		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-crawl-delay", "1ms", "--no-pdf", "--warc", "off",
 			"http://www.northfield-university.test/", "http://"+testweb.RepositoryHost+"/")...)
 		out := filepath.Join(t.TempDir(), "works")
 		export := func(format string) string {
