@@ -90,7 +90,9 @@ type Result struct {
 	// items and table rows each on their own, separated by "\n\n"; lines
 	// broken by <br> and in <pre> separated by "\n"; other whitespace
 	// collapsed. A heading that no paragraph follows (the title of a
-	// list of links left out, say) is left out, and so are short lines
+	// list of links left out, say) is left out, and so is a heading or
+	// a short label ("Read also:", "More on this") just before a block
+	// of links that is left out, and so are short lines
 	// after the last paragraph of prose (less than 400 bytes in all and
 	// under a third of the text before them: a source, a date, a "more
 	// on this" line). At most MaxText bytes.

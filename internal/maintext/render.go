@@ -100,7 +100,9 @@ func (b *Builder) render(roots []int32, max int) string {
 		w.node(i, false)
 	}
 	w.flush()
-	if w.out.Len() == 0 && len(w.held) > 0 {
+	if len(w.held) > 0 && (w.out.Len() == 0 || w.heldRank == 0) {
+		// A heading at the end titled something left out; a label
+		// is a short line like those after the text (see below).
 		w.write(w.held)
 	}
 	if tail := w.out.Len() - w.lastLong; w.prose && tail < maxTail && tail*3 < w.lastLong {
@@ -121,6 +123,11 @@ func (w *textWriter) node(i int32, pre bool) {
 		return
 	}
 	if n.flags&(fSkip|fDropped) != 0 || i != w.root && (n.linkBlock(w.content, w.contentLinks) || w.b.labelledLink(i, w.content, w.contentLinks) || n.minorNegative(w.content) || n.imageNote() || w.prose && n.teaser(w.content, w.contentLinks)) {
+		if n.props&pBlock != 0 && n.chars > 0 && n.linkChars*2 >= n.chars {
+			// The heading or label held back titled these links
+			// ("Related articles", "Read also:").
+			w.held = w.held[:0]
+		}
 		return
 	}
 	switch n.atom {
@@ -257,7 +264,31 @@ func (w *textWriter) flush() {
 		w.write(w.held)
 		w.held = w.held[:0]
 	}
+	if !w.item && isLabel(p) {
+		// A label is held back as a heading is, below every rank.
+		w.held = append(w.held, p...)
+		w.heldRank = 0
+		return
+	}
 	w.write(p)
+}
+
+// maxLabelLine is the length under which a paragraph may be a label
+// (see isLabel).
+const maxLabelLine = 100
+
+// isLabel reports whether a paragraph is a label of what follows it
+// rather than text: under maxLabelLine bytes with a letter, and of up to
+// seven words ending in a colon, six ending in a question mark, or four
+// without a sentence's end ("Read also:", "Did you see this?", "More on
+// this").
+func isLabel(p []byte) bool {
+	if len(p) >= maxLabelLine || !bytes.ContainsFunc(p, unicode.IsLetter) {
+		return false
+	}
+	r, _ := utf8.DecodeLastRune(p)
+	words := bytes.Count(p, space) + 1
+	return r == ':' && words <= 7 || r == '?' && words <= 6 || words <= 4 && !endsSentence(p)
 }
 
 // write adds a paragraph to the text.
