@@ -60,8 +60,8 @@ var funcs = template.FuncMap{
 // parseTemplates parses each page with the layout.
 func parseTemplates() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
-	for _, name := range []string{"search", "doc", "dashboard", "error"} {
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+	for _, name := range []string{"search", "doc", "dashboard", "error", "work"} {
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("template %s: %w", name, err)
 		}
@@ -141,6 +141,11 @@ type searchView struct {
 	Hidden     []field // filters the search box keeps
 	Prev, Next string
 	Pages      []pageLink
+	// ByWork: a result is a work or a page of no work; CountsWorks: the
+	// total and the facets count such results (else pages).
+	ByWork, CountsWorks bool
+	Regroup             string // the same search by page, or by work
+	Export              []link // the page's works as citations
 }
 
 type hitView struct {
@@ -148,7 +153,8 @@ type hitView struct {
 	TitleHTML template.HTML // text and <mark> elements only (renderMarks)
 	Snippet   template.HTML // text and <mark> elements only (renderMarks)
 	Authors   string
-	Doc       string // the document view
+	Doc       string    // the document view
+	Work      *workView // the work it is a copy of, by work
 }
 
 type link struct {
@@ -190,25 +196,36 @@ func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) error {
 	if strings.TrimSpace(req.Query) == "" {
 		return s.render(w, http.StatusOK, "search", v)
 	}
-	res, err := s.search(r.Context(), req)
+	f, err := s.searchWorks(r.Context(), req, false)
 	if pe, ok := badRequest(err); ok {
 		return s.badSearch(w, req.Query, pe)
 	}
 	if err != nil {
 		return err
 	}
-	v.Title, v.Searched, v.Total, v.Estimated, v.Took = req.Query, true, res.Total, res.Estimated, formatDuration(res.Took)
-	v.From, v.To = req.Offset+1, req.Offset+len(res.Hits)
-	for _, h := range res.Hits {
+	v.Title, v.Searched, v.Total, v.Estimated, v.Took = req.Query, true, f.Total, f.Estimated, formatDuration(f.Took)
+	v.ByWork, v.CountsWorks = req.ByWork, f.ByWork
+	v.From, v.To = req.Offset+1, req.Offset+len(f.Hits)
+	for i, h := range f.Hits {
 		if h.Title == "" {
 			h.Title = h.URL
 		}
-		v.Hits = append(v.Hits, hitView{SearchHit: h, TitleHTML: template.HTML(renderMarks(h.Title, h.TitleMarks)),
-			Snippet: template.HTML(renderMarks(h.Snippet, h.Marks)), Authors: authorList(h.Authors), Doc: docLink(h.URL)})
+		hv := hitView{SearchHit: h, TitleHTML: template.HTML(renderMarks(h.Title, h.TitleMarks)),
+			Snippet: template.HTML(renderMarks(h.Snippet, h.Marks)), Authors: authorList(h.Authors), Doc: docLink(h.URL)}
+		if f.Works != nil && f.Works[i] != nil {
+			hv.Work = workViewOf(f.Works[i])
+		}
+		v.Hits = append(v.Hits, hv)
 	}
 	v.Chips, v.Hidden = filterChips(req)
-	v.Facets = facets(req, res.Facets)
-	v.Prev, v.Next, v.Pages = pagination(req, res.Total)
+	v.Facets = facets(req, f.Facets)
+	v.Prev, v.Next, v.Pages = pagination(req, f.Total)
+	other := req
+	other.ByWork, other.Offset = !req.ByWork, 0
+	v.Regroup = searchLink(other)
+	if req.ByWork && slices.ContainsFunc(f.Works, func(w *crawl.Work) bool { return w != nil }) {
+		v.Export = citeLinks(searchExport(req))
+	}
 	return s.render(w, http.StatusOK, "search", v)
 }
 

@@ -46,14 +46,19 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 // when total and the facet counts are estimates (or lower bounds), not
 // exact counts (see crawl.SearchResult).
 type searchResponse struct {
-	Query          string       `json:"query"`
-	Total          int          `json:"total"`
-	TotalEstimated bool         `json:"total_estimated"`
-	TookMS         float64      `json:"took_ms"`
-	Limit          int          `json:"limit"`
-	Offset         int          `json:"offset"`
-	Results        []jsonHit    `json:"results"`
-	Facets         crawl.Facets `json:"facets"`
+	Query          string  `json:"query"`
+	Total          int     `json:"total"`
+	TotalEstimated bool    `json:"total_estimated"`
+	TookMS         float64 `json:"took_ms"`
+	Limit          int     `json:"limit"`
+	Offset         int     `json:"offset"`
+	// Group is what a result is: "work" (a work, or a page of no work)
+	// or "page"; Counts what Total and Facets count: "works" (such
+	// results) or "pages" (from an index that cannot group).
+	Group   string       `json:"group"`
+	Counts  string       `json:"counts"`
+	Results []jsonHit    `json:"results"`
+	Facets  crawl.Facets `json:"facets"`
 }
 
 // jsonHit is a hit as the JSON API gives it: snippet_text and marks (the
@@ -62,7 +67,7 @@ type searchResponse struct {
 type jsonHit struct {
 	crawl.SearchHit
 	Snippet string   `json:"snippet"`
-	Work    *workRef `json:"work,omitempty"` // see groupByWork
+	Work    *workRef `json:"work,omitempty"` // by work: the work it is a copy of
 }
 
 // search runs a search for a request's parameters, with nil lists and
@@ -136,18 +141,31 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.search(r.Context(), req)
+	format, err := citeFormat(v)
 	if err != nil {
 		return err
 	}
-	hits, done, err := s.groupByWork(w, r, v, jsonHits(res.Hits))
-	if err != nil || done {
+	f, err := s.searchWorks(r.Context(), req, format != "")
+	if err != nil {
 		return err
 	}
-	s.writeJSON(w, http.StatusOK, searchResponse{
-		Query: req.Query, Total: res.Total, TotalEstimated: res.Estimated, TookMS: math.Round(res.Took.Seconds()*1e5) / 100,
-		Limit: req.Limit, Offset: req.Offset, Results: hits, Facets: res.Facets,
-	})
+	if format != "" {
+		return writeCitations(w, format, citesOf(f.Works))
+	}
+	resp := searchResponse{
+		Query: req.Query, Total: f.Total, TotalEstimated: f.Estimated, TookMS: math.Round(f.Took.Seconds()*1e5) / 100,
+		Limit: req.Limit, Offset: req.Offset, Group: "page", Counts: "pages", Results: jsonHits(f.Hits), Facets: f.Facets,
+	}
+	if req.ByWork {
+		resp.Group = "work"
+		if f.ByWork {
+			resp.Counts = "works"
+		}
+		for i := range resp.Results {
+			resp.Results[i].Work = refOf(f.Works[i])
+		}
+	}
+	s.writeJSON(w, http.StatusOK, resp)
 	return nil
 }
 

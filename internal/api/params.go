@@ -52,7 +52,7 @@ func queryParams(r *http.Request) (url.Values, error) {
 }
 
 // parseSearch reads a search's parameters: q, limit, offset, host, type,
-// lang, year_from and year_to. Missing ones take their defaults; a value
+// lang, year_from, year_to and group (work, the default, or page). Missing ones take their defaults; a value
 // out of bounds is a *paramError naming it. q may hold any text up to
 // query.MaxLength bytes.
 func parseSearch(v url.Values) (crawl.SearchRequest, error) {
@@ -85,6 +85,9 @@ func parseSearch(v url.Values) (crawl.SearchRequest, error) {
 	}
 	if r.YearFrom != 0 && r.YearTo != 0 && r.YearFrom > r.YearTo {
 		return r, &paramError{"year_from", fmt.Sprintf("is after year_to (%d > %d)", r.YearFrom, r.YearTo)}
+	}
+	if r.ByWork, err = groupParam(v); err != nil {
+		return r, err
 	}
 	return r, nil
 }
@@ -140,6 +143,9 @@ func searchQuery(r crawl.SearchRequest) url.Values {
 	}
 	if r.Offset != 0 {
 		v.Set("offset", strconv.Itoa(r.Offset))
+	}
+	if !r.ByWork {
+		v.Set("group", "page")
 	}
 	return v
 }

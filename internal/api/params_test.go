@@ -17,14 +17,17 @@ func TestParseSearch(t *testing.T) {
 		want  crawl.SearchRequest
 		param string // the parameter refused, "" when accepted
 	}{
-		{"", crawl.SearchRequest{Limit: 10}, ""},
-		{"q=focused+crawling", crawl.SearchRequest{Query: "focused crawling", Limit: 10}, ""},
-		{"q=%22a%22+AND+(&limit=100&offset=10000", crawl.SearchRequest{Query: `"a" AND (`, Limit: 100, Offset: 10000}, ""},
+		{"", crawl.SearchRequest{Limit: 10, ByWork: true}, ""},
+		{"q=focused+crawling", crawl.SearchRequest{Query: "focused crawling", Limit: 10, ByWork: true}, ""},
+		{"q=%22a%22+AND+(&limit=100&offset=10000", crawl.SearchRequest{Query: `"a" AND (`, Limit: 100, Offset: 10000, ByWork: true}, ""},
 		{"q=x&host=https://a.edu&type=thesis&lang=en&year_from=2000&year_to=2020",
-			crawl.SearchRequest{Query: "x", Limit: 10, Host: "https://a.edu", Type: "thesis", Lang: "en", YearFrom: 2000, YearTo: 2020}, ""},
-		{"q=x&year_from=0&year_to=0", crawl.SearchRequest{Query: "x", Limit: 10}, ""},
-		{"q=first&q=second", crawl.SearchRequest{Query: "first", Limit: 10}, ""},
-		{"limit=&offset=", crawl.SearchRequest{Limit: 10}, ""},
+			crawl.SearchRequest{Query: "x", Limit: 10, Host: "https://a.edu", Type: "thesis", Lang: "en", YearFrom: 2000, YearTo: 2020, ByWork: true}, ""},
+		{"q=x&year_from=0&year_to=0", crawl.SearchRequest{Query: "x", Limit: 10, ByWork: true}, ""},
+		{"q=first&q=second", crawl.SearchRequest{Query: "first", Limit: 10, ByWork: true}, ""},
+		{"limit=&offset=", crawl.SearchRequest{Limit: 10, ByWork: true}, ""},
+		{"q=x&group=page", crawl.SearchRequest{Query: "x", Limit: 10}, ""},
+		{"q=x&group=work", crawl.SearchRequest{Query: "x", Limit: 10, ByWork: true}, ""},
+		{"group=host", crawl.SearchRequest{}, "group"},
 		{"limit=0", crawl.SearchRequest{}, "limit"},
 		{"limit=+5", crawl.SearchRequest{}, "limit"},
 		{"limit=0x10", crawl.SearchRequest{}, "limit"},
@@ -161,7 +164,7 @@ func equalInts(a, b []int) bool {
 }
 
 func TestFacetsAndChips(t *testing.T) {
-	req := crawl.SearchRequest{Query: "q", Limit: 10, Offset: 20, Type: "thesis", YearFrom: 2020, YearTo: 2020}
+	req := crawl.SearchRequest{Query: "q", Limit: 10, Offset: 20, Type: "thesis", YearFrom: 2020, YearTo: 2020, ByWork: true}
 	gs := facets(req, crawl.Facets{
 		Host: map[string]int{"https://a.edu": 3, "https://b.edu": 5, "": 1},
 		Type: map[string]int{"thesis": 8},

@@ -2,9 +2,9 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -66,14 +66,7 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) error {
 		s.writeJSON(w, http.StatusOK, wk)
 		return nil
 	case "html":
-		var buf bytes.Buffer
-		if err := workPage.Execute(&buf, wk); err != nil {
-			return fmt.Errorf("api: work %d: %w", id, err)
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(buf.Bytes())
-		return nil
+		return s.render(w, http.StatusOK, "work", workPageView{base: base{Title: wk.Title, Nav: "search", Box: true}, Work: workViewOf(wk)})
 	}
 	return writeCitations(w, format, []cite.Work{CiteWork(wk)})
 }
@@ -93,30 +86,8 @@ func CiteWork(w *crawl.Work) cite.Work {
 	return c
 }
 
-var workPage = template.Must(template.New("work").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
-<link rel="stylesheet" href="` + cssPath + `"></head><body>
-<main class="work">
-<h1>{{.Title}}</h1>
-<p class="authors">{{range $i, $a := .Authors}}{{if $i}}, {{end}}{{$a}}{{end}}</p>
-<p class="venue">{{with .Venue}}<em>{{.}}</em>{{end}}{{with .Year}} ({{.}}){{end}}{{with .DOI}} · DOI <a href="https://doi.org/{{.}}">{{.}}</a>{{end}}</p>
-{{with .Abstract}}<p class="abstract">{{.}}</p>{{end}}
-{{with .Keywords}}<p class="keywords">{{range $i, $k := .}}{{if $i}}; {{end}}{{$k}}{{end}}</p>{{end}}
-<h2>Copies</h2>
-<ul class="copies">{{range .Copies}}
-<li><a href="{{.URL}}">{{.URL}}</a> — {{.Kind}}{{if .OpenAccess}}, open access{{end}} (metadata: {{.Source}})</li>{{end}}
-</ul>
-<h2>Sources</h2>
-<ul class="fields">{{range $f, $src := .Fields}}
-<li>{{$f}}: {{$src.Source}} of {{$src.URL}}</li>{{end}}
-</ul>
-<p class="export">Cite: <a href="?format=bibtex">BibTeX</a> · <a href="?format=ris">RIS</a> · <a href="?format=csl-json">CSL-JSON</a> · <a href="?format=json">JSON</a></p>
-</main></body></html>
-`))
-
 // workRef is a search result's work: the work of the page found, with
-// every copy (the other copies found on the same page of results are
-// left out of the results: they are here).
+// every copy.
 type workRef struct {
 	ID         int64            `json:"id"`
 	Title      string           `json:"title"`
@@ -126,65 +97,160 @@ type workRef struct {
 	Copies     []crawl.WorkCopy `json:"copies"`
 }
 
-// groupByWork gives each hit that is a copy of a work its work, and
-// leaves out a hit whose work an earlier hit of the same results has:
-// one result per work. Hits of no work stay as they are. group is the
-// request's group parameter: "work" (the default) or "page" (no
-// grouping). Total and facets still count pages.
-//
-// With format=bibtex, ris or csl-json, the answer is instead the works of
-// the results as citations (whatever group says), and done is true.
-func (s *Server) groupByWork(w http.ResponseWriter, r *http.Request, v url.Values, hits []jsonHit) (_ []jsonHit, done bool, _ error) {
-	group, format := v.Get("group"), v.Get("format")
-	switch group {
+func refOf(w *crawl.Work) *workRef {
+	if w == nil {
+		return nil
+	}
+	return &workRef{ID: w.ID, Title: w.Title, Year: w.Year, DOI: w.DOI, OpenAccess: w.OpenAccess, Copies: w.Copies}
+}
+
+// groupParam reads the group parameter of a search: "work" (the
+// default) or "page".
+func groupParam(v url.Values) (byWork bool, err error) {
+	switch v.Get("group") {
 	case "", "work":
+		return true, nil
 	case "page":
-	default:
-		return nil, false, &paramError{"group", "must be work or page"}
+		return false, nil
 	}
-	switch format {
-	case "", "json", "bibtex", "ris", "csl-json":
-	default:
-		return nil, false, &paramError{"format", "must be json, bibtex, ris or csl-json"}
+	return false, &paramError{"group", "must be work or page"}
+}
+
+// citeFormat reads the format parameter of a search: "" or "json" (no
+// citations), else "bibtex", "ris" or "csl-json".
+func citeFormat(v url.Values) (string, error) {
+	switch f := v.Get("format"); f {
+	case "", "json":
+		return "", nil
+	case "bibtex", "ris", "csl-json":
+		return f, nil
 	}
-	cites := format == "bibtex" || format == "ris" || format == "csl-json"
-	if group == "page" && !cites {
-		return hits, false, nil
+	return "", &paramError{"format", "must be json, bibtex, ris or csl-json"}
+}
+
+// found is a page of search results, each with the work it is a copy of
+// (nil: none, or the backend keeps no works).
+type found struct {
+	crawl.SearchResult
+	Works []*crawl.Work
+}
+
+// searchWorks runs a search and finds the work of each result. By work
+// (req.ByWork), an index that groups answers a page of works; one that
+// cannot (OpenSearch) is read in rounds by groupPages. Page by page, the
+// works are looked up only with works set (for citations).
+func (s *Server) searchWorks(ctx context.Context, req crawl.SearchRequest, works bool) (found, error) {
+	res, err := s.search(ctx, req)
+	if err != nil {
+		return found{}, err
 	}
+	if req.ByWork && !res.ByWork {
+		if _, ok := s.workStore(); ok {
+			return s.groupPages(ctx, req, res)
+		}
+	}
+	f := found{SearchResult: res}
+	if req.ByWork || works {
+		f.Works, err = s.worksOf(ctx, res.Hits)
+	}
+	return f, err
+}
+
+// worksOf looks up the work of each hit (nil: none), in one slot of the
+// requests that read the store.
+func (s *Server) worksOf(ctx context.Context, hits []crawl.SearchHit) ([]*crawl.Work, error) {
+	out := make([]*crawl.Work, len(hits))
 	ws, ok := s.workStore()
-	var works []cite.Work
-	seen := map[int64]bool{}
-	out := hits[:0]
-	if ok && len(hits) > 0 {
-		release, err := s.acquire(r.Context(), false)
+	if !ok || len(hits) == 0 {
+		return out, nil
+	}
+	release, err := s.acquire(ctx, false)
+	if err != nil {
+		return nil, fmt.Errorf("api: works of results: %w", err)
+	}
+	defer release()
+	for i, h := range hits {
+		wk, err := ws.WorkOf(ctx, h.ID)
+		if errors.Is(err, crawl.ErrNotFound) {
+			continue
+		}
 		if err != nil {
-			return nil, false, fmt.Errorf("api: works of results: %w", err)
+			return nil, fmt.Errorf("api: work of %s: %w", h.URL, err)
 		}
-		defer release()
-		for _, h := range hits {
-			wk, err := ws.WorkOf(r.Context(), h.ID)
-			if errors.Is(err, crawl.ErrNotFound) {
-				out = append(out, h)
-				continue
-			}
-			if err != nil {
-				return nil, false, fmt.Errorf("api: work of %s: %w", h.URL, err)
-			}
-			if seen[wk.ID] {
-				continue
-			}
-			seen[wk.ID] = true
-			works = append(works, CiteWork(wk))
-			h.Work = &workRef{ID: wk.ID, Title: wk.Title, Year: wk.Year, DOI: wk.DOI, OpenAccess: wk.OpenAccess, Copies: wk.Copies}
-			out = append(out, h)
+		out[i] = wk
+	}
+	return out, nil
+}
+
+// Rounds of a search by work on an index that cannot group: groupPages
+// reads the page hits from the first, groupRound at a time, in at most
+// groupRounds rounds (1,000 page hits, each with its work looked up).
+const (
+	groupRound  = MaxLimit
+	groupRounds = 10
+)
+
+// groupPages answers a search by work from an index that answers pages
+// (first is its answer to req): it reads the page hits from the first in
+// rounds, keeps the first hit of each work (and every hit of no work),
+// and returns those from req.Offset, up to req.Limit. Paging is
+// consistent (each result comes once) as long as the index ranks the
+// same way; works past the first groupRounds×groupRound page hits are
+// not reached. The total and the facets are the index's: pages.
+func (s *Server) groupPages(ctx context.Context, req crawl.SearchRequest, first crawl.SearchResult) (found, error) {
+	need := req.Offset + req.Limit
+	f := found{SearchResult: first}
+	f.Hits = nil
+	seen := map[int64]bool{}
+	r := req
+	r.ByWork, r.Offset, r.Limit = false, 0, groupRound
+	var hits []crawl.SearchHit
+	var works []*crawl.Work
+	for range groupRounds {
+		res, err := s.search(ctx, r)
+		if err != nil {
+			return found{}, err
 		}
-	} else {
-		out = hits
+		ws, err := s.worksOf(ctx, res.Hits)
+		if err != nil {
+			return found{}, err
+		}
+		for i, h := range res.Hits {
+			if w := ws[i]; w != nil {
+				if seen[w.ID] {
+					continue
+				}
+				seen[w.ID] = true
+			}
+			hits, works = append(hits, h), append(works, ws[i])
+		}
+		if len(hits) >= need || len(res.Hits) < r.Limit {
+			break
+		}
+		r.Offset += r.Limit
 	}
-	if cites {
-		return nil, true, writeCitations(w, format, works)
+	if req.Offset < len(hits) {
+		end := min(len(hits), need)
+		f.Hits, f.Works = hits[req.Offset:end], works[req.Offset:end]
 	}
-	return out, false, nil
+	if f.Hits == nil {
+		f.Hits = []crawl.SearchHit{}
+	}
+	return f, nil
+}
+
+// citesOf is the works of a page of results, each once, as the citation
+// writers take them.
+func citesOf(works []*crawl.Work) []cite.Work {
+	var out []cite.Work
+	seen := map[int64]bool{}
+	for _, w := range works {
+		if w != nil && !seen[w.ID] {
+			seen[w.ID] = true
+			out = append(out, CiteWork(w))
+		}
+	}
+	return out
 }
 
 // writeCitations answers with works as BibTeX, RIS or CSL-JSON.
@@ -210,4 +276,54 @@ func writeCitations(w http.ResponseWriter, format string, works []cite.Work) err
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(buf.Bytes())
 	return nil
+}
+
+// workPageView is the page of a work.
+type workPageView struct {
+	base
+	Work *workView
+}
+
+// workView is a work as the web pages show it: its copies, each with
+// its kind, and links to cite it.
+type workView struct {
+	*crawl.Work
+	Link   string // its page
+	Copies []copyView
+	Cite   []link
+}
+
+type copyView struct {
+	URL, Kind, Label string
+	OpenAccess       bool
+}
+
+// kindLabels name the kinds of copies (works.Kind).
+var kindLabels = map[string]string{
+	"landing": "landing page", "pdf": "PDF", "repository": "repository record", "preprint": "preprint", "other": "other",
+}
+
+func workViewOf(w *crawl.Work) *workView {
+	link := "/works/" + strconv.FormatInt(w.ID, 10)
+	v := &workView{Work: w, Link: link, Cite: citeLinks(link + "?")}
+	for _, c := range w.Copies {
+		label := kindLabels[c.Kind]
+		if label == "" {
+			label = "other"
+		}
+		v.Copies = append(v.Copies, copyView{URL: c.URL, Kind: c.Kind, Label: label, OpenAccess: c.OpenAccess})
+	}
+	return v
+}
+
+// citeLinks are the links to a work, or works, as citations: base is the
+// URL up to and including its "?" or "&".
+func citeLinks(base string) []link {
+	return []link{{"BibTeX", base + "format=bibtex"}, {"RIS", base + "format=ris"}, {"CSL-JSON", base + "format=csl-json"}}
+}
+
+// searchExport is the /search URL of a search's page of results, ready
+// for a format parameter.
+func searchExport(r crawl.SearchRequest) string {
+	return "/search?" + searchQuery(r).Encode() + "&"
 }
