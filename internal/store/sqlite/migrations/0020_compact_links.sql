@@ -20,14 +20,6 @@ CREATE TABLE IF NOT EXISTS link_urls (
     id  INTEGER PRIMARY KEY,
     url TEXT    NOT NULL
 );
-CREATE TABLE IF NOT EXISTS links (
-    source_id INTEGER NOT NULL,
-    target_id INTEGER NOT NULL,
-    target    TEXT    NOT NULL,
-    anchor    TEXT    NOT NULL DEFAULT '',
-    nofollow  INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (source_id, target_id)
-) WITHOUT ROWID;
 INSERT INTO outlinks (source_id, links)
     SELECT source_id, acrawler_outlinks(target_id, anchor, nofollow) FROM links GROUP BY source_id ORDER BY source_id
     ON CONFLICT (source_id) DO NOTHING;
