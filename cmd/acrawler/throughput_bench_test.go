@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/cputime"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -94,17 +96,17 @@ func BenchmarkThroughput(b *testing.B) {
 	lean := []string{"--warc", "off", "--main-text=false"}
 	for _, v := range []struct {
 		name  string
-		be    backend
+		be    apptest.Backend
 		flags []string
 	}{
-		{"sqlite/default", backends[0], nil},
-		{"sqlite/lean", backends[0], lean},
-		{"postgres/default", backends[1], nil},
+		{"sqlite/default", apptest.Backends[0], nil},
+		{"sqlite/lean", apptest.Backends[0], lean},
+		{"postgres/default", apptest.Backends[1], nil},
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			var bare, r, base throughputRun
 			crawl := func(bin string) throughputRun {
-				db := v.be.newDB(b) // skips postgres without ACRAWLER_TEST_POSTGRES
+				db := v.be.NewDB(b) // skips postgres without ACRAWLER_TEST_POSTGRES
 				pg0 := postgresCPU(db)
 				run := crawlProcess(b, bin, throughputArgs(b, db, srv.URL, web, v.flags))
 				if pg0 >= 0 {
@@ -131,7 +133,7 @@ func BenchmarkThroughput(b *testing.B) {
 	}
 	b.Run("sqlite/default-stages", func(b *testing.B) {
 		for range b.N {
-			crawlStages(b, throughputArgs(b, backends[0].newDB(b), srv.URL, web, nil))
+			crawlStages(b, throughputArgs(b, apptest.Backends[0].NewDB(b), srv.URL, web, nil))
 		}
 	})
 }
@@ -166,7 +168,9 @@ type throughputRun struct {
 	cpu, crawlCPU        time.Duration
 	serverCPU            time.Duration // PostgreSQL's processes, when local
 	peakRSS, crawlRSS    int64
-	phases               bool // crawl and crawlCPU are measured
+	diskBytes, linkBytes int64 // SQLite: the database and WAL; the tables and indexes of links
+	links                int64 // links recorded
+	phases               bool  // crawl and crawlCPU are measured
 	runs                 int
 	minRate, maxRate     float64
 	minCPUPage, maxCPUPg float64
@@ -192,6 +196,9 @@ func (r *throughputRun) add(o throughputRun) {
 	r.crawlCPU += o.crawlCPU
 	r.peakRSS = max(r.peakRSS, o.peakRSS)
 	r.crawlRSS = max(r.crawlRSS, o.crawlRSS)
+	r.diskBytes += o.diskBytes
+	r.linkBytes += o.linkBytes
+	r.links += o.links
 	r.phases = o.phases
 }
 
@@ -205,6 +212,12 @@ func (r *throughputRun) report(b *testing.B, prefix string) {
 	b.ReportMetric(r.pagesPerSec(), prefix+"pages/s")
 	b.ReportMetric(r.cpuPerPage(), prefix+"cpu-µs/page")
 	b.ReportMetric(float64(r.peakRSS)/(1<<20), prefix+"peak-RSS-MiB")
+	if r.diskBytes > 0 {
+		b.ReportMetric(float64(r.diskBytes)/pages, prefix+"disk-B/page")
+	}
+	if r.linkBytes > 0 && r.links > 0 {
+		b.ReportMetric(float64(r.linkBytes)/float64(r.links), prefix+"link-B/link")
+	}
 	if r.serverCPU > 0 {
 		b.ReportMetric(float64(r.serverCPU.Microseconds())/pages, prefix+"postgres-cpu-µs/page")
 	}
@@ -368,6 +381,7 @@ func crawlProcess(b *testing.B, bin string, args []string) throughputRun {
 	r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	r.peakRSS = ru.Maxrss << 10
 	r.pages = crawledPages(b, args[2])
+	r.diskBytes, r.linkBytes, r.links = diskUse(b, args[2])
 	if lines := strings.SplitN(out.String(), "\n", 3); len(lines) > 1 {
 		b.Logf("%s", strings.TrimSpace(lines[1]))
 	}
@@ -412,7 +426,7 @@ func procCPU(pid int) (cpu time.Duration, rss int64, ok bool) {
 // database, a remote server or where /proc is not. The server's other
 // clients count too: on a shared server the figure is an upper bound.
 func postgresCPU(db string) time.Duration {
-	if !isPostgres(db) {
+	if !apptest.IsPostgres(db) {
 		return -1
 	}
 	if u, err := url.Parse(db); err != nil || !(u.Hostname() == "localhost" || strings.HasPrefix(u.Hostname(), "127.") || u.Hostname() == "::1") {
@@ -449,12 +463,43 @@ func postgresCPU(db string) time.Duration {
 // crawledPages counts the pages a crawl recorded, and fails the benchmark
 // if one was recorded twice.
 func crawledPages(b *testing.B, db string) int64 {
-	d := openDB(b, db)
+	d := apptest.OpenDB(b, db)
 	defer d.Close()
-	if dup := queryInt(b, d, `SELECT count(*) - count(DISTINCT url) FROM pages`); dup != 0 {
+	if dup := apptest.QueryInt(b, d, `SELECT count(*) - count(DISTINCT url) FROM pages`); dup != 0 {
 		b.Fatalf("%d pages recorded twice", dup)
 	}
-	return queryInt(b, d, `SELECT count(*) FROM pages`)
+	return apptest.QueryInt(b, d, `SELECT count(*) FROM pages`)
+}
+
+// linkTables are the tables and indexes that hold links, in every
+// schema so far: rows with links_target, then compact rows with inlinks
+// and the URL text of targets the crawl did not take.
+var linkTables = []string{"links", "links_target", "outlinks", "inlinks", "link_urls"}
+
+// diskUse returns, for a SQLite database, its bytes on disk (with its
+// write-ahead log), the bytes of the b-trees holding links (dbstat) and
+// the links recorded; zeros for PostgreSQL.
+func diskUse(b *testing.B, db string) (disk, links, n int64) {
+	if apptest.IsPostgres(db) {
+		return 0, 0, 0
+	}
+	for _, f := range []string{db, db + "-wal"} {
+		if fi, err := os.Stat(f); err == nil {
+			disk += fi.Size()
+		}
+	}
+	d := apptest.OpenDB(b, db)
+	defer d.Close()
+	n = apptest.QueryInt(b, d, `SELECT value FROM counters WHERE name = 'links'`)
+	for _, t := range linkTables {
+		var size sql.NullInt64
+		if err := d.QueryRow(`SELECT sum(pgsize) FROM dbstat WHERE name = ?`, t).Scan(&size); err != nil {
+			b.Logf("link bytes: %v", err)
+			return disk, 0, n
+		}
+		links += size.Int64
+	}
+	return disk, links, n
 }
 
 // phaseWriter notes when the crawl writes its first byte to stdout: the
