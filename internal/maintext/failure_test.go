@@ -325,6 +325,20 @@ var failureModes = []struct {
 		want: []string{"Paragraph 3 of the story", "Paragraph 2 of the tale", "What we packed:", "Two tents", "Paragraph 2 of the epilogue"},
 		not:  []string{"Did you see this", "More on this", "winter camp", "Letters from"},
 	},
+	{
+		// A post whose box is named for sharing ("share-card", an
+		// element "share-card__text" of it), with most of the text of
+		// the page's <main>, is the content, however long the cookie
+		// notice and footer around it are.
+		name: "share card in main",
+		page: `<body><div class="consent-notice">` + strings.Repeat(`<p>We and our partners store and read cookies on your device to measure visits, show ads and remember your choices across the site.</p>`, 6) +
+			`</div><main><section class="share-section"><div class="share-card"><div class="share-card__actor">Northfield Survey Team</div>` +
+			`<p class="share-card__text">The survey of the ridge is done: four seasons, three camps and a map of every spring, which we publish today with the notes of all who walked it.</p>` +
+			`<div class="share-card__actions"><a href="/like">Like</a> <a href="/share">Share</a></div></div></section></main>` +
+			`<footer>` + strings.Repeat(`<p>Northfield Survey, 12 Ridge Road, Northfield. Imprint, privacy and terms of use of this site.</p>`, 4) + `</footer></body>`,
+		want: []string{"The survey of the ridge is done"},
+		not:  []string{"cookies", "Imprint"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

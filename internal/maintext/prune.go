@@ -37,7 +37,8 @@ var dropWords = map[string]bool{
 
 // prune marks as dropped the elements that are boilerplate by their
 // markup alone (see isBoilerplate); one marked by a word of softWords only
-// if it holds less than a third of the page's text. An element that holds the page's
+// if it holds less than a third of the page's text, or of the text of the
+// <main> or role=main it is in. An element that holds the page's
 // <main>, an <article> or role=main is never dropped (nor is one of these
 // itself), so that a wrapper with an unlucky class ("has-sidebar") cannot
 // take the content with it; nor is one that holds an <h1>, unless it is an
@@ -75,10 +76,25 @@ func (b *Builder) prune() {
 			// an aside, a nav, a footer or the page's header.
 			continue
 		}
-		if n.flags&fBoiler != 0 || n.flags&fSoftBoiler != 0 && n.raw*3 < total {
+		if n.flags&fBoiler != 0 || n.flags&fSoftBoiler != 0 && n.raw*3 < b.within(int32(i), total) {
 			n.flags |= fDropped
 		}
 	}
+}
+
+// within returns the text that a soft boilerplate element is weighed
+// against (see prune): that of the <main> or role=main it is in, else
+// the page's, total.
+func (b *Builder) within(i, total int32) int32 {
+	if b.nodes[i].flags&fInMain == 0 {
+		return total
+	}
+	for p := b.nodes[i].parent; p >= 0; p = b.nodes[p].parent {
+		if b.nodes[p].flags&fMain != 0 {
+			return b.nodes[p].raw
+		}
+	}
+	return total
 }
 
 // isBoilerplate returns fBoiler if an element is boilerplate by its tag,
@@ -200,9 +216,16 @@ func dropWordOf(v []byte, except map[string]bool) uint16 {
 		for i < len(v) && isSpaceByte(v[i]) {
 			i++
 		}
-		if k := tokenEnd(v, i); (i == 0 || isSpaceByte(v[i-1])) && isModifier(lowerASCII(buf[:0], v[i:k])) {
-			i = k
-			continue
+		if k := tokenEnd(v, i); i == 0 || isSpaceByte(v[i-1]) {
+			if isModifier(lowerASCII(buf[:0], v[i:k])) {
+				i = k
+				continue
+			}
+			// An element of a block ("share-card__text") is read by
+			// its own name, not the block's.
+			if e := bytes.LastIndex(v[i:k], bem); e >= 0 && i+e+2 < k {
+				i += e + 2
+			}
 		}
 		// One part: a run of bytes other than space, '-' and '_'.
 		for i < len(v) && (isSpaceByte(v[i]) || v[i] == '-' || v[i] == '_') {
@@ -334,6 +357,10 @@ func classParts(v []byte) uint8 {
 	}
 	return kinds
 }
+
+// bem separates a block's name from its element's in a class token
+// ("share-update-card__update-text").
+var bem = []byte("__")
 
 func tokenEnd(v []byte, i int) int {
 	for i < len(v) && !isSpaceByte(v[i]) {

@@ -104,6 +104,9 @@ func classWords(v []byte) (pos, neg bool) {
 		j := tokenEnd(v, i)
 		tok := v[i:j]
 		i = j
+		if e := bytes.LastIndex(tok, bem); e >= 0 && e+2 < len(tok) {
+			tok = tok[e+2:] // an element of a block, by its own name
+		}
 		if len(tok) == 0 {
 			continue
 		}
