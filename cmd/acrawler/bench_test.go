@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/cputime"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -33,16 +34,16 @@ import (
 // ACRAWLER_BENCH_FLAGS adds crawl flags to the lean variants (e.g.
 // "--no-rank" to leave out the PageRank pass at the end).
 func BenchmarkCrawl(b *testing.B) {
-	for _, be := range backends {
+	for _, be := range apptest.Backends {
 		// full: everything on (main text, metadata, PDFs, WARC); lean: the
 		// crawl pipeline alone (fetch, parse, links, store).
-		b.Run(be.name+"/full", func(b *testing.B) { benchmarkCrawl(b, be) })
+		b.Run(be.Name+"/full", func(b *testing.B) { benchmarkCrawl(b, be) })
 		lean := append([]string{"--no-pdf", "--main-text=false", "--warc", "off"}, strings.Fields(os.Getenv("ACRAWLER_BENCH_FLAGS"))...)
-		b.Run(be.name+"/lean", func(b *testing.B) { benchmarkCrawl(b, be, lean...) })
-		b.Run(be.name+"/lean-process", func(b *testing.B) { benchmarkCrawl(b, be, append([]string{processFlag}, lean...)...) })
+		b.Run(be.Name+"/lean", func(b *testing.B) { benchmarkCrawl(b, be, lean...) })
+		b.Run(be.Name+"/lean-process", func(b *testing.B) { benchmarkCrawl(b, be, append([]string{processFlag}, lean...)...) })
 		// lean-bfs: the lean crawl in breadth-first order, without the
 		// priority scoring, to measure what prioritization costs.
-		b.Run(be.name+"/lean-bfs", func(b *testing.B) {
+		b.Run(be.Name+"/lean-bfs", func(b *testing.B) {
 			benchmarkCrawl(b, be, "--no-pdf", "--main-text=false", "--warc", "off", "--order", "bfs")
 		})
 	}
@@ -52,7 +53,7 @@ func BenchmarkCrawl(b *testing.B) {
 // crawl as a child process.
 const processFlag = "(process)"
 
-func benchmarkCrawl(b *testing.B, be backend, extra ...string) {
+func benchmarkCrawl(b *testing.B, be apptest.Backend, extra ...string) {
 	process := len(extra) > 0 && extra[0] == processFlag
 	var bin string
 	if process {
@@ -76,8 +77,8 @@ func benchmarkCrawl(b *testing.B, be backend, extra ...string) {
 	var cpu time.Duration
 	var elapsed time.Duration
 	for i := 0; i < b.N; i++ {
-		db := be.newDB(b)
-		if d := os.Getenv("ACRAWLER_BENCH_DIR"); d != "" && be.name == "sqlite" {
+		db := be.NewDB(b)
+		if d := os.Getenv("ACRAWLER_BENCH_DIR"); d != "" && be.Name == "sqlite" {
 			db = filepath.Join(d, fmt.Sprintf("bench-%d-%d.db", os.Getpid(), i))
 		}
 		args := append([]string{"crawl", "--db", db, "--proxy", srv.URL, "--delay", "0", "--max-crawl-delay", "1ms",
@@ -105,9 +106,9 @@ func benchmarkCrawl(b *testing.B, be backend, extra ...string) {
 			elapsed += time.Since(start)
 			cpu += cputime.Process() - cpu0
 		}
-		d := openDB(b, db)
-		pages += queryInt(b, d, `SELECT count(*) FROM pages`)
-		if dup := queryInt(b, d, `SELECT count(*) - count(DISTINCT url) FROM pages`); dup != 0 {
+		d := apptest.OpenDB(b, db)
+		pages += apptest.QueryInt(b, d, `SELECT count(*) FROM pages`)
+		if dup := apptest.QueryInt(b, d, `SELECT count(*) - count(DISTINCT url) FROM pages`); dup != 0 {
 			b.Fatalf("%d pages recorded twice", dup)
 		}
 		if i == 0 {
@@ -144,12 +145,12 @@ func maxRSS() int64 {
 // the first crawl's pages the advance changed. Bytes are response bodies:
 // a 304 costs its headers alone.
 func BenchmarkRecrawl(b *testing.B) {
-	for _, be := range backends {
-		b.Run(be.name, func(b *testing.B) { benchmarkRecrawl(b, be) })
+	for _, be := range apptest.Backends {
+		b.Run(be.Name, func(b *testing.B) { benchmarkRecrawl(b, be) })
 	}
 }
 
-func benchmarkRecrawl(b *testing.B, be backend) {
+func benchmarkRecrawl(b *testing.B, be apptest.Backend) {
 	var bytesPct, reqPct, notModPct, changedPct, revisitPct, newPct float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -193,19 +194,19 @@ func benchmarkRecrawl(b *testing.B, be backend) {
 			return n
 		}
 		all := func(string) bool { return true }
-		db := be.newDB(b)
+		db := be.NewDB(b)
 		before, _, _ := crawlOnce("crawl", db, seeds...)
 		known := func(k string) bool { _, ok := before[k]; return ok }
 		unknown := func(k string) bool { return !known(k) }
-		first := openDB(b, db)
-		pages := queryInt(b, first, `SELECT count(*) FROM pages`)
+		first := apptest.OpenDB(b, db)
+		pages := apptest.QueryInt(b, first, `SELECT count(*) FROM pages`)
 		web.Advance()
 		changed, _, _ := web.Changes()
 		b.StartTimer()
 		rbs, rr, nm := crawlOnce("recrawl", db, "--all")
 		b.StopTimer()
 		first.Close()
-		fbs, fr, _ := crawlOnce("crawl", be.newDB(b), seeds...)
+		fbs, fr, _ := crawlOnce("crawl", be.NewDB(b), seeds...)
 		srv.Close()
 		rb, fb := sum(rbs, all), sum(fbs, all)
 		bytesPct += 100 * float64(rb) / float64(fb)
@@ -244,7 +245,7 @@ func BenchmarkReparse(b *testing.B) {
 	for _, s := range web.Sites() {
 		seeds = append(seeds, s.Origin+"/")
 	}
-	db, warcDir := backends[0].newDB(b), filepath.Join(b.TempDir(), "warc")
+	db, warcDir := apptest.Backends[0].NewDB(b), filepath.Join(b.TempDir(), "warc")
 	var out, errb strings.Builder
 	args := append([]string{"crawl", "--db", db, "--proxy", srv.URL, "--delay", "0", "--max-crawl-delay", "1ms",
 		"--max-depth", "0", "--progress", "off", "--log-level", "error", "--workers", "16",

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/app"
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -67,8 +68,8 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	if _, err := os.Stat(db); err == nil {
-		d := openDB(t, db)
-		if n := queryInt(t, d, `SELECT count(*) FROM urls`); n != 0 {
+		d := apptest.OpenDB(t, db)
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM urls`); n != 0 {
 			t.Errorf("%d URLs written by failed runs", n)
 		}
 	}
@@ -102,18 +103,13 @@ func TestBadFlagIsOneLine(t *testing.T) {
 		code, stderr, msg := runQuiet(t, args...)
 		if code != 2 || stderr != "" || strings.Count(msg, "\n") != 1 {
 			t.Errorf("acrawler %s: exit %d, standard error %d lines:\n%s%s\nwant exit 2 and one line",
-				strings.Join(args, " "), code, strings.Count(stderr+msg, "\n"), firstLines(stderr, 3), msg)
+				strings.Join(args, " "), code, strings.Count(stderr+msg, "\n"), apptest.FirstLines(stderr, 3), msg)
 		}
 	}
 	code, stderr, _ := runQuiet(t, "crawl", "-h")
 	if code != 0 || !strings.Contains(stderr, "-max-bytes") {
-		t.Errorf("crawl -h: exit %d, %q; want the flag list and exit 0", code, firstLines(stderr, 3))
+		t.Errorf("crawl -h: exit %d, %q; want the flag list and exit 0", code, apptest.FirstLines(stderr, 3))
 	}
-}
-
-func firstLines(s string, n int) string {
-	lines := strings.SplitAfter(s, "\n")
-	return strings.Join(lines[:min(n, len(lines))], "")
 }
 
 // Bad arguments write nothing: no database file, no lock file beside it.
@@ -170,8 +166,8 @@ func TestPasswordNeverShown(t *testing.T) {
 	dsn := pgtest.SchemaDSN(t)
 	u, _ := url.Parse(dsn)
 	u.User = url.UserPassword(u.User.Username(), "hunter2")
-	web := newTestWeb(t, testweb.Config{Seed: 1, PagesPerSite: 5})
-	args := web.crawlArgs(u.String(), "--delay", "0", "--max-pages", "5", "http://www.northfield-university.test/")
+	web := apptest.NewWeb(t, testweb.Config{Seed: 1, PagesPerSite: 5})
+	args := web.CrawlArgs(u.String(), "--delay", "0", "--max-pages", "5", "http://www.northfield-university.test/")
 	args = append(args[:len(args)-1], "--log-level", "debug", args[len(args)-1])
 	out, logs, err := runCmd(t, args...)
 	if err != nil {
@@ -186,29 +182,29 @@ func TestResumeAfterKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and crawls twice")
 	}
-	forEachBackend(t, testResumeAfterKill)
+	apptest.ForEachBackend(t, testResumeAfterKill)
 }
 
-func testResumeAfterKill(t *testing.T, be backend) {
+func testResumeAfterKill(t *testing.T, be apptest.Backend) {
 	bin := programPath(t)
 	cfg := testweb.Config{Seed: 11, PagesPerSite: 40}
 	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/", "http://lab.quantum-optics-institute.test/"}
 
 	// The reference: one uninterrupted crawl of its own copy of the web.
-	ref := newTestWeb(t, cfg)
-	refDB := be.newDB(t)
-	mustCrawl(t, append(ref.crawlArgs(refDB, "--delay", "0", "--max-depth", "0"), seeds...)...)
-	want := finalURLs(t, refDB)
+	ref := apptest.NewWeb(t, cfg)
+	refDB := be.NewDB(t)
+	mustCrawl(t, append(ref.CrawlArgs(refDB, "--delay", "0", "--max-depth", "0"), seeds...)...)
+	want := apptest.FinalURLs(t, refDB)
 	if len(want) < 150 {
 		t.Fatalf("reference crawl recorded only %d URLs", len(want))
 	}
 
 	// The same crawl, killed with SIGKILL part way and run again.
-	web := newTestWeb(t, cfg)
-	db := be.newDB(t)
+	web := apptest.NewWeb(t, cfg)
+	db := be.NewDB(t)
 	// A restarted process is a new lease owner: with PostgreSQL it waits
 	// for the dead one's leases to expire.
-	args := append(web.crawlArgs(db, "--delay", "15ms", "--max-depth", "0", "--lease", "2s"), seeds...)
+	args := append(web.CrawlArgs(db, "--delay", "15ms", "--max-depth", "0", "--lease", "2s"), seeds...)
 	cmd := programCommand(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -226,7 +222,7 @@ func testResumeAfterKill(t *testing.T, be backend) {
 	cmd.Process.Kill() // SIGKILL: no chance to clean up
 	cmd.Wait()
 	atKill := map[string]bool{}
-	for _, u := range finalURLs(t, db) {
+	for _, u := range apptest.FinalURLs(t, db) {
 		atKill[u] = true
 	}
 	if len(atKill) == 0 || len(atKill) >= len(want) {
@@ -238,10 +234,10 @@ func testResumeAfterKill(t *testing.T, be backend) {
 	if err != nil {
 		t.Fatalf("resumed crawl: %v\n%s", err, out)
 	}
-	got := finalURLs(t, db)
-	if onlyRef, onlyResumed := diff(want, got); len(onlyRef)+len(onlyResumed) > 0 {
+	got := apptest.FinalURLs(t, db)
+	if onlyRef, onlyResumed := apptest.Diff(want, got); len(onlyRef)+len(onlyResumed) > 0 {
 		t.Errorf("resumed crawl differs from the uninterrupted one: %d only in the reference %s, %d only in the resumed %s",
-			len(onlyRef), short(onlyRef), len(onlyResumed), short(onlyResumed))
+			len(onlyRef), apptest.Short(onlyRef), len(onlyResumed), apptest.Short(onlyResumed))
 	}
 
 	// No page fetched twice, except those in flight at the kill (requested

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 	"github.com/acrawler/acrawler/internal/warc"
 )
@@ -28,19 +29,19 @@ func TestKillLoop(t *testing.T) {
 	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/",
 		"http://lab.quantum-optics-institute.test/"}
 
-	ref := newTestWeb(t, cfg)
-	refDB := backends[0].newDB(t)
-	mustCrawl(t, append(ref.crawlArgs(refDB, "--delay", "0", "--max-depth", "0"), seeds...)...)
-	wantURLs := finalURLs(t, refDB)
+	ref := apptest.NewWeb(t, cfg)
+	refDB := apptest.Backends[0].NewDB(t)
+	mustCrawl(t, append(ref.CrawlArgs(refDB, "--delay", "0", "--max-depth", "0"), seeds...)...)
+	wantURLs := apptest.FinalURLs(t, refDB)
 	wantPages := pageContents(t, refDB)
 	if len(wantPages) < 100 {
 		t.Fatalf("reference crawl recorded only %d pages", len(wantPages))
 	}
-	refRequests := len(pageRequests(ref))
+	refRequests := len(apptest.PageRequests(ref))
 
-	web := newTestWeb(t, cfg)
-	db := backends[0].newDB(t)
-	args := append(web.crawlArgs(db, "--delay", "0", "--max-depth", "0", "--lease", "1s"), seeds...)
+	web := apptest.NewWeb(t, cfg)
+	db := apptest.Backends[0].NewDB(t)
+	args := append(web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", "--lease", "1s"), seeds...)
 	rng := rand.New(rand.NewPCG(2026, 12))
 	// Kill points: page requests seen by the web, spread over the crawl.
 	points := make([]int, 10)
@@ -65,7 +66,7 @@ func TestKillLoop(t *testing.T) {
 		deadline := time.Now().Add(time.Minute)
 		finished := false
 	wait:
-		for len(pageRequests(web)) < at {
+		for len(apptest.PageRequests(web)) < at {
 			select {
 			case err := <-exited:
 				if err != nil {
@@ -77,7 +78,7 @@ func TestKillLoop(t *testing.T) {
 			}
 			if time.Now().After(deadline) {
 				cmd.Process.Kill()
-				t.Fatalf("run %d: %d requests after a minute, waiting for %d\n%s", i, len(pageRequests(web)), at, out.String())
+				t.Fatalf("run %d: %d requests after a minute, waiting for %d\n%s", i, len(apptest.PageRequests(web)), at, out.String())
 			}
 		}
 		if finished {
@@ -88,7 +89,7 @@ func TestKillLoop(t *testing.T) {
 		cmd.Process.Kill() // SIGKILL: no chance to clean up
 		<-exited
 		k := kill{requests: len(web.Requests()), final: map[string]bool{}}
-		for _, u := range finalURLs(t, db) {
+		for _, u := range apptest.FinalURLs(t, db) {
 			k.final[u] = true
 		}
 		kills = append(kills, k)
@@ -100,17 +101,17 @@ func TestKillLoop(t *testing.T) {
 		t.Fatalf("last run: %v\n%s", err, out)
 	}
 
-	got := finalURLs(t, db)
-	if a, b := diff(wantURLs, got); len(a)+len(b) > 0 {
+	got := apptest.FinalURLs(t, db)
+	if a, b := apptest.Diff(wantURLs, got); len(a)+len(b) > 0 {
 		t.Errorf("killed crawl differs from the uninterrupted one: %d only in the reference %s, %d only in the killed %s",
-			len(a), short(a), len(b), short(b))
+			len(a), apptest.Short(a), len(b), apptest.Short(b))
 	}
-	d := openDB(t, db)
-	if dups := queryStrings(t, d, `SELECT url FROM urls GROUP BY url HAVING count(*) > 1`); len(dups) > 0 {
-		t.Errorf("URLs recorded twice: %s", short(dups))
+	d := apptest.OpenDB(t, db)
+	if dups := apptest.QueryStrings(t, d, `SELECT url FROM urls GROUP BY url HAVING count(*) > 1`); len(dups) > 0 {
+		t.Errorf("URLs recorded twice: %s", apptest.Short(dups))
 	}
-	if dups := queryStrings(t, d, `SELECT url FROM pages GROUP BY url HAVING count(*) > 1`); len(dups) > 0 {
-		t.Errorf("pages recorded twice: %s", short(dups))
+	if dups := apptest.QueryStrings(t, d, `SELECT url FROM pages GROUP BY url HAVING count(*) > 1`); len(dups) > 0 {
+		t.Errorf("pages recorded twice: %s", apptest.Short(dups))
 	}
 	gotPages := pageContents(t, db)
 	for u, want := range wantPages {
@@ -145,7 +146,7 @@ func TestKillLoop(t *testing.T) {
 	}
 
 	// The archive: no file left open, every page's response readable.
-	dir := filepath.Join(web.dir, "warc")
+	dir := filepath.Join(web.Dir, "warc")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -180,9 +181,9 @@ func TestKillLoop(t *testing.T) {
 // hash, title and text.
 func pageContents(t *testing.T, db string) map[string]string {
 	t.Helper()
-	d := openDB(t, db)
+	d := apptest.OpenDB(t, db)
 	out := map[string]string{}
-	for _, row := range queryStrings(t, d, `SELECT url || char(31) || status || char(31) || coalesce(hex(content_hash), '') ||
+	for _, row := range apptest.QueryStrings(t, d, `SELECT url || char(31) || status || char(31) || coalesce(hex(content_hash), '') ||
 		char(31) || title || char(31) || text FROM pages`) {
 		u, rest, _ := strings.Cut(row, "\x1f")
 		out[u] = rest

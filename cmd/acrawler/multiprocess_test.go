@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/app"
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -26,7 +27,7 @@ func TestMultiProcess(t *testing.T) {
 	}
 	db := pgtest.SchemaDSN(t)
 	bin := programPath(t)
-	web := newTestWeb(t, testweb.Config{Seed: 21, Sites: 9, PagesPerSite: 30, NoFaults: true})
+	web := apptest.NewWeb(t, testweb.Config{Seed: 21, Sites: 9, PagesPerSite: 30, NoFaults: true})
 	var seeds []string
 	for _, s := range web.Sites() {
 		if s.Academic && s.Host != "www.karadeniz-universitesi.test" { // its Crawl-delay: 1 would make this slow
@@ -38,7 +39,7 @@ func TestMultiProcess(t *testing.T) {
 	procs := make([]*exec.Cmd, 3)
 	outs := make([]*bytes.Buffer, 3)
 	for i := range procs {
-		args := append(web.crawlArgs(db, "--delay", delay.String(), "--max-pages", fmt.Sprint(maxPages),
+		args := append(web.CrawlArgs(db, "--delay", delay.String(), "--max-pages", fmt.Sprint(maxPages),
 			"--lease", "2s", "--max-depth", "0", "--workers", "3",
 			"--user-agent", fmt.Sprintf("acrawler/0.1 (+https://example.org/proc%d)", i)), seeds...)
 		procs[i] = programCommand(bin, args...)
@@ -55,9 +56,9 @@ func TestMultiProcess(t *testing.T) {
 	}()
 	// Kill process 1 once the crawl is well under way.
 	deadline := time.Now().Add(time.Minute)
-	for len(pageRequests(web)) < maxPages/3 {
+	for len(apptest.PageRequests(web)) < maxPages/3 {
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d pages fetched after a minute", len(pageRequests(web)))
+			t.Fatalf("only %d pages fetched after a minute", len(apptest.PageRequests(web)))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -65,7 +66,7 @@ func TestMultiProcess(t *testing.T) {
 	procs[1].Wait()
 	killedAt := len(web.Requests())
 	atKill := map[string]bool{}
-	for _, u := range finalURLs(t, db) {
+	for _, u := range apptest.FinalURLs(t, db) {
 		atKill[u] = true
 	}
 	for _, i := range []int{0, 2} {
@@ -98,8 +99,8 @@ func TestMultiProcess(t *testing.T) {
 		}
 	}
 	// The page budget holds for the crawl as a whole.
-	d := openDB(t, db)
-	if n := queryInt(t, d, `SELECT count(*) FROM pages`); n > maxPages {
+	d := apptest.OpenDB(t, db)
+	if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages`); n > maxPages {
 		t.Errorf("%d pages recorded under a crawl-wide budget of %d", n, maxPages)
 	}
 	c := counters(t, db)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -110,18 +110,15 @@ func envInt(name string, def int) int {
 }
 
 // variedWeb is the benchmark's web of one seed, served as a proxy.
-func variedWeb(tb testing.TB, seed int) *testWeb {
-	w := testweb.New(testweb.Config{Seed: int64(seed), Varied: true, Sites: 40, PagesPerSite: 40, NoFaults: true})
-	srv := httptest.NewServer(w)
-	tb.Cleanup(srv.Close)
-	return &testWeb{Web: w, proxy: srv.URL, dir: tb.TempDir()}
+func variedWeb(tb testing.TB, seed int) *apptest.Web {
+	return apptest.NewWeb(tb, testweb.Config{Seed: int64(seed), Varied: true, Sites: 40, PagesPerSite: 40, NoFaults: true})
 }
 
 // priorityCrawl crawls web in one order; stop, when set, is polled and
 // ends the crawl when it returns true.
-func priorityCrawl(tb testing.TB, web *testWeb, order string, delay time.Duration, stop func() bool, extra ...string) {
+func priorityCrawl(tb testing.TB, web *apptest.Web, order string, delay time.Duration, stop func() bool, extra ...string) {
 	db := filepath.Join(tb.TempDir(), "crawl.db")
-	args := append(web.crawlArgs(db, "--delay", delay.String(), "--order", order, "--scope", "any", "--max-depth", "0",
+	args := append(web.CrawlArgs(db, "--delay", delay.String(), "--order", order, "--scope", "any", "--max-depth", "0",
 		"--workers", "4", "--no-pdf", "--warc", "off"), extra...)
 	args = append(args, web.Seeds()...)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -152,8 +149,8 @@ func priorityCrawl(tb testing.TB, web *testWeb, order string, delay time.Duratio
 // fetchedPages classifies the pages a crawl fetched, in order: whether
 // each is research content (academic and no copy) and, for publications,
 // the publication's URL.
-func fetchedPages(web *testWeb) (research []bool, pubs []string) {
-	for _, u := range pageRequests(web) {
+func fetchedPages(web *apptest.Web) (research []bool, pubs []string) {
+	for _, u := range apptest.PageRequests(web) {
 		info, ok := web.Lookup(u)
 		if !ok && strings.HasSuffix(u, "/sitemap.xml") {
 			continue // a sitemap looked for where there is none

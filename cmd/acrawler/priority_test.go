@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -14,13 +15,13 @@ import (
 // returns the share of academic pages among the pages fetched.
 func academicShare(t *testing.T, order string, budget int) (share float64, fetched int) {
 	t.Helper()
-	web := newTestWeb(t, testweb.Config{Seed: 8, Sites: 6, PagesPerSite: 60, NoFaults: true})
-	db := backends[0].newDB(t)
-	args := append(web.crawlArgs(db, "--delay", "0", "--order", order, "--max-pages", fmt.Sprint(budget),
+	web := apptest.NewWeb(t, testweb.Config{Seed: 8, Sites: 6, PagesPerSite: 60, NoFaults: true})
+	db := apptest.Backends[0].NewDB(t)
+	args := append(web.CrawlArgs(db, "--delay", "0", "--order", order, "--max-pages", fmt.Sprint(budget),
 		"--scope", "any", "--max-depth", "0", "--workers", "4"), web.Seeds()...)
 	mustCrawl(t, args...)
 	academic := 0
-	for _, u := range pageRequests(web) {
+	for _, u := range apptest.PageRequests(web) {
 		info, ok := web.Lookup(u)
 		// Pages only: not robots.txt, sitemaps or redirects (a redirect's
 		// target is counted when it is fetched).
@@ -62,7 +63,7 @@ func TestPriorityOnVariedWeb(t *testing.T) {
 	}
 	const budget = 150
 	measure := func(order string) (float64, int) {
-		web := newTestWeb(t, testweb.Config{Seed: 5, Varied: true, Sites: 24, PagesPerSite: 24, NoFaults: true})
+		web := apptest.NewWeb(t, testweb.Config{Seed: 5, Varied: true, Sites: 24, PagesPerSite: 24, NoFaults: true})
 		priorityCrawl(t, web, order, 20*time.Millisecond, nil, "--max-pages", fmt.Sprint(budget))
 		research, pubs := fetchedPages(web)
 		return shareOf(research, len(research)), distinct(pubs)
@@ -86,9 +87,9 @@ func TestStatsShowHostValues(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls a varied test web")
 	}
-	web := newTestWeb(t, testweb.Config{Seed: 5, Varied: true, Sites: 24, PagesPerSite: 24, NoFaults: true})
-	db := backends[0].newDB(t)
-	args := append(web.crawlArgs(db, "--delay", "0", "--order", "priority", "--max-pages", "600", "--scope", "any",
+	web := apptest.NewWeb(t, testweb.Config{Seed: 5, Varied: true, Sites: 24, PagesPerSite: 24, NoFaults: true})
+	db := apptest.Backends[0].NewDB(t)
+	args := append(web.CrawlArgs(db, "--delay", "0", "--order", "priority", "--max-pages", "600", "--scope", "any",
 		"--max-depth", "0", "--workers", "4", "--no-pdf"), web.Seeds()...)
 	mustCrawl(t, args...)
 	out, errs, err := runCmd(t, "stats", "--db", db, "--json", "--hosts", "0")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/app"
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
@@ -80,19 +81,19 @@ func TestStopMessage(t *testing.T) {
 // A crawl stopped by a signal exits with the signal's status, not 0 as a
 // finished crawl does; one stopped otherwise (a deadline) is no error.
 func TestInterruptedCrawlExitStatus(t *testing.T) {
-	web := newTestWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30})
-	db := backends[0].newDB(t)
+	web := apptest.NewWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30})
+	db := apptest.Backends[0].NewDB(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	go func() {
 		deadline := time.Now().Add(time.Minute)
-		for len(pageRequests(web)) < 10 && time.Now().Before(deadline) {
+		for len(apptest.PageRequests(web)) < 10 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		cancel(app.Interrupted{Signal: syscall.SIGTERM})
 	}()
 	var stdout, stderr bytes.Buffer
-	err := Run(ctx, append(web.crawlArgs(db, "--delay", "50ms"), "http://www.northfield-university.test/"), &stdout, &stderr)
+	err := Run(ctx, append(web.CrawlArgs(db, "--delay", "50ms"), "http://www.northfield-university.test/"), &stdout, &stderr)
 	var msg strings.Builder
 	if code := exitCode(err, &msg); code != 143 || !strings.Contains(msg.String(), "SIGTERM") {
 		t.Errorf("interrupted crawl: exit %d, message %q; want 143 and the signal named", code, msg.String())
@@ -104,7 +105,7 @@ func TestInterruptedCrawlExitStatus(t *testing.T) {
 	// Resumed and stopped by a deadline: no signal, no error.
 	dctx, dcancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer dcancel()
-	if err := Run(dctx, web.crawlArgs(db, "--delay", "50ms"), &stdout, &stderr); err != nil {
+	if err := Run(dctx, web.CrawlArgs(db, "--delay", "50ms"), &stdout, &stderr); err != nil {
 		t.Errorf("crawl stopped by its context's deadline: %v", err)
 	}
 }

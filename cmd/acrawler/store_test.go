@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/store/sqlite"
 	"github.com/acrawler/acrawler/internal/testweb"
 )
@@ -26,9 +27,9 @@ func TestStatsAndExportOnUnwritableDatabase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
-	web := newTestWeb(t, testweb.Config{Seed: 23, Sites: 1, PagesPerSite: 8, NoFaults: true})
+	web := apptest.NewWeb(t, testweb.Config{Seed: 23, Sites: 1, PagesPerSite: 8, NoFaults: true})
 	made := filepath.Join(t.TempDir(), "crawl.db")
-	mustCrawl(t, web.crawlArgs(made, "--delay", "0", "--max-depth", "1", "--max-crawl-delay", "1ms", "--warc", "off",
+	mustCrawl(t, web.CrawlArgs(made, "--delay", "0", "--max-depth", "1", "--max-crawl-delay", "1ms", "--warc", "off",
 		"http://www.northfield-university.test/")...)
 	wantStats, _, err := runCmd(t, "stats", "--json", "--db", made)
 	if err != nil {
