@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
@@ -167,7 +168,9 @@ type throughputRun struct {
 	cpu, crawlCPU        time.Duration
 	serverCPU            time.Duration // PostgreSQL's processes, when local
 	peakRSS, crawlRSS    int64
-	phases               bool // crawl and crawlCPU are measured
+	diskBytes, linkBytes int64 // SQLite: the database and WAL; the tables and indexes of links
+	links                int64 // links recorded
+	phases               bool  // crawl and crawlCPU are measured
 	runs                 int
 	minRate, maxRate     float64
 	minCPUPage, maxCPUPg float64
@@ -193,6 +196,9 @@ func (r *throughputRun) add(o throughputRun) {
 	r.crawlCPU += o.crawlCPU
 	r.peakRSS = max(r.peakRSS, o.peakRSS)
 	r.crawlRSS = max(r.crawlRSS, o.crawlRSS)
+	r.diskBytes += o.diskBytes
+	r.linkBytes += o.linkBytes
+	r.links += o.links
 	r.phases = o.phases
 }
 
@@ -206,6 +212,12 @@ func (r *throughputRun) report(b *testing.B, prefix string) {
 	b.ReportMetric(r.pagesPerSec(), prefix+"pages/s")
 	b.ReportMetric(r.cpuPerPage(), prefix+"cpu-µs/page")
 	b.ReportMetric(float64(r.peakRSS)/(1<<20), prefix+"peak-RSS-MiB")
+	if r.diskBytes > 0 {
+		b.ReportMetric(float64(r.diskBytes)/pages, prefix+"disk-B/page")
+	}
+	if r.linkBytes > 0 && r.links > 0 {
+		b.ReportMetric(float64(r.linkBytes)/float64(r.links), prefix+"link-B/link")
+	}
 	if r.serverCPU > 0 {
 		b.ReportMetric(float64(r.serverCPU.Microseconds())/pages, prefix+"postgres-cpu-µs/page")
 	}
@@ -369,6 +381,7 @@ func crawlProcess(b *testing.B, bin string, args []string) throughputRun {
 	r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	r.peakRSS = ru.Maxrss << 10
 	r.pages = crawledPages(b, args[2])
+	r.diskBytes, r.linkBytes, r.links = diskUse(b, args[2])
 	if lines := strings.SplitN(out.String(), "\n", 3); len(lines) > 1 {
 		b.Logf("%s", strings.TrimSpace(lines[1]))
 	}
@@ -456,6 +469,37 @@ func crawledPages(b *testing.B, db string) int64 {
 		b.Fatalf("%d pages recorded twice", dup)
 	}
 	return apptest.QueryInt(b, d, `SELECT count(*) FROM pages`)
+}
+
+// linkTables are the tables and indexes that hold links, in every
+// schema so far: rows with links_target, then compact rows with inlinks
+// and the URL text of targets the crawl did not take.
+var linkTables = []string{"links", "links_target", "outlinks", "inlinks", "link_urls"}
+
+// diskUse returns, for a SQLite database, its bytes on disk (with its
+// write-ahead log), the bytes of the b-trees holding links (dbstat) and
+// the links recorded; zeros for PostgreSQL.
+func diskUse(b *testing.B, db string) (disk, links, n int64) {
+	if apptest.IsPostgres(db) {
+		return 0, 0, 0
+	}
+	for _, f := range []string{db, db + "-wal"} {
+		if fi, err := os.Stat(f); err == nil {
+			disk += fi.Size()
+		}
+	}
+	d := apptest.OpenDB(b, db)
+	defer d.Close()
+	n = apptest.QueryInt(b, d, `SELECT value FROM counters WHERE name = 'links'`)
+	for _, t := range linkTables {
+		var size sql.NullInt64
+		if err := d.QueryRow(`SELECT sum(pgsize) FROM dbstat WHERE name = ?`, t).Scan(&size); err != nil {
+			b.Logf("link bytes: %v", err)
+			return disk, 0, n
+		}
+		links += size.Int64
+	}
+	return disk, links, n
 }
 
 // phaseWriter notes when the crawl writes its first byte to stdout: the
