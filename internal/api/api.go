@@ -254,7 +254,12 @@ var (
 	routeDashboard = route{"dashboard", false, (*Server).handleDashboard}
 	routeStatic    = route{"static", false, (*Server).handleStatic}
 	routeWork      = route{"work", true, (*Server).handleWork}
-	routeOther     = route{"other", false, func(*Server, http.ResponseWriter, *http.Request) error { return errNoPage }}
+	routeFavicon   = route{"static", false, func(_ *Server, w http.ResponseWriter, _ *http.Request) error {
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}}
+	routeOther = route{"other", false, func(*Server, http.ResponseWriter, *http.Request) error { return errNoPage }}
 )
 
 func routeOf(path string) route {
@@ -282,6 +287,10 @@ func routeOf(path string) route {
 		return routeDashboard
 	case cssPath:
 		return routeStatic
+	case "/favicon.ico":
+		// Asked for by a browser showing a page that names no icon (a
+		// citation as text): nothing, rather than a 404 in its console.
+		return routeFavicon
 	}
 	return routeOther
 }

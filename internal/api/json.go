@@ -150,7 +150,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if format != "" {
-		return writeCitations(w, format, citesOf(f.Works))
+		return writeCitations(w, r, format, "search", citesOf(f.Works))
 	}
 	resp := searchResponse{
 		Query: req.Query, Total: f.Total, TotalEstimated: f.Estimated, TookMS: math.Round(f.Took.Seconds()*1e5) / 100,

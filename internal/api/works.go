@@ -68,7 +68,7 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) error {
 	case "html":
 		return s.render(w, http.StatusOK, "work", workPageView{base: base{Title: wk.Title, Nav: "search", Box: true}, Work: workViewOf(wk)})
 	}
-	return writeCitations(w, format, []cite.Work{CiteWork(wk)})
+	return writeCitations(w, r, format, "work-"+strconv.FormatInt(wk.ID, 10), []cite.Work{CiteWork(wk)})
 }
 
 // citeWork is a work as the citation writers take it.
@@ -253,27 +253,35 @@ func citesOf(works []*crawl.Work) []cite.Work {
 	return out
 }
 
-// writeCitations answers with works as BibTeX, RIS or CSL-JSON.
-func writeCitations(w http.ResponseWriter, format string, works []cite.Work) error {
+// writeCitations answers with works as BibTeX, RIS or CSL-JSON, named
+// name (with the format's extension) for a client that saves them. A
+// browser (that asks for HTML) gets them as plain text, which it shows:
+// it would save a file of the citation types.
+func writeCitations(w http.ResponseWriter, r *http.Request, format, name string, works []cite.Work) error {
 	var buf bytes.Buffer
 	var err error
-	ctype := ""
+	ctype, ext := "", ""
 	switch format {
 	case "bibtex":
-		ctype = "application/x-bibtex; charset=utf-8"
+		ctype, ext = "application/x-bibtex; charset=utf-8", ".bib"
 		err = cite.WriteBibTeX(&buf, works)
 	case "ris":
-		ctype = "application/x-research-info-systems; charset=utf-8"
+		ctype, ext = "application/x-research-info-systems; charset=utf-8", ".ris"
 		err = cite.WriteRIS(&buf, works)
 	case "csl-json":
-		ctype = "application/vnd.citationstyles.csl+json; charset=utf-8"
+		ctype, ext = "application/vnd.citationstyles.csl+json; charset=utf-8", ".json"
 		err = cite.WriteCSLJSON(&buf, works)
 	}
 	if err != nil {
 		return fmt.Errorf("api: %s: %w", format, err)
 	}
-	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("Cache-Control", "no-store")
+	if strings.Contains(r.Header.Get("Accept"), "text/html") {
+		ctype = "text/plain; charset=utf-8"
+	}
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("Content-Disposition", `inline; filename="`+name+ext+`"`)
+	h.Set("Cache-Control", "no-store")
 	w.Write(buf.Bytes())
 	return nil
 }

@@ -459,3 +459,52 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Load loads pageURL and waits for sel to be visible.
+func (b *Browser) Load(pageURL, sel string) {
+	b.t.Helper()
+	b.do("load "+pageURL, chromedp.Navigate(pageURL), chromedp.WaitVisible(chromedp.CSS(sel)))
+}
+
+// Main returns the parsed main element of the current page.
+func (b *Browser) Main() *html.Node {
+	b.t.Helper()
+	return b.main()
+}
+
+// Follow clicks the elements sels of the current page one after another,
+// each once it is visible (a menu's summary, then a link in it), waits
+// for the page to change to another, and returns the text it shows.
+func (b *Browser) Follow(sels ...string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, Timeout)
+	defer cancel()
+	before, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		b.t.Fatalf("apitest: location: %v", err)
+	}
+	for _, sel := range sels {
+		b.do("click "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+	}
+	for range 300 { // at most 30 s
+		loc, err := chromedp.Run(ctx, chromedp.Location())
+		if err == nil && loc != before {
+			b.do("wait for the page", chromedp.WaitReady(chromedp.CSS("body")))
+			text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+			if err != nil {
+				b.t.Fatalf("apitest: read %s: %v", loc, err)
+			}
+			return text
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	b.t.Fatalf("apitest: clicking %v left the page at %s", sels, before)
+	return ""
+}
+
+// Find lists the tag elements of n whose attribute key is val (for
+// class: one of its classes), in document order; Attr reads an
+// attribute, Text the text of an element, its white space collapsed.
+func Find(n *html.Node, tag, key, val string) []*html.Node { return findAll(n, tag, key, val) }
+func Attr(n *html.Node, key string) string                 { return attr(n, key) }
+func Text(n *html.Node) string                             { return text(n) }
