@@ -106,10 +106,11 @@ func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 // host's URLs of one priority are fetched in) in that order. The store is
 // read and written in ID order: the hosts are inserted, their counts read
 // and updated sorted by host ID, the offers looked up and the admitted
-// inserted sorted by URL ID, so that each page of urls, hosts and their
-// indexes is dirtied once, in one pass, however the offers interleave
-// hosts (URL IDs begin with host bits: a host's URLs are neighbours), and
-// a batch larger than the page cache spills each page once.
+// inserted sorted by URL ID, so that each page of the indexes they touch
+// (urls_id, urls_queue, the host indexes: all begin with host bits) is
+// dirtied once, in one pass, however the offers interleave hosts. The
+// rows themselves go to the end of urls, which is kept in arrival order
+// (migration 0023): a batch writes the few pages its rows fill.
 func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits, now time.Time) (crawl.AddStats, error) {
 	st := crawl.AddStats{Offered: len(urls)}
 	if len(urls) == 0 {

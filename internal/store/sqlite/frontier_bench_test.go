@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -151,10 +152,11 @@ func benchAdd(b *testing.B, n int) {
 	last := min(1_000_000, n/2)
 	var io0 procIO
 	var start time.Time
+	var cpu0 time.Duration
 	urls := make([]crawl.NewURL, 0, batch)
 	for i := 0; i < n; {
 		if i == n-last || (i == 0 && last == n) {
-			io0, start = readProcIO(b), time.Now()
+			io0, start, cpu0 = readProcIO(b), time.Now(), cpuTime()
 		}
 		urls = urls[:0]
 		for ; len(urls) < batch && i < n; i++ {
@@ -169,7 +171,7 @@ func benchAdd(b *testing.B, n int) {
 			b.Fatalf("AddURLs = %+v, %v", st, err)
 		}
 	}
-	took := time.Since(start)
+	took, cpu := time.Since(start), cpuTime()-cpu0
 	io1 := readProcIO(b)
 	var disk int64
 	for _, suffix := range []string{"", "-wal"} {
@@ -179,12 +181,22 @@ func benchAdd(b *testing.B, n int) {
 	}
 	per := func(v int64) float64 { return float64(v) / float64(last) }
 	b.ReportMetric(float64(last)/took.Seconds(), "adds/s")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(last), "CPU-µs/URL")
 	b.ReportMetric(per(io1.writeBytes-io0.writeBytes), "written-B/URL")
 	b.ReportMetric(per(io1.readBytes-io0.readBytes), "read-B/URL")
 	b.ReportMetric(per(io1.wchar-io0.wchar), "wchar-B/URL")
 	b.ReportMetric(per(io1.rchar-io0.rchar), "rchar-B/URL")
 	b.ReportMetric(float64(disk)/float64(n), "disk-B/URL")
 	b.ReportMetric(float64(peakRSS(b))/(1<<20), "peak-RSS-MB")
+}
+
+// cpuTime is the CPU time the process used so far (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // procIO is the process's I/O counters from /proc/self/io.
