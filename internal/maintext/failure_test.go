@@ -339,6 +339,27 @@ var failureModes = []struct {
 		want: []string{"The survey of the ridge is done"},
 		not:  []string{"cookies", "Imprint"},
 	},
+	{
+		// The line of an image's credit or a text's source inside the
+		// text ("Photo: …", "Quelle: …", "© …") is not the text; a
+		// sentence that names a photo is.
+		name: "credit and source lines",
+		page: `<body>` + siteChrome + `<article><h1>Field notes</h1>` + prose("story", 2) + `<p>Photo: Example Agency / A. Lens</p>` +
+			prose("tale", 2) + `<p>Quelle: Landesamt für Vermessung</p><p>© Northfield Survey 2021</p>` +
+			`<p>Photo: the one we took at the spring, at dawn, is the best of the whole season.</p>` + prose("epilogue", 1) + `</article></body>`,
+		want: []string{"Paragraph 2 of the story", "Paragraph 2 of the tale", "the one we took at the spring", "Paragraph 1 of the epilogue"},
+		not:  []string{"Example Agency", "Landesamt", "© Northfield"},
+	},
+	{
+		// The page's title at the head of its text is recorded apart
+		// (as the page's title), not in the text; a page that is only
+		// its title keeps it.
+		name: "title at the head of the text",
+		page: `<html><head><title>Field notes from the ridge | Northfield Survey</title></head><body>` + siteChrome +
+			`<article><h1>Field notes from the ridge</h1>` + prose("story", 3) + `</article></body></html>`,
+		want: []string{"Paragraph 1 of the story", "Paragraph 3 of the story"},
+		not:  []string{"Field notes from the ridge"},
+	},
 }
 
 // TestFailureModes extracts each of failureModes, in Extract's own pass

@@ -92,7 +92,10 @@ type Result struct {
 	// collapsed. A heading that no paragraph follows (the title of a
 	// list of links left out, say) is left out, and so is a heading or
 	// a short label ("Read also:", "More on this") just before a block
-	// of links that is left out, and so are short lines
+	// of links that is left out, a short line of an image's credit or a
+	// text's source ("Photo: …", "Quelle: …", "© …"), the page's title
+	// (the text of its <title> holds it) as the first paragraph when
+	// another follows, and short lines
 	// after the last paragraph of prose (less than 400 bytes in all and
 	// under a third of the text before them: a source, a date, a "more
 	// on this" line). At most MaxText bytes.

@@ -48,9 +48,11 @@ type textWriter struct {
 	level    int    // rank of the heading being written (1-6), 0 if none
 	held     []byte // the heading held back
 	heldRank int
-	item     bool // the paragraph being written is a list item
-	prose    bool // a paragraph of prose was written
-	lastLong int  // length of the text up to the end of its last prose paragraph (see isProse)
+	item     bool   // the paragraph being written is a list item
+	prose    bool   // a paragraph of prose was written
+	titled   bool   // the first paragraph was seen (see write)
+	title    []byte // the first paragraph, if it is the page's title
+	lastLong int    // length of the text up to the end of its last prose paragraph (see isProse)
 }
 
 // maxTail is the length under which the lines after the last paragraph
@@ -100,6 +102,10 @@ func (b *Builder) render(roots []int32, max int) string {
 		w.node(i, false)
 	}
 	w.flush()
+	if w.out.Len() == 0 && len(w.title) > 0 {
+		// The title was all there was.
+		w.write(w.title)
+	}
 	if len(w.held) > 0 && (w.out.Len() == 0 || w.heldRank == 0) {
 		// A heading at the end titled something left out; a label
 		// is a short line like those after the text (see below).
@@ -260,6 +266,9 @@ func (w *textWriter) flush() {
 		w.heldRank = w.level
 		return
 	}
+	if isCredit(p) {
+		return
+	}
 	if len(w.held) > 0 {
 		w.write(w.held)
 		w.held = w.held[:0]
@@ -271,6 +280,53 @@ func (w *textWriter) flush() {
 		return
 	}
 	w.write(p)
+}
+
+// minTitleLine is the length from which a first paragraph that the
+// page's <title> holds is the title (see textWriter.write).
+const minTitleLine = 10
+
+// inTitle reports whether a paragraph (its spaces collapsed) is in the
+// page's title, spaces aside.
+func inTitle(title, p []byte) bool {
+	if len(title) < len(p) {
+		return false
+	}
+	var buf [maxTitle]byte
+	t := buf[:0]
+	space := false
+	for _, c := range bytes.TrimSpace(title) {
+		if isSpaceByte(c) {
+			space = true
+			continue
+		}
+		if space {
+			t = append(t, ' ')
+			space = false
+		}
+		t = append(t, c)
+	}
+	return bytes.Contains(t, p)
+}
+
+// creditWords are the words that begin the line of an image's credit or
+// a text's source ("Photo: …", "Quelle: …"), in lower case.
+var creditWords = map[string]bool{"photo": true, "foto": true, "fotos": true, "bild": true, "titelbild": true,
+	"image": true, "credit": true, "source": true, "quelle": true, "fuente": true, "crédito": true, "crédit": true,
+	"źródło": true, "zdjęcie": true, "fot.": true}
+
+// isCredit reports whether a paragraph is the line of an image's credit
+// or a text's source: under maxLabelLine bytes, not a sentence, and
+// beginning with © or with a word of creditWords and a colon.
+func isCredit(p []byte) bool {
+	if len(p) >= maxLabelLine || endsSentence(p) {
+		return false
+	}
+	if bytes.HasPrefix(p, []byte("©")) {
+		return true
+	}
+	i := bytes.IndexByte(p, ':')
+	return i > 0 && i <= 12 && creditWords[strings.ToLower(string(bytes.TrimSpace(p[:i])))]
 }
 
 // maxLabelLine is the length under which a paragraph may be a label
@@ -291,10 +347,19 @@ func isLabel(p []byte) bool {
 	return r == ':' && words <= 7 || r == '?' && words <= 6 || words <= 4 && !endsSentence(p)
 }
 
-// write adds a paragraph to the text.
+// write adds a paragraph to the text. The first, if the page's <title>
+// holds it (the page's title, which is recorded apart), is held back
+// until another follows.
 func (w *textWriter) write(p []byte) {
 	if w.full {
 		return
+	}
+	if w.out.Len() == 0 && !w.titled {
+		w.titled = true
+		if len(p) >= minTitleLine && inTitle(w.b.title, p) {
+			w.title = p
+			return
+		}
 	}
 	sep := 0
 	if w.out.Len() > 0 {

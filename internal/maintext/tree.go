@@ -77,7 +77,9 @@ type Builder struct {
 	// those of skipTags (whose text is not kept), depthForeign svg and
 	// math elements.
 	depthArticle, depthSkip, depthForeign int
-	depthMain                             int   // open main elements (and role=main)
+	depthMain                             int    // open main elements (and role=main)
+	title                                 []byte // the text of the page's <title>, up to maxTitle bytes
+	inTitle, titleRead                    bool
 	longest                               int32 // the longest paragraph of prose, found by score
 }
 
@@ -118,9 +120,13 @@ func (b *Builder) release() {
 		return
 	}
 	clear(b.classes.m)
-	*b = Builder{nodes: b.nodes[:0], text: b.text[:0], stack: b.stack[:0], classes: b.classes}
+	*b = Builder{nodes: b.nodes[:0], text: b.text[:0], stack: b.stack[:0], classes: b.classes, title: b.title[:0]}
 	builders.Put(b)
 }
+
+// maxTitle is the length of a page's <title> that is kept (see
+// textWriter.write).
+const maxTitle = 1024
 
 // voidTags have no end tag and no content.
 var voidTags = map[atom.Atom]bool{
@@ -218,6 +224,8 @@ func (b *Builder) VisitToken(t *htmlx.Token) {
 	case html.TextToken:
 		if b.depthSkip == 0 {
 			b.addText(t.Text())
+		} else if b.inTitle && len(b.title) < maxTitle {
+			b.title = append(b.title, t.Text()...)
 		}
 	case html.StartTagToken, html.SelfClosingTagToken:
 		b.start(t)
@@ -351,6 +359,9 @@ func (b *Builder) start(t *htmlx.Token) {
 	if props&pSkip != 0 {
 		b.depthSkip++
 	}
+	if a == atom.Title && b.depthForeign == 0 && !b.titleRead {
+		b.inTitle = true
+	}
 	if a == atom.Svg || a == atom.Math {
 		b.depthForeign++
 	}
@@ -420,6 +431,9 @@ func (b *Builder) popTo(i int) {
 	for j := len(b.stack) - 1; j >= i; j-- {
 		k := b.stack[j]
 		b.nodes[k].end = int32(len(b.nodes))
+		if b.inTitle && b.nodes[k].atom == atom.Title {
+			b.inTitle, b.titleRead = false, true
+		}
 		if b.nodes[k].atom == atom.Article || b.nodes[k].flags&fMain != 0 {
 			b.depthArticle--
 		}
