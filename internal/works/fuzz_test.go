@@ -105,3 +105,74 @@ func BenchmarkMergeCluster(b *testing.B) {
 		}
 	}
 }
+
+// FuzzAddKeepsWorksWhole commits a sequence of pages and records, each
+// byte choosing a page or record, its title, DOI, first author and year
+// from a few that match, conflict or differ, and checks after every step
+// that the works are whole: each page that is a copy is in exactly one
+// work that lists it, no work is empty, and each work's copies are one
+// cluster again (a copy that left took apart what it joined).
+func FuzzAddKeepsWorksWhole(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{3, 19, 35, 51, 3, 67, 83, 99, 115, 3})
+	f.Add([]byte{255, 128, 64, 32, 16, 8, 4, 2, 1, 0, 7, 77, 177})
+	titles := []string{"Polite Crawling at Scale: A Study", "Polite crawling at scale", "Polite Crawling at Scale: Part II", "Deep Crawling Methods"}
+	dois := []string{"", "10.5555/a", "10.5555/b", "10.48550/arxiv.1"}
+	authors := []string{"Jamal Sato", "Sato, J.", "Mei Chen", ""}
+	f.Fuzz(func(t *testing.T, steps []byte) {
+		if len(steps) > 64 {
+			steps = steps[:64]
+		}
+		m := NewMemory()
+		for i, b := range steps {
+			id := int64(b&7) + 1
+			md := Meta{Title: titles[(b>>3)&3], DOI: dois[(b>>5)&3], Year: 2019 + int(b>>7)*3, Type: "article", Sources: []string{"highwire"}}
+			if a := authors[(int(b)+i)&3]; a != "" {
+				md.Authors = []string{a}
+			}
+			if id > 6 {
+				// Pages 7 and 8 are records; a step that gives a record no
+				// title withdraws it.
+				r := Record{ID: id, URL: fmt.Sprintf("http://r.test/oai?id=%d", id), Identifier: fmt.Sprint(id), Meta: md, Deleted: i%5 == 4}
+				if _, err := AddRecord(m, r); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				p := Page{ID: id, URL: fmt.Sprintf("http://j.test/%d", id), ContentType: "text/html", Status: 200, Meta: &md}
+				if i%6 == 5 {
+					p.Status = 404
+				}
+				if id == 6 {
+					p.URL, p.ContentType = "http://j.test/6.pdf", "application/pdf"
+				}
+				if _, err := Add(m, p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			listed := map[int64]int64{}
+			for _, w := range m.Works() {
+				if len(w.Copies) == 0 {
+					t.Fatalf("step %d: work %d has no copy", i, w.ID)
+				}
+				copies, _ := m.Copies(w.ID)
+				if len(copies) != len(w.Copies) {
+					t.Fatalf("step %d: work %d lists %d copies, has %d", i, w.ID, len(w.Copies), len(copies))
+				}
+				if parts := Cluster(copies); len(parts) != 1 {
+					t.Fatalf("step %d: work %d is %d clusters: %+v", i, w.ID, len(parts), copies)
+				}
+				for _, c := range w.Copies {
+					if _, dup := listed[c.PageID]; dup {
+						t.Fatalf("step %d: page %d in two works", i, c.PageID)
+					}
+					listed[c.PageID] = w.ID
+				}
+			}
+			for page, w := range m.workOf {
+				if listed[page] != w {
+					t.Fatalf("step %d: page %d is in work %d, which lists it under %d", i, page, w, listed[page])
+				}
+			}
+		}
+	})
+}
