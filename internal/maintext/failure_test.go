@@ -314,16 +314,18 @@ var failureModes = []struct {
 	{
 		// A heading or a short label ("Did you see this?", "More on
 		// this:") whose list of links is left out goes with it, in the
-		// middle of the text too; a label that text follows stays.
+		// middle of the text too; a label that text follows stays; a
+		// label ending in a question mark or a colon that nothing
+		// follows goes.
 		name: "labels of link lists",
 		page: `<body>` + siteChrome + `<article><h1>Field notes</h1>` + prose("story", 3) +
 			`<p><strong>Did you see this?</strong></p><ul><li><a href="/1">The winter camp and its long nights</a></li>` +
 			`<li><a href="/2">How the maps were drawn in the field</a></li></ul>` + prose("tale", 2) +
 			`<h3>More on this</h3><div><a href="/3">Letters from the survey</a> <a href="/4">The survey in pictures</a></div>` +
 			`<p>What we packed:</p><p>Two tents, a stove, the maps of the ridge, dried fruit and water for three days of walking.</p>` +
-			prose("epilogue", 2) + `</article></body>`,
+			prose("epilogue", 2) + `<div><strong>Would you share this story with a friend?</strong></div></article></body>`,
 		want: []string{"Paragraph 3 of the story", "Paragraph 2 of the tale", "What we packed:", "Two tents", "Paragraph 2 of the epilogue"},
-		not:  []string{"Did you see this", "More on this", "winter camp", "Letters from"},
+		not:  []string{"Did you see this", "More on this", "winter camp", "Letters from", "Would you share"},
 	},
 	{
 		// A post whose box is named for sharing ("share-card", an

@@ -106,9 +106,11 @@ func (b *Builder) render(roots []int32, max int) string {
 		// The title was all there was.
 		w.write(w.title)
 	}
-	if len(w.held) > 0 && (w.out.Len() == 0 || w.heldRank == 0) {
-		// A heading at the end titled something left out; a label
-		// is a short line like those after the text (see below).
+	if len(w.held) > 0 && (w.out.Len() == 0 || w.heldRank == 0 && !opens(w.held)) {
+		// A heading at the end titled something left out, and so did
+		// a label that opens what should follow it ("Contact:"); the
+		// other labels are short lines like those after the text (see
+		// below).
 		w.write(w.held)
 	}
 	if tail := w.out.Len() - w.lastLong; w.prose && tail < maxTail && tail*3 < w.lastLong {
@@ -307,6 +309,13 @@ func inTitle(title, p []byte) bool {
 		t = append(t, c)
 	}
 	return bytes.Contains(t, p)
+}
+
+// opens reports whether a paragraph ends in a colon or a question mark:
+// it opens something that should follow it.
+func opens(p []byte) bool {
+	r, _ := utf8.DecodeLastRune(p)
+	return r == ':' || r == '?'
 }
 
 // creditWords are the words that begin the line of an image's credit or
