@@ -323,7 +323,7 @@ var failureModes = []struct {
 			`<li><a href="/2">How the maps were drawn in the field</a></li></ul>` + prose("tale", 2) +
 			`<h3>More on this</h3><div><a href="/3">Letters from the survey</a> <a href="/4">The survey in pictures</a></div>` +
 			`<p>What we packed:</p><p>Two tents, a stove, the maps of the ridge, dried fruit and water for three days of walking.</p>` +
-			prose("epilogue", 2) + `<div><strong>Would you share this story with a friend?</strong></div></article></body>`,
+			prose("epilogue", 2) + `<div><strong>Would you share this story?</strong></div></article></body>`,
 		want: []string{"Paragraph 3 of the story", "Paragraph 2 of the tale", "What we packed:", "Two tents", "Paragraph 2 of the epilogue"},
 		not:  []string{"Did you see this", "More on this", "winter camp", "Letters from", "Would you share"},
 	},
