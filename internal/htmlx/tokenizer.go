@@ -710,46 +710,51 @@ func (z *tokenizer) readTag(saveAttr bool) {
 	}
 }
 
+// Bytes that end a tag's name, an attribute's key or an unquoted value.
+const (
+	endSpace = 1 << iota // ' ', '\n', '\r', '\t', '\f'
+	endSlash             // '/'
+	endGT                // '>'
+	endEq                // '='
+)
+
+var tagEnds = func() (t [256]uint8) {
+	for _, c := range " \n\r\t\f" {
+		t[c] = endSpace
+	}
+	t['/'], t['>'], t['='] = endSlash, endGT, endEq
+	return t
+}()
+
 // readTagName sets the data to the tag's name.
 func (z *tokenizer) readTagName() {
 	z.ds = z.end - 1
-	for {
-		c := z.readByte()
-		if z.eof {
-			z.de = z.end
-			return
-		}
-		switch c {
-		case ' ', '\n', '\r', '\t', '\f':
-			z.de = z.end - 1
-			return
-		case '/', '>':
-			z.end--
-			z.de = z.end
-			return
-		}
+	i := z.end
+	for i < len(z.buf) && tagEnds[z.buf[i]]&(endSpace|endSlash|endGT) == 0 {
+		i++
+	}
+	switch {
+	case i == len(z.buf):
+		z.end, z.de, z.eof = i, i, true
+	case tagEnds[z.buf[i]] == endSpace:
+		z.end, z.de = i+1, i
+	default:
+		z.end, z.de = i, i
 	}
 }
 
-// readTagAttrKey reads an attribute's key.
+// readTagAttrKey reads an attribute's key. A leading '=' is part of it.
 func (z *tokenizer) readTagAttrKey() {
-	start := z.end
-	for {
-		c := z.readByte()
-		if z.eof {
-			return
-		}
-		switch c {
-		case '=':
-			if start+1 == z.end {
-				// A leading '=' is part of the key.
-				continue
-			}
-			fallthrough
-		case ' ', '\n', '\r', '\t', '\f', '/', '>':
-			z.end--
-			return
-		}
+	i := z.end
+	if i < len(z.buf) && z.buf[i] == '=' {
+		i++
+	}
+	for i < len(z.buf) && tagEnds[z.buf[i]] == 0 {
+		i++
+	}
+	z.end = i
+	if i == len(z.buf) {
+		z.eof = true
 	}
 }
 
@@ -794,19 +799,20 @@ func (z *tokenizer) readTagAttrVal() (v0, v1 int) {
 		return v0, z.end - 1
 	default:
 		v0 = z.end - 1
-		for {
-			c := z.readByte()
-			if z.eof {
-				return v0, z.end
-			}
-			switch c {
-			case ' ', '\n', '\r', '\t', '\f':
-				return v0, z.end - 1
-			case '>':
-				z.end--
-				return v0, z.end
-			}
+		i := z.end
+		for i < len(z.buf) && tagEnds[z.buf[i]]&(endSpace|endGT) == 0 {
+			i++
 		}
+		switch {
+		case i == len(z.buf):
+			z.end, z.eof = i, true
+			return v0, i
+		case z.buf[i] == '>':
+			z.end = i
+			return v0, i
+		}
+		z.end = i + 1
+		return v0, i
 	}
 }
 
