@@ -167,6 +167,9 @@ type Frontier struct {
 	returnedAt time.Time
 	stopped    bool
 	lostHosts  int
+	// unheld is, under a budget, what the hosts not held may rank
+	// (explore.go): unheldUnknown until a claim tells.
+	unheld int
 	// ioBusy is set while a round of store I/O runs in the background;
 	// pending is the round queued behind it, ioErr its last failure.
 	ioBusy   bool
@@ -207,7 +210,7 @@ type host struct {
 func New(store Store, cfg Config) *Frontier {
 	cfg.defaults()
 	f := &Frontier{store: store, cfg: cfg, hosts: map[crawl.ID]*host{},
-		waiting: heap{less: byReadyAt}, ready: heap{less: byRank}}
+		waiting: heap{less: byReadyAt}, ready: heap{less: byRank}, unheld: unheldUnknown}
 	if cfg.HostValues && cfg.Aging > 0 && cfg.Limits.MaxPages <= 0 && cfg.Limits.MaxBytes <= 0 {
 		unit := cfg.Aging.Milliseconds()
 		f.ready.less = func(a, b *host) bool {
@@ -410,8 +413,9 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 			}
 		}
 	}
-	claim := f.budget == nil && len(f.hosts) < f.cfg.MaxHosts && readyCount < f.cfg.MinReady &&
-		(f.claimSoon || now.Sub(f.lastClaim) >= f.cfg.ClaimEvery) && f.mayClaimTightLocked(now)
+	due := f.claimSoon || now.Sub(f.lastClaim) >= f.cfg.ClaimEvery
+	claim := f.budget == nil && len(f.hosts) < f.cfg.MaxHosts && f.mayClaimTightLocked(now) &&
+		(readyCount < f.cfg.MinReady && due || f.exploreLocked(bar, barred, now))
 	if claim && f.ioBusy && f.pending.claim {
 		claim = false // the round queued behind the running one claims already
 	}
@@ -796,6 +800,9 @@ func (f *Frontier) applyLocked(r ioRound, res ioResult) error {
 	if len(res.claimed) > 0 {
 		f.cfg.Log.Debug("claimed hosts", "count", len(res.claimed), "held", len(f.hosts))
 	}
+	if r.claim && res.claimErr == nil {
+		f.unheldClaimedLocked(r, res)
+	}
 	var storeErr error
 	if res.claimErr != nil {
 		storeErr = fmt.Errorf("frontier: %w", res.claimErr)
@@ -964,6 +971,7 @@ func (f *Frontier) Admitted(hosts []crawl.ID) {
 		h := f.hosts[id]
 		if h == nil {
 			f.claimSoon = true
+			f.unheldAdmittedLocked()
 			continue
 		}
 		f.wakeLocked(h)
@@ -977,6 +985,7 @@ func (f *Frontier) AdmittedAny() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.claimSoon = true
+	f.unheldAdmittedLocked()
 	for _, h := range f.hosts {
 		f.wakeLocked(h)
 	}
