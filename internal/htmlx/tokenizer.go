@@ -76,6 +76,20 @@ func (z *tokenizer) readByte() byte {
 	return c
 }
 
+// afterLT reads up to the next '<' and the byte after it, which it
+// returns; false at the end of the page.
+func (z *tokenizer) afterLT() (byte, bool) {
+	i := bytes.IndexByte(z.buf[z.end:], '<')
+	if i < 0 {
+		z.end = len(z.buf)
+		z.eof = true
+		return 0, false
+	}
+	z.end += i + 1
+	c := z.readByte()
+	return c, !z.eof
+}
+
 func isTagSpace(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f'
 }
@@ -122,15 +136,8 @@ func (z *tokenizer) Next() html.TokenType {
 
 	for {
 		// Text runs to the next '<'.
-		i := bytes.IndexByte(z.buf[z.end:], '<')
-		if i < 0 {
-			z.end = len(z.buf)
-			z.eof = true
-			break
-		}
-		z.end += i + 1
-		c := z.readByte()
-		if z.eof {
+		c, ok := z.afterLT()
+		if !ok {
 			break
 		}
 		var tokenType html.TokenType
@@ -209,15 +216,8 @@ func (z *tokenizer) readRawOrRCDATA() {
 		return
 	}
 	for {
-		i := bytes.IndexByte(z.buf[z.end:], '<')
-		if i < 0 {
-			z.end = len(z.buf)
-			z.eof = true
-			break
-		}
-		z.end += i + 1
-		c := z.readByte()
-		if z.eof {
+		c, ok := z.afterLT()
+		if !ok {
 			break
 		}
 		if c != '/' {
