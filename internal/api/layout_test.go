@@ -49,6 +49,15 @@ func longCorpus() ([]*crawl.Page, map[string][]crawl.Link) {
 			Meta:     &crawl.Metadata{Type: []string{"article", "preprint", "proceedings-paper-with-a-long-type"}[i%3], Year: 1995 + i, DOI: fmt.Sprintf("%s.%d", longDOI, i)},
 		})
 	}
+	// A work of two copies, a landing page and its PDF, with long URLs.
+	workURL := longHost + "/journal/article/view/" + strings.Repeat("volume-seventeen-", 6) + "123456"
+	workMeta := crawl.Metadata{Title: longTitle, Authors: []string{strings.Repeat("Bartholomew", 4) + " Featherstonehaugh-Cholmondeley"},
+		Year: 2024, DOI: longDOI + ".W", PDFURL: workURL + "/download.pdf", Type: "article", Sources: []string{"highwire"}}
+	pdfMeta := workMeta
+	pdfMeta.PDFURL, pdfMeta.Sources = "", nil
+	pages = append(pages,
+		&crawl.Page{URL: workURL, Title: longTitle, Lang: "en", MainText: "A crawling study, its landing page.", Meta: &workMeta},
+		&crawl.Page{URL: workURL + "/download.pdf", ContentType: "application/pdf", Title: longTitle, MainText: "A crawling study, its PDF.", Meta: &pdfMeta})
 	links := map[string][]crawl.Link{}
 	for _, p := range pages[2:] {
 		links[linksURL] = append(links[linksURL], crawl.Link{TargetID: crawl.URLID(p.URL), Target: p.URL, Anchor: p.Title + " " + strings.Repeat("ANCHOR", 15)})
@@ -76,6 +85,9 @@ func TestLayoutFits(t *testing.T) {
 		{"results", "/?q=crawling", "#total"},
 		{"results-filtered", "/?q=crawling&type=thesis&host=" + url.QueryEscape(longHost), "ul.chips"},
 		{"results-page2", "/?q=crawling&limit=5&offset=10", "#total"},
+		{"results-works", "/?q=study", "li.hit[data-work] .copies"},
+		{"results-by-page", "/?q=crawling&group=page", "#total"},
+		{"work", "/works/1?format=html", "article.work"},
 		{"no-results", "/?q=" + url.QueryEscape(strings.Repeat("nothingmatches", 30)), ".empty"},
 		{"document", doc(longURL), "article"},
 		{"document-links", doc(linksURL), "article"},
@@ -101,11 +113,12 @@ func TestLayoutFits(t *testing.T) {
 // failingSearchFor serves st, but a search for q fails as a broken
 // backend does: an internal error.
 func failingSearchFor(q string, st crawl.Store) api.Backend {
-	return failingQuery{Backend: api.StoreBackend(st, 0), q: q}
+	return failingQuery{Backend: api.StoreBackend(st, 0), WorkStore: st.(crawl.WorkStore), q: q}
 }
 
 type failingQuery struct {
 	api.Backend
+	crawl.WorkStore
 	q string
 }
 
