@@ -346,13 +346,15 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	need := r.Offset + limit
 
 	// The matches in URL ID order, for the total and the facets (by
-	// work: with the work of each).
-	work, works := "0", ""
+	// work: with the work of each, read by a subquery: a join to
+	// work_copies may let SQLite read pages_search first and look each
+	// page up in the full-text index).
+	work := "0"
 	if r.ByWork {
-		work, works = "coalesce(c.work_id, 0)", "LEFT JOIN work_copies c ON c.page_id = p.url_id"
+		work = "coalesce((SELECT c.work_id FROM work_copies c WHERE c.page_id = p.url_id), 0)"
 	}
 	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, p.host, p.doc_type, p.year, `+work+`
-		FROM pages_fts f JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+` `+works+`
+		FROM pages_fts f JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
 		WHERE pages_fts MATCH ?1 AND `+searchFilter+` ORDER BY f.rowid LIMIT ?7`, append([]any{match}, append(filter, exactLimit+1)...)...)
 	if err != nil {
 		return res, fmt.Errorf("sqlite: search: %w", err)
