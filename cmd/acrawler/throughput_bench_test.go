@@ -497,6 +497,9 @@ func diskUse(b *testing.B, db string) (disk, links, n int64) {
 			b.Logf("link bytes: %v", err)
 			return disk, 0, n
 		}
+		if size.Valid && n > 0 {
+			b.Logf("%s: %d bytes, %.1f a link", t, size.Int64, float64(size.Int64)/float64(n))
+		}
 		links += size.Int64
 	}
 	return disk, links, n
