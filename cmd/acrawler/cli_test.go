@@ -152,6 +152,7 @@ func TestNothingWrittenOnBadArgs(t *testing.T) {
 }
 
 func TestPasswordNeverShown(t *testing.T) {
+	t.Parallel()
 	// Unreachable server: the error names host and port, not the password.
 	_, stderr, err := runCmd(t, "crawl", "--db", "postgres://crawler:hunter2@127.0.0.1:1/acrawler", "http://a.test/")
 	var msg strings.Builder
@@ -182,6 +183,7 @@ func TestResumeAfterKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and crawls twice")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testResumeAfterKill)
 }
 

@@ -24,6 +24,7 @@ func TestKillLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and kills it ten times")
 	}
+	t.Parallel()
 	bin := programPath(t)
 	cfg := testweb.Config{Seed: 11, PagesPerSite: 40}
 	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/",

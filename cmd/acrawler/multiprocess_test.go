@@ -25,6 +25,7 @@ func TestMultiProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three crawl processes")
 	}
+	t.Parallel()
 	db := pgtest.SchemaDSN(t)
 	bin := programPath(t)
 	web := apptest.NewWeb(t, testweb.Config{Seed: 21, Sites: 9, PagesPerSite: 30, NoFaults: true})

@@ -43,6 +43,7 @@ func TestPriorityFindsResearchFirst(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web twice")
 	}
+	t.Parallel()
 	const budget = 300
 	prio, n1 := academicShare(t, "priority", budget)
 	bfs, n2 := academicShare(t, "bfs", budget)
@@ -61,6 +62,7 @@ func TestPriorityOnVariedWeb(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls a varied test web twice")
 	}
+	t.Parallel()
 	const budget = 150
 	measure := func(order string) (float64, int) {
 		web := apptest.NewWeb(t, testweb.Config{Seed: 5, Varied: true, Sites: 24, PagesPerSite: 24, NoFaults: true})
@@ -87,6 +89,7 @@ func TestStatsShowHostValues(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls a varied test web")
 	}
+	t.Parallel()
 	web := apptest.NewWeb(t, testweb.Config{Seed: 5, Varied: true, Sites: 24, PagesPerSite: 24, NoFaults: true})
 	db := apptest.Backends[0].NewDB(t)
 	args := append(web.CrawlArgs(db, "--delay", "0", "--order", "priority", "--max-pages", "600", "--scope", "any",

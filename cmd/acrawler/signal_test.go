@@ -81,6 +81,7 @@ func TestStopMessage(t *testing.T) {
 // A crawl stopped by a signal exits with the signal's status, not 0 as a
 // finished crawl does; one stopped otherwise (a deadline) is no error.
 func TestInterruptedCrawlExitStatus(t *testing.T) {
+	t.Parallel()
 	web := apptest.NewWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30})
 	db := apptest.Backends[0].NewDB(t)
 	ctx, cancel := context.WithCancelCause(context.Background())

@@ -27,6 +27,7 @@ func TestStatsAndExportOnUnwritableDatabase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	web := apptest.NewWeb(t, testweb.Config{Seed: 23, Sites: 1, PagesPerSite: 8, NoFaults: true})
 	made := filepath.Join(t.TempDir(), "crawl.db")
 	mustCrawl(t, web.CrawlArgs(made, "--delay", "0", "--max-depth", "1", "--max-crawl-delay", "1ms", "--warc", "off",

@@ -17,6 +17,7 @@ import (
 // answering 500 and its next attempt is an hour away: nothing new starts
 // after the budget, robots.txt retries included.
 func TestBudgetEndsWithRobotsRetryPending(t *testing.T) {
+	t.Parallel()
 	web := apptest.NewWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30})
 	db := apptest.Backends[0].NewDB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -49,6 +50,7 @@ func TestMaxHostShare(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testMaxHostShare)
 }
 

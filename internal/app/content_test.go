@@ -23,6 +23,7 @@ func TestContentPipeline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testContentPipeline)
 }
 

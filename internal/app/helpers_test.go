@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"sort"
 	"testing"
@@ -14,6 +15,11 @@ import (
 	"github.com/acrawler/acrawler/internal/apptest"
 	"github.com/acrawler/acrawler/internal/crawl"
 )
+
+// TestMain runs four of the tests that call t.Parallel at once: they
+// crawl loopback servers and wait on delays and time-outs more than they
+// compute.
+func TestMain(m *testing.M) { os.Exit(apptest.Main(m, 4)) }
 
 // runCmd runs a command through the Go API as the program does, with a
 // deadline.

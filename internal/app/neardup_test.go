@@ -15,6 +15,7 @@ func TestNearDistanceFlag(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	for _, be := range apptest.Backends {
 		t.Run(be.Name, func(t *testing.T) {
 			web := apptest.NewWeb(t, testweb.Config{Seed: 23, Sites: 1, PagesPerSite: 20})

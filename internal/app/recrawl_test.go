@@ -49,6 +49,7 @@ func TestRecrawl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web four times")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testRecrawl)
 }
 

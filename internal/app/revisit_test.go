@@ -92,6 +92,7 @@ func TestRecrawlVisitsOnlyDuePages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web twice")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) { testOnlyDuePages(t, be, "recrawl") })
 }
 
@@ -101,6 +102,7 @@ func TestCrawlQueuesDuePages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web twice")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) { testOnlyDuePages(t, be, "crawl") })
 }
 
@@ -303,6 +305,7 @@ func searchFinds(t *testing.T, db, q, u string) bool {
 // last fetch makes the page due now, though its interval has years to run;
 // a page whose <lastmod> did not move stays as it was.
 func TestSitemapLastmodMakesPageDue(t *testing.T) {
+	t.Parallel()
 	apptest.ForEachBackend(t, testSitemapLastmod)
 }
 
@@ -365,6 +368,7 @@ func testSitemapLastmod(t *testing.T, be apptest.Backend) {
 // recrawls (2 here, not the default 3) and leaves the search index, but
 // keeps its record; the pages still linked stay.
 func TestUnlinkedPageBecomesInactive(t *testing.T) {
+	t.Parallel()
 	apptest.ForEachBackend(t, testUnlinkedInactive)
 }
 
@@ -419,6 +423,7 @@ func testUnlinkedInactive(t *testing.T, be apptest.Backend) {
 // TestChangedPageReindexed: a page whose text and title changed is found
 // by its new words and no longer by its old ones after the recrawl.
 func TestChangedPageReindexed(t *testing.T) {
+	t.Parallel()
 	apptest.ForEachBackend(t, testChangedReindexed)
 }
 

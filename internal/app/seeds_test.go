@@ -45,6 +45,7 @@ func TestSeedArchive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testSeedArchive)
 }
 

@@ -55,6 +55,7 @@ func (r *seedLines) Read(p []byte) (int, error) {
 // frontier before much more of the file than the batch has been read, in
 // the file's order, and no batch is larger than seedBatch.
 func TestSeedsStreamInBatches(t *testing.T) {
+	t.Parallel()
 	const n = 3*seedBatch + 123
 	file := &seedLines{n: n}
 	norm, err := (&Config{}).normalizer()
@@ -93,6 +94,7 @@ func TestSeedsStreamInBatches(t *testing.T) {
 // arguments, and a host's cap admits its first seeds in the file whatever
 // batch they fall in.
 func TestSeedsFileCrawl(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const n = 2*seedBatch + 17
 	var lines, args []string
@@ -132,6 +134,7 @@ func TestSeedsFileCrawl(t *testing.T) {
 // A bad seed anywhere in the file, or a line over the limit, is refused
 // before anything is written, naming the seed or the line.
 func TestSeedsFileRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	for i := range seedBatch + 5 {

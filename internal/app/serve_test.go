@@ -113,6 +113,7 @@ func TestSearchAfterCrawl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testSearchAfterCrawl)
 }
 

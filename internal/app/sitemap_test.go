@@ -56,6 +56,7 @@ func TestSitemapReachedThroughALink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls")
 	}
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(linkedSitemapSite))
 	defer srv.Close()
 	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) {
@@ -91,6 +92,7 @@ func TestSitemapsReadFewAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls")
 	}
+	t.Parallel()
 	const hosts = 8
 	var mu sync.Mutex
 	inFlight, most, read := 0, 0, 0
@@ -186,6 +188,7 @@ func TestSitemaps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testSitemaps)
 }
 

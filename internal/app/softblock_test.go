@@ -75,6 +75,7 @@ func TestSoftBlockingHostIsPaused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) {
 		web := &refusingWeb{reqs: map[string]int{}}
 		srv := httptest.NewServer(web)
@@ -131,6 +132,7 @@ func TestSoftBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testSoftBlocks)
 }
 

@@ -21,6 +21,7 @@ func TestStats(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testStats)
 }
 
@@ -121,6 +122,7 @@ func TestPrometheusMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	web := apptest.NewWeb(t, testweb.Config{Seed: 4, PagesPerSite: 20})
 	db := apptest.Backends[0].NewDB(t)
 	addr := clFreeAddr(t)

@@ -131,6 +131,7 @@ func TestTrapPolicies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testTrapPolicies)
 }
 
@@ -197,6 +198,7 @@ func TestDuplicateSpace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testDuplicateSpace)
 }
 
@@ -242,6 +244,7 @@ func TestTrapFlagOnTheLastPage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls")
 	}
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
@@ -280,6 +283,7 @@ func TestTrapFlagSurvivesRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel()
 	apptest.ForEachBackend(t, testTrapFlagSurvivesRestart)
 }
 

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"flag"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -60,6 +61,23 @@ func PageRequests(w *Web) []string {
 		out = append(out, "http://"+r.Host+r.Path)
 	}
 	return out
+}
+
+// Main runs a package's tests with n of them at once (-parallel n),
+// unless the command line says how many: the end-to-end tests wait on
+// politeness delays, time-outs, sockets and other processes more than
+// they compute, so more of them than there are cores (go test's default)
+// can run at once. It returns m.Run's exit code.
+func Main(m *testing.M, n int) int {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", fmt.Sprint(n)); err != nil {
+			panic(err)
+		}
+	}
+	return m.Run()
 }
 
 // Runner runs one command of the program: args[0] is the command.
