@@ -19,7 +19,7 @@ import (
 // vocabulary with Zipf frequencies, 8-word titles, 300-word bodies), runs
 // the rank pass that ends every crawl (SetRanks: it also chooses the
 // search tier), and measures indexing throughput, the rank pass and the
-// latency of 1,000 queries of 1–3 words:
+// latency of 1,000 queries of 1–3 words, by page and by work:
 //
 //	go test -run '^$' -bench BenchmarkSearch -benchtime 1x -timeout 30m ./internal/store/sqlite
 func BenchmarkSearch(b *testing.B) {
@@ -110,11 +110,12 @@ func BenchmarkSearch(b *testing.B) {
 		for _, set := range []struct {
 			name    string
 			queries []string
-		}{{"frequent", frequent}, {"uniform", uniform}} {
+			byWork  bool
+		}{{"frequent", frequent, false}, {"uniform", uniform, false}, {"frequent-by-work", frequent, true}, {"uniform-by-work", uniform, true}} {
 			lat := make([]time.Duration, len(set.queries))
 			for i, q := range set.queries {
 				t0 := time.Now()
-				if _, err := st.Search(ctx, crawl.SearchRequest{Query: q, Limit: 10}); err != nil {
+				if _, err := st.Search(ctx, crawl.SearchRequest{Query: q, Limit: 10, ByWork: set.byWork}); err != nil {
 					b.Fatal(err)
 				}
 				lat[i] = time.Since(t0)
