@@ -58,7 +58,7 @@ func TestClassPartsIsHasPart(t *testing.T) {
 	var cache classCache
 	checkCache := func(v []byte) {
 		t.Helper()
-		want := classInfo{parts: classParts(v)}
+		want := classInfo{parts: classParts(v), hash: classHash(v)}
 		want.drop = dropWordOf(v, nil)
 		if want.drop == fSoftBoiler && hasPositive(v) {
 			want.drop = 0
@@ -92,5 +92,38 @@ func TestClassPartsIsHasPart(t *testing.T) {
 			sb.WriteString(seps[rng.IntN(len(seps))])
 		}
 		check([]byte(sb.String()))
+	}
+}
+
+func containsAny(s []byte, words [][]byte) bool {
+	for _, w := range words {
+		if bytes.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestScanWordsIsContainsAny checks scanWords, one pass over a token,
+// against a search for each word, on tokens made of the words, their
+// prefixes and other bytes.
+func TestScanWordsIsContainsAny(t *testing.T) {
+	var pool []string
+	for _, w := range append(append([][]byte{}, negativeWords...), positiveWords...) {
+		pool = append(pool, string(w), string(w[:len(w)-1]), string(w[1:]))
+	}
+	pool = append(pool, "x", "-", "_", "é", "co", "ma", "p")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 50000 {
+		var sb strings.Builder
+		for k := rng.IntN(5); k >= 0; k-- {
+			sb.WriteString(pool[rng.IntN(len(pool))])
+		}
+		s := []byte(sb.String())
+		neg, pos := scanWords(s)
+		wantNeg := containsAny(s, negativeWords)
+		if neg != wantNeg || !wantNeg && pos != containsAny(s, positiveWords) {
+			t.Fatalf("scanWords(%q) = %v, %v; want %v, %v", s, neg, pos, wantNeg, containsAny(s, positiveWords))
+		}
 	}
 }

@@ -277,6 +277,7 @@ type classInfo struct {
 	drop     uint16 // boilerplate flag of the class list (see classDrop)
 	pos, neg bool   // classWords
 	parts    uint8  // classParts
+	hash     uint32 // classHash
 }
 
 // classDrop is the boilerplate flag a class list gives an element: that
@@ -292,7 +293,14 @@ func classDrop(v []byte) uint16 {
 
 // classCache keeps the classInfo of the class lists of a page: a page
 // repeats a few class lists many times.
-type classCache struct{ m map[string]classInfo }
+type classCache struct {
+	m map[string]classInfo
+	// A copy of the class list asked last and its classInfo: an element's
+	// class is asked for more than once, and siblings often share theirs.
+	last     []byte
+	lastOK   bool
+	lastInfo classInfo
+}
 
 // maxClassCache bounds the class lists a classCache keeps.
 const maxClassCache = 4096
@@ -300,17 +308,24 @@ const maxClassCache = 4096
 // of returns the classInfo of class list v; a nil cache computes it.
 func (c *classCache) of(v []byte) classInfo {
 	if c != nil {
+		if c.lastOK && bytes.Equal(c.last, v) {
+			return c.lastInfo
+		}
 		if ci, ok := c.m[string(v)]; ok {
+			c.last, c.lastOK, c.lastInfo = append(c.last[:0], v...), true, ci
 			return ci
 		}
 	}
-	ci := classInfo{drop: classDrop(v), parts: classParts(v)}
+	ci := classInfo{drop: classDrop(v), parts: classParts(v), hash: classHash(v)}
 	ci.pos, ci.neg = classWords(v)
-	if c != nil && len(c.m) < maxClassCache {
-		if c.m == nil {
-			c.m = make(map[string]classInfo, 64)
+	if c != nil {
+		c.last, c.lastOK, c.lastInfo = append(c.last[:0], v...), true, ci
+		if len(c.m) < maxClassCache {
+			if c.m == nil {
+				c.m = make(map[string]classInfo, 64)
+			}
+			c.m[string(v)] = ci
 		}
-		c.m[string(v)] = ci
 	}
 	return ci
 }

@@ -123,14 +123,57 @@ func classWords(v []byte) (pos, neg bool) {
 		if isModifier(l) {
 			continue
 		}
-		switch {
-		case containsAny(l, negativeWords):
+		switch hasNeg, hasPos := scanWords(l); {
+		case hasNeg:
 			neg = true
-		case containsAny(l, positiveWords):
+		case hasPos:
 			pos = true
+		}
+		if pos && neg {
+			break // nothing more can change
 		}
 	}
 	return pos, neg
+}
+
+// wordsByFirst lists, by their first byte, the words of negativeWords
+// (neg) and positiveWords, so that scanWords reads a token once.
+var wordsByFirst = func() (t [256][]signedWord) {
+	for _, w := range negativeWords {
+		t[w[0]] = append(t[w[0]], signedWord{w, true})
+	}
+	for _, w := range positiveWords {
+		t[w[0]] = append(t[w[0]], signedWord{w, false})
+	}
+	return t
+}()
+
+type signedWord struct {
+	w   []byte
+	neg bool
+}
+
+// scanWords reports whether s holds a word of negativeWords and, if it
+// holds none, whether it holds one of positiveWords, in one pass.
+func scanWords(s []byte) (neg, pos bool) {
+	for i, c := range s {
+		for _, sw := range wordsByFirst[c] {
+			if sw.neg && neg || !sw.neg && pos {
+				continue
+			}
+			if bytes.HasPrefix(s[i:], sw.w) {
+				if sw.neg {
+					neg = true
+				} else {
+					pos = true
+				}
+			}
+		}
+		if neg {
+			return neg, pos
+		}
+	}
+	return neg, pos
 }
 
 // isModifier reports whether a class token (in lower case) says what an
@@ -146,15 +189,6 @@ func isModifier(tok []byte) bool {
 }
 
 var modifierPrefixes = [][]byte{[]byte("has"), []byte("no"), []byte("with"), []byte("without")}
-
-func containsAny(s []byte, words [][]byte) bool {
-	for _, w := range words {
-		if bytes.Contains(s, w) {
-			return true
-		}
-	}
-	return false
-}
 
 // stats fills in the text figures of every node, after pruning: a dropped
 // or never-visible subtree counts for nothing in its ancestors.

@@ -120,6 +120,7 @@ func (b *Builder) release() {
 		return
 	}
 	clear(b.classes.m)
+	b.classes.lastOK = false
 	*b = Builder{nodes: b.nodes[:0], text: b.text[:0], stack: b.stack[:0], classes: b.classes, title: b.title[:0]}
 	builders.Put(b)
 }
@@ -321,7 +322,7 @@ func (b *Builder) start(t *htmlx.Token) {
 	if props&pContainer != 0 {
 		n.cls = classWeight(t.Attrs(), &b.classes)
 		if v, ok := t.Attr("class"); ok && len(v) > 0 {
-			n.clsHash = classHash(v)
+			n.clsHash = b.classes.of(v).hash
 		}
 	}
 	if props&pBlock != 0 || a == atom.Span {
