@@ -6,7 +6,8 @@ package postgres
 // (people, publication lists), the copies of another host's pages, and the
 // citing pages (of none of those kinds, linking to a URL on another host
 // that was recorded as research or, not yet known, ranks 6 — one path
-// pattern's bonus — above the page), then
+// pattern's bonus — above the page, or above 0 for a page ranking below
+// 0), then
 // (24·research + 12·related + 12·citing − 24·copies − 6·n) / (n + 4).
 // The hosts are locked in ID order, as commits lock them.
 const hostValueSQL = `WITH l AS (SELECT id, fetched FROM hosts WHERE id = ANY($1) AND fetched <> value_fetched ORDER BY id FOR NO KEY UPDATE),
@@ -16,7 +17,7 @@ const hostValueSQL = `WITH l AS (SELECT id, fetched FROM hosts WHERE id = ANY($1
 			count(*) FILTER (WHERE k = 2) AS related,
 			count(*) FILTER (WHERE k = 3) AS copies,
 			count(*) FILTER (WHERE k = 0 AND EXISTS (SELECT 1 FROM links lk JOIN urls t ON t.id = lk.target_id
-				WHERE lk.source_id = v.id AND t.host_id <> l.id AND (t.priority >= v.priority + 6
+				WHERE lk.source_id = v.id AND t.host_id <> l.id AND (t.priority >= greatest(v.priority, 0) + 6
 					OR EXISTS (SELECT 1 FROM pages tp WHERE tp.url_id = t.id
 						AND tp.doc_type IN ('article', 'preprint', 'thesis', 'proceedings', 'book', 'dataset')
 						AND tp.status BETWEEN 200 AND 299)))) AS citing

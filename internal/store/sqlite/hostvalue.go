@@ -4,11 +4,13 @@ package sqlite
 // research when a host is valued.
 const researchTypes = `('article', 'preprint', 'thesis', 'proceedings', 'book', 'dataset')`
 
-// citeGap is how far above the page linking to it a URL on another host
-// ranks when the link counts as one to research before the URL is
-// fetched: one path pattern's bonus (score's PatternBonus), so a blog
-// post's link to another blog's home page does not count and its link to
-// a journal's article does.
+// citeGap is how far above the page linking to it (above 0 for a page
+// ranking below 0) a URL on another host ranks when the link counts as
+// one to research before the URL is fetched: one path pattern's bonus
+// (score's PatternBonus), so a blog post's link to another blog's home
+// page does not count and its link to a journal's article does, and a
+// shop's product page linking to ordinary pages elsewhere (its template's
+// social links) cites nothing.
 const citeGap = "6"
 
 // hostValueSQL computes, for host ?1, the pages its value is learned from
@@ -17,7 +19,8 @@ const citeGap = "6"
 // (exact or near duplicates: a mirror's; they count as nothing else), and
 // the citing pages (of none of those kinds, linking to a URL on another
 // host that was recorded as research or, not yet known, ranks citeGap
-// above the page: a blog post or news item citing a paper), then the
+// above the page, or above 0 for a page ranking below 0: a blog post or
+// news item citing a paper), then the
 // value: the share of research plus half the shares of related and citing
 // pages, less the share of copies, against the quarter of research
 // expected of a host not seen yet, with 4 pages of prior, times 24:
@@ -30,7 +33,7 @@ const hostValueSQL = `SELECT n, research, related, copies, citing,
 	SELECT count(*) AS n,
 		coalesce(sum(k = 1), 0) AS research, coalesce(sum(k = 2), 0) AS related, coalesce(sum(k = 3), 0) AS copies,
 		coalesce(sum(k = 0 AND EXISTS (SELECT 1 FROM outlinks l, json_each(acrawler_link_targets(l.links)) j JOIN urls t ON t.id = j.value
-			WHERE l.source_id = c.id AND t.host_id <> ?1 AND (t.priority >= c.priority + ` + citeGap + `
+			WHERE l.source_id = c.id AND t.host_id <> ?1 AND (t.priority >= max(c.priority, 0) + ` + citeGap + `
 				OR EXISTS (SELECT 1 FROM pages tp WHERE tp.url_id = t.id AND tp.doc_type IN ` + researchTypes + `
 					AND tp.status BETWEEN 200 AND 299)))), 0) AS citing
 	FROM (SELECT u.id, u.priority, CASE

@@ -141,6 +141,9 @@ func testHostValueCites(t *testing.T, e *env) {
 			e.add(crawl.Limits{}, U(fmt.Sprintf("%s/%d", h, i), 1, 0))
 		}
 	}
+	for i := range 4 {
+		e.add(crawl.Limits{}, U(fmt.Sprintf("http://p.test/product/%d", i), 1, -8))
+	}
 	e.add(crawl.Limits{}, U("http://j.test/x9", 2, 2))
 	link := func(raw string, priority int) (crawl.Link, crawl.NewURL) {
 		u := U(raw, 2, priority)
@@ -184,8 +187,12 @@ func testHostValueCites(t *testing.T, e *env) {
 		return [][2]any{{"http://h.test/publications/", 10}, {"http://s.test/home", 3}}
 	})
 	record("http://n.test", "other", func(int) [][2]any { return [][2]any{{"http://s.test/home", 3}} })
+	// A shop's product pages (ranking below 0) linking to an ordinary page
+	// elsewhere, 11 above them, cite nothing: that page ranks less than 6
+	// above 0.
+	record("http://p.test", "other", func(int) [][2]any { return [][2]any{{"http://s.test/social", 3}} })
 
-	hosts := []string{"http://h.test", "http://n.test", "http://j.test"}
+	hosts := []string{"http://h.test", "http://n.test", "http://j.test", "http://p.test"}
 	ids := make([]crawl.ID, len(hosts))
 	for i, h := range hosts {
 		ids[i] = crawl.HashID(h)
@@ -194,8 +201,9 @@ func testHostValueCites(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatalf("ValueHosts: %v", err)
 	}
-	// j.test: one article, (24 − 6) / 5 = 3.
-	for i, want := range []int{1, -3, 3} {
+	// j.test: one article, (24 − 6) / 5 = 3; p.test: 4 pages citing
+	// nothing, −24 / 8 = −3.
+	for i, want := range []int{1, -3, 3, -3} {
 		if got[i] != want {
 			t.Errorf("value of %s = %d, want %d", hosts[i], got[i], want)
 		}
