@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html/atom"
 )
 
 // hasPart reports whether a class list holds one of words as a part of a
@@ -124,6 +126,35 @@ func TestScanWordsIsContainsAny(t *testing.T) {
 		wantNeg := containsAny(s, negativeWords)
 		if neg != wantNeg || !wantNeg && pos != containsAny(s, positiveWords) {
 			t.Fatalf("scanWords(%q) = %v, %v; want %v, %v", s, neg, pos, wantNeg, containsAny(s, positiveWords))
+		}
+	}
+}
+
+// TestPropsOf checks the table of tag properties against the sets it is
+// made of, for tags in them and others.
+func TestPropsOf(t *testing.T) {
+	want := map[atom.Atom]uint8{}
+	for _, s := range []struct {
+		set  map[atom.Atom]bool
+		prop uint8
+	}{{voidTags, pVoid}, {closesP, pClosesP}, {scopeTags, pScope}, {skipTags, pSkip}, {blockTags, pBlock},
+		{dropTags, pDrop}, {paragraphTags, pPara}, {containerTags, pContainer}} {
+		for a := range s.set {
+			want[a] |= s.prop
+		}
+	}
+	for _, name := range strings.Fields("a b span i em strong html body head p div td li ul nav table svg math img br title script style x-foo abbr time wbr q") {
+		a := atom.Lookup([]byte(name))
+		if a == 0 {
+			continue
+		}
+		if got := propsOf(a); got != want[a] {
+			t.Errorf("propsOf(%s) = %b, want %b", name, got, want[a])
+		}
+	}
+	for a, p := range want {
+		if got := propsOf(a); got != p {
+			t.Errorf("propsOf(%s) = %b, want %b", a, got, p)
 		}
 	}
 }

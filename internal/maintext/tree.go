@@ -191,7 +191,10 @@ var containerTags = map[atom.Atom]bool{
 	atom.Details: true, atom.Font: true,
 }
 
-var tagProps = func() map[atom.Atom]uint8 {
+// tagProps holds the properties of the tags that have any, by open
+// addressing on the atom (a map lookup was a visible part of reading a
+// tag).
+var tagProps = func() (t propTable) {
 	m := map[atom.Atom]uint8{}
 	for _, s := range []struct {
 		set  map[atom.Atom]bool
@@ -202,15 +205,46 @@ var tagProps = func() map[atom.Atom]uint8 {
 			m[a] |= s.prop
 		}
 	}
-	return m
+	if len(m) > len(t)/2 {
+		panic("maintext: propTable too small")
+	}
+	for a, p := range m {
+		i := propSlot(a)
+		for t[i].a != 0 {
+			i = (i + 1) % len(t)
+		}
+		t[i] = propEntry{a, p}
+	}
+	return t
 }()
+
+type propEntry struct {
+	a atom.Atom
+	p uint8
+}
+
+type propTable [512]propEntry
+
+func propSlot(a atom.Atom) int { return int(uint32(a) * 2654435761 >> 23) }
+
+// get returns the properties of a, 0 if it has none.
+func (t *propTable) get(a atom.Atom) uint8 {
+	for i := propSlot(a); ; i = (i + 1) % len(t) {
+		switch t[i].a {
+		case a:
+			return t[i].p
+		case 0:
+			return 0
+		}
+	}
+}
 
 // propsOf returns the properties of a tag.
 func propsOf(a atom.Atom) uint8 {
 	if a == 0 {
 		return pContainer // a custom element
 	}
-	return tagProps[a]
+	return tagProps.get(a)
 }
 
 // VisitToken adds a token to the tree.
