@@ -133,16 +133,7 @@ func TestScanWordsIsContainsAny(t *testing.T) {
 // TestPropsOf checks the table of tag properties against the sets it is
 // made of, for tags in them and others.
 func TestPropsOf(t *testing.T) {
-	want := map[atom.Atom]uint8{}
-	for _, s := range []struct {
-		set  map[atom.Atom]bool
-		prop uint8
-	}{{voidTags, pVoid}, {closesP, pClosesP}, {scopeTags, pScope}, {skipTags, pSkip}, {blockTags, pBlock},
-		{dropTags, pDrop}, {paragraphTags, pPara}, {containerTags, pContainer}} {
-		for a := range s.set {
-			want[a] |= s.prop
-		}
-	}
+	want := tagPropMap()
 	for _, name := range strings.Fields("a b span i em strong html body head p div td li ul nav table svg math img br title script style x-foo abbr time wbr q") {
 		a := atom.Lookup([]byte(name))
 		if a == 0 {

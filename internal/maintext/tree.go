@@ -195,16 +195,7 @@ var containerTags = map[atom.Atom]bool{
 // addressing on the atom (a map lookup was a visible part of reading a
 // tag).
 var tagProps = func() (t propTable) {
-	m := map[atom.Atom]uint8{}
-	for _, s := range []struct {
-		set  map[atom.Atom]bool
-		prop uint8
-	}{{voidTags, pVoid}, {closesP, pClosesP}, {scopeTags, pScope}, {skipTags, pSkip}, {blockTags, pBlock},
-		{dropTags, pDrop}, {paragraphTags, pPara}, {containerTags, pContainer}} {
-		for a := range s.set {
-			m[a] |= s.prop
-		}
-	}
+	m := tagPropMap()
 	if len(m) > len(t)/2 {
 		panic("maintext: propTable too small")
 	}
@@ -217,6 +208,22 @@ var tagProps = func() (t propTable) {
 	}
 	return t
 }()
+
+// tagPropMap returns the properties of the tags that have any, by the
+// sets that give them.
+func tagPropMap() map[atom.Atom]uint8 {
+	m := map[atom.Atom]uint8{}
+	for _, s := range []struct {
+		set  map[atom.Atom]bool
+		prop uint8
+	}{{voidTags, pVoid}, {closesP, pClosesP}, {scopeTags, pScope}, {skipTags, pSkip}, {blockTags, pBlock},
+		{dropTags, pDrop}, {paragraphTags, pPara}, {containerTags, pContainer}} {
+		for a := range s.set {
+			m[a] |= s.prop
+		}
+	}
+	return m
+}
 
 type propEntry struct {
 	a atom.Atom
