@@ -244,6 +244,17 @@ func (e *Engine) newExtractor() *extract.Extractor {
 		MainText: cfg.MainText, PDF: cfg.PDF}, func() htmlx.Resolver { return cfg.Normalizer.PageResolver() })
 }
 
+// stoppedEarly is how Run ends when what comes before the crawl proper
+// (seeds, pages due for a revisit) failed with err: a stop, not an error,
+// when ctx ended meanwhile (a signal or a deadline), else the store
+// failed.
+func (e *Engine) stoppedEarly(ctx context.Context, err error) (Summary, error) {
+	if ctx.Err() != nil {
+		return e.summary(StopInterrupt), nil
+	}
+	return e.summary(StopStoreError), err
+}
+
 // StopReason says why a crawl ended.
 type StopReason string
 
@@ -265,7 +276,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	start := e.cfg.Now()
 	e.stats.start = start
 	if err := e.seed(ctx); err != nil {
-		return e.summary(StopStoreError), err
+		return e.stoppedEarly(ctx, err)
 	}
 	if c, err := e.store.Counters(ctx); err == nil {
 		e.bytesBase = c.Bytes
@@ -273,7 +284,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	if e.cfg.DueAtStart {
 		n, err := e.queueDue(ctx, e.cfg.DueAll)
 		if err != nil {
-			return e.summary(StopStoreError), err
+			return e.stoppedEarly(ctx, err)
 		}
 		if n > 0 {
 			e.cfg.Log.Info("pages due for a revisit queued", "pages", n)

@@ -344,3 +344,53 @@ func TestFirstProgressCountsNewURLs(t *testing.T) {
 		t.Errorf("first report: %d fetched, %.2f new URLs per page; want the rate since the start", p.Fetched, p.NewPerPage)
 	}
 }
+
+// cancelingStore is a store whose calls of one kind cancel the crawl's
+// context and fail as a database driver does then.
+type cancelingStore struct {
+	crawl.Store
+	cancel func()
+	in     string // "add": AddURLs; "due": ScheduleDue
+}
+
+func (s *cancelingStore) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error) {
+	if s.in == "add" {
+		s.cancel()
+		return crawl.AddStats{}, ctx.Err()
+	}
+	return s.Store.AddURLs(ctx, urls, lim)
+}
+
+func (s *cancelingStore) ScheduleDue(ctx context.Context, now time.Time, all bool, limit int) (int, error) {
+	if s.in == "due" {
+		s.cancel()
+		return 0, ctx.Err()
+	}
+	return s.Store.ScheduleDue(ctx, now, all, limit)
+}
+
+// A crawl whose context ends while it adds its seeds or queues the pages
+// due for a revisit stops as interrupted, without an error: the store did
+// not fail.
+func TestStopBeforeTheCrawlIsNoError(t *testing.T) {
+	for _, in := range []string{"add", "due"} {
+		t.Run(in, func(t *testing.T) {
+			tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) { html(rw, "a") }, "http://a.test/")
+			tc.cfg.NoSitemaps = true
+			tc.cfg.DueAtStart = true
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			e, err := New(&cancelingStore{Store: tc.open(), cancel: cancel, in: in}, tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := e.Run(ctx)
+			if err != nil {
+				t.Fatalf("Run: %v; want a stop without an error", err)
+			}
+			if sum.Reason != StopInterrupt {
+				t.Errorf("stop reason %q, want %q", sum.Reason, StopInterrupt)
+			}
+		})
+	}
+}
