@@ -1,6 +1,7 @@
 package scholar
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
@@ -62,7 +63,9 @@ func PDF(info PDFInfo, pageURL, text string) *Metadata {
 	fromHeading := title.Plausible(info.Heading)
 	switch {
 	case title.Plausible(info.Title) && (!fromHeading || title.Contains(first, info.Title)):
-		md.Title = clean(info.Title, MaxField)
+		// The Title field as a page's <title> is read: without the
+		// site's or a section's name around it.
+		md.Title = clean(title.Page(title.Candidates{Title: info.Title, Heading: info.Heading, Host: pdfHost(pageURL)}), MaxField)
 	case fromHeading:
 		md.Title = clean(info.Heading, MaxField)
 	}
@@ -297,4 +300,14 @@ func pdfClues(header string) []string {
 		clues = append(clues, "pdf:"+TypeArticle)
 	}
 	return clues
+}
+
+// pdfHost returns the host name of the URL a PDF was fetched from, "" if
+// it has none.
+func pdfHost(pageURL string) string {
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
