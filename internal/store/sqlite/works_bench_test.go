@@ -180,8 +180,11 @@ func BenchmarkReparseWorks(b *testing.B) {
 		}
 	}
 	change := map[string]func(m crawl.Metadata, i int) crawl.Metadata{
-		"same":     func(m crawl.Metadata, _ int) crawl.Metadata { return m },
-		"abstract": func(m crawl.Metadata, i int) crawl.Metadata { m.Abstract = fmt.Sprintf("A revised abstract, number %d.", i); return m },
+		"same": func(m crawl.Metadata, _ int) crawl.Metadata { return m },
+		"abstract": func(m crawl.Metadata, i int) crawl.Metadata {
+			m.Abstract = fmt.Sprintf("A revised abstract, number %d.", i)
+			return m
+		},
 		"title": func(m crawl.Metadata, i int) crawl.Metadata {
 			m.Title, m.DOI, m.PDFURL = fmt.Sprintf("A Title of Its Own, Number %d", i), "", ""
 			return m
