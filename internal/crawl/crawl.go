@@ -205,6 +205,10 @@ type ClaimedURL struct {
 	ChangeFreq string    // from a sitemap, "" if unknown
 	Via        Via
 	Prev       *PrevFetch // the last recorded fetch, for a revisit; nil for a first fetch
+	// ClaimedAt names the claim: a store that hands a URL out again (its
+	// claim orphaned, then claimed anew) ignores a result for an earlier
+	// claim. Zero answers any claim.
+	ClaimedAt time.Time
 }
 
 // PrevFetch is what the store knows of a page's last fetch: validators for

@@ -140,6 +140,7 @@ func (c *committer) run(ctx context.Context) error {
 	var retryAt, fetchedAt []int64
 	var errs []*string
 	var unattempt []int32
+	var claimedAt []int64
 	firstOf := make([]bool, len(c.results))
 	for i := range c.results {
 		r := &c.results[i]
@@ -156,6 +157,11 @@ func (c *committer) run(ctx context.Context) error {
 		fetchedAt = append(fetchedAt, o.fetchedAt)
 		errs = append(errs, nullText(r.Error))
 		unattempt = append(unattempt, o.unattempt)
+		var at int64
+		if !r.URL.ClaimedAt.IsZero() {
+			at = r.URL.ClaimedAt.UnixMilli()
+		}
+		claimedAt = append(claimedAt, at)
 		if r.Outcome == crawl.OutcomeDone && r.Page != nil {
 			pageIDs = append(pageIDs, int64(r.URL.ID))
 			if c.bonus() {
@@ -191,10 +197,10 @@ func (c *committer) run(ctx context.Context) error {
 	}
 	b.Queue(`UPDATE urls u SET state = v.state, retry_at = v.retry_at, fetched_at = v.fetched_at, error = v.error,
 			attempts = u.attempts - v.unattempt
-		FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bigint[], $5::text[], $6::int[])
-			AS v(id, state, retry_at, fetched_at, error, unattempt)
-		WHERE u.id = v.id AND u.state = 1
-		RETURNING u.id`, ids, states, retryAt, fetchedAt, errs, unattempt).Query(func(rows pgx.Rows) error {
+		FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bigint[], $5::text[], $6::int[], $7::bigint[])
+			AS v(id, state, retry_at, fetched_at, error, unattempt, claimed_at)
+		WHERE u.id = v.id AND u.state = 1 AND (v.claimed_at = 0 OR u.claimed_at = v.claimed_at)
+		RETURNING u.id`, ids, states, retryAt, fetchedAt, errs, unattempt, claimedAt).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var id crawl.ID
 			if err := rows.Scan(&id); err != nil {

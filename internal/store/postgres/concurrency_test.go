@@ -110,6 +110,52 @@ func TestStaleResultAddsNoHost(t *testing.T) {
 	}
 }
 
+// TestResultOfAnEarlierClaimIsStale: a URL claimed, its host let go with
+// the URL still in flight (a claim given back under a page budget, its
+// result not yet committed), taken as an orphan by another process and
+// claimed again: the first claim's late result must not apply to the new
+// claim (it would send the URL back to the queue, to be fetched twice).
+func TestResultOfAnEarlierClaimIsStale(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	db := open(t, dsn, schema)
+	if _, err := db.AddURLs(ctx, []crawl.NewURL{storetest.U("http://a.test/1", 0, 0)}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := db.ClaimHosts(ctx, "p1", 1, time.Minute, now)
+	if err != nil || len(hs) != 1 {
+		t.Fatalf("ClaimHosts = %v, %v", hs, err)
+	}
+	old, _, err := db.ClaimURLs(ctx, "p1", hs[0].ID, 1, crawl.Limits{}, now)
+	if err != nil || len(old) != 1 {
+		t.Fatalf("ClaimURLs = %v, %v", old, err)
+	}
+	if err := db.ReleaseHosts(ctx, "p1", []crawl.HostRelease{{ID: hs[0].ID}}); err != nil {
+		t.Fatal(err)
+	}
+	later := now.Add(2 * time.Minute)
+	if got, err := db.ClaimHosts(ctx, "p2", 1, time.Minute, later); err != nil || len(got) != 1 {
+		t.Fatalf("p2 ClaimHosts = %v, %v; want the orphan's host", got, err)
+	}
+	cur, _, err := db.ClaimURLs(ctx, "p2", hs[0].ID, 1, crawl.Limits{}, later)
+	if err != nil || len(cur) != 1 || cur[0].ID != old[0].ID {
+		t.Fatalf("p2 ClaimURLs = %v, %v; want the orphaned URL", cur, err)
+	}
+	st, err := db.Commit(ctx, []crawl.Result{{URL: old[0], Outcome: crawl.OutcomeRelease}}, crawl.Limits{})
+	if err != nil || st.Stale != 1 {
+		t.Fatalf("the earlier claim's release = %+v, %v; want it stale", st, err)
+	}
+	st, err = db.Commit(ctx, []crawl.Result{{URL: cur[0], Outcome: crawl.OutcomeDone,
+		Page: &crawl.Page{URL: cur[0].URL, Status: 200, Bytes: 5}}}, crawl.Limits{})
+	if err != nil || st.Stale != 0 || st.Pages != 1 {
+		t.Fatalf("the current claim's result = %+v, %v; want its page recorded", st, err)
+	}
+	if c := checkShared(t, db, dsn, schema, true); c.Queued != 0 || c.InFlight != 0 {
+		t.Errorf("counters = %+v, want nothing queued or in flight", c)
+	}
+}
+
 // lockProbe opens stores whose connections carry a name, so that a test
 // can see from pg_stat_activity when a store's transaction waits for a
 // lock, and a deadlock_timeout of an hour: a deadlock between them is not

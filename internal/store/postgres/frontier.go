@@ -831,7 +831,7 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		q := claimStmts[b2i(lim.MaxPages > 0)][b2i(lim.MaxHostBytes > 0)]
 		b.Queue(q, args...).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
-				c := crawl.ClaimedURL{HostID: host}
+				c := crawl.ClaimedURL{HostID: host, ClaimedAt: time.UnixMilli(now.UnixMilli())}
 				var lastmod, fetched, interval int64
 				var via string
 				var recorded bool
