@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 )
@@ -30,9 +31,7 @@ func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 			return err
 		}
 		a.offer(urls, 0)
-		b = t.batch()
-		a.queueInsert(b, time.Now())
-		if err := t.send(ctx, b); err != nil {
+		if err := a.copyInsert(ctx, t, time.Now()); err != nil {
 			return err
 		}
 		deltas := map[crawl.ID]*hostDelta{}
@@ -53,8 +52,8 @@ func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 // three steps: prepare and queueLock (insert the new hosts, lock every
 // host involved in ID order, read their admitted counts and which offered
 // URLs are known), offer (decide, in offer order, as the SQLite store
-// does), queueInsert (insert the admitted URLs, numbering them in offer
-// order from the shared sequence).
+// does), copyInsert or queueInsert (insert the admitted URLs, numbering
+// each host's in offer order from the shared sequence).
 type admission struct {
 	lim        crawl.Limits
 	keys       map[crawl.ID]string // hosts of the offers within depth
@@ -65,7 +64,6 @@ type admission struct {
 	known      map[crawl.ID]bool   // URLs in the store or admitted by this transaction
 	capped     map[crawl.ID]bool
 	insert     []crawl.NewURL
-	source     []crawl.ID         // per insert: the host of the page it was found on, or 0
 	top        map[crawl.ID]int32 // per host: the best priority admitted by this transaction
 	created    []int64            // hosts this transaction inserted
 	drop       []int64            // of those, the ones no URL was admitted to (see finish)
@@ -181,7 +179,6 @@ func (a *admission) offer(urls []crawl.NewURL, source crawl.ID) {
 			a.known[u.ID] = true
 			a.added[u.HostID]++
 			a.insert = append(a.insert, u)
-			a.source = append(a.source, source)
 			if source != 0 {
 				a.discovered[source]++
 			}
@@ -189,13 +186,70 @@ func (a *admission) offer(urls []crawl.NewURL, source crawl.ID) {
 	}
 }
 
-// queueInsert queues the insertion of the admitted URLs. Their seq values
-// come from the shared sequence in offer order (the inner query numbers
-// them: PostgreSQL evaluates a volatile output column after its query's
-// ORDER BY), and they are inserted in ID order, so that each page of urls
-// and its indexes is written once, in one pass, however the offers
-// interleave hosts (URL IDs begin with host bits: a host's URLs are
-// neighbours).
+// copyColumns are the columns copyInsert writes; the others take their
+// defaults, seq its next value from urls_seq, row by row.
+var copyColumns = []string{"id", "url", "host_id", "depth", "priority", "state", "via", "parent_id", "discovered_at",
+	"kind", "lastmod", "changefreq"}
+
+// copyInsert inserts the admitted URLs by COPY: one binary stream, rows
+// written many to a WAL record and with no speculative insertion (an
+// INSERT … ON CONFLICT writes a record to confirm each row). The rows go
+// in host order, a host's in offer order, so that seq (the column's
+// default, drawn as each row is read) numbers a host's URLs in offer
+// order, and a batch fills the pages of urls_queue and the primary key
+// (whose keys begin with host bits) host by host. With the hosts locked
+// and the known URLs looked up, no row can conflict unless another
+// transaction stored the same URL ID under another host meanwhile: the
+// COPY then fails with a unique violation and the transaction runs again
+// (see retryable), which finds the URL known.
+func (a *admission) copyInsert(ctx context.Context, t *txn, now time.Time) error {
+	if len(a.insert) == 0 {
+		return nil
+	}
+	order := a.hostOrder()
+	at := now.UnixMilli()
+	_, err := t.conn.CopyFrom(ctx, pgx.Identifier{"urls"}, copyColumns,
+		pgx.CopyFromSlice(len(order), func(i int) ([]any, error) {
+			u := &a.insert[order[i]]
+			return []any{int64(u.ID), clean(u.URL), int64(u.HostID), int32(u.Depth), int32(u.Priority), int16(0),
+				clean(string(u.Via)), int64(u.Parent), at, int16(u.Kind), ms(u.LastMod), clean(u.ChangeFreq)}, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("copy urls: %w", err)
+	}
+	a.inserted()
+	return nil
+}
+
+// hostOrder returns the indexes of the admitted URLs by host ID, then in
+// offer order.
+func (a *admission) hostOrder() []int {
+	order := make([]int, len(a.insert))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		return cmp.Compare(int64(a.insert[x].HostID), int64(a.insert[y].HostID))
+	})
+	return order
+}
+
+// inserted notes the best priority admitted to each host.
+func (a *admission) inserted() {
+	for _, u := range a.insert {
+		if top, ok := a.top[u.HostID]; !ok || int32(u.Priority) > top {
+			a.top[u.HostID] = int32(u.Priority)
+		}
+	}
+}
+
+// queueInsert queues the insertion of the admitted URLs as one statement,
+// for a transaction that sends it in a batch with others (a commit's
+// discovered URLs). Their seq values come from the shared sequence in
+// offer order (the inner query numbers them: PostgreSQL evaluates a
+// volatile output column after its query's ORDER BY), and they are
+// inserted in ID order. As with copyInsert, a conflict fails the
+// transaction, to be run again.
 func (a *admission) queueInsert(b *pgx.Batch, now time.Time) {
 	if len(a.insert) == 0 {
 		return
@@ -217,36 +271,9 @@ func (a *admission) queueInsert(b *pgx.Batch, now time.Time) {
 					$9::smallint[], $10::bigint[], $11::text[])
 				WITH ORDINALITY AS t(id, url, host_id, depth, priority, via, parent_id, kind, lastmod, changefreq, ord)
 			ORDER BY ord) AS offered
-		ORDER BY id
-		ON CONFLICT (id) DO NOTHING
-		RETURNING id`, ids, urls, hosts, depths, prios, vias, parents, now.UnixMilli(),
-		kinds, lastmods, freqs).Query(func(rows pgx.Rows) error {
-		got := make(map[crawl.ID]bool, n)
-		for rows.Next() {
-			var id crawl.ID
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			got[id] = true
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		// A conflict cannot happen with the hosts locked, unless a URL ID
-		// was stored under another host; count such a URL as known.
-		for i, u := range a.insert {
-			if !got[u.ID] {
-				a.added[u.HostID]--
-				a.st.Known++
-				if src := a.source[i]; src != 0 {
-					a.discovered[src]--
-				}
-				continue
-			}
-			if top, ok := a.top[u.HostID]; !ok || int32(u.Priority) > top {
-				a.top[u.HostID] = int32(u.Priority)
-			}
-		}
+		ORDER BY id`, ids, urls, hosts, depths, prios, vias, parents, now.UnixMilli(),
+		kinds, lastmods, freqs).Exec(func(pgconn.CommandTag) error {
+		a.inserted()
 		return nil
 	})
 }

@@ -160,7 +160,16 @@ func (db *DB) write(ctx context.Context, async bool, fn func(context.Context, *t
 func retryable(err error) bool {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return pe.Code == "40001" || pe.Code == "40P01" // serialization_failure, deadlock_detected
+		switch pe.Code {
+		case "40001", "40P01": // serialization_failure, deadlock_detected
+			return true
+		case "23505": // unique_violation
+			// An admission inserts URLs without ON CONFLICT: it found them
+			// unknown with their hosts locked, so only a URL ID stored
+			// under another host meanwhile conflicts, and the next run
+			// finds it known.
+			return pe.TableName == "urls"
+		}
 	}
 	return false
 }
