@@ -33,9 +33,9 @@ func hasPart(v []byte, words map[string]bool) bool {
 
 // TestClassPartsIsHasPart checks that classParts, one pass over a class
 // list, gives what hasPart gives for each of the four word lists, and that
-// a classCache gives what its functions give, computed or kept, on class
-// lists of those words, other words, mixed case, separators, long and
-// non-ASCII tokens.
+// classInfoOf and a classCache give what its functions give, computed or
+// kept, on class lists of those words, drop words, modifiers, elements of
+// blocks, other words, mixed case, separators, long and non-ASCII tokens.
 func TestClassPartsIsHasPart(t *testing.T) {
 	var pool []string
 	for _, m := range []map[string]bool{leadWords, recipeWords, metaWords, imageWords} {
@@ -43,8 +43,13 @@ func TestClassPartsIsHasPart(t *testing.T) {
 			pool = append(pool, w, strings.ToUpper(w), strings.ToUpper(w[:1])+w[1:], w+"x", "x"+w)
 		}
 	}
+	for w := range dropWords {
+		pool = append(pool, w, strings.ToUpper(w), "has-"+w, "no_"+w, "card__"+w, w+"__text", "card__has-"+w, "With-"+w)
+	}
 	pool = append(pool, "content", "article", "body", "text", "post", "entry", "sidebar", "share", "comment", "social", "footer", "nav", "related", "skip",
-		"a-very-long-class-token-name-here", "abcdefghijklmnopq", "abcdefghijklmnop", "bïld", "фото", "", "x")
+		"a-very-long-class-token-name-here", "abcdefghijklmnopq", "abcdefghijklmnop", "bïld", "фото", "", "x", "__", "has", "without-",
+		"post-4130", "elementor-element-6ace886", "col-md-8", "abcdefghijklmnopqrstuvwxyzabcdefgh-share", strings.Repeat("related-", 8),
+		strings.Repeat("x", 63), strings.Repeat("y", 65))
 	seps := []string{" ", "-", "_", "\t", "\n", "  ", "--", " -_"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var check func(v []byte)
@@ -66,6 +71,9 @@ func TestClassPartsIsHasPart(t *testing.T) {
 			want.drop = 0
 		}
 		want.pos, want.neg = classWords(v)
+		if got := classInfoOf(v); got != want {
+			t.Fatalf("classInfoOf(%q) = %+v, want %+v", v, got, want)
+		}
 		for range 2 { // computed, then from the cache
 			if got := cache.of(bytes.Clone(v)); got != want {
 				t.Fatalf("classCache.of(%q) = %+v, want %+v", v, got, want)

@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"golang.org/x/net/html/atom"
-
-	"github.com/acrawler/acrawler/internal/htmlx"
 )
 
 // dropTags are elements that are never main content.
@@ -102,7 +100,7 @@ func (b *Builder) within(i, total int32) int32 {
 // softWords in its class or id, and 0 otherwise; inArticle tells whether
 // it is inside an <article> or <main> (where a <header> is the article's
 // own).
-func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr, classes *classCache) uint16 {
+func isBoilerplate(a atom.Atom, props uint8, inArticle bool, at *elemAttrs, ci classInfo) uint16 {
 	if props&pDrop != 0 {
 		return fBoiler
 	}
@@ -114,38 +112,28 @@ func isBoilerplate(a atom.Atom, props uint8, inArticle bool, attrs []htmlx.Attr,
 		// ASP.NET writes them) holds more than half of its text.
 		return fSoftBoiler
 	}
-	kind := uint16(0)
-	for _, kv := range attrs {
-		switch string(kv.Key) {
-		case "role":
-			if dropRoles[strings.ToLower(strings.TrimSpace(string(kv.Val)))] {
-				return fBoiler
-			}
-		case "hidden":
+	if at.has&hasRole != 0 && dropRoles[strings.ToLower(strings.TrimSpace(string(at.role)))] {
+		return fBoiler
+	}
+	if at.has&hasHidden != 0 || at.ariaHidden {
+		return fBoiler
+	}
+	if v := at.style; at.has&hasStyle != 0 && (bytes.Contains(v, []byte("none")) || bytes.Contains(v, []byte("hidden")) ||
+		bytes.Contains(v, []byte("NONE")) || bytes.Contains(v, []byte("HIDDEN")) || hasUpper(v)) {
+		s := strings.ToLower(strings.ReplaceAll(string(v), " ", ""))
+		if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
 			return fBoiler
-		case "aria-hidden":
-			if strings.EqualFold(string(kv.Val), "true") {
-				return fBoiler
-			}
-		case "style":
-			if bytes.Contains(kv.Val, []byte("none")) || bytes.Contains(kv.Val, []byte("hidden")) ||
-				bytes.Contains(kv.Val, []byte("NONE")) || bytes.Contains(kv.Val, []byte("HIDDEN")) || hasUpper(kv.Val) {
-				s := strings.ToLower(strings.ReplaceAll(string(kv.Val), " ", ""))
-				if strings.Contains(s, "display:none") || strings.Contains(s, "visibility:hidden") {
-					return fBoiler
-				}
-			}
-		case "class":
-			kind |= classes.of(kv.Val).drop
-		case "id":
-			var except map[string]bool
-			if bytes.ContainsAny(kv.Val, "-_") && isSection(a, attrs) {
-				// The id of a document section, made from its heading
-				// ("related-work", "data-sharing").
-				except = headingWords
-			}
-			kind |= dropWordOf(kv.Val, except)
 		}
+	}
+	kind := ci.drop
+	if at.has&hasID != 0 {
+		var except map[string]bool
+		if bytes.ContainsAny(at.id, "-_") && isSection(a, at.class) {
+			// The id of a document section, made from its heading
+			// ("related-work", "data-sharing").
+			except = headingWords
+		}
+		kind |= dropWordOf(at.id, except)
 	}
 	if kind&fBoiler != 0 {
 		return fBoiler
@@ -188,15 +176,13 @@ var headingWords = map[string]bool{"related": true, "social": true, "share": tru
 // isSection reports whether an element is a section of a document: a
 // <section>, a heading, or an element of class "section" (as Pandoc and
 // Sphinx write them in HTML 4).
-func isSection(a atom.Atom, attrs []htmlx.Attr) bool {
+func isSection(a atom.Atom, class []byte) bool {
 	if a == atom.Section || isHeading(a) {
 		return true
 	}
-	if v, ok := attrVal(attrs, "class"); ok {
-		for _, c := range bytes.Fields(v) {
-			if bytes.EqualFold(c, []byte("section")) {
-				return true
-			}
+	for _, c := range bytes.Fields(class) {
+		if bytes.EqualFold(c, []byte("section")) {
+			return true
 		}
 	}
 	return false
@@ -212,42 +198,38 @@ func hasDropWord(v []byte, except map[string]bool) bool { return dropWordOf(v, e
 func dropWordOf(v []byte, except map[string]bool) uint16 {
 	var buf [32]byte
 	for i := 0; i < len(v); {
-		// A modifier token ("has-sidebar", "no-share") is skipped.
 		for i < len(v) && isSpaceByte(v[i]) {
 			i++
 		}
-		if k := tokenEnd(v, i); i == 0 || isSpaceByte(v[i-1]) {
-			if isModifier(lowerASCII(buf[:0], v[i:k])) {
-				i = k
-				continue
+		k := tokenEnd(v, i)
+		tok := v[i:k]
+		i = k
+		// A modifier token ("has-sidebar", "no-share") is skipped.
+		if isModifier(lowerASCII(buf[:0], tok)) {
+			continue
+		}
+		// An element of a block ("share-card__text") is read by its own
+		// name, not the block's.
+		if e := bytes.LastIndex(tok, bem); e >= 0 && e+2 < len(tok) {
+			tok = tok[e+2:]
+		}
+		// Its parts: runs of bytes other than '-' and '_'.
+		for p := 0; p < len(tok); {
+			for p < len(tok) && (tok[p] == '-' || tok[p] == '_') {
+				p++
 			}
-			// An element of a block ("share-card__text") is read by
-			// its own name, not the block's.
-			if e := bytes.LastIndex(v[i:k], bem); e >= 0 && i+e+2 < k {
-				i += e + 2
+			q := p
+			for q < len(tok) && tok[q] != '-' && tok[q] != '_' {
+				q++
 			}
-		}
-		// One part: a run of bytes other than space, '-' and '_'.
-		for i < len(v) && (isSpaceByte(v[i]) || v[i] == '-' || v[i] == '_') {
-			i++
-		}
-		j := i
-		for j < len(v) && !isSpaceByte(v[j]) && v[j] != '-' && v[j] != '_' {
-			j++
-		}
-		if n := j - i; n > 0 && n <= len(buf) {
-			for k := 0; k < n; k++ {
-				c := v[i+k]
-				if 'A' <= c && c <= 'Z' {
-					c += 'a' - 'A'
+			if n := q - p; n > 0 && n <= len(buf) {
+				w := lowerASCII(buf[:0], tok[p:q])
+				if dropWords[string(w)] && !except[string(w)] {
+					return dropKind(string(w))
 				}
-				buf[k] = c
 			}
-			if dropWords[string(buf[:n])] && !except[string(buf[:n])] {
-				return dropKind(string(buf[:n]))
-			}
+			p = q
 		}
-		i = j
 	}
 	return 0
 }
@@ -280,17 +262,6 @@ type classInfo struct {
 	hash     uint32 // classHash
 }
 
-// classDrop is the boilerplate flag a class list gives an element: that
-// of its drop words (dropWordOf), except that a class naming content too
-// ("l-sidebar-fixed l-article-body-segment") makes a soft one none.
-func classDrop(v []byte) uint16 {
-	k := dropWordOf(v, nil)
-	if k == fSoftBoiler && hasPositive(v) {
-		k = 0
-	}
-	return k
-}
-
 // classCache keeps the classInfo of the class lists of a page: a page
 // repeats a few class lists many times.
 type classCache struct {
@@ -316,8 +287,7 @@ func (c *classCache) of(v []byte) classInfo {
 			return ci
 		}
 	}
-	ci := classInfo{drop: classDrop(v), parts: classParts(v), hash: classHash(v)}
-	ci.pos, ci.neg = classWords(v)
+	ci := classInfoOf(v)
 	if c != nil {
 		c.last, c.lastOK, c.lastInfo = append(c.last[:0], v...), true, ci
 		if len(c.m) < maxClassCache {
@@ -338,19 +308,146 @@ const (
 	partImage
 )
 
-// partKinds maps each word of leadWords, recipeWords, metaWords and
-// imageWords to its kinds, so that one pass over a class list answers
-// hasPart for all four.
-var partKinds = func() map[string]uint8 {
-	m := map[string]uint8{}
+// classWordKinds maps each word of dropWords, leadWords, recipeWords,
+// metaWords and imageWords to what it says: its drop kind (see dropKind)
+// and its part kinds, so that one look-up per part of a class list
+// answers all of them (see classInfoOf).
+var classWordKinds = func() map[string]wordKind {
+	m := map[string]wordKind{}
 	for kind, words := range map[uint8]map[string]bool{partLead: leadWords, partRecipe: recipeWords,
 		partMeta: metaWords, partImage: imageWords} {
 		for w := range words {
-			m[w] |= kind
+			k := m[w]
+			k.parts |= kind
+			m[w] = k
 		}
+	}
+	for w := range dropWords {
+		k := m[w]
+		k.drop = dropKind(w)
+		m[w] = k
 	}
 	return m
 }()
+
+type wordKind struct {
+	drop  uint16
+	parts uint8
+}
+
+// classInfoOf returns the classInfo of a class list in one pass over its
+// tokens, each lowered once: what classDrop, classParts, classHash and
+// classWords give, each in a pass of its own (the tests check that it
+// is). A list with a token longer than maxClassToken is read by those.
+func classInfoOf(v []byte) classInfo {
+	var buf [maxClassToken]byte
+	var ci classInfo
+	h := uint32(2166136261)
+	hashed := false
+	var drop uint16
+	for i := 0; i < len(v); {
+		for i < len(v) && isSpaceByte(v[i]) {
+			i++
+		}
+		j := tokenEnd(v, i)
+		tok := v[i:j]
+		i = j
+		if len(tok) == 0 {
+			continue
+		}
+		if len(tok) > len(buf) {
+			return classInfoSlow(v)
+		}
+		// classHash: the token as it is, unless it names one element.
+		if !instanceToken(tok) {
+			hashed = true
+			for _, c := range tok {
+				h = (h ^ uint32(c)) * 16777619
+			}
+			h = (h ^ ' ') * 16777619
+		}
+		l := buf[:len(tok)]
+		for k, c := range tok {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			l[k] = c
+		}
+		// An element of a block ("share-card__text") is read by its own
+		// name by dropWordOf and classWords; a modifier ("has-sidebar")
+		// not at all, dropWordOf judging the whole token, classWords
+		// the element's name.
+		elem := 0
+		for k := len(l) - 2; k >= 0; k-- { // the last "__", if not at the end
+			if l[k] == '_' && l[k+1] == '_' {
+				if k+2 < len(l) {
+					elem = k + 2
+				}
+				break
+			}
+		}
+		if !isModifier(l[elem:]) {
+			switch hasNeg, hasPos := scanWords(l[elem:]); {
+			case hasNeg:
+				ci.neg = true
+			case hasPos:
+				ci.pos = true
+			}
+		}
+		findDrop := drop == 0 && !isModifier(l)
+		// The parts: runs of bytes other than '-' and '_'.
+		for k := 0; k < len(l); {
+			for k < len(l) && (l[k] == '-' || l[k] == '_') {
+				k++
+			}
+			m := k
+			for m < len(l) && l[m] != '-' && l[m] != '_' {
+				m++
+			}
+			if n := m - k; n > 0 && (n <= 16 || findDrop && n <= 32 && k >= elem) {
+				if wk, ok := classWordKinds[string(l[k:m])]; ok {
+					if n <= 16 {
+						ci.parts |= wk.parts
+					}
+					if findDrop && k >= elem && wk.drop != 0 {
+						drop, findDrop = wk.drop, false
+					}
+				}
+			}
+			k = m
+		}
+	}
+	if hashed {
+		ci.hash = h | 1
+	}
+	if drop == fSoftBoiler && ci.pos {
+		drop = 0
+	}
+	ci.drop = drop
+	return ci
+}
+
+// maxClassToken is the longest class token that classInfoOf reads.
+const maxClassToken = 64
+
+// classInfoSlow returns the classInfo of a class list by a pass for each
+// of its parts.
+func classInfoSlow(v []byte) classInfo {
+	ci := classInfo{drop: classDrop(v), parts: classParts(v), hash: classHash(v)}
+	ci.pos, ci.neg = classWords(v)
+	return ci
+}
+
+// classDrop is the boilerplate flag a class list gives an element: that
+// of its drop words (dropWordOf), except that a class naming content too
+// ("l-sidebar-fixed l-article-body-segment") makes a soft one none.
+func classDrop(v []byte) uint16 {
+	k := dropWordOf(v, nil)
+	if k == fSoftBoiler && hasPositive(v) {
+		k = 0
+	}
+	return k
+}
 
 // classParts returns the kinds of the parts of a class list: partLead if
 // hasPart(v, leadWords), and so on, in one pass.
@@ -366,7 +463,7 @@ func classParts(v []byte) uint8 {
 			j++
 		}
 		if n := j - i; n > 0 && n <= len(buf) {
-			kinds |= partKinds[string(lowerASCII(buf[:0], v[i:j]))]
+			kinds |= classWordKinds[string(lowerASCII(buf[:0], v[i:j]))].parts
 		}
 		i = j
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 
 	"golang.org/x/net/html/atom"
-
-	"github.com/acrawler/acrawler/internal/htmlx"
 )
 
 // Scoring, after Readability.js (Mozilla's Reader View) in outline: every
@@ -70,27 +68,24 @@ var (
 // share") says nothing. A token that holds both ("comment-body") is
 // negative, and a token that is a modifier of its element ("has-sidebar",
 // "no-share", "with-comments") is not read.
-func classWeight(attrs []htmlx.Attr, classes *classCache) int32 {
-	var w int32
-	for _, kv := range attrs {
-		if string(kv.Key) != "class" && string(kv.Key) != "id" || len(kv.Val) == 0 {
-			continue
-		}
-		var pos, neg bool
-		if string(kv.Key) == "class" {
-			ci := classes.of(kv.Val)
-			pos, neg = ci.pos, ci.neg
-		} else {
-			pos, neg = classWords(kv.Val)
-		}
-		switch {
-		case neg && !pos:
-			w -= 25
-		case pos && !neg:
-			w += 25
-		}
+func classWeight(at *elemAttrs, ci classInfo) int32 {
+	w := wordWeight(ci.pos, ci.neg)
+	if len(at.id) > 0 {
+		w += wordWeight(classWords(at.id))
 	}
 	return w
+}
+
+// wordWeight is the weight of a class or id list by what classWords says
+// of it.
+func wordWeight(pos, neg bool) int32 {
+	switch {
+	case neg && !pos:
+		return -25
+	case pos && !neg:
+		return 25
+	}
+	return 0
 }
 
 // classWords reports whether a class or id list has a token with a
@@ -139,6 +134,11 @@ func classWords(v []byte) (pos, neg bool) {
 // wordsByFirst lists, by their first byte, the words of negativeWords
 // (neg) and positiveWords, so that scanWords reads a token once.
 var wordsByFirst = func() (t [256][]signedWord) {
+	for _, w := range append(append([][]byte{}, negativeWords...), positiveWords...) {
+		if len(w) < 2 {
+			panic("maintext: a class word of one byte") // see scanWords
+		}
+	}
 	for _, w := range negativeWords {
 		t[w[0]] = append(t[w[0]], signedWord{w, true})
 	}
@@ -161,7 +161,9 @@ func scanWords(s []byte) (neg, pos bool) {
 			if sw.neg && neg || !sw.neg && pos {
 				continue
 			}
-			if bytes.HasPrefix(s[i:], sw.w) {
+			// Every word has two bytes or more: the second is compared
+			// before the rest.
+			if w := sw.w; len(s)-i >= len(w) && s[i+1] == w[1] && string(s[i+2:i+len(w)]) == string(w[2:]) {
 				if sw.neg {
 					neg = true
 				} else {
@@ -180,6 +182,9 @@ func scanWords(s []byte) (neg, pos bool) {
 // element has or lacks rather than what it is: "has-sidebar",
 // "no-share", "with_comments", "without-footer".
 func isModifier(tok []byte) bool {
+	if len(tok) < 3 || tok[0] != 'h' && tok[0] != 'n' && tok[0] != 'w' {
+		return false
+	}
 	for _, p := range modifierPrefixes {
 		if len(tok) > len(p) && bytes.HasPrefix(tok, p) && (tok[len(p)] == '-' || tok[len(p)] == '_') {
 			return true

@@ -1,7 +1,7 @@
 package maintext
 
 import (
-	"strings"
+	"bytes"
 	"sync"
 	"unsafe"
 
@@ -352,23 +352,26 @@ func (b *Builder) start(t *htmlx.Token) {
 	if a == atom.Main {
 		n.flags |= fMain
 	}
-	if v, ok := t.Attr("role"); ok && strings.EqualFold(strings.TrimSpace(string(v)), "main") {
+	at := readElemAttrs(t.Attrs())
+	if at.has&hasRole != 0 && bytes.EqualFold(bytes.TrimSpace(at.role), []byte("main")) {
 		n.flags |= fProtect | fMain
 	}
-	n.flags |= isBoilerplate(a, props, n.flags&fInArticle != 0, t.Attrs(), &b.classes)
+	// The words of the class list, looked up once and only if needed.
+	var ci classInfo
+	if len(at.class) > 0 && (props&pDrop == 0 || props&(pContainer|pBlock) != 0) {
+		ci = b.classes.of(at.class)
+	}
+	n.flags |= isBoilerplate(a, props, n.flags&fInArticle != 0, &at, ci)
 	if a == atom.Time && !b.inProse() {
 		// A date line ("Updated 3 May"), not a date in a sentence.
 		n.flags |= fBoiler
 	}
 	if props&pContainer != 0 {
-		n.cls = classWeight(t.Attrs(), &b.classes)
-		if v, ok := t.Attr("class"); ok && len(v) > 0 {
-			n.clsHash = b.classes.of(v).hash
-		}
+		n.cls = classWeight(&at, ci)
+		n.clsHash = ci.hash
 	}
 	if props&pBlock != 0 || a == atom.Span {
-		if v, ok := t.Attr("class"); ok && len(v) > 0 {
-			ci := b.classes.of(v)
+		if len(at.class) > 0 {
 			if ci.parts&partLead != 0 {
 				n.flags |= fLead
 			}
@@ -592,12 +595,39 @@ func isHeading(a atom.Atom) bool {
 	return false
 }
 
-// attrVal returns the value of an attribute (key in lower case).
-func attrVal(attrs []htmlx.Attr, key string) ([]byte, bool) {
-	for _, a := range attrs {
-		if string(a.Key) == key {
-			return a.Val, true
+// elemAttrs are the attributes of an element that tell boilerplate and
+// content, read in one pass (see readElemAttrs).
+type elemAttrs struct {
+	role, class, id, style []byte
+	has                    uint8 // hasRole, ...: which of them the element has
+	ariaHidden             bool  // aria-hidden="true"
+}
+
+const (
+	hasRole = 1 << iota
+	hasClass
+	hasID
+	hasStyle
+	hasHidden
+)
+
+// readElemAttrs returns the elemAttrs of a tag's attributes.
+func readElemAttrs(attrs []htmlx.Attr) (at elemAttrs) {
+	for _, kv := range attrs {
+		switch string(kv.Key) {
+		case "role":
+			at.role, at.has = kv.Val, at.has|hasRole
+		case "class":
+			at.class, at.has = kv.Val, at.has|hasClass
+		case "id":
+			at.id, at.has = kv.Val, at.has|hasID
+		case "style":
+			at.style, at.has = kv.Val, at.has|hasStyle
+		case "hidden":
+			at.has |= hasHidden
+		case "aria-hidden":
+			at.ariaHidden = bytes.EqualFold(kv.Val, []byte("true"))
 		}
 	}
-	return nil, false
+	return at
 }
