@@ -27,14 +27,16 @@ const citeGap = "6"
 // (24·research + 12·related + 12·citing − 24·copies − 6·n) / (n + 4). A
 // host of research alone tends to +18, a blog whose posts all cite
 // research to +6, one of other pages alone to −6, a mirror to −30. The
-// PostgreSQL store computes the same.
+// PostgreSQL store computes the same. The pages' columns are read from
+// the covering index pages_search: the table row holds them behind the
+// page's text.
 const hostValueSQL = `SELECT n, research, related, copies, citing,
-	(24 * research + 12 * related + 12 * citing - 24 * copies - 6 * n) / (n + 4) FROM (
+	(24 * research + 12 * related + 12 * citing - 72 * copies - 6 * n) / (n + 4) FROM (
 	SELECT count(*) AS n,
 		coalesce(sum(k = 1), 0) AS research, coalesce(sum(k = 2), 0) AS related, coalesce(sum(k = 3), 0) AS copies,
 		coalesce(sum(k = 0 AND EXISTS (SELECT 1 FROM outlinks l, json_each(acrawler_link_targets(l.links)) j JOIN urls t ON t.id = j.value
 			WHERE l.source_id = c.id AND t.host_id <> ?1 AND (t.priority >= max(c.priority, 0) + ` + citeGap + `
-				OR EXISTS (SELECT 1 FROM pages tp WHERE tp.url_id = t.id AND tp.doc_type IN ` + researchTypes + `
+				OR EXISTS (SELECT 1 FROM pages tp INDEXED BY pages_search WHERE tp.url_id = t.id AND tp.doc_type IN ` + researchTypes + `
 					AND tp.status BETWEEN 200 AND 299)))), 0) AS citing
 	FROM (SELECT u.id, u.priority, CASE
 			WHEN p.duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.duplicate_of), ?1) <> ?1
@@ -44,5 +46,5 @@ const hostValueSQL = `SELECT n, research, related, copies, citing,
 			WHEN p.doc_type IN ('person', 'listing') THEN 2
 			ELSE 0 END AS k
 		FROM (SELECT id, priority FROM urls WHERE host_id = ?1 AND fetched_at > 0 ORDER BY fetched_at DESC LIMIT ?2) u
-		JOIN pages p ON p.url_id = u.id
+		JOIN pages p INDEXED BY pages_search ON p.url_id = u.id
 		WHERE p.status BETWEEN 200 AND 299) c)`
