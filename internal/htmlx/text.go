@@ -118,17 +118,27 @@ var replacementChar = []byte("\uFFFD")
 func (t *textBuf) write(s []byte) {
 	for i := 0; i < len(s) && !t.full; {
 		c := s[i]
-		if printable(c) {
-			// A run of printable ASCII with single spaces inside is
+		if printable(c) || c >= utf8.RuneSelf && plainRune(s[i:]) > 0 {
+			// A run of printable ASCII and other characters written as
+			// they are, with single spaces between ASCII inside, is
 			// written at once.
-			j := i + 1
+			j := i
+		run:
 			for j < len(s) {
-				if printable(s[j]) {
+				switch c := s[j]; {
+				case printable(c):
 					j++
-				} else if s[j] == ' ' && j+1 < len(s) && printable(s[j+1]) {
+				case c == ' ' && j+1 < len(s) && printable(s[j+1]):
 					j += 2
-				} else {
-					break
+				default:
+					n := 0
+					if c >= utf8.RuneSelf {
+						n = plainRune(s[j:])
+					}
+					if n == 0 {
+						break run
+					}
+					j += n
 				}
 			}
 			t.put(s[i:j])
@@ -149,13 +159,8 @@ func (t *textBuf) write(s []byte) {
 			t.put(replacementChar)
 		case unicode.IsSpace(r):
 			t.brk(sepSpace)
-		case r < 0xa0, r == 0xad, r == 0x61c, r == 0x180e, r == 0x200b, r == 0x200e, r == 0x200f,
-			0x202a <= r && r <= 0x202e, 0x2060 <= r && r <= 0x2064, 0x2066 <= r && r <= 0x2069,
-			r == 0xfeff, 0xe0000 <= r && r <= 0xe007f:
-			// C1 controls, soft hyphen, bidi marks, embeddings and
-			// isolates, Mongolian vowel separator, zero-width space,
-			// word joiner and invisible operators, BOM, tags: not seen,
-			// and not to split words.
+		case invisible(r):
+			// Not seen, and not to split words.
 		case (r == 0x200c || r == 0x200d) && (!t.joins || t.sep != sepNone):
 			// ZWNJ and ZWJ stay where they change how a script is
 			// written (Persian, Devanagari, emoji sequences), but not
@@ -165,6 +170,31 @@ func (t *textBuf) write(s []byte) {
 		}
 		i += size
 	}
+}
+
+// invisible reports whether r is a character that text leaves out: C1
+// controls, soft hyphen, bidi marks, embeddings and isolates, Mongolian
+// vowel separator, zero-width space, word joiner and invisible operators,
+// BOM, tags.
+func invisible(r rune) bool {
+	switch {
+	case r < 0xa0, r == 0xad, r == 0x61c, r == 0x180e, r == 0x200b, r == 0x200e, r == 0x200f,
+		0x202a <= r && r <= 0x202e, 0x2060 <= r && r <= 0x2064, 0x2066 <= r && r <= 0x2069,
+		r == 0xfeff, 0xe0000 <= r && r <= 0xe007f:
+		return true
+	}
+	return false
+}
+
+// plainRune returns the size of the character that s starts with if
+// write writes it as it is (not a space, an invalid byte, an invisible
+// character, ZWNJ or ZWJ), else 0.
+func plainRune(s []byte) int {
+	r, size := utf8.DecodeRune(s)
+	if r == utf8.RuneError && size == 1 || r == 0x200c || r == 0x200d || unicode.IsSpace(r) || invisible(r) {
+		return 0
+	}
+	return size
 }
 
 // printable reports whether c is a visible ASCII character.

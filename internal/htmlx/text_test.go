@@ -1,8 +1,11 @@
 package htmlx
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/acrawler/acrawler/internal/cputime"
 )
@@ -76,4 +79,49 @@ func BenchmarkInvisible(b *testing.B) {
 		}
 	}
 	cputime.ReportPerOp(b, cpu)
+}
+
+// TestWriteRuns checks that write, which writes a run of characters at
+// once, gives what putting the characters one by one gives (spaces
+// collapsed, controls, invisible characters and joiners after Latin
+// dropped, invalid bytes replaced), on texts of
+// ASCII, spaces, other scripts, joiners, invisible characters and
+// invalid bytes.
+func TestWriteRuns(t *testing.T) {
+	pool := []string{"a", "Z", "!", " ", "  ", "\t", "\n", "\r", "\x01", "\x7f", "é", "ж", "中", "ش", "क", "👨", "\u00a0",
+		"\u2003", "\u200b", "\u200c", "\u200d", "\u00ad", "\ufeff", "\u0085", "\xff", "\xe4\xb8", "\xc3"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		var sb strings.Builder
+		for k := rng.IntN(12); k >= 0; k-- {
+			sb.WriteString(pool[rng.IntN(len(pool))])
+		}
+		s := []byte(sb.String())
+		var whole, one textBuf
+		whole.reset(1<<20, 0, true)
+		one.reset(1<<20, 0, true)
+		whole.write(s)
+		for i := 0; i < len(s); {
+			r, size := utf8.DecodeRune(s[i:])
+			switch c := s[i]; {
+			case printable(c):
+				one.put(s[i : i+1])
+			case c < utf8.RuneSelf:
+				if c == ' ' || '\t' <= c && c <= '\r' {
+					one.brk(sepSpace)
+				}
+			case r == utf8.RuneError && size == 1:
+				one.put(replacementChar)
+			case unicode.IsSpace(r):
+				one.brk(sepSpace)
+			case invisible(r), (r == 0x200c || r == 0x200d) && (!one.joins || one.sep != sepNone):
+			default:
+				one.put(s[i : i+size])
+			}
+			i += size
+		}
+		if whole.String() != one.String() {
+			t.Fatalf("write(%q) = %q; one character at a time: %q", s, whole.String(), one.String())
+		}
+	}
 }

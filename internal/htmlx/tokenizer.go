@@ -2,6 +2,7 @@ package htmlx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -848,6 +849,26 @@ func (z *tokenizer) Text() []byte {
 // needsChange reports whether s has a carriage return, or a NUL to
 // replace, or a character reference to decode.
 func needsChange(s []byte, nul, amp bool) bool {
+	// Eight bytes at a time while none of them is special: a byte equal
+	// to c makes x^(c*ones) have a zero byte, which (y-ones)&^y&highs
+	// finds exactly.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(s) >= 8 {
+		x := binary.LittleEndian.Uint64(s)
+		y := x ^ ('\r' * ones)
+		special := (y - ones) &^ y
+		if nul {
+			special |= (x - ones) &^ x
+		}
+		if amp {
+			y = x ^ ('&' * ones)
+			special |= (y - ones) &^ y
+		}
+		if special&highs != 0 {
+			break
+		}
+		s = s[8:]
+	}
 	for _, c := range s {
 		if special[c] {
 			switch c {

@@ -305,3 +305,34 @@ func TestTokenizerBenchmarkPages(t *testing.T) {
 	}
 	t.Logf("%d pages", n)
 }
+
+// TestNeedsChange checks needsChange, which reads eight bytes at a time,
+// against a byte-by-byte reading, with the special bytes at every place
+// of texts of every length up to 40.
+func TestNeedsChange(t *testing.T) {
+	naive := func(s []byte, nul, amp bool) bool {
+		for _, c := range s {
+			if c == '\r' || c == 0 && nul || c == '&' && amp {
+				return true
+			}
+		}
+		return false
+	}
+	for n := 0; n <= 40; n++ {
+		for pos := -1; pos < n; pos++ {
+			for _, c := range []byte{'\r', 0, '&', 0x80, 0xff, 0x0c, 0x0e, 0x25, 0x27, 0x01, 0x8d, 0xa6} {
+				s := bytes.Repeat([]byte("a\xe9b"), n)[:n]
+				if pos >= 0 {
+					s[pos] = c
+				}
+				for _, nul := range []bool{false, true} {
+					for _, amp := range []bool{false, true} {
+						if got, want := needsChange(s, nul, amp), naive(s, nul, amp); got != want {
+							t.Fatalf("needsChange(%q, %v, %v) = %v, want %v", s, nul, amp, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
