@@ -194,7 +194,7 @@ var crcTable = crc64.MakeTable(crc64.ECMA)
 // sum renders p (without session ids) and fingerprints the body.
 func (a *advance) sum(s *site, p *page, b *bytes.Buffer) uint64 {
 	b.Reset()
-	d := doc{w: a.w, s: s, p: p, b: b, r: seedFor(a.w.seed, s.host, p.key, p.version)}
+	d := doc{w: a.w, s: s, p: p, b: b, r: seedFor(a.w.seed, p.textHost(s), p.key, p.version)}
 	p.render(&d)
 	return crc64.Checksum(b.Bytes(), crcTable) ^ uint64(b.Len())
 }

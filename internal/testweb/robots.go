@@ -297,7 +297,7 @@ func serveGzipped(w *Web, s *site, p *page, rw http.ResponseWriter, r *http.Requ
 	w.mu.RLock()
 	body := w.lazyBody(s.host+p.key+"@"+itoa(p.version), func() []byte {
 		var raw, z bytes.Buffer
-		p.render(&doc{w: w, s: s, p: p, b: &raw, r: seedFor(w.seed, s.host, p.key, p.version)})
+		p.render(&doc{w: w, s: s, p: p, b: &raw, r: seedFor(w.seed, p.textHost(s), p.key, p.version)})
 		zw := gzip.NewWriter(&z)
 		zw.Write(raw.Bytes())
 		zw.Close()

@@ -109,7 +109,7 @@ func (w *Web) servePage(rw http.ResponseWriter, r *http.Request, s *site, p *pag
 	}
 	buf := w.getBuf()
 	defer w.putBuf(buf)
-	d := doc{w: w, s: s, p: p, b: buf, r: seedFor(w.seed, s.host, p.key, p.version)}
+	d := doc{w: w, s: s, p: p, b: buf, r: seedFor(w.seed, p.textHost(s), p.key, p.version)}
 	h := rw.Header()
 	if s.session {
 		d.sid = w.newSessionID()

@@ -341,6 +341,15 @@ func (w *Web) buildMirror(host string, src *site) *site {
 // its history of removals.
 func (p *page) heapFree() { p.tomb, p.gone, p.pinned = nil, 0, false }
 
+// textHost is the host whose text p shows, drawn from its seed: a
+// mirror's copy shows its original's, as mirrors serve the same pages.
+func (p *page) textHost(s *site) string {
+	if p.canonSite != nil {
+		return p.canonSite.host
+	}
+	return s.host
+}
+
 // buildVariedShop is a shop with a faceted catalogue.
 func (w *Web) buildVariedShop(host string, r *rng) *site {
 	P := w.cfg.PagesPerSite

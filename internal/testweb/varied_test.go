@@ -125,3 +125,47 @@ func originOf(u string) string {
 	}
 	return u[:i+3+j]
 }
+
+// TestVariedMirrorsCopyText: a mirror's copy of a page shows the text of
+// its original (every paragraph of the original's <article> is in the
+// copy's), in its own template, as a mirror serves the same pages: a
+// crawler can tell it by its content.
+func TestVariedMirrorsCopyText(t *testing.T) {
+	w := New(Config{Seed: 2, Varied: true, Sites: 24, PagesPerSite: 15, NoFaults: true})
+	body := func(u string) string {
+		rec := httptest.NewRecorder()
+		w.ServeHTTP(rec, httptest.NewRequest("GET", u, nil))
+		b, _ := io.ReadAll(rec.Result().Body)
+		return string(b)
+	}
+	copies := 0
+	for _, p := range w.Pages() {
+		if p.Kind != "duplicate" || strings.HasPrefix(p.Canonical, originOf(p.URL)) || p.Status != 200 {
+			continue
+		}
+		article := func(b string) string {
+			_, b, _ = strings.Cut(b, "<article")
+			b, _, _ = strings.Cut(b, "</article>")
+			return b
+		}
+		orig, cp := article(body(p.Canonical)), article(body(p.URL))
+		paras := 0
+		for _, part := range strings.Split(orig, "<p>")[1:] {
+			para, _, _ := strings.Cut(part, "</p>")
+			if len(para) < 80 {
+				continue
+			}
+			paras++
+			if !strings.Contains(cp, para) {
+				t.Errorf("%s, a copy of %s, lacks its paragraph %.60q…", p.URL, p.Canonical, para)
+				break
+			}
+		}
+		if paras > 0 {
+			copies++
+		}
+	}
+	if copies == 0 {
+		t.Fatal("no mirror copy with paragraphs to compare")
+	}
+}
