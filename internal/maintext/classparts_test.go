@@ -3,6 +3,7 @@ package maintext
 import (
 	"bytes"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -154,6 +155,32 @@ func TestPropsOf(t *testing.T) {
 	for a, p := range want {
 		if got := propsOf(a); got != p {
 			t.Errorf("propsOf(%s) = %b, want %b", a, got, p)
+		}
+	}
+}
+
+// TestClassCachePages checks that a classCache gives the classInfo of
+// each class list, computed or kept, over pages of more class lists than
+// it keeps, with the cache reset between pages as a recycled Builder's
+// is, and after its generations have gone round.
+func TestClassCachePages(t *testing.T) {
+	var c classCache
+	words := []string{"sidebar", "entry-content", "col-md-8", "post-4130", "has-share", "lead", "card__share", "Related", "x"}
+	for page := range 4 {
+		if page == 3 {
+			c.gen = ^uint32(0) // the next reset goes round
+		}
+		c.reset()
+		for round := range 2 {
+			for k := range maxClassCache + 500 {
+				v := []byte(words[k%len(words)] + " " + words[(k/len(words))%len(words)] + "-" + strconv.Itoa(k%(1000+page)))
+				if got, want := c.of(v), classInfoOf(v); got != want {
+					t.Fatalf("page %d, round %d: of(%q) = %+v, want %+v", page, round, v, got, want)
+				}
+			}
+		}
+		if c.n != maxClassCache {
+			t.Fatalf("page %d: %d class lists kept, want %d", page, c.n, maxClassCache)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package maintext
 
 import (
 	"bytes"
+	"hash/maphash"
+	"math"
 	"strings"
 
 	"golang.org/x/net/html/atom"
@@ -263,41 +265,103 @@ type classInfo struct {
 }
 
 // classCache keeps the classInfo of the class lists of a page: a page
-// repeats a few class lists many times.
+// repeats a few class lists many times. It is an open-addressed table
+// whose slots are kept from page to page (see reset): a slot of an earlier
+// page is empty, so that nothing is cleared or allocated again.
 type classCache struct {
-	m map[string]classInfo
-	// A copy of the class list asked last and its classInfo: an element's
-	// class is asked for more than once, and siblings often share theirs.
-	last     []byte
-	lastOK   bool
-	lastInfo classInfo
+	slots []classSlot // a power of two of them, or none yet
+	keys  []byte      // the class lists kept, one after another
+	n     int         // class lists kept
+	gen   uint32      // the page's generation: slots of another are empty
+	// The slot of the class list asked last, if any: an element's class
+	// is often its sibling's.
+	last int
+}
+
+type classSlot struct {
+	gen, hash uint32
+	off, len  int32 // of the class list in keys
+	info      classInfo
 }
 
 // maxClassCache bounds the class lists a classCache keeps.
 const maxClassCache = 4096
 
+var classSeed = maphash.MakeSeed()
+
 // of returns the classInfo of class list v; a nil cache computes it.
 func (c *classCache) of(v []byte) classInfo {
-	if c != nil {
-		if c.lastOK && bytes.Equal(c.last, v) {
-			return c.lastInfo
+	if c == nil {
+		return classInfoOf(v)
+	}
+	if c.gen == 0 {
+		c.reset()
+	}
+	if c.last >= 0 && c.key(c.last, v) {
+		return c.slots[c.last].info
+	}
+	h := uint32(maphash.Bytes(classSeed, v))
+	mask := len(c.slots) - 1
+	i := int(h) & mask
+	for len(c.slots) > 0 && c.slots[i].gen == c.gen {
+		if c.slots[i].hash == h && c.key(i, v) {
+			c.last = i
+			return c.slots[i].info
 		}
-		if ci, ok := c.m[string(v)]; ok {
-			c.last, c.lastOK, c.lastInfo = append(c.last[:0], v...), true, ci
-			return ci
-		}
+		i = (i + 1) & mask
 	}
 	ci := classInfoOf(v)
-	if c != nil {
-		c.last, c.lastOK, c.lastInfo = append(c.last[:0], v...), true, ci
-		if len(c.m) < maxClassCache {
-			if c.m == nil {
-				c.m = make(map[string]classInfo, 64)
+	if c.n < maxClassCache && len(c.keys)+len(v) <= math.MaxInt32 {
+		if 2*(c.n+1) > len(c.slots) {
+			c.grow()
+			mask = len(c.slots) - 1
+			for i = int(h) & mask; c.slots[i].gen == c.gen; i = (i + 1) & mask {
 			}
-			c.m[string(v)] = ci
 		}
+		c.slots[i] = classSlot{gen: c.gen, hash: h, off: int32(len(c.keys)), len: int32(len(v)), info: ci}
+		c.keys = append(c.keys, v...)
+		c.n++
+		c.last = i
 	}
 	return ci
+}
+
+// key reports whether slot i holds class list v.
+func (c *classCache) key(i int, v []byte) bool {
+	s := &c.slots[i]
+	return s.gen == c.gen && string(c.keys[s.off:s.off+s.len]) == string(v)
+}
+
+// grow doubles the slots, keeping the page's class lists.
+func (c *classCache) grow() {
+	old := c.slots
+	c.slots = make([]classSlot, max(64, 2*len(old)))
+	mask := len(c.slots) - 1
+	for _, s := range old {
+		if s.gen != c.gen {
+			continue
+		}
+		i := int(s.hash) & mask
+		for c.slots[i].gen == c.gen {
+			i = (i + 1) & mask
+		}
+		c.slots[i] = s
+	}
+	c.last = -1
+}
+
+// reset empties c for another page.
+func (c *classCache) reset() {
+	c.gen++
+	if c.gen == 0 {
+		// Generations have gone round: the slots are cleared.
+		clear(c.slots)
+		c.gen = 1
+	}
+	if cap(c.keys) > maxPooled {
+		c.keys = nil // one page's huge class lists are not kept
+	}
+	c.keys, c.n, c.last = c.keys[:0], 0, -1
 }
 
 // Kinds of class parts (see classParts).

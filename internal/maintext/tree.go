@@ -119,8 +119,7 @@ func (b *Builder) release() {
 	if cap(b.text) > maxPooled || cap(b.nodes)*int(unsafe.Sizeof(node{})) > 4*maxPooled {
 		return
 	}
-	clear(b.classes.m)
-	b.classes.lastOK = false
+	b.classes.reset()
 	*b = Builder{nodes: b.nodes[:0], text: b.text[:0], stack: b.stack[:0], classes: b.classes, title: b.title[:0]}
 	builders.Put(b)
 }
