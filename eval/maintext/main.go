@@ -19,7 +19,9 @@
 // "with" snippet. Precision, recall, accuracy and F1 are computed over
 // all pages. Time is CPU time of the process (user and system) per page,
 // extractors run one after the other on one goroutine, each from the
-// page's bytes: decoding and HTML parsing included.
+// page's bytes: decoding and HTML parsing included. With -rounds, each
+// round runs every extractor over every page in turn, so that the
+// machine's load, if it changes, weighs on all of them alike.
 package main
 
 import (
@@ -110,13 +112,17 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%d pages, %d snippets to find, %d to leave out\n\n", len(pages), countWith(pages), countWithout(pages))
 	fmt.Fprintln(stdout, "| extractor | precision | recall | accuracy | F1 | TP | FN | FP | TN | CPU ms/page |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|---|---|---|")
+	// Round by round, each extractor reads every page in turn, so that a
+	// change in the machine's load over the run weighs on all alike.
+	type result struct {
+		ev    eval
+		cpu   time.Duration
+		fails []string
+	}
+	results := make([]result, len(exs))
 	texts := make([]string, len(pages))
-	for k, e := range exs {
-		var ev eval
-		var cpu time.Duration
-		var fails []string
-		for r := 0; r < *rounds; r++ {
-			ev = eval{}
+	for r := 0; r < *rounds; r++ {
+		for k, e := range exs {
 			// Only the extraction is timed: the texts are scored after,
 			// and the garbage of what ran before is collected first.
 			runtime.GC()
@@ -124,28 +130,45 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			for i, p := range pages {
 				texts[i] = e.run(p)
 			}
-			cpu += cputime.Process() - start
+			res := &results[k]
+			res.cpu += cputime.Process() - start
+			if r > 0 {
+				continue // every round gives the same texts
+			}
 			for i, p := range pages {
 				text := texts[i]
-				pe := score(p, text)
-				ev.add(pe)
-				if *misses && k == 0 && r == 0 {
+				res.ev.add(score(p, text))
+				if *misses && k == 0 {
 					if *whereFlag {
 						var sb strings.Builder
 						where(&sb, p, text)
 						if sb.Len() > 0 {
-							fails = append(fails, "== "+p.file, sb.String())
+							res.fails = append(res.fails, "== "+p.file, sb.String())
 						}
 					} else {
-						fails = append(fails, missesOf(p, text)...)
+						res.fails = append(res.fails, missesOf(p, text)...)
 					}
 				}
 			}
 		}
-		ms := float64(cpu.Microseconds()) / 1000 / float64(len(pages)**rounds)
+	}
+	defer func() {
+		// Each extractor's time beside the first's, measured in the
+		// same run.
+		for k := 1; k < len(exs) && results[0].cpu > 0; k++ {
+			fmt.Fprintf(stdout, "\nCPU per page of %s: %.2f× that of %s", exs[k].name,
+				float64(results[k].cpu)/float64(results[0].cpu), exs[0].name)
+		}
+		if len(exs) > 1 {
+			fmt.Fprintln(stdout)
+		}
+	}()
+	for k, e := range exs {
+		ev := results[k].ev
+		ms := float64(results[k].cpu.Microseconds()) / 1000 / float64(len(pages)**rounds)
 		fmt.Fprintf(stdout, "| %s | %.3f | %.3f | %.3f | %.3f | %d | %d | %d | %d | %.2f |\n",
 			e.name, ev.precision(), ev.recall(), ev.accuracy(), ev.f1(), ev.tp, ev.fn, ev.fp, ev.tn, ms)
-		if len(fails) > 0 {
+		if fails := results[k].fails; len(fails) > 0 {
 			fmt.Fprintln(stdout)
 			for _, f := range fails {
 				fmt.Fprintln(stdout, f)
