@@ -29,7 +29,13 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 				return fmt.Errorf("%s: %w", results[i].URL.URL, err)
 			}
 		}
-		return c.countInlinks(ctx, lim)
+		if err := c.countInlinks(ctx, lim); err != nil {
+			return err
+		}
+		if t.stagedCount() >= mergeLinks {
+			return t.mergeStaged(ctx)
+		}
+		return nil
 	})
 	if err != nil {
 		return crawl.CommitStats{}, fmt.Errorf("sqlite: commit: %w", err)

@@ -16,12 +16,13 @@ import (
 
 // txn is one write transaction with the counter deltas it accumulates.
 type txn struct {
-	db    *DB
-	tx    *sql.Tx
-	delta map[string]int64
-	now   int64
-	fts   []ftsOp              // full-text writes, applied at the end
-	stmts map[string]*sql.Stmt // statements prepared in this transaction (prep)
+	db     *DB
+	tx     *sql.Tx
+	delta  map[string]int64
+	now    int64
+	fts    []ftsOp              // full-text writes, applied at the end
+	stmts  map[string]*sql.Stmt // statements prepared in this transaction (prep)
+	staged stagedTx             // what it did to the staged inbound links
 }
 
 func (t *txn) add(name string, n int64) {
@@ -43,6 +44,12 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) error {
 	}
 	t := &txn{db: db, tx: tx, delta: map[string]int64{}}
 	seq := db.seq
+	if !db.staged.loaded {
+		if err := t.loadStaged(ctx); err != nil {
+			tx.Rollback()
+			return err
+		}
+	}
 	if err := fn(t); err != nil {
 		tx.Rollback()
 		db.seq = seq
@@ -64,6 +71,7 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) error {
 		db.seq = seq
 		return err
 	}
+	db.staged.apply(&t.staged)
 	if len(db.want) > 0 {
 		db.prepareWanted(ctx)
 	}
@@ -780,32 +788,52 @@ const valueWindow = 200
 // was last valued, and returns the values in the order of ids (0 for an
 // unknown host). ClaimHosts leases due hosts by the priority of their best
 // queued URL plus their value.
+//
+// The pages are read on a reader connection, not in the single writer's
+// transaction: valuing a host reads its last valueWindow pages and their
+// links, a commit's worth of work that the writer would wait for. Only the
+// values learned are written, and a value learned from fewer fetches than
+// the one recorded meanwhile is not.
 func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	out := make([]int, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := db.tx(ctx, func(t *txn) error {
-		for i, id := range ids {
-			var value, fetched, valued int64
-			err := t.queryRow(ctx, `SELECT value, fetched, value_fetched FROM hosts WHERE id = ?`, id).Scan(&value, &fetched, &valued)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue
+	type learned struct {
+		id                                           crawl.ID
+		value, fetched, n, research, related, copies int64
+	}
+	var news []learned
+	for i, id := range ids {
+		var value, fetched, valued int64
+		err := db.r.QueryRowContext(ctx, `SELECT value, fetched, value_fetched FROM hosts WHERE id = ?`, id).Scan(&value, &fetched, &valued)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: value hosts: %w", err)
+		}
+		if fetched != valued {
+			l := learned{id: id, fetched: fetched}
+			var citing int64
+			if err := db.r.QueryRowContext(ctx, hostValueSQL, id, valueWindow).Scan(&l.n, &l.research, &l.related, &l.copies, &citing, &l.value); err != nil {
+				return nil, fmt.Errorf("sqlite: value hosts: %w", err)
 			}
-			if err != nil {
+			news = append(news, l)
+			value = l.value
+		}
+		out[i] = int(value)
+	}
+	if len(news) == 0 {
+		return out, nil
+	}
+	err := db.tx(ctx, func(t *txn) error {
+		for _, l := range news {
+			if _, err := t.exec(ctx, `UPDATE hosts SET value = ?, value_fetched = ?, value_pages = ?, value_research = ?,
+				value_related = ?, value_copies = ? WHERE id = ? AND value_fetched < ?`,
+				l.value, l.fetched, l.n, l.research, l.related, l.copies, l.id, l.fetched); err != nil {
 				return err
 			}
-			if fetched != valued {
-				var n, research, related, copies, citing int64
-				if err := t.queryRow(ctx, hostValueSQL, id, valueWindow).Scan(&n, &research, &related, &copies, &citing, &value); err != nil {
-					return err
-				}
-				if _, err := t.exec(ctx, `UPDATE hosts SET value = ?, value_fetched = ?, value_pages = ?, value_research = ?,
-					value_related = ?, value_copies = ? WHERE id = ?`, value, fetched, n, research, related, copies, id); err != nil {
-					return err
-				}
-			}
-			out[i] = int(value)
 		}
 		return nil
 	})

@@ -11,7 +11,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	sqlite "modernc.org/sqlite"
@@ -32,7 +31,9 @@ import (
 //   - acrawler_link_anchor(links, target_id): the anchor text of the link
 //     to target_id in a compact value, empty if none;
 //   - acrawler_link_targets(links): its target IDs as a JSON array, for
-//     json_each.
+//     json_each;
+//   - acrawler_links_to(links, target_id): whether a compact value holds a
+//     link to target_id.
 func init() {
 	sqlite.MustRegisterFunction("acrawler_outlinks", &sqlite.FunctionImpl{
 		NArgs: 3, Deterministic: true,
@@ -50,6 +51,19 @@ func init() {
 				return nil, err
 			}
 			return string(a), nil
+		})
+	sqlite.MustRegisterDeterministicScalarFunction("acrawler_links_to", 2,
+		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			b, _ := args[0].([]byte)
+			id, ok := args[1].(int64)
+			if b == nil || !ok {
+				return int64(0), nil
+			}
+			_, _, found, err := outlinks.Find(b, id)
+			if err != nil {
+				return nil, err
+			}
+			return int64(b2i(found)), nil
 		})
 	sqlite.MustRegisterDeterministicScalarFunction("acrawler_link_targets", 1,
 		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
@@ -112,14 +126,10 @@ func (p *packLinks) Final(*sqlite.FunctionContext) {}
 
 // linkStmts are the committer's statements on links.
 type linkStmts struct {
-	get, put, urls, linkURL *sql.Stmt
-	in                      map[int]*sql.Stmt // inlinks inserts by rows
-	buf                     []byte
-	have                    map[crawl.ID]bool
+	get, put, urls, linkURL, stage *sql.Stmt
+	buf                            []byte
+	have                           map[crawl.ID]bool
 }
-
-// inlinkRows is the most inlinks one insert writes.
-const inlinkRows = 64
 
 func (c *committer) prepareLinks(ctx context.Context) error {
 	var err error
@@ -135,36 +145,15 @@ func (c *committer) prepareLinks(ctx context.Context) error {
 	c.ls.put = prep(`INSERT INTO outlinks (source_id, links) VALUES (?, ?) ON CONFLICT (source_id) DO UPDATE SET links = excluded.links`)
 	c.ls.urls = prep(`SELECT u.id FROM json_each(?) j JOIN urls u ON u.id = j.value`)
 	c.ls.linkURL = prep(`INSERT INTO link_urls (id, url) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`)
-	c.ls.in = map[int]*sql.Stmt{}
+	c.ls.stage = prep(`INSERT INTO inlinks_staged (source_id) VALUES (?)`)
 	return err
-}
-
-// inlinksInsert returns the statement inserting n inlinks rows.
-func (c *committer) inlinksInsert(ctx context.Context, n int) (*sql.Stmt, error) {
-	if s := c.ls.in[n]; s != nil {
-		return s, nil
-	}
-	var b strings.Builder
-	b.WriteString(`INSERT INTO inlinks (target_id, source_id) VALUES `)
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("(?, ?)")
-	}
-	b.WriteString(` ON CONFLICT (target_id, source_id) DO NOTHING`)
-	s, err := c.t.prep(ctx, b.String())
-	if err != nil {
-		return nil, err
-	}
-	c.ls.in[n] = s
-	return s, nil
 }
 
 // insertLinks records a page's outlinks: its compact row, merged with the
 // one it has (whose links are kept, as a row per link with ON CONFLICT DO
-// NOTHING kept them), the inlinks of the targets it did not link to yet,
-// in target order, and the URL text of those urls does not hold.
+// NOTHING kept them), the page staged as the source of inbound links to
+// the targets it did not link to yet (see staged.go), and the URL text of
+// those urls does not hold.
 func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []crawl.Link) error {
 	if len(links) == 0 {
 		return nil
@@ -201,31 +190,21 @@ func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []cr
 		had[l.Target] = true
 	}
 	texts := make(map[crawl.ID]string, len(links))
+	anchors := make(map[crawl.ID]string, len(links))
 	var fresh []crawl.ID
 	for _, l := range links {
 		if had[int64(l.TargetID)] {
 			continue
 		}
 		if _, dup := texts[l.TargetID]; !dup {
-			texts[l.TargetID] = l.Target
+			// The first link to a target is the one kept (outlinks.Encode).
+			texts[l.TargetID], anchors[l.TargetID] = l.Target, l.Anchor
 			fresh = append(fresh, l.TargetID)
 		}
 	}
 	slices.Sort(fresh)
-	for rest := fresh; len(rest) > 0; {
-		k := min(len(rest), inlinkRows)
-		st, err := c.inlinksInsert(ctx, k)
-		if err != nil {
-			return err
-		}
-		c.args = c.args[:0]
-		for _, id := range rest[:k] {
-			c.args = append(c.args, id, source)
-		}
-		if _, err := st.ExecContext(ctx, c.args...); err != nil {
-			return err
-		}
-		rest = rest[k:]
+	if err := c.stage(ctx, source, fresh, anchors); err != nil {
+		return err
 	}
 	// A target the crawl did not take keeps its URL text in link_urls.
 	rows, err := c.ls.urls.QueryContext(ctx, jsonIDs(fresh))
@@ -258,7 +237,8 @@ func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []cr
 	return nil
 }
 
-// deleteLinks removes a page's outlinks and their inlinks.
+// deleteLinks removes a page's outlinks and their inlinks (those staged
+// go with the outlinks row they are read from).
 func (c *committer) deleteLinks(ctx context.Context, source crawl.ID) error {
 	var old []byte
 	switch err := c.ls.get.QueryRowContext(ctx, source).Scan(&old); {
@@ -278,6 +258,7 @@ func (c *committer) deleteLinks(ctx context.Context, source crawl.ID) error {
 	if _, err := c.t.exec(ctx, `DELETE FROM outlinks WHERE source_id = ?`, source); err != nil {
 		return err
 	}
+	c.t.unstage(source, ts)
 	c.t.add("links", -int64(len(ts)))
 	return nil
 }
@@ -331,9 +312,9 @@ func (db *DB) Inlinks(ctx context.Context, target crawl.ID, limit int) ([]crawl.
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT i.source_id, u.url, o.links FROM inlinks i
+	rows, err := db.r.QueryContext(ctx, `SELECT i.source_id, u.url, o.links FROM (`+linkingSources("?1")+`) i
 		JOIN urls u ON u.id = i.source_id JOIN outlinks o ON o.source_id = i.source_id
-		WHERE i.target_id = ? ORDER BY u.url LIMIT ?`, target, limit)
+		ORDER BY u.url LIMIT ?2`, target, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: inlinks of %d: %w", target, err)
 	}
@@ -442,12 +423,14 @@ func (db *DB) pageIDs(ctx context.Context) ([]int64, error) {
 
 // anchorsOf is the SQL expression of the indexed anchor texts of the page
 // whose full-text key is the SQL expression key: the distinct texts of
-// links to it, at most 200 and maxAnchors bytes, in source order.
+// links to it, at most 200 and maxAnchors bytes, in source order, the
+// staged links' included (linkingSources). A commit gathers the same
+// texts without reading the staged rows (anchorsFor).
 func anchorsOf(key string) string {
 	return fmt.Sprintf(`coalesce((SELECT substr(group_concat(a, ' '), 1, %d) FROM
-		(SELECT DISTINCT a FROM (SELECT acrawler_link_anchor(o.links, i.target_id) AS a FROM inlinks i
-			JOIN outlinks o ON o.source_id = i.source_id WHERE i.target_id = %s ORDER BY i.source_id)
-		WHERE a <> '' LIMIT 200)), '')`, maxAnchors, sqlURLID(key))
+		(SELECT DISTINCT a FROM (SELECT acrawler_link_anchor(o.links, %s) AS a FROM (%s) i
+			JOIN outlinks o ON o.source_id = i.source_id ORDER BY i.source_id)
+		WHERE a <> '' LIMIT 200)), '')`, maxAnchors, sqlURLID(key), linkingSources(sqlURLID(key)))
 }
 
 // anchorChunk is how many documents changedAnchors gathers anchors for in
@@ -463,26 +446,11 @@ var anchorChunk = 100_000
 // joined by spaces and cut at maxAnchors characters (TestAnchorsGathered
 // compares the two).
 func (t *txn) changedAnchors(ctx context.Context) ([]anchorDoc, error) {
-	// A target's texts are kept joined, as they will be indexed, with
-	// where each ends: a few bytes a text beyond the text itself.
 	type target struct {
-		key    crawl.ID
-		old    string
-		tier   bool
-		joined []byte
-		ends   []int32 // of each text in joined
-		chars  int     // in joined
-		full   bool
-	}
-	has := func(tg *target, a []byte) bool {
-		start := int32(0)
-		for _, end := range tg.ends {
-			if bytes.Equal(tg.joined[start:end], a) {
-				return true
-			}
-			start = end + 1
-		}
-		return false
+		key  crawl.ID
+		old  string
+		tier bool
+		anchorSet
 	}
 	var out []anchorDoc
 	var scratch []int64
@@ -518,20 +486,8 @@ func (t *txn) changedAnchors(ctx context.Context) ([]anchorDoc, error) {
 			return nil, err
 		}
 		add := func(id int64, a []byte, _ bool) {
-			tg := byID[crawl.ID(id)]
-			if len(a) == 0 || tg == nil || tg.full || has(tg, a) {
-				return
-			}
-			if len(tg.ends) > 0 {
-				tg.joined = append(tg.joined, ' ')
-				tg.chars++
-			}
-			tg.joined = append(tg.joined, a...)
-			tg.ends = append(tg.ends, int32(len(tg.joined)))
-			tg.chars += utf8.RuneCount(a)
-			if tg.full = len(tg.ends) == 200 || tg.chars >= maxAnchors; tg.full {
-				tg.joined = []byte(cutRunes(string(tg.joined), maxAnchors))
-				tg.ends = nil
+			if tg := byID[crawl.ID(id)]; tg != nil {
+				tg.add(a)
 			}
 		}
 		for rows.Next() {
@@ -560,6 +516,46 @@ func (t *txn) changedAnchors(ctx context.Context) ([]anchorDoc, error) {
 			return out, nil
 		}
 		from = last + 1
+	}
+}
+
+// anchorSet gathers the anchor texts of a document as anchorsOf does:
+// the distinct non-empty texts added, at most 200 of them, joined by
+// spaces and cut at maxAnchors characters. Each text is kept joined, as it
+// will be indexed, with where it ends: a few bytes a text beyond the text.
+type anchorSet struct {
+	joined []byte
+	ends   []int32 // of each text in joined
+	chars  int     // in joined
+	full   bool
+}
+
+func (s *anchorSet) has(a []byte) bool {
+	start := int32(0)
+	for _, end := range s.ends {
+		if bytes.Equal(s.joined[start:end], a) {
+			return true
+		}
+		start = end + 1
+	}
+	return false
+}
+
+// add adds a text, in source order.
+func (s *anchorSet) add(a []byte) {
+	if len(a) == 0 || s.full || s.has(a) {
+		return
+	}
+	if len(s.ends) > 0 {
+		s.joined = append(s.joined, ' ')
+		s.chars++
+	}
+	s.joined = append(s.joined, a...)
+	s.ends = append(s.ends, int32(len(s.joined)))
+	s.chars += utf8.RuneCount(a)
+	if s.full = len(s.ends) == 200 || s.chars >= maxAnchors; s.full {
+		s.joined = []byte(cutRunes(string(s.joined), maxAnchors))
+		s.ends = nil
 	}
 }
 

@@ -131,6 +131,10 @@ func (db *DB) StartRun(ctx context.Context, now time.Time) (int, error) {
 func (db *DB) FinishRun(ctx context.Context, run int, unseenLimit int, now time.Time) (int, error) {
 	var n int
 	err := db.tx(ctx, func(t *txn) error {
+		// Whether a page is linked is read from inlinks alone.
+		if err := t.mergeStaged(ctx); err != nil {
+			return err
+		}
 		if _, err := t.tx.ExecContext(ctx, `UPDATE pages SET unseen_runs = CASE WHEN EXISTS (
 				SELECT 1 FROM inlinks l JOIN pages s ON s.url_id = l.source_id
 				WHERE l.target_id = pages.url_id AND l.source_id <> pages.url_id AND s.gone = 0)

@@ -97,7 +97,11 @@ func (t *txn) flushFTS(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	insDoc, err := t.prep(ctx, `INSERT INTO search_docs (key, title, anchors) VALUES (?1, ?2, `+anchorsOf("?1")+`) RETURNING anchors`)
+	insDoc, err := t.prep(ctx, `INSERT INTO search_docs (key, title, anchors) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	readAnchors, err := t.prep(ctx, anchorsRead)
 	if err != nil {
 		return err
 	}
@@ -113,8 +117,11 @@ func (t *txn) flushFTS(ctx context.Context) error {
 			gone = append(gone, id)
 		}
 		if op := t.fts[last[id]]; op.insert {
-			var a string
-			if err := insDoc.QueryRowContext(ctx, id, op.title).Scan(&a); err != nil {
+			a, err := t.anchorsFor(ctx, readAnchors, urlIDOfKey(id))
+			if err != nil {
+				return fmt.Errorf("full-text index %d: anchor texts: %w", id, err)
+			}
+			if _, err := insDoc.ExecContext(ctx, id, op.title, a); err != nil {
 				return fmt.Errorf("full-text index %d: %w", id, err)
 			}
 			anchors[id] = a
@@ -774,6 +781,10 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) (err err
 		}
 	}()
 	err = db.tx(ctx, func(t *txn) error {
+		// The end-of-crawl pass leaves every inbound link in inlinks.
+		if err := t.mergeStaged(ctx); err != nil {
+			return err
+		}
 		if err := t.setRanks(ctx, ranks); err != nil {
 			return err
 		}

@@ -59,6 +59,8 @@ type DB struct {
 	// The writer connection's statement cache (see prep), guarded by mu.
 	stmts map[string]*sql.Stmt
 	want  map[string]struct{}
+
+	staged stagedLinks // the staged inbound links (staged.go), guarded by mu
 }
 
 var _ crawl.Store = (*DB)(nil)

@@ -1,0 +1,284 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/outlinks"
+)
+
+// Inbound links are staged (migration 0025). A page's transaction writes
+// its outlinks row and appends the page's ID to inlinks_staged, rows in
+// arrival order at the end of a small table, instead of an inlinks entry
+// for each link at the place of its target in the index: those entries
+// fell on as many pages of the index as the page had links, each page
+// written to the write-ahead log at every commit. The staged sources are
+// merged into inlinks in large batches (mergeStaged), their (target,
+// source) pairs sorted by target, so that each page of the index is
+// written once a batch. The staging rows commit with the page, so a crash
+// loses nothing and a restart merges what was staged.
+//
+// Every read of inbound links reads inlinks and the staged sources both
+// (linkingSources); the writer also keeps the staged links by target in
+// memory (stagedLinks), so that indexing a page finds the anchor texts of
+// the links to it without reading the staged rows.
+
+// mergeLinks is how many staged links a commit leaves before it merges
+// them into inlinks: what the writer holds of them in memory (about 60
+// bytes a link) and the reads of the staged rows are bounded by it.
+var mergeLinks = 1 << 17
+
+// stagedLink is a staged link to a target: its source and anchor text.
+type stagedLink struct {
+	source crawl.ID
+	anchor string
+}
+
+// stagedLinks are the staged links committed, by target, as
+// inlinks_staged and the sources' outlinks rows hold them. Guarded by
+// db.mu; loaded at the first transaction and after a failed apply.
+type stagedLinks struct {
+	loaded   bool
+	byTarget map[crawl.ID][]stagedLink
+	n        int
+}
+
+// stagedPair is a link staged by a transaction.
+type stagedPair struct {
+	target crawl.ID
+	stagedLink
+}
+
+// stagedTx is what a transaction did to the staged links, in order:
+// sources whose outlinks it deleted (dropped, with the targets they had),
+// links it staged (added), and whether it merged them all into inlinks
+// (everything staged before the merge is in inlinks).
+type stagedTx struct {
+	merged  bool
+	dropped map[crawl.ID][]crawl.ID
+	added   []stagedPair
+	byT     map[crawl.ID][]stagedLink // added by target, built by anchorsFor
+}
+
+// loadStaged reads the staged links into the writer's memory, at the start
+// of a transaction (nothing written yet: what it reads is committed).
+func (t *txn) loadStaged(ctx context.Context) error {
+	s := stagedLinks{byTarget: map[crawl.ID][]stagedLink{}}
+	rows, err := t.tx.QueryContext(ctx, `SELECT source_id, links FROM outlinks
+		WHERE source_id IN (SELECT source_id FROM inlinks_staged) ORDER BY source_id`)
+	if err != nil {
+		return fmt.Errorf("staged links: %w", err)
+	}
+	defer rows.Close()
+	var scratch []int64
+	for rows.Next() {
+		var src crawl.ID
+		var b sql.RawBytes
+		if err := rows.Scan(&src, &b); err != nil {
+			return fmt.Errorf("staged links: %w", err)
+		}
+		if scratch, err = outlinks.Walk(b, scratch, func(target int64, a []byte, _ bool) {
+			s.byTarget[crawl.ID(target)] = append(s.byTarget[crawl.ID(target)], stagedLink{src, string(a)})
+			s.n++
+		}); err != nil {
+			return fmt.Errorf("staged links of %d: %w", src, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("staged links: %w", err)
+	}
+	s.loaded = true
+	t.db.staged = s
+	return nil
+}
+
+// apply folds a committed transaction's changes into the staged links.
+func (s *stagedLinks) apply(tx *stagedTx) {
+	if tx.merged {
+		clear(s.byTarget)
+		s.n = 0
+	}
+	for src, targets := range tx.dropped {
+		for _, tg := range targets {
+			ls := s.byTarget[tg]
+			k := len(ls)
+			ls = slices.DeleteFunc(ls, func(l stagedLink) bool { return l.source == src })
+			s.n -= k - len(ls)
+			if len(ls) == 0 {
+				delete(s.byTarget, tg)
+			} else {
+				s.byTarget[tg] = ls
+			}
+		}
+	}
+	for _, p := range tx.added {
+		s.byTarget[p.target] = append(s.byTarget[p.target], p.stagedLink)
+		s.n++
+	}
+}
+
+// stage records that source links to targets (new to it), with their
+// anchors, in the transaction.
+func (c *committer) stage(ctx context.Context, source crawl.ID, targets []crawl.ID, anchors map[crawl.ID]string) error {
+	if _, err := c.ls.stage.ExecContext(ctx, source); err != nil {
+		return err
+	}
+	st := &c.t.staged
+	for _, tg := range targets {
+		// A copy: the anchor may share the memory of the whole page.
+		st.added = append(st.added, stagedPair{tg, stagedLink{source, strings.Clone(anchors[tg])}})
+	}
+	st.byT = nil
+	return nil
+}
+
+// unstage records that source's outlinks, to targets, were deleted.
+func (t *txn) unstage(source crawl.ID, targets []int64) {
+	st := &t.staged
+	if st.dropped == nil {
+		st.dropped = map[crawl.ID][]crawl.ID{}
+	}
+	for _, tg := range targets {
+		st.dropped[source] = append(st.dropped[source], crawl.ID(tg))
+	}
+	st.added = slices.DeleteFunc(st.added, func(p stagedPair) bool { return p.source == source })
+	st.byT = nil
+}
+
+// mergeStaged moves the staged links into inlinks: the staged sources'
+// targets, sorted by target, many rows a statement.
+func (t *txn) mergeStaged(ctx context.Context) error {
+	rows, err := t.tx.QueryContext(ctx, `SELECT source_id, links FROM outlinks
+		WHERE source_id IN (SELECT source_id FROM inlinks_staged) ORDER BY source_id`)
+	if err != nil {
+		return fmt.Errorf("merge staged links: %w", err)
+	}
+	var pairs [][2]int64
+	var targets []int64
+	for rows.Next() {
+		var src int64
+		var b sql.RawBytes
+		if err := rows.Scan(&src, &b); err != nil {
+			rows.Close()
+			return fmt.Errorf("merge staged links: %w", err)
+		}
+		if targets, err = outlinks.Targets(targets[:0], b); err != nil {
+			rows.Close()
+			return fmt.Errorf("merge staged links of %d: %w", src, err)
+		}
+		for _, tg := range targets {
+			pairs = append(pairs, [2]int64{tg, src})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("merge staged links: %w", err)
+	}
+	slices.SortFunc(pairs, func(a, b [2]int64) int {
+		if a[0] != b[0] {
+			return cmpInt(a[0], b[0])
+		}
+		return cmpInt(a[1], b[1])
+	})
+	if err := t.inChunks(ctx, len(pairs), 2, `INSERT INTO inlinks (target_id, source_id)
+		SELECT column1, column2 FROM (VALUES %s) WHERE column1 IS NOT NULL
+		ON CONFLICT (target_id, source_id) DO NOTHING`, func(i int, a []any) {
+		a[0], a[1] = pairs[i][0], pairs[i][1]
+	}, nil); err != nil {
+		return fmt.Errorf("merge staged links: %w", err)
+	}
+	if _, err := t.exec(ctx, `DELETE FROM inlinks_staged`); err != nil {
+		return fmt.Errorf("merge staged links: %w", err)
+	}
+	t.staged = stagedTx{merged: true}
+	return nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// stagedCount is how many staged links the transaction would leave.
+func (t *txn) stagedCount() int {
+	n := len(t.staged.added)
+	if !t.staged.merged {
+		n += t.db.staged.n
+	}
+	return n
+}
+
+// linkingSources is the SQL of the IDs of the pages linking to the URL ID
+// target (an SQL expression): those in inlinks and the staged sources
+// whose outlinks hold it.
+func linkingSources(target string) string {
+	return fmt.Sprintf(`SELECT source_id FROM inlinks WHERE target_id = %[1]s
+		UNION SELECT s.source_id FROM inlinks_staged s JOIN outlinks o ON o.source_id = s.source_id
+			WHERE acrawler_links_to(o.links, %[1]s)`, target)
+}
+
+// anchorsFor returns the anchor texts to index with the page id, as
+// anchorsOf gives them: those of the links in inlinks, read from the
+// index, and of the staged links, from memory.
+func (t *txn) anchorsFor(ctx context.Context, read *sql.Stmt, id crawl.ID) (string, error) {
+	var links []stagedLink
+	rows, err := read.QueryContext(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	for rows.Next() {
+		var l stagedLink
+		if err := rows.Scan(&l.source, &l.anchor); err != nil {
+			rows.Close()
+			return "", err
+		}
+		links = append(links, l)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	st := &t.staged
+	if !st.merged {
+		for _, l := range t.db.staged.byTarget[id] {
+			if _, gone := st.dropped[l.source]; !gone {
+				links = append(links, l)
+			}
+		}
+	}
+	if st.byT == nil && len(st.added) > 0 {
+		st.byT = map[crawl.ID][]stagedLink{}
+		for _, p := range st.added {
+			st.byT[p.target] = append(st.byT[p.target], p.stagedLink)
+		}
+	}
+	links = append(links, st.byT[id]...)
+	// In source order, a source once (a staged source may be in inlinks
+	// too, with the same anchor).
+	slices.SortStableFunc(links, func(a, b stagedLink) int { return cmpInt(int64(a.source), int64(b.source)) })
+	var as anchorSet
+	for i, l := range links {
+		if i > 0 && l.source == links[i-1].source {
+			continue
+		}
+		as.add([]byte(l.anchor))
+		if as.full {
+			break
+		}
+	}
+	return string(as.joined), nil
+}
+
+// anchorsRead is the statement anchorsFor reads a page's links in inlinks
+// with: their sources and anchors, by source.
+const anchorsRead = `SELECT i.source_id, acrawler_link_anchor(o.links, i.target_id) FROM inlinks i
+	JOIN outlinks o ON o.source_id = i.source_id WHERE i.target_id = ? ORDER BY i.source_id`
