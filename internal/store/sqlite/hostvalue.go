@@ -31,7 +31,7 @@ const citeGap = "6"
 // the covering index pages_search: the table row holds them behind the
 // page's text.
 const hostValueSQL = `SELECT n, research, related, copies, citing,
-	(24 * research + 12 * related + 12 * citing - 72 * copies - 6 * n) / (n + 4) FROM (
+	(24 * research + 12 * related + 12 * citing - 24 * copies - 6 * n) / (n + 4) FROM (
 	SELECT count(*) AS n,
 		coalesce(sum(k = 1), 0) AS research, coalesce(sum(k = 2), 0) AS related, coalesce(sum(k = 3), 0) AS copies,
 		coalesce(sum(k = 0 AND EXISTS (SELECT 1 FROM outlinks l, json_each(acrawler_link_targets(l.links)) j JOIN urls t ON t.id = j.value
