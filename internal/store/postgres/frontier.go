@@ -484,9 +484,9 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 		// changed, so that hosts_best holds exactly the due hosts. Rows
 		// another claimer holds are left to the next claim.
 		b.Queue(`UPDATE hosts SET due = true WHERE id IN (SELECT id FROM hosts
-				WHERE queued > 0 AND lease_owner IS NULL AND NOT due AND next_fetch_at <= $1 FOR NO KEY UPDATE SKIP LOCKED)`, nowMS)
+				WHERE has_queued AND lease_owner IS NULL AND NOT due AND next_fetch_at <= $1 FOR NO KEY UPDATE SKIP LOCKED)`, nowMS)
 		b.Queue(`UPDATE hosts SET due = false WHERE id IN (SELECT id FROM hosts
-				WHERE queued > 0 AND lease_owner IS NULL AND due AND next_fetch_at > $1 FOR NO KEY UPDATE SKIP LOCKED)`, nowMS)
+				WHERE has_queued AND lease_owner IS NULL AND due AND next_fetch_at > $1 FOR NO KEY UPDATE SKIP LOCKED)`, nowMS)
 		// Hosts whose previous owner's lease ran out or that this owner
 		// leased through an earlier handle, and hosts ready to be leased:
 		// those whose time has come, the best first (index hosts_best),
@@ -504,11 +504,11 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 			ORDER BY next_fetch_at > $2, top DESC, next_fetch_at, id LIMIT $3 FOR NO KEY UPDATE SKIP LOCKED`,
 			owner, nowMS, n, db.session).Query(scan(true))
 		b.Queue(`SELECT * FROM (SELECT id, next_fetch_at, top_priority + value FROM hosts
-				WHERE queued > 0 AND lease_owner IS NULL AND due AND next_fetch_at <= $2
+				WHERE has_queued AND lease_owner IS NULL AND due AND next_fetch_at <= $2
 				ORDER BY top_priority + value DESC, next_fetch_at, id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED) due
 			UNION ALL
 			SELECT * FROM (SELECT id, next_fetch_at, top_priority + value FROM hosts
-				WHERE queued > 0 AND lease_owner IS NULL AND next_fetch_at > $2
+				WHERE has_queued AND lease_owner IS NULL AND next_fetch_at > $2
 				ORDER BY next_fetch_at, id LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED) later
 			LIMIT $1`, n, nowMS).Query(scan(false))
 		if err := t.send(ctx, b); err != nil {
