@@ -286,6 +286,7 @@ func TestStoreOutageStopsFetching(t *testing.T) {
 func TestStopDuringStoreOutage(t *testing.T) {
 	for _, hang := range []bool{false, true} {
 		t.Run(fmt.Sprintf("hang=%v", hang), func(t *testing.T) {
+			t.Parallel() // each its own web and store; they wait out the stop's grace
 			tc := newTestCrawl(t, chainSite(200), "http://a.test/0")
 			tc.cfg.NoSitemaps = true
 			tc.cfg.StoreOutage = time.Hour

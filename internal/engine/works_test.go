@@ -55,6 +55,9 @@ func TestWorksOfTheTestWeb(t *testing.T) {
 			tc := newTestCrawl(t, web.ServeHTTP, web.Seeds()...)
 			tc.cfg.PDF = ext
 			tc.cfg.Workers = 8
+			// Politeness is not what this measures: the robots.txt
+			// Crawl-delays (up to 1s a request) would only add waiting.
+			tc.cfg.Frontier.MaxCrawlDelay = time.Millisecond
 			st := be.open(t, tc)
 			e, err := New(st, tc.cfg)
 			if err != nil {
