@@ -65,7 +65,7 @@ func Page(c Candidates) string {
 	site := newSiteMatcher(c.Site, c.Host, ownNames(c))
 	allSite := true
 	for i := range segs {
-		segs[i].site = site.match(segs[i].key)
+		segs[i].site = site.match(segs[i].key) || isWWWHost(t[segs[i].start:segs[i].end])
 		allSite = allSite && segs[i].site
 	}
 	if !allSite && len(segs) > 1 {
@@ -429,6 +429,32 @@ func (m *siteMatcher) hostPart(k string) bool {
 }
 
 func squashed(k string) string { return strings.ReplaceAll(k, " ", "") }
+
+// isWWWHost reports whether a part of a title is a bare host name of the
+// web ("www.example.edu", "WWW2.Example.co.uk"): whichever its host, such
+// a part names a site, not a page.
+func isWWWHost(part string) bool {
+	part = strings.TrimSuffix(part, ".")
+	if len(part) > 253 {
+		return false
+	}
+	labels := strings.Split(strings.ToLower(part), ".")
+	if len(labels) < 3 || labels[0] != "www" && labels[0] != "www1" && labels[0] != "www2" {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			if c := l[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	tld := labels[len(labels)-1]
+	return len(tld) >= 2 && strings.Trim(tld, "abcdefghijklmnopqrstuvwxyz") == ""
+}
 
 // clip cuts s to maxInput bytes at a character boundary.
 func clip(s string) string {
