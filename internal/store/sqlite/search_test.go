@@ -30,7 +30,7 @@ func docURL(i int) string { return fmt.Sprintf("http://h%d.test/doc/%d", i%4, i)
 func newSearchCorpus(t *testing.T, n int) *searchCorpus {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+	db, err := sqlite.Open(ctx, migratedFile(t), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +378,7 @@ func TestSearchTierMigration(t *testing.T) {
 // index, written through the store's commit path.
 func TestIndexConformance(t *testing.T) {
 	indextest.Run(t, indextest.Features{Folding: true}, func(t *testing.T) crawl.Index {
-		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+		db, err := sqlite.Open(context.Background(), migratedFile(t), sqlite.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,7 @@ func TestConformance(t *testing.T) {
 
 func TestNearDistance(t *testing.T) {
 	storetest.RunNearDistance(t, func(t *testing.T, near int) crawl.Store {
-		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "crawl.db"), sqlite.Options{NearDistance: near})
+		db, err := sqlite.Open(context.Background(), migratedFile(t), sqlite.Options{NearDistance: near})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +38,7 @@ func TestNearDistance(t *testing.T) {
 
 func TestOutbox(t *testing.T) {
 	storetest.RunOutbox(t, func(t *testing.T) func() (crawl.Store, error) {
-		file := filepath.Join(t.TempDir(), "crawl.db")
+		file := migratedFile(t)
 		return func() (crawl.Store, error) {
 			return sqlite.Open(context.Background(), file, sqlite.Options{Outbox: true})
 		}
