@@ -202,7 +202,7 @@ func testSitemaps(t *testing.T, be apptest.Backend) {
 	t.Run("discovered", func(t *testing.T) {
 		web := apptest.NewWeb(t, cfg)
 		db := be.NewDB(t)
-		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", clJournal+"/", lab+"/")...)
+		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", "--no-pdf", clJournal+"/", lab+"/")...)
 		d := apptest.OpenDB(t, db)
 		// The page only the sitemap lists was fetched, found through it.
 		var via string
@@ -229,7 +229,7 @@ func testSitemaps(t *testing.T, be apptest.Backend) {
 	t.Run("no-sitemaps", func(t *testing.T) {
 		web := apptest.NewWeb(t, cfg)
 		db := be.NewDB(t)
-		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", "--no-sitemaps", clJournal+"/", lab+"/")...)
+		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", "--no-pdf", "--no-sitemaps", clJournal+"/", lab+"/")...)
 		for _, u := range apptest.PageRequests(web) {
 			if u == clOrphan || u == lab+"/sitemap.xml" {
 				t.Errorf("%s requested with --no-sitemaps", u)
