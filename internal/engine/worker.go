@@ -407,7 +407,7 @@ func (e *Engine) redirect(ctx context.Context, r *crawl.Result, resp *fetch.Resp
 		r.Discovered = append(r.Discovered, nu)
 		return
 	}
-	e.offer(r, target, "", r.URL.Depth, crawl.ViaRedirect)
+	e.offer(r, target, "", r.URL.Depth, crawl.ViaRedirect, 0)
 }
 
 // redirectHops counts the redirects in a row that led to u: the chain of
@@ -451,14 +451,17 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 	// The canonical URL is the record's name: queue it if unseen (an alias
 	// never hides it), and keep this page as its alias.
 	if p.Canonical != "" && e.cfg.Scope.Check(p.Canonical) == scope.In {
-		e.offer(r, p.Canonical, "", u.Depth, crawl.ViaCanonical)
+		e.offer(r, p.Canonical, "", u.Depth, crawl.ViaCanonical, 0)
 	}
 	if x.Refresh != "" && x.Refresh != u.URL && !p.NoFollow {
-		e.offer(r, x.Refresh, "", u.Depth, crawl.ViaRedirect)
+		e.offer(r, x.Refresh, "", u.Depth, crawl.ViaRedirect, 0)
 	}
+	// Links to the page's own host rank by the page too: a publication
+	// listing's higher, a news listing's lower (score's Context).
+	fromPage := e.cfg.Score.Context(u.URL)
 	for _, l := range x.Links {
 		if l.URL != u.URL && !l.NoFollow && !p.NoFollow {
-			e.offer(r, l.URL, l.Anchor, u.Depth+1, crawl.ViaLink)
+			e.offer(r, l.URL, l.Anchor, u.Depth+1, crawl.ViaLink, fromPage)
 		}
 	}
 }
@@ -484,8 +487,9 @@ func (e *Engine) softBlocked(host crawl.ID, title, text string) bool {
 }
 
 // offer adds a discovered URL to the result if it is in scope, within the
-// depth budget and not seen before by this process.
-func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via crawl.Via) {
+// depth budget and not seen before by this process; fromPage is added to
+// its priority when it is on the page's own host.
+func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via crawl.Via, fromPage int) {
 	e.stats.discovered.Add(1)
 	if e.cfg.Frontier.Limits.MaxDepth > 0 && depth > e.cfg.Frontier.Limits.MaxDepth {
 		e.stats.overDepth.Add(1)
@@ -509,5 +513,9 @@ func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via cr
 		e.stats.outOfScope.Add(1)
 		return
 	}
-	r.Discovered = append(r.Discovered, e.newURL(target, anchor, depth, r.URL.ID, via))
+	nu := e.newURL(target, anchor, depth, r.URL.ID, via)
+	if nu.HostID == r.URL.HostID {
+		nu.Priority += fromPage
+	}
+	r.Discovered = append(r.Discovered, nu)
 }

@@ -87,7 +87,7 @@ func DefaultConfig() Config {
 			"/noticias/", "/eventos/", "/acerca", "/contacto", "/actualites/", "/evenements/", "/a-propos",
 			"/notizie/", "/eventi/", "/chi-siamo", "/contatti", "/sobre",
 		},
-		AvoidPenalty:   6,
+		AvoidPenalty:   12,
 		InlinkBonus:    1,
 		MaxInlinkBonus: 5,
 		RecentBonus:    4,
@@ -155,12 +155,7 @@ func (p *Policy) Score(url, anchor string, depth int) int {
 		return depth
 	}
 	s := -p.cfg.DepthPenalty * depth
-	path := url
-	if i := strings.Index(url, "://"); i >= 0 {
-		if j := strings.IndexByte(url[i+3:], '/'); j >= 0 {
-			path = url[i+3+j:]
-		}
-	}
+	path := pathOf(url)
 	s += p.cfg.URLWeight * p.hits(url)
 	s += p.cfg.AnchorWeight * p.hits(anchor)
 	for _, pat := range p.patterns {
@@ -169,19 +164,61 @@ func (p *Policy) Score(url, anchor string, depth int) int {
 			break
 		}
 	}
-	if p.cfg.AvoidPenalty != 0 {
-		avoid := hasDate(path)
-		for _, pat := range p.avoid {
-			if avoid {
-				break
-			}
-			avoid = containsFolded(path, pat)
-		}
-		if avoid {
-			s -= p.cfg.AvoidPenalty
-		}
+	if p.cfg.AvoidPenalty != 0 && p.avoided(path) {
+		s -= p.cfg.AvoidPenalty
 	}
 	return s
+}
+
+// Context is what the links of the page at pageURL to its own host gain
+// from the page's path: half the pattern bonus when the path looks like
+// publications (a publication listing), less half the avoid penalty when
+// it is avoided (a news listing, a dated post). A site whose URLs say
+// nothing of their pages (/node/1234 for a paper, a person and a news
+// story alike) tells its publications from its news by the listing that
+// links them. It is zero in the bfs and dfs orders; links to other hosts
+// get their priority from their own URL and anchor, not from the page.
+func (p *Policy) Context(pageURL string) int {
+	if p.cfg.Order != OrderPriority {
+		return 0
+	}
+	path := pathOf(pageURL)
+	c := 0
+	for _, pat := range p.patterns {
+		if containsFolded(path, pat) {
+			c += p.cfg.PatternBonus / 2
+			break
+		}
+	}
+	if p.avoided(path) {
+		c -= p.cfg.AvoidPenalty / 2
+	}
+	return c
+}
+
+// pathOf returns the path of a URL (from its first '/' after the host),
+// or the URL itself when it has no scheme.
+func pathOf(url string) string {
+	if i := strings.Index(url, "://"); i >= 0 {
+		if j := strings.IndexByte(url[i+3:], '/'); j >= 0 {
+			return url[i+3+j:]
+		}
+		return "/"
+	}
+	return url
+}
+
+// avoided reports whether a path holds an avoided pattern or a date.
+func (p *Policy) avoided(path string) bool {
+	if hasDate(path) {
+		return true
+	}
+	for _, pat := range p.avoid {
+		if containsFolded(path, pat) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasDate reports whether a path holds a /YYYY/MM/ date (years 1990 to

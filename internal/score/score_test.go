@@ -17,12 +17,15 @@ func TestScoreSignals(t *testing.T) {
 		want        int
 	}{
 		{"http://a.test/", "", 0, 0},
-		{"http://a.test/about", "About us", 1, -2 - 6}, // site furniture
-		{"http://a.test/haberler/2024/05/yeni-bir-sey", "", 1, -2 - 6},
-		{"http://a.test/2024/05/notes-on-crawling/", "", 1, -2 - 6}, // a dated post
-		{"http://a.test/2024/13/x", "", 1, -2},                      // no month
-		{"http://a.test/issues/2024/5", "", 1, -2},                  // no date
-		{"http://a.test/publications/news/", "", 1, 3 + 6 - 2 - 6},
+		// An avoided page ranks below a plain page even on a host valued
+		// for its research (up to about +12 above a host not known): a
+		// research site's news are no research.
+		{"http://a.test/about", "About us", 1, -2 - 12}, // site furniture
+		{"http://a.test/haberler/2024/05/yeni-bir-sey", "", 1, -2 - 12},
+		{"http://a.test/2024/05/notes-on-crawling/", "", 1, -2 - 12}, // a dated post
+		{"http://a.test/2024/13/x", "", 1, -2},                       // no month
+		{"http://a.test/issues/2024/5", "", 1, -2},                   // no date
+		{"http://a.test/publications/news/", "", 1, 3 + 6 - 2 - 12},
 		{"http://a.test/research/", "", 1, 3 - 2},
 		{"http://a.test/x", "Research publications", 1, 2*2 - 2},
 		{"http://a.test/publications/paper-1", "", 2, 2*3 + 6 - 4},
@@ -41,6 +44,43 @@ func TestScoreSignals(t *testing.T) {
 		if got := p.Score(tt.url, tt.anchor, tt.depth); got != tt.want {
 			t.Errorf("Score(%q, %q, %d) = %d, want %d", tt.url, tt.anchor, tt.depth, got, tt.want)
 		}
+	}
+}
+
+// TestContext: a page's links to its own host gain from the page's path:
+// a publication listing's links rank higher, a news listing's or a dated
+// post's lower, a plain page's as they are; bfs ignores it.
+func TestContext(t *testing.T) {
+	p, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		page string
+		want int
+	}{
+		{"http://a.test/publications/?page=2", 3},
+		{"http://a.test/yayinlar/", 3},
+		{"http://a.test/handle/123/4", 3},
+		{"http://a.test/news/", -6},
+		{"http://a.test/2024/05/a-post/", -6},
+		{"http://a.test/", 0},
+		{"http://a.test/node/12", 0},
+		{"http://a.test", 0},
+		{"http://publications.test/", 0}, // the host says nothing of the page
+	} {
+		if got := p.Context(tt.page); got != tt.want {
+			t.Errorf("Context(%q) = %d, want %d", tt.page, got, tt.want)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Order = OrderBFS
+	bfs, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bfs.Context("http://a.test/publications/"); got != 0 {
+		t.Errorf("bfs: Context = %d, want 0", got)
 	}
 }
 
