@@ -244,11 +244,7 @@ func serverCPU(ctx context.Context, conn *pgx.Conn) time.Duration {
 	if err := conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
 		return 0
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", backend))
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	f := statFields(backend)
 	if len(f) < 2 {
 		return 0
 	}
@@ -271,11 +267,7 @@ func serverCPU(ctx context.Context, conn *pgx.Conn) time.Duration {
 // statTicks returns a process's user and system time in clock ticks, with
 // its reaped children's if reaped is set.
 func statTicks(pid int, reaped bool) int64 {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	f := statFields(pid)
 	if len(f) < 15 {
 		return 0
 	}
@@ -289,4 +281,14 @@ func statTicks(pid int, reaped bool) int64 {
 		ticks += n
 	}
 	return ticks
+}
+
+// statFields returns the fields of /proc/PID/stat after the command name
+// (state first), or nil.
+func statFields(pid int) []string {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 }
