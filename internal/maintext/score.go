@@ -131,51 +131,107 @@ func classWords(v []byte) (pos, neg bool) {
 	return pos, neg
 }
 
-// wordsByFirst lists, by their first byte, the words of negativeWords
-// (neg) and positiveWords, so that scanWords reads a token once.
-var wordsByFirst = func() (t [256][]signedWord) {
-	for _, w := range append(append([][]byte{}, negativeWords...), positiveWords...) {
-		if len(w) < 2 {
-			panic("maintext: a class word of one byte") // see scanWords
-		}
-	}
-	for _, w := range negativeWords {
-		t[w[0]] = append(t[w[0]], signedWord{w, true})
-	}
-	for _, w := range positiveWords {
-		t[w[0]] = append(t[w[0]], signedWord{w, false})
-	}
-	return t
-}()
+// wordScanner is an Aho-Corasick automaton of negativeWords and
+// positiveWords (lower-case ASCII letters): scanWords reads a token with
+// one step of it a byte, whatever the words.
+var wordScanner = newWordAutomaton(negativeWords, positiveWords)
 
-type signedWord struct {
-	w   []byte
-	neg bool
+// Flags of a state of a wordAutomaton: a word of the kind ends there.
+const (
+	wordNeg uint8 = 1 << iota
+	wordPos
+)
+
+type wordAutomaton struct {
+	next [][27]uint8 // by state, by letter ('a' to 'z'; 26 for any other byte)
+	out  []uint8     // by state: wordNeg, wordPos
 }
 
-// scanWords reports whether s holds a word of negativeWords and, if it
-// holds none, whether it holds one of positiveWords, in one pass.
-func scanWords(s []byte) (neg, pos bool) {
-	for i, c := range s {
-		for _, sw := range wordsByFirst[c] {
-			if sw.neg && neg || !sw.neg && pos {
-				continue
+func letterOf(c byte) int {
+	if 'a' <= c && c <= 'z' {
+		return int(c - 'a')
+	}
+	return 26
+}
+
+func newWordAutomaton(neg, pos [][]byte) *wordAutomaton {
+	a := &wordAutomaton{next: make([][27]uint8, 1), out: make([]uint8, 1)}
+	goto_ := [][27]int{{}}
+	for i := range goto_[0] {
+		goto_[0][i] = -1
+	}
+	add := func(w []byte, flag uint8) {
+		st := 0
+		for _, c := range w {
+			l := letterOf(c)
+			if l == 26 {
+				panic("maintext: a class word not of lower-case letters") // see scanWords
 			}
-			// Every word has two bytes or more: the second is compared
-			// before the rest.
-			if w := sw.w; len(s)-i >= len(w) && s[i+1] == w[1] && string(s[i+2:i+len(w)]) == string(w[2:]) {
-				if sw.neg {
-					neg = true
-				} else {
-					pos = true
+			if goto_[st][l] < 0 {
+				var row [27]int
+				for i := range row {
+					row[i] = -1
 				}
+				goto_ = append(goto_, row)
+				a.out = append(a.out, 0)
+				goto_[st][l] = len(goto_) - 1
 			}
+			st = goto_[st][l]
 		}
-		if neg {
-			return neg, pos
+		a.out[st] |= flag
+	}
+	for _, w := range neg {
+		add(w, wordNeg)
+	}
+	for _, w := range pos {
+		add(w, wordPos)
+	}
+	if len(goto_) > 256 {
+		panic("maintext: too many states for the class words")
+	}
+	// Breadth first: a state's failure is the longest proper suffix of
+	// its string that is a state; its moves and words are completed
+	// from it.
+	a.next = make([][27]uint8, len(goto_))
+	fail := make([]int, len(goto_))
+	queue := []int{}
+	for l := 0; l < 27; l++ {
+		if s := goto_[0][l]; s > 0 {
+			a.next[0][l] = uint8(s)
+			queue = append(queue, s)
 		}
 	}
-	return neg, pos
+	for len(queue) > 0 {
+		st := queue[0]
+		queue = queue[1:]
+		a.out[st] |= a.out[fail[st]]
+		for l := 0; l < 27; l++ {
+			if s := goto_[st][l]; s > 0 {
+				fail[s] = int(a.next[fail[st]][l])
+				a.next[st][l] = uint8(s)
+				queue = append(queue, s)
+			} else {
+				a.next[st][l] = a.next[fail[st]][l]
+			}
+		}
+	}
+	return a
+}
+
+// scanWords reports whether s (in lower case) holds a word of
+// negativeWords and, if it holds none, whether it holds one of
+// positiveWords, in one pass.
+func scanWords(s []byte) (neg, pos bool) {
+	a := wordScanner
+	st := uint8(0)
+	var found uint8
+	for _, c := range s {
+		st = a.next[st][letterOf(c)]
+		if found |= a.out[st]; found&wordNeg != 0 {
+			return true, found&wordPos != 0
+		}
+	}
+	return false, found&wordPos != 0
 }
 
 // isModifier reports whether a class token (in lower case) says what an
