@@ -66,6 +66,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	page := fs.String("page", "", "print the first extractor's text of this page file and its snippets")
 	whereFlag := fs.Bool("where", false, "with -misses: show the markup above each snippet got wrong")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	memprofile := fs.String("memprofile", "", "write a profile of the run's allocations to this file")
 	rounds := fs.Int("rounds", 1, "times each extractor reads every page (for steadier time figures)")
 	titles := fs.Bool("titles", false, "score the crawl's titles on the pages whose <title> carries the site's name (with -misses: list those got wrong)")
 	if err := fs.Parse(args); err != nil {
@@ -92,6 +93,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memprofile != "" {
+		defer func() {
+			if f, err := os.Create(*memprofile); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	if *titles {
 		evalTitles(stdout, pages, crawlTitle(), *misses)
