@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +33,11 @@ import (
 //   - time to 95%: how long a crawl without a budget takes to fetch 95% of
 //     the web's publications, as a ratio to breadth-first's.
 //
+// With -v it also prints, for each web, what the priority order's 500
+// pages that are not research were, by site and page kind (the most
+// frequent first: "12 university/home" are twelve universities' home
+// pages).
+//
 // It reports the mean and the worst over the webs. Run it with
 //
 //	ACRAWLER_PRIORITY_WEBS=20 go test -run '^$' -bench BenchmarkPriority -benchtime 1x -timeout 60m ./cmd/acrawler
@@ -54,16 +61,21 @@ func BenchmarkPriority(b *testing.B) {
 		var rows []priorityRow
 		for seed := from; seed < from+webs; seed++ {
 			row := priorityRow{seed: seed}
+			var spent string
 			for i, order := range []string{"priority", "bfs"} {
 				row.share100[i], row.share1000[i] = measureBudget(b, seed, order, delay, 1000)
-				s, n, pubs := measureBudget500(b, seed, order, delay)
+				s, n, pubs, other := measureBudget500(b, seed, order, delay)
 				row.share500[i], row.pages500[i], row.pubs500[i] = s, n, pubs
+				if i == 0 {
+					spent = other
+				}
 				row.t95[i] = timeTo95(b, seed, order, delay)
 			}
 			b.Logf("web %2d: research share at 100/500/1000 pages: priority %.1f/%.1f/%.1f%%, bfs %.1f/%.1f/%.1f%%; publications at 500: %d vs %d (%.2fx); time to 95%% of publications: %v vs %v (%.2fx)",
 				seed, 100*row.share100[0], 100*row.share500[0], 100*row.share1000[0], 100*row.share100[1], 100*row.share500[1], 100*row.share1000[1],
 				row.pubs500[0], row.pubs500[1], ratio(row.pubs500[0], row.pubs500[1]),
 				row.t95[0].Round(10*time.Millisecond), row.t95[1].Round(10*time.Millisecond), row.t95[0].Seconds()/max(row.t95[1].Seconds(), 1e-9))
+			b.Logf("web %2d: priority's 500 pages that are not research: %s", seed, spent)
 			rows = append(rows, row)
 		}
 		report := func(name string, f func(r priorityRow) float64, worstIsMax bool) {
@@ -205,12 +217,50 @@ func measureBudget(tb testing.TB, seed int, order string, delay time.Duration, b
 }
 
 // measureBudget500 crawls with a 500-page budget and returns the research
-// share, the pages fetched and the distinct publications fetched.
-func measureBudget500(tb testing.TB, seed int, order string, delay time.Duration) (float64, int, int) {
+// share, the pages fetched, the distinct publications fetched and what
+// the pages that are not research were (spentOn).
+func measureBudget500(tb testing.TB, seed int, order string, delay time.Duration) (float64, int, int, string) {
 	web := variedWeb(tb, seed)
 	priorityCrawl(tb, web, order, delay, nil, "--max-pages", "500")
 	research, pubs := fetchedPages(web)
-	return shareOf(research, len(research)), len(research), distinct(pubs)
+	return shareOf(research, len(research)), len(research), distinct(pubs), spentOn(web)
+}
+
+// spentOn counts the pages a crawl fetched that are not research by the
+// kind of their site and their own kind ("mirror/duplicate": a mirror's
+// copy), the most frequent first.
+func spentOn(web *apptest.Web) string {
+	siteKind := map[string]string{}
+	for _, s := range web.Sites() {
+		siteKind[s.Host] = s.Kind
+	}
+	count := map[string]int{}
+	for _, u := range apptest.PageRequests(web) {
+		info, ok := web.Lookup(u)
+		kind := "unknown"
+		if ok {
+			switch info.Kind {
+			case "sitemap", "robots", "redirect", "asset":
+				continue
+			}
+			if info.Academic && info.Kind != "duplicate" && info.Kind != "alias" {
+				continue
+			}
+			kind = info.Kind
+		} else if strings.HasSuffix(u, "/sitemap.xml") {
+			continue
+		}
+		host := strings.TrimPrefix(u, "http://")
+		host, _, _ = strings.Cut(host, "/")
+		count[cmp.Or(siteKind[host], "other")+"/"+kind]++
+	}
+	keys := slices.Collect(maps.Keys(count))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(count[b]-count[a], strings.Compare(a, b)) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", count[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // timeTo95 crawls without a budget until 95% of the web's publications
