@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/store/outlinks"
@@ -28,29 +27,42 @@ import (
 // the links to it without reading the staged rows.
 
 // mergeLinks is how many staged links a commit leaves before it merges
-// them into inlinks: what the writer holds of them in memory (about 60
-// bytes a link) and the reads of the staged rows are bounded by it.
+// them into inlinks: what the writer holds of them in memory (16 bytes a
+// link and its anchor text) and the reads of the staged rows are bounded
+// by it.
 var mergeLinks = 1 << 17
 
-// stagedLink is a staged link to a target: its source and anchor text.
+// stagedLink is a staged link to a target: its source, and where its
+// anchor text is in stagedLinks.anchors.
 type stagedLink struct {
-	source crawl.ID
-	anchor string
+	source  crawl.ID
+	at, len uint32
 }
 
 // stagedLinks are the staged links committed, by target, as
 // inlinks_staged and the sources' outlinks rows hold them. Guarded by
-// db.mu; loaded at the first transaction and after a failed apply.
+// db.mu; loaded at the first transaction.
 type stagedLinks struct {
 	loaded   bool
 	byTarget map[crawl.ID][]stagedLink
+	anchors  []byte // the anchor texts, end to end
 	n        int
 }
 
+// add adds a link to target.
+func (s *stagedLinks) add(target, source crawl.ID, anchor []byte) {
+	l := stagedLink{source, uint32(len(s.anchors)), uint32(len(anchor))}
+	s.anchors = append(s.anchors, anchor...)
+	s.byTarget[target] = append(s.byTarget[target], l)
+	s.n++
+}
+
+func (s *stagedLinks) anchor(l stagedLink) []byte { return s.anchors[l.at : l.at+l.len] }
+
 // stagedPair is a link staged by a transaction.
 type stagedPair struct {
-	target crawl.ID
-	stagedLink
+	target, source crawl.ID
+	anchor         string
 }
 
 // stagedTx is what a transaction did to the staged links, in order:
@@ -61,7 +73,7 @@ type stagedTx struct {
 	merged  bool
 	dropped map[crawl.ID][]crawl.ID
 	added   []stagedPair
-	byT     map[crawl.ID][]stagedLink // added by target, built by anchorsFor
+	byT     map[crawl.ID][]stagedPair // added by target, built by anchorsFor
 }
 
 // loadStaged reads the staged links into the writer's memory, at the start
@@ -82,8 +94,7 @@ func (t *txn) loadStaged(ctx context.Context) error {
 			return fmt.Errorf("staged links: %w", err)
 		}
 		if scratch, err = outlinks.Walk(b, scratch, func(target int64, a []byte, _ bool) {
-			s.byTarget[crawl.ID(target)] = append(s.byTarget[crawl.ID(target)], stagedLink{src, string(a)})
-			s.n++
+			s.add(crawl.ID(target), src, a)
 		}); err != nil {
 			return fmt.Errorf("staged links of %d: %w", src, err)
 		}
@@ -100,6 +111,7 @@ func (t *txn) loadStaged(ctx context.Context) error {
 func (s *stagedLinks) apply(tx *stagedTx) {
 	if tx.merged {
 		clear(s.byTarget)
+		s.anchors = s.anchors[:0]
 		s.n = 0
 	}
 	for src, targets := range tx.dropped {
@@ -116,8 +128,7 @@ func (s *stagedLinks) apply(tx *stagedTx) {
 		}
 	}
 	for _, p := range tx.added {
-		s.byTarget[p.target] = append(s.byTarget[p.target], p.stagedLink)
-		s.n++
+		s.add(p.target, p.source, []byte(p.anchor))
 	}
 }
 
@@ -129,8 +140,7 @@ func (c *committer) stage(ctx context.Context, source crawl.ID, targets []crawl.
 	}
 	st := &c.t.staged
 	for _, tg := range targets {
-		// A copy: the anchor may share the memory of the whole page.
-		st.added = append(st.added, stagedPair{tg, stagedLink{source, strings.Clone(anchors[tg])}})
+		st.added = append(st.added, stagedPair{tg, source, anchors[tg]})
 	}
 	st.byT = nil
 	return nil
@@ -230,13 +240,17 @@ func linkingSources(target string) string {
 // anchorsOf gives them: those of the links in inlinks, read from the
 // index, and of the staged links, from memory.
 func (t *txn) anchorsFor(ctx context.Context, read *sql.Stmt, id crawl.ID) (string, error) {
-	var links []stagedLink
+	type link struct {
+		source crawl.ID
+		anchor []byte
+	}
+	var links []link
 	rows, err := read.QueryContext(ctx, id)
 	if err != nil {
 		return "", err
 	}
 	for rows.Next() {
-		var l stagedLink
+		var l link
 		if err := rows.Scan(&l.source, &l.anchor); err != nil {
 			rows.Close()
 			return "", err
@@ -251,26 +265,28 @@ func (t *txn) anchorsFor(ctx context.Context, read *sql.Stmt, id crawl.ID) (stri
 	if !st.merged {
 		for _, l := range t.db.staged.byTarget[id] {
 			if _, gone := st.dropped[l.source]; !gone {
-				links = append(links, l)
+				links = append(links, link{l.source, t.db.staged.anchor(l)})
 			}
 		}
 	}
 	if st.byT == nil && len(st.added) > 0 {
-		st.byT = map[crawl.ID][]stagedLink{}
+		st.byT = map[crawl.ID][]stagedPair{}
 		for _, p := range st.added {
-			st.byT[p.target] = append(st.byT[p.target], p.stagedLink)
+			st.byT[p.target] = append(st.byT[p.target], p)
 		}
 	}
-	links = append(links, st.byT[id]...)
+	for _, p := range st.byT[id] {
+		links = append(links, link{p.source, []byte(p.anchor)})
+	}
 	// In source order, a source once (a staged source may be in inlinks
 	// too, with the same anchor).
-	slices.SortStableFunc(links, func(a, b stagedLink) int { return cmpInt(int64(a.source), int64(b.source)) })
+	slices.SortStableFunc(links, func(a, b link) int { return cmpInt(int64(a.source), int64(b.source)) })
 	var as anchorSet
 	for i, l := range links {
 		if i > 0 && l.source == links[i-1].source {
 			continue
 		}
-		as.add([]byte(l.anchor))
+		as.add(l.anchor)
 		if as.full {
 			break
 		}
