@@ -37,11 +37,16 @@ func TestMultiProcess(t *testing.T) {
 	}
 	const maxPages = 450
 	const delay = 40 * time.Millisecond
+	// The killed process's hosts are taken over when their leases expire;
+	// a lease long enough that a live process, renewing every third of
+	// it, does not lose one to a scheduling stall on a loaded machine
+	// (a host taken over while its URL is fetched is fetched twice).
+	const lease = 5 * time.Second
 	procs := make([]*exec.Cmd, 3)
 	outs := make([]*bytes.Buffer, 3)
 	for i := range procs {
 		args := append(web.CrawlArgs(db, "--delay", delay.String(), "--max-pages", fmt.Sprint(maxPages),
-			"--lease", "2s", "--max-depth", "0", "--workers", "3",
+			"--lease", lease.String(), "--max-depth", "0", "--workers", "3",
 			"--user-agent", fmt.Sprintf("acrawler/0.1 (+https://example.org/proc%d)", i)), seeds...)
 		procs[i] = programCommand(bin, args...)
 		outs[i] = &bytes.Buffer{}
