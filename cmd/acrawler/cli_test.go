@@ -199,7 +199,7 @@ func testResumeAfterKill(t *testing.T, be apptest.Backend) {
 	// The reference: one uninterrupted crawl of its own copy of the web.
 	refDB := be.NewDB(t) // first: skips before any work without a server
 	ref := apptest.NewWeb(t, cfg)
-	mustCrawl(t, append(ref.CrawlArgs(refDB, "--delay", "0", "--max-depth", "0"), seeds...)...)
+	mustCrawl(t, append(ref.CrawlArgs(refDB, "--delay", "0", "--max-depth", "0", "--no-pdf"), seeds...)...)
 	want := apptest.FinalURLs(t, refDB)
 	if len(want) < 150 {
 		t.Fatalf("reference crawl recorded only %d URLs", len(want))
@@ -210,7 +210,7 @@ func testResumeAfterKill(t *testing.T, be apptest.Backend) {
 	db := be.NewDB(t)
 	// A restarted process is a new lease owner: with PostgreSQL it waits
 	// for the dead one's leases to expire.
-	args := append(web.CrawlArgs(db, "--delay", "15ms", "--max-depth", "0", "--lease", "2s"), seeds...)
+	args := append(web.CrawlArgs(db, "--delay", "15ms", "--max-depth", "0", "--lease", "2s", "--no-pdf"), seeds...)
 	cmd := programCommand(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
