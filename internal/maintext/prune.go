@@ -200,12 +200,8 @@ func hasDropWord(v []byte, except map[string]bool) bool { return dropWordOf(v, e
 func dropWordOf(v []byte, except map[string]bool) uint16 {
 	var buf [32]byte
 	for i := 0; i < len(v); {
-		for i < len(v) && isSpaceByte(v[i]) {
-			i++
-		}
-		k := tokenEnd(v, i)
-		tok := v[i:k]
-		i = k
+		var tok []byte
+		tok, i = nextToken(v, i)
 		// A modifier token ("has-sidebar", "no-share") is skipped.
 		if isModifier(lowerASCII(buf[:0], tok)) {
 			continue
@@ -410,12 +406,8 @@ func classInfoOf(v []byte) classInfo {
 	hashed := false
 	var drop uint16
 	for i := 0; i < len(v); {
-		for i < len(v) && isSpaceByte(v[i]) {
-			i++
-		}
-		j := tokenEnd(v, i)
-		tok := v[i:j]
-		i = j
+		var tok []byte
+		tok, i = nextToken(v, i)
 		if len(tok) == 0 {
 			continue
 		}
@@ -537,6 +529,16 @@ func classParts(v []byte) uint8 {
 // bem separates a block's name from its element's in a class token
 // ("share-update-card__update-text").
 var bem = []byte("__")
+
+// nextToken returns the class or id token at or after v[i] (empty at the
+// end of v) and where the rest of v starts.
+func nextToken(v []byte, i int) (tok []byte, next int) {
+	for i < len(v) && isSpaceByte(v[i]) {
+		i++
+	}
+	j := tokenEnd(v, i)
+	return v[i:j], j
+}
 
 func tokenEnd(v []byte, i int) int {
 	for i < len(v) && !isSpaceByte(v[i]) {

@@ -93,12 +93,8 @@ func wordWeight(pos, neg bool) int32 {
 func classWords(v []byte) (pos, neg bool) {
 	var buf [64]byte
 	for i := 0; i < len(v); {
-		for i < len(v) && isSpaceByte(v[i]) {
-			i++
-		}
-		j := tokenEnd(v, i)
-		tok := v[i:j]
-		i = j
+		var tok []byte
+		tok, i = nextToken(v, i)
 		if e := bytes.LastIndex(tok, bem); e >= 0 && e+2 < len(tok) {
 			tok = tok[e+2:] // an element of a block, by its own name
 		}

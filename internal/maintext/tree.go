@@ -546,18 +546,14 @@ func classHash(v []byte) uint32 {
 	h := uint32(2166136261)
 	any := false
 	for i := 0; i < len(v); {
-		for i < len(v) && isSpaceByte(v[i]) {
-			i++
-		}
-		j := tokenEnd(v, i)
-		if tok := v[i:j]; len(tok) > 0 && !instanceToken(tok) {
+		var tok []byte
+		if tok, i = nextToken(v, i); len(tok) > 0 && !instanceToken(tok) {
 			any = true
 			for _, c := range tok {
 				h = (h ^ uint32(c)) * 16777619
 			}
 			h = (h ^ ' ') * 16777619
 		}
-		i = j
 	}
 	if !any {
 		return 0
