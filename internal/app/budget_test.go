@@ -61,7 +61,8 @@ func testMaxHostShare(t *testing.T, be apptest.Backend) {
 	const maxBytes, share = 1_000_000, 0.2
 	web := apptest.NewWeb(t, testweb.Config{Seed: 4, PagesPerSite: 30, NoFaults: true})
 	db := be.NewDB(t)
-	out := mustCrawl(t, web.CrawlArgs(db, "--delay", "50ms", "--max-depth", "0", "--max-bytes", strconv.Itoa(maxBytes),
+	// PDFs are fetched and counted, not read (--no-pdf).
+	out := mustCrawl(t, web.CrawlArgs(db, "--delay", "50ms", "--max-depth", "0", "--no-pdf", "--max-bytes", strconv.Itoa(maxBytes),
 		"--max-host-share", fmt.Sprint(share), "http://www.northfield-university.test/", clJournal+"/",
 		"http://lab.quantum-optics-institute.test/")...)
 	d := apptest.OpenDB(t, db)

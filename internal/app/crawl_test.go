@@ -31,7 +31,7 @@ func testCrawlIsPolite(t *testing.T, be apptest.Backend) {
 	db := be.NewDB(t)
 	const delay, maxCrawlDelay = 50 * time.Millisecond, 300 * time.Millisecond
 	args := web.CrawlArgs(db, "--delay", delay.String(), "--max-crawl-delay", maxCrawlDelay.String(), "--scope", "any",
-		"--max-depth", "3", "--workers", "8", "--max-pages-per-host", "12") // the Crawl-delay hosts are the long pole
+		"--max-depth", "3", "--workers", "8", "--max-pages-per-host", "12", "--no-pdf") // the Crawl-delay hosts are the long pole
 	mustCrawl(t, append(args, allSeeds(web)...)...)
 
 	reqs := web.Requests()

@@ -60,7 +60,7 @@ func testSeedArchive(t *testing.T, be apptest.Backend) {
 		db := be.NewDB(t)
 		// No sitemaps, and depth 1 (archive URLs are at depth 1): only what
 		// the archive names is fetched.
-		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "1", "--no-sitemaps",
+		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "1", "--no-sitemaps", "--no-pdf",
 			"--seed-archive", "journal-of-applied-crawling.test", "--cdx-endpoint", srv.URL+"/cdx")...)
 
 		cdx.mu.Lock()

@@ -251,7 +251,7 @@ func testSitemaps(t *testing.T, be apptest.Backend) {
 		}
 		web.ResetRequests()
 		db := be.NewDB(t)
-		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "1", "--sitemap", index)...)
+		mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-depth", "1", "--no-pdf", "--sitemap", index)...)
 		d := apptest.OpenDB(t, db)
 		want := map[string]bool{}
 		for _, u := range append(locs, sitemaps...) {
