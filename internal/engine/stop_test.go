@@ -284,6 +284,7 @@ func TestStoreOutageStopsFetching(t *testing.T) {
 // A stop (a signal) during an outage ends the crawl promptly, whether the
 // store fails or does not answer at all.
 func TestStopDuringStoreOutage(t *testing.T) {
+	t.Parallel() // it waits more than it computes
 	for _, hang := range []bool{false, true} {
 		t.Run(fmt.Sprintf("hang=%v", hang), func(t *testing.T) {
 			t.Parallel() // each its own web and store; they wait out the stop's grace

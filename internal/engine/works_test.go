@@ -33,6 +33,7 @@ func TestWorksOfTheTestWeb(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the test web")
 	}
+	t.Parallel() // beside the store-outage stops, which wait out their grace
 	web := testweb.New(testweb.Config{Seed: 11, PagesPerSite: 20, NoFaults: true})
 	ext := testPDF(t)
 	backends := []struct {
