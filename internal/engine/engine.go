@@ -606,12 +606,12 @@ const (
 // grace after it: store calls that record a stopping crawl's last results
 // run to completion, within a bound.
 func graceContext(parent context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	var mu sync.Mutex
 	var timer *time.Timer
 	stop := context.AfterFunc(parent, func() {
 		mu.Lock()
-		timer = time.AfterFunc(grace, cancel)
+		timer = time.AfterFunc(grace, func() { cancel(errGraceOver) })
 		mu.Unlock()
 	})
 	return ctx, func() {
@@ -621,9 +621,13 @@ func graceContext(parent context.Context, grace time.Duration) (context.Context,
 			timer.Stop()
 		}
 		mu.Unlock()
-		cancel()
+		cancel(nil)
 	}
 }
+
+// errGraceOver ends the store calls of a stopped crawl that outlast
+// shutdownGrace.
+var errGraceOver = errors.New("the store did not finish within the stop's grace of " + shutdownGrace.String())
 
 // bytesSpent reports whether the byte budget is spent, counting this
 // process's downloads as they arrive on top of what the store knew at the
@@ -714,7 +718,7 @@ func (e *Engine) storeRetry(ctx context.Context, what string, fn func() error) (
 			return tries, nil
 		}
 		if ctx.Err() != nil {
-			return tries, fmt.Errorf("engine: %s: %w", what, err)
+			return tries, storeErr(ctx, what, err)
 		}
 		if e.cfg.Now().Sub(start) > e.cfg.StoreOutage {
 			return tries, fmt.Errorf("engine: store unavailable for more than %s (--store-outage): %s: %w", e.cfg.StoreOutage, what, err)
@@ -723,10 +727,19 @@ func (e *Engine) storeRetry(ctx context.Context, what string, fn func() error) (
 			e.cfg.Log.Warn("store unavailable; retrying", "op", what, "err", err)
 		}
 		if !sleepCtx(ctx, backoff) {
-			return tries, fmt.Errorf("engine: %s: %w", what, err)
+			return tries, storeErr(ctx, what, err)
 		}
 		backoff = min(backoff*2, 10*time.Second)
 	}
+}
+
+// storeErr is the error of a store call given up because ctx ended; it
+// says so when the stop's grace ran out.
+func storeErr(ctx context.Context, what string, err error) error {
+	if cause := context.Cause(ctx); errors.Is(cause, errGraceOver) {
+		return fmt.Errorf("engine: %s: %w: %w", what, cause, err)
+	}
+	return fmt.Errorf("engine: %s: %w", what, err)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

@@ -306,15 +306,23 @@ func TestStopDuringStoreOutage(t *testing.T) {
 				time.Sleep(500 * time.Millisecond) // the crawl meets the outage
 				cancel()                           // SIGINT
 			}()
-			done := make(chan Summary, 1)
+			type ended struct {
+				sum Summary
+				err error
+			}
+			done := make(chan ended, 1)
 			go func() {
-				sum, _ := e.Run(ctx)
-				done <- sum
+				sum, err := e.Run(ctx)
+				done <- ended{sum, err}
 			}()
 			select {
-			case sum := <-done:
-				if sum.Reason != StopInterrupt {
-					t.Errorf("stop reason %q, want %q", sum.Reason, StopInterrupt)
+			case got := <-done:
+				if got.sum.Reason != StopInterrupt {
+					t.Errorf("stop reason %q, want %q", got.sum.Reason, StopInterrupt)
+				}
+				// The results the store could not take are named as such.
+				if !errors.Is(got.err, errGraceOver) {
+					t.Errorf("Run error %v; want it to say the stop's grace ran out", got.err)
 				}
 			case <-time.After(40 * time.Second):
 				t.Fatal("Run did not return after a stop during a store outage")
