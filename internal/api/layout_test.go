@@ -80,6 +80,7 @@ func TestLayoutFits(t *testing.T) {
 	defer srv.Close()
 
 	doc := func(u string) string { return "/doc?url=" + url.QueryEscape(u) }
+	browser := apitest.NewBrowser(t) // one for the pages, one page at a time
 	for _, p := range []struct{ name, path, sel string }{
 		{"landing", "/", "main"},
 		{"results", "/?q=crawling", "#total"},
@@ -98,7 +99,7 @@ func TestLayoutFits(t *testing.T) {
 		{"internal-error", "/?q=broken", ".error"},
 	} {
 		t.Run(p.name, func(t *testing.T) {
-			b := apitest.NewBrowser(t)
+			b := browser.For(t)
 			for _, size := range []struct {
 				name          string
 				width, height int

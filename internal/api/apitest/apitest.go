@@ -64,9 +64,13 @@ func ArtifactDir(t testing.TB) string {
 type Browser struct {
 	t   testing.TB
 	ctx context.Context
+	log *consoleLog
+}
 
-	mu      sync.Mutex
-	console []string
+// consoleLog is what the pages of one browser wrote to the console.
+type consoleLog struct {
+	mu       sync.Mutex
+	messages []string
 }
 
 // NewBrowser starts Chromium for t, or skips t when there is none (fails it
@@ -98,7 +102,7 @@ func NewBrowser(t testing.TB) *Browser {
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	b := &Browser{t: t, ctx: ctx}
+	b := &Browser{t: t, ctx: ctx, log: &consoleLog{}}
 	messages := chromedp.Console(ctx)
 	if err := chromedp.Do(ctx); err != nil { // starts the browser
 		cancel()
@@ -112,9 +116,9 @@ func NewBrowser(t testing.TB) *Browser {
 			if err != nil {
 				return
 			}
-			b.mu.Lock()
-			b.console = append(b.console, m.String()+" ("+m.Source+" "+m.URL+")")
-			b.mu.Unlock()
+			b.log.mu.Lock()
+			b.log.messages = append(b.log.messages, m.String()+" ("+m.Source+" "+m.URL+")")
+			b.log.mu.Unlock()
 		}
 	}()
 	t.Cleanup(func() {
@@ -125,11 +129,18 @@ func NewBrowser(t testing.TB) *Browser {
 	return b
 }
 
+// For returns the browser as a subtest t of the test that started it
+// uses it: the same browser (one at a time), with t's failures and
+// artifacts.
+func (b *Browser) For(t testing.TB) *Browser {
+	return &Browser{t: t, ctx: b.ctx, log: b.log}
+}
+
 // Console returns the messages the pages wrote to the console so far.
 func (b *Browser) Console() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]string(nil), b.console...)
+	b.log.mu.Lock()
+	defer b.log.mu.Unlock()
+	return append([]string(nil), b.log.messages...)
 }
 
 // CheckConsole fails the test when a page logged an error or a warning: a
