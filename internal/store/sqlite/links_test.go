@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -92,16 +93,16 @@ func TestCompactLinksMigration(t *testing.T) {
 		}
 	}
 	for _, ls := range wantLinks {
-		slices.SortFunc(ls, func(a, b crawl.Link) int { return compareIDs(a.TargetID, b.TargetID) })
+		slices.SortFunc(ls, func(a, b crawl.Link) int { return cmp.Compare(a.TargetID, b.TargetID) })
 	}
 	for _, ls := range wantIn {
 		sort.Slice(ls, func(i, j int) bool { return ls[i].URL < ls[j].URL })
 	}
 	slices.SortFunc(wantGraph, func(a, b [2]crawl.ID) int {
-		if c := compareIDs(a[0], b[0]); c != 0 {
+		if c := cmp.Compare(a[0], b[0]); c != 0 {
 			return c
 		}
-		return compareIDs(a[1], b[1])
+		return cmp.Compare(a[1], b[1])
 	})
 
 	check := func(when string) {
@@ -154,14 +155,4 @@ func TestCompactLinksMigration(t *testing.T) {
 	}
 	db.Close()
 	check("after the migration ran again")
-}
-
-func compareIDs(a, b crawl.ID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

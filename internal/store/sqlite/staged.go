@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -190,9 +191,9 @@ func (t *txn) mergeStaged(ctx context.Context) error {
 	}
 	slices.SortFunc(pairs, func(a, b [2]int64) int {
 		if a[0] != b[0] {
-			return cmpInt(a[0], b[0])
+			return cmp.Compare(a[0], b[0])
 		}
-		return cmpInt(a[1], b[1])
+		return cmp.Compare(a[1], b[1])
 	})
 	if err := t.inChunks(ctx, len(pairs), 2, `INSERT INTO inlinks (target_id, source_id)
 		SELECT column1, column2 FROM (VALUES %s) WHERE column1 IS NOT NULL
@@ -206,16 +207,6 @@ func (t *txn) mergeStaged(ctx context.Context) error {
 	}
 	t.staged = stagedTx{merged: true}
 	return nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // stagedCount is how many staged links the transaction would leave.
@@ -280,7 +271,7 @@ func (t *txn) anchorsFor(ctx context.Context, read *sql.Stmt, id crawl.ID) (stri
 	}
 	// In source order, a source once (a staged source may be in inlinks
 	// too, with the same anchor).
-	slices.SortStableFunc(links, func(a, b link) int { return cmpInt(int64(a.source), int64(b.source)) })
+	slices.SortStableFunc(links, func(a, b link) int { return cmp.Compare(a.source, b.source) })
 	var as anchorSet
 	for i, l := range links {
 		if i > 0 && l.source == links[i-1].source {
