@@ -61,6 +61,25 @@ func checkShared(t *testing.T, s crawl.Store, dsn, schema string, reservedIsClai
 	return c
 }
 
+// claimOne adds u to an empty store and claims it, its host leased by
+// owner for a minute at now.
+func claimOne(t *testing.T, db *postgres.DB, u, owner string, now time.Time) []crawl.ClaimedURL {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.AddURLs(ctx, []crawl.NewURL{storetest.U(u, 0, 0)}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := db.ClaimHosts(ctx, owner, 1, time.Minute, now)
+	if err != nil || len(hs) != 1 {
+		t.Fatalf("ClaimHosts = %v, %v", hs, err)
+	}
+	cs, _, err := db.ClaimURLs(ctx, owner, hs[0].ID, 1, crawl.Limits{}, now)
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("ClaimURLs = %v, %v", cs, err)
+	}
+	return cs
+}
+
 // TestStaleResultAddsNoHost: a result whose lease was lost (its host taken
 // over, its URL back in the queue) records nothing, not even the hosts of
 // the URLs it discovered: a commit inserts the hosts of every offer before
@@ -70,17 +89,8 @@ func TestStaleResultAddsNoHost(t *testing.T) {
 	ctx := context.Background()
 	now := time.Unix(1_800_000_000, 0)
 	db := open(t, dsn, schema)
-	if _, err := db.AddURLs(ctx, []crawl.NewURL{storetest.U("http://a.test/1", 0, 0)}, crawl.Limits{}); err != nil {
-		t.Fatal(err)
-	}
-	hs, err := db.ClaimHosts(ctx, "p1", 1, time.Minute, now)
-	if err != nil || len(hs) != 1 {
-		t.Fatalf("ClaimHosts = %v, %v", hs, err)
-	}
-	cs, _, err := db.ClaimURLs(ctx, "p1", hs[0].ID, 1, crawl.Limits{}, now)
-	if err != nil || len(cs) != 1 {
-		t.Fatalf("ClaimURLs = %v, %v", cs, err)
-	}
+	cs := claimOne(t, db, "http://a.test/1", "p1", now)
+	host := cs[0].HostID
 	later := now.Add(2 * time.Minute)
 	if got, err := db.ClaimHosts(ctx, "p2", 1, time.Minute, later); err != nil || len(got) != 1 {
 		t.Fatalf("p2 took over %v, %v; want p1's expired host", got, err)
@@ -97,7 +107,7 @@ func TestStaleResultAddsNoHost(t *testing.T) {
 		t.Errorf("hosts = %d after a stale result, want 1", c.Hosts)
 	}
 	// The same discoveries from a live result create the host.
-	cs, _, err = db.ClaimURLs(ctx, "p2", hs[0].ID, 1, crawl.Limits{}, later)
+	cs, _, err = db.ClaimURLs(ctx, "p2", host, 1, crawl.Limits{}, later)
 	if err != nil || len(cs) != 1 {
 		t.Fatalf("p2 ClaimURLs = %v, %v", cs, err)
 	}
@@ -120,25 +130,16 @@ func TestResultOfAnEarlierClaimIsStale(t *testing.T) {
 	ctx := context.Background()
 	now := time.Unix(1_800_000_000, 0)
 	db := open(t, dsn, schema)
-	if _, err := db.AddURLs(ctx, []crawl.NewURL{storetest.U("http://a.test/1", 0, 0)}, crawl.Limits{}); err != nil {
-		t.Fatal(err)
-	}
-	hs, err := db.ClaimHosts(ctx, "p1", 1, time.Minute, now)
-	if err != nil || len(hs) != 1 {
-		t.Fatalf("ClaimHosts = %v, %v", hs, err)
-	}
-	old, _, err := db.ClaimURLs(ctx, "p1", hs[0].ID, 1, crawl.Limits{}, now)
-	if err != nil || len(old) != 1 {
-		t.Fatalf("ClaimURLs = %v, %v", old, err)
-	}
-	if err := db.ReleaseHosts(ctx, "p1", []crawl.HostRelease{{ID: hs[0].ID}}); err != nil {
+	old := claimOne(t, db, "http://a.test/1", "p1", now)
+	host := old[0].HostID
+	if err := db.ReleaseHosts(ctx, "p1", []crawl.HostRelease{{ID: host}}); err != nil {
 		t.Fatal(err)
 	}
 	later := now.Add(2 * time.Minute)
 	if got, err := db.ClaimHosts(ctx, "p2", 1, time.Minute, later); err != nil || len(got) != 1 {
 		t.Fatalf("p2 ClaimHosts = %v, %v; want the orphan's host", got, err)
 	}
-	cur, _, err := db.ClaimURLs(ctx, "p2", hs[0].ID, 1, crawl.Limits{}, later)
+	cur, _, err := db.ClaimURLs(ctx, "p2", host, 1, crawl.Limits{}, later)
 	if err != nil || len(cur) != 1 || cur[0].ID != old[0].ID {
 		t.Fatalf("p2 ClaimURLs = %v, %v; want the orphaned URL", cur, err)
 	}
