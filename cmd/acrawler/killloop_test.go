@@ -133,7 +133,13 @@ func TestKillLoop(t *testing.T) {
 
 	// A page recorded before a kill is not fetched again after it; of
 	// those requested before a kill but not recorded, no more are fetched
-	// again in the run after it than could have been in flight at the kill.
+	// again in the run after it than could have been in flight at the kill:
+	// the 16 workers' requests, the 64 results queued for the committer
+	// (four a worker) and the batch it was committing, which holds what
+	// arrived during the commit before (at most 48 here, even on a loaded
+	// machine). A crawl that recorded its pages late would fetch again
+	// everything since the last commit, most of this web by the last kills.
+	const maxUnrecorded = 16 + 64 + 48
 	refetched := 0
 	reqs := web.Requests()
 	for i, k := range kills {
@@ -162,8 +168,8 @@ func TestKillLoop(t *testing.T) {
 				inFlight[u] = true
 			}
 		}
-		if len(inFlight) > 64 {
-			t.Errorf("kill %d: %d pages fetched again in the run after it: more than could have been in flight", i, len(inFlight))
+		if len(inFlight) > maxUnrecorded {
+			t.Errorf("kill %d: %d pages fetched again in the run after it: more than could have been in flight (%d)", i, len(inFlight), maxUnrecorded)
 		}
 	}
 

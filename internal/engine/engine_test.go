@@ -228,6 +228,7 @@ func sitemapSite(sitemap string, routes map[string]http.HandlerFunc) http.Handle
 
 // The harness itself: a seed, a link, a redirect.
 func TestHarnessCrawlsLinksAndRedirects(t *testing.T) {
+	t.Parallel()
 	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":
@@ -253,6 +254,7 @@ func TestHarnessCrawlsLinksAndRedirects(t *testing.T) {
 // name to a new one: common) is a new URL like any other redirect target,
 // and is read as a sitemap.
 func TestSitemapRedirectIsFollowed(t *testing.T) {
+	t.Parallel()
 	tc := newTestCrawl(t, sitemapSite("/old-sitemap.xml", map[string]http.HandlerFunc{
 		"/old-sitemap.xml": func(rw http.ResponseWriter, r *http.Request) {
 			http.Redirect(rw, r, "/sitemap-new.xml", http.StatusMovedPermanently)
@@ -276,6 +278,7 @@ func TestSitemapRedirectIsFollowed(t *testing.T) {
 // A sitemap answering 503 (or 500) is retried like a page, within
 // --max-attempts, instead of being recorded as read with nothing in it.
 func TestSitemapServerErrorIsRetried(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	tc := newTestCrawl(t, sitemapSite("/sitemap.xml", map[string]http.HandlerFunc{
 		"/sitemap.xml": func(rw http.ResponseWriter, r *http.Request) {
@@ -306,6 +309,7 @@ func TestSitemapServerErrorIsRetried(t *testing.T) {
 // A sitemap that keeps failing is recorded with its last answer after
 // --max-attempts, not retried forever.
 func TestSitemapServerErrorIsBounded(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	tc := newTestCrawl(t, sitemapSite("/sitemap.xml", map[string]http.HandlerFunc{
 		"/sitemap.xml": func(rw http.ResponseWriter, r *http.Request) {
@@ -326,6 +330,7 @@ func TestSitemapServerErrorIsBounded(t *testing.T) {
 // --max-backoff (as the README says): the URL's own retry waits no longer,
 // or a single server asking for a day keeps the whole crawl open for a day.
 func TestRetryAfterCappedByMaxBackoff(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -355,6 +360,7 @@ func TestRetryAfterCappedByMaxBackoff(t *testing.T) {
 // fetches it at once (not after --robots-retry, and a few interruptions
 // must not add up to the host being given up).
 func TestInterruptDuringRobotsLosesNothing(t *testing.T) {
+	t.Parallel()
 	var robotsCalls atomic.Int32
 	hit := make(chan struct{}, 1)
 	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
@@ -422,6 +428,7 @@ func (b blockingPDF) Extract(ctx context.Context, data []byte) (*pdf.Document, e
 // A crawl stopped while a PDF's text is being extracted puts the PDF back
 // in the queue: it is not recorded as a broken PDF without its text.
 func TestInterruptDuringPDFExtractionLosesNothing(t *testing.T) {
+	t.Parallel()
 	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":
@@ -474,6 +481,7 @@ func (textPDF) Extract(ctx context.Context, data []byte) (*pdf.Document, error) 
 // applies to PDFs as it does to HTML pages (for robots and for the
 // crawler's own token, over several header lines).
 func TestXRobotsTagAppliesToPDFs(t *testing.T) {
+	t.Parallel()
 	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
 		pdfBody := func(tags ...string) {
 			for _, v := range tags {
@@ -517,6 +525,7 @@ func TestXRobotsTagAppliesToPDFs(t *testing.T) {
 // answers 404 and 503 in turn is still found gone. Nor does the error
 // stretch the interval as an unchanged page would.
 func TestRevisitServerErrorKeepsMisses(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	pol := schedule.DefaultPolicy() // 3 misses remove a page
 	e := &Engine{cfg: Config{Schedule: pol, Now: func() time.Time { return now }}}
@@ -555,6 +564,7 @@ func TestRevisitServerErrorKeepsMisses(t *testing.T) {
 // Every kind of redirect answer ends recorded, each hop once, nothing
 // followed blindly.
 func TestRedirectAnswers(t *testing.T) {
+	t.Parallel()
 	redirect := func(rw http.ResponseWriter, status int, loc string) {
 		rw.Header()["Location"] = []string{loc} // as sent, not cleaned
 		rw.WriteHeader(status)
@@ -696,6 +706,7 @@ func (s *leaseLosingStore) Commit(ctx context.Context, results []crawl.Result, l
 // filter, which took them when they were first offered, must not keep
 // them from the store for good.
 func TestLinksOfStaleResultNotLost(t *testing.T) {
+	t.Parallel()
 	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":

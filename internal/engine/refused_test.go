@@ -16,6 +16,7 @@ import (
 // recorded at once as failed with the refusal, without a request, a
 // robots.txt retry or a retry of the URL.
 func TestRefusedHostIsFinal(t *testing.T) {
+	t.Parallel()
 	const want = "refused: private address (use --allow-private)"
 	check := func(t *testing.T, tc *testCrawl, seed string, hits func() int) {
 		t.Helper()

@@ -17,6 +17,7 @@ import (
 // TestRedirectHopsKeepDelay: every request to a host keeps its delay,
 // the hops of a robots.txt redirect and of a page redirect included.
 func TestRedirectHopsKeepDelay(t *testing.T) {
+	t.Parallel()
 	const delay = 200 * time.Millisecond
 	var (
 		mu    sync.Mutex
@@ -62,6 +63,7 @@ func TestRedirectHopsKeepDelay(t *testing.T) {
 // robots.txt not reached after them, or behind a redirect loop, is
 // "unavailable" (everything allowed, as for a 404), at once and for good.
 func TestRobotsRedirects(t *testing.T) {
+	t.Parallel()
 	var robotsHits sync.Map // host → *atomic.Int32
 	chain := func(rw http.ResponseWriter, r *http.Request, n int) {
 		// /robots.txt → /r1 → ... → /r<n>, which disallows /private.

@@ -18,6 +18,7 @@ import (
 // even when a host's robots.txt keeps failing and its next attempt is far
 // off: the budget lets nothing new start, robots.txt retries included.
 func TestPageBudgetEndsCrawlDespiteRobotsRetry(t *testing.T) {
+	t.Parallel()
 	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
 		if r.Host == "b.test" {
 			if r.URL.Path == "/robots.txt" {
@@ -218,6 +219,7 @@ func (w *web) total() int {
 // handed out is requested; after StoreOutage the crawl ends with an error
 // saying so; and a resumed crawl records every page once.
 func TestStoreOutageStopsFetching(t *testing.T) {
+	t.Parallel()
 	const hosts, pages = 5, 60
 	var seeds []string
 	for h := range hosts {
@@ -334,6 +336,7 @@ func TestStopDuringStoreOutage(t *testing.T) {
 // The first progress report counts the URLs found since the start: it
 // does not say 0.0 new URLs per page.
 func TestFirstProgressCountsNewURLs(t *testing.T) {
+	t.Parallel()
 	tc := newTestCrawl(t, chainSite(30), "http://a.test/0")
 	tc.cfg.NoSitemaps = true
 	var mu sync.Mutex
@@ -383,6 +386,7 @@ func (s *cancelingStore) ScheduleDue(ctx context.Context, now time.Time, all boo
 // due for a revisit stops as interrupted, without an error: the store did
 // not fail.
 func TestStopBeforeTheCrawlIsNoError(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"add", "due"} {
 		t.Run(in, func(t *testing.T) {
 			tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) { html(rw, "a") }, "http://a.test/")
