@@ -2,7 +2,8 @@ package postgres
 
 // hostValueSQL revalues the hosts in $1 that recorded responses since they
 // were last valued, from their last $2 recorded pages, as the SQLite store
-// does (see its hostValueSQL): the research pages, the related pages
+// does (see its hostValueSQL; sitemaps left out, files recorded without
+// their text read counted as research): the research pages, the related pages
 // (people, publication lists), the copies of another host's pages, and the
 // citing pages (of none of those kinds, linking to a URL on another host
 // that was recorded as research or, not yet known, ranks 6 — one path
@@ -25,10 +26,10 @@ const hostValueSQL = `WITH l AS (SELECT id, fetched FROM hosts WHERE id = ANY($1
 				WHEN p.duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.duplicate_of), l.id) <> l.id
 					OR p.near_duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.near_duplicate_of), l.id) <> l.id THEN 3
 				WHEN p.duplicate_of <> 0 OR p.near_duplicate_of <> 0 THEN 4
-				WHEN p.doc_type IN ('article', 'preprint', 'thesis', 'proceedings', 'book', 'dataset') THEN 1
+				WHEN p.doc_type IN ('article', 'preprint', 'thesis', 'proceedings', 'book', 'dataset') OR p.doc_type = '' THEN 1
 				WHEN p.doc_type IN ('person', 'listing') THEN 2
 				ELSE 0 END AS k
-			FROM (SELECT id, priority FROM urls WHERE host_id = l.id AND fetched_at > 0 ORDER BY fetched_at DESC LIMIT $2) u
+			FROM (SELECT id, priority FROM urls WHERE host_id = l.id AND fetched_at > 0 AND kind = 0 ORDER BY fetched_at DESC LIMIT $2) u
 			JOIN pages p ON p.url_id = u.id
 			WHERE p.status BETWEEN 200 AND 299) v) c)
 	UPDATE hosts SET value = (24 * s.research + 12 * s.related + 12 * s.citing - 24 * s.copies - 6 * s.n) / (s.n + 4),

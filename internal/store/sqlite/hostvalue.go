@@ -14,7 +14,9 @@ const researchTypes = `('article', 'preprint', 'thesis', 'proceedings', 'book', 
 const citeGap = "6"
 
 // hostValueSQL computes, for host ?1, the pages its value is learned from
-// (n), the research among them (pages of a research type), the related
+// (n: its last pages, not its sitemaps), the research among them (pages
+// of a research type, and files recorded without their text read, as
+// PDFs are with --no-pdf: on the web most are papers), the related
 // pages (people, publication lists), the copies of another host's pages
 // (exact or near duplicates: a mirror's; they count as nothing else), and
 // the citing pages (of none of those kinds, linking to a URL on another
@@ -42,9 +44,9 @@ const hostValueSQL = `SELECT n, research, related, copies, citing,
 			WHEN p.duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.duplicate_of), ?1) <> ?1
 				OR p.near_duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.near_duplicate_of), ?1) <> ?1 THEN 3
 			WHEN p.duplicate_of <> 0 OR p.near_duplicate_of <> 0 THEN 4
-			WHEN p.doc_type IN ` + researchTypes + ` THEN 1
+			WHEN p.doc_type IN ` + researchTypes + ` OR p.doc_type = '' THEN 1
 			WHEN p.doc_type IN ('person', 'listing') THEN 2
 			ELSE 0 END AS k
-		FROM (SELECT id, priority FROM urls WHERE host_id = ?1 AND fetched_at > 0 ORDER BY fetched_at DESC LIMIT ?2) u
+		FROM (SELECT id, priority FROM urls WHERE host_id = ?1 AND fetched_at > 0 AND kind = 0 ORDER BY fetched_at DESC LIMIT ?2) u
 		JOIN pages p INDEXED BY pages_search ON p.url_id = u.id
 		WHERE p.status BETWEEN 200 AND 299) c)`

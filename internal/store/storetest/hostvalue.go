@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -17,6 +18,7 @@ type hostValuer interface {
 var hostValueTests = []test{
 	{"HostValueFromRecordedPages", testHostValue},
 	{"HostValueFromCitedResearch", testHostValueCites},
+	{"HostValueOfUnreadFiles", testHostValueUnread},
 }
 
 // testHostValue records four pages on each of three hosts: articles on
@@ -207,5 +209,50 @@ func testHostValueCites(t *testing.T, e *env) {
 		if got[i] != want {
 			t.Errorf("value of %s = %d, want %d", hosts[i], got[i], want)
 		}
+	}
+}
+
+// testHostValueUnread records on d.test two files whose text was not read
+// (no type: PDFs recorded without their text), a page of no research type
+// and a sitemap. The files count as research, the sitemap not at all:
+// (24·2 − 6·3) / 7 = 4.
+func testHostValueUnread(t *testing.T, e *env) {
+	if _, ok := e.s.(hostValuer); !ok {
+		t.Skip("the store does not value hosts")
+	}
+	for i := range 3 {
+		e.add(crawl.Limits{}, U(fmt.Sprintf("http://d.test/files/%d", i), 1, 0))
+	}
+	sm := U("http://d.test/sitemap.xml", 0, 0)
+	sm.Kind = crawl.KindSitemap
+	e.add(crawl.Limits{}, sm)
+	id := crawl.HashID("http://d.test")
+	if hs := e.claimHosts("p", 1); len(hs) != 1 {
+		t.Fatalf("claimed %d hosts, want 1", len(hs))
+	}
+	cs := e.claimURLs("p", id, 4, crawl.Limits{})
+	if len(cs) != 4 {
+		t.Fatalf("claimed %d URLs, want 4", len(cs))
+	}
+	var rs []crawl.Result
+	for _, c := range cs {
+		r := done(c, "body of "+c.URL)
+		switch {
+		case strings.HasSuffix(c.URL, "/sitemap.xml"):
+			r.Page.ContentType = "application/xml"
+		case strings.HasSuffix(c.URL, "/2"):
+			r.Page.Meta = &crawl.Metadata{Type: "other", Title: "t"}
+		default:
+			r.Page.ContentType = "application/pdf"
+		}
+		rs = append(rs, r)
+	}
+	e.commit(crawl.Limits{}, rs...)
+	got, err := e.s.(hostValuer).ValueHosts(e.ctx, []crawl.ID{id})
+	if err != nil {
+		t.Fatalf("ValueHosts: %v", err)
+	}
+	if len(got) != 1 || got[0] != 4 {
+		t.Errorf("value of d.test = %v, want 4 (two unread files of three pages; the sitemap not counted)", got)
 	}
 }
