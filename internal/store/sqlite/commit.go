@@ -332,21 +332,20 @@ func (c *committer) countInlinks(ctx context.Context, lim crawl.Limits) error {
 			counts[id] = n
 		}
 	}
-	// In ID order, as the rows are laid out.
+	// In ID order, as the rows are laid out, up to 256 targets a
+	// statement (one statement a target cost more than the rows it
+	// changed). Of the post links, those that find the URL queued raise
+	// its priority while its count (pre links included) is below the cap.
 	slices.Sort(ids)
-	for _, id := range ids {
-		n := counts[id]
-		// Of the post links, those that find the URL queued raise its
-		// priority while its count (pre links included) is below the cap.
-		if _, err := c.t.exec(ctx, `UPDATE urls SET
-				inlinks = inlinks + ?1 + ?2,
-				priority = priority + CASE WHEN state = 0 THEN ?3 * max(0, min(?2, ?4 - inlinks - ?1)) ELSE 0 END
-			WHERE id = ?5`,
-			n.pre, n.post, lim.InlinkBonus, lim.MaxInlinkBonus/lim.InlinkBonus, id); err != nil {
-			return err
-		}
-	}
-	return nil
+	bonus, capped := lim.InlinkBonus, lim.MaxInlinkBonus/lim.InlinkBonus
+	return c.t.inChunks(ctx, len(ids), 5, `WITH a(id, pre, post, bonus, cap) AS (VALUES %s)
+		UPDATE urls SET
+			inlinks = inlinks + a.pre + a.post,
+			priority = priority + CASE WHEN state = 0 THEN a.bonus * max(0, min(a.post, a.cap - inlinks - a.pre)) ELSE 0 END
+		FROM a WHERE urls.id = a.id`, func(i int, a []any) {
+		n := counts[ids[i]]
+		a[0], a[1], a[2], a[3], a[4] = ids[i], n.pre, n.post, bonus, capped
+	}, nil)
 }
 
 // schedule records a page's revisit schedule, existence and history.
