@@ -90,7 +90,7 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 	}()
 	var err error
 	if !opts.ReadOnly {
-		db.w, err = sql.Open("sqlite", dsn(file, false))
+		db.w, err = sql.Open("sqlite", dsn(file, false, writerCacheKiB))
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
 		}
@@ -153,10 +153,16 @@ func (db *DB) maintain(ctx context.Context) error {
 }
 
 // Page cache sizes, in KiB. The writer's is what keeps the crawl fast:
-// at half of it a lean crawl ran 25% slower.
+// at half of it a lean crawl ran 25% slower. The readers of a store open
+// for writing (the crawl's: host values, figures) get the smallest: each
+// page cached takes 8 KiB of the process (SQLite's page and header in the
+// allocator's next power of two), so the two readers a crawl keeps open
+// held some 30 MB at 8 MiB each, for reads that gain little from them.
+// A store open read-only (search, the API) gives its readers more.
 const (
-	writerCacheKiB = 32 << 10
-	readerCacheKiB = 8 << 10
+	writerCacheKiB      = 32 << 10
+	readerCacheKiB      = 8 << 10
+	crawlReaderCacheKiB = 2 << 10
 )
 
 // ErrNeedsMigration is crawl.ErrNeedsMigration: a read-only open found a
@@ -174,7 +180,11 @@ func (db *DB) openReaders(ctx context.Context, readOnly bool) error {
 		if db.r != nil {
 			db.r.Close()
 		}
-		r, err := sql.Open("sqlite", readerDSN(db.path, immutable))
+		cache := crawlReaderCacheKiB
+		if readOnly {
+			cache = readerCacheKiB
+		}
+		r, err := sql.Open("sqlite", readerDSN(db.path, immutable, cache))
 		if err != nil {
 			return fmt.Errorf("sqlite: open %s: %w", db.path, err)
 		}
@@ -229,26 +239,22 @@ func uriPath(file string) string {
 	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(file)
 }
 
-func readerDSN(file string, immutable bool) string {
-	d := dsn(file, true) + "&mode=ro"
+func readerDSN(file string, immutable bool, cacheKiB int) string {
+	d := dsn(file, true, cacheKiB) + "&mode=ro"
 	if immutable {
 		d += "&immutable=1"
 	}
 	return d
 }
 
-func dsn(file string, readOnly bool) string {
+func dsn(file string, readOnly bool, cacheKiB int) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(0)")
 	// The writer's page cache is large enough that the hot parts of the
 	// frontier and seen-set indexes stay in memory (SQLite's default is
 	// 2 MiB); each of the readers (searches, stats) gets a smaller one.
-	if readOnly {
-		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", readerCacheKiB))
-	} else {
-		q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", writerCacheKiB))
-	}
+	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
 	// Temporary tables stay in files (cached like any table, written out
 	// only when large): statements such as an UPDATE of the full-text
 	// table stage every row they change, which in memory grew the process
@@ -297,7 +303,7 @@ func Migrate(ctx context.Context, file string) (from, to int, err error) {
 		return 0, 0, err
 	}
 	defer db.Close()
-	if db.w, err = sql.Open("sqlite", dsn(file, false)); err != nil {
+	if db.w, err = sql.Open("sqlite", dsn(file, false, writerCacheKiB)); err != nil {
 		return 0, 0, fmt.Errorf("sqlite: open %s: %w", file, err)
 	}
 	db.w.SetMaxOpenConns(1)
