@@ -289,11 +289,13 @@ func TestTrapFlagSurvivesRestart(t *testing.T) {
 
 func testTrapFlagSurvivesRestart(t *testing.T, be apptest.Backend) {
 	// The first crawl's budget runs out shortly after the blog is flagged
-	// (about 100 pages), with URLs of the blog still queued.
+	// (about 100 pages). Its policy only reports the flag, so URLs of the
+	// blog are still queued whatever the timing: under stop, the queue
+	// could empty itself between the flag and the budget.
 	const firstBudget, secondBudget = 120, 1000
 	for _, policy := range []string{"stop", "throttle"} {
 		t.Run(policy, func(t *testing.T) {
-			web, db, _ := clTrapCrawl(t, be, "--max-pages", strconv.Itoa(firstBudget), "--trap-policy", "stop")
+			web, db, _ := clTrapCrawl(t, be, "--max-pages", strconv.Itoa(firstBudget), "--trap-policy", "warn")
 			d := apptest.OpenDB(t, db)
 			before := clHostRow(t, d, clBlog)
 			if !strings.HasPrefix(before.trap, "discovery rate not falling") {
