@@ -50,6 +50,13 @@ type Config struct {
 	// the path holds a date (/2024/05/, as news and blog posts do).
 	Avoid        []string `toml:"avoid"`
 	AvoidPenalty int      `toml:"avoid_penalty"`
+	// Files are path substrings of a publication's file (".pdf", a
+	// repository's /bitstream/); FilePenalty is subtracted once when any
+	// matches: a publication's landing page, which names it and links its
+	// file, comes before the file, so that a host's publications are all
+	// known before their files are fetched.
+	Files       []string `toml:"files"`
+	FilePenalty int      `toml:"file_penalty"`
 	// InlinkBonus is added each time another fetched page links to a queued
 	// URL, up to MaxInlinkBonus (applied by the store).
 	InlinkBonus    int `toml:"inlink_bonus"`
@@ -88,6 +95,8 @@ func DefaultConfig() Config {
 			"/notizie/", "/eventi/", "/chi-siamo", "/contatti", "/sobre",
 		},
 		AvoidPenalty:   12,
+		Files:          []string{".pdf", "/bitstream/"},
+		FilePenalty:    3,
 		InlinkBonus:    1,
 		MaxInlinkBonus: 5,
 		RecentBonus:    4,
@@ -101,6 +110,7 @@ type Policy struct {
 	words    map[string]int // folded word → index
 	patterns []string
 	avoid    []string
+	files    []string
 }
 
 // New builds a policy from a configuration.
@@ -139,6 +149,12 @@ func New(cfg Config) (*Policy, error) {
 		}
 		p.avoid = append(p.avoid, fold(pat))
 	}
+	for _, pat := range cfg.Files {
+		if pat == "" {
+			return nil, fmt.Errorf("score: empty file path pattern")
+		}
+		p.files = append(p.files, fold(pat))
+	}
 	return p, nil
 }
 
@@ -166,6 +182,14 @@ func (p *Policy) Score(url, anchor string, depth int) int {
 	}
 	if p.cfg.AvoidPenalty != 0 && p.avoided(path) {
 		s -= p.cfg.AvoidPenalty
+	}
+	if p.cfg.FilePenalty != 0 {
+		for _, pat := range p.files {
+			if containsFolded(path, pat) {
+				s -= p.cfg.FilePenalty
+				break
+			}
+		}
 	}
 	return s
 }

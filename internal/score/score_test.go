@@ -29,7 +29,8 @@ func TestScoreSignals(t *testing.T) {
 		{"http://a.test/research/", "", 1, 3 - 2},
 		{"http://a.test/x", "Research publications", 1, 2*2 - 2},
 		{"http://a.test/publications/paper-1", "", 2, 2*3 + 6 - 4},
-		{"http://a.test/files/x.PDF", "", 2, 6 - 4},
+		{"http://a.test/files/x.PDF", "", 2, 6 - 3 - 4}, // a file: after its landing page
+		{"http://a.test/bitstream/123/456/1/x", "", 2, 6 - 3 - 4},
 		{"http://a.test/arastirma/yayinlar", "Araştırma Yayınları", 1, 2*3 + 2*2 - 2},
 		{"http://a.test/ara%C5%9Ft%C4%B1rma/", "", 1, 3 - 2},
 		{"http://a.test/publicaciones/", "", 1, 3 + 6 - 2},
@@ -202,6 +203,7 @@ func TestScorePatternsFolded(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Words = []string{"zzz"}
 	cfg.Patterns = []string{"/yayınlar/", ".PDF", "/café/"}
+	cfg.Files = nil
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
