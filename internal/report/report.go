@@ -223,25 +223,68 @@ func ratio(a, b int64) float64 {
 // (see the stores' ValueHosts), from what it was learned from: the host's
 // recent pages, the research among them (publications: articles,
 // preprints, theses, proceedings, books, data sets), the people and
-// publication lists, and the copies of other hosts' pages (a mirror's).
-// It is "" for a host not valued yet.
+// publication lists, the copies of other hosts' pages (a mirror's), and
+// the pages citing research on other hosts (a blog's posts linking to
+// papers), which the store does not keep apart: they are what the value
+// holds beyond the other counts (see citingRange). It is "" for a host
+// not valued yet.
 func ValueReason(value int, pages, research, related, copies int64) string {
 	if pages == 0 {
 		return ""
 	}
+	lo, hi := citingRange(value, pages, research, related, copies)
 	var why string
 	switch {
 	case copies*2 >= pages:
 		why = "mostly copies of other hosts' pages"
 	case research*2 >= pages:
 		why = "mostly research"
-	case research+related == 0:
+	case lo*2 >= pages:
+		why = "cites research on other hosts"
+	case research+related == 0 && hi == 0:
 		why = "no research"
 	case value > 0:
 		why = "research above the expected quarter"
 	default:
 		why = "little research"
 	}
-	return fmt.Sprintf("%s: %d of its last %d pages research, %d people or publication lists, %d copies of other hosts' pages",
-		why, research, pages, related, copies)
+	citing := fmt.Sprint(lo)
+	if hi > lo {
+		citing = fmt.Sprintf("%d to %d", lo, hi)
+	}
+	return fmt.Sprintf("%s: %d of its last %d pages research, %d people or publication lists, %d copies of other hosts' pages, %s citing research on other hosts",
+		why, research, pages, related, copies, citing)
 }
+
+// citingRange bounds the pages citing research on other hosts among a
+// host's last pages, from its value: the stores compute it as
+// (24·research + 12·related + 12·citing − 24·copies − 6·pages) / (pages
+// + 4), the division truncated toward zero, so the citing pages are the
+// counts between the bounds that give the value (one count when pages <
+// 8, a few for more pages).
+func citingRange(value int, pages, research, related, copies int64) (lo, hi int64) {
+	d := pages + 4
+	base := 24*research + 12*related - 24*copies - 6*pages
+	// The numerators whose quotient truncates to value.
+	nlo, nhi := int64(value)*d, int64(value)*d+d-1
+	switch {
+	case value < 0:
+		nlo, nhi = int64(value)*d-d+1, int64(value)*d
+	case value == 0:
+		nlo = -d + 1
+	}
+	most := max(pages-research-related-copies, 0)
+	lo = min(max(ceilDiv(nlo-base, 12), 0), most)
+	hi = max(min(floorDiv(nhi-base, 12), most), lo)
+	return lo, hi
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }

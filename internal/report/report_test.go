@@ -120,11 +120,15 @@ func TestValueReason(t *testing.T) {
 		want                             string
 	}{
 		{0, 0, 0, 0, 0, ""},
-		{12, 40, 30, 4, 0, "mostly research: 30 of its last 40 pages research, 4 people or publication lists, 0 copies of other hosts' pages"},
-		{-18, 20, 0, 1, 15, "mostly copies of other hosts' pages: 0 of its last 20 pages research, 1 people or publication lists, 15 copies of other hosts' pages"},
-		{-5, 30, 0, 0, 0, "no research: 0 of its last 30 pages research, 0 people or publication lists, 0 copies of other hosts' pages"},
-		{3, 40, 14, 10, 0, "research above the expected quarter: 14 of its last 40 pages research, 10 people or publication lists, 0 copies of other hosts' pages"},
-		{-2, 40, 4, 6, 2, "little research: 4 of its last 40 pages research, 6 people or publication lists, 2 copies of other hosts' pages"},
+		{12, 40, 30, 4, 0, "mostly research: 30 of its last 40 pages research, 4 people or publication lists, 0 copies of other hosts' pages, 0 to 3 citing research on other hosts"},
+		{-19, 20, 0, 1, 15, "mostly copies of other hosts' pages: 0 of its last 20 pages research, 1 people or publication lists, 15 copies of other hosts' pages, 0 to 1 citing research on other hosts"},
+		{-5, 30, 0, 0, 0, "no research: 0 of its last 30 pages research, 0 people or publication lists, 0 copies of other hosts' pages, 0 citing research on other hosts"},
+		{3, 40, 14, 10, 0, "research above the expected quarter: 14 of its last 40 pages research, 10 people or publication lists, 0 copies of other hosts' pages, 0 citing research on other hosts"},
+		{-2, 40, 4, 6, 2, "little research: 4 of its last 40 pages research, 6 people or publication lists, 2 copies of other hosts' pages, 0 to 2 citing research on other hosts"},
+		// A blog: (12·3 − 6·4) / 8 = 1 from three citing pages of four,
+		// and 2 from 28 to 30 of 40 ((12·28 − 6·40) / 44 = 2.2).
+		{1, 4, 0, 0, 0, "cites research on other hosts: 0 of its last 4 pages research, 0 people or publication lists, 0 copies of other hosts' pages, 3 citing research on other hosts"},
+		{2, 40, 0, 0, 0, "cites research on other hosts: 0 of its last 40 pages research, 0 people or publication lists, 0 copies of other hosts' pages, 28 to 30 citing research on other hosts"},
 	}
 	for _, tt := range tests {
 		if got := ValueReason(tt.value, tt.pages, tt.research, tt.related, tt.copies); got != tt.want {
