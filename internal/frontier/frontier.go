@@ -177,6 +177,11 @@ type Frontier struct {
 	ioCancel context.CancelFunc // cancels the running round (Stop, past stopWait)
 	pending  ioRound
 	ioErr    error
+	// valuing is set while the values of refilled hosts are learned in
+	// the background (valueLoop), toValue the hosts queued behind it.
+	valuing     bool
+	toValue     []crawl.ID
+	valueCancel context.CancelFunc // cancels the background valuing (Stop, past stopWait)
 	// hostsOverShare counts hosts found past their byte share.
 	hostsOverShare int
 }
@@ -450,7 +455,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 			f.mu.Lock()
 			f.ioBusy = false
 			f.ioCond.Broadcast()
-			if err := f.applyLocked(r, res); err != nil {
+			if err := f.applyLocked(ctx, r, res); err != nil {
 				f.mu.Unlock()
 				return Task{}, false, time.Time{}, len(res.claimed) > 0, answered, err
 			}
@@ -540,7 +545,7 @@ func (f *Frontier) startIOLocked(ctx context.Context, r ioRound) {
 		for {
 			res := f.doIO(ctx, r)
 			f.mu.Lock()
-			if err := f.applyLocked(r, res); err != nil {
+			if err := f.applyLocked(ctx, r, res); err != nil {
 				f.ioErr = err
 			}
 			r = ioRound{}
@@ -652,33 +657,90 @@ func (f *Frontier) claimIO(ctx context.Context, r ioRound) ioResult {
 	return res
 }
 
-// valueHosts learns the values of the hosts a round claimed or refilled,
-// when the frontier ranks hosts by value and the store can tell.
+// valueHosts learns the values of the hosts a round claimed, when the
+// frontier ranks hosts by value and the store can tell: a host claimed is
+// ranked by its value from the start. The hosts it refilled are valued
+// anew in the background (valueRefilledLocked), so that their URLs are
+// not held up by it.
 func (f *Frontier) valueHosts(ctx context.Context, r ioRound, res *ioResult) {
-	v, ok := f.store.(HostValuer)
-	if !f.cfg.HostValues || !ok {
+	if _, ok := f.store.(HostValuer); !f.cfg.HostValues || !ok {
 		return
 	}
-	var ids []crawl.ID
+	ids := make([]crawl.ID, 0, len(res.claimed))
 	for _, h := range res.claimed {
 		ids = append(ids, h.ID)
 	}
-	for _, h := range r.refill {
-		ids = append(ids, h.ID)
-	}
+	res.values = f.learnValues(ctx, ids)
+}
+
+// learnValues asks the store for the values of hosts; nil when it fails
+// (ranks go on from the values known).
+func (f *Frontier) learnValues(ctx context.Context, ids []crawl.ID) map[crawl.ID]int {
 	if len(ids) == 0 {
-		return
+		return nil
 	}
-	values, err := v.ValueHosts(ctx, ids)
+	values, err := f.store.(HostValuer).ValueHosts(ctx, ids)
 	if err != nil {
-		// Ranks go on from the values known.
 		f.cfg.Log.Warn("value hosts", "hosts", len(ids), "err", err)
-		return
+		return nil
 	}
-	res.values = make(map[crawl.ID]int, len(ids))
+	out := make(map[crawl.ID]int, len(ids))
 	for i, id := range ids {
 		if i < len(values) {
-			res.values[id] = values[i]
+			out[id] = values[i]
+		}
+	}
+	return out
+}
+
+// valueRefilledLocked queues the hosts a round refilled to be valued
+// anew, in the background: what their last pages turned out to be.
+func (f *Frontier) valueRefilledLocked(ctx context.Context, r ioRound) {
+	if _, ok := f.store.(HostValuer); !f.cfg.HostValues || !ok || len(r.refill) == 0 || f.stopped {
+		return
+	}
+	for _, h := range r.refill {
+		if !slices.Contains(f.toValue, h.ID) {
+			f.toValue = append(f.toValue, h.ID)
+		}
+	}
+	if f.valuing {
+		return
+	}
+	f.valuing = true
+	ctx, f.valueCancel = context.WithCancel(context.WithoutCancel(ctx))
+	cancel := f.valueCancel
+	go func() {
+		defer cancel()
+		for {
+			f.mu.Lock()
+			ids := f.toValue
+			f.toValue = nil
+			if len(ids) == 0 || f.stopped {
+				f.valuing = false
+				f.ioCond.Broadcast()
+				f.mu.Unlock()
+				return
+			}
+			f.mu.Unlock()
+			values := f.learnValues(ctx, ids)
+			f.mu.Lock()
+			f.applyValuesLocked(values)
+			f.mu.Unlock()
+		}
+	}()
+}
+
+// applyValuesLocked sets the values learned and ranks the ready hosts
+// whose value changed anew.
+func (f *Frontier) applyValuesLocked(values map[crawl.ID]int) {
+	for id, v := range values {
+		if h := f.hosts[id]; h != nil && h.value != v {
+			h.value = v
+			if len(h.buf) > 0 && f.ready.has(h) {
+				f.rankLocked(h)
+				f.ready.fix(h)
+			}
 		}
 	}
 }
@@ -770,16 +832,9 @@ func (f *Frontier) claimSizeLocked(h *host, now time.Time) int {
 
 // applyLocked applies a round's outcome: claimed hosts join the waiting
 // heap, claimed URLs the buffers of their hosts.
-func (f *Frontier) applyLocked(r ioRound, res ioResult) error {
-	for id, v := range res.values {
-		if h := f.hosts[id]; h != nil && h.value != v {
-			h.value = v
-			if len(h.buf) > 0 && f.ready.has(h) {
-				f.rankLocked(h)
-				f.ready.fix(h)
-			}
-		}
-	}
+func (f *Frontier) applyLocked(ctx context.Context, r ioRound, res ioResult) error {
+	f.applyValuesLocked(res.values)
+	defer f.valueRefilledLocked(ctx, r)
 	for i, sh := range res.claimed {
 		h := &host{Host: sh, delay: sh.Delay, backoff: sh.Backoff, readyAt: sh.NextFetchAt, heapIndex: -1, value: res.values[sh.ID]}
 		if sh.Robots != nil {
@@ -1212,10 +1267,13 @@ func (f *Frontier) Stop() []crawl.ClaimedURL {
 		if f.ioBusy && f.ioCancel != nil {
 			f.ioCancel()
 		}
+		if f.valuing && f.valueCancel != nil {
+			f.valueCancel()
+		}
 		f.mu.Unlock()
 	})
 	defer cut.Stop()
-	for f.ioBusy {
+	for f.ioBusy || f.valuing {
 		f.ioCond.Wait()
 	}
 	var out []crawl.ClaimedURL
