@@ -48,12 +48,17 @@ func outcomeOf(r *crawl.Result, now time.Time) (outcome, error) {
 	return outcome{}, fmt.Errorf("unknown outcome %d", r.Outcome)
 }
 
-// Commit records a batch of fetch results in one transaction of three
-// round trips: lock the hosts and URLs involved and move the URLs out of
-// flight; record hashes, links and discovered URLs and look up recorded
+// Commit records a batch of fetch results in one transaction of four
+// round trips: find which results' URLs are in flight and which pages are
+// recorded (no lock); record hashes and links and look up recorded
 // near-duplicate candidates; record pages (their duplicate marks decided
-// in batch order, as on the result's Page), inbound links, host outcomes
-// and state and counters, and commit.
+// in batch order, as on the result's Page), schedules and touches, then
+// lock the hosts and URLs involved, move the URLs out of flight and look
+// up the known discovered URLs; insert the admitted ones, inbound links,
+// host outcomes and state and counters, and commit. The host rows, which
+// claims, lease renewals and the admissions of other commits wait for,
+// are held only through the last two round trips, not through the page
+// writes that build the search entries.
 func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limits) (crawl.CommitStats, error) {
 	if len(results) == 0 {
 		return crawl.CommitStats{}, nil
@@ -124,39 +129,24 @@ func followed(r *crawl.Result) []int64 {
 func (c *committer) run(ctx context.Context) error {
 	t := c.t
 	a := newAdmission(c.lim)
-	for i := range c.results {
-		a.prepare(c.results[i].Discovered)
-	}
-	// Step 1: lock every host involved in ID order, then the URL rows the
-	// transaction changes in ID order (the URLs in flight and, with an
-	// inbound-link bonus, the link targets of the pages), so that commits
-	// bumping each other's URLs cannot deadlock; then move each URL (its
-	// first result only) out of flight: the ones not in flight are stale.
-	// With a bonus, also find which pages are already recorded.
-	hostIDs := make([]crawl.ID, len(c.results))
+	// Step 1, which takes no lock: find which results' URLs are in flight
+	// (each URL's first result only; the others are stale) and which
+	// pages are recorded. The host and URL rows are locked only at the
+	// end, after the pages are written: a commit holds the rows that
+	// claims, leases and the admissions of other commits wait for only
+	// through its last two round trips. A URL that left flight in between
+	// makes the transaction run again (errLeftFlight).
 	seen := make(map[crawl.ID]bool, len(c.results))
-	var ids, lockIDs, pageIDs []int64
-	var states []int16
-	var retryAt, fetchedAt []int64
-	var errs []*string
-	var unattempt []int32
-	var claimedAt []int64
+	var ids, claimedAt, pageIDs []int64
 	firstOf := make([]bool, len(c.results))
 	for i := range c.results {
 		r := &c.results[i]
-		hostIDs[i] = r.URL.HostID
 		if seen[r.URL.ID] {
 			continue
 		}
 		seen[r.URL.ID] = true
 		firstOf[i] = true
-		o := c.outs[i]
 		ids = append(ids, int64(r.URL.ID))
-		states = append(states, int16(o.state))
-		retryAt = append(retryAt, o.retryAt)
-		fetchedAt = append(fetchedAt, o.fetchedAt)
-		errs = append(errs, nullText(r.Error))
-		unattempt = append(unattempt, o.unattempt)
 		var at int64
 		if !r.URL.ClaimedAt.IsZero() {
 			at = r.URL.ClaimedAt.UnixMilli()
@@ -164,25 +154,22 @@ func (c *committer) run(ctx context.Context) error {
 		claimedAt = append(claimedAt, at)
 		if r.Outcome == crawl.OutcomeDone && r.Page != nil {
 			pageIDs = append(pageIDs, int64(r.URL.ID))
-			if c.bonus() {
-				lockIDs = append(lockIDs, followed(r)...)
-			}
 		}
 	}
-	moved := make(map[crawl.ID]bool, len(ids))
+	inFlight := make(map[crawl.ID]bool, len(ids))
 	recorded := map[crawl.ID]bool{} // pages recorded before this transaction
 	b := t.batch()
-	a.queueLock(b, hostIDs)
-	if c.bonus() {
-		// Even when its pages follow no link: other commits lock URLs of
-		// hosts they do not hold, this batch's among them, in ID order, and
-		// the UPDATE below would lock the batch's own in an order of the
-		// plan's choosing.
-		lockIDs = append(lockIDs, ids...)
-		slices.Sort(lockIDs)
-		lockIDs = slices.Compact(lockIDs)
-		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM urls WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE) l`, lockIDs)
-	}
+	b.Queue(`SELECT u.id FROM urls u JOIN unnest($1::bigint[], $2::bigint[]) AS v(id, claimed_at) ON u.id = v.id
+		WHERE u.state = 1 AND (v.claimed_at = 0 OR u.claimed_at = v.claimed_at)`, ids, claimedAt).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id crawl.ID
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			inFlight[id] = true
+		}
+		return nil
+	})
 	if len(pageIDs) > 0 {
 		b.Queue(`SELECT url_id FROM pages WHERE url_id = ANY($1)`, pageIDs).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
@@ -195,21 +182,6 @@ func (c *committer) run(ctx context.Context) error {
 			return nil
 		})
 	}
-	b.Queue(`UPDATE urls u SET state = v.state, retry_at = v.retry_at, fetched_at = v.fetched_at, error = v.error,
-			attempts = u.attempts - v.unattempt
-		FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bigint[], $5::text[], $6::int[], $7::bigint[])
-			AS v(id, state, retry_at, fetched_at, error, unattempt, claimed_at)
-		WHERE u.id = v.id AND u.state = 1 AND (v.claimed_at = 0 OR u.claimed_at = v.claimed_at)
-		RETURNING u.id`, ids, states, retryAt, fetchedAt, errs, unattempt, claimedAt).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var id crawl.ID
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			moved[id] = true
-		}
-		return nil
-	})
 	if err := t.send(ctx, b); err != nil {
 		return err
 	}
@@ -218,6 +190,13 @@ func (c *committer) run(ctx context.Context) error {
 	c.hosts = map[crawl.ID]*hostDelta{}
 	d := &t.delta
 	c.live = make([]bool, len(c.results))
+	var liveIDs, lockIDs []int64
+	var states []int16
+	var retryAt, fetchedAt []int64
+	var errs []*string
+	var unattempt []int32
+	var liveClaimed []int64
+	var liveHosts []crawl.ID
 	var linkSrc, linkDst []int64
 	var linkTarget, linkAnchor []string
 	var linkNoFollow []bool
@@ -225,7 +204,7 @@ func (c *committer) run(ctx context.Context) error {
 	hostErrs := map[hostError]int64{}
 	for i := range c.results {
 		r := &c.results[i]
-		if !firstOf[i] || !moved[r.URL.ID] {
+		if !firstOf[i] || !inFlight[r.URL.ID] {
 			// Not in flight any more: the lease was lost and the URL went
 			// back to the queue (or to another process). Its result is not
 			// ours to record.
@@ -233,9 +212,23 @@ func (c *committer) run(ctx context.Context) error {
 			continue
 		}
 		c.live[i] = true
+		o := c.outs[i]
+		liveIDs = append(liveIDs, int64(r.URL.ID))
+		states = append(states, int16(o.state))
+		retryAt = append(retryAt, o.retryAt)
+		fetchedAt = append(fetchedAt, o.fetchedAt)
+		errs = append(errs, nullText(r.Error))
+		unattempt = append(unattempt, o.unattempt)
+		var at int64
+		if !r.URL.ClaimedAt.IsZero() {
+			at = r.URL.ClaimedAt.UnixMilli()
+		}
+		liveClaimed = append(liveClaimed, at)
+		liveHosts = append(liveHosts, r.URL.HostID)
+		a.prepare(r.Discovered)
 		d.inflight--
 		h := hostOf(c.hosts, r.URL.HostID)
-		switch c.outs[i].state {
+		switch o.state {
 		case crawl.StateQueued:
 			h.queued++
 			h.raise(int32(r.URL.Priority))
@@ -254,6 +247,9 @@ func (c *committer) run(ctx context.Context) error {
 		}
 		errKind := ""
 		if p := r.Page; p != nil && r.Outcome == crawl.OutcomeDone {
+			if c.bonus() {
+				lockIDs = append(lockIDs, followed(r)...)
+			}
 			p.ID = r.URL.ID
 			rv := r.Revisit
 			newPage := !recorded[p.ID]
@@ -312,9 +308,6 @@ func (c *committer) run(ctx context.Context) error {
 			linkAnchor = append(linkAnchor, clean(l.Anchor))
 			linkNoFollow = append(linkNoFollow, l.NoFollow)
 		}
-		if len(r.Discovered) > 0 {
-			a.offer(r.Discovered, r.URL.HostID)
-		}
 		c.touched = append(c.touched, r.Touched...)
 		if u := r.Host; !u.NextFetchAt.IsZero() {
 			h.polite = true
@@ -327,8 +320,7 @@ func (c *committer) run(ctx context.Context) error {
 		}
 	}
 
-	// Step 2: content hashes, near-duplicate candidates, links and
-	// discovered URLs.
+	// Step 2: content hashes, near-duplicate candidates and links.
 	b = t.batch()
 	c.queueHashes(b)
 	near := queueNear(b, c.pages, c.db.near)
@@ -345,21 +337,24 @@ func (c *committer) run(ctx context.Context) error {
 			return nil
 		})
 	}
-	a.queueInsert(b, c.now)
 	if err := t.send(ctx, b); err != nil {
 		return err
 	}
-	a.finish(c.hosts, d)
-	c.st.Add = a.st
 	c.judge(near)
 	if err := t.joinWorks(ctx, c.db, c.pages); err != nil {
 		return err
 	}
 
-	// Step 3: pages, schedules, touches, external-index operations,
-	// inbound links, host outcomes and state, counters. With schedules or
-	// touches, which write recorded pages outside the page upsert, every
-	// recorded page the step writes is locked first, in ID order.
+	// Step 3: pages, schedules, touches and external-index operations
+	// (with schedules or touches, which write recorded pages outside the
+	// page upsert, every recorded page the step writes is locked first, in
+	// ID order); then, in the same round trip once those are written, the
+	// locks: the new hosts of the discovered URLs are inserted, every host
+	// involved is locked in ID order, then the URL rows the transaction
+	// changes in ID order (the URLs in flight and, with an inbound-link
+	// bonus, the link targets of the pages), so that commits bumping each
+	// other's URLs cannot deadlock; the URLs move out of flight and the
+	// known discovered URLs are looked up.
 	b = t.batch()
 	if len(c.sched.ids) > 0 || len(c.touched) > 0 {
 		lock := slices.Clone(c.lockPages)
@@ -376,6 +371,47 @@ func (c *committer) run(ctx context.Context) error {
 	c.sched.queue(b)
 	queueTouch(b, c.touched, c.now, &c.st.Touched)
 	c.db.queueOutbox(b, c.outIDs, c.outKeys)
+	a.queueLock(b, liveHosts)
+	if c.bonus() && len(liveIDs) > 0 {
+		// Even when its pages follow no link: other commits lock URLs of
+		// hosts they do not hold, this batch's among them, in ID order, and
+		// the UPDATE below would lock the batch's own in an order of the
+		// plan's choosing.
+		lockIDs = append(lockIDs, liveIDs...)
+		slices.Sort(lockIDs)
+		lockIDs = slices.Compact(lockIDs)
+		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM urls WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE) l`, lockIDs)
+	}
+	moved := 0
+	if len(liveIDs) > 0 {
+		b.Queue(`UPDATE urls u SET state = v.state, retry_at = v.retry_at, fetched_at = v.fetched_at, error = v.error,
+				attempts = u.attempts - v.unattempt
+			FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::bigint[], $5::text[], $6::int[], $7::bigint[])
+				AS v(id, state, retry_at, fetched_at, error, unattempt, claimed_at)
+			WHERE u.id = v.id AND u.state = 1 AND (v.claimed_at = 0 OR u.claimed_at = v.claimed_at)`,
+			liveIDs, states, retryAt, fetchedAt, errs, unattempt, liveClaimed).Exec(func(ct pgconn.CommandTag) error {
+			moved = int(ct.RowsAffected())
+			return nil
+		})
+	}
+	if err := t.send(ctx, b); err != nil {
+		return err
+	}
+	if moved != len(liveIDs) {
+		return errLeftFlight
+	}
+
+	// Step 4: the discovered URLs, decided in result order, inbound links,
+	// host outcomes and state, counters.
+	for i := range c.results {
+		if r := &c.results[i]; c.live[i] && len(r.Discovered) > 0 {
+			a.offer(r.Discovered, r.URL.HostID)
+		}
+	}
+	b = t.batch()
+	a.queueInsert(b, c.now)
+	a.finish(c.hosts, d)
+	c.st.Add = a.st
 	if c.bonus() {
 		c.queueInlinks(b, recorded)
 	}
@@ -384,6 +420,11 @@ func (c *committer) run(ctx context.Context) error {
 	queueHostDeltas(b, c.hosts)
 	return t.commit(ctx, b)
 }
+
+// errLeftFlight is a commit's finding, once it locked its URLs, that one
+// of them left flight after the commit began (its lease was lost): the
+// commit runs again, and leaves that URL's result out as stale.
+var errLeftFlight = errors.New("a URL left flight during the commit")
 
 // inlink is what the new pages of a batch do to one link target: n
 // inbound links, of which the last m while the target is queued (a target

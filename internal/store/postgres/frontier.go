@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 )
@@ -272,10 +271,10 @@ func (a *admission) queueInsert(b *pgx.Batch, now time.Time) {
 				WITH ORDINALITY AS t(id, url, host_id, depth, priority, via, parent_id, kind, lastmod, changefreq, ord)
 			ORDER BY ord) AS offered
 		ORDER BY id`, ids, urls, hosts, depths, prios, vias, parents, now.UnixMilli(),
-		kinds, lastmods, freqs).Exec(func(pgconn.CommandTag) error {
-		a.inserted()
-		return nil
-	})
+		kinds, lastmods, freqs)
+	// The statement runs or the transaction fails: the hosts' best
+	// priorities are known now, for the host deltas queued after it.
+	a.inserted()
 }
 
 // finish completes the statistics and adds the admission's effects to the
@@ -924,8 +923,12 @@ const valueWindow = 200
 // its most recently recorded pages, when it recorded responses since it
 // was last valued, and returns the values in the order of ids (0 for an
 // unknown host). ClaimHosts leases due hosts by the priority of their best
-// queued URL plus their value, computed by hostValueSQL. The hosts to
-// revalue are locked in ID order, as commits lock them.
+// queued URL plus their value, computed by hostValueSQL. Each host to
+// revalue is valued in a transaction of its own, and only when no other
+// transaction holds its row (a commit admitting URLs to it, a claim): a
+// host's value is read from up to valueWindow pages and their links, and
+// holding many hosts' rows through that would hold up the commits that
+// admit URLs to them. A host skipped keeps its value until a later call.
 func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	out := make([]int, len(ids))
 	if len(ids) == 0 {
@@ -935,24 +938,44 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 		return nil, errors.New("postgres: value hosts: store is open read-only")
 	}
 	sorted := sortedIDs(ids)
-	values := map[int64]int{}
-	err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
-		clear(values)
-		b := t.batch()
-		b.Queue(hostValueSQL, sorted, valueWindow)
-		b.Queue(`SELECT id, value FROM hosts WHERE id = ANY($1)`, sorted).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var id int64
-				var v int32
-				if err := rows.Scan(&id, &v); err != nil {
-					return err
-				}
-				values[id] = int(v)
+	var stale []int64
+	rows, err := db.pool.Query(ctx, `SELECT id FROM hosts WHERE id = ANY($1) AND fetched <> value_fetched ORDER BY id`, sorted)
+	if err == nil {
+		stale, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres: value hosts: %w", err)
+	}
+	for _, id := range stale {
+		err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
+			held := false
+			b := t.batch()
+			b.Queue(`SELECT count(*) > 0 FROM (SELECT 1 FROM hosts WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED) l`, id).QueryRow(func(row pgx.Row) error {
+				return row.Scan(&held)
+			})
+			if err := t.send(ctx, b); err != nil {
+				return err
 			}
+			b = t.batch()
+			if held {
+				b.Queue(hostValueSQL, []int64{id}, valueWindow)
+			}
+			return t.commit(ctx, b)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("postgres: value hosts: %w", err)
+		}
+	}
+	values := make(map[int64]int, len(sorted))
+	var id int64
+	var v int32
+	rows, err = db.pool.Query(ctx, `SELECT id, value FROM hosts WHERE id = ANY($1)`, sorted)
+	if err == nil {
+		_, err = pgx.ForEachRow(rows, []any{&id, &v}, func() error {
+			values[id] = int(v)
 			return nil
 		})
-		return t.commit(ctx, b)
-	})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres: value hosts: %w", err)
 	}

@@ -158,6 +158,9 @@ func (db *DB) write(ctx context.Context, async bool, fn func(context.Context, *t
 }
 
 func retryable(err error) bool {
+	if errors.Is(err, errLeftFlight) {
+		return true
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
