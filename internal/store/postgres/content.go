@@ -13,6 +13,7 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/fingerprint"
+	"github.com/acrawler/acrawler/internal/query"
 )
 
 // bands returns the four 16-bit bands of a SimHash (fingerprint.Bands),
@@ -46,10 +47,13 @@ var pageCols = []pageCol{
 // pageUpsert writes the pages of a pageRows, one array per column,
 // replacing the recorded page of the same URL, and their search index
 // entries: an array tells which pages are indexable (crawl.Indexable),
-// whose anchors and search columns are computed from their columns and the
-// links already recorded to them, and a last one lists the recorded pages
-// that keep their anchors and search columns as they are (a page keeps its
-// rank, schedule and external-index key). The rows are written, and so
+// whose anchors and search columns are computed from the links already
+// recorded to them and from their indexed title and text folded by
+// query.Fold (two more arrays: folded here, by the writer, rather than by
+// acrawler_fold on the server, whose CPU a fleet of crawlers shares; they
+// give the same), and another lists the recorded pages that keep their
+// anchors and search columns as they are (a page keeps its rank, schedule
+// and external-index key). The rows are written, and so
 // locked, in URL ID order, as SetRanks locks them.
 var pageUpsert = func() string {
 	names, params, sel, set := make([]string, len(pageCols)), make([]string, len(pageCols)), make([]string, len(pageCols)), []string{}
@@ -64,14 +68,15 @@ var pageUpsert = func() string {
 			set = append(set, c.name+" = excluded."+c.name)
 		}
 	}
-	params = append(params, fmt.Sprintf("$%d::bool[]", len(pageCols)+1))
+	params = append(params, fmt.Sprintf("$%d::bool[]", len(pageCols)+1), fmt.Sprintf("$%d::text[]", len(pageCols)+3),
+		fmt.Sprintf("$%d::text[]", len(pageCols)+4))
 	keep := fmt.Sprintf("$%d::bigint[]", len(pageCols)+2)
 	set = append(set, "anchors = CASE WHEN pages.url_id = ANY("+keep+") THEN pages.anchors ELSE excluded.anchors END",
 		"search = CASE WHEN pages.url_id = ANY("+keep+") THEN pages.search ELSE excluded.search END")
 	return `INSERT INTO pages (` + strings.Join(names, ", ") + `, anchors, search)
 		SELECT ` + strings.Join(sel, ", ") + `, a.anchors,
-			CASE WHEN a.indexed THEN ` + docVector("t") + ` || ` + anchorVector("a.anchors") + ` END
-		FROM unnest(` + strings.Join(params, ", ") + `) AS t(` + strings.Join(names, ", ") + `, indexable)
+			CASE WHEN a.indexed THEN ` + foldedDocVector("t.folded_title", "t.folded_body") + ` || ` + anchorVector("a.anchors") + ` END
+		FROM unnest(` + strings.Join(params, ", ") + `) AS t(` + strings.Join(names, ", ") + `, indexable, folded_title, folded_body)
 		CROSS JOIN LATERAL (SELECT t.indexable AND t.url_id <> ALL(` + keep + `) AS indexed) i
 		CROSS JOIN LATERAL (SELECT i.indexed, CASE WHEN i.indexed THEN ` + anchorsOf("t.url_id") + ` ELSE '' END AS anchors) a
 		ORDER BY t.url_id
@@ -88,7 +93,8 @@ type pageRows struct {
 	meta                                                                  []*string
 	hashes                                                                [][]byte
 	noindex, nofollow, blocked, indexable                                 []bool
-	keep                                                                  []int64 // recorded pages keeping their index entries
+	foldedTitle, foldedBody                                               []string // of the pages indexed: docVector's text, folded
+	keep                                                                  []int64  // recorded pages keeping their index entries
 }
 
 // add appends a page, whose duplicate marks are set: they decide whether
@@ -129,7 +135,45 @@ func (r *pageRows) addIndexed(p *crawl.Page, indexable bool) error {
 	r.file, r.meta, r.hashes = append(r.file, clean(p.WARC.File)), append(r.meta, meta), append(r.hashes, hash)
 	r.noindex, r.nofollow, r.blocked = append(r.noindex, p.NoIndex), append(r.nofollow, p.NoFollow), append(r.blocked, p.Blocked)
 	r.host, r.indexable = append(r.host, clean(crawl.HostKey(p.URL))), append(r.indexable, indexable)
+	var ft, fb string
+	if indexable {
+		ft, fb = foldedDoc(r.title[len(r.title)-1], meta, r.mainText[len(r.mainText)-1], r.text[len(r.text)-1])
+	}
+	r.foldedTitle, r.foldedBody = append(r.foldedTitle, ft), append(r.foldedBody, fb)
 	return nil
+}
+
+// foldedDoc returns the title and text that docVector indexes for a page
+// of the given (stored) title, metadata, main text and text, folded by
+// query.Fold: what acrawler_fold makes of titleOf and bodyOf.
+func foldedDoc(title string, meta *string, mainText, text string) (string, string) {
+	if title == "" && meta != nil {
+		var m struct {
+			Title string `json:"title"`
+		}
+		if json.Unmarshal([]byte(*meta), &m) == nil {
+			title = m.Title
+		}
+	}
+	body := mainText
+	if body == "" {
+		body = text
+	}
+	return query.Fold(firstRunes(title, maxTitle)), query.Fold(firstRunes(body, maxBody))
+}
+
+// firstRunes returns the first n characters of s, as left(s, n) does.
+func firstRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // queue queues the upsert of the pages, if any.
@@ -143,7 +187,7 @@ func (r *pageRows) queue(b *pgx.Batch) {
 	b.Queue(pageUpsert, r.ids, r.urls, r.status, r.ctype, r.charset, r.title, r.text, r.lang, r.hashes, r.dups,
 		r.canonical, r.redirect, r.noindex, r.nofollow, r.bytes, r.wire, r.etag, r.lastMod, r.fetched, r.dur, r.errText,
 		r.blocked, r.errKind, r.mainText, r.docType, r.rule, r.doi, r.year, r.meta, r.simhash, r.b0, r.b1, r.b2, r.b3,
-		r.near, r.file, r.warcOff, r.warcLen, r.host, r.indexable, r.keep)
+		r.near, r.file, r.warcOff, r.warcLen, r.host, r.indexable, r.keep, r.foldedTitle, r.foldedBody)
 }
 
 // metadataJSON encodes metadata for the JSONB column (nil: none). Each

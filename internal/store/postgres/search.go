@@ -63,6 +63,13 @@ func docVector(r string) string {
 	return `setweight(to_tsvector('simple', acrawler_fold(` + titleOf(r) + `)), 'A') || setweight(to_tsvector('simple', acrawler_fold(` + bodyOf(r) + `)), 'C')`
 }
 
+// foldedDocVector is docVector of a row whose indexed title and text
+// (titleOf and bodyOf) are given already folded, by query.Fold, as the
+// expressions title and body.
+func foldedDocVector(title, body string) string {
+	return `setweight(to_tsvector('simple', ` + title + `), 'A') || setweight(to_tsvector('simple', ` + body + `), 'C')`
+}
+
 // anchorVector is the anchor text part of the search column, for the
 // anchor text expression a, folded as docVector folds.
 func anchorVector(a string) string {

@@ -626,3 +626,69 @@ func TestFoldMigration(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchColumnFoldedByWriter: the search column a commit and a
+// reparse write, from the title and text the writer folds with
+// query.Fold, is what the server builds from the stored row with
+// acrawler_fold (as migration 0008 and a rebuild do): for titles and
+// texts with diacritics, capitals and ligatures, a title taken from the
+// metadata, main text before text, invalid UTF-8 and NUL, a text cut at
+// 100,000 characters amid multibyte ones, and anchors of earlier links.
+func TestSearchColumnFoldedByWriter(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	db := open(t, dsn, schema)
+	var urls []crawl.NewURL
+	for i := range 6 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://a.test/%d", i), 0, 0))
+	}
+	cs := claimAll(t, db, now, urls...)
+	long := strings.Repeat("Ünïcødé ", 12_499) + "ÆØÅ-ﬁx İSTANBUL ışık Straße " + strings.Repeat("é", 50)
+	pages := []*crawl.Page{
+		{Title: "Zoë Hoffmann — İSTANBUL ﬁnance", Text: "Mu\u0308ller Straße ẞ ĳ œuvre"},
+		{Meta: &crawl.Metadata{Title: "Título Ñandú ÅNGSTRÖM"}, Text: "plain text"},
+		{Title: "main", MainText: "Main Text Çedille", Text: "not indexed Ŧext"},
+		{Title: "caf\xe9 \x00x", Text: "\xff\xfe Élan\x00vital"},
+		{Title: strings.Repeat("Ŧ", 10_050), Text: long},
+		{Title: "a page linked to", Text: "target"},
+	}
+	var results []crawl.Result
+	for i, p := range pages {
+		c := cs[urls[i].URL]
+		p.URL, p.Status, p.ContentType, p.FetchedAt = c.URL, 200, "text/html", now
+		r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: p}
+		if i == 0 {
+			target := urls[5].URL
+			r.Links = []crawl.Link{{TargetID: crawl.URLID(target), Target: target, Anchor: "Ánchor Tëxt ﬂow"}}
+		}
+		results = append(results, r)
+	}
+	// The linked page is committed after the link, so that it is indexed
+	// with the link's anchor text.
+	for _, batch := range [][]crawl.Result{results[:5], results[5:]} {
+		if _, err := db.Commit(ctx, batch, crawl.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	re := *pages[2]
+	re.Title, re.MainText = "Reparsed TÍTLE", "Ŋew Main Text"
+	if err := db.Reparse(ctx, &re, nil); err != nil {
+		t.Fatal(err)
+	}
+	var indexed, differ int
+	var anchors string
+	if err := queryRow(t, dsn, schema, `SELECT count(*) FILTER (WHERE search IS NOT NULL),
+			count(*) FILTER (WHERE search IS DISTINCT FROM
+				setweight(to_tsvector('simple', acrawler_fold(left(CASE WHEN title <> '' THEN title ELSE coalesce(metadata::jsonb->>'title', '') END, 10000))), 'A') ||
+				setweight(to_tsvector('simple', acrawler_fold(left(CASE WHEN main_text <> '' THEN main_text ELSE text END, 100000))), 'C') ||
+				setweight(to_tsvector('simple', acrawler_fold(anchors)), 'B')),
+			max(anchors)
+		FROM pages`, nil, &indexed, &differ, &anchors); err != nil {
+		t.Fatal(err)
+	}
+	if indexed != len(pages) || differ != 0 || anchors == "" {
+		t.Errorf("%d pages indexed, %d of them with a search column other than the server's (anchors %q); want %d and 0, and the anchor text",
+			indexed, differ, anchors, len(pages))
+	}
+}
