@@ -332,20 +332,53 @@ func (c *committer) countInlinks(ctx context.Context, lim crawl.Limits) error {
 			counts[id] = n
 		}
 	}
-	// In ID order, as the rows are laid out, up to 256 targets a
-	// statement (one statement a target cost more than the rows it
-	// changed). Of the post links, those that find the URL queued raise
-	// its priority while its count (pre links included) is below the cap.
+	// The targets of each count together, in ID order, as the rows are
+	// laid out, up to 256 a statement: one statement a target cost more
+	// than the rows it changed. Of the post links, those that find the URL
+	// queued raise its priority (by the bonus times the least of post and
+	// what the cap leaves) while its count (pre links included) is below
+	// the cap. A statement that may change many rows and abort halfway
+	// keeps a journal of the pages it changes (a file, once past 64 KiB),
+	// so that its failure can be undone alone: this one is an UPDATE OR
+	// FAIL of an IN list, with CASE where max and min would do (a function
+	// may fail), which SQLite runs without that journal; a failure fails
+	// the whole transaction.
 	slices.Sort(ids)
+	var groups []count
+	byCount := map[count][]crawl.ID{}
+	for _, id := range ids {
+		n := counts[id]
+		if byCount[n] == nil {
+			groups = append(groups, n)
+		}
+		byCount[n] = append(byCount[n], id)
+	}
 	bonus, capped := lim.InlinkBonus, lim.MaxInlinkBonus/lim.InlinkBonus
-	return c.t.inChunks(ctx, len(ids), 5, `WITH a(id, pre, post, bonus, cap) AS (VALUES %s)
-		UPDATE urls SET
-			inlinks = inlinks + a.pre + a.post,
-			priority = priority + CASE WHEN state = 0 THEN a.bonus * max(0, min(a.post, a.cap - inlinks - a.pre)) ELSE 0 END
-		FROM a WHERE urls.id = a.id`, func(i int, a []any) {
-		n := counts[ids[i]]
-		a[0], a[1], a[2], a[3], a[4] = ids[i], n.pre, n.post, bonus, capped
-	}, nil)
+	for _, n := range groups {
+		ids := byCount[n]
+		for len(ids) > 0 {
+			k := chunkSize(len(ids))
+			part := ids[:min(k, len(ids))]
+			ids = ids[len(part):]
+			stmt, err := c.t.prep(ctx, `UPDATE OR FAIL urls SET
+					inlinks = inlinks + ?1 + ?2,
+					priority = priority + CASE WHEN state = 0 AND ?4 - inlinks - ?1 > 0
+						THEN ?3 * CASE WHEN ?2 < ?4 - inlinks - ?1 THEN ?2 ELSE ?4 - inlinks - ?1 END ELSE 0 END
+				WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", k), ",")+`)`)
+			if err != nil {
+				return err
+			}
+			args := make([]any, 4+k)
+			args[0], args[1], args[2], args[3] = n.pre, n.post, bonus, capped
+			for i := range k {
+				args[4+i] = part[min(i, len(part)-1)] // padded with the last: an IN list is a set
+			}
+			if _, err := stmt.ExecContext(ctx, args...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // schedule records a page's revisit schedule, existence and history.

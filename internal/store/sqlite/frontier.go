@@ -246,6 +246,17 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 // statements serve every batch size from the statement cache.
 var chunkRows = [...]int{1, 8, 64, 256}
 
+// chunkSize is the statement size of chunkRows that a chunk of the n
+// rows left takes: the smallest that holds them, or the largest.
+func chunkSize(n int) int {
+	for _, c := range chunkRows {
+		if c >= n {
+			return c
+		}
+	}
+	return chunkRows[len(chunkRows)-1]
+}
+
 // inChunks runs q over n rows of cols values each, in chunks of at most
 // 256 rows. q has one %s: for an IN list (cols 1), the rows' values
 // separated by commas; otherwise the rows of a VALUES list. set fills row
@@ -262,13 +273,7 @@ func (t *txn) inChunks(ctx context.Context, n, cols int, q string, set func(i in
 		return strings.TrimSuffix(strings.Repeat(row, k), ",")
 	}
 	for lo := 0; lo < n; {
-		k := chunkRows[len(chunkRows)-1]
-		for _, c := range chunkRows {
-			if c >= n-lo {
-				k = c
-				break
-			}
-		}
+		k := chunkSize(n - lo)
 		hi := min(lo+k, n)
 		args := make([]any, k*cols)
 		for i := lo; i < hi; i++ {
