@@ -112,6 +112,11 @@ func (e *Engine) account(st crawl.CommitStats, batch []crawl.Result) {
 			e.cfg.Log.Warn("suspected auto-generated space", "host", urlnorm.HostKey(r.URL.URL), "why", trap)
 		}
 	}
+	if e.copies != nil {
+		for host, c := range e.copies.committed(batch) {
+			e.fr.Copies(host, c[0], c[1])
+		}
+	}
 	s.added.Add(int64(st.Add.Added))
 	s.known.Add(int64(st.Add.Known))
 	s.overHostCap.Add(int64(st.Add.OverHostCap))

@@ -178,6 +178,11 @@ type Engine struct {
 	seen  *seenFilter
 	stats stats
 	traps *trapWatch
+	// copies counts the hosts' pages that copy other hosts', mirrors
+	// takes hosts for mirrors by the links to them (copies.go); both tell
+	// the frontier, in the priority order only (nil otherwise).
+	copies  *copyWatch
+	mirrors *mirrorWatch
 
 	extractor     *extract.Extractor
 	archiveErrors atomic.Int64
@@ -223,6 +228,9 @@ func New(store Store, cfg Config) (*Engine, error) {
 		gaveUp:  make(chan struct{}),
 	}
 	e.extractor = e.newExtractor()
+	if cfg.Frontier.HostValues {
+		e.copies, e.mirrors = newCopyWatch(), newMirrorWatch()
+	}
 	fc := cfg.Frontier
 	fc.Wake = e.notify
 	e.fr = frontier.New(store, fc)

@@ -463,6 +463,12 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 		if l.URL != u.URL && !l.NoFollow && !p.NoFollow {
 			e.offer(r, l.URL, l.Anchor, u.Depth+1, crawl.ViaLink, fromPage)
 		}
+		if e.mirrors != nil {
+			if m, ok := e.mirrors.linked(l.URL, l.Anchor); ok {
+				e.cfg.Log.Debug("host taken for a mirror: its pages are linked under another host's paths and titles", "host_id", int64(m))
+				e.fr.Mirror(m)
+			}
+		}
 	}
 }
 

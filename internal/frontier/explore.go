@@ -45,7 +45,7 @@ func (f *Frontier) unheldClaimedLocked(r ioRound, res ioResult) {
 		if i >= len(res.first) || len(res.first[i].us) == 0 {
 			continue
 		}
-		if rank := res.first[i].us[0].Priority + res.values[sh.ID]; !ok || rank < low {
+		if rank := f.rankOf(res.first[i].us[0].Priority, res.values[sh.ID]); !ok || rank < low {
 			low, ok = rank, true
 		}
 	}

@@ -47,7 +47,14 @@ type Config struct {
 	// rank: a host whose rank is more than BudgetSlack below the best rank
 	// among the held hosts that may take a request within BudgetHorizon
 	// waits, its slot unused, and holds one claimed URL at a time.
-	HostValues    bool
+	HostValues bool
+	// ValueFloor is the priority below which a URL gains none of its
+	// host's positive value (a negative value still counts): the URLs the
+	// priority policy avoids (news, events, about and shop pages: its
+	// avoid penalty, 12, less what inbound links add) rank by themselves,
+	// so that a research site whose research is spent ranks by its news,
+	// not by the research it had (default −8).
+	ValueFloor    int
 	BudgetSlack   int           // default 6
 	BudgetHorizon time.Duration // default 4 delays, at least 1s
 	// Aging is, with HostValues and no budget, the wait that is worth one
@@ -92,6 +99,9 @@ func (c *Config) defaults() {
 	}
 	if c.ClaimEvery <= 0 {
 		c.ClaimEvery = 250 * time.Millisecond
+	}
+	if c.ValueFloor == 0 {
+		c.ValueFloor = -8
 	}
 	if c.BudgetSlack <= 0 {
 		c.BudgetSlack = 6
@@ -179,6 +189,7 @@ type Frontier struct {
 	ioErr    error
 	// valuing is set while the values of refilled hosts are learned in
 	// the background (valueLoop), toValue the hosts queued behind it.
+	mirrors     map[crawl.ID]bool // hosts taken for mirrors (Mirror)
 	valuing     bool
 	toValue     []crawl.ID
 	valueCancel context.CancelFunc // cancels the background valuing (Stop, past stopWait)
@@ -204,11 +215,14 @@ type host struct {
 	rank        int       // priority of the next task (plus the host's value), while in the ready heap
 	since       time.Time // when it could first take the task it waits for in the ready heap
 	value       int       // what the store learned the host is worth (HostValues)
-	ranked      bool      // the host had URLs buffered: rank is its last known rank
-	claimN      int       // URLs asked for by the claim on its way
-	heapIndex   int       // position in the heap holding it, -1 in none
-	idle        bool      // nothing left to claim; release after the last Done
-	refilling   bool      // a claim of its URLs is on its way
+	copyValue   int       // while copied: the most the host's copies of other hosts' pages leave it worth (Copies)
+	copied      bool
+	mirror      bool // taken for a copy of another host (Mirror)
+	ranked      bool // the host had URLs buffered: rank is its last known rank
+	claimN      int  // URLs asked for by the claim on its way
+	heapIndex   int  // position in the heap holding it, -1 in none
+	idle        bool // nothing left to claim; release after the last Done
+	refilling   bool // a claim of its URLs is on its way
 }
 
 // New returns a frontier over store.
@@ -760,7 +774,86 @@ func (f *Frontier) bufRank(h *host) int {
 	if f.budgeted() && (h.refused != nil || f.gaveUpRobots(h)) {
 		return skipRank
 	}
-	return h.buf[0].Priority + h.value
+	return f.rankOf(h.buf[0].Priority, h.worth())
+}
+
+// rankOf is the rank of a URL of priority p on a host of value v: p + v,
+// but a URL below ValueFloor gains no positive value.
+func (f *Frontier) rankOf(p, v int) int {
+	if p < f.cfg.ValueFloor {
+		v = min(v, 0)
+	}
+	return p + v
+}
+
+// worth is the host's value, at most what its copies of other hosts'
+// pages leave it while they are most of what it gave (Copies).
+func (h *host) worth() int {
+	v := h.value
+	if h.copied {
+		v = min(v, h.copyValue)
+	}
+	if h.mirror {
+		v = min(v, mirrorValue)
+	}
+	return v
+}
+
+// mirrorValue is what a host taken for a mirror is worth at most: what the
+// store learns of a host whose pages are all copies, from a dozen pages
+// ((−24·12 − 6·12) / 16 = −22).
+const mirrorValue = -22
+
+// Mirror tells the frontier that a host is taken for a copy of another
+// (a mirror: its pages are linked under another host's paths with the
+// same titles): it ranks by at most mirrorValue, held now or later.
+// Without HostValues it does nothing.
+func (f *Frontier) Mirror(host crawl.ID) {
+	if !f.cfg.HostValues {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mirrors == nil {
+		f.mirrors = map[crawl.ID]bool{}
+	}
+	f.mirrors[host] = true
+	if h := f.hosts[host]; h != nil && !h.mirror {
+		h.mirror = true
+		if len(h.buf) > 0 && f.ready.has(h) {
+			f.rankLocked(h)
+			f.ready.fix(h)
+		}
+	}
+}
+
+// Copies tells the frontier what the pages a held host gave this process
+// turned out to be, as they are committed: of pages, copies are copies of
+// another host's pages (exact or near duplicates). While the copies are
+// at least half of the pages, the host ranks by at most what the store
+// will learn it is worth from them, (−24·copies − 6·pages) / (pages + 4)
+// (the research among them not counted): a mirror falls from its first
+// copies on, before the store revalues it, and its next copies wait.
+// Without HostValues it does nothing.
+func (f *Frontier) Copies(host crawl.ID, pages, copies int) {
+	if !f.cfg.HostValues || pages <= 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.hosts[host]
+	if h == nil {
+		return
+	}
+	copied, v := copies > 0 && copies*2 >= pages, (-24*copies-6*pages)/(pages+4)
+	if copied == h.copied && v == h.copyValue {
+		return
+	}
+	h.copied, h.copyValue = copied, v
+	if len(h.buf) > 0 && f.ready.has(h) {
+		f.rankLocked(h)
+		f.ready.fix(h)
+	}
 }
 
 // stopWait is how long Stop waits for a round of store I/O before it
@@ -836,7 +929,8 @@ func (f *Frontier) applyLocked(ctx context.Context, r ioRound, res ioResult) err
 	f.applyValuesLocked(res.values)
 	defer f.valueRefilledLocked(ctx, r)
 	for i, sh := range res.claimed {
-		h := &host{Host: sh, delay: sh.Delay, backoff: sh.Backoff, readyAt: sh.NextFetchAt, heapIndex: -1, value: res.values[sh.ID]}
+		h := &host{Host: sh, delay: sh.Delay, backoff: sh.Backoff, readyAt: sh.NextFetchAt, heapIndex: -1, value: res.values[sh.ID],
+			mirror: f.mirrors[sh.ID]}
 		if sh.Robots != nil {
 			f.setRobotsLocked(h, sh.Robots)
 		}

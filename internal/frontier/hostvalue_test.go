@@ -157,3 +157,46 @@ func TestAgingMovesLowerHosts(t *testing.T) {
 		})
 	}
 }
+
+// TestMirrorAndCopiesRankLow: a host taken for a mirror (Mirror) ranks
+// by at most the value of a host of copies, and one whose committed pages
+// are mostly copies of other hosts' (Copies) by what they leave it worth,
+// before the store has revalued either: among three hosts of one value
+// and priority, the plain one goes first, the mirror last.
+func TestMirrorAndCopiesRankLow(t *testing.T) {
+	urls := []crawl.NewURL{storetest.U("http://a.test/p", 1, 5), storetest.U("http://c.test/p", 1, 5), storetest.U("http://m.test/p", 1, 5)}
+	f, c, st := setup(t, frontier.Config{HostValues: true}, urls...)
+	knownRobots(t, st, c, urls...)
+	f.Mirror(crawl.HashID("http://m.test")) // not held yet: applies when claimed
+	// Claims the hosts; their URLs are ranked once buffered.
+	task, _ := waitTask(t, f, c)
+	f.Copies(crawl.HashID("http://c.test"), 2, 1) // (−24 − 12) / 6 = −6
+	f.Copies(crawl.HashID("http://a.test"), 3, 1) // a third: not mostly copies
+	order := []string{task.URL.URL}
+	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	order = append(order, crawlOrder(t, f, c, 2)...)
+	// The first task is handed out before Copies is told (a or c, by ID;
+	// the mirror ranks low from its claim on).
+	want := "acm"
+	if order[0] == "http://c.test/p" {
+		want = "cam"
+	}
+	if got := hostsOf(order); got != want {
+		t.Errorf("hosts in order %s, want %s (a: plain, c: copies, m: a mirror)", got, want)
+	}
+}
+
+// TestValueFloor: a host's positive value does not lift its URLs below
+// ValueFloor (news, about pages): a research site whose research is spent
+// ranks by its news, below a plain page of a host not known; its negative
+// value still counts.
+func TestValueFloor(t *testing.T) {
+	urls := []crawl.NewURL{storetest.U("http://r.test/news/1", 1, -14), storetest.U("http://n.test/", 1, -2)}
+	f, c, st := setup(t, frontier.Config{HostValues: true}, urls...)
+	knownRobots(t, st, c, urls...)
+	vs := &valuedStore{Store: st, values: map[string]int{"http://r.test": 18}}
+	f = frontier.New(vs, frontier.Config{Owner: "test", Token: "acrawler", Now: c.now, HostValues: true})
+	if got := hostsOf(crawlOrder(t, f, c, 2)); got != "nr" {
+		t.Errorf("hosts in order %s, want n (a plain page) before r (its news, its value not counted)", got)
+	}
+}

@@ -89,11 +89,14 @@ func (f *Frontier) nextReturnLocked() (Task, bool) {
 }
 
 // mayClaimTightLocked reports whether new hosts may be claimed: while the
-// budget is tight, only when no held host may take a request soon.
+// budget is tight, only when no held host may take a request soon, or
+// when the hosts not held may rank above the best held one (the held
+// hosts have spent their research, and what they have left, news or a
+// mirror's copies, would take the budget's end from a journal not held).
 func (f *Frontier) mayClaimTightLocked(now time.Time) bool {
 	if !f.tight || f.budget != nil {
 		return true
 	}
-	_, ok := f.barLocked(now)
-	return !ok
+	bar, ok := f.barLocked(now)
+	return !ok || f.unheld > bar
 }
