@@ -427,7 +427,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 	if barred {
 		readyCount = len(refill)
 		for _, h := range f.ready.items {
-			if h.rank >= bar-f.cfg.BudgetSlack {
+			if !f.heldBack(h.rank, bar) {
 				readyCount++
 			}
 		}
@@ -501,7 +501,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		}
 		return Task{}, false, wake, claimedAny, answered, nil
 	}
-	if bar, barred := f.barLocked(now); barred && f.ready.top().rank < bar-f.cfg.BudgetSlack {
+	if bar, barred := f.barLocked(now); barred && f.heldBack(f.ready.top().rank, bar) {
 		// Under a budget, the best ready host ranks too far below a host
 		// that may take a request soon: its slot stays unused, until that
 		// host's time or its URLs come.
@@ -910,6 +910,14 @@ func (f *Frontier) barLocked(now time.Time) (bar int, ok bool) {
 	return bar, ok
 }
 
+// heldBack reports whether, under a budget, a host of rank waits for the
+// hosts ranking bar: it ranks more than BudgetSlack below it, or below
+// both the bar and 0 (below a plain page of a host not known: a shop's, a
+// blog archive's, a spent host's news), which the slack does not cover.
+func (f *Frontier) heldBack(rank, bar int) bool {
+	return rank < bar-f.cfg.BudgetSlack || rank < 0 && rank < bar
+}
+
 // claimSizeLocked is how many URLs to claim for a host: Batch, but under
 // a budget (whose claimed URLs count against it) one for a host not known
 // to rank near the best and two for the others.
@@ -917,7 +925,7 @@ func (f *Frontier) claimSizeLocked(h *host, now time.Time) int {
 	if !f.budgeted() || f.budget != nil {
 		return f.cfg.Batch
 	}
-	if bar, ok := f.barLocked(now); !h.ranked || ok && h.rank < bar-f.cfg.BudgetSlack {
+	if bar, ok := f.barLocked(now); !h.ranked || ok && f.heldBack(h.rank, bar) {
 		return 1
 	}
 	return min(2, f.cfg.Batch)
