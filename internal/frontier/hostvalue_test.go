@@ -200,3 +200,31 @@ func TestValueFloor(t *testing.T) {
 		t.Errorf("hosts in order %s, want n (a plain page) before r (its news, its value not counted)", got)
 	}
 }
+
+// TestBudgetHoldsBackBelowZero: under a page budget, a host ranking below
+// 0 waits for one ranking above it even within BudgetSlack of it (a
+// shop's home page beside a research host's plain page); without a budget
+// it takes the slots the research host leaves.
+func TestBudgetHoldsBackBelowZero(t *testing.T) {
+	var urls []crawl.NewURL
+	for i := range 6 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://research.test/%d", i), 1, 3),
+			storetest.U(fmt.Sprintf("http://shop.test/%d", i), 1, -1))
+	}
+	for _, tc := range []struct {
+		name   string
+		budget int64
+		want   string
+	}{
+		{"budget", 100, "rrrrrr"},
+		{"no budget", 0, "rsrsrs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, c, st := setup(t, frontier.Config{HostValues: true, Delay: time.Second, Limits: crawl.Limits{MaxPages: tc.budget}}, urls...)
+			knownRobots(t, st, c, urls...)
+			if got := hostsOf(crawlOrder(t, f, c, 6)); got != tc.want {
+				t.Errorf("hosts of the first six pages: %s, want %s (r: research.test, s: shop.test)", got, tc.want)
+			}
+		})
+	}
+}
