@@ -30,9 +30,8 @@ import (
 // mergeLinks is how many staged links a commit leaves before it merges
 // them into inlinks: what the writer holds of them in memory (16 bytes a
 // link and its anchor text) and the reads of the staged rows are bounded
-// by it. At 131,072 links the throughput benchmark's crawl peaked 12 MB
-// higher than at 65,536, for CPU per page within the noise.
-var mergeLinks = 1 << 16
+// by it.
+var mergeLinks = 1 << 17
 
 // stagedLink is a staged link to a target: its source, and where its
 // anchor text is in stagedLinks.anchors.
