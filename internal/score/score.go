@@ -50,6 +50,12 @@ type Config struct {
 	// the path holds a date (/2024/05/, as news and blog posts do).
 	Avoid        []string `toml:"avoid"`
 	AvoidPenalty int      `toml:"avoid_penalty"`
+	// AvoidAnchors are whole anchor texts of links to such pages ("About
+	// us", "News", "Kontakt"): a site that numbers every page (/node/N)
+	// names its about and news pages only in its menus. A link whose
+	// anchor is one of them (case, Turkish letters, spaces and hyphens
+	// aside) loses the avoid penalty too, once.
+	AvoidAnchors []string `toml:"avoid_anchors"`
 	// Files are path substrings of a publication's file (".pdf", a
 	// repository's /bitstream/); FilePenalty is subtracted once when any
 	// matches: a publication's landing page, which names it and links its
@@ -94,7 +100,13 @@ func DefaultConfig() Config {
 			"/noticias/", "/eventos/", "/acerca", "/contacto", "/actualites/", "/evenements/", "/a-propos",
 			"/notizie/", "/eventi/", "/chi-siamo", "/contatti", "/sobre",
 		},
-		AvoidPenalty:   12,
+		AvoidPenalty: 12,
+		AvoidAnchors: []string{
+			"about", "about us", "contact", "contact us", "news", "events", "press", "jobs", "careers", "shop", "cart", "login",
+			"aktuelles", "über uns", "ueber uns", "kontakt", "veranstaltungen", "noticias", "acerca", "acerca de", "contacto",
+			"eventos", "actualités", "actualites", "à propos", "a propos", "événements", "evenements", "notizie", "chi siamo", "contatti", "eventi",
+			"sobre", "sobre nós", "contato", "haberler", "hakkımızda", "iletişim", "duyurular", "etkinlikler",
+		},
 		Files:          []string{".pdf", "/bitstream/"},
 		FilePenalty:    3,
 		InlinkBonus:    1,
@@ -110,6 +122,7 @@ type Policy struct {
 	words    map[string]int // folded word → index
 	patterns []string
 	avoid    []string
+	anchors  []string // AvoidAnchors, normalized (anchorKey)
 	files    []string
 }
 
@@ -149,6 +162,13 @@ func New(cfg Config) (*Policy, error) {
 		}
 		p.avoid = append(p.avoid, fold(pat))
 	}
+	for _, a := range cfg.AvoidAnchors {
+		k := anchorKey(a)
+		if k == "" {
+			return nil, fmt.Errorf("score: empty avoided anchor")
+		}
+		p.anchors = append(p.anchors, k)
+	}
 	for _, pat := range cfg.Files {
 		if pat == "" {
 			return nil, fmt.Errorf("score: empty file path pattern")
@@ -180,7 +200,7 @@ func (p *Policy) Score(url, anchor string, depth int) int {
 			break
 		}
 	}
-	if p.cfg.AvoidPenalty != 0 && p.avoided(path) {
+	if p.cfg.AvoidPenalty != 0 && (p.avoided(path) || p.avoidedAnchor(anchor)) {
 		s -= p.cfg.AvoidPenalty
 	}
 	if p.cfg.FilePenalty != 0 {
@@ -243,6 +263,55 @@ func (p *Policy) avoided(path string) bool {
 		}
 	}
 	return false
+}
+
+// maxAvoidedAnchor is the longest anchor compared with AvoidAnchors, in
+// bytes: a longer one is a title, not a menu's entry.
+const maxAvoidedAnchor = 32
+
+// avoidedAnchor reports whether an anchor text is one of AvoidAnchors,
+// compared as anchorKey normalizes them. It does not allocate.
+func (p *Policy) avoidedAnchor(anchor string) bool {
+	if anchor == "" || len(anchor) > maxAvoidedAnchor || len(p.anchors) == 0 {
+		return false
+	}
+	var buf [2 * maxAvoidedAnchor]byte
+	k := appendAnchorKey(buf[:0], anchor)
+	for _, a := range p.anchors {
+		if string(k) == a {
+			return true
+		}
+	}
+	return false
+}
+
+// anchorKey normalizes an anchor text: letters folded as fold does,
+// runs of anything else (spaces, hyphens, punctuation) one space, none
+// at either end.
+func anchorKey(s string) string { return string(appendAnchorKey(nil, s)) }
+
+func appendAnchorKey(b []byte, s string) []byte {
+	gap := false
+	for _, r := range s {
+		f := foldRune(r)
+		var u [utf8.UTFMax]byte
+		n := 0
+		switch {
+		case f != 0:
+			u[0], n = f, 1
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			n = utf8.EncodeRune(u[:], unicode.ToLower(r))
+		default:
+			gap = true
+			continue
+		}
+		if gap && len(b) > 0 {
+			b = append(b, ' ')
+		}
+		gap = false
+		b = append(b, u[:n]...)
+	}
+	return b
 }
 
 // hasDate reports whether a path holds a /YYYY/MM/ date (years 1990 to

@@ -29,6 +29,12 @@ func TestScoreSignals(t *testing.T) {
 		{"http://a.test/research/", "", 1, 3 - 2},
 		{"http://a.test/x", "Research publications", 1, 2*2 - 2},
 		{"http://a.test/publications/paper-1", "", 2, 2*3 + 6 - 4},
+		{"http://a.test/node/12", "About us", 1, -2 - 12}, // a menu's entry names it
+		{"http://a.test/node/13", "Über-Uns", 1, -2 - 12},
+		{"http://a.test/node/14", "HAKKIMIZDA", 1, -2 - 12},
+		{"http://a.test/node/15", " Actualités ", 1, -2 - 12},
+		{"http://a.test/news/", "News", 1, -2 - 12}, // once
+		{"http://a.test/node/16", "About the news of research", 1, -2 + 2}, // a title
 		{"http://a.test/files/x.PDF", "", 2, 6 - 3 - 4}, // a file: after its landing page
 		{"http://a.test/bitstream/123/456/1/x", "", 2, 6 - 3 - 4},
 		{"http://a.test/arastirma/yayinlar", "Araştırma Yayınları", 1, 2*3 + 2*2 - 2},
@@ -218,7 +224,7 @@ func TestScorePatternsFolded(t *testing.T) {
 		if !p.AcademicSignals(url, "") {
 			t.Errorf("AcademicSignals(%q) = false", url)
 		}
-		if a := testing.AllocsPerRun(10, func() { p.Score(url, "", 1) }); a != 0 {
+		if a := testing.AllocsPerRun(10, func() { p.Score(url, "Über uns", 1) }); a != 0 {
 			t.Errorf("Score(%q) allocates %v times", url, a)
 		}
 	}
