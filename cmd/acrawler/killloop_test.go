@@ -15,6 +15,15 @@ import (
 	"github.com/acrawler/acrawler/internal/warc"
 )
 
+// maxUnrecorded is how many pages a crawl killed at any moment can have
+// fetched without recording them, with the default 16 workers: the
+// workers' requests, the 64 results queued for the committer (four a
+// worker) and the batch it was committing, which holds what arrived
+// during the commit before (at most 48 on these small webs, even on a
+// loaded machine). A crawl that recorded its pages late would fetch again
+// everything since its last commit.
+const maxUnrecorded = 16 + 64 + 48
+
 // TestKillLoop kills a real crawl process (SIGKILL) ten times at random
 // moments and resumes it each time, then compares the result with an
 // uninterrupted crawl of the same web: the same URLs and pages, none
@@ -133,13 +142,8 @@ func TestKillLoop(t *testing.T) {
 
 	// A page recorded before a kill is not fetched again after it; of
 	// those requested before a kill but not recorded, no more are fetched
-	// again in the run after it than could have been in flight at the kill:
-	// the 16 workers' requests, the 64 results queued for the committer
-	// (four a worker) and the batch it was committing, which holds what
-	// arrived during the commit before (at most 48 here, even on a loaded
-	// machine). A crawl that recorded its pages late would fetch again
-	// everything since the last commit, most of this web by the last kills.
-	const maxUnrecorded = 16 + 64 + 48
+	// again in the run after it than could have been in flight at the kill
+	// (maxUnrecorded).
 	refetched := 0
 	reqs := web.Requests()
 	for i, k := range kills {
