@@ -23,6 +23,7 @@ import (
 	"github.com/acrawler/acrawler/internal/robots"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/score"
+	"github.com/acrawler/acrawler/internal/store/postgres"
 	"github.com/acrawler/acrawler/internal/testweb"
 	"github.com/acrawler/acrawler/internal/warc"
 )
@@ -395,7 +396,11 @@ func (j *crawlJob) runCrawl(ctx context.Context) error {
 		return err
 	}
 	if !cfg.NoRank && ctx.Err() == nil && sum.Fetched > 0 {
-		j.rankPass(ctx)
+		if n := j.othersAtWork(ctx); n > 0 {
+			j.log.Info("PageRank left to the crawl's last process: other processes hold hosts", "hosts", n)
+		} else {
+			j.rankPass(ctx)
+		}
 	}
 	if j.search != nil {
 		j.drainBacklog(ctx)
@@ -426,6 +431,34 @@ func (j *crawlJob) drainWhileCrawling(ctx context.Context) (stop func()) {
 		indexer.New(j.store, j.search, indexer.Config{Log: j.log}).Drain(drainCtx, true)
 	}()
 	return func() { cancel(); <-drained }
+}
+
+// leaseCounter is a store shared by several crawl processes (PostgreSQL):
+// it tells how many hosts are leased with a lease that runs past now.
+type leaseCounter interface {
+	LiveLeases(ctx context.Context, now time.Time) (int64, error)
+}
+
+var _ leaseCounter = (*postgres.DB)(nil)
+
+// othersAtWork returns how many hosts other processes of the crawl hold,
+// once this one has given up all of its leases: the PageRank pass over the
+// whole graph is left to the last process to finish (each gives up its
+// leases before it looks, so the last sees none and ranks), not run by
+// every process that ends. A process that died holds its hosts until
+// their leases run out; one that ends before then leaves the pass to the
+// next crawl or to `acrawler rank`. A SQLite crawl has one process; an
+// error reading the leases ranks all the same.
+func (j *crawlJob) othersAtWork(ctx context.Context) int64 {
+	lc, ok := j.store.(leaseCounter)
+	if !ok {
+		return 0
+	}
+	n, err := lc.LiveLeases(ctx, time.Now())
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // rankPass computes PageRank over the link graph after a crawl; a failure

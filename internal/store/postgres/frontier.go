@@ -984,3 +984,14 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	}
 	return out, nil
 }
+
+// LiveLeases returns how many hosts are leased with a lease that runs past
+// now: whether processes of the crawl are still at work (a process that
+// died holds its hosts only until their leases run out).
+func (db *DB) LiveLeases(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM hosts WHERE lease_owner IS NOT NULL AND lease_until > $1`, ms(now)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: live leases: %w", err)
+	}
+	return n, nil
+}

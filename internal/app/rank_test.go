@@ -1,0 +1,82 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/apptest"
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/testweb"
+)
+
+// TestRankLeftToTheLastProcess: on PostgreSQL, a crawl process that ends
+// while another process of the crawl holds hosts leaves the
+// PageRank pass to the last one (every process ranking the whole graph
+// when it ends would rewrite every page's rank once per process); the
+// last one ranks.
+func TestRankLeftToTheLastProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web")
+	}
+	t.Parallel()
+	db := apptest.Backends[1].NewDB(t) // skips without a PostgreSQL server
+	ctx := context.Background()
+	st, err := OpenStore(ctx, db, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Another process holds a URL of a host outside the crawl's scope.
+	const other = "http://other-process.test/paper"
+	host := crawl.HostKey(other)
+	if _, err := st.AddURLs(ctx, []crawl.NewURL{{ID: crawl.URLID(other), URL: other, HostID: crawl.HashID(host), Host: host}}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	hosts, err := st.ClaimHosts(ctx, "other-process", 1, time.Hour, now)
+	if err != nil || len(hosts) != 1 {
+		t.Fatalf("claim the other process's host: %v, %d hosts", err, len(hosts))
+	}
+	claimed, _, err := st.ClaimURLs(ctx, "other-process", hosts[0].ID, 1, crawl.Limits{}, now)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claim the other process's URL: %v, %d URLs", err, len(claimed))
+	}
+
+	web := apptest.NewWeb(t, testweb.Config{Seed: 5, PagesPerSite: 10, NoFaults: true})
+	crawlOnce := func() string {
+		_, stderr, err := apptest.Run(t, run, web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", "--no-pdf", "--log-level", "info",
+			"--max-pages", "40", "http://www.northfield-university.test/")...)
+		if err != nil {
+			t.Fatalf("crawl: %v\n%s", err, stderr)
+		}
+		return stderr
+	}
+	d := apptest.OpenDB(t, db)
+	ranked := func() int64 { return apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE pagerank <> 0`) }
+
+	log := crawlOnce()
+	if !strings.Contains(log, "PageRank left to the crawl's last process") || strings.Contains(log, "PageRank computed") {
+		t.Errorf("a process ending while another held a host ranked, or did not say why not:\n%s", log)
+	}
+	if n := ranked(); n != 0 {
+		t.Errorf("%d pages ranked by a process that was not the last", n)
+	}
+
+	// The other process hands its URL and host back; the next process to
+	// end is the last and ranks.
+	if _, err := st.Commit(ctx, []crawl.Result{{URL: claimed[0], Outcome: crawl.OutcomeRelease}}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ReleaseHosts(ctx, "other-process", []crawl.HostRelease{{ID: hosts[0].ID}}); err != nil {
+		t.Fatal(err)
+	}
+	log = crawlOnce()
+	if !strings.Contains(log, "PageRank computed") {
+		t.Errorf("the last process did not rank:\n%s", log)
+	}
+	if n := ranked(); n == 0 {
+		t.Error("no page ranked after the last process ended")
+	}
+}
