@@ -915,20 +915,17 @@ func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 	return nil, fromMS(max(*at, 1)), nil
 }
 
-// valueWindow is how many of a host's most recently recorded pages its
-// value is learned from.
-const valueWindow = 200
-
 // ValueHosts learns what each host is worth to a crawl after research from
-// its most recently recorded pages, when it recorded responses since it
-// was last valued, and returns the values in the order of ids (0 for an
-// unknown host). ClaimHosts leases due hosts by the priority of their best
-// queued URL plus their value, computed by hostValueSQL. Each host to
-// revalue is valued in a transaction of its own, and only when no other
-// transaction holds its row (a commit admitting URLs to it, a claim): a
-// host's value is read from up to valueWindow pages and their links, and
-// holding many hosts' rows through that would hold up the commits that
-// admit URLs to them. A host skipped keeps its value until a later call.
+// its most recently recorded pages, when it recorded enough responses
+// since it was last valued (crawl.HostValueStale), and returns the values
+// in the order of ids (0 for an unknown host). ClaimHosts leases due hosts
+// by the priority of their best queued URL plus their value, computed by
+// hostValueSQL. Each host to revalue is valued in a transaction of its
+// own, and only when no other transaction holds its row (a commit
+// admitting URLs to it, a claim): a host's value is read from up to
+// crawl.HostValueWindow pages and their links, and holding many hosts'
+// rows through that would hold up the commits that admit URLs to them. A
+// host skipped keeps its value until a later call.
 func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	out := make([]int, len(ids))
 	if len(ids) == 0 {
@@ -939,9 +936,15 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	}
 	sorted := sortedIDs(ids)
 	var stale []int64
-	rows, err := db.pool.Query(ctx, `SELECT id FROM hosts WHERE id = ANY($1) AND fetched <> value_fetched ORDER BY id`, sorted)
+	var id, fetched, valued int64
+	rows, err := db.pool.Query(ctx, `SELECT id, fetched, value_fetched FROM hosts WHERE id = ANY($1) AND fetched <> value_fetched ORDER BY id`, sorted)
 	if err == nil {
-		stale, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		_, err = pgx.ForEachRow(rows, []any{&id, &fetched, &valued}, func() error {
+			if crawl.HostValueStale(valued, fetched) {
+				stale = append(stale, id)
+			}
+			return nil
+		})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres: value hosts: %w", err)
@@ -958,7 +961,7 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 			}
 			b = t.batch()
 			if held {
-				b.Queue(hostValueSQL, []int64{id}, valueWindow)
+				b.Queue(hostValueSQL, []int64{id}, crawl.HostValueWindow)
 			}
 			return t.commit(ctx, b)
 		})
@@ -967,7 +970,6 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 		}
 	}
 	values := make(map[int64]int, len(sorted))
-	var id int64
 	var v int32
 	rows, err = db.pool.Query(ctx, `SELECT id, value FROM hosts WHERE id = ANY($1)`, sorted)
 	if err == nil {

@@ -784,34 +784,17 @@ func (t *txn) refreshTop(ctx context.Context, host crawl.ID) error {
 	return err
 }
 
-// valueWindow is how many of a host's most recently recorded pages its
-// value is learned from.
-const valueWindow = 200
-
-// revalueAfter is how many fetches a host records, after the fetches its
-// value was learned at, before it is valued again: half as many again
-// (at least one), and half a window at most. Its value is thus learned
-// from at least two thirds of the fetches it would be learned from now,
-// and a crawl values each page about twice in all, not at every refill
-// of its host (valuing reads the host's last valueWindow pages: at a
-// refill of 24 URLs, a 200-page host was valued 9 times, five pages read
-// for each fetched). A host never valued, or whose count went back, is
-// valued at once.
-func revalueAfter(valued int64) int64 {
-	return max(1, min(valued, valueWindow)/2)
-}
-
 // ValueHosts learns what each host is worth to a crawl after research from
 // its most recently recorded pages, when it recorded enough responses
-// since it was last valued (revalueAfter), and returns the values in the
-// order of ids (0 for an unknown host). ClaimHosts leases due hosts by the priority of their best
-// queued URL plus their value.
+// since it was last valued (crawl.HostValueStale), and returns the values
+// in the order of ids (0 for an unknown host). ClaimHosts leases due hosts
+// by the priority of their best queued URL plus their value.
 //
 // The pages are read on a reader connection, not in the single writer's
-// transaction: valuing a host reads its last valueWindow pages and their
-// links, a commit's worth of work that the writer would wait for. Only the
-// values learned are written, and a value learned from fewer fetches than
-// the one recorded meanwhile is not.
+// transaction: valuing a host reads its last crawl.HostValueWindow pages
+// and their links, a commit's worth of work that the writer would wait
+// for. Only the values learned are written, and a value learned from
+// fewer fetches than the one recorded meanwhile is not.
 func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	out := make([]int, len(ids))
 	if len(ids) == 0 {
@@ -836,10 +819,10 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: value hosts: %w", err)
 		}
-		if fetched != valued && (fetched < valued || fetched-valued >= revalueAfter(valued)) {
+		if crawl.HostValueStale(valued, fetched) {
 			l := learned{id: id, fetched: fetched}
 			var citing int64
-			if err := db.r.QueryRowContext(ctx, hostValueSQL, id, valueWindow).Scan(&l.n, &l.research, &l.related, &l.copies, &citing, &l.value); err != nil {
+			if err := db.r.QueryRowContext(ctx, hostValueSQL, id, crawl.HostValueWindow).Scan(&l.n, &l.research, &l.related, &l.copies, &citing, &l.value); err != nil {
 				return nil, fmt.Errorf("sqlite: value hosts: %w", err)
 			}
 			news = append(news, l)

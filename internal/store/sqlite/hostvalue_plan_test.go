@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acrawler/acrawler/internal/crawl"
 )
 
 // TestHostValueReadsIndex: valuing a host reads the pages' columns from
@@ -17,7 +19,7 @@ func TestHostValueReadsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.w.QueryContext(ctx, `EXPLAIN QUERY PLAN `+hostValueSQL, 1, valueWindow)
+	rows, err := db.w.QueryContext(ctx, `EXPLAIN QUERY PLAN `+hostValueSQL, 1, crawl.HostValueWindow)
 	if err != nil {
 		t.Fatal(err)
 	}

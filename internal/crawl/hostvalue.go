@@ -1,0 +1,19 @@
+package crawl
+
+// HostValueWindow is how many of a host's most recently recorded pages
+// its value (what it is worth to a crawl after research) is learned from.
+const HostValueWindow = 200
+
+// HostValueStale reports whether a host whose value was learned when it
+// had recorded valued fetches is to be valued again now that it has
+// recorded fetched: once its fetches grew by half (at least one, half a
+// window at most), or went back. Its value is thus learned from at least
+// two thirds of the fetches it would be learned from now, and a crawl
+// values each page about twice in all, not at every refill of its host
+// (valuing reads the host's last HostValueWindow pages: at a refill of 24
+// URLs, a 200-page host was valued 9 times, five pages read for each
+// fetched). A host never valued is valued at its first fetch. Both stores
+// follow it.
+func HostValueStale(valued, fetched int64) bool {
+	return fetched < valued || fetched-valued >= max(1, min(valued, HostValueWindow)/2)
+}
