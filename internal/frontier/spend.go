@@ -89,14 +89,14 @@ func (f *Frontier) nextReturnLocked() (Task, bool) {
 }
 
 // mayClaimTightLocked reports whether new hosts may be claimed: while the
-// budget is tight, only when no held host may take a request soon, or
-// when the hosts not held may rank above the best held one (the held
-// hosts have spent their research, and what they have left, news or a
-// mirror's copies, would take the budget's end from a journal not held).
+// budget is tight, only when no held host may take a request soon. (Hosts
+// claimed while held hosts may take requests would hold claims that the
+// next return gives back, and their claims again, so that the budget
+// never became final.)
 func (f *Frontier) mayClaimTightLocked(now time.Time) bool {
 	if !f.tight || f.budget != nil {
 		return true
 	}
-	bar, ok := f.barLocked(now)
-	return !ok || f.unheld > bar
+	_, ok := f.barLocked(now)
+	return !ok
 }
