@@ -14,6 +14,7 @@ import (
 // 127.0.0.1: a search typed in the box, a facet clicked, and screenshots
 // of the search, document and dashboard pages at desktop and phone widths.
 func TestBrowser(t *testing.T) {
+	t.Parallel() // it waits (for a slot, for the browser) more than it computes
 	s, _ := newServer(t)
 	srv := httptest.NewServer(s)
 	defer srv.Close()
@@ -37,6 +38,7 @@ func TestBrowser(t *testing.T) {
 // Cite menu of a result, and that of the work's page, lead to BibTeX
 // (a text that starts with '@').
 func TestBrowserWorks(t *testing.T) {
+	t.Parallel() // it waits (for a slot, for the browser) more than it computes
 	s, _ := newServerFor(t, api.StoreBackend(fill(t, workPages(), nil), 0))
 	srv := httptest.NewServer(s)
 	defer srv.Close()

@@ -74,6 +74,7 @@ func longCorpus() ([]*crawl.Page, map[string][]crawl.Link) {
 // has a part cut off at the right edge. The screenshots are kept (see
 // apitest.ArtifactDir).
 func TestLayoutFits(t *testing.T) {
+	t.Parallel() // it waits (for a slot, for the browser) more than it computes
 	pages, links := longCorpus()
 	s, _ := newServerFor(t, failingSearchFor("broken", fill(t, pages, links)))
 	srv := httptest.NewServer(s)

@@ -73,6 +73,7 @@ func (g *gated) waitFor(n int) {
 // Retry-After (JSON or a page) once it has waited, /readyz says busy,
 // /healthz still searches; once the slots are free, requests are answered.
 func TestBusy(t *testing.T) {
+	t.Parallel() // it waits (for a slot, for the browser) more than it computes
 	g := newGated(api.StoreBackend(collection(t), 0))
 	s, err := api.New(api.Config{Backend: g, MaxSearches: 2})
 	if err != nil {
@@ -127,6 +128,7 @@ func TestBusy(t *testing.T) {
 // Costly searches hold at most a quarter of the slots: with those taken,
 // one more costly search is answered 503, an ordinary one is answered.
 func TestCostlySearchesShareAQuarter(t *testing.T) {
+	t.Parallel() // it waits (for a slot, for the browser) more than it computes
 	g := newGated(api.StoreBackend(collection(t), 0))
 	s, err := api.New(api.Config{Backend: g, MaxSearches: 4})
 	if err != nil {
