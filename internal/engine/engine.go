@@ -183,6 +183,9 @@ type Engine struct {
 	// the frontier, in the priority order only (nil otherwise).
 	copies  *copyWatch
 	mirrors *mirrorWatch
+	// grace is how long a stopped crawl waits for the store
+	// (shutdownGrace; tests shorten it).
+	grace time.Duration
 
 	extractor     *extract.Extractor
 	archiveErrors atomic.Int64
@@ -218,6 +221,7 @@ func New(store Store, cfg Config) (*Engine, error) {
 	e := &Engine{
 		store: store,
 		cfg:   cfg,
+		grace: shutdownGrace,
 		seen:  newSeenFilter(1 << 20),
 		traps: newTrapWatch(),
 
@@ -321,8 +325,8 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	commitErr := make(chan error, 1)
 	committed := make(chan struct{})
 	// The results of a stopped crawl are still committed, but a store that
-	// does not answer cannot hold the stop up for more than shutdownGrace.
-	commitCtx, stopCommits := graceContext(ctx, shutdownGrace)
+	// does not answer cannot hold the stop up for more than its grace.
+	commitCtx, stopCommits := graceContext(ctx, e.grace)
 	defer stopCommits()
 	go func() {
 		defer close(committed)
@@ -363,7 +367,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	// own; figures not recorded are only figures).
 	final := finalTimeout
 	if reason == StopInterrupt || reason == StopStoreError {
-		final = shutdownGrace
+		final = e.grace
 	}
 	finalCtx, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), final)
 	defer cancelFinal()
@@ -619,7 +623,7 @@ func graceContext(parent context.Context, grace time.Duration) (context.Context,
 	var timer *time.Timer
 	stop := context.AfterFunc(parent, func() {
 		mu.Lock()
-		timer = time.AfterFunc(grace, func() { cancel(errGraceOver) })
+		timer = time.AfterFunc(grace, func() { cancel(fmt.Errorf("%w of %s", errGraceOver, grace)) })
 		mu.Unlock()
 	})
 	return ctx, func() {
@@ -633,9 +637,9 @@ func graceContext(parent context.Context, grace time.Duration) (context.Context,
 	}
 }
 
-// errGraceOver ends the store calls of a stopped crawl that outlast
-// shutdownGrace.
-var errGraceOver = errors.New("the store did not finish within the stop's grace of " + shutdownGrace.String())
+// errGraceOver ends the store calls of a stopped crawl that outlast its
+// grace (the cause says how long it was).
+var errGraceOver = errors.New("the store did not finish within the stop's grace")
 
 // bytesSpent reports whether the byte budget is spent, counting this
 // process's downloads as they arrive on top of what the store knew at the

@@ -298,6 +298,7 @@ func TestStopDuringStoreOutage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			e.grace = time.Second // shutdownGrace's role, shorter
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			go func() {
@@ -323,8 +324,8 @@ func TestStopDuringStoreOutage(t *testing.T) {
 					t.Errorf("stop reason %q, want %q", got.sum.Reason, StopInterrupt)
 				}
 				// The results the store could not take are named as such.
-				if !errors.Is(got.err, errGraceOver) {
-					t.Errorf("Run error %v; want it to say the stop's grace ran out", got.err)
+				if !errors.Is(got.err, errGraceOver) || !strings.Contains(got.err.Error(), "grace of 1s") {
+					t.Errorf("Run error %v; want it to say the stop's grace of 1s ran out", got.err)
 				}
 			case <-time.After(40 * time.Second):
 				t.Fatal("Run did not return after a stop during a store outage")
