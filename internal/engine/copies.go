@@ -70,7 +70,7 @@ func (w *copyWatch) committed(batch []crawl.Result) map[crawl.ID][2]int {
 // fetched.
 const (
 	mirrorMatches = 3
-	mirrorKeys    = 1 << 20 // links recorded at most
+	mirrorKeys    = 1 << 20 // links recorded at most, and pairs of hosts matched
 )
 
 type linkKey struct {
@@ -125,8 +125,12 @@ func (w *mirrorWatch) linked(url, anchor string) (crawl.ID, bool) {
 		return 0, false
 	}
 	pair := [2]crawl.ID{min(first, id), max(first, id)}
-	w.matches[pair]++
-	if w.matches[pair] != mirrorMatches {
+	n, counted := w.matches[pair]
+	if !counted && len(w.matches) >= mirrorKeys {
+		return 0, false // pairs held at most, as links are
+	}
+	w.matches[pair] = n + 1
+	if n+1 != mirrorMatches {
 		return 0, false
 	}
 	mirror, original := id, first
