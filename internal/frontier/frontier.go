@@ -187,9 +187,10 @@ type Frontier struct {
 	ioCancel context.CancelFunc // cancels the running round (Stop, past stopWait)
 	pending  ioRound
 	ioErr    error
+	mirrors  map[crawl.ID]bool // hosts taken for mirrors (Mirror)
 	// valuing is set while the values of refilled hosts are learned in
-	// the background (valueLoop), toValue the hosts queued behind it.
-	mirrors     map[crawl.ID]bool // hosts taken for mirrors (Mirror)
+	// the background (valueRefilledLocked), toValue the hosts queued
+	// behind it.
 	valuing     bool
 	toValue     []crawl.ID
 	valueCancel context.CancelFunc // cancels the background valuing (Stop, past stopWait)
@@ -751,10 +752,7 @@ func (f *Frontier) applyValuesLocked(values map[crawl.ID]int) {
 	for id, v := range values {
 		if h := f.hosts[id]; h != nil && h.value != v {
 			h.value = v
-			if len(h.buf) > 0 && f.ready.has(h) {
-				f.rankLocked(h)
-				f.ready.fix(h)
-			}
+			f.rerankLocked(h)
 		}
 	}
 }
@@ -775,6 +773,14 @@ func (f *Frontier) bufRank(h *host) int {
 		return skipRank
 	}
 	return f.rankOf(h.buf[0].Priority, h.worth())
+}
+
+// rerankLocked ranks a ready host anew after its value changed.
+func (f *Frontier) rerankLocked(h *host) {
+	if len(h.buf) > 0 && f.ready.has(h) {
+		f.rankLocked(h)
+		f.ready.fix(h)
+	}
 }
 
 // rankOf is the rank of a URL of priority p on a host of value v: p + v,
@@ -820,10 +826,7 @@ func (f *Frontier) Mirror(host crawl.ID) {
 	f.mirrors[host] = true
 	if h := f.hosts[host]; h != nil && !h.mirror {
 		h.mirror = true
-		if len(h.buf) > 0 && f.ready.has(h) {
-			f.rankLocked(h)
-			f.ready.fix(h)
-		}
+		f.rerankLocked(h)
 	}
 }
 
@@ -850,10 +853,7 @@ func (f *Frontier) Copies(host crawl.ID, pages, copies int) {
 		return
 	}
 	h.copied, h.copyValue = copied, v
-	if len(h.buf) > 0 && f.ready.has(h) {
-		f.rankLocked(h)
-		f.ready.fix(h)
-	}
+	f.rerankLocked(h)
 }
 
 // stopWait is how long Stop waits for a round of store I/O before it
