@@ -86,8 +86,11 @@ func testMaxHostShare(t *testing.T, be apptest.Backend) {
 		t.Errorf("hosts fetched %v, capped %v: want the others to go on", hosts, capped)
 	}
 	for _, h := range hosts {
-		// Pages fetched after the host's bytes reached its share: at most
-		// those claimed or in flight when it did.
+		// Pages fetched after the host's bytes reached its share: none,
+		// as the crawler counts a host's bytes when a fetch ends, not when
+		// the store records them, and a host takes one request at a time
+		// (--host-inflight 1); one at most if the host was let go and
+		// claimed again before the store recorded its last fetch.
 		rows, err := d.Query(d.Rebind(`SELECT CASE WHEN p.wire_bytes > 0 THEN p.wire_bytes ELSE p.bytes END
 			FROM pages p JOIN urls u ON u.id = p.url_id JOIN hosts h ON h.id = u.host_id WHERE h.key = ? ORDER BY p.fetched_at`), h)
 		if err != nil {
@@ -107,7 +110,7 @@ func testMaxHostShare(t *testing.T, be apptest.Backend) {
 		}
 		rows.Close()
 		t.Logf("%s: %d bytes, %d pages after its share was spent", h, sum, over)
-		if over > 3 {
+		if over > 1 {
 			t.Errorf("%s fetched %d pages after spending its share of %d bytes (%d bytes in all)", h, over, hostShare, sum)
 		}
 	}

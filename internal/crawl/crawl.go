@@ -341,6 +341,16 @@ type Page struct {
 	WARC            WARCRef   // where the raw response is archived (zero: not archived)
 }
 
+// CountedBytes are the bytes the page counts against the byte budgets
+// (Limits.MaxBytes, Limits.MaxHostBytes): those on the wire, or its body's
+// when the wire's are not known.
+func (p *Page) CountedBytes() int64 {
+	if p.WireBytes > 0 {
+		return p.WireBytes
+	}
+	return p.Bytes
+}
+
 // WARCRef locates a response record in the WARC archive.
 type WARCRef struct {
 	File   string // relative to the archive directory

@@ -50,6 +50,9 @@ func (e *Engine) handle(ctx context.Context, t frontier.Task) {
 		} else {
 			var fb frontier.Feedback
 			r, fb = e.fetchPage(ctx, t)
+			if r.Outcome == crawl.OutcomeDone && r.Page != nil {
+				fb.Bytes = r.Page.CountedBytes() // as the store counts them
+			}
 			r.Host = e.fr.Done(ctx, t, fb)
 		}
 		// A flag raised at commit (duplicate content) may first be seen

@@ -2,6 +2,7 @@ package frontier_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -84,4 +85,71 @@ func maxTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// TestHostShareCountedAtDone: a host's byte share is spent by the bytes
+// its fetches report to Done, before the store has recorded them (the
+// caller commits results later): no URL of the host is handed out past
+// the fetch that spent it, its claimed URLs go back, and the store skips
+// its queue once the results are in.
+func TestHostShareCountedAtDone(t *testing.T) {
+	const share, page = 1000, 600
+	var urls []crawl.NewURL
+	for i := range 6 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://a.test/%d", i), 0, 0))
+	}
+	lim := crawl.Limits{MaxHostBytes: share}
+	f, c, st := setup(t, frontier.Config{Limits: lim, Batch: 8}, urls...)
+	knownRobots(t, st, c, urls...)
+	ctx := context.Background()
+	// Results reach the store late: when the next release is committed
+	// (the caller's commits keep their order), or at the end.
+	var unrecorded []crawl.Result
+	commit := func(rs ...crawl.Result) {
+		t.Helper()
+		if _, err := st.Commit(ctx, append(unrecorded, rs...), lim); err != nil {
+			t.Fatal(err)
+		}
+		unrecorded = nil
+	}
+	fetched, returned := 0, 0
+	for range 1000 {
+		task, ok, wake := next(t, f)
+		if !ok {
+			if f.Status().Hosts == 0 {
+				break
+			}
+			c.set(maxTime(c.now().Add(time.Millisecond), wake))
+			continue
+		}
+		switch task.Kind {
+		case frontier.FetchURL:
+			fetched++
+			upd := f.Done(ctx, task, frontier.Feedback{Requested: true, Finished: c.now(), Bytes: page})
+			unrecorded = append(unrecorded, crawl.Result{URL: task.URL, Outcome: crawl.OutcomeDone, Host: upd,
+				Page: &crawl.Page{URL: task.URL.URL, Status: 200, FetchedAt: c.now(), Bytes: page}})
+		case frontier.ReturnURL:
+			returned++
+			commit(crawl.Result{URL: task.URL, Outcome: crawl.OutcomeRelease})
+		default:
+			t.Fatalf("unexpected task %+v", task)
+		}
+	}
+	commit()
+	if fetched != 2 {
+		t.Errorf("fetched %d pages of %d bytes under a share of %d, want 2", fetched, page, share)
+	}
+	if returned == 0 {
+		t.Error("no claimed URL was given back")
+	}
+	if n := f.Status().HostsOverShare; n != 1 {
+		t.Errorf("HostsOverShare = %d, want 1", n)
+	}
+	cs, err := st.Counters(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Skipped != 4 || cs.Queued != 0 || cs.InFlight != 0 {
+		t.Errorf("counters %+v, want the 4 unfetched URLs skipped and none queued or in flight", cs)
+	}
 }

@@ -213,6 +213,7 @@ type host struct {
 	wakeAt      time.Time // not before this either: a retry time or an idle re-check
 	emptyClaims int       // consecutive claims that found nothing queued
 	overShare   bool      // the host spent its byte share
+	shareChecks int       // claims since that still found URLs (the store had not recorded it yet)
 	rank        int       // priority of the next task (plus the host's value), while in the ready heap
 	since       time.Time // when it could first take the task it waits for in the ready heap
 	value       int       // what the store learned the host is worth (HostValues)
@@ -984,6 +985,23 @@ func (f *Frontier) claimedLocked(h *host, c refilled, now time.Time) error {
 		h.buf = append(h.buf, c.us...) // returned by Stop
 		return nil
 	}
+	if h.overShare && len(c.us) > 0 {
+		// The host spent its share by this process's count before the
+		// store recorded it: what the claim found goes back, and the
+		// claim is made again once the results have reached the store
+		// (which then skips the host's queue). A store that still finds
+		// the share unspent after a few looks has the last word: the host
+		// is let go, and claimed again with the store's count.
+		f.giveBackLocked(h, c.us)
+		c.us = nil
+		if h.shareChecks++; h.shareChecks > idleChecks {
+			f.releaseIfIdleLocked(h)
+			return nil
+		}
+		if c.err == nil {
+			c.next = now.Add(f.cfg.ClaimEvery)
+		}
+	}
 	if len(h.buf) == 0 && h.heapIndex < 0 && h.inflight < f.cfg.HostInflight && !h.robotsBusy {
 		if err := f.refilledLocked(h, c.us, c.next, c.err, now); err != nil {
 			h.wakeAt = now.Add(f.cfg.ClaimEvery) // try again later
@@ -1070,11 +1088,7 @@ func (f *Frontier) refilledLocked(h *host, us []crawl.ClaimedURL, next time.Time
 		f.releaseIfIdleLocked(h)
 		return nil
 	case errors.Is(err, crawl.ErrHostBytes):
-		if !h.overShare {
-			h.overShare = true
-			f.hostsOverShare++
-			f.cfg.Log.Info("host reached its byte share; its queued URLs are skipped", "host", h.Key)
-		}
+		f.overShareLocked(h)
 		f.releaseIfIdleLocked(h)
 		return nil
 	case errors.Is(err, crawl.ErrLeaseLost):
@@ -1110,6 +1124,29 @@ func (f *Frontier) refilledLocked(h *host, us []crawl.ClaimedURL, next time.Time
 	}
 	f.releaseIfIdleLocked(h)
 	return nil
+}
+
+// overShareLocked records that the host spent its byte share: it takes no
+// request more, and what it holds claimed goes back to the queue, which
+// the store skips at the host's next claim.
+func (f *Frontier) overShareLocked(h *host) {
+	if h.overShare {
+		return
+	}
+	h.overShare = true
+	f.hostsOverShare++
+	f.cfg.Log.Info("host reached its byte share; its queued URLs are skipped", "host", h.Key)
+	f.giveBackLocked(h, h.buf)
+	h.buf = nil
+	f.ready.remove(h)
+}
+
+// giveBackLocked hands claimed URLs of the host out as ReturnURL tasks
+// (the caller commits them with crawl.OutcomeRelease).
+func (f *Frontier) giveBackLocked(h *host, us []crawl.ClaimedURL) {
+	for _, u := range us {
+		f.returns = append(f.returns, Task{Kind: ReturnURL, HostID: h.ID, Host: h.Key, URL: u, h: h})
+	}
 }
 
 // idleChecks is how many empty claims a host gets before it is released.
@@ -1203,6 +1240,9 @@ type Feedback struct {
 	Throttled  bool          // the host answered 429 or 503
 	RetryAfter time.Duration // the host's Retry-After, if any
 	Canceled   bool          // the task was abandoned (shutdown); its URL goes back
+	// Bytes are the response's bytes, counted against the host's byte
+	// share (Limits.MaxHostBytes) before the store records them.
+	Bytes int64
 }
 
 // hostOf returns the held host a task came from, or nil when the host was
@@ -1233,6 +1273,9 @@ func (f *Frontier) Done(ctx context.Context, t Task, fb Feedback) crawl.HostUpda
 	}
 	if !stale && t.Kind == FetchRobots {
 		h.robotsBusy = false
+	}
+	if h.Bytes += fb.Bytes; f.cfg.Limits.MaxHostBytes > 0 && h.Bytes >= f.cfg.Limits.MaxHostBytes {
+		f.overShareLocked(h)
 	}
 	now := fb.Finished
 	if now.IsZero() {

@@ -65,9 +65,7 @@ func (f *Frontier) returnHeldBackLocked(by *host, now time.Time) int {
 		if len(h.buf) == 0 || h.inflight > 0 || h.refilling || h.robotsBusy || !f.heldBack(f.bufRank(h), bar) {
 			continue
 		}
-		for _, u := range h.buf {
-			f.returns = append(f.returns, Task{Kind: ReturnURL, HostID: h.ID, Host: h.Key, URL: u, h: h})
-		}
+		f.giveBackLocked(h, h.buf)
 		h.buf = nil
 		f.releaseIfIdleLocked(h)
 		n++

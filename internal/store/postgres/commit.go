@@ -281,10 +281,7 @@ func (c *committer) run(ctx context.Context) error {
 			if rv != nil {
 				c.sched.add(p, rv, c.now)
 			}
-			n := p.WireBytes
-			if n == 0 {
-				n = p.Bytes
-			}
+			n := p.CountedBytes()
 			h.fetched++
 			h.bytes += n
 			d.bytes += n

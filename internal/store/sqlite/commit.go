@@ -207,10 +207,7 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 			return err
 		}
 		hostFetched = 1
-		hostBytes = p.WireBytes
-		if hostBytes == 0 {
-			hostBytes = p.Bytes
-		}
+		hostBytes = p.CountedBytes()
 		t.add("bytes", hostBytes)
 		if cls := p.Status / 100; cls >= 2 && cls <= 5 {
 			hs.status[cls]++
