@@ -350,8 +350,16 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	}
 	close(tasks)
 	workers.Wait()
-	// URLs claimed but never handed out go back to the queue.
-	for _, u := range e.fr.Stop() {
+	// The last store calls are bounded: a store that does not answer
+	// cannot keep a stopped crawl alive (leases it holds expire on their
+	// own; figures not recorded are only figures).
+	final := finalTimeout
+	if reason == StopInterrupt || reason == StopStoreError {
+		final = e.grace
+	}
+	// URLs claimed but never handed out go back to the queue, those of a
+	// claim on its way too.
+	for _, u := range e.fr.Stop(final) {
 		e.send(crawl.Result{URL: u, Outcome: crawl.OutcomeRelease})
 	}
 	close(e.results)
@@ -361,12 +369,6 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 		if reason != StopInterrupt {
 			reason = StopStoreError
 		}
-	}
-	// The last store calls are bounded: a store that does not answer
-	// cannot keep a stopped crawl alive (leases it holds expire on their
-	// own; figures not recorded are only figures).
-	final := finalTimeout
-	if reason == StopInterrupt || reason == StopStoreError {
 		final = e.grace
 	}
 	finalCtx, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), final)

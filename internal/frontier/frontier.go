@@ -184,7 +184,7 @@ type Frontier struct {
 	// pending is the round queued behind it, ioErr its last failure.
 	ioBusy   bool
 	ioCond   *sync.Cond
-	ioCancel context.CancelFunc // cancels the running round (Stop, past stopWait)
+	ioCancel context.CancelFunc // cancels the running round (Stop, past its wait)
 	pending  ioRound
 	ioErr    error
 	mirrors  map[crawl.ID]bool // hosts taken for mirrors (Mirror)
@@ -193,7 +193,7 @@ type Frontier struct {
 	// behind it.
 	valuing     bool
 	toValue     []crawl.ID
-	valueCancel context.CancelFunc // cancels the background valuing (Stop, past stopWait)
+	valueCancel context.CancelFunc // cancels the background valuing (Stop, past its wait)
 	// hostsOverShare counts hosts found past their byte share.
 	hostsOverShare int
 }
@@ -553,7 +553,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 func (f *Frontier) startIOLocked(ctx context.Context, r ioRound) {
 	f.ioBusy = true
 	// Claims in progress complete, and Stop returns their URLs; only a
-	// store that does not answer is cut off, by Stop (stopWait).
+	// store that does not answer is cut off, by Stop (its wait).
 	ctx, f.ioCancel = context.WithCancel(context.WithoutCancel(ctx))
 	cancel := f.ioCancel
 	go func() {
@@ -856,10 +856,6 @@ func (f *Frontier) Copies(host crawl.ID, pages, copies int) {
 	h.copied, h.copyValue = copied, v
 	f.rerankLocked(h)
 }
-
-// stopWait is how long Stop waits for a round of store I/O before it
-// cancels it: a stop ends within seconds whatever the store is doing.
-const stopWait = 5 * time.Second
 
 // skipRank is the rank of a host whose URLs are skipped, under a budget.
 const skipRank = -1 << 30
@@ -1400,14 +1396,16 @@ func (f *Frontier) Renew(ctx context.Context) error {
 
 // Stop stops handing out tasks and returns the URLs claimed but never
 // handed out, which the caller commits with OutcomeRelease before calling
-// ReleaseAll.
-func (f *Frontier) Stop() []crawl.ClaimedURL {
+// ReleaseAll. The URLs of claims on their way are returned too: Stop waits
+// for them up to wait, then cancels the store's I/O, so that a stop ends
+// in time whatever the store is doing (URLs a cancelled claim took stay
+// in flight until their host is claimed again, which returns them to the
+// queue).
+func (f *Frontier) Stop(wait time.Duration) []crawl.ClaimedURL {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.stopped = true
-	// Claims in progress: their URLs are returned too. A store that has
-	// not answered within stopWait has its I/O cancelled.
-	cut := time.AfterFunc(stopWait, func() {
+	cut := time.AfterFunc(wait, func() {
 		f.mu.Lock()
 		if f.ioBusy && f.ioCancel != nil {
 			f.ioCancel()

@@ -402,6 +402,44 @@ func TestClaimDoesNotHoldUpReadyHosts(t *testing.T) {
 	}
 }
 
+// TestStopReturnsAClaimOnItsWay: Stop waits for a claim the store has not
+// answered yet (up to its wait) and returns its URLs with the others, so
+// that a clean stop leaves nothing in flight.
+func TestStopReturnsAClaimOnItsWay(t *testing.T) {
+	urls := []crawl.NewURL{storetest.U("http://a.test/1", 0, 9), storetest.U("http://a.test/2", 0, 8), storetest.U("http://b.test/1", 0, 1)}
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.AddURLs(context.Background(), urls, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	knownRobots(t, st, c, urls...)
+	gs := &gatedStore{Store: st}
+	f := frontier.New(gs, frontier.Config{Owner: "test", Token: "acrawler", Now: c.now, Batch: 1})
+	task, ok, _ := next(t, f)
+	if !ok || task.URL.URL != "http://a.test/1" {
+		t.Fatalf("first task %+v ok=%v, want http://a.test/1", task, ok)
+	}
+	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	gs.gate = make(chan struct{})
+	task, ok, _ = next(t, f) // b's URL; a's claim goes to the store and waits
+	if !ok || task.URL.URL != "http://b.test/1" {
+		t.Fatalf("second task %+v ok=%v, want http://b.test/1", task, ok)
+	}
+	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		close(gs.gate)
+	}()
+	back := f.Stop(time.Minute)
+	if len(back) != 1 || back[0].URL != "http://a.test/2" {
+		t.Fatalf("Stop returned %+v, want the claim on its way (http://a.test/2)", back)
+	}
+}
+
 // TestBufferToppedUpBeforeItRunsDry: a host's buffer is refilled in the
 // background when it runs low, and its URLs still come best first.
 func TestBufferToppedUpBeforeItRunsDry(t *testing.T) {

@@ -87,7 +87,7 @@ func TestStopWhileStoreHangs(t *testing.T) {
 		t.Fatal("Next did not return after its context ended while the store hung")
 	}
 	stopped := make(chan struct{})
-	go func() { f.Stop(); close(stopped) }()
+	go func() { f.Stop(5 * time.Second); close(stopped) }()
 	select {
 	case <-stopped:
 	case <-time.After(30 * time.Second):

@@ -135,7 +135,7 @@ func TestStaleDoneAfterLeaseLost(t *testing.T) {
 	if _, ok, _ := next(t, f2); !ok {
 		t.Fatal("the other process found nothing to do")
 	}
-	f2.Stop()
+	f2.Stop(time.Second)
 	if err := f2.ReleaseAll(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func TestBudgetEndGoesToTheBestHost(t *testing.T) {
 	if !errors.Is(f.Status().Budget, crawl.ErrPageBudget) {
 		t.Errorf("Budget = %v, want ErrPageBudget", f.Status().Budget)
 	}
-	if stop := f.Stop(); len(stop) != 0 {
+	if stop := f.Stop(time.Second); len(stop) != 0 {
 		t.Errorf("Stop returned %d claimed URLs, want none left", len(stop))
 	}
 	cs, err := st.Counters(context.Background())
