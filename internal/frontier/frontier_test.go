@@ -337,6 +337,24 @@ func (g *gatedStore) ClaimURLsOf(ctx context.Context, owner string, hosts []craw
 	return g.Store.ClaimURLsOf(ctx, owner, hosts, n, lim, now)
 }
 
+// gatedTwoHosts is a store behind a gate holding a.test/1 and a.test/2
+// (in that order) and b.test/1, their robots.txt known.
+func gatedTwoHosts(t *testing.T) (*gatedStore, *clock) {
+	t.Helper()
+	urls := []crawl.NewURL{storetest.U("http://a.test/1", 0, 9), storetest.U("http://a.test/2", 0, 8), storetest.U("http://b.test/1", 0, 1)}
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.AddURLs(context.Background(), urls, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	knownRobots(t, st, c, urls...)
+	return &gatedStore{Store: st}, c
+}
+
 // knownRobots records a robots.txt for each URL's host, so the hosts are
 // due at once.
 func knownRobots(t *testing.T, st crawl.Store, c *clock, urls ...crawl.NewURL) {
@@ -353,18 +371,7 @@ func knownRobots(t *testing.T, st crawl.Store, c *clock, urls ...crawl.NewURL) {
 // (the store busy, as behind a long commit), Next hands out the work other
 // hosts have ready, and the claimed URLs come when the store answers.
 func TestClaimDoesNotHoldUpReadyHosts(t *testing.T) {
-	urls := []crawl.NewURL{storetest.U("http://a.test/1", 0, 9), storetest.U("http://a.test/2", 0, 8), storetest.U("http://b.test/1", 0, 1)}
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.AddURLs(context.Background(), urls, crawl.Limits{}); err != nil {
-		t.Fatal(err)
-	}
-	c := &clock{t: time.Unix(1_800_000_000, 0)}
-	knownRobots(t, st, c, urls...)
-	gs := &gatedStore{Store: st}
+	gs, c := gatedTwoHosts(t)
 	woken := make(chan struct{}, 16)
 	f := frontier.New(gs, frontier.Config{Owner: "test", Token: "acrawler", Now: c.now, Batch: 1,
 		Wake: func() { woken <- struct{}{} }})
@@ -406,18 +413,7 @@ func TestClaimDoesNotHoldUpReadyHosts(t *testing.T) {
 // answered yet (up to its wait) and returns its URLs with the others, so
 // that a clean stop leaves nothing in flight.
 func TestStopReturnsAClaimOnItsWay(t *testing.T) {
-	urls := []crawl.NewURL{storetest.U("http://a.test/1", 0, 9), storetest.U("http://a.test/2", 0, 8), storetest.U("http://b.test/1", 0, 1)}
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if _, err := st.AddURLs(context.Background(), urls, crawl.Limits{}); err != nil {
-		t.Fatal(err)
-	}
-	c := &clock{t: time.Unix(1_800_000_000, 0)}
-	knownRobots(t, st, c, urls...)
-	gs := &gatedStore{Store: st}
+	gs, c := gatedTwoHosts(t)
 	f := frontier.New(gs, frontier.Config{Owner: "test", Token: "acrawler", Now: c.now, Batch: 1})
 	task, ok, _ := next(t, f)
 	if !ok || task.URL.URL != "http://a.test/1" {
