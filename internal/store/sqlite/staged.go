@@ -161,15 +161,22 @@ func (t *txn) unstage(source crawl.ID, targets []int64) {
 }
 
 // mergeStaged moves the staged links into inlinks: the staged sources'
-// targets, sorted by target, many rows a statement.
+// targets, sorted by target, many rows a statement, each with its anchor
+// text as the source's row holds it (the first link's: outlinks.Encode),
+// so that a page indexed at commit reads its inbound anchors from inlinks
+// alone (anchorsRead, migration 0026).
 func (t *txn) mergeStaged(ctx context.Context) error {
 	rows, err := t.tx.QueryContext(ctx, `SELECT source_id, links FROM outlinks
 		WHERE source_id IN (SELECT source_id FROM inlinks_staged) ORDER BY source_id`)
 	if err != nil {
 		return fmt.Errorf("merge staged links: %w", err)
 	}
-	var pairs [][2]int64
-	var targets []int64
+	type pair struct {
+		target, source int64
+		anchor         string
+	}
+	var pairs []pair
+	var scratch []int64
 	for rows.Next() {
 		var src int64
 		var b sql.RawBytes
@@ -177,28 +184,29 @@ func (t *txn) mergeStaged(ctx context.Context) error {
 			rows.Close()
 			return fmt.Errorf("merge staged links: %w", err)
 		}
-		if targets, err = outlinks.Targets(targets[:0], b); err != nil {
+		if scratch, err = outlinks.Walk(b, scratch, func(target int64, a []byte, _ bool) {
+			pairs = append(pairs, pair{target, src, string(a)})
+		}); err != nil {
 			rows.Close()
 			return fmt.Errorf("merge staged links of %d: %w", src, err)
-		}
-		for _, tg := range targets {
-			pairs = append(pairs, [2]int64{tg, src})
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("merge staged links: %w", err)
 	}
-	slices.SortFunc(pairs, func(a, b [2]int64) int {
-		if a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
+	slices.SortFunc(pairs, func(a, b pair) int {
+		if a.target != b.target {
+			return cmp.Compare(a.target, b.target)
 		}
-		return cmp.Compare(a[1], b[1])
+		return cmp.Compare(a.source, b.source)
 	})
-	if err := t.inChunks(ctx, len(pairs), 2, `INSERT INTO inlinks (target_id, source_id)
-		SELECT column1, column2 FROM (VALUES %s) WHERE column1 IS NOT NULL
-		ON CONFLICT (target_id, source_id) DO NOTHING`, func(i int, a []any) {
-		a[0], a[1] = pairs[i][0], pairs[i][1]
+	// A pair already in inlinks was merged from the same row: the first
+	// link to a target is kept when a row grows, so its anchor is the same.
+	if err := t.inChunks(ctx, len(pairs), 3, `INSERT INTO inlinks (target_id, source_id, anchor)
+		SELECT column1, column2, column3 FROM (VALUES %s) WHERE column1 IS NOT NULL
+		ON CONFLICT (target_id, source_id) DO UPDATE SET anchor = excluded.anchor WHERE anchor <> excluded.anchor`, func(i int, a []any) {
+		a[0], a[1], a[2] = pairs[i].target, pairs[i].source, pairs[i].anchor
 	}, nil); err != nil {
 		return fmt.Errorf("merge staged links: %w", err)
 	}
@@ -286,6 +294,7 @@ func (t *txn) anchorsFor(ctx context.Context, read *sql.Stmt, id crawl.ID) (stri
 }
 
 // anchorsRead is the statement anchorsFor reads a page's links in inlinks
-// with: their sources and anchors, by source.
-const anchorsRead = `SELECT i.source_id, acrawler_link_anchor(o.links, i.target_id) FROM inlinks i
-	JOIN outlinks o ON o.source_id = i.source_id WHERE i.target_id = ? ORDER BY i.source_id`
+// with: their sources and anchors, by source, from inlinks' own entries
+// (one range of its b-tree; each source's outlinks row was looked up
+// and decoded here before migration 0026).
+const anchorsRead = `SELECT source_id, anchor FROM inlinks WHERE target_id = ? ORDER BY source_id`

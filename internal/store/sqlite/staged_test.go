@@ -171,3 +171,135 @@ func check(t *testing.T, ctx context.Context, db *DB, round int, targets []crawl
 		}
 	}
 }
+
+// TestInlinkAnchorsMigration: a database whose inlinks hold no anchors
+// (the schema before 0026) opens with each merged link's anchor beside it,
+// as its source's row holds it; its pages index again with the same
+// anchor texts and a search answers as before; the migration runs again
+// over its own result without change.
+func TestInlinkAnchorsMigration(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "old.db")
+	db, err := Open(ctx, file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { db.Close() }()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var ids []crawl.ID
+	for range 8 {
+		ids = append(ids, crawl.ID(rng.Uint64()))
+	}
+	words := []string{"lighthouse", "", "Ærø keeper", "survey", "lighthouse", "tide tables"}
+	page := func(id crawl.ID) *crawl.Page {
+		return &crawl.Page{ID: id, URL: fmt.Sprint("http://t.test/", id), Status: 200, ContentType: "text/html",
+			Title: "page", Text: "notes on coasts and harbours"}
+	}
+	// Every page links to a few others, merged into inlinks; then every
+	// page is indexed.
+	if err := db.tx(ctx, func(tx *txn) error {
+		c, err := tx.prepareCommit(ctx)
+		if err != nil {
+			return err
+		}
+		for _, src := range ids {
+			if _, err := tx.exec(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, seq, discovered_at)
+				VALUES (?, ?, 1, 0, 0, 2, 'seed', ?, 1)`, src, fmt.Sprint("http://t.test/", src), src); err != nil {
+				return err
+			}
+			if _, err := tx.exec(ctx, `INSERT INTO pages (url_id, url, status, content_type, title, text, host, fetched_at)
+				VALUES (?, ?, 200, 'text/html', 'page', 'notes on coasts and harbours', 'http://t.test', 1)`, src, fmt.Sprint("http://t.test/", src)); err != nil {
+				return err
+			}
+			var ls []crawl.Link
+			for range 4 {
+				ls = append(ls, crawl.Link{TargetID: ids[rng.IntN(len(ids))], Anchor: words[rng.IntN(len(words))]})
+			}
+			if err := c.insertLinks(ctx, src, ls); err != nil {
+				return err
+			}
+		}
+		return tx.mergeStaged(ctx)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	reindex := func() {
+		t.Helper()
+		if err := db.tx(ctx, func(tx *txn) error {
+			for _, id := range ids {
+				if err := tx.indexPage(ctx, page(id)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reindex()
+	state := func() (map[crawl.ID]string, []crawl.SearchHit) {
+		t.Helper()
+		anchors := map[crawl.ID]string{}
+		for _, id := range ids {
+			var a, ref string
+			if err := db.w.QueryRowContext(ctx, `SELECT anchors, `+anchorsOf("?1")+` FROM search_docs WHERE key = ?1`, ftsKey(id)).Scan(&a, &ref); err != nil {
+				t.Fatal(err)
+			}
+			if a != ref {
+				t.Errorf("page %d indexed with anchors %q; its links give %q", id, a, ref)
+			}
+			anchors[id] = a
+		}
+		res, err := db.Search(ctx, crawl.SearchRequest{Query: "lighthouse", Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return anchors, res.Hits
+	}
+	wantAnchors, wantHits := state()
+	if len(wantHits) == 0 {
+		t.Fatal("no page found by its anchors")
+	}
+	same := func(when string) {
+		t.Helper()
+		var pairs, missing int
+		if err := db.w.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(i.anchor <> acrawler_link_anchor(o.links, i.target_id)), 0)
+			FROM inlinks i JOIN outlinks o ON o.source_id = i.source_id`).Scan(&pairs, &missing); err != nil {
+			t.Fatal(err)
+		}
+		if pairs == 0 || missing != 0 {
+			t.Errorf("%s: %d of %d inbound links without the anchor of their source's row", when, missing, pairs)
+		}
+		reindex()
+		anchors, hits := state()
+		for id, a := range wantAnchors {
+			if anchors[id] != a {
+				t.Errorf("%s: page %d indexed with anchors %q, before %q", when, id, anchors[id], a)
+			}
+		}
+		if len(hits) != len(wantHits) {
+			t.Fatalf("%s: %d hits, before %d", when, len(hits), len(wantHits))
+		}
+		for i := range hits {
+			if hits[i].ID != wantHits[i].ID || hits[i].Score != wantHits[i].Score {
+				t.Errorf("%s: hit %d is %d (%g), before %d (%g)", when, i, hits[i].ID, hits[i].Score, wantHits[i].ID, wantHits[i].Score)
+			}
+		}
+	}
+	// The schema before 0026.
+	if err := db.ExecForTest(ctx, `ALTER TABLE inlinks DROP COLUMN anchor; PRAGMA user_version = 25`); err != nil {
+		t.Fatal(err)
+	}
+	for _, when := range []string{"migrated", "migrated again"} {
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if db, err = Open(ctx, file, Options{}); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		same(when)
+		if err := db.ExecForTest(ctx, `PRAGMA user_version = 25`); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
