@@ -321,9 +321,34 @@ func fold(b *strings.Builder, s string, spans *[]Span) {
 	start := b.Len()
 	var seen map[string]string // segments folded, as a text repeats a few
 	for i := 0; i < len(s); {
-		n := 1
+		n, run := 1, false
 		switch c := s[i]; {
-		case c < utf8.RuneSelf && (i+1 == len(s) || s[i+1] < utf8.RuneSelf):
+		case c < utf8.RuneSelf && i+1 < len(s) && s[i+1] < utf8.RuneSelf:
+			// A run of ASCII, but for its last byte when something else
+			// follows (a mark may combine with it): copied, capitals
+			// lowered, then one span for the run as the byte-by-byte
+			// spans merged into one.
+			j := i + 1
+			for j+1 < len(s) && s[j+1] < utf8.RuneSelf {
+				j++
+			}
+			if j+1 == len(s) {
+				j++ // the text ends in ASCII
+			}
+			for k := i; k < j; {
+				u := k
+				for u < j && (s[u] < 'A' || s[u] > 'Z') {
+					u++
+				}
+				b.WriteString(s[k:u])
+				if u < j {
+					b.WriteByte(s[u] + 'a' - 'A')
+					u++
+				}
+				k = u
+			}
+			n, run = j-i, true
+		case c < utf8.RuneSelf && i+1 == len(s):
 			// ASCII before ASCII: no mark can follow.
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
@@ -372,7 +397,7 @@ func fold(b *strings.Builder, s string, spans *[]Span) {
 		}
 		i += n
 		if spans != nil {
-			sp := Span{Orig: i, Folded: b.Len() - start, ASCII: n == 1 && s[i-1] < utf8.RuneSelf}
+			sp := Span{Orig: i, Folded: b.Len() - start, ASCII: run || n == 1 && s[i-1] < utf8.RuneSelf}
 			if k := len(*spans) - 1; sp.ASCII && k >= 0 && (*spans)[k].ASCII {
 				(*spans)[k] = sp
 			} else {
