@@ -900,12 +900,23 @@ func (f *Frontier) barLocked(now time.Time) (bar int, ok bool) {
 		default:
 			continue
 		}
+		if r >= firstRank {
+			continue // a seed or a sitemap: fetched first, it says nothing of the host's pages
+		}
 		if !ok || r > bar {
 			bar, ok = r, true
 		}
 	}
 	return bar, ok
 }
+
+// firstRank is the least rank of a URL that is fetched first whatever
+// its host is worth (a seed, +1000; a sitemap, 900; a robots.txt fetch):
+// such a rank is no bar for other hosts (barLocked). Were it one, a host's
+// sitemap claimed as the budget is reached would hold every other host
+// back, their claims would go back and the hosts left held, however low
+// (a mirror), would spend the budget's end.
+const firstRank = 500
 
 // heldBack reports whether, under a budget, a host of rank waits for the
 // hosts ranking bar: it ranks more than BudgetSlack below it, or below

@@ -54,7 +54,7 @@ func (f *Frontier) budgetReachedLocked(err error, by *host, now time.Time) bool 
 // It returns how many hosts.
 func (f *Frontier) returnHeldBackLocked(by *host, now time.Time) int {
 	bar, ok := f.barLocked(now)
-	if by != nil && by.ranked && (!ok || by.rank > bar) {
+	if by != nil && by.ranked && by.rank < firstRank && (!ok || by.rank > bar) {
 		bar, ok = by.rank, true
 	}
 	if !ok {

@@ -83,3 +83,21 @@ func TestBudgetEndGoesToTheBestHost(t *testing.T) {
 		t.Errorf("counters %+v: want %d reserved, nothing in flight, %d queued", cs, budget, len(urls)-budget)
 	}
 }
+
+// TestFirstURLsHoldNoHostBack: under a page budget, a host whose next URL
+// is fetched first whatever the host is worth (a sitemap, priority 900)
+// does not hold the other hosts back while it waits for its delay: were it
+// the bar, every host would wait for it, and a sitemap claimed as the
+// budget is reached would have every other host's claims handed back.
+func TestFirstURLsHoldNoHostBack(t *testing.T) {
+	var urls []crawl.NewURL
+	for i := range 3 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://research.test/%d", i), 1, 10),
+			storetest.U(fmt.Sprintf("http://sitemaps.test/sitemap%d.xml", i), 1, 900))
+	}
+	f, c, st := setup(t, frontier.Config{HostValues: true, Delay: time.Second, Limits: crawl.Limits{MaxPages: 100}}, urls...)
+	knownRobots(t, st, c, urls...)
+	if got := hostsOf(crawlOrder(t, f, c, 6)); got != "srsrsr" {
+		t.Errorf("hosts of the first six pages: %s, want srsrsr (s: sitemaps.test, r: research.test)", got)
+	}
+}
