@@ -2,6 +2,7 @@ package engine
 
 import (
 	"hash/maphash"
+	"slices"
 	"strings"
 	"sync"
 
@@ -12,25 +13,50 @@ import (
 // many of them are copies of another host's pages (the store found them
 // exact or near duplicates of a page whose URL is on another host), for
 // the frontier (frontier.Frontier.Copies): a mirror ranks low from its
-// first copies on, before the store revalues it.
+// first copies on, before the store revalues it. The copies are counted
+// by the copied host (the high bits of the copied URL's ID), so that the
+// copies of a host taken for a mirror of the host do not count: an
+// original fetched after its mirror copies the mirror's pages.
 type copyWatch struct {
 	mu    sync.Mutex
-	hosts map[crawl.ID]*[2]int // pages, copies
+	hosts map[crawl.ID]*copyCount
 }
 
-func newCopyWatch() *copyWatch { return &copyWatch{hosts: map[crawl.ID]*[2]int{}} }
+type copyCount struct {
+	pages  int
+	copies map[uint64]int // copied host's bits → copies
+}
+
+func newCopyWatch() *copyWatch { return &copyWatch{hosts: map[crawl.ID]*copyCount{}} }
+
+// hostBits are the high bits of a host or URL ID that come from the host
+// (crawl.URLHostBits).
+func hostBits(id crawl.ID) uint64 { return uint64(id) >> (64 - crawl.URLHostBits) }
 
 // otherHost reports whether a URL ID is of a URL on another host than
 // host: its high bits come from its host (crawl.URLHostBits), so IDs
 // whose high bits differ are of other hosts (those whose bits agree are
 // taken as the host's own: rarely another host's).
 func otherHost(url, host crawl.ID) bool {
-	return url != 0 && (uint64(url)^uint64(host))>>(64-crawl.URLHostBits) != 0
+	return url != 0 && hostBits(url) != hostBits(host)
+}
+
+// count is a host's pages and its copies of hosts other than its
+// mirrors (their IDs).
+func (c *copyCount) count(mirrors []crawl.ID) [2]int {
+	n := 0
+	for bits, k := range c.copies {
+		if !slices.ContainsFunc(mirrors, func(m crawl.ID) bool { return hostBits(m) == bits }) {
+			n += k
+		}
+	}
+	return [2]int{c.pages, n}
 }
 
 // committed counts the batch's useful pages by host and returns the hosts
-// whose counts changed, with their counts.
-func (w *copyWatch) committed(batch []crawl.Result) map[crawl.ID][2]int {
+// whose counts changed, with their counts; mirrorsOf gives the hosts
+// taken for mirrors of a host, whose copies do not count (nil: none).
+func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []crawl.ID) map[crawl.ID][2]int {
 	var out map[crawl.ID][2]int
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -42,19 +68,45 @@ func (w *copyWatch) committed(batch []crawl.Result) map[crawl.ID][2]int {
 		}
 		c := w.hosts[r.URL.HostID]
 		if c == nil {
-			c = &[2]int{}
+			c = &copyCount{}
 			w.hosts[r.URL.HostID] = c
 		}
-		c[0]++
-		if otherHost(p.DuplicateOf, r.URL.HostID) || otherHost(p.NearDuplicateOf, r.URL.HostID) {
-			c[1]++
+		c.pages++
+		of := p.DuplicateOf
+		if !otherHost(of, r.URL.HostID) {
+			of = p.NearDuplicateOf
+		}
+		if otherHost(of, r.URL.HostID) {
+			if c.copies == nil {
+				c.copies = map[uint64]int{}
+			}
+			c.copies[hostBits(of)]++
 		}
 		if out == nil {
 			out = map[crawl.ID][2]int{}
 		}
-		out[r.URL.HostID] = *c
+		out[r.URL.HostID] = [2]int{}
+	}
+	for h := range out {
+		var ms []crawl.ID
+		if mirrorsOf != nil {
+			ms = mirrorsOf(h)
+		}
+		out[h] = w.hosts[h].count(ms)
 	}
 	return out
+}
+
+// recount returns a host's counts again, its mirrors' copies left out,
+// and whether it has any.
+func (w *copyWatch) recount(host crawl.ID, mirrors []crawl.ID) ([2]int, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := w.hosts[host]
+	if c == nil {
+		return [2]int{}, false
+	}
+	return c.count(mirrors), true
 }
 
 // A mirror is known by the links to its pages before their copies are:
@@ -63,14 +115,20 @@ func (w *copyWatch) committed(batch []crawl.Result) map[crawl.ID][2]int {
 // anchor is distinctive (mirrorAnchor) is recorded under its path and
 // anchor with the host it points to, the first to be linked so; a link to
 // another host under a path and anchor recorded for a host is a match
-// between the two. After mirrorMatches distinct matches the host with the
-// fewer links recorded (the one seen later: the mirror, whose original
-// has been linked by its own pages and others') is taken for a copy of
-// the other (frontier.Frontier.Mirror), before more of its pages are
-// fetched.
+// between the two. After mirrorMatches distinct matches one of the two is
+// taken for a copy of the other (frontier.Frontier.Mirror), before more
+// of its pages are fetched, and the choice is made again at each later
+// match, so that a mirror taken for the original is corrected when the
+// evidence turns (frontier.Frontier.NotMirror). Which host was linked
+// first says little (a mirror met first, through a blog citing its copies
+// or through its original's link to it, has its listing fetched first),
+// so the original is (originalOf), in order: the host that is a seed; the
+// host linked from more other hosts (the pair's links to each other not
+// counted: an original links its mirror); the host with more links
+// recorded first; the host linked first.
 const (
 	mirrorMatches = 3
-	mirrorKeys    = 1 << 20 // links recorded at most, and pairs of hosts matched
+	mirrorKeys    = 1 << 20 // links recorded at most, pairs of hosts matched, and pairs of hosts linking
 )
 
 type linkKey struct {
@@ -79,16 +137,35 @@ type linkKey struct {
 
 type mirrorWatch struct {
 	mu      sync.Mutex
-	keys    map[linkKey]crawl.ID  // the host first linked under the key
-	per     map[crawl.ID]int      // keys recorded per host
-	matches map[[2]crawl.ID]int   // lower ID, higher ID → matches
-	copies  map[crawl.ID]crawl.ID // mirror → original
+	keys    map[linkKey]crawl.ID     // the host first linked under the key
+	per     map[crawl.ID]int         // keys recorded per host
+	matches map[[2]crawl.ID]int      // lower ID, higher ID → matches
+	taken   map[[2]crawl.ID]crawl.ID // lower ID, higher ID → the one taken for the mirror
+	mirror  map[crawl.ID]int         // host → pairs in which it is taken for the mirror
+	of      map[crawl.ID][]crawl.ID  // original → the hosts taken for its mirrors
+	seeds   map[crawl.ID]bool
+	links   map[[2]crawl.ID]bool // linking host, linked host: pairs of hosts seen linking
+	inbound map[crawl.ID]int     // other hosts seen linking to the host
 	seed    maphash.Seed
 }
 
 func newMirrorWatch() *mirrorWatch {
 	return &mirrorWatch{keys: map[linkKey]crawl.ID{}, per: map[crawl.ID]int{}, matches: map[[2]crawl.ID]int{},
-		copies: map[crawl.ID]crawl.ID{}, seed: maphash.MakeSeed()}
+		taken: map[[2]crawl.ID]crawl.ID{}, mirror: map[crawl.ID]int{}, of: map[crawl.ID][]crawl.ID{}, seeds: map[crawl.ID]bool{},
+		links: map[[2]crawl.ID]bool{}, inbound: map[crawl.ID]int{}, seed: maphash.MakeSeed()}
+}
+
+// seeded records a seed URL's host: a seed is taken for an original.
+func (w *mirrorWatch) seeded(url string) {
+	host := crawl.HostKey(url)
+	if host == "" {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.seeds) < mirrorKeys {
+		w.seeds[crawl.HashID(host)] = true
+	}
 }
 
 // mirrorAnchor reports whether an anchor text names one page: at least
@@ -98,21 +175,41 @@ func mirrorAnchor(a string) bool {
 	return len(a) >= 20 && len(strings.Fields(a)) >= 3
 }
 
-// linked records a link to url with anchor; it returns the host found to
-// be a copy of another by it, if any.
-func (w *mirrorWatch) linked(url, anchor string) (crawl.ID, bool) {
-	if !mirrorAnchor(anchor) {
-		return 0, false
-	}
+// linked records a link to url with anchor found on a page of the host
+// whose key is from. When it makes one of two hosts the mirror of the
+// other, or the other one now, it returns the two (isMirror tells which
+// is taken for a mirror now, mirrorsOf what each is the original of).
+func (w *mirrorWatch) linked(from, url, anchor string) []crawl.ID {
 	host := crawl.HostKey(url)
+	other := host != "" && host != from && from != ""
+	title := mirrorAnchor(anchor)
+	if !other && !title {
+		return nil
+	}
 	path := url[len(host):]
 	if host == "" || path == "" || path == "/" {
-		return 0, false
+		title = false
 	}
-	k := linkKey{maphash.String(w.seed, path), maphash.String(w.seed, anchor)}
 	id := crawl.HashID(host)
+	var k linkKey
+	if title {
+		k = linkKey{maphash.String(w.seed, path), maphash.String(w.seed, anchor)}
+	}
+	var fromID crawl.ID
+	if other {
+		fromID = crawl.HashID(from)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if other {
+		if l := [2]crawl.ID{fromID, id}; !w.links[l] && len(w.links) < mirrorKeys {
+			w.links[l] = true
+			w.inbound[id]++
+		}
+	}
+	if !title {
+		return nil
+	}
 	first, ok := w.keys[k]
 	switch {
 	case !ok:
@@ -120,26 +217,83 @@ func (w *mirrorWatch) linked(url, anchor string) (crawl.ID, bool) {
 			w.keys[k] = id
 			w.per[id]++
 		}
-		return 0, false
+		return nil
 	case first == id:
-		return 0, false
+		return nil
 	}
 	pair := [2]crawl.ID{min(first, id), max(first, id)}
 	n, counted := w.matches[pair]
 	if !counted && len(w.matches) >= mirrorKeys {
-		return 0, false // pairs held at most, as links are
+		return nil // pairs held at most, as links are
 	}
 	w.matches[pair] = n + 1
-	if n+1 != mirrorMatches {
-		return 0, false
+	if n+1 < mirrorMatches {
+		return nil
 	}
 	mirror, original := id, first
-	if w.per[first] < w.per[id] {
+	if w.originalOf(first, id) == id {
 		mirror, original = first, id
 	}
-	if _, known := w.copies[mirror]; known {
-		return 0, false
+	was, known := w.taken[pair]
+	if known && was == mirror {
+		return nil
 	}
-	w.copies[mirror] = original
-	return mirror, true
+	w.taken[pair] = mirror
+	if known {
+		if w.mirror[was]--; w.mirror[was] == 0 {
+			delete(w.mirror, was)
+		}
+		w.of[mirror] = slices.DeleteFunc(w.of[mirror], func(h crawl.ID) bool { return h == was })
+		if len(w.of[mirror]) == 0 {
+			delete(w.of, mirror)
+		}
+	}
+	w.mirror[mirror]++
+	w.of[original] = append(w.of[original], mirror)
+	return []crawl.ID{mirror, original}
+}
+
+// isMirror reports whether a host is taken for a mirror.
+func (w *mirrorWatch) isMirror(host crawl.ID) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mirror[host] > 0
+}
+
+// originalOf returns which of two hosts whose pages are linked under the
+// same paths and titles is the original: a seed rather than a host that
+// is none, then the host linked from more other hosts (their links to
+// each other not counted), then the host with more links recorded first
+// (per), then first, the host linked first.
+func (w *mirrorWatch) originalOf(first, then crawl.ID) crawl.ID {
+	if w.seeds[first] != w.seeds[then] {
+		if w.seeds[first] {
+			return first
+		}
+		return then
+	}
+	in := func(h, other crawl.ID) int {
+		n := w.inbound[h]
+		if w.links[[2]crawl.ID{other, h}] {
+			n--
+		}
+		return n
+	}
+	if a, b := in(first, then), in(then, first); a != b {
+		if a > b {
+			return first
+		}
+		return then
+	}
+	if w.per[first] < w.per[then] {
+		return then
+	}
+	return first
+}
+
+// mirrorsOf returns the hosts taken for mirrors of host.
+func (w *mirrorWatch) mirrorsOf(host crawl.ID) []crawl.ID {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.of[host])
 }

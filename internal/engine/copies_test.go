@@ -2,45 +2,105 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 )
 
+// taken links the pages of host (paths /publications/i, titles) from a
+// page of from, for i in [lo, hi), and returns the hosts the watch took
+// for mirrors, or no longer, on the way (in order, as they changed).
+func linkPubs(w *mirrorWatch, from, host string, lo, hi int, seen map[crawl.ID]bool) []string {
+	var out []string
+	for i := lo; i < hi; i++ {
+		for _, h := range w.linked(from, fmt.Sprintf("%s/publications/%d", host, i), fmt.Sprintf("A Study of Crawling Number %d", i)) {
+			if m := w.isMirror(h); m != seen[h] {
+				seen[h] = m
+				out = append(out, fmt.Sprintf("%v %v", h, m))
+			}
+		}
+	}
+	return out
+}
+
 // TestMirrorWatch: a host whose pages are linked under another host's
 // paths with the same titles is taken for its copy after three such
 // links, once; short anchors ("here", menus) and paths of one host alone
-// do not count; of the two, the host linked less is the copy.
+// do not count; of the two, without other evidence, the host linked less
+// is the copy.
 func TestMirrorWatch(t *testing.T) {
 	w := newMirrorWatch()
-	title := func(i int) string { return fmt.Sprintf("A Study of Crawling Number %d", i) }
-	for i := range 10 {
-		if _, ok := w.linked(fmt.Sprintf("http://uni.test/publications/%d", i), title(i)); ok {
-			t.Fatalf("a host's own links taken for a mirror's")
-		}
+	seen := map[crawl.ID]bool{}
+	if got := linkPubs(w, "http://uni.test", "http://uni.test", 0, 10, seen); got != nil {
+		t.Fatalf("a host's own links taken for a mirror's: %v", got)
 	}
 	for i := range 5 {
-		if _, ok := w.linked(fmt.Sprintf("http://other.test/publications/%d", i), "Publications"); ok {
+		if got := w.linked("http://blog.test", fmt.Sprintf("http://other.test/publications/%d", i), "Publications"); got != nil {
 			t.Fatalf("a menu's anchor taken for a title")
 		}
-		if _, ok := w.linked(fmt.Sprintf("http://other.test/papers/%d", i), title(i)); ok {
+		if got := w.linked("http://blog.test", fmt.Sprintf("http://other.test/papers/%d", i), fmt.Sprintf("A Study of Crawling Number %d", i)); got != nil {
 			t.Fatalf("another path with the same title taken for a copy")
 		}
 	}
-	var found []crawl.ID
-	for i := range 6 {
-		if m, ok := w.linked(fmt.Sprintf("http://mirror.test/publications/%d", i), title(i)); ok {
-			found = append(found, m)
+	got := linkPubs(w, "http://mirror.test", "http://mirror.test", 0, 6, seen)
+	if want := []string{fmt.Sprint(crawl.HashID("http://mirror.test"), " true")}; !slices.Equal(got, want) {
+		t.Errorf("taken for mirrors: %v, want %v", got, want)
+	}
+	if ms := w.mirrorsOf(crawl.HashID("http://uni.test")); !slices.Equal(ms, []crawl.ID{crawl.HashID("http://mirror.test")}) {
+		t.Errorf("mirrors of uni.test: %v", ms)
+	}
+}
+
+// TestMirrorWatchMetFirst: a mirror whose pages are linked first (its
+// listing fetched before its original's, many of its copies cited by a
+// blog) is not taken for the original when the original is a seed, nor
+// when more hosts link the original; a mirror so taken is corrected when
+// the evidence turns.
+func TestMirrorWatchMetFirst(t *testing.T) {
+	uni, mirror := crawl.HashID("http://uni.test"), crawl.HashID("http://mirror.test")
+	t.Run("seed", func(t *testing.T) {
+		w := newMirrorWatch()
+		w.seeded("http://uni.test/")
+		seen := map[crawl.ID]bool{}
+		linkPubs(w, "http://uni.test", "http://mirror.test", 100, 101, seen) // the original links its mirror
+		linkPubs(w, "http://mirror.test", "http://mirror.test", 0, 20, seen)
+		linkPubs(w, "http://blog.test", "http://mirror.test", 20, 30, seen)
+		got := linkPubs(w, "http://uni.test", "http://uni.test", 0, 30, seen)
+		if want := []string{fmt.Sprint(mirror, " true")}; !slices.Equal(got, want) {
+			t.Errorf("taken for mirrors: %v, want %v (mirror.test)", got, want)
 		}
-	}
-	if len(found) != 1 || found[0] != crawl.HashID("http://mirror.test") {
-		t.Errorf("taken for mirrors: %v, want mirror.test once (%v)", found, crawl.HashID("http://mirror.test"))
-	}
+	})
+	t.Run("corrected", func(t *testing.T) {
+		w := newMirrorWatch()
+		seen := map[crawl.ID]bool{}
+		linkPubs(w, "http://mirror.test", "http://mirror.test", 0, 20, seen)
+		linkPubs(w, "http://blog.test", "http://mirror.test", 20, 30, seen)
+		linkPubs(w, "http://uni.test", "http://mirror.test", 100, 101, seen) // the original links its mirror
+		got := linkPubs(w, "http://uni.test", "http://uni.test", 0, 5, seen)
+		if want := []string{fmt.Sprint(uni, " true")}; !slices.Equal(got, want) {
+			t.Fatalf("taken for mirrors at first: %v, want %v (uni.test: the mirror has more links and a host linking it)", got, want)
+		}
+		// Two other hosts link the original's pages: it is linked from more
+		// hosts than the mirror (the mirror's link from it not counted).
+		linkPubs(w, "http://journal.test", "http://uni.test", 40, 41, seen)
+		linkPubs(w, "http://news.test", "http://uni.test", 41, 42, seen)
+		got = linkPubs(w, "http://uni.test", "http://uni.test", 5, 10, seen)
+		if want := []string{fmt.Sprint(mirror, " true"), fmt.Sprint(uni, " false")}; !slices.Equal(got, want) {
+			t.Errorf("after the evidence turned: %v, want %v (mirror.test taken, uni.test no longer)", got, want)
+		}
+		if ms := w.mirrorsOf(uni); !slices.Equal(ms, []crawl.ID{mirror}) {
+			t.Errorf("mirrors of uni.test: %v, want mirror.test", ms)
+		}
+		if ms := w.mirrorsOf(mirror); len(ms) != 0 {
+			t.Errorf("mirrors of mirror.test: %v, want none", ms)
+		}
+	})
 }
 
 // TestCopyWatch: committed pages are counted by host, the copies of
 // another host's pages (exact or near duplicates) apart from those of the
-// host's own.
+// host's own and from those of a host taken for its mirror.
 func TestCopyWatch(t *testing.T) {
 	w := newCopyWatch()
 	m, o := crawl.HashID("http://m.test"), crawl.HashID("http://o.test")
@@ -53,8 +113,23 @@ func TestCopyWatch(t *testing.T) {
 		page("http://m.test/b", 0, crawl.URLID("http://o.test/b")),
 		page("http://m.test/c", crawl.URLID("http://m.test/a"), 0), // its own
 		page("http://o.test/a", 0, 0),
-	})
+	}, nil)
 	if got[m] != [2]int{3, 2} || got[o] != [2]int{1, 0} {
 		t.Errorf("counts %v, want m.test 3 pages, 2 copies; o.test 1, 0", got)
+	}
+	// o.test's next pages copy m.test's, which is taken for o.test's mirror
+	// (met first): they are not counted as copies.
+	mirrorsOf := func(h crawl.ID) []crawl.ID {
+		if h == o {
+			return []crawl.ID{m}
+		}
+		return nil
+	}
+	got = w.committed([]crawl.Result{page("http://o.test/x", crawl.URLID("http://m.test/x"), 0)}, mirrorsOf)
+	if got[o] != [2]int{2, 0} {
+		t.Errorf("counts %v, want o.test 2 pages, no copies", got)
+	}
+	if c, ok := w.recount(o, nil); !ok || c != [2]int{2, 1} {
+		t.Errorf("o.test counted again without mirrors: %v, want 2 pages, 1 copy", c)
 	}
 }

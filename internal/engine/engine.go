@@ -234,6 +234,9 @@ func New(store Store, cfg Config) (*Engine, error) {
 	e.extractor = e.newExtractor()
 	if cfg.Frontier.HostValues {
 		e.copies, e.mirrors = newCopyWatch(), newMirrorWatch()
+		for _, s := range cfg.Seeds {
+			e.mirrors.seeded(s)
+		}
 	}
 	fc := cfg.Frontier
 	fc.Wake = e.notify
@@ -400,6 +403,11 @@ func (e *Engine) seed(ctx context.Context) error {
 		var batch []crawl.NewURL
 		err := e.cfg.SeedBatches(ctx, func(seeds []string) error {
 			batch = e.seedURLs(batch[:0], seeds)
+			if e.mirrors != nil {
+				for _, u := range batch {
+					e.mirrors.seeded(u.URL)
+				}
+			}
 			if len(batch) == 0 {
 				return nil
 			}

@@ -462,16 +462,33 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 	// Links to the page's own host rank by the page too: a publication
 	// listing's higher, a news listing's lower (score's Context).
 	fromPage := e.cfg.Score.Context(u.URL)
+	from := crawl.HostKey(u.URL)
 	for _, l := range x.Links {
 		if l.URL != u.URL && !l.NoFollow && !p.NoFollow {
 			e.offer(r, l.URL, l.Anchor, u.Depth+1, crawl.ViaLink, fromPage)
 		}
 		if e.mirrors != nil {
-			if m, ok := e.mirrors.linked(l.URL, l.Anchor); ok {
-				e.cfg.Log.Debug("host taken for a mirror: its pages are linked under another host's paths and titles", "host_id", int64(m))
-				e.fr.Mirror(m)
+			for _, h := range e.mirrors.linked(from, l.URL, l.Anchor) {
+				e.mirrorChanged(h)
 			}
 		}
+	}
+}
+
+// mirrorChanged tells the frontier what the mirror watch now takes a host
+// for, when it has taken it or the other host of a pair for a mirror: a
+// mirror, or no longer one (a mirror met before its original, taken for
+// the original until the evidence turned), and its copies again without
+// those of its mirrors.
+func (e *Engine) mirrorChanged(h crawl.ID) {
+	if e.mirrors.isMirror(h) {
+		e.cfg.Log.Debug("host taken for a mirror: its pages are linked under another host's paths and titles", "host_id", int64(h))
+		e.fr.Mirror(h)
+	} else {
+		e.fr.NotMirror(h)
+	}
+	if c, ok := e.copies.recount(h, e.mirrors.mirrorsOf(h)); ok {
+		e.fr.Copies(h, c[0], c[1])
 	}
 }
 

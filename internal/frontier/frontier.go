@@ -831,6 +831,25 @@ func (f *Frontier) Mirror(host crawl.ID) {
 	}
 }
 
+// NotMirror tells the frontier that a host taken for a mirror (Mirror) is
+// not taken for one any more (the original of the host taken for its
+// mirror instead): it ranks by its value again.
+func (f *Frontier) NotMirror(host crawl.ID) {
+	if !f.cfg.HostValues {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.mirrors[host] {
+		return
+	}
+	delete(f.mirrors, host)
+	if h := f.hosts[host]; h != nil && h.mirror {
+		h.mirror = false
+		f.rerankLocked(h)
+	}
+}
+
 // Copies tells the frontier what the pages a held host gave this process
 // turned out to be, as they are committed: of pages, copies are copies of
 // another host's pages (exact or near duplicates). While the copies are

@@ -228,3 +228,18 @@ func TestBudgetHoldsBackBelowZero(t *testing.T) {
 		})
 	}
 }
+
+// TestNotMirror: a host no longer taken for a mirror (NotMirror: it was
+// met before its mirror and taken for it) ranks by its value and its URLs
+// again, held now or claimed later.
+func TestNotMirror(t *testing.T) {
+	urls := []crawl.NewURL{storetest.U("http://a.test/p", 1, 5), storetest.U("http://o.test/p", 1, 6)}
+	f, c, st := setup(t, frontier.Config{HostValues: true}, urls...)
+	knownRobots(t, st, c, urls...)
+	o := crawl.HashID("http://o.test")
+	f.Mirror(o)
+	f.NotMirror(o)
+	if got := hostsOf(crawlOrder(t, f, c, 2)); got != "oa" {
+		t.Errorf("hosts in order %s, want oa (o: no longer taken for a mirror, ranking above a)", got)
+	}
+}
