@@ -18,11 +18,13 @@ import (
 // maxUnrecorded is how many pages a crawl killed at any moment can have
 // fetched without recording them, with the default 16 workers: the
 // workers' requests, the 64 results queued for the committer (four a
-// worker) and the batch it was committing, which holds what arrived
-// during the commit before (at most 48 on these small webs, even on a
-// loaded machine). A crawl that recorded its pages late would fetch again
-// everything since its last commit.
-const maxUnrecorded = 16 + 64 + 48
+// worker) and the batch it was committing. That batch holds what waited
+// while the commit before it ran (at most 16 + 64 again: a full queue
+// holds the workers up, however long a loaded server takes to commit)
+// and what arrived in the 100 ms it then collected for (at most 48 on
+// these small webs). A crawl that recorded its pages late would fetch
+// again everything since its last commit.
+const maxUnrecorded = 2*(16+64) + 48
 
 // TestKillLoop kills a real crawl process (SIGKILL) ten times at random
 // moments and resumes it each time, then compares the result with an
