@@ -44,11 +44,13 @@ import (
 //
 // ACRAWLER_PRIORITY_WEBS is the number of webs (seeds F..F+N-1, default
 // 4), ACRAWLER_PRIORITY_FROM the first seed F (default 1: several
-// processes can each measure a part of the webs), ACRAWLER_PRIORITY_DELAY
-// the politeness delay (default 50ms). -v prints the figures of each web.
+// processes can each measure a part of the webs), ACRAWLER_PRIORITY_SEEDS
+// a list of seeds instead ("5,17"), ACRAWLER_PRIORITY_DELAY the
+// politeness delay (default 50ms). ACRAWLER_PRIORITY_RUNS (default 1)
+// measures each web that many times and takes each figure's median over
+// the runs (one web's research share at 500 pages moves by 10 points
+// between runs). -v prints the figures of each web (and of each run).
 func BenchmarkPriority(b *testing.B) {
-	webs := envInt("ACRAWLER_PRIORITY_WEBS", 4)
-	from := envInt("ACRAWLER_PRIORITY_FROM", 1)
 	delay := 50 * time.Millisecond
 	if v := os.Getenv("ACRAWLER_PRIORITY_DELAY"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -57,25 +59,36 @@ func BenchmarkPriority(b *testing.B) {
 		}
 		delay = d
 	}
+	seeds := priorityWebs(b)
+	runs := envInt("ACRAWLER_PRIORITY_RUNS", 1)
 	for b.Loop() {
 		var rows []priorityRow
-		for seed := from; seed < from+webs; seed++ {
-			row := priorityRow{seed: seed}
-			var spent string
-			for i, order := range []string{"priority", "bfs"} {
-				row.share100[i], row.share1000[i] = measureBudget(b, seed, order, delay, 1000)
-				s, n, pubs, other := measureBudget500(b, seed, order, delay)
-				row.share500[i], row.pages500[i], row.pubs500[i] = s, n, pubs
-				if i == 0 {
-					spent = other
+		for _, seed := range seeds {
+			var tries []priorityRow
+			for run := range runs {
+				row := priorityRow{seed: seed}
+				var spent string
+				for i, order := range []string{"priority", "bfs"} {
+					row.share100[i], row.share1000[i] = measureBudget(b, seed, order, delay, 1000)
+					s, n, pubs, other := measureBudget500(b, seed, order, delay)
+					row.share500[i], row.pages500[i], row.pubs500[i] = s, n, pubs
+					if i == 0 {
+						spent = other
+					}
+					row.t95[i] = timeTo95(b, seed, order, delay)
 				}
-				row.t95[i] = timeTo95(b, seed, order, delay)
+				if runs > 1 {
+					b.Logf("web %2d, run %d: research share at 500 pages %.1f%%, publications %.2fx, time to 95%% %.2fx", seed, run+1,
+						100*row.share500[0], row.pubsRatio(), row.t95Ratio())
+				}
+				b.Logf("web %2d: priority's 500 pages that are not research: %s", seed, spent)
+				tries = append(tries, row)
 			}
+			row := medianRow(tries)
 			b.Logf("web %2d: research share at 100/500/1000 pages: priority %.1f/%.1f/%.1f%%, bfs %.1f/%.1f/%.1f%%; publications at 500: %d vs %d (%.2fx); time to 95%% of publications: %v vs %v (%.2fx)",
 				seed, 100*row.share100[0], 100*row.share500[0], 100*row.share1000[0], 100*row.share100[1], 100*row.share500[1], 100*row.share1000[1],
-				row.pubs500[0], row.pubs500[1], ratio(row.pubs500[0], row.pubs500[1]),
-				row.t95[0].Round(10*time.Millisecond), row.t95[1].Round(10*time.Millisecond), row.t95[0].Seconds()/max(row.t95[1].Seconds(), 1e-9))
-			b.Logf("web %2d: priority's 500 pages that are not research: %s", seed, spent)
+				row.pubs500[0], row.pubs500[1], row.pubsRatio(),
+				row.t95[0].Round(10*time.Millisecond), row.t95[1].Round(10*time.Millisecond), row.t95Ratio())
 			rows = append(rows, row)
 		}
 		report := func(name string, f func(r priorityRow) float64, worstIsMax bool) {
@@ -98,8 +111,8 @@ func BenchmarkPriority(b *testing.B) {
 		report("bfs%@100", func(r priorityRow) float64 { return 100 * r.share100[1] }, false)
 		report("bfs%@500", func(r priorityRow) float64 { return 100 * r.share500[1] }, false)
 		report("bfs%@1000", func(r priorityRow) float64 { return 100 * r.share1000[1] }, false)
-		report("pubs-x-bfs@500", func(r priorityRow) float64 { return ratio(r.pubs500[0], r.pubs500[1]) }, false)
-		report("t95-x-bfs", func(r priorityRow) float64 { return r.t95[0].Seconds() / max(r.t95[1].Seconds(), 1e-9) }, true)
+		report("pubs-x-bfs@500", priorityRow.pubsRatio, false)
+		report("t95-x-bfs", priorityRow.t95Ratio, true)
 	}
 }
 
@@ -108,6 +121,74 @@ type priorityRow struct {
 	share100, share500, share1000 [2]float64 // priority, bfs
 	pages500, pubs500             [2]int
 	t95                           [2]time.Duration
+	// pubsX and t95X, when set, are the ratios (the median of the runs'
+	// ratios, medianRow).
+	pubsX, t95X float64
+}
+
+func (r priorityRow) pubsRatio() float64 {
+	if r.pubsX > 0 {
+		return r.pubsX
+	}
+	return ratio(r.pubs500[0], r.pubs500[1])
+}
+
+func (r priorityRow) t95Ratio() float64 {
+	if r.t95X > 0 {
+		return r.t95X
+	}
+	return r.t95[0].Seconds() / max(r.t95[1].Seconds(), 1e-9)
+}
+
+// medianRow is the median of each figure over runs of one web (for an
+// even number of runs, the upper middle one); the ratios are the medians
+// of the runs' ratios.
+func medianRow(runs []priorityRow) priorityRow {
+	if len(runs) == 1 {
+		return runs[0]
+	}
+	med := func(f func(r priorityRow) float64) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	out := priorityRow{seed: runs[0].seed}
+	for i := range 2 {
+		out.share100[i] = med(func(r priorityRow) float64 { return r.share100[i] })
+		out.share500[i] = med(func(r priorityRow) float64 { return r.share500[i] })
+		out.share1000[i] = med(func(r priorityRow) float64 { return r.share1000[i] })
+		out.pages500[i] = int(med(func(r priorityRow) float64 { return float64(r.pages500[i]) }))
+		out.pubs500[i] = int(med(func(r priorityRow) float64 { return float64(r.pubs500[i]) }))
+		out.t95[i] = time.Duration(med(func(r priorityRow) float64 { return float64(r.t95[i]) }))
+	}
+	out.pubsX, out.t95X = med(priorityRow.pubsRatio), med(priorityRow.t95Ratio)
+	return out
+}
+
+// priorityWebs is the seeds of the webs to measure: ACRAWLER_PRIORITY_SEEDS
+// (a list, "5,17"), else ACRAWLER_PRIORITY_WEBS from ACRAWLER_PRIORITY_FROM.
+func priorityWebs(tb testing.TB) []int {
+	if v := os.Getenv("ACRAWLER_PRIORITY_SEEDS"); v != "" {
+		var seeds []int
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				tb.Fatalf("ACRAWLER_PRIORITY_SEEDS: %q is no seed", f)
+			}
+			seeds = append(seeds, n)
+		}
+		return seeds
+	}
+	webs := envInt("ACRAWLER_PRIORITY_WEBS", 4)
+	from := envInt("ACRAWLER_PRIORITY_FROM", 1)
+	var seeds []int
+	for seed := from; seed < from+webs; seed++ {
+		seeds = append(seeds, seed)
+	}
+	return seeds
 }
 
 func ratio(a, b int) float64 { return float64(a) / float64(max(b, 1)) }
