@@ -171,11 +171,14 @@ func (t *txn) mergeStaged(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("merge staged links: %w", err)
 	}
+	// The pairs, 24 bytes each, and their anchors end to end: a merge
+	// holds some 131,072 of them (mergeLinks).
 	type pair struct {
 		target, source int64
-		anchor         string
+		at, len        uint32 // of the anchor in anchors
 	}
-	var pairs []pair
+	pairs := make([]pair, 0, t.stagedCount())
+	var anchors []byte
 	var scratch []int64
 	for rows.Next() {
 		var src int64
@@ -185,7 +188,8 @@ func (t *txn) mergeStaged(ctx context.Context) error {
 			return fmt.Errorf("merge staged links: %w", err)
 		}
 		if scratch, err = outlinks.Walk(b, scratch, func(target int64, a []byte, _ bool) {
-			pairs = append(pairs, pair{target, src, string(a)})
+			pairs = append(pairs, pair{target, src, uint32(len(anchors)), uint32(len(a))})
+			anchors = append(anchors, a...)
 		}); err != nil {
 			rows.Close()
 			return fmt.Errorf("merge staged links of %d: %w", src, err)
@@ -206,7 +210,8 @@ func (t *txn) mergeStaged(ctx context.Context) error {
 	if err := t.inChunks(ctx, len(pairs), 3, `INSERT INTO inlinks (target_id, source_id, anchor)
 		SELECT column1, column2, column3 FROM (VALUES %s) WHERE column1 IS NOT NULL
 		ON CONFLICT (target_id, source_id) DO UPDATE SET anchor = excluded.anchor WHERE anchor <> excluded.anchor`, func(i int, a []any) {
-		a[0], a[1], a[2] = pairs[i].target, pairs[i].source, pairs[i].anchor
+		p := pairs[i]
+		a[0], a[1], a[2] = p.target, p.source, string(anchors[p.at:p.at+p.len])
 	}, nil); err != nil {
 		return fmt.Errorf("merge staged links: %w", err)
 	}
