@@ -224,6 +224,7 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 	} else if (r.Outcome == crawl.OutcomeFailed || r.Outcome == crawl.OutcomeRetry) && r.ErrorKind != "" {
 		hs.errKind = r.ErrorKind
 	}
+	t.inURLs = nil
 	if len(r.Discovered) > 0 {
 		as, err := t.addURLs(ctx, r.Discovered, lim, now)
 		if err != nil {

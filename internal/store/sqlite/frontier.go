@@ -23,6 +23,9 @@ type txn struct {
 	fts    []ftsOp              // full-text writes, applied at the end
 	stmts  map[string]*sql.Stmt // statements prepared in this transaction (prep)
 	staged stagedTx             // what it did to the staged inbound links
+	// inURLs holds URL IDs the last addURLs found in urls or added to
+	// it: a result's links to them need not ask urls again (insertLinks).
+	inURLs map[crawl.ID]bool
 }
 
 func (t *txn) add(name string, n int64) {
@@ -236,6 +239,7 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 		return st, err
 	}
 	st.Hosts = hostIDs
+	t.inURLs = known
 	t.add("queued", int64(st.Added))
 	t.add("seq", int64(st.Added))
 	return st, nil

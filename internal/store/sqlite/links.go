@@ -207,14 +207,30 @@ func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []cr
 		return err
 	}
 	// A target the crawl did not take keeps its URL text in link_urls.
-	rows, err := c.ls.urls.QueryContext(ctx, jsonIDs(fresh))
-	if err != nil {
-		return err
-	}
+	// urls is asked only of the targets the result's own discovered URLs
+	// (addURLs, just before) did not show to be in it.
 	if c.ls.have == nil {
 		c.ls.have = map[crawl.ID]bool{}
 	}
 	clear(c.ls.have)
+	ask := fresh
+	if in := c.t.inURLs; len(in) > 0 {
+		ask = make([]crawl.ID, 0, len(fresh))
+		for _, id := range fresh {
+			if in[id] {
+				c.ls.have[id] = true
+			} else {
+				ask = append(ask, id)
+			}
+		}
+	}
+	if len(ask) == 0 {
+		return c.linkURLs(ctx, fresh, texts)
+	}
+	rows, err := c.ls.urls.QueryContext(ctx, jsonIDs(ask))
+	if err != nil {
+		return err
+	}
 	for rows.Next() {
 		var id crawl.ID
 		if err := rows.Scan(&id); err != nil {
@@ -227,6 +243,12 @@ func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []cr
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	return c.linkURLs(ctx, fresh, texts)
+}
+
+// linkURLs keeps in link_urls the URL text of each target of fresh that
+// urls does not hold (c.ls.have).
+func (c *committer) linkURLs(ctx context.Context, fresh []crawl.ID, texts map[crawl.ID]string) error {
 	for _, id := range fresh {
 		if !c.ls.have[id] && texts[id] != "" {
 			if _, err := c.ls.linkURL.ExecContext(ctx, id, texts[id]); err != nil {
