@@ -47,6 +47,7 @@
 package query
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -54,6 +55,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -282,10 +284,7 @@ func endsInWord(s string) bool {
 // written as U+FFFD, which separates words as the byte did.
 func Fold(s string) string {
 	// ASCII without capitals, the common case, is returned as it is.
-	i := 0
-	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
-		i++
-	}
+	i := lowerASCII(s)
 	if i == len(s) {
 		return s
 	}
@@ -294,6 +293,26 @@ func Fold(s string) string {
 	b.WriteString(s[:i])
 	fold(&b, s[i:], nil)
 	return b.String()
+}
+
+// lowerASCII returns the length of the longest prefix of s of ASCII
+// without capitals, reading 8 bytes at a time: in a word of ASCII bytes,
+// adding 0x3f to each sets its top bit from 'A' up, adding 0x25 from
+// past 'Z', and neither carries into the next byte.
+func lowerASCII(s string) int {
+	const hi, fromA, pastZ = 0x8080808080808080, 0x3f3f3f3f3f3f3f3f, 0x2525252525252525
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if (x|(x+fromA)&^(x+pastZ))&hi != 0 {
+			break
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	return i
 }
 
 // A Span is the end of a span of a text and of the same span folded: a
