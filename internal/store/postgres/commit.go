@@ -52,13 +52,15 @@ func outcomeOf(r *crawl.Result, now time.Time) (outcome, error) {
 // round trips: find which results' URLs are in flight and which pages are
 // recorded (no lock); record hashes and links and look up recorded
 // near-duplicate candidates; record pages (their duplicate marks decided
-// in batch order, as on the result's Page), schedules and touches, then
-// lock the hosts and URLs involved, move the URLs out of flight and look
-// up the known discovered URLs; insert the admitted ones, inbound links,
+// in batch order, as on the result's Page), schedules, touches and the
+// inbound links of the new pages (staged, see inlinks.go), then lock the
+// hosts involved, move the URLs out of flight and look up the known
+// discovered URLs; insert the admitted ones, the inbound links to them,
 // host outcomes and state and counters, and commit. The host rows, which
 // claims, lease renewals and the admissions of other commits wait for,
 // are held only through the last two round trips, not through the page
-// writes that build the search entries.
+// writes that build the search entries; no row of a link target is
+// locked.
 func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limits) (crawl.CommitStats, error) {
 	if len(results) == 0 {
 		return crawl.CommitStats{}, nil
@@ -73,17 +75,19 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 		outs[i] = o
 	}
 	var st crawl.CommitStats
+	staged := 0
 	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
 		c := &committer{db: db, t: t, results: results, outs: outs, lim: lim, now: now}
 		if err := c.run(ctx); err != nil {
 			return err
 		}
-		st = c.st
+		st, staged = c.st, c.staged
 		return nil
 	})
 	if err != nil {
 		return crawl.CommitStats{}, fmt.Errorf("postgres: commit: %w", err)
 	}
+	db.merger.staged(db, staged)
 	return st, nil
 }
 
@@ -109,6 +113,7 @@ type committer struct {
 	first     map[string]crawl.ID // content hash → first URL with it
 	hosts     map[crawl.ID]*hostDelta
 	st        crawl.CommitStats
+	staged    int // inbound-link rows staged by the committed transaction
 }
 
 // bonus reports whether the batch's new pages raise their link targets.
@@ -190,7 +195,7 @@ func (c *committer) run(ctx context.Context) error {
 	c.hosts = map[crawl.ID]*hostDelta{}
 	d := &t.delta
 	c.live = make([]bool, len(c.results))
-	var liveIDs, lockIDs []int64
+	var liveIDs []int64
 	var states []int16
 	var retryAt, fetchedAt []int64
 	var errs []*string
@@ -247,9 +252,6 @@ func (c *committer) run(ctx context.Context) error {
 		}
 		errKind := ""
 		if p := r.Page; p != nil && r.Outcome == crawl.OutcomeDone {
-			if c.bonus() {
-				lockIDs = append(lockIDs, followed(r)...)
-			}
 			p.ID = r.URL.ID
 			rv := r.Revisit
 			newPage := !recorded[p.ID]
@@ -345,13 +347,13 @@ func (c *committer) run(ctx context.Context) error {
 	// Step 3: pages, schedules, touches and external-index operations
 	// (with schedules or touches, which write recorded pages outside the
 	// page upsert, every recorded page the step writes is locked first, in
-	// ID order); then, in the same round trip once those are written, the
-	// locks: the new hosts of the discovered URLs are inserted, every host
-	// involved is locked in ID order, then the URL rows the transaction
-	// changes in ID order (the URLs in flight and, with an inbound-link
-	// bonus, the link targets of the pages), so that commits bumping each
-	// other's URLs cannot deadlock; the URLs move out of flight and the
-	// known discovered URLs are looked up.
+	// ID order) and the staged inbound links; then, in the same round trip
+	// once those are written, the locks: the new hosts of the discovered
+	// URLs are inserted, every host involved is locked in ID order, the
+	// URLs move out of flight (their rows are locked by no other commit:
+	// only under their host's row, and by a merge of the staged inbound
+	// links, which skips rows it would wait for) and the known discovered
+	// URLs are looked up.
 	b = t.batch()
 	if len(c.sched.ids) > 0 || len(c.touched) > 0 {
 		lock := slices.Clone(c.lockPages)
@@ -368,17 +370,14 @@ func (c *committer) run(ctx context.Context) error {
 	c.sched.queue(b)
 	queueTouch(b, c.touched, c.now, &c.st.Touched)
 	c.db.queueOutbox(b, c.outIDs, c.outKeys)
-	a.queueLock(b, liveHosts)
-	if c.bonus() && len(liveIDs) > 0 {
-		// Even when its pages follow no link: other commits lock URLs of
-		// hosts they do not hold, this batch's among them, in ID order, and
-		// the UPDATE below would lock the batch's own in an order of the
-		// plan's choosing.
-		lockIDs = append(lockIDs, liveIDs...)
-		slices.Sort(lockIDs)
-		lockIDs = slices.Compact(lockIDs)
-		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM urls WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE) l`, lockIDs)
+	var stage *inlinkStage
+	if c.bonus() {
+		// The inbound links of the new pages are staged before the locks:
+		// no row of a link target is locked or written (see inlinks.go).
+		stage = c.inlinks(recorded)
+		stage.queueExisting(b, c.lim)
 	}
+	a.queueLock(b, liveHosts)
 	moved := 0
 	if len(liveIDs) > 0 {
 		b.Queue(`UPDATE urls u SET state = v.state, retry_at = v.retry_at, fetched_at = v.fetched_at, error = v.error,
@@ -398,8 +397,8 @@ func (c *committer) run(ctx context.Context) error {
 		return errLeftFlight
 	}
 
-	// Step 4: the discovered URLs, decided in result order, inbound links,
-	// host outcomes and state, counters.
+	// Step 4: the discovered URLs, decided in result order, the inbound
+	// links to those admitted, host outcomes and state, counters.
 	for i := range c.results {
 		if r := &c.results[i]; c.live[i] && len(r.Discovered) > 0 {
 			a.offer(r.Discovered, r.URL.HostID)
@@ -409,74 +408,21 @@ func (c *committer) run(ctx context.Context) error {
 	a.queueInsert(b, c.now)
 	a.finish(c.hosts, d)
 	c.st.Add = a.st
-	if c.bonus() {
-		c.queueInlinks(b, recorded)
-	}
+	stage.queueAdmitted(b, c.lim)
 	queueHostErrors(b, hostErrs)
 	a.queueDrop(b)
 	queueHostDeltas(b, c.hosts)
-	return t.commit(ctx, b)
+	if err := t.commit(ctx, b); err != nil {
+		return err
+	}
+	c.staged = stage.rows()
+	return nil
 }
 
 // errLeftFlight is a commit's finding, once it locked its URLs, that one
 // of them left flight after the commit began (its lease was lost): the
 // commit runs again, and leaves that URL's result out as stale.
 var errLeftFlight = errors.New("a URL left flight during the commit")
-
-// inlink is what the new pages of a batch do to one link target: n
-// inbound links, of which the last m while the target is queued (a target
-// that is a result of the batch is in flight until its own result, as
-// when the SQLite store records the results one after another).
-type inlink struct{ n, m int32 }
-
-// queueInlinks counts each new page (one not recorded before) as an
-// inbound link of the URLs it links to and follows, and raises the
-// priority of those queued by the bonus, as long as their inbound links
-// were below MaxInlinkBonus/InlinkBonus. The rows were locked in step 1.
-func (c *committer) queueInlinks(b *pgx.Batch, recorded map[crawl.ID]bool) {
-	// Where each live result is in the batch, by URL: its URL is in flight
-	// until then.
-	at := map[int64]int{}
-	for i := range c.results {
-		if c.live[i] {
-			at[int64(c.results[i].URL.ID)] = i
-		}
-	}
-	bumps := map[int64]inlink{}
-	for i := range c.results {
-		r := &c.results[i]
-		if !c.live[i] || r.Outcome != crawl.OutcomeDone || recorded[r.URL.ID] {
-			continue
-		}
-		for _, id := range followed(r) {
-			v := bumps[id]
-			v.n++
-			if j, ok := at[id]; !ok || j < i && c.outs[j].state == crawl.StateQueued {
-				v.m++
-			}
-			bumps[id] = v
-		}
-	}
-	if len(bumps) == 0 {
-		return
-	}
-	ids := make([]int64, 0, len(bumps))
-	for id := range bumps {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	n, m := make([]int32, len(ids)), make([]int32, len(ids))
-	for i, id := range ids {
-		n[i], m[i] = bumps[id].n, bumps[id].m
-	}
-	// Of the n links, those numbered n-m+1..n come while queued; each of
-	// them numbered at most cap-inlinks raises the priority.
-	b.Queue(`UPDATE urls u SET inlinks = u.inlinks + v.n,
-			priority = u.priority + CASE WHEN u.state = 0
-				THEN $4 * greatest(0, least(v.n, $5 - u.inlinks) - (v.n - v.m)) ELSE 0 END
-		FROM unnest($1::bigint[], $2::int[], $3::int[]) AS v(id, n, m)
-		WHERE u.id = v.id`, ids, n, m, int32(c.lim.InlinkBonus), int32(c.lim.MaxInlinkBonus/c.lim.InlinkBonus))
-}
 
 // hostError is an error kind of a host.
 type hostError struct {

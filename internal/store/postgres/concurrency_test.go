@@ -1,13 +1,11 @@
 package postgres_test
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -251,93 +249,6 @@ func (p *lockProbe) hold(sql string, args ...any) (release func()) {
 	}
 	p.t.Cleanup(release)
 	return release
-}
-
-// TestCommitsWithInlinkBonusLockURLsInOrder: with an inbound-link bonus, a
-// commit locks the URLs its new pages link to, on hosts it does not hold,
-// in ID order. A commit of the host whose URLs those are must lock its own
-// in the same order even when its pages follow no link (a batch of
-// retries, say), else the two deadlock: here X holds T1 and waits for T2
-// while Z, moving T2 then T1 out of flight, holds T2 and waits for T1.
-func TestCommitsWithInlinkBonusLockURLsInOrder(t *testing.T) {
-	p := newLockProbe(t)
-	ctx := context.Background()
-	lim := crawl.Limits{InlinkBonus: 1, MaxInlinkBonus: 5}
-	x, z := p.mustOpen("x"), p.mustOpen("z")
-	now := time.Unix(1_800_000_000, 0)
-
-	// Three URLs of z.test, T[0] < T[1] < T[2] by ID, stored in descending
-	// ID order; z claims T[0] and T[2].
-	var ts []crawl.NewURL
-	for k := range 3 {
-		ts = append(ts, storetest.U(fmt.Sprintf("http://z.test/%d", k), 0, 0))
-	}
-	slices.SortFunc(ts, func(a, b crawl.NewURL) int { return cmp.Compare(b.ID, a.ID) })
-	ts[0].Priority, ts[2].Priority = 5, 5
-	if _, err := z.AddURLs(ctx, ts, lim); err != nil {
-		t.Fatal(err)
-	}
-	slices.Reverse(ts)
-	src := storetest.U("http://x.test/page", 0, 0)
-	if _, err := x.AddURLs(ctx, []crawl.NewURL{src}, lim); err != nil {
-		t.Fatal(err)
-	}
-	if hs, err := z.ClaimHosts(ctx, "z", 1, time.Minute, now); err != nil || len(hs) != 1 || hs[0].ID != ts[0].HostID {
-		t.Fatalf("z ClaimHosts = %v, %v", hs, err)
-	}
-	if hs, err := x.ClaimHosts(ctx, "x", 1, time.Minute, now); err != nil || len(hs) != 1 || hs[0].ID != src.HostID {
-		t.Fatalf("x ClaimHosts = %v, %v", hs, err)
-	}
-	cz, _, err := z.ClaimURLs(ctx, "z", ts[0].HostID, 2, lim, now)
-	if err != nil || len(cz) != 2 {
-		t.Fatalf("z ClaimURLs = %v, %v", cz, err)
-	}
-	cx, _, err := x.ClaimURLs(ctx, "x", src.HostID, 1, lim, now)
-	if err != nil || len(cx) != 1 {
-		t.Fatalf("x ClaimURLs = %v, %v", cx, err)
-	}
-	var links []crawl.Link
-	for _, u := range ts {
-		links = append(links, crawl.Link{TargetID: u.ID, Target: u.URL})
-	}
-	rx := []crawl.Result{{URL: cx[0], Outcome: crawl.OutcomeDone, Links: links,
-		Page: &crawl.Page{URL: src.URL, Status: 200, Bytes: 10}}}
-	// z's retries, the higher ID first.
-	slices.SortFunc(cz, func(a, b crawl.ClaimedURL) int { return cmp.Compare(b.ID, a.ID) })
-	var rz []crawl.Result
-	for _, c := range cz {
-		rz = append(rz, crawl.Result{URL: c, Outcome: crawl.OutcomeRetry, RetryAt: now.Add(time.Second), Error: "timeout"})
-	}
-
-	// Another transaction holds T[1], so that x stops between T[0] and
-	// T[2]; z comes in meanwhile.
-	release := p.hold(`SELECT 1 FROM urls WHERE id = $1 FOR UPDATE`, int64(ts[1].ID))
-	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	errs := make(chan error, 2)
-	go func() { _, err := x.Commit(cctx, rx, lim); errs <- err }()
-	p.waitForLock("x")
-	go func() { _, err := z.Commit(cctx, rz, lim); errs <- err }()
-	p.waitForLock("z")
-	release()
-	for range 2 {
-		if err := <-errs; err != nil {
-			t.Errorf("Commit: %v (deadlocked)", err)
-		}
-	}
-	if t.Failed() {
-		return
-	}
-	checkShared(t, x, p.dsn, p.schema, true)
-	for _, u := range ts {
-		r, err := x.URL(ctx, u.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Inlinks != 1 {
-			t.Errorf("%s has %d inbound links, want 1", u.URL, r.Inlinks)
-		}
-	}
 }
 
 // TestOpenWhileARunStarts: Open folds the counters rows into slot 0 while

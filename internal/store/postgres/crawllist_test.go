@@ -148,9 +148,12 @@ func TestRefetchedPageIsNoNewInlink(t *testing.T) {
 }
 
 // TestCrossLinkingCommits: owners commit, at the same time, pages linking
-// to the URLs the others have in flight and to common targets; with URL
-// rows locked in ID order no commit fails and no inbound link is lost.
+// to the URLs the others have in flight and to common targets, while
+// merges of the staged inbound links run (one after every commit): no
+// commit fails, no inbound link is lost or counted twice, before the last
+// merge and after it.
 func TestCrossLinkingCommits(t *testing.T) {
+	defer postgres.SetMergeRows(1)()
 	dsn, schema := freshSchema(t)
 	ctx := context.Background()
 	now := time.Unix(1_800_000_000, 0)
@@ -217,6 +220,14 @@ func TestCrossLinkingCommits(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want %d inlinks and priority raised by as many", u.URL, r, err, want)
 		}
 	}
+	// Closing the stores ends their merges and merges what is left.
+	for _, db := range append(dbs, seed) {
+		db.Close()
+	}
+	var staged int64
+	if err := queryRow(t, dsn, schema, `SELECT count(*) FROM inlinks_staged`, nil, &staged); err != nil || staged != 0 {
+		t.Errorf("%d inbound-link rows left staged, %v", staged, err)
+	}
 	var total int64
 	if err := queryRow(t, dsn, schema, `SELECT coalesce(sum(inlinks), 0)::bigint FROM urls WHERE url NOT LIKE '%/common'`,
 		nil, &total); err != nil {
@@ -224,6 +235,13 @@ func TestCrossLinkingCommits(t *testing.T) {
 	}
 	if want := int64(owners * rounds * batch * (owners - 1)); total != want {
 		t.Errorf("inlinks of the crawled URLs sum to %d, want %d", total, want)
+	}
+	for _, u := range common {
+		var n, prio int
+		if err := queryRow(t, dsn, schema, `SELECT inlinks, priority FROM urls WHERE id = $1`, []any{int64(u.ID)}, &n, &prio); err != nil ||
+			n != owners*rounds*batch || prio != -1000+n {
+			t.Errorf("%s merged: %d inlinks, priority %d, %v; want %d", u.URL, n, prio, err, owners*rounds*batch)
+		}
 	}
 }
 

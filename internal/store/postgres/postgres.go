@@ -12,10 +12,12 @@
 // under an advisory lock that only claims take. Every transaction takes
 // its locks in one order (hosts by ID, then URLs by ID, then content
 // hashes by hash, then pages by URL ID, then its counters row) and is
-// retried if PostgreSQL still reports a deadlock. URLs of other hosts are
-// locked only by a commit that raises the link targets of its pages
-// (Limits.InlinkBonus): it locks them with its own URLs, in one pass in ID
-// order; a claim skips the URLs such a commit holds until it ends. The
+// retried if PostgreSQL still reports a deadlock. A commit does not touch
+// the link targets of its pages: it stages their inbound-link counts and
+// bonuses (Limits.InlinkBonus) in a table of its own, merged into the URL
+// rows in large batches by whichever process finds the stage large, which
+// locks the URL rows it writes in ID order and skips those another
+// transaction holds or that are in flight (inlinks.go). The
 // counters are split over rows, one per running transaction, and summed
 // when read, so that no single row serializes the processes. Lease and
 // claim transactions commit without waiting for the disk (see lazy);
@@ -105,6 +107,7 @@ type DB struct {
 	// an earlier handle, i.e. before a restart.
 	session int64
 	slots   slotPool
+	merger  inlinkMerger // merges of the staged inbound links (inlinks.go)
 }
 
 var _ crawl.Store = (*DB)(nil)
@@ -272,6 +275,7 @@ func redact(msg, dsn string) string {
 
 // Close closes the connection pool. Host leases are kept.
 func (db *DB) Close() error {
+	db.merger.close(db)
 	db.pool.Close()
 	return nil
 }

@@ -23,8 +23,10 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 	var depth, prio, attempts, inlinks int32
 	var disc, fetched, retry, lastmod int64
 	var errText *string
-	err := db.pool.QueryRow(ctx, `SELECT id, url, host_id, depth, priority, state, attempts, via, parent_id,
-		discovered_at, fetched_at, retry_at, error, kind, lastmod, changefreq, inlinks FROM urls WHERE id = $1`, int64(id)).Scan(
+	// The count and the priority with the inbound links staged (inlinks.go).
+	err := db.pool.QueryRow(ctx, `SELECT id, url, host_id, depth, priority + s.raise, state, attempts, via, parent_id,
+		discovered_at, fetched_at, retry_at, error, kind, lastmod, changefreq, inlinks + s.n
+		FROM urls u, LATERAL `+stagedInlinks("u.id", "u.inlinks")+` s WHERE id = $1`, int64(id)).Scan(
 		&u.ID, &u.URL, &u.HostID, &depth, &prio, &state, &attempts, &via, &u.Parent,
 		&disc, &fetched, &retry, &errText, &kind, &lastmod, &u.ChangeFreq, &inlinks)
 	if errors.Is(err, pgx.ErrNoRows) {
