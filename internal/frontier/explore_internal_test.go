@@ -54,3 +54,47 @@ func TestExploreWhileUnheldHostsMayRank(t *testing.T) {
 		t.Error("explores without a budget")
 	}
 }
+
+// TestTightClaimsAboveHeldNews: while the page budget is tight, new hosts
+// are claimed when no held host may take a request soon, and also when
+// the best held one ranks below 0 (a spent university's news) while a
+// host not held is known to rank 0 or more: a host let go when the budget
+// was reached, held back by research ranking higher then, is one.
+func TestTightClaimsAboveHeldNews(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	f := New(nil, Config{HostValues: true, Limits: crawl.Limits{MaxPages: 100}, Now: func() time.Time { return now }})
+	held := func(id crawl.ID, prio int) *host {
+		h := &host{Host: crawl.Host{ID: id}, buf: []crawl.ClaimedURL{{Priority: prio}}, heapIndex: -1}
+		f.hosts[id] = h
+		f.rankLocked(h)
+		f.ready.push(h)
+		return h
+	}
+	uni := held(1, 10)
+	journal := held(2, 3)
+	if n := f.returnHeldBackLocked(nil, now); n != 1 || len(journal.buf) != 0 || f.unheld != unheldUnknown {
+		t.Fatalf("returned %d hosts (journal's buffer %d), unheld %d: want the journal let go, unheld still unknown", n, len(journal.buf), f.unheld)
+	}
+	f.tight = true
+	f.unheld = unheldNone
+	f.ready.remove(journal)
+	delete(f.hosts, journal.ID)
+	journal = held(2, 3)
+	f.returnHeldBackLocked(nil, now)
+	if f.unheld != 3 {
+		t.Fatalf("unheld %d after the journal (rank 3) was let go, want 3", f.unheld)
+	}
+	if f.mayClaimTightLocked(now) {
+		t.Error("claims while the held university's research ranks 10, above the journal")
+	}
+	uni.buf[0].Priority = -14 // its news
+	f.rerankLocked(uni)
+	if !f.mayClaimTightLocked(now) {
+		t.Error("claims nothing while the held university's news ranks -14 and the journal let go ranks 3")
+	}
+	for _, u := range []int{-20, unheldUnknown, unheldNone} {
+		if f.unheld = u; f.mayClaimTightLocked(now) {
+			t.Errorf("claims while the held university's news ranks -14 and the hosts not held rank %d", u)
+		}
+	}
+}

@@ -65,6 +65,7 @@ func (f *Frontier) returnHeldBackLocked(by *host, now time.Time) int {
 		if len(h.buf) == 0 || h.inflight > 0 || h.refilling || h.robotsBusy || !f.heldBack(f.bufRank(h), bar) {
 			continue
 		}
+		f.unheld = max(f.unheld, f.bufRank(h)) // let go: a host not held that ranks so
 		f.giveBackLocked(h, h.buf)
 		h.buf = nil
 		f.releaseIfIdleLocked(h)
@@ -87,14 +88,20 @@ func (f *Frontier) nextReturnLocked() (Task, bool) {
 }
 
 // mayClaimTightLocked reports whether new hosts may be claimed: while the
-// budget is tight, only when no held host may take a request soon. (Hosts
-// claimed while held hosts may take requests would hold claims that the
+// budget is tight, only when no held host may take a request soon, or
+// when the best held host ranks below 0 (a spent university's news) and
+// a host not held is known to rank 0 or more (one let go when the budget
+// was reached, a journal, ranking below the research then held). (Hosts
+// claimed beside held hosts ranking as high would hold claims that the
 // next return gives back, and their claims again, so that the budget
-// never became final.)
+// never became final; hosts claimed above 0 beside hosts below it hold
+// these back, and what the hosts not held rank is learned again from the
+// claim: only a return of hosts ranking 0 or more, held back by a bar
+// above 0, makes the next such claim.)
 func (f *Frontier) mayClaimTightLocked(now time.Time) bool {
 	if !f.tight || f.budget != nil {
 		return true
 	}
-	_, ok := f.barLocked(now)
-	return !ok
+	bar, ok := f.barLocked(now)
+	return !ok || bar < 0 && f.unheld >= 0 && f.unheld != unheldUnknown
 }
