@@ -204,8 +204,11 @@ type Engine struct {
 	// pauses the dispatcher until the store answers (suspect).
 	suspectMu  sync.Mutex
 	suspectErr error
-	// bytesBase is the byte count the store held when this run started.
-	bytesBase int64
+	// bytesBase is the byte count the store held when this run started;
+	// budgetBytes what this run's pages add to it as they are fetched,
+	// counted as the store counts them (crawl.Page.CountedBytes).
+	bytesBase   int64
+	budgetBytes atomic.Int64
 
 	metricsMu    sync.Mutex
 	lastMark     metricsMark
@@ -656,7 +659,7 @@ var errGraceOver = errors.New("the store did not finish within the stop's grace"
 // start (other processes' bytes reach it through the store's own check).
 func (e *Engine) bytesSpent() bool {
 	lim := e.cfg.Frontier.Limits.MaxBytes
-	return lim > 0 && e.bytesBase+e.stats.bytes.Load() >= lim
+	return lim > 0 && e.bytesBase+e.budgetBytes.Load() >= lim
 }
 
 // abandon returns a task taken from the frontier but never started.

@@ -52,6 +52,7 @@ func (e *Engine) handle(ctx context.Context, t frontier.Task) {
 			r, fb = e.fetchPage(ctx, t)
 			if r.Outcome == crawl.OutcomeDone && r.Page != nil {
 				fb.Bytes = r.Page.CountedBytes() // as the store counts them
+				e.budgetBytes.Add(fb.Bytes)
 			}
 			r.Host = e.fr.Done(ctx, t, fb)
 		}
