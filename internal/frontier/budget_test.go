@@ -153,3 +153,35 @@ func TestHostShareCountedAtDone(t *testing.T) {
 		t.Errorf("counters %+v, want the 4 unfetched URLs skipped and none queued or in flight", cs)
 	}
 }
+
+// TestReturnsAfterByteBudget: claimed URLs given back (a host past its
+// byte share) are still handed out as ReturnURL tasks once the crawl's
+// byte budget is spent, so that nothing stays pending and the crawl ends.
+func TestReturnsAfterByteBudget(t *testing.T) {
+	var urls []crawl.NewURL
+	for i := range 4 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://a.test/%d", i), 0, 0))
+	}
+	f, c, st := setup(t, frontier.Config{Limits: crawl.Limits{MaxBytes: 10_000, MaxHostBytes: 1000}, Batch: 8}, urls...)
+	knownRobots(t, st, c, urls...)
+	task, _ := waitTask(t, f, c)
+	if task.Kind != frontier.FetchURL {
+		t.Fatalf("task %+v, want a page", task)
+	}
+	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now(), Bytes: 1500})
+	f.SetBudget(crawl.ErrByteBudget)
+	returned := 0
+	for range 10 {
+		task, ok, _ := next(t, f)
+		if !ok {
+			break
+		}
+		if task.Kind != frontier.ReturnURL {
+			t.Fatalf("task %+v past the byte budget, want only claims given back", task)
+		}
+		returned++
+	}
+	if s := f.Status(); returned == 0 || s.Pending != 0 {
+		t.Fatalf("%d URLs given back, status %+v; want the host's claims given back and nothing pending", returned, s)
+	}
+}

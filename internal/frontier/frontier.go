@@ -378,14 +378,16 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		f.mu.Unlock()
 		return Task{}, false, time.Time{}, false, answered, err
 	}
+	if t, ok := f.nextReturnLocked(); ok {
+		// A claim given back costs no request: it goes back to the queue
+		// whatever budget is spent (Status counts it pending till then).
+		f.mu.Unlock()
+		return t, true, time.Time{}, false, answered, nil
+	}
 	if errors.Is(f.budget, crawl.ErrByteBudget) {
 		// Bandwidth is spent: not even claimed URLs are fetched.
 		f.mu.Unlock()
 		return Task{}, false, time.Time{}, false, answered, nil
-	}
-	if t, ok := f.nextReturnLocked(); ok {
-		f.mu.Unlock()
-		return t, true, time.Time{}, false, answered, nil
 	}
 	now := f.cfg.Now()
 	// Hosts whose time has come move to the ready heap, each with its next
