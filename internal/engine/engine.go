@@ -399,10 +399,21 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	return sum, runErr
 }
 
-// seed offers the seed URLs (depth 0) to the frontier.
+// offerStager is a store that can stage offers and decide on them later,
+// in large sorted merges (SQLite: see its StageURLs).
+type offerStager interface {
+	StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error)
+	MergeStaged(ctx context.Context) (int, error)
+}
+
+// seed offers the seed URLs (depth 0) to the frontier. The batches of
+// SeedBatches are staged when the store can (offerStager) and merged
+// once all are in, before the crawl claims anything: a merge writes each
+// page of the seen-set and the queue about once, not once a batch.
 func (e *Engine) seed(ctx context.Context) error {
 	urls := e.seedURLs(nil, e.cfg.Seeds)
 	if e.cfg.SeedBatches != nil {
+		stager, _ := e.store.(offerStager)
 		var batch []crawl.NewURL
 		err := e.cfg.SeedBatches(ctx, func(seeds []string) error {
 			batch = e.seedURLs(batch[:0], seeds)
@@ -415,13 +426,26 @@ func (e *Engine) seed(ctx context.Context) error {
 				return nil
 			}
 			_, err := e.storeRetry(ctx, "add seeds", func() error {
-				_, err := e.store.AddURLs(ctx, batch, e.cfg.Frontier.Limits)
+				var err error
+				if stager != nil {
+					_, err = stager.StageURLs(ctx, batch, e.cfg.Frontier.Limits)
+				} else {
+					_, err = e.store.AddURLs(ctx, batch, e.cfg.Frontier.Limits)
+				}
 				return err
 			})
 			return err
 		})
 		if err != nil {
 			return err
+		}
+		if stager != nil {
+			if _, err := e.storeRetry(ctx, "add seeds", func() error {
+				_, err := stager.MergeStaged(ctx)
+				return err
+			}); err != nil {
+				return err
+			}
 		}
 	}
 	for _, s := range e.cfg.SitemapSeeds {

@@ -127,6 +127,10 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 	if len(urls) == 0 {
 		return st, nil
 	}
+	// Offers staged earlier are decided on first (StageURLs).
+	if _, err := t.mergeOffers(ctx); err != nil {
+		return st, err
+	}
 	type hostState struct {
 		key      string
 		admitted int64
@@ -409,15 +413,29 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 			}
 			return rows.Err()
 		}
-		if err := scan(`SELECT id, next_fetch_at, top_priority + value, NULL FROM hosts INDEXED BY hosts_claim
-			WHERE queued > 0 AND lease_owner IS NULL
-			ORDER BY due DESC, top_priority + value DESC, next_fetch_at, id LIMIT ?`, n); err != nil {
-			return err
-		}
-		if err := scan(`SELECT id, next_fetch_at, top_priority + value, lease_owner FROM hosts INDEXED BY hosts_leased
-			WHERE lease_owner IS NOT NULL AND lease_until < ? AND lease_owner <> ?
-			ORDER BY next_fetch_at > ?, top_priority + value DESC, next_fetch_at, id LIMIT ?`, nowMS, owner, nowMS, n); err != nil {
-			return err
+		// No host has URLs queued: staged offers, merged, may give some.
+		for merged := false; ; merged = true {
+			if err := scan(`SELECT id, next_fetch_at, top_priority + value, NULL FROM hosts INDEXED BY hosts_claim
+				WHERE queued > 0 AND lease_owner IS NULL
+				ORDER BY due DESC, top_priority + value DESC, next_fetch_at, id LIMIT ?`, n); err != nil {
+				return err
+			}
+			if err := scan(`SELECT id, next_fetch_at, top_priority + value, lease_owner FROM hosts INDEXED BY hosts_leased
+				WHERE lease_owner IS NOT NULL AND lease_until < ? AND lease_owner <> ?
+				ORDER BY next_fetch_at > ?, top_priority + value DESC, next_fetch_at, id LIMIT ?`, nowMS, owner, nowMS, n); err != nil {
+				return err
+			}
+			if len(cands) > 0 || merged {
+				break
+			}
+			if added, err := t.mergeOffers(ctx); err != nil {
+				return err
+			} else if added == 0 {
+				break
+			}
+			if err := t.wakeHosts(ctx, nowMS); err != nil {
+				return err
+			}
 		}
 		slices.SortFunc(cands, hostCand.compare)
 		cands = cands[:min(n, len(cands))]

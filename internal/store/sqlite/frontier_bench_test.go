@@ -127,17 +127,28 @@ func BenchmarkClaimHosts(b *testing.B) {
 // peak RSS:
 //
 //	ACRAWLER_BENCH_URLS=1000000 go test -run '^$' -bench BenchmarkAddURLs -benchtime 1x -timeout 60m ./internal/store/sqlite
+//
+// Each size runs twice: path=add offers each batch with AddURLs,
+// path=stage with StageURLs (merged when the stage is large, and by a
+// MergeStaged at the end, within the measure). ACRAWLER_BENCH_PATH picks
+// one ("add" or "stage").
 func BenchmarkAddURLs(b *testing.B) {
+	paths := []string{"add", "stage"}
+	if p := os.Getenv("ACRAWLER_BENCH_PATH"); p != "" {
+		paths = []string{p}
+	}
 	for _, n := range benchSizes(b, "ACRAWLER_BENCH_URLS", 100_000) {
-		b.Run(fmt.Sprintf("urls=%d", n), func(b *testing.B) {
-			for range b.N {
-				benchAdd(b, n)
-			}
-		})
+		for _, path := range paths {
+			b.Run(fmt.Sprintf("urls=%d/path=%s", n, path), func(b *testing.B) {
+				for range b.N {
+					benchAdd(b, n, path == "stage")
+				}
+			})
+		}
 	}
 }
 
-func benchAdd(b *testing.B, n int) {
+func benchAdd(b *testing.B, n int, stage bool) {
 	ctx := context.Background()
 	file := filepath.Join(b.TempDir(), "add.db")
 	db, err := Open(ctx, file, Options{})
@@ -154,6 +165,7 @@ func benchAdd(b *testing.B, n int) {
 	var start time.Time
 	var cpu0 time.Duration
 	urls := make([]crawl.NewURL, 0, batch)
+	added := 0
 	for i := 0; i < n; {
 		if i == n-last || (i == 0 && last == n) {
 			io0, start, cpu0 = readProcIO(b), time.Now(), cpuTime()
@@ -166,10 +178,29 @@ func benchAdd(b *testing.B, n int) {
 			urls = append(urls, crawl.NewURL{ID: crawl.URLID(u), URL: u, HostID: crawl.HashID(host), Host: host,
 				Depth: 1, Priority: i % 7, Via: crawl.ViaLink})
 		}
+		if stage {
+			st, err := db.StageURLs(ctx, urls, crawl.Limits{})
+			if err != nil {
+				b.Fatalf("StageURLs = %+v, %v", st, err)
+			}
+			added += st.Added
+			continue
+		}
 		st, err := db.AddURLs(ctx, urls, crawl.Limits{})
 		if err != nil || st.Added != len(urls) {
 			b.Fatalf("AddURLs = %+v, %v", st, err)
 		}
+		added += st.Added
+	}
+	if stage {
+		m, err := db.MergeStaged(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		added += m
+	}
+	if added != n {
+		b.Fatalf("%d URLs added, want %d", added, n)
 	}
 	took, cpu := time.Since(start), cpuTime()-cpu0
 	io1 := readProcIO(b)

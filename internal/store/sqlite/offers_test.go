@@ -1,0 +1,179 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+func offerURL(raw string, depth, priority int) crawl.NewURL {
+	host := raw[:strings.Index(raw[len("http://"):], "/")+len("http://")]
+	return crawl.NewURL{ID: crawl.URLID(raw), URL: raw, HostID: crawl.HashID(host), Host: host,
+		Depth: depth, Priority: priority, Via: crawl.ViaLink}
+}
+
+func openOffers(t *testing.T, file string) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// dump is what a frontier holds: its URLs, hosts and counters.
+func dumpFrontier(t *testing.T, db *DB) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT id, url, host_id, depth, priority, state, via, parent_id, seq, kind, lastmod, changefreq FROM urls ORDER BY id`,
+		`SELECT id, key, admitted, queued, top_priority FROM hosts ORDER BY id`,
+		`SELECT name, value FROM counters WHERE name IN ('queued', 'seq') ORDER BY name`,
+	} {
+		rows, err := db.w.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			v := make([]any, len(cols))
+			p := make([]any, len(cols))
+			for i := range v {
+				p[i] = &v[i]
+			}
+			if err := rows.Scan(p...); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, v...)
+		}
+		rows.Close()
+	}
+	return b.String()
+}
+
+// TestStagedOffersDecideAsAdds: offers staged and merged (some merges
+// when the stage is large, the rest at the end) leave the frontier as the
+// same offers added batch by batch: the same URLs admitted (known ones,
+// those offered twice, over depth and over a host's cap refused), the
+// same seq numbers and priorities, the same host counts and counters.
+func TestStagedOffersDecideAsAdds(t *testing.T) {
+	defer func(m, s int64) { stageMin, stageShare = m, s }(stageMin, stageShare)
+	stageMin, stageShare = 50, 1<<40
+	ctx := context.Background()
+	dir := t.TempDir()
+	added, staged := openOffers(t, filepath.Join(dir, "added.db")), openOffers(t, filepath.Join(dir, "staged.db"))
+	defer added.Close()
+	defer staged.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	offer := func() crawl.NewURL {
+		u := offerURL(fmt.Sprintf("http://h%d.test/p%d", rng.IntN(12), rng.IntN(400)), rng.IntN(4), rng.IntN(5))
+		u.Parent = crawl.ID(rng.IntN(3))
+		u.LastMod = time.UnixMilli(int64(rng.IntN(2)) * 1_700_000_000_000)
+		return u
+	}
+	var first []crawl.NewURL
+	for range 30 {
+		first = append(first, offer())
+	}
+	for _, db := range []*DB{added, staged} {
+		if _, err := db.AddURLs(ctx, first, crawl.Limits{MaxPagesPerHost: 20}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merges := 0
+	for i := range 40 {
+		batch := make([]crawl.NewURL, rng.IntN(30))
+		for j := range batch {
+			batch[j] = offer()
+		}
+		lim := crawl.Limits{MaxDepth: 2}
+		if i%3 != 0 {
+			lim.MaxPagesPerHost = int64(10 + i)
+		}
+		if _, err := added.AddURLs(ctx, batch, lim); err != nil {
+			t.Fatal(err)
+		}
+		st, err := staged.StageURLs(ctx, batch, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Added > 0 {
+			merges++
+		}
+	}
+	if _, err := staged.MergeStaged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if merges == 0 {
+		t.Error("the stage was never merged before the end")
+	}
+	a, s := dumpFrontier(t, added), dumpFrontier(t, staged)
+	if a != s {
+		t.Errorf("staged offers left\n%s\nadded batch by batch\n%s", s, a)
+	}
+	if strings.Count(a, "\n") < 100 {
+		t.Errorf("only %d rows: the test offers too little", strings.Count(a, "\n"))
+	}
+}
+
+// TestStagedOffersOrder: offers staged are decided before later ones
+// added or committed (a host's cap admits the first offers), are kept
+// across a close (durable), and a claim finding no host merges them.
+func TestStagedOffersOrder(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "crawl.db")
+	db := openOffers(t, file)
+	capped := crawl.Limits{MaxPagesPerHost: 1}
+	if _, err := db.StageURLs(ctx, []crawl.NewURL{offerURL("http://a.test/1", 0, 0), offerURL("http://a.test/1", 0, 0)}, capped); err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.AddURLs(ctx, []crawl.NewURL{offerURL("http://a.test/2", 0, 0)}, capped)
+	if err != nil || st.Added != 0 || st.OverHostCap != 1 {
+		t.Fatalf("AddURLs after a staged offer of the same host = %+v, %v; want over the cap", st, err)
+	}
+	if _, err := db.StageURLs(ctx, []crawl.NewURL{offerURL("http://b.test/1", 0, 3), offerURL("http://b.test/2", 0, 5)}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db = openOffers(t, file)
+	defer db.Close()
+	now := time.Now()
+	// a has a URL queued: the stage waits. Another owner finds a held,
+	// no other host queued: the stage is merged, and b is claimed.
+	for _, want := range []struct{ owner, key string }{{"o", "http://a.test"}, {"p", "http://b.test"}} {
+		hs, err := db.ClaimHosts(ctx, want.owner, 10, time.Minute, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hs) != 1 || hs[0].Key != want.key {
+			t.Fatalf("%s claimed %+v, want %s alone", want.owner, hs, want.key)
+		}
+	}
+	hs, err := db.ClaimHosts(ctx, "q", 10, time.Minute, now)
+	if err != nil || len(hs) != 0 {
+		t.Fatalf("a third owner claimed %+v, %v; want nothing", hs, err)
+	}
+	hs = []crawl.Host{{ID: crawl.HashID("http://b.test"), Key: "http://b.test"}}
+	for _, h := range hs {
+		if h.Key != "http://b.test" {
+			continue
+		}
+		c, _, err := db.ClaimURLs(ctx, "p", h.ID, 10, crawl.Limits{}, now)
+		if err != nil || len(c) != 2 || c[0].URL != "http://b.test/2" {
+			t.Fatalf("ClaimURLs(b) = %+v, %v; want both, priority 5 first", c, err)
+		}
+	}
+	var n int
+	if err := db.w.QueryRow(`SELECT count(*) FROM urls WHERE url = 'http://a.test/1'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("a.test/1 stored %d times (%v), want once", n, err)
+	}
+	if m, err := db.MergeStaged(ctx); err != nil || m != 0 {
+		t.Fatalf("MergeStaged of an empty stage = %d, %v", m, err)
+	}
+}
