@@ -88,6 +88,7 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 		return crawl.CommitStats{}, fmt.Errorf("postgres: commit: %w", err)
 	}
 	db.merger.staged(db, staged)
+	db.grown.wrote(db, len(results))
 	return st, nil
 }
 

@@ -24,3 +24,17 @@ func SetMergeRows(n int) (restore func()) {
 	mergeRows = n
 	return func() { mergeRows = old }
 }
+
+// SetAnalyzeEvery sets how many rows a handle writes between two looks for
+// grown tables, until the returned function restores it.
+func SetAnalyzeEvery(n int) (restore func()) {
+	old := analyzeEvery
+	analyzeEvery = n
+	return func() { analyzeEvery = old }
+}
+
+// WaitAnalyzed waits for the handle's look for grown tables, if one runs.
+func (db *DB) WaitAnalyzed() { db.grown.wg.Wait() }
+
+// AnalyzeGrown analyzes the tables that grew now (see analyzeGrown).
+func (db *DB) AnalyzeGrown(ctx context.Context) ([]string, error) { return db.analyzeGrown(ctx) }

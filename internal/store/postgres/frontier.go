@@ -44,6 +44,7 @@ func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 	if err != nil {
 		return crawl.AddStats{}, fmt.Errorf("postgres: add urls: %w", err)
 	}
+	db.grown.wrote(db, len(urls))
 	return st, nil
 }
 

@@ -108,6 +108,7 @@ type DB struct {
 	session int64
 	slots   slotPool
 	merger  inlinkMerger // merges of the staged inbound links (inlinks.go)
+	grown   analyzer     // analyses of the tables that grew (analyze.go)
 }
 
 var _ crawl.Store = (*DB)(nil)
@@ -276,6 +277,7 @@ func redact(msg, dsn string) string {
 // Close closes the connection pool. Host leases are kept.
 func (db *DB) Close() error {
 	db.merger.close(db)
+	db.grown.close()
 	db.pool.Close()
 	return nil
 }
