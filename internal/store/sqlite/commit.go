@@ -29,6 +29,9 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 				return fmt.Errorf("%s: %w", results[i].URL.URL, err)
 			}
 		}
+		if err := c.flushLinkURLs(ctx); err != nil {
+			return err
+		}
 		if err := c.countInlinks(ctx, lim); err != nil {
 			return err
 		}
@@ -58,6 +61,10 @@ type committer struct {
 	at      int
 	live    map[crawl.ID]int
 	linkers []linker
+
+	// linkTexts are the URL texts of the link targets recorded that the
+	// URLs admitted did not show to be in urls (see flushLinkURLs).
+	linkTexts map[crawl.ID]string
 }
 
 // linker is a new page of the batch, at index at, whose links count.
@@ -525,7 +532,10 @@ func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) er
 		if err := c.deleteLinks(ctx, p.ID); err != nil {
 			return err
 		}
-		return c.insertLinks(ctx, p.ID, links)
+		if err := c.insertLinks(ctx, p.ID, links); err != nil {
+			return err
+		}
+		return c.flushLinkURLs(ctx)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: reparse %d: %w", p.ID, err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -126,9 +127,8 @@ func (p *packLinks) Final(*sqlite.FunctionContext) {}
 
 // linkStmts are the committer's statements on links.
 type linkStmts struct {
-	get, put, urls, linkURL, stage *sql.Stmt
-	buf                            []byte
-	have                           map[crawl.ID]bool
+	get, put, linkURL, stage *sql.Stmt
+	buf                      []byte
 }
 
 func (c *committer) prepareLinks(ctx context.Context) error {
@@ -143,7 +143,6 @@ func (c *committer) prepareLinks(ctx context.Context) error {
 	}
 	c.ls.get = prep(`SELECT links FROM outlinks WHERE source_id = ?`)
 	c.ls.put = prep(`INSERT INTO outlinks (source_id, links) VALUES (?, ?) ON CONFLICT (source_id) DO UPDATE SET links = excluded.links`)
-	c.ls.urls = prep(`SELECT u.id FROM json_each(?) j JOIN urls u ON u.id = j.value`)
 	c.ls.linkURL = prep(`INSERT INTO link_urls (id, url) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`)
 	c.ls.stage = prep(`INSERT INTO inlinks_staged (source_id) VALUES (?)`)
 	return err
@@ -153,7 +152,7 @@ func (c *committer) prepareLinks(ctx context.Context) error {
 // one it has (whose links are kept, as a row per link with ON CONFLICT DO
 // NOTHING kept them), the page staged as the source of inbound links to
 // the targets it did not link to yet (see staged.go), and the URL text of
-// those urls does not hold.
+// those urls does not hold (at the end of the batch: flushLinkURLs).
 func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []crawl.Link) error {
 	if len(links) == 0 {
 		return nil
@@ -207,55 +206,54 @@ func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []cr
 		return err
 	}
 	// A target the crawl did not take keeps its URL text in link_urls.
-	// urls is asked only of the targets the result's own discovered URLs
-	// (addURLs, just before) did not show to be in it.
-	if c.ls.have == nil {
-		c.ls.have = map[crawl.ID]bool{}
-	}
-	clear(c.ls.have)
-	ask := fresh
-	if in := c.t.inURLs; len(in) > 0 {
-		ask = make([]crawl.ID, 0, len(fresh))
-		for _, id := range fresh {
-			if in[id] {
-				c.ls.have[id] = true
-			} else {
-				ask = append(ask, id)
-			}
+	// Those the result's own discovered URLs (addURLs, just before) did
+	// not show to be in urls are looked up once for the whole batch, at
+	// its end (flushLinkURLs).
+	for _, id := range fresh {
+		if c.t.inURLs[id] || texts[id] == "" {
+			continue
+		}
+		if c.linkTexts == nil {
+			c.linkTexts = map[crawl.ID]string{}
+		}
+		if _, dup := c.linkTexts[id]; !dup {
+			c.linkTexts[id] = texts[id]
 		}
 	}
-	if len(ask) == 0 {
-		return c.linkURLs(ctx, fresh, texts)
-	}
-	rows, err := c.ls.urls.QueryContext(ctx, jsonIDs(ask))
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var id crawl.ID
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		c.ls.have[id] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	return c.linkURLs(ctx, fresh, texts)
+	return nil
 }
 
-// linkURLs keeps in link_urls the URL text of each target of fresh that
-// urls does not hold (c.ls.have).
-func (c *committer) linkURLs(ctx context.Context, fresh []crawl.ID, texts map[crawl.ID]string) error {
-	for _, id := range fresh {
-		if !c.ls.have[id] && texts[id] != "" {
-			if _, err := c.ls.linkURL.ExecContext(ctx, id, texts[id]); err != nil {
+// flushLinkURLs keeps in link_urls the URL text of each link target the
+// batch recorded (insertLinks) that urls does not hold. The targets are
+// looked up once each, in ID order, many a statement, instead of once for
+// each page linking to them, a statement a page. A target added to urls
+// later in the batch needs no text of its own: urls has it.
+func (c *committer) flushLinkURLs(ctx context.Context) error {
+	if len(c.linkTexts) == 0 {
+		return nil
+	}
+	ids := slices.Sorted(maps.Keys(c.linkTexts))
+	have := make(map[crawl.ID]bool, len(ids))
+	if err := c.t.inChunks(ctx, len(ids), 1, `SELECT id FROM urls WHERE id IN (%s)`,
+		func(i int, a []any) { a[0] = ids[i] },
+		func(rows *sql.Rows) error {
+			var id crawl.ID
+			if err := rows.Scan(&id); err != nil {
 				return err
+			}
+			have[id] = true
+			return nil
+		}); err != nil {
+		return fmt.Errorf("link targets: %w", err)
+	}
+	for _, id := range ids {
+		if !have[id] {
+			if _, err := c.ls.linkURL.ExecContext(ctx, id, c.linkTexts[id]); err != nil {
+				return fmt.Errorf("link target %d: %w", id, err)
 			}
 		}
 	}
+	clear(c.linkTexts)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/store/sqlite"
@@ -155,4 +156,68 @@ func TestCompactLinksMigration(t *testing.T) {
 	}
 	db.Close()
 	check("after the migration ran again")
+}
+
+// TestLinkTextsOfABatch: in one commit of several pages, a link to a URL
+// the crawl did not take keeps its URL text, one page's or many's, and a
+// link to a URL that a later result of the same batch admits reads the
+// URL's text from it.
+func TestLinkTextsOfABatch(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "batch.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	u := func(raw string) crawl.NewURL {
+		host := crawl.HostKey(raw)
+		return crawl.NewURL{ID: crawl.URLID(raw), URL: raw, HostID: crawl.HashID(host), Host: host, Via: crawl.ViaLink}
+	}
+	link := func(raw, anchor string) crawl.Link {
+		return crawl.Link{TargetID: crawl.URLID(raw), Target: raw, Anchor: anchor}
+	}
+	var lim crawl.Limits
+	now := time.Unix(1_800_000_000, 0)
+	if _, err := db.AddURLs(ctx, []crawl.NewURL{u("http://a.test/1"), u("http://a.test/2"), u("http://a.test/3")}, lim); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := db.ClaimHosts(ctx, "p", 1, time.Minute, now)
+	if err != nil || len(hs) != 1 {
+		t.Fatalf("ClaimHosts = %v, %v", hs, err)
+	}
+	cs, _, err := db.ClaimURLs(ctx, "p", hs[0].ID, 3, lim, now)
+	if err != nil || len(cs) != 3 {
+		t.Fatalf("ClaimURLs = %v, %v", cs, err)
+	}
+	const out, other, later = "http://out.test/o?q=1", "http://out.test/p", "http://a.test/later"
+	linksOf := [][]crawl.Link{
+		{link(out, "out"), link(later, "later"), link(cs[1].URL, "next")},
+		{link(out, "out again"), link(other, "other")},
+		{link(later, "later too")},
+	}
+	var rs []crawl.Result
+	for i, c := range cs {
+		p := &crawl.Page{URL: c.URL, Status: 200, ContentType: "text/html", Title: "page " + c.URL, Text: "text of " + c.URL, FetchedAt: now}
+		r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: p, Links: linksOf[i]}
+		if i == 1 {
+			r.Discovered = []crawl.NewURL{u(later)} // admitted after the first page links to it
+		}
+		rs = append(rs, r)
+	}
+	if _, err := db.Commit(ctx, rs, lim); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cs {
+		got, err := db.Links(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Clone(linksOf[i])
+		byTarget := func(a, b crawl.Link) int { return cmp.Compare(a.Target, b.Target) }
+		slices.SortFunc(got, byTarget)
+		slices.SortFunc(want, byTarget)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("links of %s = %+v, want %+v", c.URL, got, want)
+		}
+	}
 }
