@@ -32,9 +32,11 @@ func dumpFrontier(t *testing.T, db *DB) string {
 	t.Helper()
 	var b strings.Builder
 	for _, q := range []string{
-		`SELECT id, url, host_id, depth, priority, state, via, parent_id, seq, kind, lastmod, changefreq FROM urls ORDER BY id`,
+		`SELECT id, url, host_id, depth, priority, state, via, parent_id, kind, lastmod, changefreq,
+			row_number() OVER (PARTITION BY host_id ORDER BY seq) FROM urls ORDER BY id`,
 		`SELECT id, key, admitted, queued, top_priority FROM hosts ORDER BY id`,
-		`SELECT name, value FROM counters WHERE name IN ('queued', 'seq') ORDER BY name`,
+		`SELECT name, value FROM counters WHERE name = 'queued'`,
+		`SELECT (SELECT value FROM counters WHERE name = 'seq') >= (SELECT max(seq) FROM urls)`,
 	} {
 		rows, err := db.w.Query(q)
 		if err != nil {
@@ -60,8 +62,10 @@ func dumpFrontier(t *testing.T, db *DB) string {
 // TestStagedOffersDecideAsAdds: offers staged and merged (some merges
 // when the stage is large, the rest at the end) leave the frontier as the
 // same offers added batch by batch: the same URLs admitted (known ones,
-// those offered twice, over depth and over a host's cap refused), the
-// same seq numbers and priorities, the same host counts and counters.
+// those offered twice, over depth and over a host's cap refused), each
+// host's in the same order (seq: a merge numbers them by their place in
+// the stage, with gaps), the same priorities, host counts and queued
+// counter, and the seq counter past every URL's.
 func TestStagedOffersDecideAsAdds(t *testing.T) {
 	defer func(m, s int64) { stageMin, stageShare = m, s }(stageMin, stageShare)
 	stageMin, stageShare = 50, 1<<40

@@ -118,6 +118,7 @@ var frontierTests = []test{
 	{"InboundLinksOfFetchedURLs", testInlinksOfFetched},
 	{"TrapFlagComesBackOnClaim", testTrapOnClaim},
 	{"BestHostsFirst", testBestHostsFirst},
+	{"StagedOffers", testStagedOffers},
 }
 
 var pageTests = []test{
