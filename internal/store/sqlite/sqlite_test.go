@@ -100,8 +100,8 @@ func TestRankPassPageCache(t *testing.T) {
 	}
 	defer db.Close()
 	before, err := db.WriterCacheSizeForTest(ctx)
-	if err != nil || before != -32<<10 {
-		t.Fatalf("writer cache_size %d, %v; want -32768 (KiB)", before, err)
+	if err != nil || before != -24<<10 {
+		t.Fatalf("writer cache_size %d, %v; want -24576 (KiB)", before, err)
 	}
 	if err := db.SetRanks(ctx, map[crawl.ID]float64{1: 2}); err != nil {
 		t.Fatal(err)
