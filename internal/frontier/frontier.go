@@ -988,6 +988,16 @@ func (f *Frontier) applyLocked(ctx context.Context, r ioRound, res ioResult) err
 	}
 	if r.claim && res.claimErr == nil {
 		f.unheldClaimedLocked(r, res)
+		if len(res.claimed) >= r.room && f.cfg.Limits.MaxPages <= 0 && f.cfg.Limits.MaxBytes <= 0 {
+			// Without a budget, a claim that found as many hosts as it
+			// asked for may have left more waiting: while too few held
+			// hosts are ready, the next looks at once, not after
+			// ClaimEvery. Hosts with queued URLs left unheld while the
+			// workers wait would waste their politeness windows (a journal
+			// linked from a seed's home page, ranked below the seeds' own
+			// pages, waited seconds to be claimed).
+			f.claimSoon = true
+		}
 	}
 	var storeErr error
 	if res.claimErr != nil {

@@ -506,3 +506,39 @@ func TestAdmittedAnyWakesHeldHosts(t *testing.T) {
 	}
 	t.Fatal("the URL queued after AdmittedAny did not come without the clock moving")
 }
+
+// TestClaimsOnWhileHostsWait: without a budget, a claim that found as
+// many hosts as it asked for is followed at once by another while too few
+// held hosts are ready (here none: each has its request in flight), not
+// after ClaimEvery; hosts with queued URLs are not left unheld while the
+// workers wait. With a page budget the claims still come ClaimEvery apart.
+func TestClaimsOnWhileHostsWait(t *testing.T) {
+	var urls []crawl.NewURL
+	for i := range 9 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://h%d.test/1", i), 0, 1))
+	}
+	for _, budget := range []int64{0, 100} {
+		f, c, st := setup(t, frontier.Config{MinReady: 2, Batch: 4, ClaimEvery: time.Hour, Wake: func() {},
+			Limits: crawl.Limits{MaxPages: budget}}, urls...)
+		knownRobots(t, st, c, urls...)
+		hosts := map[string]bool{}
+		// The clock stands still and no task is done: each host gives one.
+		for range 200 {
+			task, ok, _ := next(t, f)
+			if ok {
+				hosts[task.Host] = true
+			}
+			if len(hosts) == len(urls) {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		want := len(urls)
+		if budget > 0 {
+			want = 2 // one claim of MinReady hosts, the next an hour later
+		}
+		if len(hosts) != want {
+			t.Errorf("budget %d: %d hosts handed out before ClaimEvery passed, want %d", budget, len(hosts), want)
+		}
+	}
+}
