@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,7 +33,10 @@ import (
 //   - publications at 500 pages: the distinct publications fetched by the
 //     500-page crawl, as a ratio to breadth-first's on the same web;
 //   - time to 95%: how long a crawl without a budget takes to fetch 95% of
-//     the web's publications, as a ratio to breadth-first's.
+//     the web's publications, as a ratio to breadth-first's; beside it the
+//     pages fetched by then and the CPU time of the crawl, as ratios too
+//     (t95-pages-x-bfs, t95-cpu-x-bfs): on a loaded machine the crawl waits
+//     for the CPU, and the time moves with what other processes do.
 //
 // With -v it also prints, for each web, what the priority order's 500
 // pages that are not research were, by site and page kind (the most
@@ -50,6 +55,12 @@ import (
 // measures each web that many times and takes each figure's median over
 // the runs (one web's research share at 500 pages moves by 10 points
 // between runs). -v prints the figures of each web (and of each run).
+// ACRAWLER_PRIORITY_ONLY=t95 measures only the time to 95% (the other
+// figures are reported as 0); ACRAWLER_PRIORITY_TRACE, with -v, logs for
+// each crawl of it the requests per quarter second, what the pages fetched
+// by then were, the hosts of the last publications (when each was first
+// requested, first linked, and how long it waited beyond its delay) and
+// the requests of the last two.
 func BenchmarkPriority(b *testing.B) {
 	delay := 50 * time.Millisecond
 	if v := os.Getenv("ACRAWLER_PRIORITY_DELAY"); v != "" {
@@ -61,6 +72,7 @@ func BenchmarkPriority(b *testing.B) {
 	}
 	seeds := priorityWebs(b)
 	runs := envInt("ACRAWLER_PRIORITY_RUNS", 1)
+	t95Only := os.Getenv("ACRAWLER_PRIORITY_ONLY") == "t95"
 	for b.Loop() {
 		var rows []priorityRow
 		for _, seed := range seeds {
@@ -69,26 +81,28 @@ func BenchmarkPriority(b *testing.B) {
 				row := priorityRow{seed: seed}
 				var spent string
 				for i, order := range []string{"priority", "bfs"} {
-					row.share100[i], row.share1000[i] = measureBudget(b, seed, order, delay, 1000)
-					s, n, pubs, other := measureBudget500(b, seed, order, delay)
-					row.share500[i], row.pages500[i], row.pubs500[i] = s, n, pubs
-					if i == 0 {
-						spent = other
+					if !t95Only {
+						row.share100[i], row.share1000[i] = measureBudget(b, seed, order, delay, 1000)
+						s, n, pubs, other := measureBudget500(b, seed, order, delay)
+						row.share500[i], row.pages500[i], row.pubs500[i] = s, n, pubs
+						if i == 0 {
+							spent = other
+						}
 					}
-					row.t95[i] = timeTo95(b, seed, order, delay)
+					row.t95[i], row.t95Pages[i], row.t95CPU[i] = timeTo95(b, seed, order, delay)
 				}
 				if runs > 1 {
-					b.Logf("web %2d, run %d: research share at 500 pages %.1f%%, publications %.2fx, time to 95%% %.2fx", seed, run+1,
-						100*row.share500[0], row.pubsRatio(), row.t95Ratio())
+					b.Logf("web %2d, run %d: research share at 500 pages %.1f%%, publications %.2fx, time to 95%% %.2fx (pages %.2fx, CPU %.2fx)", seed, run+1,
+						100*row.share500[0], row.pubsRatio(), row.t95Ratio(), row.t95PagesRatio(), row.t95CPURatio())
 				}
 				b.Logf("web %2d: priority's 500 pages that are not research: %s", seed, spent)
 				tries = append(tries, row)
 			}
 			row := medianRow(tries)
-			b.Logf("web %2d: research share at 100/500/1000 pages: priority %.1f/%.1f/%.1f%%, bfs %.1f/%.1f/%.1f%%; publications at 500: %d vs %d (%.2fx); time to 95%% of publications: %v vs %v (%.2fx)",
+			b.Logf("web %2d: research share at 100/500/1000 pages: priority %.1f/%.1f/%.1f%%, bfs %.1f/%.1f/%.1f%%; publications at 500: %d vs %d (%.2fx); time to 95%% of publications: %v vs %v (%.2fx; pages %.2fx, CPU %.2fx)",
 				seed, 100*row.share100[0], 100*row.share500[0], 100*row.share1000[0], 100*row.share100[1], 100*row.share500[1], 100*row.share1000[1],
 				row.pubs500[0], row.pubs500[1], row.pubsRatio(),
-				row.t95[0].Round(10*time.Millisecond), row.t95[1].Round(10*time.Millisecond), row.t95Ratio())
+				row.t95[0].Round(10*time.Millisecond), row.t95[1].Round(10*time.Millisecond), row.t95Ratio(), row.t95PagesRatio(), row.t95CPURatio())
 			rows = append(rows, row)
 		}
 		report := func(name string, f func(r priorityRow) float64, worstIsMax bool) {
@@ -113,6 +127,8 @@ func BenchmarkPriority(b *testing.B) {
 		report("bfs%@1000", func(r priorityRow) float64 { return 100 * r.share1000[1] }, false)
 		report("pubs-x-bfs@500", priorityRow.pubsRatio, false)
 		report("t95-x-bfs", priorityRow.t95Ratio, true)
+		report("t95-pages-x-bfs", priorityRow.t95PagesRatio, true)
+		report("t95-cpu-x-bfs", priorityRow.t95CPURatio, true)
 	}
 }
 
@@ -121,9 +137,14 @@ type priorityRow struct {
 	share100, share500, share1000 [2]float64 // priority, bfs
 	pages500, pubs500             [2]int
 	t95                           [2]time.Duration
-	// pubsX and t95X, when set, are the ratios (the median of the runs'
-	// ratios, medianRow).
-	pubsX, t95X float64
+	// t95Pages and t95CPU are the pages the crawl of t95 fetched by then
+	// and the CPU time the process spent on the whole crawl: on a shared
+	// machine they move less with the load than the time does.
+	t95Pages [2]int
+	t95CPU   [2]time.Duration
+	// pubsX, t95X, t95PagesX and t95CPUX, when set, are the ratios (the
+	// median of the runs' ratios, medianRow).
+	pubsX, t95X, t95PagesX, t95CPUX float64
 }
 
 func (r priorityRow) pubsRatio() float64 {
@@ -131,6 +152,20 @@ func (r priorityRow) pubsRatio() float64 {
 		return r.pubsX
 	}
 	return ratio(r.pubs500[0], r.pubs500[1])
+}
+
+func (r priorityRow) t95PagesRatio() float64 {
+	if r.t95PagesX > 0 {
+		return r.t95PagesX
+	}
+	return ratio(r.t95Pages[0], r.t95Pages[1])
+}
+
+func (r priorityRow) t95CPURatio() float64 {
+	if r.t95CPUX > 0 {
+		return r.t95CPUX
+	}
+	return r.t95CPU[0].Seconds() / max(r.t95CPU[1].Seconds(), 1e-9)
 }
 
 func (r priorityRow) t95Ratio() float64 {
@@ -163,8 +198,11 @@ func medianRow(runs []priorityRow) priorityRow {
 		out.pages500[i] = int(med(func(r priorityRow) float64 { return float64(r.pages500[i]) }))
 		out.pubs500[i] = int(med(func(r priorityRow) float64 { return float64(r.pubs500[i]) }))
 		out.t95[i] = time.Duration(med(func(r priorityRow) float64 { return float64(r.t95[i]) }))
+		out.t95Pages[i] = int(med(func(r priorityRow) float64 { return float64(r.t95Pages[i]) }))
+		out.t95CPU[i] = time.Duration(med(func(r priorityRow) float64 { return float64(r.t95CPU[i]) }))
 	}
 	out.pubsX, out.t95X = med(priorityRow.pubsRatio), med(priorityRow.t95Ratio)
+	out.t95PagesX, out.t95CPUX = med(priorityRow.t95PagesRatio), med(priorityRow.t95CPURatio)
 	return out
 }
 
@@ -345,8 +383,11 @@ func spentOn(web *apptest.Web) string {
 }
 
 // timeTo95 crawls without a budget until 95% of the web's publications
-// are fetched and returns how long that took from the first request.
-func timeTo95(tb testing.TB, seed int, order string, delay time.Duration) time.Duration {
+// are fetched and returns how long that took from the first request, the
+// pages fetched by then and the CPU time the process spent on the crawl.
+// With ACRAWLER_PRIORITY_TRACE set (and -v) it logs where the time went
+// (traceT95).
+func timeTo95(tb testing.TB, seed int, order string, delay time.Duration) (time.Duration, int, time.Duration) {
 	web := variedWeb(tb, seed)
 	want := map[string]bool{}
 	for _, p := range web.Pages() {
@@ -371,10 +412,184 @@ func timeTo95(tb testing.TB, seed int, order string, delay time.Duration) time.D
 		}
 		return false
 	}
+	start, cpu0 := time.Now(), cpuTime()
 	priorityCrawl(tb, web, order, delay, done)
+	cpu := cpuTime() - cpu0
+	reqs := web.Requests()
+	n, pages := 0, 0
+	for _, r := range reqs {
+		if r.Time.Sub(reqs[0].Time) <= at {
+			n++
+			if info, ok := web.Lookup("http://" + r.Host + r.Path); ok && info.Kind != "robots" && info.Kind != "sitemap" {
+				pages++
+			}
+		}
+	}
+	if testing.Verbose() {
+		tb.Logf("web %d, %s: 95%% of %d publications at %v, after %d requests (%d pages), %v from the crawl's start (CPU %v)", seed, order, len(want), at.Round(10*time.Millisecond), n, pages, time.Since(start).Round(10*time.Millisecond), cpu.Round(10*time.Millisecond))
+		if os.Getenv("ACRAWLER_PRIORITY_TRACE") != "" {
+			traceT95(tb, web, want, at)
+		}
+	}
 	if at == 0 && !done() {
 		tb.Logf("web %d, %s: the crawl ended before 95%% of the publications were fetched", seed, order)
-		return 10 * time.Minute
+		return 10 * time.Minute, pages, cpu
 	}
-	return at
+	return at, pages, cpu
+}
+
+// traceT95 logs, per quarter second of a crawl, its requests, the hosts
+// they went to and the publications fetched by then, and for the last
+// publications the hosts they were on.
+func traceT95(tb testing.TB, web *apptest.Web, want map[string]bool, at time.Duration) {
+	reqs := web.Requests()
+	got := map[string]bool{}
+	const step = 250 * time.Millisecond
+	var line strings.Builder
+	n, hosts, pubs := 0, map[string]int{}, 0
+	bucket := time.Duration(0)
+	flush := func() {
+		fmt.Fprintf(&line, " [%v: %d req %d hosts, pubs %d]", bucket, n, len(hosts), pubs)
+		n, hosts = 0, map[string]int{}
+	}
+	for _, r := range reqs {
+		d := r.Time.Sub(reqs[0].Time)
+		if d > at {
+			break
+		}
+		for d >= bucket+step {
+			flush()
+			bucket += step
+		}
+		n++
+		hosts[r.Host]++
+		if info, ok := web.Lookup("http://" + r.Host + r.Path); ok && want[info.URL] && !got[info.URL] {
+			got[info.URL] = true
+			pubs++
+		}
+	}
+	flush()
+	tb.Log("timeline:" + line.String())
+	// What the pages before were, by site and kind, and where the last
+	// publications were.
+	siteKind := map[string]string{}
+	for _, s := range web.Sites() {
+		siteKind[s.Host] = s.Kind
+	}
+	kinds := map[string]int{}
+	var late []string
+	got = map[string]bool{}
+	for i, r := range reqs {
+		if r.Time.Sub(reqs[0].Time) > at {
+			break
+		}
+		info, ok := web.Lookup("http://" + r.Host + r.Path)
+		k := "unknown"
+		if ok {
+			k = info.Kind
+		}
+		kinds[siteKind[r.Host]+"/"+k]++
+		if ok && want[info.URL] && !got[info.URL] {
+			got[info.URL] = true
+			if len(got) > len(want)*85/100 {
+				late = append(late, fmt.Sprintf("%d:%s/%s%s", i, siteKind[r.Host], r.Host, r.Path))
+			}
+		}
+	}
+	keys := slices.Collect(maps.Keys(kinds))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(kinds[b]-kinds[a], strings.Compare(a, b)) })
+	var ks []string
+	for _, k := range keys {
+		ks = append(ks, fmt.Sprintf("%d %s", kinds[k], k))
+	}
+	tb.Log("kinds: " + strings.Join(ks, ", "))
+	tb.Log("late publications: " + strings.Join(late, " "))
+	// Per host with publications: its first request, first and last
+	// publication, publications, requests, and the time it waited beyond
+	// the delay between its requests (missed windows).
+	type hs struct {
+		first, firstPub, lastPub, last time.Duration
+		pubs, reqs                     int
+		slack                          time.Duration
+	}
+	per := map[string]*hs{}
+	got = map[string]bool{}
+	for _, r := range reqs {
+		d := r.Time.Sub(reqs[0].Time)
+		if d > at {
+			break
+		}
+		h := per[r.Host]
+		if h == nil {
+			h = &hs{first: d, firstPub: -1}
+			per[r.Host] = h
+		} else if g := d - h.last - 50*time.Millisecond; g > 0 {
+			h.slack += g
+		}
+		h.last = d
+		h.reqs++
+		if info, ok := web.Lookup("http://" + r.Host + r.Path); ok && want[info.URL] && !got[info.URL] {
+			got[info.URL] = true
+			h.pubs++
+			if h.firstPub < 0 {
+				h.firstPub = d
+			}
+			h.lastPub = d
+		}
+	}
+	hostsBy := slices.Collect(maps.Keys(per))
+	slices.SortFunc(hostsBy, func(a, b string) int { return cmp.Compare(per[b].lastPub, per[a].lastPub) })
+	var hl []string
+	for _, k := range hostsBy[:min(12, len(hostsBy))] {
+		h := per[k]
+		hl = append(hl, fmt.Sprintf("%s(%s) first %v pubs %v..%v n=%d reqs=%d slack=%v", k, siteKind[k], h.first.Round(10*time.Millisecond), h.firstPub.Round(10*time.Millisecond), h.lastPub.Round(10*time.Millisecond), h.pubs, h.reqs, h.slack.Round(10*time.Millisecond)))
+	}
+	tb.Log("last hosts: " + strings.Join(hl, "; "))
+	// When a fetched page first linked each of the last hosts.
+	var body []string
+	for _, r := range reqs {
+		d := r.Time.Sub(reqs[0].Time)
+		if d > at {
+			break
+		}
+		rec := httptest.NewRecorder()
+		web.Web.ServeHTTP(rec, httptest.NewRequest("GET", "http://"+r.Host+r.Path, nil))
+		body = append(body, rec.Body.String())
+	}
+	var linked []string
+	for _, k := range hostsBy[:min(6, len(hostsBy))] {
+		for i, r := range reqs[:len(body)] {
+			if r.Host != k && strings.Contains(body[i], "//"+k) {
+				linked = append(linked, fmt.Sprintf("%s first linked at %v by %s(%s)%s", k, r.Time.Sub(reqs[0].Time).Round(10*time.Millisecond), r.Host, siteKind[r.Host], r.Path))
+				break
+			}
+		}
+	}
+	tb.Log("linked: " + strings.Join(linked, "; "))
+	for _, k := range hostsBy[:min(2, len(hostsBy))] {
+		var seq []string
+		for _, r := range reqs {
+			d := r.Time.Sub(reqs[0].Time)
+			if d > at {
+				break
+			}
+			if r.Host == k {
+				kind := "?"
+				if info, ok := web.Lookup("http://" + r.Host + r.Path); ok {
+					kind = info.Kind
+				}
+				seq = append(seq, fmt.Sprintf("%v %s %s", d.Round(10*time.Millisecond), kind, r.Path))
+			}
+		}
+		tb.Logf("%s: %s", k, strings.Join(seq, " | "))
+	}
+}
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
