@@ -24,10 +24,14 @@ import (
 // stageMin offers and at least one for each stageShare URLs stored, so
 // that a merge writes a bounded number of index pages per offer as the
 // store grows (each merge touches at most every page of urls_id, which
-// grows with the URLs stored).
+// grows with the URLs stored). With stageShare 1 a merge at least
+// doubles the URLs stored, and each index page is written a few times
+// over a crawl's adds (2,000,000 seeds: 1,187 B written per URL, against
+// 1,614 with stageShare 4). The stage's pages are freed by the merge and
+// taken again by the next stage or the tables' growth.
 var (
 	stageMin   int64 = 100_000
-	stageShare int64 = 4
+	stageShare int64 = 1
 )
 
 // StageURLs offers URLs to the frontier as AddURLs does, deciding on them
