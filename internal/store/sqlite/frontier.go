@@ -413,7 +413,8 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 			}
 			return rows.Err()
 		}
-		// No host has URLs queued: staged offers, merged, may give some.
+		// A claim that finds no host merges the staged offers (StageURLs)
+		// and looks again: a crawl must not end while offers wait.
 		for merged := false; ; merged = true {
 			if err := scan(`SELECT id, next_fetch_at, top_priority + value, NULL FROM hosts INDEXED BY hosts_claim
 				WHERE queued > 0 AND lease_owner IS NULL
