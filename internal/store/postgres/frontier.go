@@ -803,23 +803,90 @@ func (db *DB) RecordTraps(ctx context.Context, traps map[crawl.ID]string) error 
 	return nil
 }
 
-// ClaimURLsOf claims for each host in turn: PostgreSQL runs claims of
-// different hosts side by side, so one transaction would only hold locks
-// longer.
+// ClaimURLsOf claims for every host, in the order given (the page budget
+// goes to the first), in one transaction and one round trip: the hosts'
+// rows are locked first, in ID order (the order commits lock hosts in, so
+// that a claim and a commit cannot deadlock on them), then each host's
+// best ready URLs are marked in flight. A claim of many hosts costs the
+// server one transaction where it cost one a host, each with its round
+// trip.
 func (db *DB) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.Claim, error) {
-	out := make([]crawl.Claim, 0, len(hosts))
-	for _, h := range hosts {
-		var c crawl.Claim
-		var err error
-		c.URLs, c.Next, err = db.ClaimURLs(ctx, owner, h, n, lim, now)
-		switch {
-		case errors.Is(err, crawl.ErrLeaseLost), errors.Is(err, crawl.ErrPageBudget),
-			errors.Is(err, crawl.ErrByteBudget), errors.Is(err, crawl.ErrHostBytes):
-			c.Err = err
-		case err != nil:
-			return out, err
+	cs := make([]hostClaim, len(hosts))
+	byID := make(map[crawl.ID][]int, len(hosts)) // indexes in hosts
+	ids := make([]int64, 0, len(hosts))
+	for i, h := range hosts {
+		cs[i].host = h
+		if byID[h] == nil {
+			ids = append(ids, int64(h))
 		}
-		out = append(out, c)
+		byID[h] = append(byID[h], i)
+	}
+	slices.Sort(ids)
+	var reserved, bytes int64
+	err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
+		b := t.batch()
+		// Lock order is hosts, then URLs, then counters.
+		for i := range cs {
+			cs[i].held = nil
+		}
+		b.Queue(`SELECT id, lease_owner = $2 AND lease_session = $3, bytes FROM hosts
+			WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, ids, owner, db.session).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var id int64
+				var held bool
+				var bytes int64
+				if err := rows.Scan(&id, &held, &bytes); err != nil {
+					return err
+				}
+				for _, i := range byID[crawl.ID(id)] {
+					cs[i].held, cs[i].hostBytes = &held, bytes
+				}
+			}
+			return nil
+		})
+		if lim.MaxPages > 0 {
+			// Only claims raise the reserved count; they take turns, so the
+			// budget holds across processes.
+			b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.budgetLock())
+		}
+		for i := range cs {
+			cs[i].queue(b, db, t.slot, owner, n, lim, now)
+		}
+		if lim.MaxPages > 0 || lim.MaxBytes > 0 {
+			b.Queue(`SELECT coalesce(sum(reserved), 0)::bigint, coalesce(sum(bytes), 0)::bigint FROM counters`).QueryRow(func(row pgx.Row) error {
+				return row.Scan(&reserved, &bytes)
+			})
+		}
+		return t.commit(ctx, b)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: claim urls: %w", err)
+	}
+	out := make([]crawl.Claim, len(cs))
+	for i := range cs {
+		c := &cs[i]
+		out[i].URLs = c.out
+		switch {
+		case len(c.out) > 0:
+		case c.held == nil || !*c.held:
+			out[i].Err = fmt.Errorf("postgres: claim urls of host %d: %w", c.host, crawl.ErrLeaseLost)
+		case lim.MaxBytes > 0 && bytes >= lim.MaxBytes:
+			out[i].Err = crawl.ErrByteBudget
+		case lim.MaxPages > 0 && reserved >= lim.MaxPages:
+			out[i].Err = crawl.ErrPageBudget
+		case lim.MaxHostBytes > 0 && c.hostBytes >= lim.MaxHostBytes:
+			// The host spent its share: its queued URLs were skipped.
+			out[i].Err = crawl.ErrHostBytes
+		default:
+			// Nothing ready: when will something be?
+			var at *int64
+			if err := db.pool.QueryRow(ctx, `SELECT min(retry_at) FROM urls WHERE host_id = $1 AND state = 0`, c.host).Scan(&at); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return out[:i], fmt.Errorf("postgres: claim urls of host %d: %w", c.host, err)
+			}
+			if at != nil {
+				out[i].Next = fromMS(max(*at, 1))
+			}
+		}
 	}
 	return out, nil
 }
@@ -829,91 +896,56 @@ func (db *DB) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n
 // Once the host's bytes reached lim.MaxHostBytes, it claims nothing and
 // skips the host's queued URLs instead.
 func (db *DB) ClaimURLs(ctx context.Context, owner string, host crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.ClaimedURL, time.Time, error) {
-	var out []crawl.ClaimedURL
-	var held *bool
-	var reserved, bytes, hostBytes int64
-	err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
-		out, held = nil, nil
-		b := t.batch()
-		// Lock the host first: lock order is hosts, then URLs, then counters.
-		b.Queue(`SELECT lease_owner = $2 AND lease_session = $3, bytes FROM hosts WHERE id = $1 FOR NO KEY UPDATE`,
-			int64(host), owner, db.session).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				if err := rows.Scan(&held, &hostBytes); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		args := []any{int64(host), now.UnixMilli(), owner, db.session, int64(max(n, 0)), lim.MaxBytes, t.slot}
-		if lim.MaxPages > 0 {
-			// Only claims raise the reserved count; they take turns, so the
-			// budget holds across processes.
-			b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.budgetLock())
-			args = append(args, lim.MaxPages)
-		}
-		if lim.MaxHostBytes > 0 {
-			args = append(args, lim.MaxHostBytes)
-		}
-		q := claimStmts[b2i(lim.MaxPages > 0)][b2i(lim.MaxHostBytes > 0)]
-		b.Queue(q, args...).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				c := crawl.ClaimedURL{HostID: host, ClaimedAt: time.UnixMilli(now.UnixMilli())}
-				var lastmod, fetched, interval int64
-				var via string
-				var recorded bool
-				var prev crawl.PrevFetch
-				var misses int32
-				if err := rows.Scan(&c.ID, &c.URL, &c.Depth, &c.Priority, &c.Attempts, &c.Kind, &lastmod, &via, &c.ChangeFreq,
-					&recorded, &prev.ETag, &prev.LastModified, &prev.ContentHash, &prev.Bytes, &fetched, &interval, &misses,
-					&prev.Type); err != nil {
-					return err
-				}
-				c.LastMod, c.Via = fromMS(lastmod), crawl.Via(via)
-				if recorded {
-					prev.FetchedAt, prev.Interval = fromMS(fetched), time.Duration(interval)*time.Millisecond
-					prev.Misses, prev.ChangeFreq = int(misses), c.ChangeFreq
-					c.Prev = &prev
-				}
-				out = append(out, c)
-			}
-			return nil
-		})
-		if lim.MaxPages > 0 || lim.MaxBytes > 0 {
-			b.Queue(`SELECT coalesce(sum(reserved), 0)::bigint, coalesce(sum(bytes), 0)::bigint FROM counters`).QueryRow(func(row pgx.Row) error {
-				return row.Scan(&reserved, &bytes)
-			})
-		}
-		return t.commit(ctx, b)
-	})
+	cs, err := db.ClaimURLsOf(ctx, owner, []crawl.ID{host}, n, lim, now)
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("postgres: claim urls of host %d: %w", host, err)
+		return nil, time.Time{}, err
 	}
-	if len(out) > 0 {
-		return out, time.Time{}, nil
+	return cs[0].URLs, cs[0].Next, cs[0].Err
+}
+
+// hostClaim is one host's part of a claim (ClaimURLsOf).
+type hostClaim struct {
+	host      crawl.ID
+	out       []crawl.ClaimedURL
+	held      *bool // whether owner holds the host's lease; nil: no such host
+	hostBytes int64
+}
+
+// queue adds the host's claim to b: its best ready URLs marked in
+// flight, if owner holds its lease (the statement checks).
+func (c *hostClaim) queue(b *pgx.Batch, db *DB, slot int64, owner string, n int, lim crawl.Limits, now time.Time) {
+	c.out = nil
+	args := []any{int64(c.host), now.UnixMilli(), owner, db.session, int64(max(n, 0)), lim.MaxBytes, slot}
+	if lim.MaxPages > 0 {
+		args = append(args, lim.MaxPages)
 	}
-	switch {
-	case held == nil || !*held:
-		return nil, time.Time{}, fmt.Errorf("postgres: claim urls of host %d: %w", host, crawl.ErrLeaseLost)
-	case lim.MaxBytes > 0 && bytes >= lim.MaxBytes:
-		return nil, time.Time{}, crawl.ErrByteBudget
-	case lim.MaxPages > 0 && reserved >= lim.MaxPages:
-		return nil, time.Time{}, crawl.ErrPageBudget
-	case lim.MaxHostBytes > 0 && hostBytes >= lim.MaxHostBytes:
-		// The host spent its share: its queued URLs were skipped.
-		return nil, time.Time{}, crawl.ErrHostBytes
+	if lim.MaxHostBytes > 0 {
+		args = append(args, lim.MaxHostBytes)
 	}
-	var at *int64
-	if err := db.pool.QueryRow(ctx, `SELECT min(retry_at) FROM urls WHERE host_id = $1 AND state = 0`, host).Scan(&at); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, time.Time{}, nil
+	q := claimStmts[b2i(lim.MaxPages > 0)][b2i(lim.MaxHostBytes > 0)]
+	b.Queue(q, args...).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			u := crawl.ClaimedURL{HostID: c.host, ClaimedAt: time.UnixMilli(now.UnixMilli())}
+			var lastmod, fetched, interval int64
+			var via string
+			var recorded bool
+			var prev crawl.PrevFetch
+			var misses int32
+			if err := rows.Scan(&u.ID, &u.URL, &u.Depth, &u.Priority, &u.Attempts, &u.Kind, &lastmod, &via, &u.ChangeFreq,
+				&recorded, &prev.ETag, &prev.LastModified, &prev.ContentHash, &prev.Bytes, &fetched, &interval, &misses,
+				&prev.Type); err != nil {
+				return err
+			}
+			u.LastMod, u.Via = fromMS(lastmod), crawl.Via(via)
+			if recorded {
+				prev.FetchedAt, prev.Interval = fromMS(fetched), time.Duration(interval)*time.Millisecond
+				prev.Misses, prev.ChangeFreq = int(misses), u.ChangeFreq
+				u.Prev = &prev
+			}
+			c.out = append(c.out, u)
 		}
-		return nil, time.Time{}, fmt.Errorf("postgres: claim urls of host %d: %w", host, err)
-	}
-	if at == nil {
-		return nil, time.Time{}, nil
-	}
-	return nil, fromMS(max(*at, 1)), nil
+		return nil
+	})
 }
 
 // ValueHosts learns what each host is worth to a crawl after research from

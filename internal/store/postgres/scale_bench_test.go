@@ -21,7 +21,7 @@ import (
 // over hosts written straight with SQL (every host with the same number of
 // URLs queued, priorities 0–9, every host due), then crawl owners, each
 // with a pool of its own as if in a process of its own, running the cycle
-// a crawl process runs: ClaimHosts (64), ClaimURLs (up to 4 a host), one
+// a crawl process runs: ClaimHosts (64), ClaimURLsOf (up to 4 a host), one
 // Commit of the fetched results (pages without links), ReleaseHosts with a
 // next fetch time a minute on, the clock advancing 100 ms a cycle. An op is
 // one URL claimed and committed. Sizes are URLS:HOSTS pairs from
@@ -133,18 +133,22 @@ func benchClaimLarge(b *testing.B, urls, hosts, owners int) {
 				if len(hs) == 0 {
 					continue // none due yet: the clock moves on
 				}
-				var rs []crawl.Result
+				ids := make([]crawl.ID, len(hs))
 				rel := make([]crawl.HostRelease, len(hs))
 				for i, h := range hs {
+					ids[i] = h.ID
 					rel[i] = crawl.HostRelease{ID: h.ID, HostUpdate: crawl.HostUpdate{NextFetchAt: now.Add(time.Minute), Delay: time.Second}}
-					cs, _, err := db.ClaimURLs(ctx, owner, h.ID, 4, crawl.Limits{}, now)
-					if err != nil {
-						failed.Store(err)
-						return
-					}
-					for _, c := range cs {
-						rs = append(rs, crawl.Result{URL: c, Outcome: crawl.OutcomeDone,
-							Page: &crawl.Page{URL: c.URL, Status: 200, Title: "t", Text: "text of " + c.URL, Bytes: 1000}})
+				}
+				cs, err := db.ClaimURLsOf(ctx, owner, ids, 4, crawl.Limits{}, now)
+				if err != nil {
+					failed.Store(err)
+					return
+				}
+				var rs []crawl.Result
+				for _, c := range cs {
+					for _, u := range c.URLs {
+						rs = append(rs, crawl.Result{URL: u, Outcome: crawl.OutcomeDone,
+							Page: &crawl.Page{URL: u.URL, Status: 200, Title: "t", Text: "text of " + u.URL, Bytes: 1000}})
 					}
 				}
 				if _, err := db.Commit(ctx, rs, crawl.Limits{}); err != nil {
