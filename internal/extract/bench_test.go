@@ -6,6 +6,7 @@ import (
 	"github.com/acrawler/acrawler/internal/cputime"
 	"github.com/acrawler/acrawler/internal/htmlx"
 	"github.com/acrawler/acrawler/internal/scholar/scholartest"
+	"github.com/acrawler/acrawler/internal/testweb"
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
 
@@ -43,4 +44,21 @@ func BenchmarkHTML50K(b *testing.B) {
 			cputime.ReportPerOp(b, start)
 		})
 	}
+}
+
+// BenchmarkHTMLUniform is the whole extraction of a page of the uniform
+// test web (10 KB, 30 links), the page BenchmarkThroughput crawls.
+func BenchmarkHTMLUniform(b *testing.B) {
+	x := newTestExtractor(b, true)
+	body := testweb.NewUniform(testweb.UniformConfig{}).Page(3, 17)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	start := cputime.Process()
+	for b.Loop() {
+		r := x.HTML(body, "text/html; charset=utf-8", "http://host-003.test/p/17", nil)
+		if r.Error != "" || r.MainText == "" {
+			b.Fatalf("HTML(uniform page): error %q, %d bytes of main text", r.Error, len(r.MainText))
+		}
+	}
+	cputime.ReportPerOp(b, start)
 }

@@ -378,12 +378,19 @@ func yearCited(s string) bool {
 }
 
 // hasYear reports whether s has a four-digit number from 1900 to 2099
-// standing alone.
+// standing alone. A year starting at any of s[i:i+4] has s[i+3] among its
+// digits, so where s[i+3] is not a digit the scan steps four bytes: a
+// line of words is read a byte in four.
 func hasYear(s string) bool {
-	for i := 0; i+4 <= len(s); i++ {
+	for i := 0; i+4 <= len(s); {
+		if !isDigit(s[i+3]) {
+			i += 4
+			continue
+		}
 		if isYearAt(s, i) {
 			return true
 		}
+		i++
 	}
 	return false
 }

@@ -66,3 +66,38 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
+
+// TestHasYear holds hasYear's four-byte steps to a test at every offset.
+func TestHasYear(t *testing.T) {
+	every := func(s string) bool {
+		for i := 0; i+4 <= len(s); i++ {
+			if isYearAt(s, i) {
+				return true
+			}
+		}
+		return false
+	}
+	alphabet := "0129a ,("
+	for _, s := range []string{"", "2019", "x2019", "12019", "20190", "in 1899 and 2100", "pp. 1999", "a1999b", "199", "ab2020", "abc2020", "abcd2020x", "1234567890 2001"} {
+		if got, want := hasYear(s), every(s); got != want {
+			t.Errorf("hasYear(%q) = %v, want %v", s, got, want)
+		}
+	}
+	// Every string of up to seven bytes over a small alphabet.
+	var b []byte
+	var walk func(n int)
+	walk = func(n int) {
+		if s := string(b); hasYear(s) != every(s) {
+			t.Fatalf("hasYear(%q) = %v", s, hasYear(s))
+		}
+		if n == 0 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			b = append(b, alphabet[i])
+			walk(n - 1)
+			b = b[:len(b)-1]
+		}
+	}
+	walk(7)
+}
