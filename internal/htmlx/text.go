@@ -1,7 +1,7 @@
 package htmlx
 
 import (
-	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -20,7 +20,8 @@ const (
 // row. It drops control and invisible format characters, turns invalid UTF-8
 // into U+FFFD, and stops at max bytes, cutting at a character boundary.
 type textBuf struct {
-	b       strings.Builder
+	b       []byte
+	pooled  bool // b came from textPool, and goes back at String
 	max     int
 	sep     int  // pending separator
 	oneLine bool // line breaks become spaces
@@ -31,12 +32,26 @@ type textBuf struct {
 	joins bool
 }
 
-// reset empties t for text of at most max bytes, reserving room for
-// capHint bytes.
+// textPool holds the buffers of pages' texts: a page's text is written
+// into one and copied out once at its exact length, where a buffer of its
+// own grew (each time a copy and a cleared allocation) and kept its spare
+// room for as long as the text lived.
+var textPool sync.Pool // of *[]byte
+
+// maxPooledText is the largest buffer textPool keeps.
+const maxPooledText = 1 << 20
+
+// reset empties t for text of at most max bytes. With a capHint, the bytes
+// are written into a buffer of textPool of at least capHint bytes.
 func (t *textBuf) reset(max, capHint int, oneLine bool) {
-	t.b.Reset()
-	if capHint > 0 {
-		t.b.Grow(capHint)
+	t.b = t.b[:0]
+	if capHint > 0 && !t.pooled {
+		if v, _ := textPool.Get().(*[]byte); v != nil && cap(*v) >= capHint {
+			t.b = (*v)[:0]
+		} else {
+			t.b = make([]byte, 0, capHint)
+		}
+		t.pooled = true
 	}
 	t.max = max
 	t.sep = sepNone
@@ -61,12 +76,12 @@ func (t *textBuf) put(p []byte) {
 		return
 	}
 	sep := 0
-	if t.b.Len() > 0 && t.sep != sepNone {
+	if len(t.b) > 0 && t.sep != sepNone {
 		sep = 1
 	}
-	if t.b.Len()+sep+len(p) > t.max {
+	if len(t.b)+sep+len(p) > t.max {
 		// Keep what fits, at a character boundary, then stop.
-		room := t.max - t.b.Len() - sep
+		room := t.max - len(t.b) - sep
 		if room > 0 {
 			n := 0
 			for n < len(p) {
@@ -81,14 +96,14 @@ func (t *textBuf) put(p []byte) {
 			}
 			if n > 0 {
 				t.writeSep(sep)
-				t.b.Write(p[:n])
+				t.b = append(t.b, p[:n]...)
 			}
 		}
 		t.full = true
 		return
 	}
 	t.writeSep(sep)
-	t.b.Write(p)
+	t.b = append(t.b, p...)
 	t.joins = false
 	if c := p[len(p)-1]; c >= utf8.RuneSelf {
 		r, _ := utf8.DecodeLastRune(p)
@@ -104,9 +119,9 @@ const joinerScripts = 0x0590
 func (t *textBuf) writeSep(sep int) {
 	if sep != 0 {
 		if t.sep == sepLine {
-			t.b.WriteByte('\n')
+			t.b = append(t.b, '\n')
 		} else {
-			t.b.WriteByte(' ')
+			t.b = append(t.b, ' ')
 		}
 	}
 	t.sep = sepNone
@@ -200,11 +215,22 @@ func plainRune(s []byte) int {
 // printable reports whether c is a visible ASCII character.
 func printable(c byte) bool { return ' ' < c && c < 0x7f }
 
-// String returns the text written so far.
-func (t *textBuf) String() string { return t.b.String() }
+// String returns the text written so far. A buffer of textPool goes back
+// to it: t is then empty until its next reset.
+func (t *textBuf) String() string {
+	s := string(t.b)
+	if t.pooled {
+		if cap(t.b) <= maxPooledText {
+			b := t.b[:0]
+			textPool.Put(&b)
+		}
+		t.b, t.pooled, t.full = nil, false, true
+	}
+	return s
+}
 
 // Len returns the length of the text written so far.
-func (t *textBuf) Len() int { return t.b.Len() }
+func (t *textBuf) Len() int { return len(t.b) }
 
 // collapse returns s with whitespace collapsed and trimmed, at most max bytes.
 func collapse(s []byte, max int) string {
