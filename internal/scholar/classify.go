@@ -215,7 +215,9 @@ func Classify(md *Metadata, pageURL, title, text string) (typ, rule string) {
 
 	lt := strings.ToLower(strings.TrimSpace(title))
 	for _, h := range []string{"publications", "selected publications", "publication list", "list of publications", "bibliography", "yayınlar", "yayınlarımız", "yayın listesi", "makaleler", "bildiriler", "tezler", "theses", "dissertations"} {
-		if lt == h || strings.HasPrefix(lt, h+" ") || strings.HasPrefix(lt, h+":") || strings.HasPrefix(lt, h+" |") || strings.HasPrefix(lt, h+" -") {
+		// The heading alone, or before a space ("… | Site", "… - Site")
+		// or a colon.
+		if rest, ok := strings.CutPrefix(lt, h); ok && (rest == "" || rest[0] == ' ' || rest[0] == ':') {
 			return TypeListing, "title:publications"
 		}
 	}
@@ -238,7 +240,7 @@ func Classify(md *Metadata, pageURL, title, text string) (typ, rule string) {
 		return TypeNews, "url:" + label + "."
 	}
 	for _, h := range []string{"news", "haberler", "duyurular"} {
-		if lt == h || strings.HasPrefix(lt, h+" ") {
+		if rest, ok := strings.CutPrefix(lt, h); ok && (rest == "" || rest[0] == ' ') {
 			return TypeNews, "title:news"
 		}
 	}
