@@ -129,7 +129,7 @@ func benchAddGrowing(b *testing.B, n int) {
 }
 
 // BenchmarkClaim measures the claim cycle of concurrent owners, each with
-// its own pool as if in its own process: ClaimHosts (8), ClaimURLs (8 per
+// its own pool as if in its own process: ClaimHosts (8), ClaimURLsOf (8 per
 // host), one Commit of the fetched results, ReleaseHosts. An op is one URL
 // claimed and committed. The budget variants set a (never reached) page
 // budget, under which claims take turns. The links variants give every
@@ -210,33 +210,17 @@ func benchClaim(b *testing.B, owners int, lim crawl.Limits, links bool) {
 				if len(hs) == 0 {
 					return
 				}
-				var rs []crawl.Result
-				rel := make([]crawl.HostRelease, len(hs))
-				for i, h := range hs {
-					rel[i] = crawl.HostRelease{ID: h.ID}
-					cs, _, err := db.ClaimURLs(ctx, owner, h.ID, 8, lim, now)
-					if err != nil {
-						failed.Store(err)
-						return
+				n, err := claimRound(ctx, db, owner, hs, 8, lim, now, time.Time{}, func(u string) []crawl.Link {
+					if links {
+						return hostLinks(u, perHost)
 					}
-					for _, c := range cs {
-						r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone,
-							Page: &crawl.Page{URL: c.URL, Status: 200, Title: "t", Text: "text of " + c.URL, Bytes: 1000}}
-						if links {
-							r.Links = hostLinks(c.URL, perHost)
-						}
-						rs = append(rs, r)
-					}
-				}
-				if _, err := db.Commit(ctx, rs, lim); err != nil {
+					return nil
+				})
+				if err != nil {
 					failed.Store(err)
 					return
 				}
-				if err := db.ReleaseHosts(ctx, owner, rel); err != nil {
-					failed.Store(err)
-					return
-				}
-				claimed.Add(int64(len(rs)))
+				claimed.Add(int64(n))
 			}
 		})
 	}
@@ -246,6 +230,38 @@ func benchClaim(b *testing.B, owners int, lim crawl.Limits, links bool) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(claimed.Load())/b.Elapsed().Seconds(), "urls/s")
+}
+
+// claimRound is the cycle of a crawl process over the hosts hs it leased:
+// ClaimURLsOf (up to n a host), one Commit of the fetched results (pages
+// with the links of links, which may be nil), ReleaseHosts with the next
+// fetch time next. It returns the URLs claimed and committed.
+func claimRound(ctx context.Context, db *postgres.DB, owner string, hs []crawl.Host, n int, lim crawl.Limits, now, next time.Time,
+	links func(url string) []crawl.Link) (int, error) {
+	ids := make([]crawl.ID, len(hs))
+	rel := make([]crawl.HostRelease, len(hs))
+	for i, h := range hs {
+		ids[i] = h.ID
+		rel[i] = crawl.HostRelease{ID: h.ID}
+		if !next.IsZero() {
+			rel[i].HostUpdate = crawl.HostUpdate{NextFetchAt: next, Delay: time.Second}
+		}
+	}
+	cs, err := db.ClaimURLsOf(ctx, owner, ids, n, lim, now)
+	if err != nil {
+		return 0, err
+	}
+	var rs []crawl.Result
+	for _, c := range cs {
+		for _, u := range c.URLs {
+			rs = append(rs, crawl.Result{URL: u, Outcome: crawl.OutcomeDone, Links: links(u.URL),
+				Page: &crawl.Page{URL: u.URL, Status: 200, Title: "t", Text: "text of " + u.URL, Bytes: 1000}})
+		}
+	}
+	if _, err := db.Commit(ctx, rs, lim); err != nil {
+		return 0, err
+	}
+	return len(rs), db.ReleaseHosts(ctx, owner, rel)
 }
 
 // hostLinks returns links from the page at u (http://hNNNNNN.test/i) to
