@@ -85,3 +85,17 @@ func (db *DB) WriterCacheSizeForTest(ctx context.Context) (int, error) {
 	err := db.w.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&n)
 	return n, err
 }
+
+// SetWALSizeLimit sets the size a grown WAL file is cut back to, for the
+// stores opened until the returned function restores it.
+func SetWALSizeLimit(n int64) (restore func()) {
+	old := walSizeLimit
+	walSizeLimit = n
+	return func() { walSizeLimit = old }
+}
+
+// CheckpointForTest copies the WAL back into the database file.
+func (db *DB) CheckpointForTest(ctx context.Context) error {
+	_, err := db.w.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+	return err
+}

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -183,4 +184,48 @@ func migratedFile(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return file
+}
+
+// TestWALCutBack checks that a WAL file grown by a transaction larger than
+// a checkpoint's worth is cut back to its limit once a checkpoint copied it
+// and the next transaction started it over, not kept at its largest.
+func TestWALCutBack(t *testing.T) {
+	const limit = 256 << 10
+	defer sqlite.SetWALSizeLimit(limit)()
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "wal.db")
+	db, err := sqlite.Open(ctx, file, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	walSize := func() int64 {
+		t.Helper()
+		fi, err := os.Stat(file + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	add := func(from, to int) {
+		t.Helper()
+		var urls []crawl.NewURL
+		for i := from; i < to; i++ {
+			urls = append(urls, storetest.U(fmt.Sprintf("http://h%d.test/a-path-long-enough-to-take-room/%d", i%100, i), 0, 0))
+		}
+		if _, err := db.AddURLs(ctx, urls, crawl.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(0, 20_000) // one transaction of a few MB
+	if n := walSize(); n <= 4*limit {
+		t.Fatalf("WAL %d bytes after a large transaction, want more than %d for the test to mean anything", n, 4*limit)
+	}
+	if err := db.CheckpointForTest(ctx); err != nil {
+		t.Fatal(err)
+	}
+	add(20_000, 20_010) // starts the WAL over
+	if n := walSize(); n > limit {
+		t.Errorf("WAL %d bytes after a checkpoint and a small transaction, want at most %d", n, limit)
+	}
 }
