@@ -210,7 +210,7 @@ func benchClaim(b *testing.B, owners int, lim crawl.Limits, links bool) {
 				if len(hs) == 0 {
 					return
 				}
-				n, err := claimRound(ctx, db, owner, hs, 8, lim, now, time.Time{}, func(u string) []crawl.Link {
+				n, err := storetest.ClaimRound(ctx, db, owner, hs, 8, lim, now, time.Time{}, func(u string) []crawl.Link {
 					if links {
 						return hostLinks(u, perHost)
 					}
@@ -230,38 +230,6 @@ func benchClaim(b *testing.B, owners int, lim crawl.Limits, links bool) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(claimed.Load())/b.Elapsed().Seconds(), "urls/s")
-}
-
-// claimRound is the cycle of a crawl process over the hosts hs it leased:
-// ClaimURLsOf (up to n a host), one Commit of the fetched results (pages
-// with the links of links, which may be nil), ReleaseHosts with the next
-// fetch time next. It returns the URLs claimed and committed.
-func claimRound(ctx context.Context, db *postgres.DB, owner string, hs []crawl.Host, n int, lim crawl.Limits, now, next time.Time,
-	links func(url string) []crawl.Link) (int, error) {
-	ids := make([]crawl.ID, len(hs))
-	rel := make([]crawl.HostRelease, len(hs))
-	for i, h := range hs {
-		ids[i] = h.ID
-		rel[i] = crawl.HostRelease{ID: h.ID}
-		if !next.IsZero() {
-			rel[i].HostUpdate = crawl.HostUpdate{NextFetchAt: next, Delay: time.Second}
-		}
-	}
-	cs, err := db.ClaimURLsOf(ctx, owner, ids, n, lim, now)
-	if err != nil {
-		return 0, err
-	}
-	var rs []crawl.Result
-	for _, c := range cs {
-		for _, u := range c.URLs {
-			rs = append(rs, crawl.Result{URL: u, Outcome: crawl.OutcomeDone, Links: links(u.URL),
-				Page: &crawl.Page{URL: u.URL, Status: 200, Title: "t", Text: "text of " + u.URL, Bytes: 1000}})
-		}
-	}
-	if _, err := db.Commit(ctx, rs, lim); err != nil {
-		return 0, err
-	}
-	return len(rs), db.ReleaseHosts(ctx, owner, rel)
 }
 
 // hostLinks returns links from the page at u (http://hNNNNNN.test/i) to

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/storetest"
 )
 
 // benchSizes reads a list of sizes from the environment variable name
@@ -274,4 +275,42 @@ func peakRSS(b *testing.B) int64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkClaimLarge measures the claim cycle in a large frontier
+// (storetest.RunClaimLarge), the URLs and hosts written straight with SQL:
+//
+//	ACRAWLER_BENCH_FRONTIER=10000000:1000000 go test -run '^$' -bench BenchmarkClaimLarge -benchtime 30000x -timeout 60m ./internal/store/sqlite
+func BenchmarkClaimLarge(b *testing.B) {
+	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) []crawl.Store {
+		if owners != 1 {
+			b.Skip("one process writes a SQLite store")
+		}
+		ctx := context.Background()
+		db, err := Open(ctx, filepath.Join(b.TempDir(), "claim.db"), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		for _, q := range []string{
+			`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+			 INSERT INTO hosts (id, key, queued, admitted, top_priority, next_fetch_at, due)
+			 SELECT i, 'http://h' || i || '.test', ?2, ?2, 9, 0, 1 FROM n`,
+			// Host IDs in the high bits of the URL IDs, as crawl.URLID lays them out.
+			`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1),
+			 m(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM m WHERE j < ?2)
+			 INSERT INTO urls (id, url, host_id, depth, priority, state, via, seq, discovered_at)
+			 SELECT (i << 24) | j, 'http://h' || i || '.test/papers/' || j || '/a-page-of-research', i, 1,
+			        CASE WHEN j = 1 THEN 9 ELSE (i * 7919 + j * 31) % 9 END, 0, 'link', i * ?2 + j, 0
+			 FROM n, m`,
+			// No ANALYZE: the store runs none, so a crawl's planner has no
+			// statistics either.
+			`UPDATE counters SET value = ?1 * ?2 WHERE name IN ('queued', 'seq')`,
+		} {
+			if _, err := db.w.ExecContext(ctx, q, hosts, urls/hosts); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return []crawl.Store{db}
+	})
 }
