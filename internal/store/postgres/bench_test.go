@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,52 +182,20 @@ func benchClaim(b *testing.B, owners int, lim crawl.Limits, links bool) {
 	if _, err := seed.AddURLs(ctx, urls, crawl.Limits{}); err != nil {
 		b.Fatal(err)
 	}
-	dbs := make([]*postgres.DB, owners)
-	for w := range dbs {
+	stores := make([]crawl.Store, owners)
+	for w := range stores {
 		db, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, MaxConns: 2})
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer db.Close()
-		dbs[w] = db
+		stores[w] = db
 	}
-	now := time.Unix(1_800_000_000, 0)
-	var claimed atomic.Int64
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	b.ResetTimer()
-	for w, db := range dbs {
-		wg.Go(func() {
-			owner := fmt.Sprintf("bench%d", w)
-			for claimed.Load() < int64(total) {
-				hs, err := db.ClaimHosts(ctx, owner, 8, time.Minute, now)
-				if err != nil {
-					failed.Store(err)
-					return
-				}
-				if len(hs) == 0 {
-					return
-				}
-				n, err := storetest.ClaimRound(ctx, db, owner, hs, 8, lim, now, time.Time{}, func(u string) []crawl.Link {
-					if links {
-						return hostLinks(u, perHost)
-					}
-					return nil
-				})
-				if err != nil {
-					failed.Store(err)
-					return
-				}
-				claimed.Add(int64(n))
-			}
-		})
+	c := storetest.ClaimCycle{Hosts: 8, PerHost: 8, Lim: lim}
+	if links {
+		c.Links = func(u string) []crawl.Link { return hostLinks(u, perHost) }
 	}
-	wg.Wait()
-	b.StopTimer()
-	if err := failed.Load(); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(claimed.Load())/b.Elapsed().Seconds(), "urls/s")
+	storetest.BenchClaims(b, stores, c)
 }
 
 // hostLinks returns links from the page at u (http://hNNNNNN.test/i) to

@@ -64,11 +64,31 @@ func RunClaimLarge(b *testing.B, setup func(b *testing.B, urls, hosts, owners in
 // the caller wrote into the stores (one handle an owner, as if each were a
 // process of its own; every host due): ClaimHosts (64), then ClaimRound
 // over them (up to 4 URLs a host, released a minute on), the clock
-// advancing 100 ms a cycle, until b.N URLs are claimed and committed. It
-// reports URLs claimed and committed per second and the milliseconds a
-// ClaimHosts call took on average.
+// advancing 100 ms a cycle.
 func BenchClaimLarge(b *testing.B, stores []crawl.Store) {
+	BenchClaims(b, stores, ClaimCycle{Hosts: 64, PerHost: 4, Step: 100 * time.Millisecond, Next: time.Minute})
+}
+
+// ClaimCycle is what a cycle of BenchClaims claims and how its clock moves.
+type ClaimCycle struct {
+	Hosts, PerHost int           // hosts a ClaimHosts, URLs a host
+	Lim            crawl.Limits  // the limits of claims and commits
+	Step           time.Duration // how far the clock moves a cycle; 0: it stands, and no host to claim ends the owner's work
+	Next           time.Duration // a host's next fetch after its release; 0: none
+	// Links gives a fetched page's links (nil: none).
+	Links func(url string) []crawl.Link
+}
+
+// BenchClaims runs cycles of c on every store at once, one owner a store,
+// until b.N URLs are claimed and committed, and reports URLs claimed and
+// committed per second and the milliseconds a ClaimHosts call took on
+// average.
+func BenchClaims(b *testing.B, stores []crawl.Store, c ClaimCycle) {
 	ctx := context.Background()
+	links := c.Links
+	if links == nil {
+		links = func(string) []crawl.Link { return nil }
+	}
 	var clock atomic.Int64
 	clock.Store(time.Unix(1_800_000_000, 0).UnixMilli())
 	var claimed, claims, inClaim atomic.Int64
@@ -79,9 +99,9 @@ func BenchClaimLarge(b *testing.B, stores []crawl.Store) {
 		wg.Go(func() {
 			owner := fmt.Sprintf("bench%d", w)
 			for claimed.Load() < int64(b.N) {
-				now := time.UnixMilli(clock.Add(100))
+				now := time.UnixMilli(clock.Add(c.Step.Milliseconds()))
 				t0 := time.Now()
-				hs, err := s.ClaimHosts(ctx, owner, 64, time.Minute, now)
+				hs, err := s.ClaimHosts(ctx, owner, c.Hosts, time.Minute, now)
 				inClaim.Add(int64(time.Since(t0)))
 				claims.Add(1)
 				if err != nil {
@@ -89,9 +109,16 @@ func BenchClaimLarge(b *testing.B, stores []crawl.Store) {
 					return
 				}
 				if len(hs) == 0 {
+					if c.Step == 0 {
+						return
+					}
 					continue // none due yet: the clock moves on
 				}
-				n, err := ClaimRound(ctx, s, owner, hs, 4, crawl.Limits{}, now, now.Add(time.Minute), func(string) []crawl.Link { return nil })
+				var next time.Time
+				if c.Next > 0 {
+					next = now.Add(c.Next)
+				}
+				n, err := ClaimRound(ctx, s, owner, hs, c.PerHost, c.Lim, now, next, links)
 				if err != nil {
 					failed.Store(err)
 					return
