@@ -365,7 +365,8 @@ func (c *committer) run(ctx context.Context) error {
 		lock = slices.Compact(lock)
 		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM pages WHERE url_id = ANY($1) ORDER BY url_id FOR NO KEY UPDATE) l`, lock)
 	}
-	if err := c.queuePages(b); err != nil {
+	b, err := c.queuePages(ctx, b)
+	if err != nil {
 		return err
 	}
 	c.sched.queue(b)
@@ -522,7 +523,7 @@ func (c *committer) judge(near []nearMatch) {
 // while it is indexable (else it leaves the index); the others are
 // indexed when indexable and not gone. With an outbox, the pages whose
 // entry is written have their external-index key decided (c.outIDs).
-func (c *committer) queuePages(b *pgx.Batch) error {
+func (c *committer) queuePages(ctx context.Context, b *pgx.Batch) (*pgx.Batch, error) {
 	var rows pageRows
 	for i, p := range c.pages {
 		indexable := crawl.Indexable(p) && !c.gone[i]
@@ -532,14 +533,28 @@ func (c *committer) queuePages(b *pgx.Batch) error {
 			c.outIDs, c.outKeys = append(c.outIDs, int64(p.ID)), append(c.outKeys, indexKey(p, indexable))
 		}
 		if err := rows.addIndexed(p, indexable); err != nil {
-			return err
+			return b, err
+		}
+		if rows.textBytes >= pageChunkBytes && i < len(c.pages)-1 {
+			// The batch so far goes now: a batch's statements are encoded
+			// whole before it is sent, and a commit of 512 pages of
+			// 10 KB held over 100 MB of encoded arrays.
+			rows.queue(b)
+			if err := c.t.send(ctx, b); err != nil {
+				return b, err
+			}
+			b, rows = c.t.batch(), pageRows{keep: rows.keep}
 		}
 	}
 	rows.queue(b)
 	c.st.Pages += len(c.pages)
 	c.t.delta.pages += c.newPages // a page recorded again is not a new page
-	return nil
+	return b, nil
 }
+
+// pageChunkBytes bounds the text (title, text, main text, their folded
+// forms, metadata) of the pages written by one statement of a commit.
+var pageChunkBytes = 4 << 20
 
 // SaveRobots caches a host's robots.txt outcome.
 func (db *DB) SaveRobots(ctx context.Context, host crawl.ID, rec crawl.RobotsRecord, upd crawl.HostUpdate) error {

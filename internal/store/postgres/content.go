@@ -95,6 +95,7 @@ type pageRows struct {
 	noindex, nofollow, blocked, indexable                                 []bool
 	foldedTitle, foldedBody                                               []string // of the pages indexed: docVector's text, folded
 	keep                                                                  []int64  // recorded pages keeping their index entries
+	textBytes                                                             int      // of the texts added
 }
 
 // add appends a page, whose duplicate marks are set: they decide whether
@@ -140,6 +141,10 @@ func (r *pageRows) addIndexed(p *crawl.Page, indexable bool) error {
 		ft, fb = foldedDoc(r.title[len(r.title)-1], meta, r.mainText[len(r.mainText)-1], r.text[len(r.text)-1])
 	}
 	r.foldedTitle, r.foldedBody = append(r.foldedTitle, ft), append(r.foldedBody, fb)
+	r.textBytes += len(r.title[len(r.title)-1]) + len(r.text[len(r.text)-1]) + len(r.mainText[len(r.mainText)-1]) + len(ft) + len(fb)
+	if meta != nil {
+		r.textBytes += len(*meta)
+	}
 	return nil
 }
 

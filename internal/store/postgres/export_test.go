@@ -38,3 +38,11 @@ func (db *DB) WaitAnalyzed() { db.grown.wg.Wait() }
 
 // AnalyzeGrown analyzes the tables that grew now (see analyzeGrown).
 func (db *DB) AnalyzeGrown(ctx context.Context) ([]string, error) { return db.analyzeGrown(ctx) }
+
+// SetPageChunkBytes sets how much page text one statement of a commit
+// writes, until the returned function restores it.
+func SetPageChunkBytes(n int) (restore func()) {
+	old := pageChunkBytes
+	pageChunkBytes = n
+	return func() { pageChunkBytes = old }
+}

@@ -60,6 +60,24 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformancePageChunks runs the page, search and recrawl checks with
+// a commit's pages written a statement each (pageChunkBytes), as a commit
+// of many large pages writes them: in several round trips of one
+// transaction.
+func TestConformancePageChunks(t *testing.T) {
+	testDSN(t)
+	defer postgres.SetPageChunkBytes(1)()
+	factory := func(t *testing.T) func() (crawl.Store, error) {
+		dsn, schema := freshSchema(t)
+		return func() (crawl.Store, error) {
+			return postgres.Open(context.Background(), dsn, postgres.Options{Schema: schema})
+		}
+	}
+	storetest.RunPages(t, factory)
+	storetest.RunSearch(t, factory)
+	storetest.RunRecrawl(t, factory)
+}
+
 func TestNearDistance(t *testing.T) {
 	testDSN(t)
 	storetest.RunNearDistance(t, func(t *testing.T, near int) crawl.Store {
