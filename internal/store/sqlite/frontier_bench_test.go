@@ -117,8 +117,8 @@ func BenchmarkClaimHosts(b *testing.B) {
 }
 
 // BenchmarkAddURLs measures admitting new URLs into a growing frontier:
-// URLs of 60–120 bytes over 20,000 hosts (Zipf-spread: a few hosts have
-// most URLs, as on the web), offered in batches of 10,000 (one AddURLs
+// URLs of 60–120 bytes over 20,000 hosts (ACRAWLER_BENCH_ADD_HOSTS sets
+// another number; Zipf-spread: a few hosts have most URLs, as on the web), offered in batches of 10,000 (one AddURLs
 // each), none known, up to each size of ACRAWLER_BENCH_URLS (100,000 by
 // default). It reports, over the last million URLs added (the last half
 // below two million), the adds per second and the bytes the process read
@@ -131,6 +131,11 @@ func BenchmarkClaimHosts(b *testing.B) {
 //
 //	ACRAWLER_BENCH_URLS=1000000 go test -run '^$' -bench BenchmarkAddURLs -benchtime 1x -timeout 60m ./internal/store/sqlite
 //
+// The long run, 100M URLs over a million hosts, staged:
+//
+//	ACRAWLER_BENCH_URLS=100000000 ACRAWLER_BENCH_ADD_HOSTS=1000000 ACRAWLER_BENCH_PATH=stage \
+//	    go test -run '^$' -bench BenchmarkAddURLs -benchtime 1x -timeout 600m ./internal/store/sqlite
+//
 // Each size runs twice: path=add offers each batch with AddURLs,
 // path=stage with StageURLs (merged when the stage is large, and by a
 // MergeStaged at the end, within the measure). ACRAWLER_BENCH_PATH picks
@@ -140,18 +145,19 @@ func BenchmarkAddURLs(b *testing.B) {
 	if p := os.Getenv("ACRAWLER_BENCH_PATH"); p != "" {
 		paths = []string{p}
 	}
+	hosts := benchSizes(b, "ACRAWLER_BENCH_ADD_HOSTS", 20_000)[0]
 	for _, n := range benchSizes(b, "ACRAWLER_BENCH_URLS", 100_000) {
 		for _, path := range paths {
-			b.Run(fmt.Sprintf("urls=%d/path=%s", n, path), func(b *testing.B) {
+			b.Run(fmt.Sprintf("urls=%d/hosts=%d/path=%s", n, hosts, path), func(b *testing.B) {
 				for range b.N {
-					benchAdd(b, n, path == "stage")
+					benchAdd(b, n, hosts, path == "stage")
 				}
 			})
 		}
 	}
 }
 
-func benchAdd(b *testing.B, n int, stage bool) {
+func benchAdd(b *testing.B, n, hosts int, stage bool) {
 	ctx := context.Background()
 	file := filepath.Join(b.TempDir(), "add.db")
 	db, err := Open(ctx, file, Options{})
@@ -159,9 +165,9 @@ func benchAdd(b *testing.B, n int, stage bool) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	const hosts, batch = 20_000, 10_000
+	const batch = 10_000
 	rng := rand.New(rand.NewPCG(1, 2))
-	zipf := rand.NewZipf(rng, 1.1, 1, hosts-1)
+	zipf := rand.NewZipf(rng, 1.1, 1, uint64(hosts-1))
 	pad := strings.Repeat("abcdefghij", 7)
 	last := min(1_000_000, n/2)
 	var io0 procIO
