@@ -122,7 +122,7 @@ func TestKillLoop(t *testing.T) {
 			len(a), apptest.Short(a), len(b), apptest.Short(b))
 	}
 	d := apptest.OpenDB(t, db)
-	if dups := apptest.QueryStrings(t, d, `SELECT url FROM urls GROUP BY url HAVING count(*) > 1`); len(dups) > 0 {
+	if dups := apptest.QueryStrings(t, d, `SELECT url FROM `+d.URLs()+` AS urls GROUP BY url HAVING count(*) > 1`); len(dups) > 0 {
 		t.Errorf("URLs recorded twice: %s", apptest.Short(dups))
 	}
 	if dups := apptest.QueryStrings(t, d, `SELECT url FROM pages GROUP BY url HAVING count(*) > 1`); len(dups) > 0 {

@@ -221,7 +221,7 @@ func testTrapsAndFaults(t *testing.T, be apptest.Backend) {
 	}
 	// Repeated path segments: the trap grows without end; the repeated
 	// segment limit (3) stops it, within the depth budget.
-	trapURLs := apptest.QueryStrings(t, d, `SELECT url FROM urls WHERE url LIKE 'http://blog.deep-archive.test/a/%'`)
+	trapURLs := apptest.QueryStrings(t, d, `SELECT url FROM `+d.URLs()+` AS urls WHERE url LIKE 'http://blog.deep-archive.test/a/%'`)
 	if len(trapURLs) == 0 {
 		t.Error("the /a/b/a/b/ trap was not entered at all")
 	}
@@ -258,7 +258,7 @@ func testTrapsAndFaults(t *testing.T, be apptest.Backend) {
 		}
 		for u, n := range us {
 			var attempts int
-			d.Row(`SELECT attempts FROM urls WHERE url = ?`, u).Scan(&attempts)
+			d.Row(`SELECT attempts FROM `+d.URLs()+` AS urls WHERE url = ?`, u).Scan(&attempts)
 			if n > max(attempts, 1) {
 				t.Errorf("%s fetched %d times in %d attempts", u, n, attempts)
 			}
@@ -268,7 +268,7 @@ func testTrapsAndFaults(t *testing.T, be apptest.Backend) {
 	state := func(u string) (int, int, string) {
 		var st, status int
 		var errText sql.NullString
-		err := d.Row(`SELECT u.state, coalesce(p.status, 0), u.error FROM urls u LEFT JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, u).Scan(&st, &status, &errText)
+		err := d.Row(`SELECT u.state, coalesce(p.status, 0), u.error FROM `+d.URLs()+` u LEFT JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, u).Scan(&st, &status, &errText)
 		if err != nil {
 			t.Errorf("%s: %v", u, err)
 		}

@@ -71,17 +71,17 @@ func testSeedArchive(t *testing.T, be apptest.Backend) {
 			t.Errorf("CDX requests %v: want the domain asked for, then the resume key followed", reqs)
 		}
 		d := apptest.OpenDB(t, db)
-		got := apptest.QueryStrings(t, d, `SELECT url FROM urls WHERE via = 'archive' ORDER BY url`)
+		got := apptest.QueryStrings(t, d, `SELECT url FROM `+d.URLs()+` AS urls WHERE via = 'archive' ORDER BY url`)
 		want := []string{clJournal + "/about", clOrphan, clJournal + "/retracted-notice"}
 		if strings.Join(got, " ") != strings.Join(sortedCopy(want), " ") {
 			t.Errorf("archive URLs queued %v, want %v (normalized, deduplicated, in scope, not excluded)", got, sortedCopy(want))
 		}
-		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE url LIKE '%northfield%' OR url LIKE '%/cart' OR url LIKE '%.png'`); n != 0 {
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM `+d.URLs()+` AS urls WHERE url LIKE '%northfield%' OR url LIKE '%/cart' OR url LIKE '%.png'`); n != 0 {
 			t.Errorf("%d out-of-scope or excluded archive URLs queued", n)
 		}
 		// The orphan page is crawled; a page gone from the web is recorded.
 		for u, status := range map[string]int{clOrphan: 200, clJournal + "/about": 200, clJournal + "/retracted-notice": 404} {
-			if got := apptest.QueryInt(t, d, `SELECT p.status FROM pages p JOIN urls u ON u.id = p.url_id WHERE u.url = ?`, u); got != int64(status) {
+			if got := apptest.QueryInt(t, d, `SELECT p.status FROM pages p JOIN `+d.URLs()+` u ON u.id = p.url_id WHERE u.url = ?`, u); got != int64(status) {
 				t.Errorf("%s: status %d, want %d", u, got, status)
 			}
 		}

@@ -110,7 +110,8 @@ func TestSeedsFileCrawl(t *testing.T) {
 	flags := []string{"--progress", "off", "--log-level", "warn", "--max-duration", "1ns", "--no-sitemaps"}
 	crawled := func(db string, extra ...string) []string {
 		mustCrawl(t, append(append([]string{"crawl", "--db", db}, flags...), extra...)...)
-		return apptest.QueryStrings(t, apptest.OpenDB(t, db), `SELECT url || ' ' || priority || ' ' || depth || ' ' || via FROM urls ORDER BY seq`)
+		d := apptest.OpenDB(t, db)
+		return apptest.QueryStrings(t, d, `SELECT url || ' ' || priority || ' ' || depth || ' ' || via FROM `+d.URLs()+` AS urls ORDER BY seq`)
 	}
 	fromFile := crawled(filepath.Join(dir, "file.db"), "--seeds", file)
 	fromArgs := crawled(filepath.Join(dir, "args.db"), args...)

@@ -145,8 +145,8 @@ func testSearchAfterCrawl(t *testing.T, be apptest.Backend) {
 		// or a copy fetched first stands for the others, which are
 		// recorded as its duplicates and not indexed apart.
 		d := apptest.OpenDB(t, db)
-		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages p JOIN urls u ON u.id = p.url_id
-			JOIN urls f ON f.id = p.near_duplicate_of OR f.id = p.duplicate_of WHERE u.url = ? AND f.url = ?`, pub.URL, got); n != 1 {
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages p JOIN `+d.URLs()+` u ON u.id = p.url_id
+			JOIN `+d.URLs()+` f ON f.id = p.near_duplicate_of OR f.id = p.duplicate_of WHERE u.url = ? AND f.url = ?`, pub.URL, got); n != 1 {
 			t.Fatalf("search for the title of %s: first %s, which is not the page nor the copy it duplicates: %+v", pub.URL, got, r)
 		}
 	}

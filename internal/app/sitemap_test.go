@@ -74,7 +74,7 @@ func TestSitemapReachedThroughALink(t *testing.T) {
 				if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE url = 'http://linkmap.test/hidden' AND status = 200`); n != tc.hidden {
 					t.Errorf("/hidden fetched %d times, want %d", n, tc.hidden)
 				}
-				if n := apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE url = 'http://linkmap.test/from-feed'`); n != 0 {
+				if n := apptest.QueryInt(t, d, `SELECT count(*) FROM `+d.URLs()+` AS urls WHERE url = 'http://linkmap.test/from-feed'`); n != 0 {
 					t.Errorf("a link of the RSS feed was queued: XML that is no sitemap was read as one")
 				}
 				if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE url = 'http://linkmap.test/feed.xml' AND error <> ''`); n != 0 {
@@ -207,7 +207,7 @@ func testSitemaps(t *testing.T, be apptest.Backend) {
 		// The page only the sitemap lists was fetched, found through it.
 		var via string
 		var status int
-		if err := d.Row(`SELECT u.via, p.status FROM urls u JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, clOrphan).Scan(&via, &status); err != nil || status != 200 || via != "sitemap" {
+		if err := d.Row(`SELECT u.via, p.status FROM `+d.URLs()+` u JOIN pages p ON p.url_id = u.id WHERE u.url = ?`, clOrphan).Scan(&via, &status); err != nil || status != 200 || via != "sitemap" {
 			t.Errorf("%s: via %q, status %d, %v; want fetched (200) through the sitemap", clOrphan, via, status, err)
 		}
 		// The journal's robots.txt names its sitemap; the lab has no
@@ -256,7 +256,7 @@ func testSitemaps(t *testing.T, be apptest.Backend) {
 		want := map[string]bool{}
 		for _, u := range append(locs, sitemaps...) {
 			want[u] = true
-			st := apptest.QueryInt(t, d, `SELECT coalesce(max(state), -1) FROM urls WHERE url = ?`, u)
+			st := apptest.QueryInt(t, d, `SELECT coalesce(max(state), -1) FROM `+d.URLs()+` AS urls WHERE url = ?`, u)
 			if info, ok := web.Lookup(u); ok && info.Disallowed {
 				continue
 			}

@@ -101,7 +101,7 @@ func TestSoftBlockingHostIsPaused(t *testing.T) {
 			t.Errorf("the pause is not logged:\n%s", logs)
 		}
 		d := apptest.OpenDB(t, db)
-		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE url LIKE 'http://refuses.test/report-%' AND error = 'host soft-blocks the crawler'`); n != 15 {
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM `+d.URLs()+` AS urls WHERE url LIKE 'http://refuses.test/report-%' AND error = 'host soft-blocks the crawler'`); n != 15 {
 			t.Errorf("%d URLs of the paused host recorded as skipped for soft blocks, want 15", n)
 		}
 		h := clHostRow(t, d, "http://refuses.test")
@@ -122,7 +122,7 @@ func TestSoftBlockingHostIsPaused(t *testing.T) {
 		if n := web.requests("refuses.test/report-new"); n != 0 {
 			t.Errorf("a paused host's new URL was fetched %d times after a restart", n)
 		}
-		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM urls WHERE url = 'http://refuses.test/report-new' AND error = 'host soft-blocks the crawler'`); n != 1 {
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM `+d.URLs()+` AS urls WHERE url = 'http://refuses.test/report-new' AND error = 'host soft-blocks the crawler'`); n != 1 {
 			t.Errorf("the paused host's new URL is not recorded as skipped for soft blocks")
 		}
 	})

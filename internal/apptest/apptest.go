@@ -203,7 +203,22 @@ func QueryInt(t testing.TB, d *DB, q string, args ...any) int64 {
 // FinalURLs lists the URLs with a final state in a crawl database.
 func FinalURLs(t testing.TB, db string) []string {
 	t.Helper()
-	return QueryStrings(t, OpenDB(t, db), `SELECT url FROM urls WHERE state IN (2, 3, 4, 5) ORDER BY url`)
+	d := OpenDB(t, db)
+	return QueryStrings(t, d, `SELECT url FROM `+d.URLs()+` AS urls WHERE state IN (2, 3, 4, 5) ORDER BY url`)
+}
+
+// URLs is the urls table for a query that reads URLs' text: each row's
+// url is the whole URL. PostgreSQL keeps it whole; SQLite keeps it
+// without its host's origin, hosts.key (the store's fullURLSQL), or, for a
+// URL that does not begin with its host's key, whole behind a "!".
+func (d *DB) URLs() string {
+	if d.PG {
+		return "urls"
+	}
+	return `(SELECT u.id, CASE WHEN substr(u.url, 1, 1) = '!' THEN substr(u.url, 2) ELSE coalesce(h.key, '') || u.url END AS url,
+		u.host_id, u.depth, u.priority, u.state, u.via, u.parent_id, u.seq, u.attempts, u.retry_at, u.discovered_at,
+		u.fetched_at, u.error, u.kind, u.lastmod, u.changefreq, u.inlinks
+		FROM urls u LEFT JOIN hosts h ON h.id = u.host_id)`
 }
 
 // Counters reads the crawl-wide counters of db through the store open

@@ -64,7 +64,7 @@ func BenchmarkClaimHosts(b *testing.B) {
 				// As ReleaseHosts and claims leave them.
 				`UPDATE hosts SET due = next_fetch_at <= ?2`,
 				`INSERT INTO urls (id, url, host_id, depth, priority, state, via, seq, discovered_at)
-				 SELECT id << 32, key || '/', id, 0, top_priority, 0, 'seed', id, 0 FROM hosts`,
+				 SELECT id << 32, '/', id, 0, top_priority, 0, 'seed', id, 0 FROM hosts`,
 				`UPDATE counters SET value = ?1 WHERE name IN ('queued', 'seq')`,
 			} {
 				if _, err := db.w.ExecContext(ctx, q, hosts, now.UnixMilli(), spread); err != nil {
@@ -231,6 +231,37 @@ func benchAdd(b *testing.B, n, hosts int, stage bool) {
 	b.ReportMetric(float64(io1.writeBytes-ioAll.writeBytes)/float64(n), "all-written-B/URL")
 	b.ReportMetric(float64(disk)/float64(n), "disk-B/URL")
 	b.ReportMetric(float64(peakRSS(b))/(1<<20), "peak-RSS-MB")
+	reportFrontierBytes(b, db, n)
+}
+
+// reportFrontierBytes reports the pages the frontier's table and indexes
+// fill (SQLite's dbstat), per URL, and what the table's rows hold of them.
+func reportFrontierBytes(b *testing.B, db *DB, n int) {
+	rows, err := db.r.Query(`SELECT name, sum(pgsize), sum(payload) FROM dbstat
+		WHERE name IN ('urls', 'urls_id', 'urls_queue', 'urls_inflight', 'urls_host_fetched', 'offers') GROUP BY name`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	var all int64
+	for rows.Next() {
+		var name string
+		var size, payload int64
+		if err := rows.Scan(&name, &size, &payload); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(size)/float64(n), name+"-B/URL")
+		if name == "urls" {
+			b.ReportMetric(float64(payload)/float64(n), "urls-payload-B/URL")
+		}
+		if name != "offers" {
+			all += size
+		}
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(all)/float64(n), "frontier-B/URL")
 }
 
 // cpuTime is the CPU time the process used so far (user and system).
@@ -306,7 +337,7 @@ func BenchmarkClaimLarge(b *testing.B) {
 			`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1),
 			 m(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM m WHERE j < ?2)
 			 INSERT INTO urls (id, url, host_id, depth, priority, state, via, seq, discovered_at)
-			 SELECT (i << 24) | j, 'http://h' || i || '.test/papers/' || j || '/a-page-of-research', i, 1,
+			 SELECT (i << 24) | j, '/papers/' || j || '/a-page-of-research', i, 1,
 			        CASE WHEN j = 1 THEN 9 ELSE (i * 7919 + j * 31) % 9 END, 0, 'link', i * ?2 + j, 0
 			 FROM n, m`,
 			// No ANALYZE: the store runs none, so a crawl's planner has no

@@ -300,8 +300,8 @@ func (db *DB) Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error) 
 	for i, l := range ls {
 		ids[i] = l.Target
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT u.id, u.url FROM json_each(?1) j JOIN urls u ON u.id = j.value
-		UNION ALL SELECT k.id, k.url FROM json_each(?1) j JOIN link_urls k ON k.id = j.value`, jsonIDs(ids))
+	rows, err := db.r.QueryContext(ctx, `SELECT u.id, `+fullURLSQL+` FROM json_each(?1) j JOIN urls u ON u.id = j.value
+		LEFT JOIN hosts h ON h.id = u.host_id UNION ALL SELECT k.id, k.url FROM json_each(?1) j JOIN link_urls k ON k.id = j.value`, jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
 	}
@@ -332,9 +332,9 @@ func (db *DB) Inlinks(ctx context.Context, target crawl.ID, limit int) ([]crawl.
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT i.source_id, u.url, o.links FROM (`+linkingSources("?1")+`) i
-		JOIN urls u ON u.id = i.source_id JOIN outlinks o ON o.source_id = i.source_id
-		ORDER BY u.url LIMIT ?2`, target, limit)
+	rows, err := db.r.QueryContext(ctx, `SELECT i.source_id, `+fullURLSQL+` AS url, o.links FROM (`+linkingSources("?1")+`) i
+		JOIN urls u ON u.id = i.source_id LEFT JOIN hosts h ON h.id = u.host_id JOIN outlinks o ON o.source_id = i.source_id
+		ORDER BY url LIMIT ?2`, target, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: inlinks of %d: %w", target, err)
 	}

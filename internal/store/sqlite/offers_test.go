@@ -174,7 +174,7 @@ func TestStagedOffersOrder(t *testing.T) {
 		}
 	}
 	var n int
-	if err := db.w.QueryRow(`SELECT count(*) FROM urls WHERE url = 'http://a.test/1'`).Scan(&n); err != nil || n != 1 {
+	if err := db.w.QueryRow(`SELECT count(*) FROM urls u JOIN hosts h ON h.id = u.host_id WHERE h.key || u.url = 'http://a.test/1'`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("a.test/1 stored %d times (%v), want once", n, err)
 	}
 	if m, err := db.MergeStaged(ctx); err != nil || m != 0 {

@@ -22,8 +22,9 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 	var via string
 	var disc, fetched, retry, lastmod int64
 	var errText sql.NullString
-	err := db.r.QueryRowContext(ctx, `SELECT id, url, host_id, depth, priority, state, attempts, via, parent_id,
-		discovered_at, fetched_at, retry_at, error, kind, lastmod, changefreq, inlinks FROM urls WHERE id = ?`, id).Scan(
+	err := db.r.QueryRowContext(ctx, `SELECT u.id, `+fullURLSQL+`, u.host_id, u.depth, u.priority, u.state,
+		u.attempts, u.via, u.parent_id, u.discovered_at, u.fetched_at, u.retry_at, u.error, u.kind, u.lastmod, u.changefreq,
+		u.inlinks FROM urls u LEFT JOIN hosts h ON h.id = u.host_id WHERE u.id = ?`, id).Scan(
 		&u.ID, &u.URL, &u.HostID, &u.Depth, &u.Priority, &u.State, &u.Attempts, &via, &u.Parent,
 		&disc, &fetched, &retry, &errText, &u.Kind, &lastmod, &u.ChangeFreq, &u.Inlinks)
 	if errors.Is(err, sql.ErrNoRows) {
