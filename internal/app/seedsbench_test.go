@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -86,5 +87,12 @@ func TestSeedsScale(t *testing.T) {
 		t.Logf("%s: %d seeds over %d hosts in %.1fs: %.0f URLs/s, %.0f B written/URL, %.0f B/URL on disk, peak RSS %.0f MB",
 			name, n, hosts, took.Seconds(), float64(n)/took.Seconds(), float64(ru.Oublock*512)/float64(n),
 			float64(disk)/float64(n), float64(ru.Maxrss)/1024)
+		if !d.PG {
+			// Where the bytes are: the pages of each table and index
+			// (SQLite's dbstat), per URL.
+			by := apptest.QueryStrings(t, d, `SELECT name || ' ' || printf('%.1f', sum(pgsize) * 1.0 / ?) FROM dbstat
+				GROUP BY name HAVING sum(pgsize) > ? ORDER BY sum(pgsize) DESC`, n, n)
+			t.Logf("%s: B/URL by table and index: %s", name, strings.Join(by, ", "))
+		}
 	}
 }

@@ -99,29 +99,10 @@ func TestHostRelativeURLs(t *testing.T) {
 					t.Errorf("%s is kept as %q, want %q", u.URL, kept, relURL(u.URL, u.Host))
 				}
 			}
-			now := time.Unix(1_800_000_000, 0)
 			got := map[crawl.ID]string{}
-			for {
-				hosts, err := db.ClaimHosts(ctx, "t", 100, time.Minute, now)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(hosts) == 0 {
-					break
-				}
-				var rel []crawl.HostRelease
-				for _, h := range hosts {
-					us, _, err := db.ClaimURLs(ctx, "t", h.ID, 100, crawl.Limits{}, now)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, u := range us {
-						got[u.ID] = u.URL
-					}
-					rel = append(rel, crawl.HostRelease{ID: h.ID})
-				}
-				if err := db.ReleaseHosts(ctx, "t", rel); err != nil {
-					t.Fatal(err)
+			for _, us := range claimAll(t, db) {
+				for _, u := range us {
+					got[u.ID] = u.URL
 				}
 			}
 			for id, u := range want {
@@ -197,7 +178,6 @@ func TestHostRelativeURLMigration(t *testing.T) {
 		UPDATE counters SET value = value - 1 WHERE name = 'queued'`); err != nil {
 		t.Fatal(err)
 	}
-	now := time.Unix(1_800_000_000, 0)
 	// Offers staged, one of a host not yet stored.
 	staged := []crawl.NewURL{urls[0]}
 	for _, u := range []string{"http://staged.test:81/s?1", "http://h1.test/staged"} {
@@ -256,13 +236,32 @@ func TestHostRelativeURLMigration(t *testing.T) {
 	}
 	// Every queued URL is claimed, in its host's queue order.
 	claimed := 0
+	for _, us := range claimAll(t, db) {
+		for i := 1; i < len(us); i++ {
+			if us[i].Priority > us[i-1].Priority {
+				t.Errorf("%s (priority %d) claimed after %s (priority %d)", us[i].URL, us[i].Priority, us[i-1].URL, us[i-1].Priority)
+			}
+		}
+		claimed += len(us)
+	}
+	if want := len(urls) + 2 - 1; claimed != want {
+		t.Errorf("claimed %d URLs after the migration, want %d (one failed)", claimed, want)
+	}
+}
+
+// claimAll claims every queued URL, a host at a time, and returns each
+// claim's URLs in the order claimed.
+func claimAll(t *testing.T, db *DB) [][]crawl.ClaimedURL {
+	t.Helper()
+	ctx, now := context.Background(), time.Unix(1_800_000_000, 0)
+	var out [][]crawl.ClaimedURL
 	for {
 		hosts, err := db.ClaimHosts(ctx, "t", 100, time.Minute, now)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(hosts) == 0 {
-			break
+			return out
 		}
 		var rel []crawl.HostRelease
 		for _, h := range hosts {
@@ -270,20 +269,12 @@ func TestHostRelativeURLMigration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := 1; i < len(us); i++ {
-				if us[i].Priority > us[i-1].Priority {
-					t.Errorf("%s (priority %d) claimed after %s (priority %d)", us[i].URL, us[i].Priority, us[i-1].URL, us[i-1].Priority)
-				}
-			}
-			claimed += len(us)
+			out = append(out, us)
 			rel = append(rel, crawl.HostRelease{ID: h.ID})
 		}
 		if err := db.ReleaseHosts(ctx, "t", rel); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if want := len(urls) + 2 - 1; claimed != want {
-		t.Errorf("claimed %d URLs after the migration, want %d (one failed)", claimed, want)
 	}
 }
 
