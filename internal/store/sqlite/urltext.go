@@ -9,7 +9,9 @@ import "strings"
 // "/", "?" or "#". A URL that does not begin so with the key it was
 // offered with (not made by the normalizer) is kept whole behind a "!",
 // which no relative text begins with, so that every text comes back
-// exactly. The offers stage keeps its URLs the same way.
+// exactly. A URL is cut by the key it is offered with (NewURL.Host) and
+// made whole with its host's row: the two agree, the host ID being the
+// key's hash. The offers stage keeps its URLs the same way.
 
 // relURL returns the text urls keeps of URL u of the host whose key is
 // key.
