@@ -2,6 +2,7 @@ package urlnorm
 
 import (
 	"strings"
+	"sync"
 
 	wurl "github.com/nlnwa/whatwg-url/url"
 )
@@ -10,7 +11,9 @@ import (
 // immutable and safe for concurrent use.
 type Base struct {
 	n   *Normalizer
-	url *wurl.Url // for the WHATWG path
+	// The base as the WHATWG parser holds it, for the WHATWG path: parsed
+	// when first needed, as most pages' links all take the fast path.
+	url func() (*wurl.Url, error)
 	// The base's parts as the WHATWG parser holds them, for the fast path.
 	scheme string
 	host   string
@@ -43,24 +46,36 @@ func (n *Normalizer) parseBase(base string) (*Base, error) {
 	case schemeOther:
 		return nil, ErrUnsupportedScheme
 	}
-	u, err := whatwg.Parse(base)
-	if err != nil {
-		return nil, invalid(err)
+	parse := func() (*wurl.Url, error) {
+		u, err := whatwg.Parse(base)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		// The WHATWG parser sets search params lazily, in Clone too;
+		// doing it now keeps resolving against u free of writes, hence
+		// of data races.
+		u.SearchParams()
+		return u, nil
 	}
-	p, err := partsOf(u)
-	if err != nil {
-		return nil, err
+	p, ok := basePartsFast(base)
+	url := sync.OnceValues(parse)
+	if !ok {
+		u, err := parse()
+		if err != nil {
+			return nil, err
+		}
+		if p, err = partsOf(u); err != nil {
+			return nil, err
+		}
+		url = func() (*wurl.Url, error) { return u, nil }
 	}
 	// A base whose own host does not normalize gives no URL.
 	if _, ok := appendHost(nil, p.host); !ok {
 		return nil, errBadHost
 	}
-	// The WHATWG parser sets search params lazily, in Clone too; doing it
-	// now keeps resolving against u free of writes, hence of data races.
-	u.SearchParams()
 	return &Base{
 		n:      n,
-		url:    u,
+		url:    url,
 		scheme: p.scheme,
 		host:   p.host,
 		port:   p.port,
@@ -70,9 +85,73 @@ func (n *Normalizer) parseBase(base string) (*Base, error) {
 	}, nil
 }
 
+// basePartsFast returns the parts of base as partsOf has them from the
+// WHATWG parser, for a base in the form the fast path handles whose path
+// and query the WHATWG parser keeps as they are: no dot segment, no byte
+// it percent-encodes, no default port. ok is false for any other base
+// (FuzzParseBaseFast checks the two agree).
+func basePartsFast(base string) (p parts, ok bool) {
+	if k := sniffScheme(base); k != schemeHTTP && k != schemeHTTPS {
+		return parts{}, false
+	}
+	in, clean := cleanPrefix(base)
+	// A host's trailing dot is kept or not by the kind of host: left to
+	// the WHATWG parser.
+	if !clean || !parseAbsolute(&p, in) || strings.HasSuffix(p.host, ".") {
+		return parts{}, false
+	}
+	if p.port == 80 && p.scheme == "http" || p.port == 443 && p.scheme == "https" {
+		p.port = -1
+	}
+	p.host = strings.ToLower(p.host)
+	for i := range len(p.ref) {
+		switch p.ref[i] {
+		case '"', '<', '>', '`', '{', '}':
+			return parts{}, false
+		}
+	}
+	for seg := range strings.SplitSeq(p.ref, "/") {
+		if isDotSegment(seg) {
+			return parts{}, false
+		}
+	}
+	for i := range len(p.query) {
+		switch p.query[i] {
+		case '"', '<', '>', '\'':
+			return parts{}, false
+		}
+	}
+	p.dir, p.ref, p.hasRef = "/"+p.ref, "", false
+	return p, true
+}
+
+// isDotSegment reports whether a path segment is one the WHATWG parser
+// reads as "." or "..", "%2e" standing for a dot.
+func isDotSegment(seg string) bool {
+	dots := 0
+	for len(seg) > 0 {
+		switch {
+		case seg[0] == '.':
+			seg = seg[1:]
+		case len(seg) >= 3 && seg[0] == '%' && seg[1] == '2' && (seg[2] == 'e' || seg[2] == 'E'):
+			seg = seg[3:]
+		default:
+			return false
+		}
+		dots++
+	}
+	return dots == 1 || dots == 2
+}
+
 // String returns the base URL as the WHATWG parser serializes it, without
 // its fragment.
-func (b *Base) String() string { return b.url.Href(true) }
+func (b *Base) String() string {
+	u, err := b.url()
+	if err != nil {
+		return ""
+	}
+	return u.Href(true)
+}
 
 // Resolve resolves ref (an href as found in HTML: surrounding whitespace,
 // newlines and tabs are allowed and ignored as browsers do) against b, then
@@ -98,7 +177,11 @@ func (b *Base) resolveSlow(ref string) (string, error) {
 	if sniffScheme(ref) == schemeOther {
 		return "", ErrUnsupportedScheme
 	}
-	u, err := b.url.Parse(ref)
+	base, err := b.url()
+	if err != nil {
+		return "", err
+	}
+	u, err := base.Parse(ref)
 	if err != nil {
 		return "", invalid(err)
 	}

@@ -176,3 +176,34 @@ func FuzzResolveFast(f *testing.F) {
 		sameOutcome(t, ref, fast, fastErr, slow, slowErr)
 	})
 }
+
+// FuzzParseBaseFast checks that the parts of a base read without the
+// WHATWG parser are those the WHATWG parser gives, wherever that reading
+// answers.
+func FuzzParseBaseFast(f *testing.F) {
+	for _, s := range append(fuzzSeeds(), fuzzBases...) {
+		f.Add(s)
+	}
+	for _, s := range []string{"http://a:80/", "https://a:443/b", "http://a:0443/", "HTTP://A.Example/B?C",
+		"http://a/b/%2E/c", "http://a/b/.%2e", "http://a/..x/.y/", "http://a/{b}", "http://a/?'", "http://a?q",
+		"http://a/b/c.", "http://a/%2e%2e%2e/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, base string) {
+		if len(base) > MaxLength {
+			return
+		}
+		fast, ok := basePartsFast(base)
+		if !ok {
+			return
+		}
+		u, err := whatwg.Parse(base)
+		if err != nil {
+			t.Fatalf("basePartsFast(%q) = %+v; the WHATWG parser fails: %v", base, fast, err)
+		}
+		slow, err := partsOf(u)
+		if err != nil || fast != slow {
+			t.Fatalf("basePartsFast(%q) = %+v; the WHATWG parser's = %+v, %v", base, fast, slow, err)
+		}
+	})
+}
