@@ -1,10 +1,9 @@
 package engine
 
 import (
-	"encoding/binary"
+	"math"
+	"math/bits"
 	"sync"
-
-	"github.com/bits-and-blooms/bloom/v3"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 )
@@ -17,7 +16,7 @@ import (
 // capacity, so memory follows the number of URLs this process has seen.
 type seenFilter struct {
 	mu      sync.Mutex
-	filters []*bloom.BloomFilter
+	filters []*blockedBloom
 	count   uint // entries in the newest filter
 	limit   uint // capacity of the newest filter
 }
@@ -33,25 +32,129 @@ func newSeenFilter(capacity uint) *seenFilter {
 func (s *seenFilter) grow(capacity uint) {
 	// Each new filter gets a tighter rate so the total stays bounded.
 	rate := seenFPRate / float64(uint(1)<<min(len(s.filters), 20))
-	s.filters = append(s.filters, bloom.NewWithEstimates(capacity, rate))
+	s.filters = append(s.filters, newBlockedBloom(capacity, rate))
 	s.count, s.limit = 0, capacity
 }
 
 // testAndAdd reports whether id was (probably) seen before, adding it.
 func (s *seenFilter) testAndAdd(id crawl.ID) bool {
-	var key [8]byte
-	binary.BigEndian.PutUint64(key[:], uint64(id))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range s.filters {
-		if f.Test(key[:]) {
+		if f.test(uint64(id)) {
 			return true
 		}
 	}
 	if s.count >= s.limit {
 		s.grow(s.limit * 2)
 	}
-	s.filters[len(s.filters)-1].Add(key[:])
+	s.filters[len(s.filters)-1].add(uint64(id))
 	s.count++
 	return false
+}
+
+// blockedBloom is a Bloom filter whose k bits for a key all lie in one
+// block of 512 bits, one cache line (Putze, Sanders and Singler, "Cache-,
+// Hash- and Space-Efficient Bloom Filters", 2007): a look-up reads one
+// line of memory where a classic filter reads k lines (20 at a rate of one
+// in a million), at the price of about a third more bits for the same
+// rate.
+type blockedBloom struct {
+	blocks [][blockWords]uint64
+	k      int
+}
+
+const (
+	blockBits  = 512
+	blockWords = blockBits / 64
+)
+
+// newBlockedBloom returns a filter for n keys at a false-positive rate of
+// at most rate, with the fewest bits per key that reach it.
+func newBlockedBloom(n uint, rate float64) *blockedBloom {
+	bitsPerKey, k := blockedBloomParams(rate)
+	nb := (uint64(n)*uint64(bitsPerKey) + blockBits - 1) / blockBits
+	return &blockedBloom{blocks: make([][blockWords]uint64, max(nb, 1)), k: k}
+}
+
+// blockedBloomParams returns the fewest bits per key, and the number of
+// bits set per key with them, for which a blocked Bloom filter's
+// false-positive rate is at most rate: the keys of a block are Poisson
+// distributed with mean blockBits/bitsPerKey, and a block holding j keys
+// answers a key not added with probability (1 − (1 − 1/blockBits)^(kj))^k.
+func blockedBloomParams(rate float64) (bitsPerKey, k int) {
+	for bitsPerKey = 8; ; bitsPerKey++ {
+		mean := float64(blockBits) / float64(bitsPerKey)
+		terms := int(mean+12*math.Sqrt(mean)) + 20 // the rest of the Poisson tail is negligible
+		for k = 1; k <= bitsPerKey; k++ {
+			q := math.Pow(1-1.0/blockBits, float64(k)) // a bit stays clear of one key
+			fp, p, qj := 0.0, math.Exp(-mean), 1.0     // p: Poisson(j), qj: q^j
+			for j := 0; j < terms; j++ {
+				if j > 0 {
+					p *= mean / float64(j)
+					qj *= q
+				}
+				fp += p * math.Pow(1-qj, float64(k))
+			}
+			if fp <= rate {
+				return bitsPerKey, k
+			}
+		}
+	}
+}
+
+// locate returns the block of key and the hash its bit positions come
+// from. URL IDs are hashes already, but their high bits are the host's:
+// the key is mixed before use.
+func (f *blockedBloom) locate(key uint64) (*[blockWords]uint64, uint64) {
+	h := mix64(key)
+	blk, _ := bits.Mul64(h, uint64(len(f.blocks)))
+	return &f.blocks[blk], h
+}
+
+// A key's bit positions take 9 bits each of the hashes mix64(h + i·φ),
+// seven to a hash, h the key's own: positions made by double hashing in
+// a block of 512 bits fall into so few patterns that two keys of a block
+// would share theirs far more often than once in a million.
+const posHashStep = 0x9e3779b97f4a7c15
+
+func (f *blockedBloom) add(key uint64) {
+	b, h := f.locate(key)
+	var g uint64
+	for i := range f.k {
+		if i%7 == 0 {
+			h += posHashStep
+			g = mix64(h)
+		}
+		p := g % blockBits
+		g >>= 9
+		b[p/64] |= 1 << (p % 64)
+	}
+}
+
+func (f *blockedBloom) test(key uint64) bool {
+	b, h := f.locate(key)
+	var g uint64
+	for i := range f.k {
+		if i%7 == 0 {
+			h += posHashStep
+			g = mix64(h)
+		}
+		p := g % blockBits
+		g >>= 9
+		if b[p/64]&(1<<(p%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// mix64 is the 64-bit finalizer of MurmurHash3.
+func mix64(k uint64) uint64 {
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	k *= 0xc4ceb9fe1a85ec53
+	k ^= k >> 33
+	return k
 }
