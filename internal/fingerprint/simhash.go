@@ -149,13 +149,14 @@ var asciiLower = func() (t [utf8.RuneSelf]byte) {
 	return t
 }()
 
-// simhasher counts, for each bit, the features that have it set. Counts
-// are kept in bytes, eight to a word, and flushed before they overflow.
+// simhasher counts, for each bit, the features that have it set. Features
+// are kept in a batch, and a full batch is counted in bytes, eight to a
+// word, in registers: fewer than 256 features cannot overflow a byte.
 type simhasher struct {
-	acc    [8]uint64 // acc[k] byte j: count of bit 8k+j since the last flush
-	inAcc  int
-	counts [64]int
-	n      int
+	batch   [255]uint64
+	inBatch int
+	counts  [64]int
+	n       int
 }
 
 // spread maps a byte to a word whose byte j is bit j of it.
@@ -171,28 +172,38 @@ var spread = func() (t [256]uint64) {
 }()
 
 func (s *simhasher) add(h uint64) {
-	s.acc[0] += spread[byte(h)]
-	s.acc[1] += spread[byte(h>>8)]
-	s.acc[2] += spread[byte(h>>16)]
-	s.acc[3] += spread[byte(h>>24)]
-	s.acc[4] += spread[byte(h>>32)]
-	s.acc[5] += spread[byte(h>>40)]
-	s.acc[6] += spread[byte(h>>48)]
-	s.acc[7] += spread[byte(h>>56)]
-	s.n++
-	if s.inAcc++; s.inAcc == 255 {
+	s.batch[s.inBatch] = h
+	if s.inBatch++; s.inBatch == len(s.batch) {
 		s.flush()
 	}
 }
 
 func (s *simhasher) flush() {
-	for k, a := range s.acc {
-		for j := 0; j < 8; j++ {
-			s.counts[8*k+j] += int(a >> (8 * j) & 0xff)
-		}
-		s.acc[k] = 0
+	// acc<k> byte j: count of bit 8k+j in the batch.
+	var acc0, acc1, acc2, acc3, acc4, acc5, acc6, acc7 uint64
+	for _, h := range s.batch[:s.inBatch] {
+		acc0 += spread[byte(h)]
+		acc1 += spread[byte(h>>8)]
+		acc2 += spread[byte(h>>16)]
+		acc3 += spread[byte(h>>24)]
+		acc4 += spread[byte(h>>32)]
+		acc5 += spread[byte(h>>40)]
+		acc6 += spread[byte(h>>48)]
+		acc7 += spread[byte(h>>56)]
 	}
-	s.inAcc = 0
+	for j := range 8 {
+		shift := 8 * j
+		s.counts[j] += int(acc0 >> shift & 0xff)
+		s.counts[8+j] += int(acc1 >> shift & 0xff)
+		s.counts[16+j] += int(acc2 >> shift & 0xff)
+		s.counts[24+j] += int(acc3 >> shift & 0xff)
+		s.counts[32+j] += int(acc4 >> shift & 0xff)
+		s.counts[40+j] += int(acc5 >> shift & 0xff)
+		s.counts[48+j] += int(acc6 >> shift & 0xff)
+		s.counts[56+j] += int(acc7 >> shift & 0xff)
+	}
+	s.n += s.inBatch
+	s.inBatch = 0
 }
 
 func (s *simhasher) sum() uint64 {

@@ -4,9 +4,17 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+
+	"github.com/acrawler/acrawler/internal/htmlx"
+	"github.com/acrawler/acrawler/internal/testweb"
 )
 
 // vocabulary returns n distinct pseudo-words made of syllables.
@@ -395,6 +403,134 @@ func TestMatchCompare(t *testing.T) {
 	} {
 		if got := tc.a.Compare(tc.b); got != tc.want {
 			t.Errorf("%+v.Compare(%+v) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// simHashReference is SimHash as its doc defines it, one word and one
+// bit at a time: the definition SimHash's faster reading is held to.
+func simHashReference(text string) uint64 {
+	var counts [64]int
+	n := 0
+	add := func(h uint64) {
+		for i := range counts {
+			counts[i] += int(h >> i & 1)
+		}
+		n++
+	}
+	var w [3]uint64
+	words := 0
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if asciiLower[c] == 0 {
+				i++
+				continue
+			}
+		} else {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if !isWordRune(r) {
+				i += size
+				continue
+			}
+		}
+		h := uint64(fnvOffset)
+		for i < len(text) {
+			c := text[i]
+			if c < utf8.RuneSelf {
+				l := asciiLower[c]
+				if l == 0 {
+					break
+				}
+				h = (h ^ uint64(l)) * fnvPrime
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if !isWordRune(r) {
+				break
+			}
+			i += size
+			var buf [utf8.UTFMax]byte
+			for _, b := range utf8.AppendRune(buf[:0], unicode.ToLower(r)) {
+				h = (h ^ uint64(b)) * fnvPrime
+			}
+		}
+		w[0], w[1], w[2] = w[1], w[2], h
+		words++
+		if words >= 3 {
+			add(fmix64(w[0] ^ bits.RotateLeft64(w[1], 21) ^ bits.RotateLeft64(w[2], 42)))
+		}
+	}
+	if words < 3 {
+		for _, h := range w[3-words:] {
+			add(fmix64(h))
+		}
+	}
+	var fp uint64
+	for i, c := range counts {
+		if 2*c > n {
+			fp |= 1 << i
+		}
+	}
+	return fp
+}
+
+// FuzzSimHashReference checks SimHash against simHashReference.
+func FuzzSimHashReference(f *testing.F) {
+	f.Add("Hello, World! How are you?")
+	f.Add("İstanbul'da ıslak ŞEMSİYE\xff\xfeu\u0308ber")
+	f.Add("a")
+	f.Add("über-straße ǅemal 12ab\u0301c")
+	f.Add(strings.Repeat("a b ", 100))
+	f.Add(strings.Repeat("ab cd ef gh ", 600)) // batches of features, counts past 255
+	f.Add(englishArticle)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := SimHash(s), simHashReference(s); got != want {
+			t.Errorf("SimHash(%q) = %#x, simHashReference = %#x", s, got, want)
+		}
+	})
+}
+
+// textOf collects the text tokens of a page.
+type textOf struct{ b strings.Builder }
+
+func (v *textOf) VisitToken(t *htmlx.Token) {
+	if t.Type == html.TextToken {
+		v.b.Write(t.Text())
+		v.b.WriteByte(' ')
+	}
+}
+
+// TestSimHashPages holds SimHash to simHashReference on the pages of the
+// uniform test web the throughput benchmark crawls and on the real pages
+// of scholar's tests, their markup and their text.
+func TestSimHashPages(t *testing.T) {
+	var pages [][]byte
+	web := testweb.NewUniform(testweb.UniformConfig{Seed: 1})
+	for h := range 10 {
+		for i := range 40 {
+			pages = append(pages, web.Page(h, i))
+		}
+	}
+	files, err := filepath.Glob("../scholar/testdata/*.html")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("real pages: %v, %d files", err, len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, b)
+	}
+	for n, page := range pages {
+		var v textOf
+		htmlx.Tokens(page, &v)
+		for _, s := range []string{string(page), v.b.String()} {
+			if got, want := SimHash(s), simHashReference(s); got != want {
+				t.Fatalf("page %d (%d bytes): SimHash = %#x, simHashReference = %#x", n, len(s), got, want)
+			}
 		}
 	}
 }
