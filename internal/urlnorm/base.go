@@ -10,7 +10,7 @@ import (
 // Base is a parsed base URL for resolving the links of one page. It is
 // immutable and safe for concurrent use.
 type Base struct {
-	n   *Normalizer
+	n *Normalizer
 	// The base as the WHATWG parser holds it, for the WHATWG path: parsed
 	// when first needed, as most pages' links all take the fast path.
 	url func() (*wurl.Url, error)
