@@ -75,3 +75,21 @@ func BenchmarkSeenFilter(b *testing.B) {
 		i++
 	}
 }
+
+// TestHostIDCache holds hostIDCache.urlID to crawl.URLID, with the host
+// changing and staying between URLs.
+func TestHostIDCache(t *testing.T) {
+	var c hostIDCache
+	for _, u := range []string{
+		"http://a.test/", "http://a.test/p/1", "https://a.test/p/1", "http://a.test:8080/x?y",
+		"http://b.test/p", "http://a.test/p/2", "not a URL", "http://[::1]:80/z", "http://a.test",
+	} {
+		if got, want := c.urlID(u), crawl.URLID(u); got != want {
+			t.Errorf("urlID(%q) = %d, crawl.URLID = %d", u, got, want)
+		}
+		var none *hostIDCache
+		if got, want := none.urlID(u), crawl.URLID(u); got != want {
+			t.Errorf("nil urlID(%q) = %d, crawl.URLID = %d", u, got, want)
+		}
+	}
+}

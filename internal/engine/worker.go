@@ -411,7 +411,7 @@ func (e *Engine) redirect(ctx context.Context, r *crawl.Result, resp *fetch.Resp
 		r.Discovered = append(r.Discovered, nu)
 		return
 	}
-	e.offer(r, target, "", r.URL.Depth, crawl.ViaRedirect, 0)
+	e.offer(r, nil, target, "", r.URL.Depth, crawl.ViaRedirect, 0)
 }
 
 // redirectHops counts the redirects in a row that led to u: the chain of
@@ -454,11 +454,12 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 	r.Links = PageLinks(p, &x)
 	// The canonical URL is the record's name: queue it if unseen (an alias
 	// never hides it), and keep this page as its alias.
+	var hosts hostIDCache
 	if p.Canonical != "" && e.cfg.Scope.Check(p.Canonical) == scope.In {
-		e.offer(r, p.Canonical, "", u.Depth, crawl.ViaCanonical, 0)
+		e.offer(r, &hosts, p.Canonical, "", u.Depth, crawl.ViaCanonical, 0)
 	}
 	if x.Refresh != "" && x.Refresh != u.URL && !p.NoFollow {
-		e.offer(r, x.Refresh, "", u.Depth, crawl.ViaRedirect, 0)
+		e.offer(r, &hosts, x.Refresh, "", u.Depth, crawl.ViaRedirect, 0)
 	}
 	// Links to the page's own host rank by the page too: a publication
 	// listing's higher, a news listing's lower (score's Context).
@@ -466,7 +467,7 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 	from := crawl.HostKey(u.URL)
 	for _, l := range x.Links {
 		if l.URL != u.URL && !l.NoFollow && !p.NoFollow {
-			e.offer(r, l.URL, l.Anchor, u.Depth+1, crawl.ViaLink, fromPage)
+			e.offer(r, &hosts, l.URL, l.Anchor, u.Depth+1, crawl.ViaLink, fromPage)
 		}
 		if e.mirrors != nil {
 			for _, h := range e.mirrors.linked(from, l.URL, l.Anchor) {
@@ -474,6 +475,27 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 			}
 		}
 	}
+}
+
+// hostIDCache remembers the ID of the last host key it was asked for: a
+// page's links mostly stay on its host, and a URL's ID takes a hash of its
+// host key and one of its own.
+type hostIDCache struct {
+	key string
+	id  crawl.ID
+}
+
+// urlID returns crawl.URLID(u), the host's hash taken from c when u is on
+// the host asked for last. c may be nil.
+func (c *hostIDCache) urlID(u string) crawl.ID {
+	host := crawl.HostKey(u)
+	if c == nil || host == "" {
+		return crawl.URLID(u)
+	}
+	if host != c.key {
+		c.key, c.id = host, crawl.HashID(host)
+	}
+	return crawl.URLIDOf(crawl.HashID(u), c.id)
 }
 
 // mirrorChanged tells the frontier what the mirror watch now takes a host
@@ -515,8 +537,9 @@ func (e *Engine) softBlocked(host crawl.ID, title, text string) bool {
 
 // offer adds a discovered URL to the result if it is in scope, within the
 // depth budget and not seen before by this process; fromPage is added to
-// its priority when it is on the page's own host.
-func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via crawl.Via, fromPage int) {
+// its priority when it is on the page's own host. hosts, if not nil,
+// holds the host ID of the URLs offered before from the same page.
+func (e *Engine) offer(r *crawl.Result, hosts *hostIDCache, target, anchor string, depth int, via crawl.Via, fromPage int) {
 	e.stats.discovered.Add(1)
 	if e.cfg.Frontier.Limits.MaxDepth > 0 && depth > e.cfg.Frontier.Limits.MaxDepth {
 		e.stats.overDepth.Add(1)
@@ -526,7 +549,7 @@ func (e *Engine) offer(r *crawl.Result, target, anchor string, depth int, via cr
 	// known already, and a URL's scope verdict never changes, so a URL
 	// refused once is remembered as seen too (depth is checked first
 	// because a URL refused as too deep may later be found shallower).
-	id := crawl.URLID(target)
+	id := hosts.urlID(target)
 	if e.seen.testAndAdd(id) {
 		e.stats.knownEarly.Add(1)
 		return
