@@ -118,8 +118,10 @@ func (f *blockedBloom) locate(key uint64) (*[blockWords]uint64, uint64) {
 // would share theirs far more often than once in a million.
 const posHashStep = 0x9e3779b97f4a7c15
 
-func (f *blockedBloom) add(key uint64) {
+// bitsOf returns the block of key and the bits of key in it.
+func (f *blockedBloom) bitsOf(key uint64) (*[blockWords]uint64, [blockWords]uint64) {
 	b, h := f.locate(key)
+	var m [blockWords]uint64
 	var g uint64
 	for i := range f.k {
 		if i%7 == 0 {
@@ -128,33 +130,31 @@ func (f *blockedBloom) add(key uint64) {
 		}
 		p := g % blockBits
 		g >>= 9
-		b[p/64] |= 1 << (p % 64)
+		m[p/64] |= 1 << (p % 64)
+	}
+	return b, m
+}
+
+func (f *blockedBloom) add(key uint64) {
+	b, m := f.bitsOf(key)
+	for i := range b {
+		b[i] |= m[i]
 	}
 }
 
 func (f *blockedBloom) test(key uint64) bool {
-	b, h := f.locate(key)
-	var g uint64
-	for i := range f.k {
-		if i%7 == 0 {
-			h += posHashStep
-			g = mix64(h)
-		}
-		p := g % blockBits
-		g >>= 9
-		if b[p/64]&(1<<(p%64)) == 0 {
+	b, m := f.bitsOf(key)
+	for i := range b {
+		if b[i]&m[i] != m[i] {
 			return false
 		}
 	}
 	return true
 }
 
-// mix64 is the 64-bit finalizer of MurmurHash3.
+// mix64 spreads every bit of k over the result: the two halves of its
+// product with an odd constant, folded (wyhash's mix).
 func mix64(k uint64) uint64 {
-	k ^= k >> 33
-	k *= 0xff51afd7ed558ccd
-	k ^= k >> 33
-	k *= 0xc4ceb9fe1a85ec53
-	k ^= k >> 33
-	return k
+	hi, lo := bits.Mul64(k^0xe7037ed1a0b428db, 0x9e3779b97f4a7c15)
+	return hi ^ lo
 }
