@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -407,69 +406,33 @@ func TestMatchCompare(t *testing.T) {
 	}
 }
 
-// simHashReference is SimHash as its doc defines it, one word and one
-// bit at a time: the definition SimHash's faster reading is held to.
+// simHashReference is SimHash as its doc defines it, a step at a time:
+// the words, their hashes, the shingles, the bit counts.
 func simHashReference(text string) uint64 {
-	var counts [64]int
-	n := 0
-	add := func(h uint64) {
-		for i := range counts {
-			counts[i] += int(h >> i & 1)
-		}
-		n++
-	}
-	var w [3]uint64
-	words := 0
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if asciiLower[c] == 0 {
-				i++
-				continue
-			}
-		} else {
-			r, size := utf8.DecodeRuneInString(text[i:])
-			if !isWordRune(r) {
-				i += size
-				continue
-			}
-		}
+	var hashes []uint64
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
 		h := uint64(fnvOffset)
-		for i < len(text) {
-			c := text[i]
-			if c < utf8.RuneSelf {
-				l := asciiLower[c]
-				if l == 0 {
-					break
-				}
-				h = (h ^ uint64(l)) * fnvPrime
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(text[i:])
-			if !isWordRune(r) {
-				break
-			}
-			i += size
-			var buf [utf8.UTFMax]byte
-			for _, b := range utf8.AppendRune(buf[:0], unicode.ToLower(r)) {
-				h = (h ^ uint64(b)) * fnvPrime
-			}
+		for _, b := range []byte(strings.Map(unicode.ToLower, w)) {
+			h = (h ^ uint64(b)) * fnvPrime
 		}
-		w[0], w[1], w[2] = w[1], w[2], h
-		words++
-		if words >= 3 {
-			add(fmix64(w[0] ^ bits.RotateLeft64(w[1], 21) ^ bits.RotateLeft64(w[2], 42)))
-		}
+		hashes = append(hashes, h)
 	}
-	if words < 3 {
-		for _, h := range w[3-words:] {
-			add(fmix64(h))
+	var features []uint64
+	for i := 2; i < len(hashes); i++ {
+		features = append(features, fmix64(hashes[i-2]^bits.RotateLeft64(hashes[i-1], 21)^bits.RotateLeft64(hashes[i], 42)))
+	}
+	if len(hashes) < 3 {
+		for _, h := range hashes {
+			features = append(features, fmix64(h))
 		}
 	}
 	var fp uint64
-	for i, c := range counts {
-		if 2*c > n {
+	for i := range 64 {
+		set := 0
+		for _, f := range features {
+			set += int(f >> i & 1)
+		}
+		if 2*set > len(features) {
 			fp |= 1 << i
 		}
 	}
