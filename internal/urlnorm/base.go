@@ -57,9 +57,11 @@ func (n *Normalizer) parseBase(base string) (*Base, error) {
 		u.SearchParams()
 		return u, nil
 	}
+	var url func() (*wurl.Url, error)
 	p, ok := basePartsFast(base)
-	url := sync.OnceValues(parse)
-	if !ok {
+	if ok {
+		url = sync.OnceValues(parse)
+	} else {
 		u, err := parse()
 		if err != nil {
 			return nil, err
