@@ -400,7 +400,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 }
 
 // offerStager is a store that can stage offers and decide on them later,
-// in large sorted merges (SQLite: see its StageURLs).
+// in large sorted merges (SQLite, PostgreSQL: see their StageURLs).
 type offerStager interface {
 	StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error)
 	MergeStaged(ctx context.Context) (int, error)

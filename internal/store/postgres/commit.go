@@ -60,7 +60,8 @@ func outcomeOf(r *crawl.Result, now time.Time) (outcome, error) {
 // claims, lease renewals and the admissions of other commits wait for,
 // are held only through the last two round trips, not through the page
 // writes that build the search entries; no row of a link target is
-// locked.
+// locked. A commit with discovered URLs first looks at the staged offers
+// (StageURLs) and, if any wait, merges them before it runs.
 func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limits) (crawl.CommitStats, error) {
 	if len(results) == 0 {
 		return crawl.CommitStats{}, nil
@@ -76,8 +77,12 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 	}
 	var st crawl.CommitStats
 	staged := 0
-	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
-		c := &committer{db: db, t: t, results: results, outs: outs, lim: lim, now: now}
+	discovers := false
+	for i := range results {
+		discovers = discovers || len(results[i].Discovered) > 0
+	}
+	err := db.admit(ctx, discovers, func(ctx context.Context, t *txn, look bool) error {
+		c := &committer{db: db, t: t, results: results, outs: outs, lim: lim, now: now, look: look}
 		if err := c.run(ctx); err != nil {
 			return err
 		}
@@ -114,7 +119,8 @@ type committer struct {
 	first     map[string]crawl.ID // content hash → first URL with it
 	hosts     map[crawl.ID]*hostDelta
 	st        crawl.CommitStats
-	staged    int // inbound-link rows staged by the committed transaction
+	staged    int  // inbound-link rows staged by the committed transaction
+	look      bool // look at the staged offers first (DB.admit)
 }
 
 // bonus reports whether the batch's new pages raise their link targets.
@@ -165,6 +171,7 @@ func (c *committer) run(ctx context.Context) error {
 	inFlight := make(map[crawl.ID]bool, len(ids))
 	recorded := map[crawl.ID]bool{} // pages recorded before this transaction
 	b := t.batch()
+	offered := queueStaged(b, c.look)
 	b.Queue(`SELECT u.id FROM urls u JOIN unnest($1::bigint[], $2::bigint[]) AS v(id, claimed_at) ON u.id = v.id
 		WHERE u.state = 1 AND (v.claimed_at = 0 OR u.claimed_at = v.claimed_at)`, ids, claimedAt).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
@@ -190,6 +197,9 @@ func (c *committer) run(ctx context.Context) error {
 	}
 	if err := t.send(ctx, b); err != nil {
 		return err
+	}
+	if *offered {
+		return errStaged
 	}
 
 	// Decide everything the live results do, in order.

@@ -46,3 +46,11 @@ func SetPageChunkBytes(n int) (restore func()) {
 	pageChunkBytes = n
 	return func() { pageChunkBytes = old }
 }
+
+// SetStageThresholds sets when a stage is large enough to merge (see
+// stageMin, stageShare), until the returned function restores them.
+func SetStageThresholds(min, share int64) (restore func()) {
+	oldMin, oldShare := stageMin, stageShare
+	stageMin, stageShare = min, share
+	return func() { stageMin, stageShare = oldMin, oldShare }
+}

@@ -16,18 +16,23 @@ import (
 
 // AddURLs offers URLs to the frontier. The hosts involved are locked in ID
 // order for the transaction, so the per-host cap holds across processes.
+// Staged offers (StageURLs), if any wait, are merged first.
 func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error) {
 	if len(urls) == 0 {
 		return crawl.AddStats{}, nil
 	}
 	var st crawl.AddStats
-	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
+	err := db.admit(ctx, true, func(ctx context.Context, t *txn, look bool) error {
 		a := newAdmission(lim)
 		a.prepare(urls)
 		b := t.batch()
+		staged := queueStaged(b, look)
 		a.queueLock(b, nil)
 		if err := t.send(ctx, b); err != nil {
 			return err
+		}
+		if *staged {
+			return errStaged
 		}
 		a.offer(urls, 0)
 		if err := a.copyInsert(ctx, t, time.Now()); err != nil {
@@ -451,10 +456,27 @@ func scanHost(sc interface{ Scan(...any) error }) (crawl.Host, error) {
 // owner leased the host through an earlier handle (it restarted), or when
 // the host is not leased and they were claimed longer than lease ago
 // (their releaser died before it committed them).
+//
+// A claim that finds no host merges the staged offers (StageURLs), if
+// any wait, and looks again: a crawl must not end while offers wait.
 func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Duration, now time.Time) ([]crawl.Host, error) {
 	if n <= 0 {
 		return nil, nil
 	}
+	out, err := db.claimHosts(ctx, owner, n, lease, now)
+	if err != nil || len(out) > 0 {
+		return out, err
+	}
+	if added, err := db.mergeIfStaged(ctx); err != nil || added == 0 {
+		if err != nil {
+			return nil, fmt.Errorf("postgres: claim hosts: %w", err)
+		}
+		return nil, nil
+	}
+	return db.claimHosts(ctx, owner, n, lease, now)
+}
+
+func (db *DB) claimHosts(ctx context.Context, owner string, n int, lease time.Duration, now time.Time) ([]crawl.Host, error) {
 	var out []crawl.Host
 	err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
 		out = nil

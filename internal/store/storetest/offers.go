@@ -9,7 +9,8 @@ import (
 )
 
 // offerStager is a store that stages offers and decides on them later
-// (SQLite's StageURLs); stores without it skip testStagedOffers.
+// (the SQLite and PostgreSQL stores: StageURLs); stores without it skip
+// testStagedOffers.
 type offerStager interface {
 	StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error)
 	MergeStaged(ctx context.Context) (int, error)

@@ -1,0 +1,253 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// Staged offers (migration 0016), as in the SQLite store: the sorted
+// merge of IRLbot's DRUM. An admission (AddURLs, a commit's discovered
+// URLs) locks and updates the row of every host it offers to and inserts
+// each URL into the primary key and urls_queue at its place: with the
+// hosts of a batch interleaved, a batch of 10,000 seeds touches about
+// 10,000 host rows and as many index pages, each written again by the
+// next batch (and each page's first change after a checkpoint writes the
+// whole page to the WAL). StageURLs appends offers to the table offers
+// instead, by COPY, with no lookup and no host row touched, and
+// MergeStaged decides them all at once, reading them sorted by host and
+// URL, so that each host row and index page is written about once a merge.
+//
+// Processes share the stage. A merge locks the table offers whole
+// (ACCESS EXCLUSIVE) for its transaction: no offer is staged meanwhile
+// (StageURLs waits), so the merge decides exactly the offers it sees and
+// empties the table by TRUNCATE; two merges take turns, the second finding
+// the stage empty. It then locks the rows of the stage's hosts in ID
+// order, as an admission does, so that no other process admits URLs to
+// them until it commits. An admission looks at the stage in its first
+// statement (which holds the table's shared lock to its end, so a merge
+// waits for it), and when offers wait, merges them first: decisions
+// follow the order of the offers, within what processes running at once
+// can tell.
+
+// Merge thresholds: the stage is merged when it holds at least stageMin
+// offers and at least one for each stageShare URLs stored, as in the
+// SQLite store: each merge at least doubles the URLs stored, so an index
+// page is written a few times over a crawl's adds.
+var (
+	stageMin   int64 = 100_000
+	stageShare int64 = 1
+)
+
+// offerColumns are the columns StageURLs writes; ord takes its next
+// value, row by row, in offer order.
+var offerColumns = []string{"id", "url", "host_id", "host", "depth", "priority", "via", "parent_id", "discovered_at",
+	"kind", "lastmod", "changefreq", "cap"}
+
+// stageSizeSQL reads how many offers are staged (ord's sequence, started
+// again at 1 by each merge) and about how many URLs are stored (urls_seq
+// draws a value for each URL inserted).
+const stageSizeSQL = `SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM offers_ord_seq),
+	(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM urls_seq)`
+
+// stagedSQL tells whether offers wait. As an admission's first statement
+// it holds the table's shared lock until the admission ends: a merge
+// starting meanwhile waits for it.
+const stagedSQL = `SELECT EXISTS (SELECT 1 FROM offers)`
+
+// errStaged aborts an admission that found offers staged: they are merged
+// first, and the admission runs again.
+var errStaged = errors.New("offers staged")
+
+// StageURLs offers URLs to the frontier as AddURLs does, deciding on them
+// later: URLs over lim's depth are refused now, the others are appended
+// to the stage in one COPY, durably, and decided on (known, over the host
+// cap under lim, or admitted) when the stage is merged: when it is large
+// (after this call's offers), before the next admission (AddURLs, or a
+// Commit with discovered URLs) of any process sharing the store, when
+// ClaimHosts would find no host, and at MergeStaged. The decisions are
+// those AddURLs would have taken, the offers taken in order, as long as
+// a host's offers in one stage share a cap.
+//
+// The stats count the offers and those over depth, and the URLs added
+// by a merge this call made (of this call's offers and earlier ones).
+func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error) {
+	st := crawl.AddStats{Offered: len(urls)}
+	if db.readOnly {
+		return crawl.AddStats{}, errors.New("postgres: stage urls: store is open read-only")
+	}
+	rows := make([]int, 0, len(urls))
+	first := make(map[crawl.ID]bool)
+	for i, u := range urls {
+		if lim.MaxDepth > 0 && u.Depth > lim.MaxDepth {
+			st.OverDepth++
+			continue
+		}
+		rows = append(rows, i)
+	}
+	at := time.Now().UnixMilli()
+	_, err := db.pool.CopyFrom(ctx, pgx.Identifier{"offers"}, offerColumns,
+		pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
+			u := &urls[rows[i]]
+			var host *string
+			if !first[u.HostID] {
+				first[u.HostID] = true
+				key := clean(u.Host)
+				host = &key
+			}
+			return []any{int64(u.ID), clean(u.URL), int64(u.HostID), host, int32(u.Depth), int32(u.Priority),
+				clean(string(u.Via)), int64(u.Parent), at, int16(u.Kind), ms(u.LastMod), clean(u.ChangeFreq),
+				lim.MaxPagesPerHost}, nil
+		}))
+	if err != nil {
+		return crawl.AddStats{}, fmt.Errorf("postgres: stage urls: %w", connectCause(err))
+	}
+	db.grown.wrote(db, len(rows))
+	var staged, stored int64
+	if err := db.pool.QueryRow(ctx, stageSizeSQL).Scan(&staged, &stored); err != nil {
+		return crawl.AddStats{}, fmt.Errorf("postgres: stage urls: %w", err)
+	}
+	if staged < max(stageMin, stored/stageShare) {
+		return st, nil
+	}
+	added, err := db.mergeStaged(ctx)
+	if err != nil {
+		return crawl.AddStats{}, fmt.Errorf("postgres: stage urls: %w", err)
+	}
+	st.Added = int(added)
+	return st, nil
+}
+
+// MergeStaged decides on every staged offer now (see StageURLs) and
+// returns how many URLs it added.
+func (db *DB) MergeStaged(ctx context.Context) (int, error) {
+	added, err := db.mergeStaged(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: merge staged urls: %w", err)
+	}
+	return int(added), nil
+}
+
+// mergeIfStaged merges the stage if offers wait, and reports how many URLs
+// it added.
+func (db *DB) mergeIfStaged(ctx context.Context) (int64, error) {
+	var staged bool
+	if err := db.pool.QueryRow(ctx, stagedSQL).Scan(&staged); err != nil || !staged {
+		return 0, err
+	}
+	return db.mergeStaged(ctx)
+}
+
+// mergeOffersSQL decides on the staged offers and inserts the admitted, as
+// AddURLs decides: the offers are read sorted by host, URL and offer; an
+// offer is known if its URL is stored or offered earlier in the stage (the
+// first offer of each URL is kept, and those of stored URLs dropped by an
+// anti-join, looked up in URL order); a host's cap (the offer's) admits
+// its first offers (row_number() over the host's offers in offer order,
+// added to hosts.admitted). The admitted are inserted host by host, a
+// host's in offer order, each drawing seq from urls_seq as it is inserted
+// (PostgreSQL evaluates a volatile output column after the sort its query
+// reads in order), so a host's URLs are numbered in offer order, as by
+// AddURLs' COPY. The hosts' counts are updated from the inserted rows.
+// The host rows are locked before it runs: no URL of theirs is inserted
+// meanwhile, so a conflict can only be a URL ID stored under another
+// host, which fails the transaction to be run again (retryable). There is
+// no ON CONFLICT clause: it would insert each row speculatively and write
+// a second WAL record to confirm it.
+//
+// It returns the number of URLs admitted.
+const mergeOffersSQL = `WITH ins AS (
+	INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, discovered_at, kind, lastmod, changefreq, seq)
+	SELECT n.id, n.url, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, n.discovered_at, n.kind, n.lastmod,
+		n.changefreq, nextval('urls_seq')
+	FROM (
+		SELECT f.*, h.admitted, row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k
+		FROM (SELECT DISTINCT ON (host_id, id) * FROM offers ORDER BY host_id, id, ord) AS f
+		JOIN hosts h ON h.id = f.host_id
+		WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = f.id)
+	) AS n
+	WHERE n.cap <= 0 OR n.admitted + n.k <= n.cap
+	ORDER BY n.host_id, n.ord
+	RETURNING host_id, priority
+), c AS (
+	SELECT host_id, count(*) AS n, max(priority) AS top FROM ins GROUP BY host_id
+), u AS (
+	UPDATE hosts h SET admitted = h.admitted + c.n, queued = h.queued + c.n, top_priority = greatest(h.top_priority, c.top)
+	FROM c WHERE h.id = c.host_id
+)
+SELECT coalesce(sum(n), 0)::bigint FROM c`
+
+// mergeStaged decides on the staged offers in one transaction (see
+// mergeOffersSQL) and empties the stage.
+func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
+	var added int64
+	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
+		added = 0
+		var staged bool
+		var hosts int64
+		b := t.batch()
+		// The sorts of a merge read the whole stage: a larger sort memory
+		// than the default 4 MB spills fewer runs to temporary files.
+		b.Queue(`SET LOCAL work_mem = '64MB'`)
+		b.Queue(`LOCK TABLE offers IN ACCESS EXCLUSIVE MODE`)
+		b.Queue(stagedSQL).QueryRow(func(row pgx.Row) error { return row.Scan(&staged) })
+		if err := t.send(ctx, b); err != nil || !staged {
+			return err
+		}
+		b = t.batch()
+		b.Queue(`INSERT INTO hosts (id, key)
+			SELECT DISTINCT ON (host_id) host_id, host FROM offers WHERE host IS NOT NULL ORDER BY host_id
+			ON CONFLICT (id) DO NOTHING`).Exec(func(ct pgconn.CommandTag) error {
+			hosts = ct.RowsAffected()
+			return nil
+		})
+		// The hosts are locked in ID order, as admissions lock them.
+		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM hosts WHERE id IN (SELECT host_id FROM offers)
+			ORDER BY id FOR NO KEY UPDATE) AS l`)
+		b.Queue(mergeOffersSQL).QueryRow(func(row pgx.Row) error { return row.Scan(&added) })
+		b.Queue(`TRUNCATE offers RESTART IDENTITY`)
+		if err := t.send(ctx, b); err != nil {
+			return err
+		}
+		t.delta.queued += added
+		t.delta.hosts += hosts
+		return t.commit(ctx, t.batch())
+	})
+	if err != nil {
+		return 0, fmt.Errorf("merge staged offers: %w", err)
+	}
+	db.grown.wrote(db, int(added))
+	return added, nil
+}
+
+// queueStaged queues, when look is set, the look at the stage that opens
+// an admission (stagedSQL), and returns where its answer goes.
+func queueStaged(b *pgx.Batch, look bool) *bool {
+	staged := new(bool)
+	if look {
+		b.Queue(stagedSQL).QueryRow(func(row pgx.Row) error { return row.Scan(staged) })
+	}
+	return staged
+}
+
+// admit runs an admission (a durable write, fn). When look is set, fn
+// looks at the stage in its first statement (queueStaged) and fails with
+// errStaged if offers wait: they are then merged and fn runs again,
+// without looking (offers staged after the merge are offered alongside
+// it, as by processes running at once).
+func (db *DB) admit(ctx context.Context, look bool, fn func(ctx context.Context, t *txn, look bool) error) error {
+	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error { return fn(ctx, t, look) })
+	if !look || !errors.Is(err, errStaged) {
+		return err
+	}
+	if _, err := db.mergeStaged(ctx); err != nil {
+		return err
+	}
+	return db.write(ctx, durable, func(ctx context.Context, t *txn) error { return fn(ctx, t, false) })
+}

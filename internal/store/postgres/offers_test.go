@@ -1,0 +1,203 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/postgres"
+	"github.com/acrawler/acrawler/internal/store/storetest"
+)
+
+// dumpFrontier is what a frontier holds: its URLs (each with its place in
+// its host's order), hosts and queued counter, one line each.
+func dumpFrontier(t *testing.T, db *postgres.DB, dsn, schema string) string {
+	t.Helper()
+	var urls, hosts string
+	if err := queryRow(t, dsn, schema, `SELECT
+		(SELECT coalesce(string_agg(concat_ws(' ', id, url, host_id, depth, priority, state, via, parent_id, kind, lastmod,
+			changefreq, k), E'\n' ORDER BY id), '')
+			FROM (SELECT *, row_number() OVER (PARTITION BY host_id ORDER BY seq) AS k FROM urls) u),
+		(SELECT coalesce(string_agg(concat_ws(' ', id, key, admitted, queued, top_priority), E'\n' ORDER BY id), '') FROM hosts)`,
+		nil, &urls, &hosts); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Counters(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s\n%s\nqueued %d hosts %d\n", urls, hosts, c.Queued, c.Hosts)
+}
+
+func offerOf(raw string, depth, priority int) crawl.NewURL { return storetest.U(raw, depth, priority) }
+
+// TestStagedOffersDecideAsAdds: offers staged and merged (some merges
+// when the stage is large, the rest at the end) leave the frontier as the
+// same offers added batch by batch: the same URLs admitted (known ones,
+// those offered twice, over depth and over a host's cap refused), each
+// host's in the same order, the same priorities, host counts and
+// counters. Each batch is offered under one host cap or none: a host's
+// offers in one stage share a cap (see StageURLs).
+func TestStagedOffersDecideAsAdds(t *testing.T) {
+	defer postgres.SetStageThresholds(50, 1<<40)()
+	ctx := context.Background()
+	dsnA, schemaA := freshSchema(t)
+	dsnS, schemaS := freshSchema(t)
+	added, staged := open(t, dsnA, schemaA), open(t, dsnS, schemaS)
+	rng := rand.New(rand.NewPCG(3, 4))
+	offer := func() crawl.NewURL {
+		u := offerOf(fmt.Sprintf("http://h%d.test/p%d", rng.IntN(12), rng.IntN(400)), rng.IntN(4), rng.IntN(5))
+		u.Parent = crawl.ID(rng.IntN(3))
+		u.LastMod = time.UnixMilli(int64(rng.IntN(2)) * 1_700_000_000_000)
+		return u
+	}
+	var first []crawl.NewURL
+	for range 30 {
+		first = append(first, offer())
+	}
+	for _, db := range []*postgres.DB{added, staged} {
+		if _, err := db.AddURLs(ctx, first, crawl.Limits{MaxPagesPerHost: 20}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merges := 0
+	for i := range 40 {
+		batch := make([]crawl.NewURL, rng.IntN(30))
+		for j := range batch {
+			batch[j] = offer()
+		}
+		lim := crawl.Limits{MaxDepth: 2}
+		if i%3 != 0 {
+			lim.MaxPagesPerHost = 25
+		}
+		if _, err := added.AddURLs(ctx, batch, lim); err != nil {
+			t.Fatal(err)
+		}
+		st, err := staged.StageURLs(ctx, batch, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Added > 0 {
+			merges++
+		}
+	}
+	if _, err := staged.MergeStaged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if merges == 0 {
+		t.Error("the stage was never merged before the end")
+	}
+	a, s := dumpFrontier(t, added, dsnA, schemaA), dumpFrontier(t, staged, dsnS, schemaS)
+	if a != s {
+		t.Errorf("staged offers left\n%s\nadded batch by batch\n%s", s, a)
+	}
+	if strings.Count(a, "\n") < 100 {
+		t.Errorf("only %d rows: the test offers too little", strings.Count(a, "\n"))
+	}
+	checkShared(t, staged, dsnS, schemaS, false)
+}
+
+// TestStagedOffersBeforeAdmissions: offers staged are decided before a
+// later AddURLs or a Commit's discovered URLs of any handle (a host's cap
+// admits the first offers), and a claim finding no host merges them.
+func TestStagedOffersBeforeAdmissions(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	p1, p2 := open(t, dsn, schema), open(t, dsn, schema)
+	capped := crawl.Limits{MaxPagesPerHost: 2}
+	if _, err := p1.StageURLs(ctx, []crawl.NewURL{offerOf("http://a.test/1", 0, 0), offerOf("http://a.test/1", 0, 0)}, capped); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := p2.AddURLs(ctx, []crawl.NewURL{offerOf("http://a.test/1", 0, 0), offerOf("http://a.test/2", 0, 0)}, capped); err != nil || st.Added != 1 || st.Known != 1 {
+		t.Fatalf("AddURLs after a staged offer = %+v, %v; want a.test/1 known, a.test/2 added", st, err)
+	}
+	hs, err := p1.ClaimHosts(ctx, "p1", 1, time.Minute, now)
+	if err != nil || len(hs) != 1 {
+		t.Fatalf("ClaimHosts = %v, %v", hs, err)
+	}
+	cs, _, err := p1.ClaimURLs(ctx, "p1", hs[0].ID, 1, crawl.Limits{}, now)
+	if err != nil || len(cs) != 1 || cs[0].URL != "http://a.test/1" {
+		t.Fatalf("ClaimURLs = %v, %v; want the staged offer first", cs, err)
+	}
+	if _, err := p2.StageURLs(ctx, []crawl.NewURL{offerOf("http://b.test/1", 0, 0), offerOf("http://b.test/2", 0, 0)}, capped); err != nil {
+		t.Fatal(err)
+	}
+	res := crawl.Result{URL: cs[0], Outcome: crawl.OutcomeDone, Page: &crawl.Page{URL: cs[0].URL, Status: 200, Bytes: 5},
+		Discovered: []crawl.NewURL{offerOf("http://b.test/3", 1, 0), offerOf("http://b.test/1", 1, 0)}}
+	st, err := p1.Commit(ctx, []crawl.Result{res}, capped)
+	if err != nil || st.Add.Known != 1 || st.Add.OverHostCap != 1 || st.Add.Added != 0 {
+		t.Fatalf("Commit after staged offers = %+v, %v; want b.test/1 known and b.test/3 over the cap", st.Add, err)
+	}
+	var staged int64
+	if err := queryRow(t, dsn, schema, `SELECT count(*) FROM offers`, nil, &staged); err != nil || staged != 0 {
+		t.Fatalf("%d offers staged after the merges (%v), want 0", staged, err)
+	}
+	checkShared(t, p1, dsn, schema, false)
+}
+
+// TestStagedOffersConcurrent: processes staging, merging and adding at
+// once, with the same URLs offered by several, admit each URL once and
+// lose none: each host ends with as many URLs as it was offered, up to
+// its cap, and the counters agree with the rows.
+func TestStagedOffersConcurrent(t *testing.T) {
+	defer postgres.SetStageThresholds(200, 1<<40)()
+	dsn, schema := freshSchema(t)
+	ctx := context.Background()
+	const hosts, paths, cap = 40, 60, 50
+	lim := crawl.Limits{MaxPagesPerHost: cap}
+	procs := []*postgres.DB{open(t, dsn, schema), open(t, dsn, schema), open(t, dsn, schema)}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for w := range 6 {
+		db := procs[w%len(procs)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for i := range 40 {
+				batch := make([]crawl.NewURL, 50)
+				for j := range batch {
+					batch[j] = offerOf(fmt.Sprintf("http://h%d.test/p%d", rng.IntN(hosts), rng.IntN(paths)), 0, rng.IntN(3))
+				}
+				var err error
+				switch {
+				case w == 0 && i%10 == 9:
+					_, err = db.AddURLs(ctx, batch, lim)
+				case w == 1 && i%8 == 7:
+					_, err = db.MergeStaged(ctx)
+				default:
+					_, err = db.StageURLs(ctx, batch, lim)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if _, err := procs[2].MergeStaged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Every offer was of one of hosts×paths URLs; with 12,000 offers each
+	// was made, and each host keeps its first cap.
+	var bad, urls int64
+	if err := queryRow(t, dsn, schema, `SELECT (SELECT count(*) FROM hosts WHERE admitted <> $1), (SELECT count(*) FROM urls)`,
+		[]any{int64(cap)}, &bad, &urls); err != nil {
+		t.Fatal(err)
+	}
+	if bad != 0 || urls != hosts*cap {
+		t.Errorf("%d URLs, %d hosts without %d admitted; want %d URLs", urls, bad, cap, hosts*cap)
+	}
+	checkShared(t, procs[0], dsn, schema, false)
+}
