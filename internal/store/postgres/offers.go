@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,8 +48,8 @@ var (
 
 // offerColumns are the columns StageURLs writes; ord takes its next
 // value, row by row, in offer order.
-var offerColumns = []string{"id", "url", "host_id", "host", "depth", "priority", "via", "parent_id", "discovered_at",
-	"kind", "lastmod", "changefreq", "cap"}
+var offerColumns = []string{"id", "host_id", "parent_id", "discovered_at", "lastmod", "cap", "depth", "priority", "kind",
+	"url", "host", "via", "changefreq"}
 
 // stageSizeSQL reads how many offers are staged (ord's sequence, started
 // again at 1 by each merge) and about how many URLs are stored (urls_seq
@@ -98,12 +99,15 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 			var host *string
 			if !first[u.HostID] {
 				first[u.HostID] = true
-				key := clean(u.Host)
+				key := ""
+				if !urlKey(u.Host, u.URL) {
+					key = clean(u.Host)
+				}
 				host = &key
 			}
-			return []any{int64(u.ID), clean(u.URL), int64(u.HostID), host, int32(u.Depth), int32(u.Priority),
-				clean(string(u.Via)), int64(u.Parent), at, int16(u.Kind), ms(u.LastMod), clean(u.ChangeFreq),
-				lim.MaxPagesPerHost}, nil
+			return []any{int64(u.ID), int64(u.HostID), int64(u.Parent), at, ms(u.LastMod), lim.MaxPagesPerHost,
+				int32(u.Depth), int32(u.Priority), int16(u.Kind), clean(u.URL), host, clean(string(u.Via)),
+				clean(u.ChangeFreq)}, nil
 		}))
 	if err != nil {
 		return crawl.AddStats{}, fmt.Errorf("postgres: stage urls: %w", connectCause(err))
@@ -122,6 +126,14 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 	}
 	st.Added = int(added)
 	return st, nil
+}
+
+// urlKey reports whether host is the key the merge derives from url when
+// the stage holds '' for it: the URL's scheme (with no colon) and
+// authority (crawl.HostKey).
+func urlKey(host, url string) bool {
+	i := strings.Index(host, "://")
+	return i > 0 && !strings.Contains(host[:i], ":") && host == crawl.HostKey(url)
 }
 
 // MergeStaged decides on every staged offer now (see StageURLs) and
@@ -202,7 +214,8 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 		}
 		b = t.batch()
 		b.Queue(`INSERT INTO hosts (id, key)
-			SELECT DISTINCT ON (host_id) host_id, host FROM offers WHERE host IS NOT NULL ORDER BY host_id
+			SELECT id, CASE WHEN host = '' THEN substring(url FROM '^[^:]*://[^/?#]*') ELSE host END
+			FROM (SELECT DISTINCT ON (host_id) host_id AS id, host, url FROM offers WHERE host IS NOT NULL ORDER BY host_id) AS o
 			ON CONFLICT (id) DO NOTHING`).Exec(func(ct pgconn.CommandTag) error {
 			hosts = ct.RowsAffected()
 			return nil
