@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/apptest"
+	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
 )
 
 // TestSeedsScale measures `acrawler crawl --seeds FILE` as a program of
@@ -23,8 +24,16 @@ import (
 // process wrote per URL (the kernel's write_bytes, /proc/self/io, from
 // its rusage), the database's bytes per URL and the peak RSS (VmHWM, its
 // rusage maxrss). ACRAWLER_SEEDS_BASELINE names the tree of an earlier
-// commit (`git archive COMMIT | tar -x -C DIR`) whose program runs the
-// same file right after, for a same-run comparison:
+// commit (`git archive COMMIT | tar -x -C DIR`, or a worktree) whose
+// program runs the same file right after, for a same-run comparison;
+// ACRAWLER_SEEDS_RUNS=N runs the programs in turn N times.
+//
+// With ACRAWLER_TEST_POSTGRES set, each program also runs on PostgreSQL,
+// in a fresh schema of that server: there the figures are the server's
+// WAL per URL (pg_current_wal_lsn before and after: on a server of its
+// own, the run's alone) and the schema's tables and indexes per URL
+// (pg_total_relation_size), beside the rate and the program's peak RSS.
+// ACRAWLER_SEEDS_STORE=sqlite or postgres runs one store only:
 //
 //	ACRAWLER_SEEDS_BENCH=2000000 go test -run TestSeedsScale -v -timeout 60m ./internal/app
 func TestSeedsScale(t *testing.T) {
@@ -62,37 +71,88 @@ func TestSeedsScale(t *testing.T) {
 		bins["base"] = build(base, filepath.Join(dir, "acrawler-base"))
 		order = append(order, "base")
 	}
-	for _, name := range order {
-		db := filepath.Join(dir, name+".db")
-		cmd := exec.Command(bins[name], "crawl", "--db", db, "--seeds", file, "--max-duration", "1ns", "--no-sitemaps",
-			"--progress", "off", "--log-level", "warn", "--warc", "off")
-		start := time.Now()
-		out, err := cmd.CombinedOutput()
-		took := time.Since(start)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, out)
-		}
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		var disk int64
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if fi, err := os.Stat(db + suffix); err == nil {
-				disk += fi.Size()
+	stores := []string{"sqlite"}
+	if os.Getenv("ACRAWLER_TEST_POSTGRES") != "" {
+		stores = append(stores, "postgres")
+	}
+	if only := os.Getenv("ACRAWLER_SEEDS_STORE"); only != "" {
+		stores = []string{only}
+	}
+	runs, _ := strconv.Atoi(os.Getenv("ACRAWLER_SEEDS_RUNS"))
+	for run := range max(runs, 1) {
+		for _, store := range stores {
+			for _, name := range order {
+				label := fmt.Sprintf("%s %s run %d", name, store, run+1)
+				if store == "postgres" {
+					seedsOnPostgres(t, label, bins[name], file, n, hosts)
+				} else {
+					seedsOnSQLite(t, label, bins[name], filepath.Join(dir, fmt.Sprintf("%s-%d.db", name, run)), file, n, hosts)
+				}
 			}
 		}
-		d := apptest.OpenDB(t, db)
-		var queued int
-		if err := d.Row(`SELECT count(*) FROM urls`).Scan(&queued); err != nil || queued != n {
-			t.Fatalf("%s: %d URLs queued (%v), want %d", name, queued, err, n)
-		}
-		t.Logf("%s: %d seeds over %d hosts in %.1fs: %.0f URLs/s, %.0f B written/URL, %.0f B/URL on disk, peak RSS %.0f MB",
-			name, n, hosts, took.Seconds(), float64(n)/took.Seconds(), float64(ru.Oublock*512)/float64(n),
-			float64(disk)/float64(n), float64(ru.Maxrss)/1024)
-		if !d.PG {
-			// Where the bytes are: the pages of each table and index
-			// (SQLite's dbstat), per URL.
-			by := apptest.QueryStrings(t, d, `SELECT name || ' ' || printf('%.1f', sum(pgsize) * 1.0 / ?) FROM dbstat
-				GROUP BY name HAVING sum(pgsize) > ? ORDER BY sum(pgsize) DESC`, n, n)
-			t.Logf("%s: B/URL by table and index: %s", name, strings.Join(by, ", "))
+	}
+}
+
+// seedsRun runs bin's crawl of the seeds file on db and returns how long
+// it took and its resource use.
+func seedsRun(t *testing.T, label, bin, db, file string) (time.Duration, *syscall.Rusage) {
+	t.Helper()
+	cmd := exec.Command(bin, "crawl", "--db", db, "--seeds", file, "--max-duration", "1ns", "--no-sitemaps",
+		"--progress", "off", "--log-level", "warn", "--warc", "off")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", label, err, out)
+	}
+	return took, cmd.ProcessState.SysUsage().(*syscall.Rusage)
+}
+
+// checkSeeded fails unless db holds n URLs.
+func checkSeeded(t *testing.T, label string, d *apptest.DB, n int) {
+	t.Helper()
+	var queued int
+	if err := d.Row(`SELECT count(*) FROM urls`).Scan(&queued); err != nil || queued != n {
+		t.Fatalf("%s: %d URLs queued (%v), want %d", label, queued, err, n)
+	}
+}
+
+func seedsOnSQLite(t *testing.T, label, bin, db, file string, n, hosts int) {
+	took, ru := seedsRun(t, label, bin, db, file)
+	var disk int64
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if fi, err := os.Stat(db + suffix); err == nil {
+			disk += fi.Size()
 		}
 	}
+	d := apptest.OpenDB(t, db)
+	checkSeeded(t, label, d, n)
+	t.Logf("%s: %d seeds over %d hosts in %.1fs: %.0f URLs/s, %.0f B written/URL, %.0f B/URL on disk, peak RSS %.0f MB",
+		label, n, hosts, took.Seconds(), float64(n)/took.Seconds(), float64(ru.Oublock*512)/float64(n),
+		float64(disk)/float64(n), float64(ru.Maxrss)/1024)
+	// Where the bytes are: the pages of each table and index (SQLite's
+	// dbstat), per URL.
+	by := apptest.QueryStrings(t, d, `SELECT name || ' ' || printf('%.1f', sum(pgsize) * 1.0 / ?) FROM dbstat
+		GROUP BY name HAVING sum(pgsize) > ? ORDER BY sum(pgsize) DESC`, n, n)
+	t.Logf("%s: B/URL by table and index: %s", label, strings.Join(by, ", "))
+}
+
+func seedsOnPostgres(t *testing.T, label, bin, file string, n, hosts int) {
+	db := pgtest.SchemaDSN(t)
+	d := apptest.OpenDB(t, db)
+	var before string
+	if err := d.Row(`SELECT pg_current_wal_lsn()::text`).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	took, ru := seedsRun(t, label, bin, db, file)
+	var wal, size int64
+	if err := d.Row(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint,
+		(SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+			WHERE c.relnamespace = to_regnamespace(current_schema()) AND c.relkind = 'r')`, before).Scan(&wal, &size); err != nil {
+		t.Fatal(err)
+	}
+	checkSeeded(t, label, d, n)
+	t.Logf("%s: %d seeds over %d hosts in %.1fs: %.0f URLs/s, %.0f B of WAL/URL, %.0f B/URL in tables and indexes, peak RSS %.0f MB",
+		label, n, hosts, took.Seconds(), float64(n)/took.Seconds(), float64(wal)/float64(n), float64(size)/float64(n),
+		float64(ru.Maxrss)/1024)
 }
