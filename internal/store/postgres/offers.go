@@ -129,7 +129,7 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 }
 
 // urlKey reports whether host is the key the merge derives from url when
-// the stage holds '' for it: the URL's scheme (with no colon) and
+// the stage holds an empty key for it: the URL's scheme (with no colon) and
 // authority (crawl.HostKey).
 func urlKey(host, url string) bool {
 	i := strings.Index(host, "://")

@@ -3,13 +3,13 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/storetest"
 )
 
 func offerURL(raw string, depth, priority int) crawl.NewURL {
@@ -69,51 +69,11 @@ func dumpFrontier(t *testing.T, db *DB) string {
 func TestStagedOffersDecideAsAdds(t *testing.T) {
 	defer func(m, s int64) { stageMin, stageShare = m, s }(stageMin, stageShare)
 	stageMin, stageShare = 50, 1<<40
-	ctx := context.Background()
 	dir := t.TempDir()
 	added, staged := openOffers(t, filepath.Join(dir, "added.db")), openOffers(t, filepath.Join(dir, "staged.db"))
 	defer added.Close()
 	defer staged.Close()
-	rng := rand.New(rand.NewPCG(3, 4))
-	offer := func() crawl.NewURL {
-		u := offerURL(fmt.Sprintf("http://h%d.test/p%d", rng.IntN(12), rng.IntN(400)), rng.IntN(4), rng.IntN(5))
-		u.Parent = crawl.ID(rng.IntN(3))
-		u.LastMod = time.UnixMilli(int64(rng.IntN(2)) * 1_700_000_000_000)
-		return u
-	}
-	var first []crawl.NewURL
-	for range 30 {
-		first = append(first, offer())
-	}
-	for _, db := range []*DB{added, staged} {
-		if _, err := db.AddURLs(ctx, first, crawl.Limits{MaxPagesPerHost: 20}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	merges := 0
-	for i := range 40 {
-		batch := make([]crawl.NewURL, rng.IntN(30))
-		for j := range batch {
-			batch[j] = offer()
-		}
-		lim := crawl.Limits{MaxDepth: 2}
-		if i%3 != 0 {
-			lim.MaxPagesPerHost = int64(10 + i)
-		}
-		if _, err := added.AddURLs(ctx, batch, lim); err != nil {
-			t.Fatal(err)
-		}
-		st, err := staged.StageURLs(ctx, batch, lim)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Added > 0 {
-			merges++
-		}
-	}
-	if _, err := staged.MergeStaged(ctx); err != nil {
-		t.Fatal(err)
-	}
+	merges := storetest.OfferAsAdds(t, added, staged)
 	if merges == 0 {
 		t.Error("the stage was never merged before the end")
 	}

@@ -2,8 +2,11 @@ package storetest
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 )
@@ -55,4 +58,64 @@ func testStagedOffers(t *testing.T, e *env) {
 		t.Errorf("AddURLs of a merged URL = %+v, want known", got)
 	}
 	e.checkBalance(3)
+}
+
+// Stager is a store that adds offers at once (AddURLs) and stages them
+// (StageURLs, MergeStaged), for OfferAsAdds.
+type Stager interface {
+	offerStager
+	AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error)
+}
+
+// OfferAsAdds gives the same random offers to added by AddURLs and to
+// staged by StageURLs, batch by batch, then merges staged's stage, and
+// returns how many StageURLs calls merged. The offers repeat URLs (in a
+// batch and across batches), include URLs already stored (a first batch
+// added to both) and offers over the depth limit and over the host cap;
+// each batch is made under one host cap (25) or none, so that a host's
+// offers in one stage share a cap (see StageURLs). A store's test then
+// compares the two frontiers.
+func OfferAsAdds(t *testing.T, added, staged Stager) (merges int) {
+	t.Helper()
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 4))
+	offer := func() crawl.NewURL {
+		u := U(fmt.Sprintf("http://h%d.test/p%d", rng.IntN(12), rng.IntN(400)), rng.IntN(4), rng.IntN(5))
+		u.Parent = crawl.ID(rng.IntN(3))
+		u.LastMod = time.UnixMilli(int64(rng.IntN(2)) * 1_700_000_000_000)
+		return u
+	}
+	var first []crawl.NewURL
+	for range 30 {
+		first = append(first, offer())
+	}
+	for _, s := range []Stager{added, staged} {
+		if _, err := s.AddURLs(ctx, first, crawl.Limits{MaxPagesPerHost: 20}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 40 {
+		batch := make([]crawl.NewURL, rng.IntN(30))
+		for j := range batch {
+			batch[j] = offer()
+		}
+		lim := crawl.Limits{MaxDepth: 2}
+		if i%3 != 0 {
+			lim.MaxPagesPerHost = 25
+		}
+		if _, err := added.AddURLs(ctx, batch, lim); err != nil {
+			t.Fatal(err)
+		}
+		st, err := staged.StageURLs(ctx, batch, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Added > 0 {
+			merges++
+		}
+	}
+	if _, err := staged.MergeStaged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return merges
 }
