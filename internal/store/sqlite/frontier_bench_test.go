@@ -229,6 +229,7 @@ func benchAdd(b *testing.B, n, hosts int, stage bool) {
 	b.ReportMetric(per(io1.rchar-io0.rchar), "rchar-B/URL")
 	b.ReportMetric(float64(n)/time.Since(startAll).Seconds(), "all-adds/s")
 	b.ReportMetric(float64(io1.writeBytes-ioAll.writeBytes)/float64(n), "all-written-B/URL")
+	b.ReportMetric(float64(io1.cancelledBytes-ioAll.cancelledBytes)/float64(n), "all-cancelled-B/URL")
 	b.ReportMetric(float64(disk)/float64(n), "disk-B/URL")
 	b.ReportMetric(float64(peakRSS(b))/(1<<20), "peak-RSS-MB")
 	reportFrontierBytes(b, db, n)
@@ -274,7 +275,7 @@ func cpuTime() time.Duration {
 }
 
 // procIO is the process's I/O counters from /proc/self/io.
-type procIO struct{ rchar, wchar, readBytes, writeBytes int64 }
+type procIO struct{ rchar, wchar, readBytes, writeBytes, cancelledBytes int64 }
 
 func readProcIO(b *testing.B) procIO {
 	data, err := os.ReadFile("/proc/self/io")
@@ -294,6 +295,8 @@ func readProcIO(b *testing.B) procIO {
 			p.readBytes = n
 		case "write_bytes":
 			p.writeBytes = n
+		case "cancelled_write_bytes":
+			p.cancelledBytes = n
 		}
 	}
 	return p

@@ -130,7 +130,9 @@ func (t *txn) stagedOffers(ctx context.Context) (int64, error) {
 // bits, so this is URL ID order to the host's bits), so that the pages of
 // urls_id, urls_queue and hosts are each visited about once; the new rows
 // go to the end of urls (arrival order), where they are found again to
-// count each host's.
+// count each host's. The offers' columns ride through the sorts: read
+// back from the stage by rowid in host order, each would cost a random
+// read of the stage.
 func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 	n, err := t.stagedOffers(ctx)
 	if err != nil || n == 0 {
@@ -169,16 +171,16 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 	}
 	res, err := t.exec(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq,
 			discovered_at, kind, lastmod, changefreq)
-		SELECT o.id, o.url, o.host_id, o.depth, o.priority, 0, o.via, o.parent_id, ? + a.ord,
-			o.discovered_at, o.kind, o.lastmod, o.changefreq
-		FROM (SELECT n.ord, n.id FROM (
-				SELECT f.ord, f.id, f.host_id, f.cap, row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k
-				FROM (SELECT rowid AS ord, id, host_id, cap, row_number() OVER (PARTITION BY id ORDER BY rowid) AS d
+		SELECT n.id, n.url, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, ? + n.ord,
+			n.discovered_at, n.kind, n.lastmod, n.changefreq
+		FROM (
+				SELECT f.*, row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k
+				FROM (SELECT rowid AS ord, id, url, host_id, depth, priority, via, parent_id, discovered_at, kind, lastmod,
+						changefreq, cap, row_number() OVER (PARTITION BY id ORDER BY rowid) AS d
 					FROM offers) AS f
 				WHERE f.d = 1) AS n
 			JOIN hosts ON hosts.id = n.host_id
-			WHERE n.cap <= 0 OR hosts.admitted + n.k <= n.cap) AS a
-		CROSS JOIN offers AS o ON o.rowid = a.ord`, t.db.seq)
+			WHERE n.cap <= 0 OR hosts.admitted + n.k <= n.cap`, t.db.seq)
 	if err != nil {
 		return 0, err
 	}
