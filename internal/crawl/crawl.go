@@ -156,6 +156,12 @@ type Limits struct {
 	InlinkBonus, MaxInlinkBonus int
 }
 
+// OverDepth reports whether a URL at depth is deeper than MaxDepth
+// allows (0: no limit), and so is not admitted.
+func (l Limits) OverDepth(depth int) bool {
+	return l.MaxDepth > 0 && depth > l.MaxDepth
+}
+
 // AddStats reports what happened to a batch of offered URLs.
 type AddStats struct {
 	Offered     int

@@ -541,7 +541,7 @@ func (e *Engine) softBlocked(host crawl.ID, title, text string) bool {
 // holds the host ID of the URLs offered before from the same page.
 func (e *Engine) offer(r *crawl.Result, hosts *hostIDCache, target, anchor string, depth int, via crawl.Via, fromPage int) {
 	e.stats.discovered.Add(1)
-	if e.cfg.Frontier.Limits.MaxDepth > 0 && depth > e.cfg.Frontier.Limits.MaxDepth {
+	if e.cfg.Frontier.Limits.OverDepth(depth) {
 		e.stats.overDepth.Add(1)
 		return
 	}

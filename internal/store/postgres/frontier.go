@@ -82,7 +82,7 @@ func newAdmission(lim crawl.Limits) *admission {
 }
 
 func (a *admission) overDepth(u crawl.NewURL) bool {
-	return a.lim.MaxDepth > 0 && u.Depth > a.lim.MaxDepth
+	return a.lim.OverDepth(u.Depth)
 }
 
 // prepare notes the hosts and URLs that queueLock must look at.

@@ -86,7 +86,7 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 	rows := make([]int, 0, len(urls))
 	first := make(map[crawl.ID]bool)
 	for i, u := range urls {
-		if lim.MaxDepth > 0 && u.Depth > lim.MaxDepth {
+		if lim.OverDepth(u.Depth) {
 			st.OverDepth++
 			continue
 		}

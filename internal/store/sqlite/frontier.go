@@ -138,7 +138,7 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 		capped   bool
 		top      int
 	}
-	overDepth := func(u crawl.NewURL) bool { return lim.MaxDepth > 0 && u.Depth > lim.MaxDepth }
+	overDepth := func(u crawl.NewURL) bool { return lim.OverDepth(u.Depth) }
 	hosts := map[crawl.ID]*hostState{}
 	ids := make([]crawl.ID, 0, len(urls))
 	for _, u := range urls {
