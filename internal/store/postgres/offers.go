@@ -141,7 +141,7 @@ func urlKey(host, url string) bool {
 func (db *DB) MergeStaged(ctx context.Context) (int, error) {
 	added, err := db.mergeStaged(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("postgres: merge staged urls: %w", err)
+		return 0, fmt.Errorf("postgres: %w", err)
 	}
 	return int(added), nil
 }
