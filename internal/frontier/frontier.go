@@ -225,6 +225,7 @@ type host struct {
 	heapIndex   int  // position in the heap holding it, -1 in none
 	idle        bool // nothing left to claim; release after the last Done
 	refilling   bool // a claim of its URLs is on its way
+	renewing    bool // its lease ran short and its renewal is on its way (leaseShort)
 }
 
 // New returns a frontier over store.
@@ -282,7 +283,7 @@ func (f *Frontier) Status() Status {
 		s.InFlight += h.inflight
 		switch {
 		case bytesSpent || f.stopped:
-		case h.refilling:
+		case h.refilling, h.renewing:
 			s.Pending++
 		case f.needsRobots(h, now):
 			if f.budget == nil && !h.robotsBusy {
@@ -347,11 +348,14 @@ type ioRound struct {
 	room     int
 	releases []crawl.HostRelease
 	refill   []*host
+	renew    []*host // hosts whose leases ran short (leaseShort)
 	budget   error
 	now      time.Time
 }
 
-func (r *ioRound) empty() bool { return !r.claim && len(r.releases) == 0 && len(r.refill) == 0 }
+func (r *ioRound) empty() bool {
+	return !r.claim && len(r.releases) == 0 && len(r.refill) == 0 && len(r.renew) == 0
+}
 
 type refilled struct {
 	us   []crawl.ClaimedURL
@@ -362,6 +366,8 @@ type refilled struct {
 type ioResult struct {
 	claimed  []crawl.Host
 	claimErr error
+	lost     []crawl.ID // of the hosts renewed, those whose leases were lost
+	renewErr error
 	got      []refilled
 	first    []refilled       // the first URLs of the hosts claimed, under a budget
 	values   map[crawl.ID]int // host values learned (HostValues)
@@ -412,8 +418,8 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 			f.rankLocked(h)
 			h.since = h.due()
 			f.ready.push(h)
-		case h.refilling:
-			// its claim is on its way and puts it back
+		case h.refilling, h.renewing:
+			// its claim or renewal is on its way and puts it back
 		case f.budget != nil:
 			f.releaseIfIdleLocked(h)
 		default:
@@ -421,6 +427,15 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 			h.claimN = f.claimSizeLocked(h, now)
 			refill = append(refill, h)
 		}
+	}
+	// A host whose lease may run out before a request to it ends is not
+	// handed out until its lease is renewed: another process may take it
+	// over once the lease expires, and fetch what this one holds.
+	var renew []*host
+	for f.ready.Len() > 0 && f.leaseShort(f.ready.top(), now) {
+		h := f.ready.pop()
+		h.renewing = true
+		renew = append(renew, h)
 	}
 	// Lease more hosts only when too few are ready to keep the workers
 	// busy, a few at a time: a process holds what it can work, and several
@@ -446,13 +461,14 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 	if claim {
 		f.lastClaim, f.claimSoon = now, false
 	}
-	r := ioRound{claim: claim, room: room, refill: refill, budget: f.budget, now: now}
+	r := ioRound{claim: claim, room: room, refill: refill, renew: renew, budget: f.budget, now: now}
 	switch {
 	case f.ioBusy:
 		// A round is running: this one follows it (its releases too).
 		f.pending.claim = f.pending.claim || r.claim
 		f.pending.room = max(f.pending.room, r.room)
 		f.pending.refill = append(f.pending.refill, r.refill...)
+		f.pending.renew = append(f.pending.renew, r.renew...)
 		if f.ready.Len() == 0 {
 			f.mu.Unlock()
 			return Task{}, false, time.Time{}, false, waitIO, nil
@@ -477,7 +493,8 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 				f.mu.Unlock()
 				return Task{}, false, time.Time{}, len(res.claimed) > 0, answered, err
 			}
-			claimedAny = len(res.claimed) > 0
+			// Hosts just claimed or renewed may be due now.
+			claimedAny = len(res.claimed) > 0 || len(r.renew) > len(res.lost)
 		}
 	}
 	defer f.mu.Unlock()
@@ -616,6 +633,13 @@ func (f *Frontier) doIO(ctx context.Context, r ioRound) ioResult {
 func (f *Frontier) claimIO(ctx context.Context, r ioRound) ioResult {
 	f.flushReleases(ctx, r.releases)
 	var res ioResult
+	if len(r.renew) > 0 {
+		ids := make([]crawl.ID, len(r.renew))
+		for i, h := range r.renew {
+			ids[i] = h.ID
+		}
+		res.lost, res.renewErr = f.store.RenewHosts(ctx, f.cfg.Owner, ids, f.cfg.Lease, r.now)
+	}
 	if r.claim && r.budget == nil {
 		res.claimed, res.claimErr = f.store.ClaimHosts(ctx, f.cfg.Owner, r.room, f.cfg.Lease, r.now)
 		if len(res.claimed) > 0 && f.budgeted() {
@@ -906,7 +930,7 @@ func (f *Frontier) barLocked(now time.Time) (bar int, ok bool) {
 		if h.refused != nil || h.overShare || f.gaveUpRobots(h) || h.idle || h.due().After(horizon) {
 			continue
 		}
-		if h.heapIndex < 0 && !h.refilling && h.inflight == 0 {
+		if h.heapIndex < 0 && !h.refilling && !h.renewing && h.inflight == 0 {
 			continue // waits for nothing that would make it ready
 		}
 		if h.robots == nil && (f.budget != nil || h.Robots != nil && h.Robots.Failures > 0) {
@@ -1008,7 +1032,45 @@ func (f *Frontier) applyLocked(ctx context.Context, r ioRound, res ioResult) err
 			storeErr = err
 		}
 	}
+	if err := f.renewedLocked(r, res); err != nil {
+		storeErr = err
+	}
 	return storeErr
+}
+
+// leaseShort says whether h's lease may run out before a request handed
+// out now ends: less than a third of the lease is left, the time between
+// two renewals (Renew), so at least one was missed (a stalled process, a
+// store slow to answer). A lease of unknown end is not checked.
+func (f *Frontier) leaseShort(h *host, now time.Time) bool {
+	return !h.LeaseUntil.IsZero() && now.After(h.LeaseUntil.Add(-f.cfg.Lease/3))
+}
+
+// renewedLocked applies the renewal of the hosts whose leases ran short:
+// a host renewed is scheduled again, one lost is dropped, and one whose
+// renewal failed waits as after a failed claim.
+func (f *Frontier) renewedLocked(r ioRound, res ioResult) error {
+	for _, h := range r.renew {
+		h.renewing = false
+		if f.hosts[h.ID] != h {
+			continue // let go or lost meanwhile
+		}
+		switch {
+		case res.renewErr != nil:
+			h.wakeAt = r.now.Add(f.cfg.ClaimEvery)
+		case slices.Contains(res.lost, h.ID):
+			f.cfg.Log.Warn("host lease lost", "host", h.Key)
+			f.dropLocked(h)
+			continue
+		default:
+			h.LeaseUntil = r.now.Add(f.cfg.Lease)
+		}
+		f.schedule(h)
+	}
+	if res.renewErr != nil {
+		return fmt.Errorf("frontier: %w", res.renewErr)
+	}
+	return nil
 }
 
 // claimedLocked applies the outcome of claiming URLs for a host: a refill
@@ -1420,7 +1482,8 @@ func (f *Frontier) Renew(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	f.mu.Unlock()
-	lost, err := f.store.RenewHosts(ctx, f.cfg.Owner, ids, f.cfg.Lease, f.cfg.Now())
+	now := f.cfg.Now()
+	lost, err := f.store.RenewHosts(ctx, f.cfg.Owner, ids, f.cfg.Lease, now)
 	if err != nil {
 		return fmt.Errorf("frontier: %w", err)
 	}
@@ -1431,6 +1494,11 @@ func (f *Frontier) Renew(ctx context.Context) error {
 		if h := f.hosts[id]; h != nil && h == held[id] {
 			f.cfg.Log.Warn("host lease lost", "host", h.Key)
 			f.dropLocked(h)
+		}
+	}
+	for id, h := range held {
+		if f.hosts[id] == h && !slices.Contains(lost, id) {
+			h.LeaseUntil = now.Add(f.cfg.Lease)
 		}
 	}
 	return nil

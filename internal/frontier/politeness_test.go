@@ -234,3 +234,49 @@ func TestRenewKeepsHostClaimedAgain(t *testing.T) {
 		t.Fatalf("status %+v after Renew, want the host claimed again still held", st)
 	}
 }
+
+// TestShortLeaseRenewedBeforeHandOut: a process that missed its renewals
+// (stalled) hands out no more of a host's URLs until its lease is renewed,
+// and none of a host another process took over once the lease expired;
+// the other process fetches them, once.
+func TestShortLeaseRenewedBeforeHandOut(t *testing.T) {
+	urls := []crawl.NewURL{storetest.U("http://a.test/1", 0, 3), storetest.U("http://a.test/2", 0, 2), storetest.U("http://a.test/3", 0, 1)}
+	cfg := frontier.Config{Lease: time.Minute, Delay: time.Second}
+	_, c, st := setup(t, cfg, urls...)
+	knownRobots(t, st, c, urls...)
+	renewals := 0
+	hs := &renewHookStore{Store: st, before: func() { renewals++ }}
+	cfg.Owner, cfg.Token, cfg.Now = "test", "acrawler", c.now
+	f1 := frontier.New(hs, cfg)
+	first, _ := waitTask(t, f1, c)
+	f1.Done(context.Background(), first, frontier.Feedback{Requested: true, Finished: c.now()})
+
+	// Two thirds of the lease pass without a renewal: the lease is renewed
+	// before the next URL goes out.
+	c.advance(45 * time.Second)
+	second, _ := waitTask(t, f1, c)
+	if renewals != 1 {
+		t.Fatalf("%d renewals before %s was handed out with a third of the lease left, want 1", renewals, second.URL.URL)
+	}
+	f1.Done(context.Background(), second, frontier.Feedback{Requested: true, Finished: c.now()})
+
+	// Now the lease runs out and another process takes the host over.
+	c.advance(2 * time.Minute)
+	cfg2 := cfg
+	cfg2.Owner = "other"
+	f2 := frontier.New(st, cfg2)
+	taken, _ := waitTask(t, f2, c)
+	if taken.Kind != frontier.FetchURL {
+		t.Fatalf("the other process's task %+v, want a page", taken)
+	}
+	for range 5 {
+		if task, ok, wake := next(t, f1); ok {
+			t.Fatalf("the stalled process handed out %+v of a host taken over (the other has %s)", task, taken.URL.URL)
+		} else if wake.After(c.now()) {
+			c.set(wake)
+		}
+	}
+	if st := f1.Status(); st.LostHosts != 1 || st.Hosts != 0 {
+		t.Fatalf("status %+v of the stalled process, want the host lost", st)
+	}
+}

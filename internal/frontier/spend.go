@@ -62,7 +62,7 @@ func (f *Frontier) returnHeldBackLocked(by *host, now time.Time) int {
 	}
 	n := 0
 	for _, h := range f.hosts {
-		if len(h.buf) == 0 || h.inflight > 0 || h.refilling || h.robotsBusy || !f.heldBack(f.bufRank(h), bar) {
+		if len(h.buf) == 0 || h.inflight > 0 || h.refilling || h.renewing || h.robotsBusy || !f.heldBack(f.bufRank(h), bar) {
 			continue
 		}
 		f.unheld = max(f.unheld, f.bufRank(h)) // let go: a host not held that ranks so
