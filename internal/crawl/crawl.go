@@ -426,6 +426,11 @@ type HostUpdate struct {
 type HostRelease struct {
 	ID ID
 	HostUpdate
+	// At is when the lease was given up while results of the host's URLs
+	// may still be on their way to a commit: URLs left in flight on the
+	// host are the releaser's for a lease after it, and only then taken
+	// for orphans (zero: every result is committed).
+	At time.Time
 }
 
 // CommitStats reports the effect of a committed batch.

@@ -1139,6 +1139,12 @@ func (f *Frontier) flushReleases(ctx context.Context, rel []crawl.HostRelease) {
 	if len(rel) == 0 {
 		return
 	}
+	// The hosts' last results may not be committed yet (the committer
+	// batches them).
+	at := f.cfg.Now()
+	for i := range rel {
+		rel[i].At = at
+	}
 	if err := f.store.ReleaseHosts(context.WithoutCancel(ctx), f.cfg.Owner, rel); err != nil {
 		// The leases will expire on their own; nothing is lost.
 		f.cfg.Log.Warn("release host leases", "hosts", len(rel), "err", err)

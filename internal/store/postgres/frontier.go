@@ -454,8 +454,9 @@ func scanHost(sc interface{ Scan(...any) error }) (crawl.Host, error) {
 // claimers never wait for each other nor take the same host. URLs left in
 // flight return to the queue when their host's lease expired, when the
 // owner leased the host through an earlier handle (it restarted), or when
-// the host is not leased and they were claimed longer than lease ago
-// (their releaser died before it committed them).
+// the host is not leased and they were claimed, and the host given up
+// (crawl.HostRelease.At), longer than lease ago (their releaser died
+// before it committed them).
 //
 // A claim that finds no host merges the staged offers (StageURLs), if
 // any wait, and looks again: a crawl must not end while offers wait.
@@ -537,10 +538,11 @@ func (db *DB) claimHosts(ctx context.Context, owner string, n int, lease time.Du
 			return err
 		}
 		if len(cands) < n {
-			// Short of work: look for hosts holding only orphaned URLs.
+			// Short of work: look for hosts holding only orphaned URLs
+			// (claimed, and their host given up, more than a lease ago).
 			b = t.batch()
 			b.Queue(`SELECT id, next_fetch_at, top_priority + value FROM hosts
-				WHERE lease_owner IS NULL AND id IN (SELECT host_id FROM urls WHERE state = 1 AND claimed_at < $1)
+				WHERE lease_owner IS NULL AND lease_until < $1 AND id IN (SELECT host_id FROM urls WHERE state = 1 AND claimed_at < $1)
 				ORDER BY next_fetch_at, id LIMIT $2 FOR NO KEY UPDATE SKIP LOCKED`, cutoff, n).Query(scan(false))
 			if err := t.send(ctx, b); err != nil {
 				return err
@@ -569,7 +571,8 @@ func (db *DB) claimHosts(ctx context.Context, owner string, n int, lease time.Du
 		b.Queue(`WITH r AS (
 				UPDATE urls SET state = 0, attempts = greatest(attempts - 1, 0)
 				WHERE state = 1 AND id IN (
-					SELECT id FROM urls WHERE state = 1 AND (host_id = ANY($1) OR host_id = ANY($2) AND claimed_at < $3)
+					SELECT id FROM urls WHERE state = 1 AND (host_id = ANY($1) OR host_id = ANY($2) AND claimed_at < $3
+						AND host_id IN (SELECT id FROM hosts WHERE id = ANY($2) AND lease_until < $3))
 					ORDER BY id FOR NO KEY UPDATE)
 				RETURNING host_id, priority),
 			c AS (SELECT host_id, count(*) AS n, max(priority) AS top FROM r GROUP BY host_id),
@@ -695,24 +698,25 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 		ids = append(ids, int64(id))
 	}
 	slices.Sort(ids)
-	next, delay, backoff := make([]int64, len(ids)), make([]int64, len(ids)), make([]int32, len(ids))
+	next, delay, backoff, at := make([]int64, len(ids)), make([]int64, len(ids)), make([]int32, len(ids)), make([]int64, len(ids))
 	for i, id := range ids {
 		h := last[crawl.ID(id)]
-		next[i], delay[i], backoff[i] = ms(h.NextFetchAt), h.Delay.Milliseconds(), int32(h.Backoff)
+		next[i], delay[i], backoff[i], at[i] = ms(h.NextFetchAt), h.Delay.Milliseconds(), int32(h.Backoff), ms(h.At)
 	}
 	err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
 		b := t.batch()
 		b.Queue(`SELECT id FROM hosts WHERE id = ANY($1) AND lease_owner = $2 AND lease_session = $3
 			ORDER BY id FOR NO KEY UPDATE`, ids, owner, db.session)
 		// A host given a next fetch time is not due until a claim finds
-		// that time come.
-		b.Queue(`UPDATE hosts h SET lease_owner = NULL, lease_session = 0, lease_until = 0,
+		// that time come. An unleased host's lease_until is when its
+		// lease was given up (crawl.HostRelease.At).
+		b.Queue(`UPDATE hosts h SET lease_owner = NULL, lease_session = 0, lease_until = r.at,
 				due = CASE WHEN r.next <> 0 THEN false ELSE h.due END,
 				next_fetch_at = CASE WHEN r.next <> 0 THEN greatest(h.next_fetch_at, r.next) ELSE h.next_fetch_at END,
 				delay_ms = CASE WHEN r.next <> 0 THEN r.delay ELSE h.delay_ms END,
 				backoff = CASE WHEN r.next <> 0 THEN r.backoff ELSE h.backoff END
-			FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::int[]) AS r(id, next, delay, backoff)
-			WHERE h.id = r.id AND h.lease_owner = $5 AND h.lease_session = $6`, ids, next, delay, backoff, owner, db.session)
+			FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::int[], $7::bigint[]) AS r(id, next, delay, backoff, at)
+			WHERE h.id = r.id AND h.lease_owner = $5 AND h.lease_session = $6`, ids, next, delay, backoff, owner, db.session, at)
 		return t.commit(ctx, b)
 	})
 	if err != nil {

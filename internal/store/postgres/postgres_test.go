@@ -475,6 +475,57 @@ func TestOrphanedURLsReturn(t *testing.T) {
 	}
 }
 
+// TestReleasedURLsWaitForTheirCommit: URLs claimed long ago and still in
+// flight when their host is given up are the releaser's to commit (the
+// committer batches results) for a lease after the release, not a lease
+// after their claim: a host claimed again meanwhile, for URLs queued
+// since, leaves them in flight.
+func TestReleasedURLsWaitForTheirCommit(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	db := open(t, dsn, schema)
+	if _, err := db.AddURLs(ctx, []crawl.NewURL{storetest.U("http://a.test/1", 0, 0), storetest.U("http://a.test/2", 0, 0)}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := db.ClaimHosts(ctx, "p", 1, time.Minute, now)
+	if err != nil || len(hs) != 1 {
+		t.Fatalf("ClaimHosts = %v, %v", hs, err)
+	}
+	if cs, _, err := db.ClaimURLs(ctx, "p", hs[0].ID, 10, crawl.Limits{}, now); err != nil || len(cs) != 2 {
+		t.Fatalf("ClaimURLs = %v, %v", cs, err)
+	}
+	// The URLs took 90 s to fetch (a slow host); then the host is given up
+	// and a URL of it is discovered.
+	released := now.Add(90 * time.Second)
+	if err := db.ReleaseHosts(ctx, "p", []crawl.HostRelease{{ID: hs[0].ID, At: released}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddURLs(ctx, []crawl.NewURL{storetest.U("http://a.test/3", 0, 0)}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	soon := released.Add(30 * time.Second)
+	if got, err := db.ClaimHosts(ctx, "q", 10, time.Minute, soon); err != nil || len(got) != 1 {
+		t.Fatalf("ClaimHosts = %v, %v; want the host, for its new URL", got, err)
+	}
+	cs, _, err := db.ClaimURLs(ctx, "q", hs[0].ID, 10, crawl.Limits{}, soon)
+	if err != nil || len(cs) != 1 || cs[0].URL != "http://a.test/3" {
+		t.Fatalf("ClaimURLs = %+v, %v; want only the new URL, the released ones still in flight", cs, err)
+	}
+	if err := db.ReleaseHosts(ctx, "q", []crawl.HostRelease{{ID: hs[0].ID, At: soon}}); err != nil {
+		t.Fatal(err)
+	}
+	// A lease after both releases, the releasers are taken for dead.
+	later := soon.Add(2 * time.Minute)
+	if got, err := db.ClaimHosts(ctx, "r", 10, time.Minute, later); err != nil || len(got) != 1 {
+		t.Fatalf("ClaimHosts a lease after the releases = %v, %v; want the orphans' host", got, err)
+	}
+	again, _, err := db.ClaimURLs(ctx, "r", hs[0].ID, 10, crawl.Limits{}, later)
+	if err != nil || len(again) != 3 {
+		t.Fatalf("ClaimURLs = %+v, %v; want the three URLs back", again, err)
+	}
+}
+
 // TestURLIDMigration: a database whose URL IDs were the URLs' whole hashes
 // answers to crawl.URLID after migration 0007.
 func TestURLIDMigration(t *testing.T) {
