@@ -49,8 +49,10 @@ type Config struct {
 
 	// SeedBatches, when set, streams more seeds (normalized, depth 0),
 	// added before those of Seeds, SitemapSeeds and ArchiveSeeds: it
-	// calls add with one batch at a time, each added to the frontier
-	// before the next is read, and returns add's error or its own. A
+	// calls add with one batch at a time (add does not keep it), and
+	// returns add's error or its own. It runs on a goroutine of its own,
+	// at most two batches ahead of the store's adds; add blocks while it
+	// is that far ahead, and fails once ctx ends or the store failed. A
 	// seeds file of millions of lines is never held whole.
 	SeedBatches func(ctx context.Context, add func(seeds []string) error) error
 
@@ -406,46 +408,13 @@ type offerStager interface {
 	MergeStaged(ctx context.Context) (int, error)
 }
 
-// seed offers the seed URLs (depth 0) to the frontier. The batches of
-// SeedBatches are staged when the store can (offerStager) and merged
-// once all are in, before the crawl claims anything: a merge writes each
-// page of the seen-set and the queue about once, not once a batch.
+// seed offers the seed URLs (depth 0) to the frontier: the batches of
+// SeedBatches first (seedBatches), then the other seeds.
 func (e *Engine) seed(ctx context.Context) error {
 	urls := e.seedURLs(nil, e.cfg.Seeds)
 	if e.cfg.SeedBatches != nil {
-		stager, _ := e.store.(offerStager)
-		var batch []crawl.NewURL
-		err := e.cfg.SeedBatches(ctx, func(seeds []string) error {
-			batch = e.seedURLs(batch[:0], seeds)
-			if e.mirrors != nil {
-				for _, u := range batch {
-					e.mirrors.seeded(u.URL)
-				}
-			}
-			if len(batch) == 0 {
-				return nil
-			}
-			_, err := e.storeRetry(ctx, "add seeds", func() error {
-				var err error
-				if stager != nil {
-					_, err = stager.StageURLs(ctx, batch, e.cfg.Frontier.Limits)
-				} else {
-					_, err = e.store.AddURLs(ctx, batch, e.cfg.Frontier.Limits)
-				}
-				return err
-			})
+		if err := e.seedBatches(ctx); err != nil {
 			return err
-		})
-		if err != nil {
-			return err
-		}
-		if stager != nil {
-			if _, err := e.storeRetry(ctx, "add seeds", func() error {
-				_, err := stager.MergeStaged(ctx)
-				return err
-			}); err != nil {
-				return err
-			}
 		}
 	}
 	for _, s := range e.cfg.SitemapSeeds {
@@ -471,6 +440,85 @@ func (e *Engine) seed(ctx context.Context) error {
 		return err
 	})
 	_ = st
+	return err
+}
+
+// seedsAhead is how many batches of SeedBatches may be read, checked
+// and scored ahead of the one the store is adding.
+const seedsAhead = 2
+
+// seedBatches adds the batches of SeedBatches. They are read, checked
+// against the scope and scored on a goroutine of their own, at most
+// seedsAhead batches ahead of the store's adds, so that preparing the
+// next batches overlaps the store's writes and no more than
+// seedsAhead+1 batches are held. They are staged when the store can
+// (offerStager) and merged once all are in, before the crawl claims
+// anything: a merge writes each page of the seen-set and the queue about
+// once, not once a batch. A store error stops the reading and is
+// returned once the reader has ended.
+func (e *Engine) seedBatches(ctx context.Context) error {
+	stager, _ := e.store.(offerStager)
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	// The batches go round: free → the reader → ready → the store → free.
+	free := make(chan []crawl.NewURL, seedsAhead+1)
+	for range seedsAhead + 1 {
+		free <- nil
+	}
+	ready := make(chan []crawl.NewURL, seedsAhead-1)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(ready)
+		readErr <- e.cfg.SeedBatches(readCtx, func(seeds []string) error {
+			var batch []crawl.NewURL
+			select {
+			case batch = <-free:
+			case <-readCtx.Done():
+				return readCtx.Err()
+			}
+			batch = e.seedURLs(batch[:0], seeds)
+			select {
+			case ready <- batch:
+				return nil
+			case <-readCtx.Done():
+				return readCtx.Err()
+			}
+		})
+	}()
+	var err error
+	for batch := range ready {
+		if err == nil && len(batch) > 0 {
+			if e.mirrors != nil {
+				for _, u := range batch {
+					e.mirrors.seeded(u.URL)
+				}
+			}
+			_, err = e.storeRetry(ctx, "add seeds", func() error {
+				var err error
+				if stager != nil {
+					_, err = stager.StageURLs(ctx, batch, e.cfg.Frontier.Limits)
+				} else {
+					_, err = e.store.AddURLs(ctx, batch, e.cfg.Frontier.Limits)
+				}
+				return err
+			})
+			if err != nil {
+				stopReading()
+			}
+		}
+		clear(batch)
+		free <- batch[:0]
+	}
+	if rerr := <-readErr; err == nil {
+		err = rerr
+	}
+	if err != nil || stager == nil {
+		return err
+	}
+	_, err = e.storeRetry(ctx, "add seeds", func() error {
+		_, err := stager.MergeStaged(ctx)
+		return err
+	})
 	return err
 }
 
