@@ -20,10 +20,11 @@ import (
 // its own on a generated file of ACRAWLER_SEEDS_BENCH lines over a tenth
 // as many hosts (URLs of 60–120 bytes, hosts interleaved), stopped by
 // --max-duration 1ns once the seeds are added (nothing is fetched). It
-// reports the URLs added per second of the whole run, the bytes the
-// process wrote per URL (the kernel's write_bytes, /proc/self/io, from
-// its rusage), the database's bytes per URL and the peak RSS (VmHWM, its
-// rusage maxrss). ACRAWLER_SEEDS_BASELINE names the tree of an earlier
+// reports the URLs added per second of the whole run, the CPU time per
+// URL, the bytes the process wrote per URL (the kernel's write_bytes, in
+// all and less cancelled_write_bytes: pages of the WAL or a temporary
+// file dropped before they reached the disk), the database's bytes per
+// URL and the peak RSS (VmHWM, its rusage maxrss). ACRAWLER_SEEDS_BASELINE names the tree of an earlier
 // commit (`git archive COMMIT | tar -x -C DIR`, or a worktree) whose
 // program runs the same file right after, for a same-run comparison;
 // ACRAWLER_SEEDS_RUNS=N runs the programs in turn N times.
@@ -93,19 +94,64 @@ func TestSeedsScale(t *testing.T) {
 	}
 }
 
-// seedsRun runs bin's crawl of the seeds file on db and returns how long
-// it took and its resource use.
-func seedsRun(t *testing.T, label, bin, db, file string) (time.Duration, *syscall.Rusage) {
+// seedsUse is what a run of the program took.
+type seedsUse struct {
+	took time.Duration
+	cpu  time.Duration // user and system
+	// written is the bytes the process caused to be written to storage
+	// (write_bytes); cancelled, those of them dropped before they reached
+	// it (cancelled_write_bytes: pages of a file truncated or deleted).
+	written, cancelled int64
+	maxRSS             int64 // bytes
+}
+
+// perURL is the use per URL of n: CPU µs, bytes written in all and not
+// counting the cancelled ones.
+func (u seedsUse) perURL(n int) (cpu, written, kept float64) {
+	return float64(u.cpu.Microseconds()) / float64(n), float64(u.written) / float64(n),
+		float64(u.written-u.cancelled) / float64(n)
+}
+
+// seedsRun runs bin's crawl of the seeds file on db and returns what it
+// took. The bytes written come from this process's /proc/self/io, before
+// and after: the kernel adds a child's I/O to its parent's once reaped.
+func seedsRun(t *testing.T, label, bin, db, file string) seedsUse {
 	t.Helper()
 	cmd := exec.Command(bin, "crawl", "--db", db, "--seeds", file, "--max-duration", "1ns", "--no-sitemaps",
 		"--progress", "off", "--log-level", "warn", "--warc", "off")
+	io0 := procIO(t)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	took := time.Since(start)
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", label, err, out)
 	}
-	return took, cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	io1 := procIO(t)
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return seedsUse{took: took, cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()),
+		written: io1["write_bytes"] - io0["write_bytes"], cancelled: io1["cancelled_write_bytes"] - io0["cancelled_write_bytes"],
+		maxRSS: ru.Maxrss << 10}
+}
+
+// procIO reads this process's /proc/self/io counters (with those of its
+// reaped children).
+func procIO(t *testing.T) map[string]int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		t.Fatalf("bytes written: %v", err)
+	}
+	io := map[string]int64{}
+	for line := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				t.Fatalf("bytes written: /proc/self/io %q: %v", line, err)
+			}
+			io[k] = n
+		}
+	}
+	return io
 }
 
 // checkSeeded fails unless db holds n URLs.
@@ -118,7 +164,7 @@ func checkSeeded(t *testing.T, label string, d *apptest.DB, n int) {
 }
 
 func seedsOnSQLite(t *testing.T, label, bin, db, file string, n, hosts int) {
-	took, ru := seedsRun(t, label, bin, db, file)
+	use := seedsRun(t, label, bin, db, file)
 	var disk int64
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if fi, err := os.Stat(db + suffix); err == nil {
@@ -127,9 +173,10 @@ func seedsOnSQLite(t *testing.T, label, bin, db, file string, n, hosts int) {
 	}
 	d := apptest.OpenDB(t, db)
 	checkSeeded(t, label, d, n)
-	t.Logf("%s: %d seeds over %d hosts in %.1fs: %.0f URLs/s, %.0f B written/URL, %.0f B/URL on disk, peak RSS %.0f MB",
-		label, n, hosts, took.Seconds(), float64(n)/took.Seconds(), float64(ru.Oublock*512)/float64(n),
-		float64(disk)/float64(n), float64(ru.Maxrss)/1024)
+	cpu, written, kept := use.perURL(n)
+	t.Logf("%s: %d seeds over %d hosts in %.1fs: %.0f URLs/s, CPU %.1f µs/URL, %.0f B written/URL (%.0f not counting cancelled writes), %.0f B/URL on disk, peak RSS %.0f MB",
+		label, n, hosts, use.took.Seconds(), float64(n)/use.took.Seconds(), cpu, written, kept,
+		float64(disk)/float64(n), float64(use.maxRSS)/(1<<20))
 	// Where the bytes are: the pages of each table and index (SQLite's
 	// dbstat), per URL.
 	by := apptest.QueryStrings(t, d, `SELECT name || ' ' || printf('%.1f', sum(pgsize) * 1.0 / ?) FROM dbstat
@@ -144,7 +191,7 @@ func seedsOnPostgres(t *testing.T, label, bin, file string, n, hosts int) {
 	if err := d.Row(`SELECT pg_current_wal_lsn()::text`).Scan(&before); err != nil {
 		t.Fatal(err)
 	}
-	took, ru := seedsRun(t, label, bin, db, file)
+	use := seedsRun(t, label, bin, db, file)
 	var wal, size int64
 	if err := d.Row(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint,
 		(SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
@@ -152,7 +199,8 @@ func seedsOnPostgres(t *testing.T, label, bin, file string, n, hosts int) {
 		t.Fatal(err)
 	}
 	checkSeeded(t, label, d, n)
-	t.Logf("%s: %d seeds over %d hosts in %.1fs: %.0f URLs/s, %.0f B of WAL/URL, %.0f B/URL in tables and indexes, peak RSS %.0f MB",
-		label, n, hosts, took.Seconds(), float64(n)/took.Seconds(), float64(wal)/float64(n), float64(size)/float64(n),
-		float64(ru.Maxrss)/1024)
+	cpu, _, _ := use.perURL(n)
+	t.Logf("%s: %d seeds over %d hosts in %.1fs: %.0f URLs/s, CPU %.1f µs/URL (the program's), %.0f B of WAL/URL, %.0f B/URL in tables and indexes, peak RSS %.0f MB",
+		label, n, hosts, use.took.Seconds(), float64(n)/use.took.Seconds(), cpu, float64(wal)/float64(n), float64(size)/float64(n),
+		float64(use.maxRSS)/(1<<20))
 }
