@@ -62,8 +62,44 @@ var DefaultLimits = Limits{MaxLength: 2048, MaxQueryParams: 12, MaxRepeats: 3}
 type Scope struct {
 	mode    Mode
 	allowed map[string]bool // registrable domains or hosts, per mode
-	exclude []*regexp.Regexp
+	exclude []exclusion
 	lim     Limits
+}
+
+// exclusion is an exclusion pattern and, when filtered, the bytes its
+// matches can start with (firstBytes): a URL none of whose bytes is among
+// them cannot match, and the pattern is not run on it. start says a
+// match can only start at the URL's first byte (the pattern begins with ^).
+type exclusion struct {
+	re       *regexp.Regexp
+	first    byteSet
+	filtered bool
+	start    bool
+}
+
+func newExclusion(pattern string) (exclusion, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return exclusion{}, fmt.Errorf("scope: exclude pattern %q: %w", pattern, err)
+	}
+	first, filtered := firstBytes(pattern)
+	return exclusion{re: re, first: first, filtered: filtered, start: filtered && startAnchored(pattern)}, nil
+}
+
+// mayMatch reports whether x's pattern can match u, whose bytes are those
+// of has (filled on first use: set says whether it is).
+func (x *exclusion) mayMatch(u string, has *byteSet, set *bool) bool {
+	switch {
+	case !x.filtered:
+		return true
+	case x.start:
+		return u != "" && x.first.has(u[0])
+	}
+	if !*set {
+		has.addBytes(u)
+		*set = true
+	}
+	return x.first.meets(has)
 }
 
 // New builds a scope from the seeds' normalized URLs. Exclusion patterns
@@ -77,11 +113,11 @@ func New(mode Mode, seeds []string, excludes []string, lim Limits) (*Scope, erro
 		}
 	}
 	for _, e := range excludes {
-		re, err := regexp.Compile(e)
+		x, err := newExclusion(e)
 		if err != nil {
-			return nil, fmt.Errorf("scope: exclude pattern %q: %w", e, err)
+			return nil, err
 		}
-		s.exclude = append(s.exclude, re)
+		s.exclude = append(s.exclude, x)
 	}
 	return s, nil
 }
@@ -120,8 +156,10 @@ func (s *Scope) Check(u string) Reason {
 	if s.mode != Any && !s.allowed[s.key(u)] {
 		return Outside
 	}
-	for _, re := range s.exclude {
-		if re.MatchString(u) {
+	var has byteSet
+	set := false
+	for i := range s.exclude {
+		if x := &s.exclude[i]; x.mayMatch(u, &has, &set) && x.re.MatchString(u) {
 			return Excluded
 		}
 	}
