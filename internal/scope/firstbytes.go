@@ -2,7 +2,7 @@ package scope
 
 import (
 	"regexp/syntax"
-	"unicode"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -12,58 +12,204 @@ type byteSet [4]uint64
 func (s *byteSet) add(b byte)      { s[b>>6] |= 1 << (b & 63) }
 func (s *byteSet) has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
 
-// meets reports whether s and o have a byte in common.
-func (s *byteSet) meets(o *byteSet) bool { return s[0]&o[0]|s[1]&o[1]|s[2]&o[2]|s[3]&o[3] != 0 }
+// Limits of a lead: how many bytes of a match's start it follows, and
+// how many sets of the pattern's states it tells apart.
+const (
+	maxLead       = 8
+	maxLeadStates = 512
+)
 
-func (s *byteSet) union(o byteSet) {
-	s[0], s[1], s[2], s[3] = s[0]|o[0], s[1]|o[1], s[2]|o[2], s[3]|o[3]
+// lead is the start of a pattern's matches as a small automaton over
+// ASCII bytes: the first bytes a match can begin with (first, the bytes
+// with a way out of state 0), and the states that follow, up to maxLead
+// bytes into a match. A text is run through it from each place a match
+// could begin, and the pattern is run only if one of them gets through
+// (mayMatch).
+//
+// Runes beyond ASCII are not followed: a byte from 0x80 met on the way
+// makes the place a candidate, so that case folding (the Kelvin sign
+// matches (?i)k), other UTF-8 and invalid bytes (read as U+FFFD) need no
+// care. Assertions are taken to hold, except $ (end of text), after
+// which nothing can be read.
+type lead struct {
+	first byteSet
+	next  [][utf8.RuneSelf]int32 // by state and byte: the state after it, or -1
+	done  []uint8                // by state: leadMatch, leadMatchAtEnd, leadDeep
+	start bool                   // a match starts at the text's first byte only (^)
 }
 
-// addRange adds the bytes from lo to hi.
-func (s *byteSet) addRange(lo, hi int) {
-	for b := lo; b <= hi; b++ {
-		s.add(byte(b))
-	}
-}
+const (
+	leadMatch      = 1 << iota // a match can end here
+	leadMatchAtEnd             // a match can end here if the text does
+	leadDeep                   // maxLead bytes in, or too many states: a candidate
+)
 
-// addBytes adds the bytes of text.
-func (s *byteSet) addBytes(text string) {
-	for i := range len(text) {
-		s.add(text[i])
-	}
-}
-
-// addRune adds the bytes a match of r may start with. Any rune beyond
-// ASCII stands for every byte from 0x80: its UTF-8 lead bytes, and the
-// bytes of invalid UTF-8, which a regexp reads as U+FFFD.
-func (s *byteSet) addRune(r rune) {
-	if r < utf8.RuneSelf {
-		s.add(byte(r))
-		return
-	}
-	s.addRange(utf8.RuneSelf, 0xff)
-}
-
-// firstBytes is the set of bytes a match of pattern can start with, and
-// whether there is one: a pattern that can match the empty string (or
-// fails to parse) has none, and is always to be run.
-func firstBytes(pattern string) (byteSet, bool) {
+// newLead builds pattern's lead, or nil when there is none: a pattern
+// that can match the empty string, or that does not parse.
+func newLead(pattern string) *lead {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return byteSet{}, false
-	}
-	set, empty := first(re.Simplify())
-	return set, !empty
-}
-
-// startAnchored reports whether every match of pattern starts at the
-// text's start (it begins with ^, not under (?m)).
-func startAnchored(pattern string) bool {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return false
+		return nil
 	}
 	re = re.Simplify()
+	prog, err := syntax.Compile(re)
+	if err != nil {
+		return nil
+	}
+	l := &lead{start: startAnchored(re)}
+	index := map[string]int32{}
+	type state struct {
+		pcs   []uint32
+		depth int
+	}
+	var states []state
+	// add returns the state of the instructions reached from pcs.
+	add := func(pcs []uint32, depth int) int32 {
+		runes, flags := follow(prog, pcs)
+		key := string(flags) + string(rune(min(depth, maxLead)))
+		for _, pc := range runes {
+			key += string(rune(pc))
+		}
+		if i, ok := index[key]; ok {
+			return i
+		}
+		i := int32(len(states))
+		index[key] = i
+		if depth >= maxLead || len(states) >= maxLeadStates {
+			flags |= leadDeep
+		}
+		states = append(states, state{pcs: runes, depth: depth})
+		l.done = append(l.done, flags)
+		var none [utf8.RuneSelf]int32
+		for b := range none {
+			none[b] = -1
+		}
+		l.next = append(l.next, none)
+		return i
+	}
+	if add([]uint32{uint32(prog.Start)}, 0); l.done[0]&(leadMatch|leadMatchAtEnd) != 0 {
+		return nil // it can match the empty string
+	}
+	for i := 0; i < len(states); i++ {
+		if l.done[i]&leadDeep != 0 {
+			continue
+		}
+		s := states[i]
+		for b := range rune(utf8.RuneSelf) {
+			var to []uint32
+			for _, pc := range s.pcs {
+				if in := &prog.Inst[pc]; reads(in, b) {
+					to = append(to, in.Out)
+				}
+			}
+			if len(to) > 0 {
+				l.next[i][b] = add(to, s.depth+1)
+			}
+		}
+	}
+	for b := range byte(utf8.RuneSelf) {
+		if l.next[0][b] >= 0 {
+			l.first.add(b)
+		}
+	}
+	return l
+}
+
+// reads reports whether in reads the ASCII rune b.
+func reads(in *syntax.Inst, b rune) bool {
+	switch in.Op {
+	case syntax.InstRuneAny:
+		return true
+	case syntax.InstRuneAnyNotNL:
+		return b != '\n'
+	case syntax.InstRune, syntax.InstRune1:
+		return in.MatchRune(b)
+	}
+	return false
+}
+
+// follow is the instructions that read a rune reached from pcs without
+// reading one, sorted, and whether a match is reached (leadMatch, or
+// leadMatchAtEnd past a $). Nothing is read past a $.
+func follow(prog *syntax.Prog, pcs []uint32) ([]uint32, uint8) {
+	var out []uint32
+	var flags uint8
+	type at struct {
+		pc  uint32
+		end bool // past a $
+	}
+	stack := make([]at, 0, len(pcs))
+	for _, pc := range pcs {
+		stack = append(stack, at{pc: pc})
+	}
+	seen := map[at]bool{}
+	for len(stack) > 0 {
+		a := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		switch in := &prog.Inst[a.pc]; in.Op {
+		case syntax.InstAlt, syntax.InstAltMatch:
+			stack = append(stack, at{in.Out, a.end}, at{in.Arg, a.end})
+		case syntax.InstCapture, syntax.InstNop:
+			stack = append(stack, at{in.Out, a.end})
+		case syntax.InstEmptyWidth:
+			stack = append(stack, at{in.Out, a.end || syntax.EmptyOp(in.Arg)&syntax.EmptyEndText != 0})
+		case syntax.InstMatch:
+			if a.end {
+				flags |= leadMatchAtEnd
+			} else {
+				flags |= leadMatch
+			}
+		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+			if !a.end {
+				out = append(out, a.pc)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), flags
+}
+
+// mayMatch reports whether the pattern of l can match text, as far as l
+// tells: whether a match may begin at one of text's bytes.
+func (l *lead) mayMatch(text string) bool {
+	end := len(text)
+	if l.start {
+		end = min(end, 1)
+	}
+	for i := range end {
+		if !l.first.has(text[i]) {
+			if text[i] >= utf8.RuneSelf {
+				return true
+			}
+			continue
+		}
+		for s, j := int32(0), i; ; j++ {
+			done := l.done[s]
+			if done&(leadMatch|leadDeep) != 0 || done&leadMatchAtEnd != 0 && j == len(text) {
+				return true
+			}
+			if j == len(text) {
+				break
+			}
+			c := text[j]
+			if c >= utf8.RuneSelf {
+				return true
+			}
+			if s = l.next[s][c]; s < 0 {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// startAnchored reports whether every match of re starts at the text's
+// start (it begins with ^, not under (?m)).
+func startAnchored(re *syntax.Regexp) bool {
 	for re.Op == syntax.OpConcat || re.Op == syntax.OpCapture {
 		if len(re.Sub) == 0 {
 			return false
@@ -71,72 +217,4 @@ func startAnchored(pattern string) bool {
 		re = re.Sub[0]
 	}
 	return re.Op == syntax.OpBeginText
-}
-
-// first is the set of bytes a match of re can start with, and whether re
-// can match without consuming a byte (then the set is only of some of
-// its matches).
-func first(re *syntax.Regexp) (set byteSet, empty bool) {
-	switch re.Op {
-	case syntax.OpNoMatch:
-		return set, false
-	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
-		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-		return set, true
-	case syntax.OpLiteral:
-		if len(re.Rune) == 0 {
-			return set, true
-		}
-		r := re.Rune[0]
-		set.addRune(r)
-		if re.Flags&syntax.FoldCase != 0 {
-			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-				set.addRune(f)
-			}
-		}
-		return set, false
-	case syntax.OpCharClass:
-		// The parser has folded the class already under (?i).
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			lo, hi := re.Rune[i], re.Rune[i+1]
-			if hi >= utf8.RuneSelf {
-				set.addRange(utf8.RuneSelf, 0xff)
-				hi = utf8.RuneSelf - 1
-			}
-			if lo <= hi {
-				set.addRange(int(lo), int(hi))
-			}
-		}
-		return set, false
-	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		set.addRange(0, 0xff)
-		return set, false
-	case syntax.OpCapture, syntax.OpPlus:
-		return first(re.Sub[0])
-	case syntax.OpStar, syntax.OpQuest:
-		set, _ = first(re.Sub[0])
-		return set, true
-	case syntax.OpRepeat:
-		set, empty = first(re.Sub[0])
-		return set, empty || re.Min == 0
-	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			s, e := first(sub)
-			set.union(s)
-			if !e {
-				return set, false
-			}
-		}
-		return set, true
-	case syntax.OpAlternate:
-		for _, sub := range re.Sub {
-			s, e := first(sub)
-			set.union(s)
-			empty = empty || e
-		}
-		return set, empty
-	}
-	// An operator not known here: any byte, and maybe none.
-	set.addRange(0, 0xff)
-	return set, true
 }

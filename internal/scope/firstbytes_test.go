@@ -3,54 +3,57 @@ package scope
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// The bytes a match can start with; "" for none.
+// The bytes a match can begin with (runs of three bytes and more written
+// a-b; "" for no filter), and texts the filter skips.
 func TestExclusionFirstBytes(t *testing.T) {
-	const high = "\x80-\xff" // every byte from 0x80
 	tests := []struct {
 		pattern string
-		want    string // the set's bytes, ranges written a-b; unfiltered when none
-		none    bool   // no filter: the pattern can match the empty string
-		start   bool   // matches start at the URL's first byte only
+		first   string
+		start   bool     // matches start at the text's first byte only
+		skip    []string // texts the pattern is not run on
 	}{
-		{pattern: `abc`, want: "a"},
-		{pattern: `(?i)abc`, want: "Aa"},
-		{pattern: `(?i)k`, want: "Kk" + high}, // K also folds to the Kelvin sign
-		{pattern: `(?i)s`, want: "Ss" + high}, // and s to the long s
-		{pattern: `a|b|cd`, want: "a-c"},
-		{pattern: `[?&;](sid|cfid)=`, want: "&;?"},
-		{pattern: `(?i)[a-c]x`, want: "A-Ca-c"},
-		{pattern: `[^a]`, want: "\x00-`b-\xff"},
-		{pattern: `.`, want: "\x00-\xff"},
-		{pattern: `(?s).`, want: "\x00-\xff"},
-		{pattern: `a*b`, want: "ab"},
-		{pattern: `(a|)b`, want: "ab"},
-		{pattern: `(ab){0,2}c`, want: "ac"},
-		{pattern: `(ab){2}`, want: "a"},
-		{pattern: `é`, want: high},
-		{pattern: `\x{FFFD}`, want: high}, // invalid UTF-8 reads as U+FFFD
-		{pattern: `[\x{100}-\x{10FFFF}]`, want: high},
-		{pattern: `[^\x00-\x{10FFFF}]`, want: ""}, // matches nothing
-		{pattern: `\bfoo`, want: "f"},
-		{pattern: `^http:`, want: "h", start: true},
-		{pattern: `\A(x)`, want: "x", start: true},
-		{pattern: `(?m)^a`, want: "a"},
-		{pattern: `^a|b`, want: "ab"},
-		{pattern: `\.(jpe?g|png)(\?|$)`, want: "."},
-		{pattern: DefaultExcludes[0], want: "/"},
-		{pattern: DefaultExcludes[2], want: "&?"},
-		{pattern: ``, none: true},
-		{pattern: `^`, none: true},
-		{pattern: `$`, none: true},
-		{pattern: `\b`, none: true},
-		{pattern: `a*`, none: true},
-		{pattern: `(a|b)?`, none: true},
-		{pattern: `x{0}`, none: true},
-		{pattern: `a|`, none: true},
-		{pattern: `(ab){0,2}`, none: true},
+		{pattern: `abc`, first: "a", skip: []string{"xyz", "ab", "abd", "xabxbc"}},
+		{pattern: `(?i)abc`, first: "Aa", skip: []string{"aBd"}},
+		{pattern: `(?i)ks`, first: "Kk", skip: []string{"kx"}}, // the Kelvin sign is not ASCII
+		{pattern: `a|b|cd`, first: "a-c", skip: []string{"ce", "xyz"}},
+		{pattern: `[?&;](sid|cfid)=`, first: "&;?", skip: []string{"/a?id=1", "?cf=", "?sid"}},
+		{pattern: `(?i)[a-c]x`, first: "A-Ca-c", skip: []string{"ay"}},
+		{pattern: `[^a]b`, first: "\\x00-`b-\\x7f", skip: []string{"ab", "b"}},
+		{pattern: `.x`, first: `\x00-\t\v-\x7f`, skip: []string{"\nx"}},
+		{pattern: `(?s).x`, first: `\x00-\x7f`},
+		{pattern: `a*b`, first: "ab", skip: []string{"aaa"}},
+		{pattern: `(a|)b`, first: "ab"},
+		{pattern: `(ab){0,2}c`, first: "ac", skip: []string{"abab"}},
+		{pattern: `é`, first: "{}", skip: []string{"e"}}, // the text's bytes from 0x80 are candidates
+		{pattern: `\x{FFFD}x`, first: "{}"},              // invalid UTF-8, read as U+FFFD
+		{pattern: `[^\x00-\x{10FFFF}]`, first: "{}"},     // matches nothing
+		{pattern: `\bfoo`, first: "f"},
+		{pattern: `^http:`, first: "h", start: true, skip: []string{"xhttp:"}},
+		{pattern: `\A(x)y`, first: "x", start: true},
+		{pattern: `(?m)^ab`, first: "a"},
+		{pattern: `^a|b`, first: "ab"},
+		{pattern: `a$`, first: "a", skip: []string{"ab"}},
+		{pattern: `a$b`, first: "a", skip: []string{"ab", "a"}}, // nothing follows the end
+		{pattern: `(?m)a$`, first: "a"},
+		{pattern: `\.(jpe?g|png)(\?|$)`, first: ".", skip: []string{".jpgx", ".pn", "a.jpe"}},
+		{pattern: DefaultExcludes[0], first: "/", skip: []string{"http://www.inst000001.edu/dept-1/abc/page-1.html", "/eventful"}},
+		{pattern: DefaultExcludes[2], first: "&?", skip: []string{"http://a.test/?a=1", "/x?sorted=1"}},
+		{pattern: DefaultExcludes[5], first: ".", skip: []string{"http://www.inst000001.edu/dept-1/abc/page-1.html", "/a.jsp"}},
+		{pattern: ``},
+		{pattern: `^`},
+		{pattern: `$`},
+		{pattern: `a*$`},
+		{pattern: `\b`},
+		{pattern: `a*`},
+		{pattern: `(a|b)?`},
+		{pattern: `x{0}`},
+		{pattern: `a|`},
+		{pattern: `(ab){0,2}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
@@ -58,24 +61,36 @@ func TestExclusionFirstBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if x.filtered == tt.none {
-				t.Fatalf("newExclusion(%q) filtered %v, want %v", tt.pattern, x.filtered, !tt.none)
-			}
-			if tt.none {
+			if x.lead == nil {
+				if tt.first != "" {
+					t.Errorf("newExclusion(%q) has no filter, want first bytes %q", tt.pattern, tt.first)
+				}
 				return
 			}
-			if got := setString(x.first); got != tt.want {
-				t.Errorf("newExclusion(%q) first bytes %+q, want %+q", tt.pattern, got, tt.want)
+			if got := setString(x.lead.first); got != tt.first {
+				t.Errorf("newExclusion(%q) first bytes %q, want %q", tt.pattern, got, tt.first)
 			}
-			if x.start != tt.start {
-				t.Errorf("newExclusion(%q) start %v, want %v", tt.pattern, x.start, tt.start)
+			if x.lead.start != tt.start {
+				t.Errorf("newExclusion(%q) start %v, want %v", tt.pattern, x.lead.start, tt.start)
+			}
+			for _, u := range tt.skip {
+				if x.re.MatchString(u) {
+					t.Fatalf("%q matches %q: not a text to skip", tt.pattern, u)
+				}
+				if x.lead.mayMatch(u) {
+					t.Errorf("newExclusion(%q) runs on %q, want it skipped", tt.pattern, u)
+				}
 			}
 		})
 	}
 }
 
-// setString writes s's bytes in order, runs of three or more as a-b.
+// setString writes s's bytes in order, runs of three or more as a-b,
+// and the empty set as {}.
 func setString(s byteSet) string {
+	if s == (byteSet{}) {
+		return "{}"
+	}
 	var b strings.Builder
 	for i := 0; i < 256; {
 		if !s.has(byte(i)) {
@@ -86,16 +101,22 @@ func setString(s byteSet) string {
 		for j+1 < 256 && s.has(byte(j+1)) {
 			j++
 		}
-		b.WriteByte(byte(i))
+		b.WriteString(byteString(i))
 		if j-i >= 2 {
 			b.WriteByte('-')
 		}
 		if j > i {
-			b.WriteByte(byte(j))
+			b.WriteString(byteString(j))
 		}
 		i = j + 1
 	}
 	return b.String()
+}
+
+// byteString writes b as Go would quote it, without the quotes.
+func byteString(b int) string {
+	q := strconv.QuoteToASCII(string(rune(b)))
+	return q[1 : len(q)-1]
 }
 
 // FuzzExclusion holds the first-byte filter to the plain regexp: a URL is
@@ -107,6 +128,9 @@ func FuzzExclusion(f *testing.F) {
 		f.Add(p, urls[i%len(urls)])
 	}
 	f.Fuzz(func(t *testing.T, pattern, u string) {
+		if len(pattern) > 100 || len(u) > 4096 { // the regexps' own cost grows with both
+			return
+		}
 		re, err := regexp.Compile(pattern)
 		if err != nil {
 			return

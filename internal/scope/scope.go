@@ -66,15 +66,11 @@ type Scope struct {
 	lim     Limits
 }
 
-// exclusion is an exclusion pattern and, when filtered, the bytes its
-// matches can start with (firstBytes): a URL none of whose bytes is among
-// them cannot match, and the pattern is not run on it. start says a
-// match can only start at the URL's first byte (the pattern begins with ^).
+// exclusion is an exclusion pattern and, when it has one, the lead of
+// its matches (newLead): it is run on a URL only where a match may begin.
 type exclusion struct {
-	re       *regexp.Regexp
-	first    byteSet
-	filtered bool
-	start    bool
+	re   *regexp.Regexp
+	lead *lead
 }
 
 func newExclusion(pattern string) (exclusion, error) {
@@ -82,24 +78,12 @@ func newExclusion(pattern string) (exclusion, error) {
 	if err != nil {
 		return exclusion{}, fmt.Errorf("scope: exclude pattern %q: %w", pattern, err)
 	}
-	first, filtered := firstBytes(pattern)
-	return exclusion{re: re, first: first, filtered: filtered, start: filtered && startAnchored(pattern)}, nil
+	return exclusion{re: re, lead: newLead(pattern)}, nil
 }
 
-// mayMatch reports whether x's pattern can match u, whose bytes are those
-// of has (filled on first use: set says whether it is).
-func (x *exclusion) mayMatch(u string, has *byteSet, set *bool) bool {
-	switch {
-	case !x.filtered:
-		return true
-	case x.start:
-		return u != "" && x.first.has(u[0])
-	}
-	if !*set {
-		has.addBytes(u)
-		*set = true
-	}
-	return x.first.meets(has)
+// matches reports whether x's pattern matches u.
+func (x *exclusion) matches(u string) bool {
+	return (x.lead == nil || x.lead.mayMatch(u)) && x.re.MatchString(u)
 }
 
 // New builds a scope from the seeds' normalized URLs. Exclusion patterns
@@ -156,10 +140,8 @@ func (s *Scope) Check(u string) Reason {
 	if s.mode != Any && !s.allowed[s.key(u)] {
 		return Outside
 	}
-	var has byteSet
-	set := false
 	for i := range s.exclude {
-		if x := &s.exclude[i]; x.mayMatch(u, &has, &set) && x.re.MatchString(u) {
+		if s.exclude[i].matches(u) {
 			return Excluded
 		}
 	}
