@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"encoding/binary"
 	"regexp/syntax"
 	"slices"
 	"unicode/utf8"
@@ -12,11 +13,14 @@ type byteSet [4]uint64
 func (s *byteSet) add(b byte)      { s[b>>6] |= 1 << (b & 63) }
 func (s *byteSet) has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
 
-// Limits of a lead: how many bytes of a match's start it follows, and
-// how many sets of the pattern's states it tells apart.
+// Limits of a lead: how many bytes of a match's start it follows, how
+// many sets of the pattern's states it tells apart, and how many of the
+// pattern's instructions one set may hold (so that building it stays
+// cheap for a large pattern).
 const (
 	maxLead       = 8
 	maxLeadStates = 512
+	maxLeadInsts  = 256
 )
 
 // lead is the start of a pattern's matches as a small automaton over
@@ -66,16 +70,16 @@ func newLead(pattern string) *lead {
 	// add returns the state of the instructions reached from pcs.
 	add := func(pcs []uint32, depth int) int32 {
 		runes, flags := follow(prog, pcs)
-		key := string(flags) + string(rune(min(depth, maxLead)))
+		key := []byte{flags, byte(min(depth, maxLead))}
 		for _, pc := range runes {
-			key += string(rune(pc))
+			key = binary.AppendUvarint(key, uint64(pc))
 		}
-		if i, ok := index[key]; ok {
+		if i, ok := index[string(key)]; ok {
 			return i
 		}
 		i := int32(len(states))
-		index[key] = i
-		if depth >= maxLead || len(states) >= maxLeadStates {
+		index[string(key)] = i
+		if depth >= maxLead || len(states) >= maxLeadStates || len(runes) > maxLeadInsts {
 			flags |= leadDeep
 		}
 		states = append(states, state{pcs: runes, depth: depth})
@@ -87,8 +91,8 @@ func newLead(pattern string) *lead {
 		l.next = append(l.next, none)
 		return i
 	}
-	if add([]uint32{uint32(prog.Start)}, 0); l.done[0]&(leadMatch|leadMatchAtEnd) != 0 {
-		return nil // it can match the empty string
+	if add([]uint32{uint32(prog.Start)}, 0); l.done[0] != 0 {
+		return nil // it can match the empty string, or is too large to follow
 	}
 	for i := 0; i < len(states); i++ {
 		if l.done[i]&leadDeep != 0 {

@@ -45,6 +45,7 @@ func TestExclusionFirstBytes(t *testing.T) {
 		{pattern: DefaultExcludes[2], first: "&?", skip: []string{"http://a.test/?a=1", "/x?sorted=1"}},
 		{pattern: DefaultExcludes[5], first: ".", skip: []string{"http://www.inst000001.edu/dept-1/abc/page-1.html", "/a.jsp"}},
 		{pattern: ``},
+		{pattern: `(a?){300}x`}, // too many ways in to follow
 		{pattern: `^`},
 		{pattern: `$`},
 		{pattern: `a*$`},
