@@ -30,6 +30,20 @@ const URLHostBits = 12
 // urlLowMask keeps the bits of a URL ID that come from the URL itself.
 const urlLowMask = 1<<(64-URLHostBits) - 1
 
+// HostBits returns the high URLHostBits bits of a host or URL ID: those a
+// URL's ID takes from its host (URLID), so that a URL whose bits differ
+// from a host's is on another host, and one whose bits agree is on the
+// host or, rarely, on another host of the same bits.
+func HostBits(id ID) uint64 { return uint64(id) >> (64 - URLHostBits) }
+
+// HostBitsSpan returns the lowest and the highest ID of the given host
+// bits (HostBits): the IDs of the hosts and URLs of those bits are those
+// from lo to hi, in the order of the stores' indexes (as signed numbers).
+func HostBitsSpan(bits uint64) (lo, hi ID) {
+	lo = ID(bits << (64 - URLHostBits))
+	return lo, lo | urlLowMask
+}
+
 // URLID returns the ID of a normalized URL: the high URLHostBits bits of
 // its host key's HashID, then the low bits of the URL's own HashID. The
 // URLs of a host thus sit together in the store's indexes, which are

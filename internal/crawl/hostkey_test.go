@@ -1,6 +1,7 @@
 package crawl_test
 
 import (
+	"math"
 	"net/url"
 	"strings"
 	"testing"
@@ -97,4 +98,43 @@ func FuzzHostKey(f *testing.F) {
 			t.Fatalf("URLID(%q): high bits not those of its host key %q", norm, k)
 		}
 	})
+}
+
+// TestHostBits: a URL's ID has its host's bits, the span of those bits
+// holds both IDs and is ordered as signed IDs are, its ends have the same
+// bits, and the IDs just outside it have others.
+func TestHostBits(t *testing.T) {
+	for _, u := range []string{"http://a.test/x", "https://b.test:8443/y?q", "http://[::1]/", "http://c.test"} {
+		host := crawl.HashID(crawl.HostKey(u))
+		id := crawl.URLID(u)
+		bits := crawl.HostBits(host)
+		if crawl.HostBits(id) != bits {
+			t.Errorf("HostBits(URLID(%q)) = %x, want its host's %x", u, crawl.HostBits(id), bits)
+		}
+		if bits >= 1<<crawl.URLHostBits {
+			t.Errorf("HostBits(%q's host) = %x, more than %d bits", u, bits, crawl.URLHostBits)
+		}
+		lo, hi := crawl.HostBitsSpan(bits)
+		if !(lo <= host && host <= hi && lo <= id && id <= hi) {
+			t.Errorf("span of %q [%d, %d] does not hold host %d and URL %d", u, lo, hi, host, id)
+		}
+		if crawl.HostBits(lo) != bits || crawl.HostBits(hi) != bits {
+			t.Errorf("span of %q [%x, %x]: ends of other bits", u, uint64(lo), uint64(hi))
+		}
+	}
+	for _, bits := range []uint64{0, 1, 1<<(crawl.URLHostBits-1) - 1, 1 << (crawl.URLHostBits - 1), 1<<crawl.URLHostBits - 1} {
+		lo, hi := crawl.HostBitsSpan(bits)
+		if lo > hi {
+			t.Errorf("span of %x: [%d, %d] out of order", bits, lo, hi)
+		}
+		if crawl.HostBits(lo) != bits || crawl.HostBits(hi) != bits {
+			t.Errorf("span of %x: [%x, %x] has other bits", bits, uint64(lo), uint64(hi))
+		}
+		if lo != math.MinInt64 && crawl.HostBits(lo-1) == bits {
+			t.Errorf("span of %x: %x below it has its bits", bits, uint64(lo-1))
+		}
+		if hi != math.MaxInt64 && crawl.HostBits(hi+1) == bits {
+			t.Errorf("span of %x: %x above it has its bits", bits, uint64(hi+1))
+		}
+	}
 }

@@ -29,16 +29,12 @@ type copyCount struct {
 
 func newCopyWatch() *copyWatch { return &copyWatch{hosts: map[crawl.ID]*copyCount{}} }
 
-// hostBits are the high bits of a host or URL ID that come from the host
-// (crawl.URLHostBits).
-func hostBits(id crawl.ID) uint64 { return uint64(id) >> (64 - crawl.URLHostBits) }
-
 // otherHost reports whether a URL ID is of a URL on another host than
 // host: its high bits come from its host (crawl.URLHostBits), so IDs
 // whose high bits differ are of other hosts (those whose bits agree are
 // taken as the host's own: rarely another host's).
 func otherHost(url, host crawl.ID) bool {
-	return url != 0 && hostBits(url) != hostBits(host)
+	return url != 0 && crawl.HostBits(url) != crawl.HostBits(host)
 }
 
 // count is a host's pages and its copies of hosts other than its
@@ -46,7 +42,7 @@ func otherHost(url, host crawl.ID) bool {
 func (c *copyCount) count(mirrors []crawl.ID) [2]int {
 	n := 0
 	for bits, k := range c.copies {
-		if !slices.ContainsFunc(mirrors, func(m crawl.ID) bool { return hostBits(m) == bits }) {
+		if !slices.ContainsFunc(mirrors, func(m crawl.ID) bool { return crawl.HostBits(m) == bits }) {
 			n += k
 		}
 	}
@@ -80,7 +76,7 @@ func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []c
 			if c.copies == nil {
 				c.copies = map[uint64]int{}
 			}
-			c.copies[hostBits(of)]++
+			c.copies[crawl.HostBits(of)]++
 		}
 		if out == nil {
 			out = map[crawl.ID][2]int{}
