@@ -824,11 +824,7 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	if len(ids) == 0 {
 		return out, nil
 	}
-	type learned struct {
-		id                                           crawl.ID
-		value, fetched, n, research, related, copies int64
-	}
-	var news []learned
+	var news []hostLearned
 	done := make(map[crawl.ID]int, len(ids)) // a host in ids twice is read once
 	for i, id := range ids {
 		if v, ok := done[id]; ok {
@@ -844,11 +840,11 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 			return nil, fmt.Errorf("sqlite: value hosts: %w", err)
 		}
 		if crawl.HostValueStale(valued, fetched) {
-			l := learned{id: id, fetched: fetched}
-			var citing int64
-			if err := db.r.QueryRowContext(ctx, hostValueSQL, id, crawl.HostValueWindow).Scan(&l.n, &l.research, &l.related, &l.copies, &citing, &l.value); err != nil {
+			l, err := learnHost(ctx, db.r, id)
+			if err != nil {
 				return nil, fmt.Errorf("sqlite: value hosts: %w", err)
 			}
+			l.fetched = fetched
 			news = append(news, l)
 			value = l.value
 		}

@@ -11,7 +11,8 @@ import (
 
 // TestHostValueReadsIndex: valuing a host reads the pages' columns from
 // the covering index pages_search, not from the table rows, where they sit
-// behind the page's text.
+// behind the page's text, and looks the link targets up by ID, one at a
+// time in the order given.
 func TestHostValueReadsIndex(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(t.TempDir(), "crawl.db"), Options{})
@@ -19,19 +20,30 @@ func TestHostValueReadsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.w.QueryContext(ctx, `EXPLAIN QUERY PLAN `+hostValueSQL, 1, crawl.HostValueWindow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	pages := 0
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+	plan := func(q string, args ...any) []string {
+		t.Helper()
+		rows, err := db.w.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q, args...)
+		if err != nil {
 			t.Fatal(err)
 		}
-		// The host's pages are p, the targets of its links tp.
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, detail)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	// The host's pages are p, the targets' tp.
+	pages := 0
+	for _, detail := range append(plan(hostPagesSQL, 1, crawl.HostValueWindow), plan(linkTargetsSQL, "[1,2]", 6)...) {
 		if f := strings.Fields(detail); len(f) > 1 && (f[1] == "p" || f[1] == "tp") {
 			pages++
 			if !strings.Contains(detail, "COVERING INDEX pages_search") {
@@ -39,10 +51,12 @@ func TestHostValueReadsIndex(t *testing.T) {
 			}
 		}
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
 	if pages != 2 {
-		t.Errorf("host value plan reads pages %d times, want 2 (the host's pages, the targets')", pages)
+		t.Errorf("host value plans read pages %d times, want 2 (the host's pages, the targets')", pages)
+	}
+	targets := plan(linkTargetsSQL, "[1,2]", 6)
+	if len(targets) < 2 || !strings.HasPrefix(targets[0], "SCAN j ") ||
+		!strings.HasPrefix(targets[1], "SEARCH t USING ") || !strings.HasSuffix(targets[1], "(id=?)") {
+		t.Errorf("link targets not looked up by ID in the order given: %q", targets)
 	}
 }

@@ -31,8 +31,6 @@ import (
 //     compact form of a source's link rows (the migration from rows);
 //   - acrawler_link_anchor(links, target_id): the anchor text of the link
 //     to target_id in a compact value, empty if none;
-//   - acrawler_link_targets(links): its target IDs as a JSON array, for
-//     json_each;
 //   - acrawler_links_to(links, target_id): whether a compact value holds a
 //     link to target_id.
 func init() {
@@ -65,18 +63,6 @@ func init() {
 				return nil, err
 			}
 			return int64(b2i(found)), nil
-		})
-	sqlite.MustRegisterDeterministicScalarFunction("acrawler_link_targets", 1,
-		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-			b, _ := args[0].([]byte)
-			if b == nil {
-				return "[]", nil
-			}
-			ts, err := outlinks.Targets(nil, b)
-			if err != nil {
-				return nil, err
-			}
-			return jsonIDs(ts), nil
 		})
 }
 

@@ -19,6 +19,7 @@ var hostValueTests = []test{
 	{"HostValueFromRecordedPages", testHostValue},
 	{"HostValueFromCitedResearch", testHostValueCites},
 	{"HostValueOfUnreadFiles", testHostValueUnread},
+	{"HostValueCitesAHostOfItsBits", testHostValueSameBits},
 }
 
 // testHostValue records four pages on each of three hosts: articles on
@@ -254,5 +255,58 @@ func testHostValueUnread(t *testing.T, e *env) {
 	}
 	if len(got) != 1 || got[0] != 4 {
 		t.Errorf("value of d.test = %v, want 4 (two unread files of three pages; the sitemap not counted)", got)
+	}
+}
+
+// testHostValueSameBits records four pages of no research type on x.test,
+// three of which link to URLs not yet fetched that rank 8 on another host
+// whose IDs have x.test's host bits (crawl.HostBits: found by trying
+// names), the fourth to a URL of its own host that ranks 10. The three
+// cite research and the fourth does not, although all their targets have
+// the bits of x.test's own URLs: (12·3 − 6·4) / 8 = 1.
+func testHostValueSameBits(t *testing.T, e *env) {
+	if _, ok := e.s.(hostValuer); !ok {
+		t.Skip("the store does not value hosts")
+	}
+	const x = "http://x.test"
+	id := crawl.HashID(x)
+	other := ""
+	for i := 0; other == ""; i++ {
+		if h := fmt.Sprintf("http://y%d.test", i); crawl.HostBits(crawl.HashID(h)) == crawl.HostBits(id) {
+			other = h
+		}
+	}
+	for i := range 4 {
+		e.add(crawl.Limits{}, U(fmt.Sprintf("%s/%d", x, i), 1, 0))
+	}
+	if hs := e.claimHosts("p", 1); len(hs) != 1 || hs[0].ID != id {
+		t.Fatalf("claimed %v, want %s", hs, x)
+	}
+	cs := e.claimURLs("p", id, 4, crawl.Limits{})
+	if len(cs) != 4 {
+		t.Fatalf("claimed %d URLs, want 4", len(cs))
+	}
+	var rs []crawl.Result
+	for i, c := range cs {
+		r := done(c, fmt.Sprint("post ", i))
+		r.Page.Meta = &crawl.Metadata{Type: "other", Title: "t"}
+		target := U(fmt.Sprintf("%s/article/%d", other, i), 2, 8)
+		if i == 3 {
+			target = U(x+"/publications/", 2, 10)
+		}
+		if crawl.HostBits(target.ID) != crawl.HostBits(id) {
+			t.Fatalf("%s has other host bits than %s", target.URL, x)
+		}
+		r.Links = append(r.Links, crawl.Link{TargetID: target.ID, Target: target.URL, Anchor: "a"})
+		r.Discovered = append(r.Discovered, target)
+		rs = append(rs, r)
+	}
+	e.commit(crawl.Limits{}, rs...)
+	got, err := e.s.(hostValuer).ValueHosts(e.ctx, []crawl.ID{id})
+	if err != nil {
+		t.Fatalf("ValueHosts: %v", err)
+	}
+	if len(got) != 1 || got[0] != 1 {
+		t.Errorf("value of %s = %v, want 1 (three of four pages cite %s, of its host bits)", x, got, other)
 	}
 }
