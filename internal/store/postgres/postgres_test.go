@@ -24,7 +24,7 @@ func testDSN(tb testing.TB) string { return pgtest.DSN(tb) }
 func freshSchema(tb testing.TB) (dsn, schema string) { return pgtest.Schema(tb) }
 
 // exec runs one statement in schema outside the store.
-func exec(t *testing.T, dsn, schema, sql string, args ...any) {
+func exec(t testing.TB, dsn, schema, sql string, args ...any) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
