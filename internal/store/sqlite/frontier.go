@@ -817,44 +817,23 @@ func (t *txn) refreshTop(ctx context.Context, host crawl.ID) error {
 // The pages are read on a reader connection, not in the single writer's
 // transaction: valuing a host reads its last crawl.HostValueWindow pages
 // and their links, a commit's worth of work that the writer would wait
-// for. Only the values learned are written, and a value learned from
-// fewer fetches than the one recorded meanwhile is not.
+// for. All the reads are one read transaction on one connection, its
+// statements prepared once for all the hosts. Only the values learned are
+// written, after it, and a value learned from fewer fetches than the one
+// recorded meanwhile is not.
 func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	out := make([]int, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	var news []hostLearned
-	done := make(map[crawl.ID]int, len(ids)) // a host in ids twice is read once
-	for i, id := range ids {
-		if v, ok := done[id]; ok {
-			out[i] = v
-			continue
-		}
-		var value, fetched, valued int64
-		err := db.r.QueryRowContext(ctx, `SELECT value, fetched, value_fetched FROM hosts WHERE id = ?`, id).Scan(&value, &fetched, &valued)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: value hosts: %w", err)
-		}
-		if crawl.HostValueStale(valued, fetched) {
-			l, err := learnHost(ctx, db.r, id)
-			if err != nil {
-				return nil, fmt.Errorf("sqlite: value hosts: %w", err)
-			}
-			l.fetched = fetched
-			news = append(news, l)
-			value = l.value
-		}
-		out[i] = int(value)
-		done[id] = out[i]
+	news, err := db.learnHosts(ctx, ids, out)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: value hosts: %w", err)
 	}
 	if len(news) == 0 {
 		return out, nil
 	}
-	err := db.tx(ctx, func(t *txn) error {
+	err = db.tx(ctx, func(t *txn) error {
 		for _, l := range news {
 			if _, err := t.exec(ctx, `UPDATE hosts SET value = ?, value_fetched = ?, value_pages = ?, value_research = ?,
 				value_related = ?, value_copies = ? WHERE id = ? AND value_fetched < ?`,

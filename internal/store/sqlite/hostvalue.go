@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -90,6 +91,90 @@ func (l *hostLearned) setValue() {
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// learnHosts reads the values of the hosts ids into out (0 for an unknown
+// host), learning those to value again (crawl.HostValueStale), which it
+// returns. It reads in one read transaction, on one reader connection: a
+// host's pages, links and targets of one state of the database, and no
+// second connection asked of the pool while one is held.
+func (db *DB) learnHosts(ctx context.Context, ids []crawl.ID, out []int) ([]hostLearned, error) {
+	tx, err := db.r.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	r := &readTx{Tx: tx, stmts: map[string]*sql.Stmt{}}
+	defer r.close()
+	var news []hostLearned
+	done := make(map[crawl.ID]int, len(ids)) // a host in ids twice is read once
+	for i, id := range ids {
+		if v, ok := done[id]; ok {
+			out[i] = v
+			continue
+		}
+		var value, fetched, valued int64
+		err := r.QueryRowContext(ctx, `SELECT value, fetched, value_fetched FROM hosts WHERE id = ?`, id).Scan(&value, &fetched, &valued)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if crawl.HostValueStale(valued, fetched) {
+			l, err := learnHost(ctx, r, id)
+			if err != nil {
+				return nil, err
+			}
+			l.fetched = fetched
+			news = append(news, l)
+			value = l.value
+		}
+		out[i] = int(value)
+		done[id] = out[i]
+	}
+	return news, nil
+}
+
+// readTx is a read transaction whose statements are prepared at their
+// first use and kept until close.
+type readTx struct {
+	*sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func (r *readTx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s, ok := r.stmts[q]; ok {
+		return s, nil
+	}
+	s, err := r.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	r.stmts[q] = s
+	return s, nil
+}
+
+func (r *readTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	s, err := r.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+func (r *readTx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	s, err := r.stmt(ctx, q)
+	if err != nil {
+		return r.Tx.QueryRowContext(ctx, q, args...) // the error again, in a Row
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+func (r *readTx) close() {
+	for _, s := range r.stmts {
+		s.Close()
+	}
 }
 
 // learnHost counts what host id's value is learned from and computes it.
