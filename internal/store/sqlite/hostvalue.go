@@ -42,14 +42,13 @@ const citeGap = 6
 // pages alone to −6, a mirror to −30. The PostgreSQL store computes the
 // same.
 
-// hostPagesSQL reads, for host ?1, the pages its value is learned from,
-// its last ?2 recorded: each page's priority, its kind (1 research, 2
-// related, 3 a copy of another host's page, 4 a copy of one of its own,
-// 0 none of those) and, for a page of kind 0, its outlinks in their
-// compact form (NULL if none), whose targets learnHost looks up. The
-// pages' columns are read from the covering index pages_search: the
-// table row holds them behind the page's text.
-const hostPagesSQL = `SELECT c.priority, c.k, l.links FROM (SELECT u.id, u.priority, CASE
+// hostPageKindsSQL reads, for host ?1, the pages its value is learned
+// from, its last ?2 recorded: each page's ID, its priority and its kind
+// k (1 research, 2 related, 3 a copy of another host's page, 4 a copy of
+// one of its own, 0 none of those). The pages' columns are read from the
+// covering index pages_search: the table row holds them behind the
+// page's text.
+const hostPageKindsSQL = `SELECT u.id, u.priority, CASE
 			WHEN p.duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.duplicate_of), ?1) <> ?1
 				OR p.near_duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.near_duplicate_of), ?1) <> ?1 THEN 3
 			WHEN p.duplicate_of <> 0 OR p.near_duplicate_of <> 0 THEN 4
@@ -58,7 +57,12 @@ const hostPagesSQL = `SELECT c.priority, c.k, l.links FROM (SELECT u.id, u.prior
 			ELSE 0 END AS k
 		FROM (SELECT id, priority FROM urls WHERE host_id = ?1 AND fetched_at > 0 AND kind = 0 ORDER BY fetched_at DESC LIMIT ?2) u
 		JOIN pages p INDEXED BY pages_search ON p.url_id = u.id
-		WHERE p.status BETWEEN 200 AND 299) c
+		WHERE p.status BETWEEN 200 AND 299`
+
+// hostPagesSQL is hostPageKindsSQL's pages' priorities and kinds and, for
+// a page of kind 0, its outlinks in their compact form (NULL if none),
+// whose targets learnHost looks up.
+const hostPagesSQL = `SELECT c.priority, c.k, l.links FROM (` + hostPageKindsSQL + `) c
 	LEFT JOIN outlinks l ON c.k = 0 AND l.source_id = c.id`
 
 // hostBitsSharedSQL tells whether a host other than ?1 has IDs from ?2

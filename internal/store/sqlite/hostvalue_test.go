@@ -40,16 +40,7 @@ const hostValueInSQL = `SELECT n, research, related, copies, citing,
 			WHERE l.source_id = c.id AND t.host_id <> ?1 AND (t.priority >= max(c.priority, 0) + 6
 				OR EXISTS (SELECT 1 FROM pages tp INDEXED BY pages_search WHERE tp.url_id = t.id AND tp.doc_type IN ` + researchTypes + `
 					AND tp.status BETWEEN 200 AND 299)))), 0) AS citing
-	FROM (SELECT u.id, u.priority, CASE
-			WHEN p.duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.duplicate_of), ?1) <> ?1
-				OR p.near_duplicate_of <> 0 AND coalesce((SELECT host_id FROM urls d WHERE d.id = p.near_duplicate_of), ?1) <> ?1 THEN 3
-			WHEN p.duplicate_of <> 0 OR p.near_duplicate_of <> 0 THEN 4
-			WHEN p.doc_type IN ` + researchTypes + ` OR p.doc_type = '' THEN 1
-			WHEN p.doc_type IN ('person', 'listing') THEN 2
-			ELSE 0 END AS k
-		FROM (SELECT id, priority FROM urls WHERE host_id = ?1 AND fetched_at > 0 AND kind = 0 ORDER BY fetched_at DESC LIMIT ?2) u
-		JOIN pages p INDEXED BY pages_search ON p.url_id = u.id
-		WHERE p.status BETWEEN 200 AND 299) c)`
+	FROM (` + hostPageKindsSQL + `) c)`
 
 // TestHostValueAsInSQL: on a store of hosts two of which share a third's
 // host bits, with pages of every kind linking to URLs of their own host,
