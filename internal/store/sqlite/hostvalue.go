@@ -25,8 +25,8 @@ const researchTypes = `('article', 'preprint', 'thesis', 'proceedings', 'book', 
 // social links) cites nothing.
 const citeGap = 6
 
-// A host's value is learned from the pages its value is learned from (n:
-// its last pages, not its sitemaps), the research among them (pages of a
+// A host's value is learned from its pages (n: its last pages, not its
+// sitemaps), the research among them (pages of a
 // research type, and files recorded without their text read, as PDFs are
 // with --no-pdf: on the web most are papers), the related pages (people,
 // publication lists), the copies of another host's pages (exact or near
@@ -91,7 +91,8 @@ func (l *hostLearned) setValue() {
 	l.value = (24*l.research + 12*l.related + 12*l.citing - 24*l.copies - 6*l.n) / (l.n + 4)
 }
 
-// querier is a connection or pool that reads.
+// querier is what learnHost reads with: a read transaction (readTx) or a
+// pool of readers.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
