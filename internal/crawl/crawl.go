@@ -529,6 +529,10 @@ type HostStats struct {
 	// ValuePages is 0 for a host not valued yet.
 	Value                                                int
 	ValuePages, ValueResearch, ValueRelated, ValueCopies int64
+	// MirrorOf is the key of the host this one is recorded as a mirror
+	// of (its pages are copies of that host's pages), "" for none: it is
+	// worth at most MirrorValue whatever Value says.
+	MirrorOf string
 }
 
 // Errors returned by stores.

@@ -17,3 +17,10 @@ const HostValueWindow = 200
 func HostValueStale(valued, fetched int64) bool {
 	return fetched < valued || fetched-valued >= max(1, min(valued, HostValueWindow)/2)
 }
+
+// MirrorValue is the most a host recorded as a mirror of another (its
+// pages are copies of the other's) is worth to a crawl, whatever the
+// store learns from its pages: what it learns of a host whose pages are
+// all copies, from a dozen pages ((−24·12 − 6·12) / 16 = −22). Both
+// stores cap a mirror's value to it.
+const MirrorValue = -22

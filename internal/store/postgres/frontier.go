@@ -1030,9 +1030,13 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	}
 	values := make(map[int64]int, len(sorted))
 	var v int32
-	rows, err = db.pool.Query(ctx, `SELECT id, value FROM hosts WHERE id = ANY($1)`, sorted)
+	var mirrorOf int64
+	rows, err = db.pool.Query(ctx, `SELECT id, value, mirror_of FROM hosts WHERE id = ANY($1)`, sorted)
 	if err == nil {
-		_, err = pgx.ForEachRow(rows, []any{&id, &v}, func() error {
+		_, err = pgx.ForEachRow(rows, []any{&id, &v, &mirrorOf}, func() error {
+			if mirrorOf != 0 {
+				v = min(v, crawl.MirrorValue)
+			}
 			values[id] = int(v)
 			return nil
 		})
@@ -1044,6 +1048,23 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 		out[i] = values[int64(id)]
 	}
 	return out, nil
+}
+
+// MarkMirror records host as a mirror of original (its pages are copies
+// of original's pages), or, with original 0, as no mirror: ValueHosts
+// returns at most crawl.MirrorValue for a mirror and HostStats names its
+// original. A host or an original that is not known, or a host marked as
+// its own mirror, is left as it is.
+func (db *DB) MarkMirror(ctx context.Context, host, original crawl.ID) error {
+	if db.readOnly {
+		return errors.New("postgres: mark mirror: store is open read-only")
+	}
+	_, err := db.pool.Exec(ctx, `UPDATE hosts SET mirror_of = $2 WHERE id = $1 AND $1 <> $2 AND mirror_of <> $2
+		AND ($2 = 0 OR EXISTS (SELECT 1 FROM hosts WHERE id = $2))`, int64(host), int64(original))
+	if err != nil {
+		return fmt.Errorf("postgres: mark mirror: %w", err)
+	}
+	return nil
 }
 
 // LiveLeases returns how many hosts are leased with a lease that runs past

@@ -60,9 +60,11 @@ func (db *DB) HostStats(ctx context.Context, limit int) ([]crawl.HostStats, erro
 	}
 	rows, err := db.pool.Query(ctx, `SELECT h.id, h.key, h.admitted, h.queued, h.fetched, h.bytes,
 			h.s2xx, h.s3xx, h.s4xx, h.s5xx, h.duplicates, h.blocked, h.discovered, h.trap, h.robots,
-			h.value, h.value_pages, h.value_research, h.value_related, h.value_copies, e.kinds, e.counts
+			h.value, h.value_pages, h.value_research, h.value_related, h.value_copies,
+			coalesce((SELECT o.key FROM hosts o WHERE o.id = h.mirror_of AND h.mirror_of <> 0), ''), e.kinds, e.counts
 		FROM (SELECT id, key, admitted, queued, fetched, bytes, s2xx, s3xx, s4xx, s5xx, duplicates, blocked,
-				discovered, trap, coalesce(robots_status, 0) AS robots, value, value_pages, value_research, value_related, value_copies
+				discovered, trap, coalesce(robots_status, 0) AS robots, value, value_pages, value_research, value_related, value_copies,
+				mirror_of
 			FROM hosts ORDER BY fetched DESC, key COLLATE "C" LIMIT $1) h
 		LEFT JOIN LATERAL (SELECT array_agg(kind) AS kinds, array_agg(count) AS counts
 			FROM host_errors WHERE host_id = h.id) e ON true
@@ -77,7 +79,7 @@ func (db *DB) HostStats(ctx context.Context, limit int) ([]crawl.HostStats, erro
 		var counts []int64
 		if err := row.Scan(&h.ID, &h.Key, &h.Admitted, &h.Queued, &h.Fetched, &h.Bytes, &h.Status[2], &h.Status[3],
 			&h.Status[4], &h.Status[5], &h.Duplicates, &h.Blocked, &h.Discovered, &h.Trap, &robots,
-			&value, &pages, &research, &related, &copies, &kinds, &counts); err != nil {
+			&value, &pages, &research, &related, &copies, &h.MirrorOf, &kinds, &counts); err != nil {
 			return h, err
 		}
 		h.Robots = int(robots)

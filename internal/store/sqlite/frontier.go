@@ -848,3 +848,20 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	}
 	return out, nil
 }
+
+// MarkMirror records host as a mirror of original (its pages are copies
+// of original's pages), or, with original 0, as no mirror: ValueHosts
+// returns at most crawl.MirrorValue for a mirror and HostStats names its
+// original. A host or an original that is not known, or a host marked as
+// its own mirror, is left as it is.
+func (db *DB) MarkMirror(ctx context.Context, host, original crawl.ID) error {
+	err := db.tx(ctx, func(t *txn) error {
+		_, err := t.exec(ctx, `UPDATE hosts SET mirror_of = ?2 WHERE id = ?1 AND ?1 <> ?2 AND mirror_of <> ?2
+			AND (?2 = 0 OR EXISTS (SELECT 1 FROM hosts WHERE id = ?2))`, host, original)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: mark mirror: %w", err)
+	}
+	return nil
+}

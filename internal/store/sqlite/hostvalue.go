@@ -99,8 +99,8 @@ type querier interface {
 }
 
 // learnHosts reads the values of the hosts ids into out (0 for an unknown
-// host), learning those to value again (crawl.HostValueStale), which it
-// returns. It reads in one read transaction, on one reader connection: a
+// host, at most crawl.MirrorValue for a mirror), learning those to value
+// again (crawl.HostValueStale), which it returns uncapped. It reads in one read transaction, on one reader connection: a
 // host's pages, links and targets of one state of the database, and no
 // second connection asked of the pool while one is held.
 func (db *DB) learnHosts(ctx context.Context, ids []crawl.ID, out []int) ([]hostLearned, error) {
@@ -118,8 +118,8 @@ func (db *DB) learnHosts(ctx context.Context, ids []crawl.ID, out []int) ([]host
 			out[i] = v
 			continue
 		}
-		var value, fetched, valued int64
-		err := r.QueryRowContext(ctx, `SELECT value, fetched, value_fetched FROM hosts WHERE id = ?`, id).Scan(&value, &fetched, &valued)
+		var value, fetched, valued, mirrorOf int64
+		err := r.QueryRowContext(ctx, `SELECT value, fetched, value_fetched, mirror_of FROM hosts WHERE id = ?`, id).Scan(&value, &fetched, &valued, &mirrorOf)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
@@ -134,6 +134,9 @@ func (db *DB) learnHosts(ctx context.Context, ids []crawl.ID, out []int) ([]host
 			l.fetched = fetched
 			news = append(news, l)
 			value = l.value
+		}
+		if mirrorOf != 0 {
+			value = min(value, crawl.MirrorValue) // the learned value is kept as it is
 		}
 		out[i] = int(value)
 		done[id] = out[i]

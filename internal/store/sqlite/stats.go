@@ -52,7 +52,8 @@ func (db *DB) Metrics(ctx context.Context, since time.Time) ([]crawl.Metrics, er
 // HostStats returns per-host outcomes, most fetched first.
 func (db *DB) HostStats(ctx context.Context, limit int) ([]crawl.HostStats, error) {
 	q := `SELECT id, key, admitted, queued, fetched, bytes, s2xx, s3xx, s4xx, s5xx, duplicates, blocked, discovered, trap,
-		coalesce(robots_status, 0), value, value_pages, value_research, value_related, value_copies FROM hosts ORDER BY fetched DESC, key`
+		coalesce(robots_status, 0), value, value_pages, value_research, value_related, value_copies,
+		coalesce((SELECT o.key FROM hosts o WHERE o.id = hosts.mirror_of AND hosts.mirror_of <> 0), '') FROM hosts ORDER BY fetched DESC, key`
 	args := []any{}
 	if limit > 0 {
 		q += ` LIMIT ?`
@@ -68,7 +69,7 @@ func (db *DB) HostStats(ctx context.Context, limit int) ([]crawl.HostStats, erro
 		var h crawl.HostStats
 		if err := rows.Scan(&h.ID, &h.Key, &h.Admitted, &h.Queued, &h.Fetched, &h.Bytes, &h.Status[2], &h.Status[3],
 			&h.Status[4], &h.Status[5], &h.Duplicates, &h.Blocked, &h.Discovered, &h.Trap, &h.Robots,
-			&h.Value, &h.ValuePages, &h.ValueResearch, &h.ValueRelated, &h.ValueCopies); err != nil {
+			&h.Value, &h.ValuePages, &h.ValueResearch, &h.ValueRelated, &h.ValueCopies, &h.MirrorOf); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("sqlite: host stats: %w", err)
 		}

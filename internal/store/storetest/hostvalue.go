@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,8 +16,15 @@ type hostValuer interface {
 	ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error)
 }
 
+// mirrorKeeper is what a store offers a frontier that records the hosts
+// found to be mirrors of others.
+type mirrorKeeper interface {
+	MarkMirror(ctx context.Context, host, original crawl.ID) error
+}
+
 var hostValueTests = []test{
 	{"HostValueFromRecordedPages", testHostValue},
+	{"HostValueOfMirror", testHostValueMirror},
 	{"HostValueFromCitedResearch", testHostValueCites},
 	{"HostValueOfUnreadFiles", testHostValueUnread},
 	{"HostValueCitesAHostOfItsBits", testHostValueSameBits},
@@ -309,4 +317,87 @@ func testHostValueSameBits(t *testing.T, e *env) {
 	if len(got) != 1 || got[0] != 1 {
 		t.Errorf("value of %s = %v, want 1 (three of four pages cite %s, of its host bits)", x, got, other)
 	}
+}
+
+// testHostValueMirror records four articles on each of a.test and m.test,
+// then records m.test as a mirror of a.test: m.test, learned to be worth
+// (24·4 − 6·4) / 8 = 9, is worth crawl.MirrorValue from then on, after a
+// restart and after it is valued anew, and HostStats names its original
+// (a.test's value and stats untouched). A mark naming a host not known,
+// or the host itself, changes nothing; clearing the mark gives m.test its
+// learned value back.
+func testHostValueMirror(t *testing.T, e *env) {
+	if _, ok := e.s.(hostValuer); !ok {
+		t.Skip("the store does not value hosts")
+	}
+	if _, ok := e.s.(mirrorKeeper); !ok {
+		t.Skip("the store does not record mirrors")
+	}
+	hosts := []string{"http://a.test", "http://m.test"}
+	ids := []crawl.ID{crawl.HashID(hosts[0]), crawl.HashID(hosts[1])}
+	for _, h := range hosts {
+		for i := range 9 {
+			e.add(crawl.Limits{}, U(fmt.Sprintf("%s/%d", h, i), 1, 0))
+		}
+	}
+	record := func(host crawl.ID, n int) {
+		t.Helper()
+		if hs := e.claimHosts("p", 2); len(hs) == 0 {
+			t.Fatal("no host to claim")
+		}
+		var rs []crawl.Result
+		for _, c := range e.claimURLs("p", host, n, crawl.Limits{}) {
+			r := done(c, "paper at "+c.URL)
+			r.Page.Meta = &crawl.Metadata{Type: "article", Title: "t"}
+			rs = append(rs, r)
+		}
+		e.commit(crawl.Limits{}, rs...)
+		if err := e.s.ReleaseHosts(e.ctx, "p", rel(ids...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record(ids[0], 4)
+	record(ids[1], 4)
+	mark := func(host, original crawl.ID) {
+		t.Helper()
+		if err := e.s.(mirrorKeeper).MarkMirror(e.ctx, host, original); err != nil {
+			t.Fatalf("MarkMirror: %v", err)
+		}
+	}
+	check := func(when string, want []int, mirrorOf string) {
+		t.Helper()
+		got, err := e.s.(hostValuer).ValueHosts(e.ctx, ids)
+		if err != nil {
+			t.Fatalf("ValueHosts: %v", err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: values of %v = %v, want %v", when, hosts, got, want)
+		}
+		stats, err := e.s.HostStats(e.ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range stats {
+			want := map[string]string{hosts[1]: mirrorOf}[h.Key]
+			if h.MirrorOf != want {
+				t.Errorf("%s: HostStats of %s: mirror of %q, want %q", when, h.Key, h.MirrorOf, want)
+			}
+		}
+	}
+	check("before a mark", []int{9, 9}, "")
+	mark(ids[1], crawl.HashID("http://unknown.test"))
+	mark(ids[1], ids[1])
+	check("marked as a mirror of an unknown host, and of itself", []int{9, 9}, "")
+	mark(ids[1], ids[0])
+	check("marked as a mirror", []int{9, crawl.MirrorValue}, hosts[0])
+	e.s.Close()
+	e.s = e.reopen()
+	check("after a restart", []int{9, crawl.MirrorValue}, hosts[0])
+	// Valued anew from more pages, a mirror is still worth at most
+	// MirrorValue.
+	record(ids[1], 4)
+	check("valued anew", []int{9, crawl.MirrorValue}, hosts[0])
+	mark(ids[1], 0)
+	// m.test's eight articles: (24·8 − 6·8) / 12 = 12.
+	check("the mark cleared", []int{9, 12}, "")
 }
