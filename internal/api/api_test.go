@@ -701,7 +701,8 @@ func TestDocumentAndDashboardPages(t *testing.T) {
 	if w.Code != http.StatusOK || strings.Count(body, "<svg") != 4 || strings.Contains(body, "No data yet") {
 		t.Errorf("GET /dashboard = %d with %d charts", w.Code, strings.Count(body, "<svg"))
 	}
-	for _, want := range []string{"<polyline", `class="s0"`, "uni-a.example.edu", "calendar: unbounded ?day= parameter", "Trap suspects", "Discovery rate"} {
+	for _, want := range []string{"<polyline", `class="s0"`, "uni-a.example.edu", "calendar: unbounded ?day= parameter", "Trap suspects", "Discovery rate",
+		"mirror of uni-a.example.edu"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("GET /dashboard lacks %q", want)
 		}

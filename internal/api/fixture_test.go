@@ -142,7 +142,7 @@ func fill(t testing.TB, pages []*crawl.Page, links map[string][]crawl.Link) *sql
 // fillStore records pages (with their outlinks) in a new SQLite store in
 // dir through the store API, as a crawl would, then reopens it read-only
 // as `acrawler serve` does. With history, it also records metric
-// intervals for the dashboard and a trap host.
+// intervals for the dashboard and a trap host, recorded as a mirror.
 func fillStore(dir string, pages []*crawl.Page, links map[string][]crawl.Link, history bool) (_ *sqlite.DB, err error) {
 	ctx := context.Background()
 	path := filepath.Join(dir, "crawl.db")
@@ -198,6 +198,11 @@ func fillStore(dir string, pages []*crawl.Page, links map[string][]crawl.Link, h
 			rel = append(rel, crawl.HostRelease{ID: h.ID})
 		}
 		if err := st.ReleaseHosts(ctx, "fill", rel); err != nil {
+			return nil, err
+		}
+	}
+	if history { // the trap host recorded as a mirror of uni-a
+		if err := st.MarkMirror(ctx, crawl.HashID(hostTrap), crawl.HashID(hostA)); err != nil {
 			return nil, err
 		}
 	}

@@ -20,6 +20,7 @@ import (
 type copyWatch struct {
 	mu    sync.Mutex
 	hosts map[crawl.ID]*copyCount
+	ids   map[uint64]crawl.ID // a host's high bits → the first host counted with them
 }
 
 type copyCount struct {
@@ -27,7 +28,19 @@ type copyCount struct {
 	copies map[uint64]int // copied host's bits → copies
 }
 
-func newCopyWatch() *copyWatch { return &copyWatch{hosts: map[crawl.ID]*copyCount{}} }
+func newCopyWatch() *copyWatch {
+	return &copyWatch{hosts: map[crawl.ID]*copyCount{}, ids: map[uint64]crawl.ID{}}
+}
+
+// copies is what a host's committed pages turned out to be: its pages,
+// its copies of other hosts' pages, and the host most of them copy (the
+// most copied one, 0 when it gave no page of its own to this process: a
+// host is known by the bits of its URL IDs, and those of the hosts whose
+// pages were counted are known in full).
+type copies struct {
+	pages, copies int
+	of            crawl.ID
+}
 
 // otherHost reports whether a URL ID is of a URL on another host than
 // host: its high bits come from its host (crawl.URLHostBits), so IDs
@@ -38,22 +51,31 @@ func otherHost(url, host crawl.ID) bool {
 }
 
 // count is a host's pages and its copies of hosts other than its
-// mirrors (their IDs).
-func (c *copyCount) count(mirrors []crawl.ID) [2]int {
-	n := 0
+// mirrors (their IDs), and the host most copied (the one of lower bits
+// among the most copied).
+func (w *copyWatch) count(c *copyCount, mirrors []crawl.ID) copies {
+	out := copies{pages: c.pages}
+	most, mostBits := 0, uint64(0)
 	for bits, k := range c.copies {
-		if !slices.ContainsFunc(mirrors, func(m crawl.ID) bool { return crawl.HostBits(m) == bits }) {
-			n += k
+		if slices.ContainsFunc(mirrors, func(m crawl.ID) bool { return crawl.HostBits(m) == bits }) {
+			continue
+		}
+		out.copies += k
+		if k > most || k == most && bits < mostBits {
+			most, mostBits = k, bits
 		}
 	}
-	return [2]int{c.pages, n}
+	if most > 0 {
+		out.of = w.ids[mostBits]
+	}
+	return out
 }
 
 // committed counts the batch's useful pages by host and returns the hosts
 // whose counts changed, with their counts; mirrorsOf gives the hosts
 // taken for mirrors of a host, whose copies do not count (nil: none).
-func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []crawl.ID) map[crawl.ID][2]int {
-	var out map[crawl.ID][2]int
+func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []crawl.ID) map[crawl.ID]copies {
+	var out map[crawl.ID]copies
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i := range batch {
@@ -66,6 +88,9 @@ func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []c
 		if c == nil {
 			c = &copyCount{}
 			w.hosts[r.URL.HostID] = c
+			if _, ok := w.ids[crawl.HostBits(r.URL.HostID)]; !ok {
+				w.ids[crawl.HostBits(r.URL.HostID)] = r.URL.HostID
+			}
 		}
 		c.pages++
 		of := p.DuplicateOf
@@ -79,30 +104,30 @@ func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []c
 			c.copies[crawl.HostBits(of)]++
 		}
 		if out == nil {
-			out = map[crawl.ID][2]int{}
+			out = map[crawl.ID]copies{}
 		}
-		out[r.URL.HostID] = [2]int{}
+		out[r.URL.HostID] = copies{}
 	}
 	for h := range out {
 		var ms []crawl.ID
 		if mirrorsOf != nil {
 			ms = mirrorsOf(h)
 		}
-		out[h] = w.hosts[h].count(ms)
+		out[h] = w.count(w.hosts[h], ms)
 	}
 	return out
 }
 
 // recount returns a host's counts again, its mirrors' copies left out,
 // and whether it has any.
-func (w *copyWatch) recount(host crawl.ID, mirrors []crawl.ID) ([2]int, bool) {
+func (w *copyWatch) recount(host crawl.ID, mirrors []crawl.ID) (copies, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c := w.hosts[host]
 	if c == nil {
-		return [2]int{}, false
+		return copies{}, false
 	}
-	return c.count(mirrors), true
+	return w.count(c, mirrors), true
 }
 
 // A mirror is known by the links to its pages before their copies are:

@@ -114,8 +114,8 @@ func TestCopyWatch(t *testing.T) {
 		page("http://m.test/c", crawl.URLID("http://m.test/a"), 0), // its own
 		page("http://o.test/a", 0, 0),
 	}, nil)
-	if got[m] != [2]int{3, 2} || got[o] != [2]int{1, 0} {
-		t.Errorf("counts %v, want m.test 3 pages, 2 copies; o.test 1, 0", got)
+	if got[m] != (copies{3, 2, o}) || got[o] != (copies{1, 0, 0}) {
+		t.Errorf("counts %v, want m.test 3 pages, 2 copies of o.test; o.test 1, 0", got)
 	}
 	// o.test's next pages copy m.test's, which is taken for o.test's mirror
 	// (met first): they are not counted as copies.
@@ -126,10 +126,10 @@ func TestCopyWatch(t *testing.T) {
 		return nil
 	}
 	got = w.committed([]crawl.Result{page("http://o.test/x", crawl.URLID("http://m.test/x"), 0)}, mirrorsOf)
-	if got[o] != [2]int{2, 0} {
+	if got[o] != (copies{2, 0, 0}) {
 		t.Errorf("counts %v, want o.test 2 pages, no copies", got)
 	}
-	if c, ok := w.recount(o, nil); !ok || c != [2]int{2, 1} {
-		t.Errorf("o.test counted again without mirrors: %v, want 2 pages, 1 copy", c)
+	if c, ok := w.recount(o, nil); !ok || c != (copies{2, 1, m}) {
+		t.Errorf("o.test counted again without mirrors: %v, want 2 pages, 1 copy of m.test", c)
 	}
 }

@@ -511,7 +511,7 @@ func (e *Engine) mirrorChanged(h crawl.ID) {
 		e.fr.NotMirror(h)
 	}
 	if c, ok := e.copies.recount(h, e.mirrors.mirrorsOf(h)); ok {
-		e.fr.Copies(h, c[0], c[1])
+		e.fr.Copies(h, c.pages, c.copies, c.of)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -188,6 +189,12 @@ type Frontier struct {
 	pending  ioRound
 	ioErr    error
 	mirrors  map[crawl.ID]bool // hosts taken for mirrors (Mirror)
+	// marked is what this process recorded, or queued to record, of the
+	// hosts its copy counts show to be mirrors (Copies): the host each is
+	// a mirror of, 0 for a mark cleared; toMark the marks queued for the
+	// next round of store I/O (MirrorKeeper).
+	marked map[crawl.ID]crawl.ID
+	toMark map[crawl.ID]crawl.ID
 	// valuing is set while the values of refilled hosts are learned in
 	// the background (valueRefilledLocked), toValue the hosts queued
 	// behind it.
@@ -347,6 +354,7 @@ type ioRound struct {
 	claim    bool
 	room     int
 	releases []crawl.HostRelease
+	marks    map[crawl.ID]crawl.ID // mirror marks to record (MirrorKeeper): host → its original, 0 to clear
 	refill   []*host
 	renew    []*host // hosts whose leases ran short (leaseShort)
 	budget   error
@@ -354,7 +362,7 @@ type ioRound struct {
 }
 
 func (r *ioRound) empty() bool {
-	return !r.claim && len(r.releases) == 0 && len(r.refill) == 0 && len(r.renew) == 0
+	return !r.claim && len(r.releases) == 0 && len(r.marks) == 0 && len(r.refill) == 0 && len(r.renew) == 0
 }
 
 type refilled struct {
@@ -476,12 +484,14 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 	case f.ready.Len() > 0:
 		// Work is ready: hand it out and do the store I/O meanwhile.
 		r.releases, f.toRelease = f.toRelease, nil
+		r.marks, f.toMark = f.toMark, nil
 		if !r.empty() {
 			f.startIOLocked(ctx, r)
 		}
 	default:
 		// Nothing to hand out: do the store I/O now.
 		r.releases, f.toRelease = f.toRelease, nil
+		r.marks, f.toMark = f.toMark, nil
 		if !r.empty() {
 			f.ioBusy = true
 			f.mu.Unlock()
@@ -588,6 +598,7 @@ func (f *Frontier) startIOLocked(ctx context.Context, r ioRound) {
 				r = f.pending
 				r.now, r.budget = f.cfg.Now(), f.budget
 				r.releases, f.toRelease = f.toRelease, nil
+				r.marks, f.toMark = f.toMark, nil
 			}
 			f.pending = ioRound{}
 			if r.empty() {
@@ -632,6 +643,7 @@ func (f *Frontier) doIO(ctx context.Context, r ioRound) ioResult {
 // claimIO gives up leases and claims hosts and URLs.
 func (f *Frontier) claimIO(ctx context.Context, r ioRound) ioResult {
 	f.flushReleases(ctx, r.releases)
+	f.flushMarks(ctx, r.marks)
 	var res ioResult
 	if len(r.renew) > 0 {
 		ids := make([]crawl.ID, len(r.renew))
@@ -827,19 +839,14 @@ func (h *host) worth() int {
 		v = min(v, h.copyValue)
 	}
 	if h.mirror {
-		v = min(v, mirrorValue)
+		v = min(v, crawl.MirrorValue)
 	}
 	return v
 }
 
-// mirrorValue is what a host taken for a mirror is worth at most: what the
-// store learns of a host whose pages are all copies, from a dozen pages
-// ((−24·12 − 6·12) / 16 = −22).
-const mirrorValue = -22
-
 // Mirror tells the frontier that a host is taken for a copy of another
 // (a mirror: its pages are linked under another host's paths with the
-// same titles): it ranks by at most mirrorValue, held now or later.
+// same titles): it ranks by at most crawl.MirrorValue, held now or later.
 // Without HostValues it does nothing.
 func (f *Frontier) Mirror(host crawl.ID) {
 	if !f.cfg.HostValues {
@@ -878,18 +885,24 @@ func (f *Frontier) NotMirror(host crawl.ID) {
 
 // Copies tells the frontier what the pages a held host gave this process
 // turned out to be, as they are committed: of pages, copies are copies of
-// another host's pages (exact or near duplicates). While the copies are
-// at least half of the pages, the host ranks by at most what the store
-// will learn it is worth from them, (−24·copies − 6·pages) / (pages + 4)
-// (the research among them not counted): a mirror falls from its first
-// copies on, before the store revalues it, and its next copies wait.
-// Without HostValues it does nothing.
-func (f *Frontier) Copies(host crawl.ID, pages, copies int) {
+// another host's pages (exact or near duplicates), most of them of host
+// of (0: not known). While the copies are at least half of the pages,
+// the host ranks by at most what the store will learn it is worth from
+// them, (−24·copies − 6·pages) / (pages + 4) (the research among them not
+// counted): a mirror falls from its first copies on, before the store
+// revalues it, and its next copies wait. Once mirrorCopies of them show
+// it to be a mirror of of, and whenever that changes, the frontier
+// records it in a store that is a MirrorKeeper, in its next round of
+// store I/O: the host is worth at most crawl.MirrorValue from then on, in
+// this process and others, after a restart too. Without HostValues it
+// does nothing.
+func (f *Frontier) Copies(host crawl.ID, pages, copies int, of crawl.ID) {
 	if !f.cfg.HostValues || pages <= 0 {
 		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.markLocked(host, pages, copies, of)
 	h := f.hosts[host]
 	if h == nil {
 		return
@@ -900,6 +913,56 @@ func (f *Frontier) Copies(host crawl.ID, pages, copies int) {
 	}
 	h.copied, h.copyValue = copied, v
 	f.rerankLocked(h)
+}
+
+// mirrorCopies is how many copies of another host's pages, at least half
+// of the pages a host gave, show it to be a mirror of that host (Copies):
+// a host that copies a few pages of another (a reprint, a shared notice)
+// is not one.
+const mirrorCopies = 3
+
+// markLocked queues the mark of host as a mirror of of, or its clearing,
+// when what its copies show (Copies) differs from what this process last
+// recorded of it. Only a mark this process made is cleared.
+func (f *Frontier) markLocked(host crawl.ID, pages, copies int, of crawl.ID) {
+	if _, ok := f.store.(MirrorKeeper); !ok {
+		return
+	}
+	var mirrorOf crawl.ID
+	if of != 0 && of != host && copies >= mirrorCopies && copies*2 >= pages {
+		mirrorOf = of
+	}
+	was, known := f.marked[host]
+	if mirrorOf == was && (known || mirrorOf == 0) {
+		return
+	}
+	if f.marked == nil {
+		f.marked = map[crawl.ID]crawl.ID{}
+	}
+	if f.toMark == nil {
+		f.toMark = map[crawl.ID]crawl.ID{}
+	}
+	f.marked[host], f.toMark[host] = mirrorOf, mirrorOf
+	if mirrorOf != 0 {
+		f.cfg.Log.Debug("host's pages are copies of another's: recorded as its mirror", "host_id", int64(host), "of", int64(mirrorOf),
+			"pages", pages, "copies", copies)
+	}
+}
+
+// flushMarks records the mirror marks queued since the last round
+// (markLocked). A mark that fails is logged: the host still ranks by what
+// its copies leave it worth in this process.
+func (f *Frontier) flushMarks(ctx context.Context, marks map[crawl.ID]crawl.ID) {
+	if len(marks) == 0 {
+		return
+	}
+	mk := f.store.(MirrorKeeper)
+	ctx = context.WithoutCancel(ctx)
+	for _, host := range slices.Sorted(maps.Keys(marks)) {
+		if err := mk.MarkMirror(ctx, host, marks[host]); err != nil {
+			f.cfg.Log.Warn("record mirror", "host_id", int64(host), "of", int64(marks[host]), "err", err)
+		}
+	}
 }
 
 // skipRank is the rank of a host whose URLs are skipped, under a budget.
@@ -1558,7 +1621,10 @@ func (f *Frontier) ReleaseAll(ctx context.Context) error {
 	}
 	f.hosts = map[crawl.ID]*host{}
 	f.waiting.items, f.ready.items = nil, nil
+	marks := f.toMark
+	f.toMark = nil
 	f.mu.Unlock()
+	f.flushMarks(ctx, marks)
 	if err := f.store.ReleaseHosts(ctx, f.cfg.Owner, rel); err != nil {
 		return fmt.Errorf("frontier: %w", err)
 	}

@@ -3,7 +3,9 @@ package frontier_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -170,8 +172,8 @@ func TestMirrorAndCopiesRankLow(t *testing.T) {
 	f.Mirror(crawl.HashID("http://m.test")) // not held yet: applies when claimed
 	// Claims the hosts; their URLs are ranked once buffered.
 	task, _ := waitTask(t, f, c)
-	f.Copies(crawl.HashID("http://c.test"), 2, 1) // (−24 − 12) / 6 = −6
-	f.Copies(crawl.HashID("http://a.test"), 3, 1) // a third: not mostly copies
+	f.Copies(crawl.HashID("http://c.test"), 2, 1, 0) // (−24 − 12) / 6 = −6
+	f.Copies(crawl.HashID("http://a.test"), 3, 1, 0) // a third: not mostly copies
 	order := []string{task.URL.URL}
 	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
 	order = append(order, crawlOrder(t, f, c, 2)...)
@@ -241,5 +243,82 @@ func TestNotMirror(t *testing.T) {
 	f.NotMirror(o)
 	if got := hostsOf(crawlOrder(t, f, c, 2)); got != "oa" {
 		t.Errorf("hosts in order %s, want oa (o: no longer taken for a mirror, ranking above a)", got)
+	}
+}
+
+// markingStore records the mirror marks it is asked to make, and makes
+// them in its store.
+type markingStore struct {
+	crawl.Store
+	mu    sync.Mutex
+	marks [][2]crawl.ID // host, original
+}
+
+func (s *markingStore) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
+	return s.Store.(frontier.HostValuer).ValueHosts(ctx, ids)
+}
+
+func (s *markingStore) MarkMirror(ctx context.Context, host, original crawl.ID) error {
+	s.mu.Lock()
+	s.marks = append(s.marks, [2]crawl.ID{host, original})
+	s.mu.Unlock()
+	return s.Store.(frontier.MirrorKeeper).MarkMirror(ctx, host, original)
+}
+
+func (s *markingStore) made() [][2]crawl.ID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.marks)
+}
+
+// TestCopiesRecordMirror: a host whose committed pages are mostly copies
+// of another host's, at least three (Copies), is recorded in the store as
+// that host's mirror, not as Copies is told but in the frontier's next
+// round of store I/O; the crawl report names its original and the store
+// values it at crawl.MirrorValue at most. Fewer copies, copies of a host
+// not known, or copies of less than half the pages record nothing; a
+// host whose copies turn out to be less than half its pages has its mark
+// cleared (here by ReleaseAll, which records the marks still queued).
+func TestCopiesRecordMirror(t *testing.T) {
+	urls := []crawl.NewURL{storetest.U("http://a.test/p", 1, 5), storetest.U("http://m.test/p", 1, 5),
+		storetest.U("http://c.test/p", 1, 5), storetest.U("http://a.test/q", 1, 5)}
+	_, c, st := setup(t, frontier.Config{}, urls...)
+	knownRobots(t, st, c, urls...)
+	ms := &markingStore{Store: st}
+	f := frontier.New(ms, frontier.Config{Owner: "test", Token: "acrawler", Now: c.now, HostValues: true})
+	a, m, cc := crawl.HashID("http://a.test"), crawl.HashID("http://m.test"), crawl.HashID("http://c.test")
+	task, _ := waitTask(t, f, c)
+	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	f.Copies(m, 4, 3, a)
+	f.Copies(cc, 4, 2, a) // two copies: not enough
+	f.Copies(a, 1, 1, 0)  // a copy of a host not known
+	f.Copies(cc, 8, 3, a) // three copies of eight pages
+	if got := ms.made(); len(got) > 0 {
+		t.Fatalf("marks made as Copies was told: %v, want none before the next round", got)
+	}
+	crawlOrder(t, f, c, 1)
+	f.Stop(time.Minute) // waits for the round
+	if got, want := ms.made(), [][2]crawl.ID{{m, a}}; !slices.Equal(got, want) {
+		t.Errorf("marks made %v, want %v (m.test a mirror of a.test)", got, want)
+	}
+	stats, err := st.HostStats(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range stats {
+		want := map[string]string{"http://m.test": "http://a.test"}[h.Key]
+		if h.MirrorOf != want {
+			t.Errorf("HostStats of %s: mirror of %q, want %q", h.Key, h.MirrorOf, want)
+		}
+	}
+	if vs, err := ms.ValueHosts(context.Background(), []crawl.ID{m}); err != nil || vs[0] > crawl.MirrorValue {
+		t.Errorf("ValueHosts(m.test) = %v, %v; want at most %d", vs, err, crawl.MirrorValue)
+	}
+	f.Copies(m, 7, 3, a) // its other pages are its own
+	if err := f.ReleaseAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ms.made(), [][2]crawl.ID{{m, a}, {m, 0}}; !slices.Equal(got, want) {
+		t.Errorf("marks made %v, want %v (m.test's mark cleared)", got, want)
 	}
 }

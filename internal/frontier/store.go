@@ -31,5 +31,16 @@ type HostValuer interface {
 	ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error)
 }
 
+// MirrorKeeper is a store that records which hosts are mirrors of others
+// (their pages are copies of another host's pages). MarkMirror records
+// host as a mirror of original, or with original 0 as none; the store
+// values a mirror at most crawl.MirrorValue (HostValuer) and its crawl
+// report names the original. A host or an original the store does not
+// know is left as it is. The frontier records what the copy counts it is
+// told of show (Frontier.Copies); both stores have it.
+type MirrorKeeper interface {
+	MarkMirror(ctx context.Context, host, original crawl.ID) error
+}
+
 // Every crawl.Store is a Store.
 var _ Store = crawl.Store(nil)

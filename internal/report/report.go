@@ -78,6 +78,10 @@ type HostRow struct {
 	// why ("" for a host not valued yet).
 	Value       int    `json:"value"`
 	ValueReason string `json:"value_reason,omitempty"`
+	// MirrorOf is the host this one is recorded as a mirror of (its pages
+	// are copies of that host's pages): Value is then at most
+	// crawl.MirrorValue, and ValueReason says so first.
+	MirrorOf string `json:"mirror_of,omitempty"`
 }
 
 // Store is what the report reads from a store: counters, metrics,
@@ -189,6 +193,10 @@ func Build(ctx context.Context, st Store, hosts int) (*Report, error) {
 			Errors: h.Errors, Duplicates: h.Duplicates, SoftBlocks: h.Blocked, DiscoveryRate: ratio(h.Discovered, h.Fetched),
 			Robots: h.Robots, Trap: h.Trap,
 			Value: h.Value, ValueReason: ValueReason(h.Value, h.ValuePages, h.ValueResearch, h.ValueRelated, h.ValueCopies)}
+		if h.MirrorOf != "" {
+			row.MirrorOf, row.Value = h.MirrorOf, min(h.Value, crawl.MirrorValue)
+			row.ValueReason = MirrorReason(h.MirrorOf, row.ValueReason)
+		}
 		if h.Trap != "" {
 			r.Traps = append(r.Traps, row)
 		}
@@ -254,6 +262,17 @@ func ValueReason(value int, pages, research, related, copies int64) string {
 	}
 	return fmt.Sprintf("%s: %d of its last %d pages research, %d people or publication lists, %d copies of other hosts' pages, %s citing research on other hosts",
 		why, research, pages, related, copies, citing)
+}
+
+// MirrorReason says why a host recorded as a mirror of original has its
+// value, before what its pages are (learned, ValueReason: "" for a host
+// not valued yet).
+func MirrorReason(original, learned string) string {
+	why := fmt.Sprintf("mirror of %s: its pages are copies of that host's, worth at most %d", original, crawl.MirrorValue)
+	if learned != "" {
+		why += "; learned from its pages, " + learned
+	}
+	return why
 }
 
 // citingRange bounds the pages citing research on other hosts among a

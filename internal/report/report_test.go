@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,6 +144,7 @@ func TestHostRowsCarryValues(t *testing.T) {
 	r := build(t, store{hosts: []crawl.HostStats{
 		{Key: "http://a.test", Fetched: 10, Value: 12, ValuePages: 10, ValueResearch: 8, ValueRelated: 1},
 		{Key: "http://m.test", Fetched: 6, Value: -20, ValuePages: 6, ValueCopies: 5},
+		{Key: "http://c.test", Fetched: 5, Value: -3, ValuePages: 4, ValueCopies: 2, MirrorOf: "http://a.test"},
 		{Key: "http://new.test"},
 	}})
 	want := []struct {
@@ -151,6 +153,9 @@ func TestHostRowsCarryValues(t *testing.T) {
 	}{
 		{12, ValueReason(12, 10, 8, 1, 0)},
 		{-20, ValueReason(-20, 6, 0, 0, 5)},
+		// A mirror is worth crawl.MirrorValue at most, whatever it was
+		// learned to be worth, and its reason names its original.
+		{crawl.MirrorValue, MirrorReason("http://a.test", ValueReason(-3, 4, 0, 0, 2))},
 		{0, ""},
 	}
 	if len(r.Hosts) != len(want) {
@@ -163,5 +168,17 @@ func TestHostRowsCarryValues(t *testing.T) {
 	}
 	if r.Hosts[0].ValueReason == "" || r.Hosts[1].ValueReason == "" {
 		t.Errorf("valued hosts without a reason: %+v", r.Hosts[:2])
+	}
+	if h := r.Hosts[2]; h.MirrorOf != "http://a.test" || !strings.HasPrefix(h.ValueReason, "mirror of http://a.test: ") {
+		t.Errorf("%s: mirror of %q (%q), want a mirror of http://a.test, said first", h.Host, h.MirrorOf, h.ValueReason)
+	}
+	if b, err := json.Marshal(r.Hosts[2]); err != nil || !strings.Contains(string(b), `"mirror_of":"http://a.test"`) {
+		t.Errorf("JSON of a mirror's row: %s, %v; want mirror_of", b, err)
+	}
+	if b, _ := json.Marshal(r.Hosts[0]); strings.Contains(string(b), "mirror_of") {
+		t.Errorf("JSON of a row that is no mirror: %s; want no mirror_of", b)
+	}
+	if r.Hosts[0].MirrorOf != "" {
+		t.Errorf("%s: mirror of %q, want none", r.Hosts[0].Host, r.Hosts[0].MirrorOf)
 	}
 }
