@@ -114,7 +114,7 @@ func (e *Engine) account(st crawl.CommitStats, batch []crawl.Result) {
 	}
 	if e.copies != nil {
 		for host, c := range e.copies.committed(batch, e.mirrors.mirrorsOf) {
-			e.fr.Copies(host, c.pages, c.copies, c.of)
+			e.tellCopies(host, c)
 		}
 	}
 	s.added.Add(int64(st.Add.Added))

@@ -312,6 +312,14 @@ func (w *mirrorWatch) originalOf(first, then crawl.ID) crawl.ID {
 	return first
 }
 
+// isSeed reports whether host is a seed's: a seed is taken for an
+// original.
+func (w *mirrorWatch) isSeed(host crawl.ID) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seeds[host]
+}
+
 // mirrorsOf returns the hosts taken for mirrors of host.
 func (w *mirrorWatch) mirrorsOf(host crawl.ID) []crawl.ID {
 	w.mu.Lock()

@@ -511,8 +511,20 @@ func (e *Engine) mirrorChanged(h crawl.ID) {
 		e.fr.NotMirror(h)
 	}
 	if c, ok := e.copies.recount(h, e.mirrors.mirrorsOf(h)); ok {
-		e.fr.Copies(h, c.pages, c.copies, c.of)
+		e.tellCopies(h, c)
 	}
+}
+
+// tellCopies tells the frontier what a host's committed pages turned out
+// to be (frontier.Frontier.Copies), the host they copy left out for a
+// seed's host: a seed is taken for an original, not recorded as a mirror
+// (an original fetched after its mirror copies the mirror's pages), though
+// its copies still lower its rank.
+func (e *Engine) tellCopies(h crawl.ID, c copies) {
+	if e.mirrors.isSeed(h) {
+		c.of = 0
+	}
+	e.fr.Copies(h, c.pages, c.copies, c.of)
 }
 
 // softBlockText is the text length under which a page is checked for
