@@ -108,7 +108,7 @@ func DefaultConfig() Config {
 			"sobre", "sobre nós", "contato", "haberler", "hakkımızda", "iletişim", "duyurular", "etkinlikler",
 		},
 		Files:          []string{".pdf", "/bitstream/"},
-		FilePenalty:    3,
+		FilePenalty:    8,
 		InlinkBonus:    1,
 		MaxInlinkBonus: 5,
 		RecentBonus:    4,

@@ -35,8 +35,8 @@ func TestScoreSignals(t *testing.T) {
 		{"http://a.test/node/15", " Actualités ", 1, -2 - 12},
 		{"http://a.test/news/", "News", 1, -2 - 12},                        // once
 		{"http://a.test/node/16", "About the news of research", 1, -2 + 2}, // a title
-		{"http://a.test/files/x.PDF", "", 2, 6 - 3 - 4},                    // a file: after its landing page
-		{"http://a.test/bitstream/123/456/1/x", "", 2, 6 - 3 - 4},
+		{"http://a.test/files/x.PDF", "", 2, 6 - 8 - 4},                    // a file: after its landing page
+		{"http://a.test/bitstream/123/456/1/x", "", 2, 6 - 8 - 4},
 		{"http://a.test/arastirma/yayinlar", "Araştırma Yayınları", 1, 2*3 + 2*2 - 2},
 		{"http://a.test/ara%C5%9Ft%C4%B1rma/", "", 1, 3 - 2},
 		{"http://a.test/publicaciones/", "", 1, 3 + 6 - 2},
