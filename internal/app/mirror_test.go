@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -29,22 +28,7 @@ func testMirrorRecorded(t *testing.T, be apptest.Backend) {
 	web := apptest.NewWeb(t, testweb.Config{Seed: 23, Sites: 1, PagesPerSite: 20})
 	db := be.NewDB(t)
 	mustCrawl(t, web.CrawlArgs(db, "--delay", "0", "--max-crawl-delay", "1ms", uni+"/")...)
-	out, errs, err := runCmd(t, "stats", "--db", db, "--json")
-	if err != nil {
-		t.Fatalf("stats --json: %v\n%s", err, errs)
-	}
-	var r struct {
-		Hosts []struct {
-			Host     string `json:"host"`
-			Fetched  int64  `json:"fetched"`
-			Value    int    `json:"value"`
-			Reason   string `json:"value_reason"`
-			MirrorOf string `json:"mirror_of"`
-		} `json:"hosts"`
-	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("stats --json does not parse: %v\n%s", err, out)
-	}
+	r := clStatsJSON(t, db)
 	found := false
 	for _, h := range r.Hosts {
 		switch h.Host {
@@ -61,7 +45,7 @@ func testMirrorRecorded(t *testing.T, be apptest.Backend) {
 		}
 	}
 	if !found {
-		t.Fatalf("no row for %s in %s", library, out)
+		t.Fatalf("no row for %s in %+v", library, r.Hosts)
 	}
 	text, errs, err := runCmd(t, "stats", "--db", db)
 	if err != nil {

@@ -91,6 +91,9 @@ type clReportHost struct {
 	Status2xx  int64  `json:"status_2xx"`
 	SoftBlocks int64  `json:"soft_blocks"`
 	Trap       string `json:"trap"`
+	Value      int    `json:"value"`
+	Reason     string `json:"value_reason"`
+	MirrorOf   string `json:"mirror_of"`
 }
 
 func clStatsJSON(t *testing.T, db string) clReport {
