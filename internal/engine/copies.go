@@ -26,6 +26,7 @@ type copyWatch struct {
 type copyCount struct {
 	pages  int
 	copies map[uint64]int // copied host's bits → copies
+	plain  int            // pages in a row, up to the last, that were no research
 }
 
 func newCopyWatch() *copyWatch {
@@ -40,6 +41,15 @@ func newCopyWatch() *copyWatch {
 type copies struct {
 	pages, copies int
 	of            crawl.ID
+	plain         int // the last pages in a row that were no research (plainPage)
+}
+
+// plainPage reports whether a committed page is no research: of a type
+// that is none (news, other: not a work, a person or a publication list),
+// or a copy of another host's page. A page without metadata (a file whose
+// text was not read) counts as research, as the stores count it.
+func plainPage(p *crawl.Page, copied bool) bool {
+	return copied || p.Meta != nil && (p.Meta.Type == "news" || p.Meta.Type == "other")
 }
 
 // otherHost reports whether a URL ID is of a URL on another host than
@@ -54,7 +64,7 @@ func otherHost(url, host crawl.ID) bool {
 // mirrors (their IDs), and the host most copied (the one of lower bits
 // among the most copied).
 func (w *copyWatch) count(c *copyCount, mirrors []crawl.ID) copies {
-	out := copies{pages: c.pages}
+	out := copies{pages: c.pages, plain: c.plain}
 	most, mostBits := 0, uint64(0)
 	for bits, k := range c.copies {
 		if slices.ContainsFunc(mirrors, func(m crawl.ID) bool { return crawl.HostBits(m) == bits }) {
@@ -97,11 +107,17 @@ func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []c
 		if !otherHost(of, r.URL.HostID) {
 			of = p.NearDuplicateOf
 		}
-		if otherHost(of, r.URL.HostID) {
+		copied := otherHost(of, r.URL.HostID)
+		if copied {
 			if c.copies == nil {
 				c.copies = map[uint64]int{}
 			}
 			c.copies[crawl.HostBits(of)]++
+		}
+		if plainPage(p, copied) {
+			c.plain++
+		} else {
+			c.plain = 0
 		}
 		if out == nil {
 			out = map[crawl.ID]copies{}

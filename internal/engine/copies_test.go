@@ -114,7 +114,7 @@ func TestCopyWatch(t *testing.T) {
 		page("http://m.test/c", crawl.URLID("http://m.test/a"), 0), // its own
 		page("http://o.test/a", 0, 0),
 	}, nil)
-	if got[m] != (copies{3, 2, o}) || got[o] != (copies{1, 0, 0}) {
+	if got[m] != (copies{pages: 3, copies: 2, of: o}) || got[o] != (copies{pages: 1}) {
 		t.Errorf("counts %v, want m.test 3 pages, 2 copies of o.test; o.test 1, 0", got)
 	}
 	// o.test's next pages copy m.test's, which is taken for o.test's mirror
@@ -126,10 +126,47 @@ func TestCopyWatch(t *testing.T) {
 		return nil
 	}
 	got = w.committed([]crawl.Result{page("http://o.test/x", crawl.URLID("http://m.test/x"), 0)}, mirrorsOf)
-	if got[o] != (copies{2, 0, 0}) {
-		t.Errorf("counts %v, want o.test 2 pages, no copies", got)
+	if got[o] != (copies{pages: 2, plain: 1}) {
+		t.Errorf("counts %v, want o.test 2 pages, no copies, the last no research (a copy)", got)
 	}
-	if c, ok := w.recount(o, nil); !ok || c != (copies{2, 1, m}) {
+	if c, ok := w.recount(o, nil); !ok || c != (copies{pages: 2, copies: 1, of: m, plain: 1}) {
 		t.Errorf("o.test counted again without mirrors: %v, want 2 pages, 1 copy of m.test", c)
+	}
+}
+
+// TestCopyWatchPlainRun: the pages of no research a host committed in a
+// row, up to its last (news, other pages, copies), are counted; a work, a
+// person, a publication list or a file whose text was not read ends the
+// run.
+func TestCopyWatchPlainRun(t *testing.T) {
+	w := newCopyWatch()
+	h := crawl.HashID("http://r.test")
+	n := 0
+	page := func(typ string) crawl.Result {
+		n++
+		u := fmt.Sprintf("http://r.test/node/%d", n)
+		p := &crawl.Page{URL: u, Status: 200}
+		if typ != "" {
+			p.Meta = &crawl.Metadata{Type: typ}
+		}
+		return crawl.Result{URL: crawl.ClaimedURL{URL: u, ID: crawl.URLID(u), HostID: h}, Outcome: crawl.OutcomeDone, Page: p}
+	}
+	for _, tc := range []struct {
+		types []string
+		want  int
+	}{
+		{[]string{"article", "news", "other"}, 2},
+		{[]string{"news"}, 3},
+		{[]string{"listing", "news"}, 1},
+		{[]string{""}, 0}, // a file whose text was not read
+		{[]string{"person"}, 0},
+	} {
+		var batch []crawl.Result
+		for _, typ := range tc.types {
+			batch = append(batch, page(typ))
+		}
+		if got := w.committed(batch, nil)[h].plain; got != tc.want {
+			t.Errorf("after %q: %d pages of no research in a row, want %d", tc.types, got, tc.want)
+		}
 	}
 }

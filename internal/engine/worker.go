@@ -525,6 +525,7 @@ func (e *Engine) tellCopies(h crawl.ID, c copies) {
 		c.of = 0
 	}
 	e.fr.Copies(h, c.pages, c.copies, c.of)
+	e.fr.Plain(h, c.plain)
 }
 
 // softBlockText is the text length under which a page is checked for

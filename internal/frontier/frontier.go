@@ -226,6 +226,7 @@ type host struct {
 	value       int       // what the store learned the host is worth (HostValues)
 	copyValue   int       // while copied: the most the host's copies of other hosts' pages leave it worth (Copies)
 	copied      bool
+	spent       bool // its last committed pages were no research (Plain): its value lifts none of its URLs
 	mirror      bool // taken for a copy of another host (Mirror)
 	ranked      bool // the host had URLs buffered: rank is its last known rank
 	claimN      int  // URLs asked for by the claim on its way
@@ -838,6 +839,9 @@ func (h *host) worth() int {
 	if h.copied {
 		v = min(v, h.copyValue)
 	}
+	if h.spent {
+		v = min(v, 0)
+	}
 	if h.mirror {
 		v = min(v, crawl.MirrorValue)
 	}
@@ -914,6 +918,34 @@ func (f *Frontier) Copies(host crawl.ID, pages, copies int, of crawl.ID) {
 	h.copied, h.copyValue = copied, v
 	f.rerankLocked(h)
 }
+
+// Plain tells the frontier how many pages a held host committed in a row,
+// up to now, that were no research (of no research type, people or
+// publication list, nor a copy of another host's page: news items, posts,
+// course pages). After spentRun of them the host's research is taken for
+// spent: its positive value lifts none of its URLs, until a page of
+// research comes again. A host's value is learned from its last pages and
+// relearned only as its fetches grow by half, so a site valued for its
+// research would otherwise lift its news, numbered like its papers
+// (/node/N) and linked by titles that sound like research, above other
+// hosts' research. Without HostValues it does nothing.
+func (f *Frontier) Plain(host crawl.ID, run int) {
+	if !f.cfg.HostValues {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.hosts[host]
+	if h == nil || h.spent == (run >= spentRun) {
+		return
+	}
+	h.spent = run >= spentRun
+	f.rerankLocked(h)
+}
+
+// spentRun is how many pages in a row that are no research take a host's
+// research for spent (Plain).
+const spentRun = 8
 
 // mirrorCopies is how many copies of another host's pages, at least half
 // of the pages a host gave, show it to be a mirror of that host (Copies):

@@ -322,3 +322,31 @@ func TestCopiesRecordMirror(t *testing.T) {
 		t.Errorf("marks made %v, want %v (m.test's mark cleared)", got, want)
 	}
 }
+
+// TestPlainRunStopsTheLift: a host valued for its research whose last
+// committed pages were no research, spentRun of them in a row (Plain),
+// ranks its URLs by themselves: the pages of a host not known (ranking
+// 2) go before its next one (/node/N news titled like research, ranking
+// 0), which its value lifted above them before; a page of research again
+// gives the lift back.
+func TestPlainRunStopsTheLift(t *testing.T) {
+	var urls []crawl.NewURL
+	for i := range 4 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://r.test/node/%d", i), 1, 0), storetest.U(fmt.Sprintf("http://n.test/%d", i), 1, 2))
+	}
+	_, c, st := setup(t, frontier.Config{}, urls...)
+	knownRobots(t, st, c, urls...)
+	vs := &valuedStore{Store: st, values: map[string]int{"http://r.test": 12}}
+	f := frontier.New(vs, frontier.Config{Owner: "test", Token: "acrawler", Now: c.now, HostValues: true})
+	r := crawl.HashID("http://r.test")
+	order := crawlOrder(t, f, c, 2)
+	f.Plain(r, 7)
+	order = append(order, crawlOrder(t, f, c, 1)...)
+	f.Plain(r, 8)
+	order = append(order, crawlOrder(t, f, c, 2)...)
+	f.Plain(r, 0)
+	order = append(order, crawlOrder(t, f, c, 1)...)
+	if got, want := hostsOf(order), "rrrnnr"; got != want {
+		t.Errorf("hosts in order %s, want %s (r lifted by its value, then not after 8 pages of no research, then again)", got, want)
+	}
+}
