@@ -113,7 +113,7 @@ func (e *Engine) account(st crawl.CommitStats, batch []crawl.Result) {
 		}
 	}
 	if e.copies != nil {
-		for host, c := range e.copies.committed(batch, e.mirrors.mirrorsOf) {
+		for host, c := range e.copies.committed(batch, e.mirrors.mirrorsOf, e.mirrors.isSeed) {
 			e.tellCopies(host, c)
 		}
 	}

@@ -78,13 +78,19 @@ func (w *copyWatch) count(c *copyCount, mirrors []crawl.ID) copies {
 	if most > 0 {
 		out.of = w.ids[mostBits]
 	}
+	out.copies = min(out.copies, out.pages)
 	return out
 }
 
 // committed counts the batch's useful pages by host and returns the hosts
 // whose counts changed, with their counts; mirrorsOf gives the hosts
 // taken for mirrors of a host, whose copies do not count (nil: none).
-func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []crawl.ID) map[crawl.ID]copies {
+// seed tells a seed's host (nil: none): a seed is taken for an original,
+// so a seed's page that copies a page another host gave first counts
+// against that host too, as its copy of the seed's page (which page of
+// the two was fetched first depends on the order, not on which is the
+// copy).
+func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []crawl.ID, seed func(crawl.ID) bool) map[crawl.ID]copies {
 	var out map[crawl.ID]copies
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -123,6 +129,14 @@ func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []c
 			out = map[crawl.ID]copies{}
 		}
 		out[r.URL.HostID] = copies{}
+		if other, ok := w.ids[crawl.HostBits(of)]; copied && ok && seed != nil && seed(r.URL.HostID) && !seed(other) && w.hosts[other] != nil {
+			oc := w.hosts[other]
+			if oc.copies == nil {
+				oc.copies = map[uint64]int{}
+			}
+			oc.copies[crawl.HostBits(r.URL.HostID)]++
+			out[other] = copies{}
+		}
 	}
 	for h := range out {
 		var ms []crawl.ID

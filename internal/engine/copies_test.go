@@ -113,7 +113,7 @@ func TestCopyWatch(t *testing.T) {
 		page("http://m.test/b", 0, crawl.URLID("http://o.test/b")),
 		page("http://m.test/c", crawl.URLID("http://m.test/a"), 0), // its own
 		page("http://o.test/a", 0, 0),
-	}, nil)
+	}, nil, nil)
 	if got[m] != (copies{pages: 3, copies: 2, of: o}) || got[o] != (copies{pages: 1}) {
 		t.Errorf("counts %v, want m.test 3 pages, 2 copies of o.test; o.test 1, 0", got)
 	}
@@ -125,7 +125,7 @@ func TestCopyWatch(t *testing.T) {
 		}
 		return nil
 	}
-	got = w.committed([]crawl.Result{page("http://o.test/x", crawl.URLID("http://m.test/x"), 0)}, mirrorsOf)
+	got = w.committed([]crawl.Result{page("http://o.test/x", crawl.URLID("http://m.test/x"), 0)}, mirrorsOf, nil)
 	if got[o] != (copies{pages: 2, plain: 1}) {
 		t.Errorf("counts %v, want o.test 2 pages, no copies, the last no research (a copy)", got)
 	}
@@ -165,8 +165,29 @@ func TestCopyWatchPlainRun(t *testing.T) {
 		for _, typ := range tc.types {
 			batch = append(batch, page(typ))
 		}
-		if got := w.committed(batch, nil)[h].plain; got != tc.want {
+		if got := w.committed(batch, nil, nil)[h].plain; got != tc.want {
 			t.Errorf("after %q: %d pages of no research in a row, want %d", tc.types, got, tc.want)
 		}
+	}
+}
+
+// TestCopyWatchSeedFetchedLater: a seed's page that copies a page another
+// host gave first counts against that host, as its copy of the seed's
+// page: a seed is taken for the original whichever was fetched first.
+func TestCopyWatchSeedFetchedLater(t *testing.T) {
+	w := newCopyWatch()
+	s, l := crawl.HashID("http://s.test"), crawl.HashID("http://l.test")
+	page := func(u string, dup crawl.ID) crawl.Result {
+		return crawl.Result{URL: crawl.ClaimedURL{URL: u, ID: crawl.URLID(u), HostID: crawl.HashID(crawl.HostKey(u))}, Outcome: crawl.OutcomeDone,
+			Page: &crawl.Page{URL: u, Status: 200, DuplicateOf: dup}}
+	}
+	isSeed := func(h crawl.ID) bool { return h == s }
+	w.committed([]crawl.Result{page("http://l.test/a", 0), page("http://l.test/b", 0)}, nil, isSeed)
+	got := w.committed([]crawl.Result{page("http://s.test/a", crawl.URLID("http://l.test/a"))}, nil, isSeed)
+	if got[l] != (copies{pages: 2, copies: 1, of: s}) {
+		t.Errorf("l.test: %+v, want 2 pages, 1 copy of s.test (the seed's page it gave first)", got[l])
+	}
+	if got[s] != (copies{pages: 1, copies: 1, of: l, plain: 1}) {
+		t.Errorf("s.test: %+v, want its page counted a copy of l.test's", got[s])
 	}
 }
