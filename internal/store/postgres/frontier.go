@@ -1030,13 +1030,9 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	}
 	values := make(map[int64]int, len(sorted))
 	var v int32
-	var mirrorOf int64
-	rows, err = db.pool.Query(ctx, `SELECT id, value, mirror_of FROM hosts WHERE id = ANY($1)`, sorted)
+	rows, err = db.pool.Query(ctx, `SELECT id, value FROM hosts WHERE id = ANY($1)`, sorted)
 	if err == nil {
-		_, err = pgx.ForEachRow(rows, []any{&id, &v, &mirrorOf}, func() error {
-			if mirrorOf != 0 {
-				v = min(v, crawl.MirrorValue)
-			}
+		_, err = pgx.ForEachRow(rows, []any{&id, &v}, func() error {
 			values[id] = int(v)
 			return nil
 		})
@@ -1051,16 +1047,21 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 }
 
 // MarkMirror records host as a mirror of original (its pages are copies
-// of original's pages), or, with original 0, as no mirror: ValueHosts
-// returns at most crawl.MirrorValue for a mirror and HostStats names its
-// original. A host or an original that is not known, or a host marked as
-// its own mirror, is left as it is.
+// of original's pages), or, with original 0, as no mirror: a mirror's
+// value is at most crawl.MirrorValue, where ValueHosts returns it and
+// where ClaimHosts orders hosts by it, and HostStats names its original.
+// A cleared mark has the host valued anew from its pages. A host or an
+// original that is not known, or a host marked as its own mirror, is
+// left as it is.
 func (db *DB) MarkMirror(ctx context.Context, host, original crawl.ID) error {
 	if db.readOnly {
 		return errors.New("postgres: mark mirror: store is open read-only")
 	}
-	_, err := db.pool.Exec(ctx, `UPDATE hosts SET mirror_of = $2 WHERE id = $1 AND $1 <> $2 AND mirror_of <> $2
-		AND ($2 = 0 OR EXISTS (SELECT 1 FROM hosts WHERE id = $2))`, int64(host), int64(original))
+	_, err := db.pool.Exec(ctx, `UPDATE hosts SET mirror_of = $2,
+			value = CASE WHEN $2 <> 0 THEN least(value, $3) WHEN fetched = 0 THEN 0 ELSE value END,
+			value_fetched = CASE WHEN $2 <> 0 THEN value_fetched ELSE 0 END
+		WHERE id = $1 AND $1 <> $2 AND mirror_of <> $2
+		AND ($2 = 0 OR EXISTS (SELECT 1 FROM hosts WHERE id = $2))`, int64(host), int64(original), crawl.MirrorValue)
 	if err != nil {
 		return fmt.Errorf("postgres: mark mirror: %w", err)
 	}

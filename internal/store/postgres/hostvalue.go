@@ -24,7 +24,8 @@ var (
 // pattern's bonus — above the page, or above 0 for a page ranking below
 // 0), then
 // (24·research + 12·related + 12·citing − 24·copies − 6·n) / (n + 4).
-// The hosts are locked in ID order, as commits lock them. A link whose
+// A mirror (MarkMirror) is worth at most crawl.MirrorValue. The hosts
+// are locked in ID order, as commits lock them. A link whose
 // target has host bits other than the host's (crawl.HostBits) is to
 // another host; one whose target has the host's bits is to the host
 // itself unless another host has those bits (shared), so its target is
@@ -52,6 +53,7 @@ var hostValueSQL = `WITH l AS (SELECT id, fetched, EXISTS (SELECT 1 FROM hosts o
 			FROM (SELECT id, priority FROM urls WHERE host_id = l.id AND fetched_at > 0 AND kind = 0 ORDER BY fetched_at DESC LIMIT $2) u
 			JOIN pages p ON p.url_id = u.id
 			WHERE p.status BETWEEN 200 AND 299) v) c)
-	UPDATE hosts SET value = (24 * s.research + 12 * s.related + 12 * s.citing - 24 * s.copies - 6 * s.n) / (s.n + 4),
+	UPDATE hosts SET value = least((24 * s.research + 12 * s.related + 12 * s.citing - 24 * s.copies - 6 * s.n) / (s.n + 4),
+			CASE WHEN hosts.mirror_of <> 0 THEN ` + strconv.Itoa(crawl.MirrorValue) + ` END),
 		value_fetched = s.fetched, value_pages = s.n, value_research = s.research, value_related = s.related, value_copies = s.copies
 	FROM s WHERE hosts.id = s.id`

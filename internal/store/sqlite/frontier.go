@@ -850,14 +850,19 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 }
 
 // MarkMirror records host as a mirror of original (its pages are copies
-// of original's pages), or, with original 0, as no mirror: ValueHosts
-// returns at most crawl.MirrorValue for a mirror and HostStats names its
-// original. A host or an original that is not known, or a host marked as
-// its own mirror, is left as it is.
+// of original's pages), or, with original 0, as no mirror: a mirror's
+// value is at most crawl.MirrorValue, where ValueHosts returns it and
+// where ClaimHosts orders hosts by it, and HostStats names its original.
+// A cleared mark has the host valued anew from its pages. A host or an
+// original that is not known, or a host marked as its own mirror, is
+// left as it is.
 func (db *DB) MarkMirror(ctx context.Context, host, original crawl.ID) error {
 	err := db.tx(ctx, func(t *txn) error {
-		_, err := t.exec(ctx, `UPDATE hosts SET mirror_of = ?2 WHERE id = ?1 AND ?1 <> ?2 AND mirror_of <> ?2
-			AND (?2 = 0 OR EXISTS (SELECT 1 FROM hosts WHERE id = ?2))`, host, original)
+		_, err := t.exec(ctx, `UPDATE hosts SET mirror_of = ?2,
+				value = CASE WHEN ?2 <> 0 THEN min(value, ?3) WHEN fetched = 0 THEN 0 ELSE value END,
+				value_fetched = CASE WHEN ?2 <> 0 THEN value_fetched ELSE 0 END
+			WHERE id = ?1 AND ?1 <> ?2 AND mirror_of <> ?2
+			AND (?2 = 0 OR EXISTS (SELECT 1 FROM hosts WHERE id = ?2))`, host, original, crawl.MirrorValue)
 		return err
 	})
 	if err != nil {

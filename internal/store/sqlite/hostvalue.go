@@ -99,8 +99,8 @@ type querier interface {
 }
 
 // learnHosts reads the values of the hosts ids into out (0 for an unknown
-// host, at most crawl.MirrorValue for a mirror), learning those to value
-// again (crawl.HostValueStale), which it returns uncapped. It reads in one read transaction, on one reader connection: a
+// host), learning those to value again (crawl.HostValueStale), which it
+// returns: a mirror's value is at most crawl.MirrorValue (MarkMirror). It reads in one read transaction, on one reader connection: a
 // host's pages, links and targets of one state of the database, and no
 // second connection asked of the pool while one is held.
 func (db *DB) learnHosts(ctx context.Context, ids []crawl.ID, out []int) ([]hostLearned, error) {
@@ -132,11 +132,11 @@ func (db *DB) learnHosts(ctx context.Context, ids []crawl.ID, out []int) ([]host
 				return nil, err
 			}
 			l.fetched = fetched
+			if mirrorOf != 0 {
+				l.value = min(l.value, crawl.MirrorValue)
+			}
 			news = append(news, l)
 			value = l.value
-		}
-		if mirrorOf != 0 {
-			value = min(value, crawl.MirrorValue) // the learned value is kept as it is
 		}
 		out[i] = int(value)
 		done[id] = out[i]

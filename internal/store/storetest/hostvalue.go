@@ -25,6 +25,7 @@ type mirrorKeeper interface {
 var hostValueTests = []test{
 	{"HostValueFromRecordedPages", testHostValue},
 	{"HostValueOfMirror", testHostValueMirror},
+	{"HostValueOfMirrorClaimedLast", testHostValueMirrorClaimedLast},
 	{"HostValueFromCitedResearch", testHostValueCites},
 	{"HostValueOfUnreadFiles", testHostValueUnread},
 	{"HostValueCitesAHostOfItsBits", testHostValueSameBits},
@@ -400,4 +401,72 @@ func testHostValueMirror(t *testing.T, e *env) {
 	mark(ids[1], 0)
 	// m.test's eight articles: (24·8 − 6·8) / 12 = 12.
 	check("the mark cleared", []int{9, 12}, "")
+}
+
+// testHostValueMirrorClaimedLast records four articles on each of two
+// hosts, worth 9 each, the one ClaimHosts takes first on that tie (the
+// lower ID) to be marked, then marks it a mirror of the other:
+// ClaimHosts takes the original first from then on, the mirror's value
+// counting there as in ValueHosts (crawl.MirrorValue). Cleared, the mark
+// gives the tie back.
+func testHostValueMirrorClaimedLast(t *testing.T, e *env) {
+	if _, ok := e.s.(hostValuer); !ok {
+		t.Skip("the store does not value hosts")
+	}
+	if _, ok := e.s.(mirrorKeeper); !ok {
+		t.Skip("the store does not record mirrors")
+	}
+	original := "http://original.test"
+	mirror := ""
+	for i := 0; mirror == ""; i++ {
+		if h := fmt.Sprintf("http://m%d.test", i); crawl.HashID(h) < crawl.HashID(original) {
+			mirror = h
+		}
+	}
+	ids := []crawl.ID{crawl.HashID(original), crawl.HashID(mirror)}
+	for _, h := range []string{original, mirror} {
+		for i := range 9 {
+			e.add(crawl.Limits{}, U(fmt.Sprintf("%s/%d", h, i), 1, 0))
+		}
+	}
+	if hs := e.claimHosts("p", 2); len(hs) != 2 {
+		t.Fatalf("claimed %v, want both hosts", hs)
+	}
+	for _, id := range ids {
+		var rs []crawl.Result
+		for _, c := range e.claimURLs("p", id, 4, crawl.Limits{}) {
+			r := done(c, "paper at "+c.URL)
+			r.Page.Meta = &crawl.Metadata{Type: "article", Title: "t"}
+			rs = append(rs, r)
+		}
+		e.commit(crawl.Limits{}, rs...)
+	}
+	if err := e.s.ReleaseHosts(e.ctx, "p", rel(ids...)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.s.(hostValuer).ValueHosts(e.ctx, ids); err != nil || !slices.Equal(got, []int{9, 9}) {
+		t.Fatalf("ValueHosts = %v, %v; want [9 9]", got, err)
+	}
+	first := func(when string, want crawl.ID) {
+		t.Helper()
+		hs := e.claimHosts("p", 1)
+		if len(hs) != 1 || hs[0].ID != want {
+			t.Errorf("%s: claimed %v first, want %d", when, hs, want)
+		}
+		if err := e.s.ReleaseHosts(e.ctx, "p", rel(ids...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first("before a mark", ids[1])
+	if err := e.s.(mirrorKeeper).MarkMirror(e.ctx, ids[1], ids[0]); err != nil {
+		t.Fatalf("MarkMirror: %v", err)
+	}
+	first("marked as a mirror", ids[0])
+	if err := e.s.(mirrorKeeper).MarkMirror(e.ctx, ids[1], 0); err != nil {
+		t.Fatalf("MarkMirror: %v", err)
+	}
+	if got, err := e.s.(hostValuer).ValueHosts(e.ctx, ids); err != nil || !slices.Equal(got, []int{9, 9}) {
+		t.Fatalf("the mark cleared: ValueHosts = %v, %v; want [9 9]", got, err)
+	}
+	first("the mark cleared", ids[1])
 }
