@@ -51,23 +51,48 @@ func TestMultiProcess(t *testing.T) {
 		procs[i] = programCommand(bin, args...)
 		outs[i] = &bytes.Buffer{}
 		procs[i].Stdout, procs[i].Stderr = outs[i], outs[i]
-		if err := procs[i].Start(); err != nil {
-			t.Fatal(err)
-		}
 	}
 	defer func() {
 		for _, p := range procs {
-			p.Process.Kill()
+			if p.Process != nil {
+				p.Process.Kill()
+			}
 		}
 	}()
-	// Kill process 1 once the crawl is well under way.
-	deadline := time.Now().Add(time.Minute)
-	for len(apptest.PageRequests(web)) < maxPages/3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d pages fetched after a minute", len(apptest.PageRequests(web)))
+	// requestsBy counts the web's requests by the process that made them.
+	requestsBy := func() map[string]int {
+		byProc := map[string]int{}
+		for _, r := range web.Requests() {
+			if i := strings.Index(r.UserAgent, "proc"); i >= 0 {
+				byProc[r.UserAgent[i:i+5]]++
+			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		return byProc
 	}
+	// waitFor waits, a minute at most, until done holds.
+	waitFor := func(what string, done func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute)
+		for !done() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not after a minute (%d pages fetched, by %v)", what, len(apptest.PageRequests(web)), requestsBy())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// Process 1, the one killed, starts first and the others once it
+	// fetches: started together on a loaded machine, it could open the
+	// database after the others had spent the budget.
+	for _, i := range []int{1, 0, 2} {
+		if err := procs[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			waitFor("process 1 fetches", func() bool { return requestsBy()["proc1"] > 0 })
+		}
+	}
+	// Kill process 1 once the crawl is well under way.
+	waitFor("a third of the budget fetched", func() bool { return len(apptest.PageRequests(web)) >= maxPages/3 })
 	procs[1].Process.Kill()
 	procs[1].Wait()
 	killedAt := len(web.Requests())
@@ -93,12 +118,7 @@ func TestMultiProcess(t *testing.T) {
 
 	reqs := web.Requests()
 	// Every process took part, the killed one included.
-	byProc := map[string]int{}
-	for _, r := range reqs {
-		if i := strings.Index(r.UserAgent, "proc"); i >= 0 {
-			byProc[r.UserAgent[i:i+5]]++
-		}
-	}
+	byProc := requestsBy()
 	for i := range 3 {
 		if byProc[fmt.Sprintf("proc%d", i)] == 0 {
 			t.Errorf("process %d made no request: %v", i, byProc)
