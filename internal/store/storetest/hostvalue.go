@@ -343,19 +343,7 @@ func testHostValueMirror(t *testing.T, e *env) {
 	}
 	record := func(host crawl.ID, n int) {
 		t.Helper()
-		if hs := e.claimHosts("p", 2); len(hs) == 0 {
-			t.Fatal("no host to claim")
-		}
-		var rs []crawl.Result
-		for _, c := range e.claimURLs("p", host, n, crawl.Limits{}) {
-			r := done(c, "paper at "+c.URL)
-			r.Page.Meta = &crawl.Metadata{Type: "article", Title: "t"}
-			rs = append(rs, r)
-		}
-		e.commit(crawl.Limits{}, rs...)
-		if err := e.s.ReleaseHosts(e.ctx, "p", rel(ids...)); err != nil {
-			t.Fatal(err)
-		}
+		recordArticles(t, e, ids, host, n)
 	}
 	record(ids[0], 4)
 	record(ids[1], 4)
@@ -429,20 +417,8 @@ func testHostValueMirrorClaimedLast(t *testing.T, e *env) {
 			e.add(crawl.Limits{}, U(fmt.Sprintf("%s/%d", h, i), 1, 0))
 		}
 	}
-	if hs := e.claimHosts("p", 2); len(hs) != 2 {
-		t.Fatalf("claimed %v, want both hosts", hs)
-	}
 	for _, id := range ids {
-		var rs []crawl.Result
-		for _, c := range e.claimURLs("p", id, 4, crawl.Limits{}) {
-			r := done(c, "paper at "+c.URL)
-			r.Page.Meta = &crawl.Metadata{Type: "article", Title: "t"}
-			rs = append(rs, r)
-		}
-		e.commit(crawl.Limits{}, rs...)
-	}
-	if err := e.s.ReleaseHosts(e.ctx, "p", rel(ids...)); err != nil {
-		t.Fatal(err)
+		recordArticles(t, e, ids, id, 4)
 	}
 	if got, err := e.s.(hostValuer).ValueHosts(e.ctx, ids); err != nil || !slices.Equal(got, []int{9, 9}) {
 		t.Fatalf("ValueHosts = %v, %v; want [9 9]", got, err)
@@ -469,4 +445,23 @@ func testHostValueMirrorClaimedLast(t *testing.T, e *env) {
 		t.Fatalf("the mark cleared: ValueHosts = %v, %v; want [9 9]", got, err)
 	}
 	first("the mark cleared", ids[1])
+}
+
+// recordArticles claims the hosts ids, records n of host's URLs as
+// articles and gives the hosts back.
+func recordArticles(t *testing.T, e *env, ids []crawl.ID, host crawl.ID, n int) {
+	t.Helper()
+	if hs := e.claimHosts("p", len(ids)); len(hs) == 0 {
+		t.Fatal("no host to claim")
+	}
+	var rs []crawl.Result
+	for _, c := range e.claimURLs("p", host, n, crawl.Limits{}) {
+		r := done(c, "paper at "+c.URL)
+		r.Page.Meta = &crawl.Metadata{Type: "article", Title: "t"}
+		rs = append(rs, r)
+	}
+	e.commit(crawl.Limits{}, rs...)
+	if err := e.s.ReleaseHosts(e.ctx, "p", rel(ids...)); err != nil {
+		t.Fatal(err)
+	}
 }
