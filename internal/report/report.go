@@ -195,7 +195,7 @@ func Build(ctx context.Context, st Store, hosts int) (*Report, error) {
 			Value: h.Value, ValueReason: ValueReason(h.Value, h.ValuePages, h.ValueResearch, h.ValueRelated, h.ValueCopies)}
 		if h.MirrorOf != "" {
 			row.MirrorOf, row.Value = h.MirrorOf, min(h.Value, crawl.MirrorValue)
-			row.ValueReason = MirrorReason(h.MirrorOf, row.ValueReason)
+			row.ValueReason = MirrorReason(h.MirrorOf, h.ValuePages, h.ValueResearch, h.ValueRelated, h.ValueCopies)
 		}
 		if h.Trap != "" {
 			r.Traps = append(r.Traps, row)
@@ -260,17 +260,24 @@ func ValueReason(value int, pages, research, related, copies int64) string {
 	if hi > lo {
 		citing = fmt.Sprintf("%d to %d", lo, hi)
 	}
-	return fmt.Sprintf("%s: %d of its last %d pages research, %d people or publication lists, %d copies of other hosts' pages, %s citing research on other hosts",
-		why, research, pages, related, copies, citing)
+	return fmt.Sprintf("%s: %s, %s citing research on other hosts", why, pageCounts(pages, research, related, copies), citing)
+}
+
+// pageCounts says what a host's last pages were, as the store counted
+// them when it valued the host.
+func pageCounts(pages, research, related, copies int64) string {
+	return fmt.Sprintf("%d of its last %d pages research, %d people or publication lists, %d copies of other hosts' pages",
+		research, pages, related, copies)
 }
 
 // MirrorReason says why a host recorded as a mirror of original has its
-// value, before what its pages are (learned, ValueReason: "" for a host
-// not valued yet).
-func MirrorReason(original, learned string) string {
+// value, then what its last pages were (nothing for a host not valued
+// yet). The store keeps a mirror's value capped, so the pages citing
+// research, which ValueReason tells from the value, are not told.
+func MirrorReason(original string, pages, research, related, copies int64) string {
 	why := fmt.Sprintf("mirror of %s: its pages are copies of that host's, worth at most %d", original, crawl.MirrorValue)
-	if learned != "" {
-		why += "; learned from its pages, " + learned
+	if pages > 0 {
+		why += "; " + pageCounts(pages, research, related, copies)
 	}
 	return why
 }

@@ -144,7 +144,7 @@ func TestHostRowsCarryValues(t *testing.T) {
 	r := build(t, store{hosts: []crawl.HostStats{
 		{Key: "http://a.test", Fetched: 10, Value: 12, ValuePages: 10, ValueResearch: 8, ValueRelated: 1},
 		{Key: "http://m.test", Fetched: 6, Value: -20, ValuePages: 6, ValueCopies: 5},
-		{Key: "http://c.test", Fetched: 5, Value: -3, ValuePages: 4, ValueCopies: 2, MirrorOf: "http://a.test"},
+		{Key: "http://c.test", Fetched: 5, Value: crawl.MirrorValue, ValuePages: 4, ValueResearch: 3, MirrorOf: "http://a.test"},
 		{Key: "http://new.test"},
 	}})
 	want := []struct {
@@ -155,7 +155,7 @@ func TestHostRowsCarryValues(t *testing.T) {
 		{-20, ValueReason(-20, 6, 0, 0, 5)},
 		// A mirror is worth crawl.MirrorValue at most, whatever it was
 		// learned to be worth, and its reason names its original.
-		{crawl.MirrorValue, MirrorReason("http://a.test", ValueReason(-3, 4, 0, 0, 2))},
+		{crawl.MirrorValue, "mirror of http://a.test: its pages are copies of that host's, worth at most -22; 3 of its last 4 pages research, 0 people or publication lists, 0 copies of other hosts' pages"},
 		{0, ""},
 	}
 	if len(r.Hosts) != len(want) {
