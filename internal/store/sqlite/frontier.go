@@ -835,9 +835,11 @@ func (db *DB) ValueHosts(ctx context.Context, ids []crawl.ID) ([]int, error) {
 	}
 	err = db.tx(ctx, func(t *txn) error {
 		for _, l := range news {
-			if _, err := t.exec(ctx, `UPDATE hosts SET value = ?, value_fetched = ?, value_pages = ?, value_research = ?,
-				value_related = ?, value_copies = ? WHERE id = ? AND value_fetched < ?`,
-				l.value, l.fetched, l.n, l.research, l.related, l.copies, l.id, l.fetched); err != nil {
+			// A host marked as a mirror since it was read keeps its cap.
+			if _, err := t.exec(ctx, `UPDATE hosts SET value = CASE WHEN mirror_of <> 0 THEN min(?1, ?7) ELSE ?1 END,
+				value_fetched = ?2, value_pages = ?3, value_research = ?4, value_related = ?5, value_copies = ?6
+				WHERE id = ?8 AND value_fetched < ?2`,
+				l.value, l.fetched, l.n, l.research, l.related, l.copies, crawl.MirrorValue, l.id); err != nil {
 				return err
 			}
 		}
