@@ -52,9 +52,10 @@ type Config struct {
 	// ValueFloor is the priority below which a URL gains none of its
 	// host's positive value (a negative value still counts): the URLs the
 	// priority policy avoids (news, events, about and shop pages: its
-	// avoid penalty, 12, less what inbound links add) rank by themselves,
-	// so that a research site whose research is spent ranks by its news,
-	// not by the research it had (default −8).
+	// avoid penalty, 16, less what inbound links and a topic word in the
+	// host's name add) rank by themselves, so that a research site whose
+	// research is spent ranks by its news, not by the research it had
+	// (default −8).
 	ValueFloor    int
 	BudgetSlack   int           // default 6
 	BudgetHorizon time.Duration // default 4 delays, at least 1s

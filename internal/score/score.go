@@ -100,7 +100,7 @@ func DefaultConfig() Config {
 			"/noticias/", "/eventos/", "/acerca", "/contacto", "/actualites/", "/evenements/", "/a-propos",
 			"/notizie/", "/eventi/", "/chi-siamo", "/contatti", "/sobre",
 		},
-		AvoidPenalty: 12,
+		AvoidPenalty: 16,
 		AvoidAnchors: []string{
 			"about", "about us", "contact", "contact us", "news", "events", "press", "jobs", "careers", "shop", "cart", "login",
 			"aktuelles", "über uns", "ueber uns", "kontakt", "veranstaltungen", "noticias", "acerca", "acerca de", "contacto",

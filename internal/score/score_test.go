@@ -18,22 +18,22 @@ func TestScoreSignals(t *testing.T) {
 	}{
 		{"http://a.test/", "", 0, 0},
 		// An avoided page ranks below a plain page even on a host valued
-		// for its research (up to about +12 above a host not known): a
+		// for its research (up to about +16 above a host not known): a
 		// research site's news are no research.
-		{"http://a.test/about", "About us", 1, -2 - 12}, // site furniture
-		{"http://a.test/haberler/2024/05/yeni-bir-sey", "", 1, -2 - 12},
-		{"http://a.test/2024/05/notes-on-crawling/", "", 1, -2 - 12}, // a dated post
+		{"http://a.test/about", "About us", 1, -2 - 16}, // site furniture
+		{"http://a.test/haberler/2024/05/yeni-bir-sey", "", 1, -2 - 16},
+		{"http://a.test/2024/05/notes-on-crawling/", "", 1, -2 - 16}, // a dated post
 		{"http://a.test/2024/13/x", "", 1, -2},                       // no month
 		{"http://a.test/issues/2024/5", "", 1, -2},                   // no date
-		{"http://a.test/publications/news/", "", 1, 3 + 6 - 2 - 12},
+		{"http://a.test/publications/news/", "", 1, 3 + 6 - 2 - 16},
 		{"http://a.test/research/", "", 1, 3 - 2},
 		{"http://a.test/x", "Research publications", 1, 2*2 - 2},
 		{"http://a.test/publications/paper-1", "", 2, 2*3 + 6 - 4},
-		{"http://a.test/node/12", "About us", 1, -2 - 12}, // a menu's entry names it
-		{"http://a.test/node/13", "Über-Uns", 1, -2 - 12},
-		{"http://a.test/node/14", "HAKKIMIZDA", 1, -2 - 12},
-		{"http://a.test/node/15", " Actualités ", 1, -2 - 12},
-		{"http://a.test/news/", "News", 1, -2 - 12},                        // once
+		{"http://a.test/node/12", "About us", 1, -2 - 16}, // a menu's entry names it
+		{"http://a.test/node/13", "Über-Uns", 1, -2 - 16},
+		{"http://a.test/node/14", "HAKKIMIZDA", 1, -2 - 16},
+		{"http://a.test/node/15", " Actualités ", 1, -2 - 16},
+		{"http://a.test/news/", "News", 1, -2 - 16},                        // once
 		{"http://a.test/node/16", "About the news of research", 1, -2 + 2}, // a title
 		{"http://a.test/files/x.PDF", "", 2, 6 - 8 - 4},                    // a file: after its landing page
 		{"http://a.test/bitstream/123/456/1/x", "", 2, 6 - 8 - 4},
@@ -69,8 +69,8 @@ func TestContext(t *testing.T) {
 		{"http://a.test/publications/?page=2", 3},
 		{"http://a.test/yayinlar/", 3},
 		{"http://a.test/handle/123/4", 3},
-		{"http://a.test/news/", -6},
-		{"http://a.test/2024/05/a-post/", -6},
+		{"http://a.test/news/", -8},
+		{"http://a.test/2024/05/a-post/", -8},
 		{"http://a.test/", 0},
 		{"http://a.test/node/12", 0},
 		{"http://a.test", 0},
