@@ -1,6 +1,7 @@
 package htmlx
 
 import (
+	"encoding/binary"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -140,6 +141,9 @@ func (t *textBuf) write(s []byte) {
 			j := i
 		run:
 			for j < len(s) {
+				if j += ASCIIRun(s[j:]); j == len(s) {
+					break
+				}
 				switch c := s[j]; {
 				case printable(c):
 					j++
@@ -210,6 +214,48 @@ func plainRune(s []byte) int {
 		return 0
 	}
 	return size
+}
+
+// ASCIIRun returns the length of the longest prefix of s made of visible
+// ASCII characters, each space in it followed by one of them: the bytes a
+// step of one visible character, or of a space and a visible character,
+// takes at a time. Text collapsing whitespace copies such a run as it is.
+// Eight bytes are tested at a time.
+func ASCIIRun(s []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	j := 0
+	for len(s)-j >= 8 {
+		x := binary.LittleEndian.Uint64(s[j : j+8])
+		// The spaces, exactly while every byte is below 0x80: y's zero
+		// bytes, y+0x7f having the high bit clear only there.
+		y := x ^ (' ' * ones)
+		sp := ^((y + 0x7f*ones) | y) & highs
+		// A byte not below 0x80, or below 0x20 (adding 0x60 leaves its
+		// high bit clear), or 0x7f (adding 1 sets it), two spaces in a
+		// row, or a space last. Where every byte is below 0x80 no carry
+		// crosses a byte; where one is not, x's own high bit is set.
+		bad := (x|(x+ones)|^(x+0x60*ones))&highs | sp&(sp>>8|1<<63)
+		if bad == 0 {
+			j += 8
+			continue
+		}
+		// A space last takes the next byte, which must be visible.
+		if bad == 1<<63 && s[j+7] == ' ' && len(s)-j > 8 && printable(s[j+8]) {
+			j += 9
+			continue
+		}
+		break
+	}
+	for j < len(s) {
+		if printable(s[j]) {
+			j++
+		} else if s[j] == ' ' && j+1 < len(s) && printable(s[j+1]) {
+			j += 2
+		} else {
+			break
+		}
+	}
+	return j
 }
 
 // printable reports whether c is a visible ASCII character.

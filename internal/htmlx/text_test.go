@@ -125,3 +125,70 @@ func TestWriteRuns(t *testing.T) {
 		}
 	}
 }
+
+// asciiRunByByte is ASCIIRun's definition, a step at a time.
+func asciiRunByByte(s []byte) int {
+	j := 0
+	for j < len(s) {
+		if printable(s[j]) {
+			j++
+		} else if s[j] == ' ' && j+1 < len(s) && printable(s[j+1]) {
+			j += 2
+		} else {
+			break
+		}
+	}
+	return j
+}
+
+// TestASCIIRun holds ASCIIRun's eight-byte steps to the byte-at-a-time
+// definition: every string of up to ten bytes over an alphabet of the
+// bytes at the edges of each test (space, controls, 0x7f, high bytes),
+// then random strings of those and letters, at every offset.
+func TestASCIIRun(t *testing.T) {
+	alphabet := []byte{' ', 'a', '~', '!', 0x1f, 0x7f, 0x80, '\n'}
+	var b []byte
+	var walk func(n int)
+	walk = func(n int) {
+		if got, want := ASCIIRun(b), asciiRunByByte(b); got != want {
+			t.Fatalf("ASCIIRun(%q) = %d, want %d", b, got, want)
+		}
+		if n == 0 {
+			return
+		}
+		// All letters beyond the first four bytes keep the walk small
+		// while reaching the eight-byte steps.
+		letters := alphabet
+		if len(b) >= 2 && len(b) < 6 {
+			letters = alphabet[:3]
+		}
+		for _, c := range letters {
+			b = append(b, c)
+			walk(n - 1)
+			b = b[:len(b)-1]
+		}
+	}
+	walk(10)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		n := rng.IntN(64)
+		s := make([]byte, n)
+		for i := range s {
+			switch r := rng.IntN(20); {
+			case r < 4:
+				s[i] = ' '
+			case r == 4:
+				s[i] = alphabet[rng.IntN(len(alphabet))]
+			case r == 5:
+				s[i] = byte(rng.IntN(256))
+			default:
+				s[i] = byte('a' + rng.IntN(26))
+			}
+		}
+		for i := range s {
+			if got, want := ASCIIRun(s[i:]), asciiRunByByte(s[i:]); got != want {
+				t.Fatalf("ASCIIRun(%q) = %d, want %d", s[i:], got, want)
+			}
+		}
+	}
+}

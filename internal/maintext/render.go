@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html/atom"
+
+	"github.com/acrawler/acrawler/internal/htmlx"
 )
 
 // blockTags start and end a paragraph of their own.
@@ -199,16 +201,7 @@ func (w *textWriter) text(s []byte, pre bool) {
 		if ' ' < c && c < 0x7f {
 			// A run of printable ASCII with single spaces inside is
 			// written at once.
-			j := i + 1
-			for j < len(s) {
-				if d := s[j]; ' ' < d && d < 0x7f {
-					j++
-				} else if d == ' ' && j+1 < len(s) && ' ' < s[j+1] && s[j+1] < 0x7f {
-					j += 2
-				} else {
-					break
-				}
-			}
+			j := i + 1 + htmlx.ASCIIRun(s[i+1:])
 			if w.space {
 				w.cur = append(w.cur, ' ')
 				w.space = false
