@@ -380,21 +380,31 @@ func yearCited(s string) bool {
 }
 
 // hasYear reports whether s has a four-digit number from 1900 to 2099
-// standing alone. A year starting at any of s[i:i+4] has s[i+3] among its
-// digits, so where s[i+3] is not a digit the scan steps four bytes: a
-// line of words is read a byte in four.
+// standing alone. Such a year starts with "19" or "20": the scan goes
+// from one of these to the next (strings.Index, many bytes at a time),
+// each searched for again only once passed.
 func hasYear(s string) bool {
-	for i := 0; i+4 <= len(s); {
-		if !isDigit(s[i+3]) {
-			i += 4
-			continue
+	next := func(from int, prefix string) int {
+		if k := strings.Index(s[from:], prefix); k >= 0 {
+			return from + k
+		}
+		return len(s)
+	}
+	at19, at20 := next(0, "19"), next(0, "20")
+	for {
+		i := min(at19, at20)
+		if i+4 > len(s) {
+			return false
 		}
 		if isYearAt(s, i) {
 			return true
 		}
-		i++
+		if i == at19 {
+			at19 = next(i+1, "19")
+		} else {
+			at20 = next(i+1, "20")
+		}
 	}
-	return false
 }
 
 // isYearAt reports whether a year from 1900 to 2099 starts at s[i] and

@@ -1,6 +1,7 @@
 package scholar
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -67,7 +68,8 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// TestHasYear holds hasYear's four-byte steps to a test at every offset.
+// TestHasYear holds hasYear's search from one "19" or "20" to the next
+// to a test at every offset.
 func TestHasYear(t *testing.T) {
 	every := func(s string) bool {
 		for i := 0; i+4 <= len(s); i++ {
@@ -100,4 +102,15 @@ func TestHasYear(t *testing.T) {
 		}
 	}
 	walk(7)
+	// Longer strings, where the two searches leapfrog each other.
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		b := make([]byte, rng.IntN(120))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		if s := string(b); hasYear(s) != every(s) {
+			t.Fatalf("hasYear(%q) = %v", s, hasYear(s))
+		}
+	}
 }
