@@ -246,6 +246,12 @@ func ASCIIRun(s []byte) int {
 		}
 		break
 	}
+	return asciiSteps(s, j)
+}
+
+// asciiSteps goes on with ASCIIRun's run from s[j], a step at a time, and
+// returns where it ends.
+func asciiSteps(s []byte, j int) int {
 	for j < len(s) {
 		if printable(s[j]) {
 			j++

@@ -126,20 +126,9 @@ func TestWriteRuns(t *testing.T) {
 	}
 }
 
-// asciiRunByByte is ASCIIRun's definition, a step at a time.
-func asciiRunByByte(s []byte) int {
-	j := 0
-	for j < len(s) {
-		if printable(s[j]) {
-			j++
-		} else if s[j] == ' ' && j+1 < len(s) && printable(s[j+1]) {
-			j += 2
-		} else {
-			break
-		}
-	}
-	return j
-}
+// asciiRunByByte is ASCIIRun's definition, a step at a time from the
+// start.
+func asciiRunByByte(s []byte) int { return asciiSteps(s, 0) }
 
 // TestASCIIRun holds ASCIIRun's eight-byte steps to the byte-at-a-time
 // definition: every string of up to ten bytes over an alphabet of the
