@@ -230,11 +230,12 @@ func ASCIIRun(s []byte) int {
 		// bytes, y+0x7f having the high bit clear only there.
 		y := x ^ (' ' * ones)
 		sp := ^((y + 0x7f*ones) | y) & highs
-		// A byte not below 0x80, or below 0x20 (adding 0x60 leaves its
-		// high bit clear), or 0x7f (adding 1 sets it), two spaces in a
-		// row, or a space last. Where every byte is below 0x80 no carry
-		// crosses a byte; where one is not, x's own high bit is set.
-		bad := (x|(x+ones)|^(x+0x60*ones))&highs | sp&(sp>>8|1<<63)
+		// A byte below 0x20 (adding 0x60 leaves its high bit clear) or
+		// from 0x7f up (adding 1 sets it; 0xff plus 0x60 leaves it
+		// clear), two spaces in a row, or a space last. The first such
+		// byte is always flagged, the bytes before it carrying nothing
+		// into it; where every byte is visible or a space, sp is exact.
+		bad := ((x+ones)|^(x+0x60*ones))&highs | sp&(sp>>8|1<<63)
 		if bad == 0 {
 			j += 8
 			continue

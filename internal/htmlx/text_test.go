@@ -135,7 +135,7 @@ func asciiRunByByte(s []byte) int { return asciiSteps(s, 0) }
 // bytes at the edges of each test (space, controls, 0x7f, high bytes),
 // then random strings of those and letters, at every offset.
 func TestASCIIRun(t *testing.T) {
-	alphabet := []byte{' ', 'a', '~', '!', 0x1f, 0x7f, 0x80, '\n'}
+	alphabet := []byte{' ', 'a', '~', '!', 0x1f, 0x7f, 0x80, 0xff, '\n'}
 	var b []byte
 	var walk func(n int)
 	walk = func(n int) {
