@@ -54,6 +54,11 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 				close(e.gaveUp)
 			} else {
 				e.commitDown.Store(false)
+				if e.copies != nil {
+					if err := e.copies.learnOriginals(ctx, batch, e.store.URL); err != nil {
+						e.cfg.Log.Warn("copies: the copied host not known; its mirror is not recorded yet", "err", err)
+					}
+				}
 				e.account(st, batch)
 				e.fr.Admitted(st.Add.Hosts)
 				if st.Stale > 0 {

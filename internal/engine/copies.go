@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -35,9 +37,9 @@ func newCopyWatch() *copyWatch {
 
 // copies is what a host's committed pages turned out to be: its pages,
 // its copies of other hosts' pages, and the host most of them copy (the
-// most copied one, 0 when it gave no page of its own to this process: a
-// host is known by the bits of its URL IDs, and those of the hosts whose
-// pages were counted are known in full).
+// most copied one, 0 when its host is not known: a host is known by the
+// bits of its URL IDs, and in full for the hosts whose pages this process
+// counted or whose copied pages it looked up, learnOriginals).
 type copies struct {
 	pages, copies int
 	of            crawl.ID
@@ -58,6 +60,62 @@ func plainPage(p *crawl.Page, copied bool) bool {
 // taken as the host's own: rarely another host's).
 func otherHost(url, host crawl.ID) bool {
 	return url != 0 && crawl.HostBits(url) != crawl.HostBits(host)
+}
+
+// copiedURL is the URL a committed page copies on another host than its
+// own (an exact duplicate first, else a near one), 0 when none.
+func copiedURL(r *crawl.Result) crawl.ID {
+	p := r.Page
+	if r.Outcome != crawl.OutcomeDone || p == nil || p.Status < 200 || p.Status > 299 || r.URL.Kind != crawl.KindPage {
+		return 0
+	}
+	of := p.DuplicateOf
+	if !otherHost(of, r.URL.HostID) {
+		of = p.NearDuplicateOf
+	}
+	if !otherHost(of, r.URL.HostID) {
+		return 0
+	}
+	return of
+}
+
+// learnOriginals makes known the hosts whose pages a batch's pages copy
+// and that this process has counted no page of: count names the host
+// most copied by the bits of its URL IDs, which this process knows in
+// full only for the hosts whose pages it counted. A copy of a page that
+// another process fetched (several processes on one store, or the same
+// crawl before a restart) would otherwise name no host, and its host
+// would not be recorded as a mirror. Each such host is looked up once, by
+// the copied URL's record (lookup); a failed lookup is returned and tried
+// again at the next copy of the host.
+func (w *copyWatch) learnOriginals(ctx context.Context, batch []crawl.Result, lookup func(context.Context, crawl.ID) (crawl.URLRecord, error)) error {
+	var unknown []crawl.ID
+	w.mu.Lock()
+	for i := range batch {
+		of := copiedURL(&batch[i])
+		if of == 0 {
+			continue
+		}
+		if _, ok := w.ids[crawl.HostBits(of)]; !ok && !slices.ContainsFunc(unknown, func(u crawl.ID) bool { return crawl.HostBits(u) == crawl.HostBits(of) }) {
+			unknown = append(unknown, of)
+		}
+	}
+	w.mu.Unlock()
+	for _, of := range unknown {
+		rec, err := lookup(ctx, of)
+		if err != nil {
+			return fmt.Errorf("host of copied url %d: %w", int64(of), err)
+		}
+		if rec.HostID == 0 || crawl.HostBits(rec.HostID) != crawl.HostBits(of) {
+			continue
+		}
+		w.mu.Lock()
+		if _, ok := w.ids[crawl.HostBits(of)]; !ok {
+			w.ids[crawl.HostBits(of)] = rec.HostID
+		}
+		w.mu.Unlock()
+	}
+	return nil
 }
 
 // count is a host's pages and its copies of hosts other than its
@@ -100,6 +158,8 @@ func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []c
 		if r.Outcome != crawl.OutcomeDone || p == nil || p.Status < 200 || p.Status > 299 || r.URL.Kind != crawl.KindPage {
 			continue
 		}
+		of := copiedURL(r)
+		copied := of != 0
 		c := w.hosts[r.URL.HostID]
 		if c == nil {
 			c = &copyCount{}
@@ -109,11 +169,6 @@ func (w *copyWatch) committed(batch []crawl.Result, mirrorsOf func(crawl.ID) []c
 			}
 		}
 		c.pages++
-		of := p.DuplicateOf
-		if !otherHost(of, r.URL.HostID) {
-			of = p.NearDuplicateOf
-		}
-		copied := otherHost(of, r.URL.HostID)
 		if copied {
 			if c.copies == nil {
 				c.copies = map[uint64]int{}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -189,5 +191,53 @@ func TestCopyWatchSeedFetchedLater(t *testing.T) {
 	}
 	if got[s] != (copies{pages: 1, copies: 1, of: l, plain: 1}) {
 		t.Errorf("s.test: %+v, want its page counted a copy of l.test's", got[s])
+	}
+}
+
+// TestCopyWatchLearnsOriginals: copies of pages this process never
+// counted (another process fetched them) name their host once the copied
+// URLs' records are looked up, one lookup a host; a failed lookup leaves
+// the host unknown and is tried again with its next copy.
+func TestCopyWatchLearnsOriginals(t *testing.T) {
+	w := newCopyWatch()
+	m, o := crawl.HashID("http://m.test"), crawl.HashID("http://o.test")
+	page := func(u string, dup crawl.ID) crawl.Result {
+		return crawl.Result{URL: crawl.ClaimedURL{URL: u, ID: crawl.URLID(u), HostID: crawl.HashID(crawl.HostKey(u)), Kind: crawl.KindPage},
+			Outcome: crawl.OutcomeDone, Page: &crawl.Page{URL: u, Status: 200, DuplicateOf: dup}}
+	}
+	lookups := 0
+	fail := true
+	lookup := func(_ context.Context, id crawl.ID) (crawl.URLRecord, error) {
+		lookups++
+		if fail {
+			return crawl.URLRecord{}, errors.New("store down")
+		}
+		for _, u := range []string{"http://o.test/a", "http://o.test/b", "http://o.test/c"} {
+			if crawl.URLID(u) == id {
+				return crawl.URLRecord{ID: id, URL: u, HostID: o}, nil
+			}
+		}
+		return crawl.URLRecord{}, errors.New("no such url")
+	}
+	batch := []crawl.Result{page("http://m.test/a", crawl.URLID("http://o.test/a")), page("http://m.test/b", crawl.URLID("http://o.test/b"))}
+	if err := w.learnOriginals(context.Background(), batch, lookup); err == nil {
+		t.Fatal("a failed lookup returned no error")
+	}
+	if got := w.committed(batch, nil, nil)[m]; got != (copies{pages: 2, copies: 2, plain: 2}) {
+		t.Errorf("after a failed lookup: %+v, want 2 copies of a host not known", got)
+	}
+	fail, lookups = false, 0
+	batch = []crawl.Result{page("http://m.test/c", crawl.URLID("http://o.test/c")), page("http://m.test/d", crawl.URLID("http://o.test/a"))}
+	if err := w.learnOriginals(context.Background(), batch, lookup); err != nil {
+		t.Fatal(err)
+	}
+	if lookups != 1 {
+		t.Errorf("%d lookups for two copies of one host, want 1", lookups)
+	}
+	if got := w.committed(batch, nil, nil)[m]; got != (copies{pages: 4, copies: 4, of: o, plain: 4}) {
+		t.Errorf("%+v, want 4 copies of o.test", got)
+	}
+	if err := w.learnOriginals(context.Background(), batch, lookup); err != nil || lookups != 1 {
+		t.Errorf("a known host looked up again (%d lookups, err %v)", lookups, err)
 	}
 }
