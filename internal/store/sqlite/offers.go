@@ -125,14 +125,16 @@ func (t *txn) stagedOffers(ctx context.Context) (int64, error) {
 // first offers; the admitted are numbered (seq) by their place in the
 // stage, so a host's in offer order (with gaps: the seq counter moves on
 // by the stage's size). The statements read the stage sorted: the hosts
-// are inserted by host ID, the stored URLs looked up by URL ID, the new
-// ones inserted by host ID then offer (URL IDs begin with their host's
-// bits, so this is URL ID order to the host's bits), so that the pages of
-// urls_id, urls_queue and hosts are each visited about once; the new rows
-// go to the end of urls (arrival order), where they are found again to
-// count each host's. The offers' columns ride through the sorts: read
-// back from the stage by rowid in host order, each would cost a random
-// read of the stage.
+// are inserted by host ID; the known offers are found and deleted from
+// the stage's URL IDs and places alone, sorted by URL ID (the stored
+// URLs looked up in that order, an earlier offer of the URL next to each
+// repeat); the rest are inserted by host ID then offer (URL IDs begin
+// with their host's bits, so this is URL ID order to the host's bits),
+// so that the pages of urls_id, urls_queue and hosts are each visited
+// about once. The new rows go to the end of urls (arrival order), where
+// they are found again to count each host's. The offers' columns ride
+// through the one sort by host: read back from the stage by rowid in
+// host order, each would cost a random read of the stage.
 func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 	n, err := t.stagedOffers(ctx)
 	if err != nil || n == 0 {
@@ -160,25 +162,25 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 		ORDER BY host_id ON CONFLICT (id) DO NOTHING`); err != nil {
 		return 0, err
 	}
-	// Offers of URLs already stored go first, looked up in URL order.
-	// The insert below then reads no urls: SQLite copies the result of an
+	// Offers of URLs already stored, and offers of a URL offered earlier
+	// in the stage, go first: the stage's URL IDs and places alone are
+	// sorted, by URL, and the stored ones looked up in that order. The
+	// insert below then reads no urls (SQLite copies the result of an
 	// INSERT whose SELECT reads the table it inserts into to a temporary
-	// table first.
+	// table first), and sorts the offers' whole rows once, by host.
 	if _, err := t.exec(ctx, `DELETE FROM offers WHERE rowid IN (
-		SELECT s.ord FROM (SELECT rowid AS ord, id FROM offers ORDER BY id) AS s
-		WHERE EXISTS (SELECT 1 FROM urls WHERE urls.id = s.id))`); err != nil {
+		SELECT s.ord FROM (SELECT rowid AS ord, id, row_number() OVER (PARTITION BY id ORDER BY rowid) AS d
+			FROM offers) AS s
+		WHERE s.d > 1 OR EXISTS (SELECT 1 FROM urls WHERE urls.id = s.id))`); err != nil {
 		return 0, err
 	}
 	res, err := t.exec(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq,
 			discovered_at, kind, lastmod, changefreq)
 		SELECT n.id, n.url, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, ? + n.ord,
 			n.discovered_at, n.kind, n.lastmod, n.changefreq
-		FROM (
-				SELECT f.*, row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k
-				FROM (SELECT rowid AS ord, id, url, host_id, depth, priority, via, parent_id, discovered_at, kind, lastmod,
-						changefreq, cap, row_number() OVER (PARTITION BY id ORDER BY rowid) AS d
-					FROM offers) AS f
-				WHERE f.d = 1) AS n
+		FROM (SELECT rowid AS ord, id, url, host_id, depth, priority, via, parent_id, discovered_at, kind, lastmod,
+					changefreq, cap, row_number() OVER (PARTITION BY host_id ORDER BY rowid) AS k
+				FROM offers) AS n
 			JOIN hosts ON hosts.id = n.host_id
 			WHERE n.cap <= 0 OR hosts.admitted + n.k <= n.cap`, t.db.seq)
 	if err != nil {

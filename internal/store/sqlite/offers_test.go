@@ -141,3 +141,59 @@ func TestStagedOffersOrder(t *testing.T) {
 		t.Fatalf("MergeStaged of an empty stage = %d, %v", m, err)
 	}
 }
+
+// TestStagedOffersOneMerge: a single merge of a stage whose offers repeat
+// URLs (within a batch, across batches, of a stored URL) and whose host
+// cap is set on some batches only decides as the same batches added in
+// turn: a repeat is refused and does not count against the cap, a URL is
+// admitted at its first offer (its seq and priority), the capped batch's
+// offers are numbered after the uncapped ones before them, and the
+// offers after it are admitted under no cap again.
+func TestStagedOffersOneMerge(t *testing.T) {
+	defer func(m int64) { stageMin = m }(stageMin)
+	stageMin = 1 << 40
+	ctx := context.Background()
+	dir := t.TempDir()
+	added, staged := openOffers(t, filepath.Join(dir, "added.db")), openOffers(t, filepath.Join(dir, "staged.db"))
+	defer added.Close()
+	defer staged.Close()
+	u := func(path string, priority int) crawl.NewURL { return offerURL("http://a.test"+path, 1, priority) }
+	v := func(path string, priority int) crawl.NewURL { return offerURL("http://b.test"+path, 1, priority) }
+	for _, db := range []*DB{added, staged} {
+		if _, err := db.AddURLs(ctx, []crawl.NewURL{u("/0", 0)}, crawl.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	capped := crawl.Limits{MaxPagesPerHost: 4}
+	batches := []struct {
+		urls []crawl.NewURL
+		lim  crawl.Limits
+	}{
+		{[]crawl.NewURL{u("/1", 1), v("/1", 0), u("/2", 2), u("/1", 3), u("/0", 4)}, crawl.Limits{}},
+		{[]crawl.NewURL{u("/2", 0), u("/3", 1), v("/1", 2), u("/0", 3), v("/2", 4), u("/4", 0), u("/5", 1)}, capped},
+		{[]crawl.NewURL{u("/2", 2), u("/6", 3), v("/3", 0), u("/1", 1)}, crawl.Limits{}},
+	}
+	for _, b := range batches {
+		if _, err := added.AddURLs(ctx, b.urls, b.lim); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := staged.StageURLs(ctx, b.urls, b.lim); err != nil || st.Added != 0 {
+			t.Fatalf("StageURLs = %+v, %v; want the offers staged, not merged", st, err)
+		}
+	}
+	if n, err := staged.MergeStaged(ctx); err != nil || n != 7 {
+		t.Fatalf("MergeStaged = %d, %v; want 7 added (a/1, a/2, a/3, a/6, b/1, b/2, b/3)", n, err)
+	}
+	a, s := dumpFrontier(t, added), dumpFrontier(t, staged)
+	if a != s {
+		t.Errorf("one merge left\n%s\nadded batch by batch\n%s", s, a)
+	}
+	var got string
+	if err := staged.w.QueryRow(`SELECT group_concat(u.url || ':' || u.priority, ' ') FROM (SELECT url, priority FROM urls
+		WHERE host_id = ? ORDER BY seq) AS u`, crawl.HashID("http://a.test")).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want := "/0:0 /1:1 /2:2 /3:1 /6:3"; got != want {
+		t.Errorf("a.test's URLs in seq order %q, want %q", got, want)
+	}
+}
