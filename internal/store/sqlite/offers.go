@@ -28,9 +28,15 @@ import (
 // doubles the URLs stored, and each index page is written a few times
 // over a crawl's adds (2,000,000 seeds: 1,187 B written per URL, against
 // 1,614 with stageShare 4). The stage's pages are freed by the merge and
-// taken again by the next stage or the tables' growth.
+// taken again by the next stage or the tables' growth. A merge also
+// rewrites the row of each host it admits URLs to, and the host's
+// entries in the ready, wake and claim indexes (their partial indexes'
+// condition reads queued), however few URLs the host gets: stageMin is
+// large enough that the first merges of seeds spread over many hosts
+// hold a few offers per host (2,000,000 seeds over 200,000 hosts: four
+// merges, not six).
 var (
-	stageMin   int64 = 100_000
+	stageMin   int64 = 400_000
 	stageShare int64 = 1
 )
 
