@@ -197,3 +197,40 @@ func TestStagedOffersOneMerge(t *testing.T) {
 		t.Errorf("a.test's URLs in seq order %q, want %q", got, want)
 	}
 }
+
+// TestStagedOffersRepeatOrKnown: a merge finds a stage's one repeated
+// URL, or its one offer of a stored URL, among offers that are neither,
+// and refuses it; a stage of neither is admitted whole.
+func TestStagedOffersRepeatOrKnown(t *testing.T) {
+	defer func(m int64) { stageMin = m }(stageMin)
+	stageMin = 1 << 40
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		stage []string
+		added int
+	}{
+		{"neither", []string{"a.test/1", "b.test/0", "a.test/2"}, 3},
+		{"a repeat", []string{"a.test/1", "b.test/0", "a.test/2", "b.test/0"}, 3},
+		{"a stored URL", []string{"a.test/1", "b.test/0", "a.test/0"}, 2},
+	} {
+		db := openOffers(t, filepath.Join(t.TempDir(), "crawl.db"))
+		if _, err := db.AddURLs(ctx, []crawl.NewURL{offerURL("http://a.test/0", 0, 0)}, crawl.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range c.stage {
+			if _, err := db.StageURLs(ctx, []crawl.NewURL{offerURL("http://"+u, 0, 0)}, crawl.Limits{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n, err := db.MergeStaged(ctx)
+		var stored int
+		if err == nil {
+			err = db.w.QueryRow(`SELECT count(*) FROM urls`).Scan(&stored)
+		}
+		if err != nil || n != c.added || stored != c.added+1 {
+			t.Errorf("%s: MergeStaged = %d, %v, %d URLs stored; want %d added", c.name, n, err, stored, c.added)
+		}
+		db.Close()
+	}
+}
