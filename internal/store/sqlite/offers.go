@@ -47,7 +47,10 @@ var (
 // this call's offers), at the next AddURLs or Commit (before their own
 // URLs, so that decisions follow the order of the offers), when
 // ClaimHosts would find no host, and at MergeStaged. The decisions are
-// those AddURLs would have taken, the offers taken in order.
+// those AddURLs would have taken, the offers taken in order, but for one:
+// a URL refused over its host's cap and offered again in the same stage
+// under a larger cap (a resume with another --max-pages-per-host) is
+// refused again, where AddURLs would admit it the second time.
 //
 // The stats count the offers and those over depth, and the URLs added
 // by a merge this call made (of this call's offers and earlier ones).
