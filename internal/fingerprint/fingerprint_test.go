@@ -3,6 +3,7 @@ package fingerprint
 import (
 	"bytes"
 	"crypto/sha256"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode"
@@ -44,6 +45,8 @@ func TestExact(t *testing.T) {
 func FuzzExact(f *testing.F) {
 	f.Add("Hello World")
 	f.Add("\xff\xfe ı İ")
+	f.Add("Ab cd\nef GH\tij  kl\x7fmn op\u00a0qr st")
+	f.Add(strings.Repeat("Hello World\n", 20))
 	f.Fuzz(func(t *testing.T, s string) {
 		a := Exact(s)
 		b := Exact("  " + strings.ToUpper(s) + "\n")
@@ -93,5 +96,57 @@ func TestExactReference(t *testing.T) {
 		if got, want := Exact(s), exactRef(s); !bytes.Equal(got, want) {
 			t.Errorf("Exact(%.40q) = %x, want %x", s, got, want)
 		}
+	}
+}
+
+// exactAlphabet holds the bytes and runes at the edges of Exact's classes
+// of bytes: spaces of every kind, the capitals' ends and their
+// neighbours, control characters, DEL, bytes of broken UTF-8, and runes
+// whose lower case or spacing differs.
+var exactAlphabet = []string{"a", "A", "Z", "z", "@", "[", "`", "{", "!", "~", "0", " ", "\n", "\t", "\r", "\v", "\f",
+	"\x00", "\x08", "\x0e", "\x1f", "\x7f", "\x80", "\xc3", "\xff", "\u0085", "\u00a0", "\u2003", "İ", "Ö"}
+
+// TestExactEdges holds Exact to exactRef on every string of up to three
+// of exactAlphabet after each prefix of up to nine bytes and before a few
+// endings (so at every place in a block of eight bytes), and on random
+// strings of the alphabet.
+func TestExactEdges(t *testing.T) {
+	const prefix = "Ab cd eF g"
+	suffixes := []string{"", "x", " y", "Yz ab cd", "\nAB  cd\t\tef gh"}
+	check := func(s string) {
+		t.Helper()
+		if got, want := Exact(s), exactRef(s); !bytes.Equal(got, want) {
+			t.Fatalf("Exact(%q) = %x, want %x", s, got, want)
+		}
+	}
+	var short []string
+	var grow func(s string, n int)
+	grow = func(s string, n int) {
+		short = append(short, s)
+		if n > 0 {
+			for _, a := range exactAlphabet {
+				grow(s+a, n-1)
+			}
+		}
+	}
+	grow("", 3)
+	for _, w := range short {
+		for p := range len(prefix) + 1 {
+			for _, suf := range suffixes {
+				check(prefix[:p] + w + suf)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			if r.IntN(3) == 0 {
+				b.WriteString(exactAlphabet[r.IntN(len(exactAlphabet))])
+			} else {
+				b.WriteByte("abcXY "[r.IntN(6)])
+			}
+		}
+		check(b.String())
 	}
 }

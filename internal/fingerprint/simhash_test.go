@@ -1,6 +1,7 @@
 package fingerprint
 
 import (
+	"bytes"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
@@ -465,7 +466,8 @@ func (v *textOf) VisitToken(t *htmlx.Token) {
 	}
 }
 
-// TestSimHashPages holds SimHash to simHashReference on the pages of the
+// TestSimHashPages holds SimHash to simHashReference, and Exact to
+// exactRef, on the pages of the
 // uniform test web the throughput benchmark crawls and on the real pages
 // of scholar's tests, their markup and their text.
 func TestSimHashPages(t *testing.T) {
@@ -493,6 +495,9 @@ func TestSimHashPages(t *testing.T) {
 		for _, s := range []string{string(page), v.b.String()} {
 			if got, want := SimHash(s), simHashReference(s); got != want {
 				t.Fatalf("page %d (%d bytes): SimHash = %#x, simHashReference = %#x", n, len(s), got, want)
+			}
+			if got, want := Exact(s), exactRef(s); !bytes.Equal(got, want) {
+				t.Fatalf("page %d (%d bytes): Exact = %x, exactRef = %x", n, len(s), got, want)
 			}
 		}
 	}
