@@ -92,10 +92,7 @@ func Exact(text string) []byte {
 // from 0x80 up, the first of which its high bit alone flags.
 func exactBlocks(dst []byte, s string) (k int, full bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for len(s)-k >= 8 {
-		if len(dst)-k < 8 {
-			return k, true
-		}
+	for m := min(len(s), len(dst)); m-k >= 8; {
 		b := s[k : k+8]
 		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
@@ -120,13 +117,13 @@ func exactBlocks(dst []byte, s string) (k int, full bool) {
 			k += 8
 			continue
 		}
-		m := bits.TrailingZeros64(bad) / 8
-		if m > 0 && ws>>(8*m-1)&1 != 0 {
-			m--
+		j := bits.TrailingZeros64(bad) / 8
+		if j > 0 && ws>>(8*j-1)&1 != 0 {
+			j--
 		}
-		return k + m, false
+		return k + j, false
 	}
-	return k, false
+	return k, len(dst)-k < 8 && len(s)-k >= 8
 }
 
 // exactASCII maps an ASCII byte to what Exact hashes for it: exactSpace
