@@ -109,7 +109,7 @@ var exactAlphabet = []string{"a", "A", "Z", "z", "@", "[", "`", "{", "!", "~", "
 // TestExactEdges holds Exact to exactRef on every string of up to three
 // of exactAlphabet after each prefix of up to nine bytes and before a few
 // endings (so at every place in a block of eight bytes), and on random
-// strings of the alphabet.
+// strings of the alphabet, and around the end of Exact's buffer.
 func TestExactEdges(t *testing.T) {
 	const prefix = "Ab cd eF g"
 	suffixes := []string{"", "x", " y", "Yz ab cd", "\nAB  cd\t\tef gh"}
@@ -135,6 +135,13 @@ func TestExactEdges(t *testing.T) {
 			for _, suf := range suffixes {
 				check(prefix[:p] + w + suf)
 			}
+		}
+	}
+	// Around the end of Exact's buffer of 4096 bytes, at every offset.
+	for p := range 24 {
+		for _, w := range []string{"Ab\ncd  EF gh ij kl mn op", "a b c d e f g h i j k", "\u00a0ĞH \t\tx"} {
+			check(strings.Repeat("x", 4080+p) + w)
+			check(strings.Repeat("ab ", 1360) + strings.Repeat("y", p) + w)
 		}
 	}
 	r := rand.New(rand.NewPCG(7, 8))
