@@ -107,7 +107,7 @@ var exactAlphabet = []string{"a", "A", "Z", "z", "@", "[", "`", "{", "!", "~", "
 	"\x00", "\x08", "\x0e", "\x1f", "\x7f", "\x80", "\xc3", "\xff", "\u0085", "\u00a0", "\u2003", "İ", "Ö"}
 
 // TestExactEdges holds Exact to exactRef on every string of up to three
-// of exactAlphabet after each prefix of up to nine bytes and before a few
+// of exactAlphabet after each prefix of up to ten bytes and before a few
 // endings (so at every place in a block of eight bytes), and on random
 // strings of the alphabet, and around the end of Exact's buffer.
 func TestExactEdges(t *testing.T) {
