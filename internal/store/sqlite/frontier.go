@@ -234,13 +234,13 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 		return st, err
 	}
 	hostIDs = slices.DeleteFunc(hostIDs, func(id crawl.ID) bool { return hosts[id].added == 0 })
-	if err := t.inChunks(ctx, len(hostIDs), 3, `WITH a(id, n, top) AS (VALUES %s)
-		UPDATE hosts SET admitted = admitted + a.n, queued = queued + a.n, top_priority = max(top_priority, a.top)
-		FROM a WHERE hosts.id = a.id`, func(i int, a []any) {
-		hs := hosts[hostIDs[i]]
-		a[0], a[1], a[2] = hostIDs[i], hs.added, hs.top
-	}, nil); err != nil {
-		return st, err
+	for _, q := range hostsAdded(`SELECT * FROM a`) {
+		if err := t.inChunks(ctx, len(hostIDs), 3, `WITH a(host_id, n, top) AS (VALUES %s) `+q, func(i int, a []any) {
+			hs := hosts[hostIDs[i]]
+			a[0], a[1], a[2] = hostIDs[i], hs.added, hs.top
+		}, nil); err != nil {
+			return st, err
+		}
 	}
 	st.Hosts = hostIDs
 	t.inURLs = known
@@ -263,6 +263,24 @@ func chunkSize(n int) int {
 		}
 	}
 	return chunkRows[len(chunkRows)-1]
+}
+
+// hostsAdded are the statements that record URLs admitted to hosts, the
+// rows of src (host_id, n: how many, top: their best priority), in three
+// steps so that a host is rewritten in the ready-host indexes only when
+// its place there changes: the hosts that had nothing queued enter them
+// (has_queued, which their condition reads, and their best priority, in
+// hosts_claim's key), then every host's counts (the row alone: the
+// trigger of has_queued finds it set), then the best priorities that
+// rose. A merge of staged offers adds to each of 200,000 hosts, most of
+// which had URLs queued already.
+func hostsAdded(src string) [3]string {
+	from := ` FROM (` + src + `) AS a WHERE hosts.id = a.host_id`
+	return [3]string{
+		`UPDATE hosts SET has_queued = 1, top_priority = max(top_priority, a.top)` + from + ` AND NOT hosts.has_queued AND a.n > 0`,
+		`UPDATE hosts SET admitted = admitted + a.n, queued = queued + a.n` + from,
+		`UPDATE hosts SET top_priority = a.top` + from + ` AND a.top > hosts.top_priority`,
+	}
 }
 
 // inChunks runs q over n rows of cols values each, in chunks of at most
@@ -417,7 +435,7 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 		// and looks again: a crawl must not end while offers wait.
 		for merged := false; ; merged = true {
 			if err := scan(`SELECT id, next_fetch_at, top_priority + value, NULL FROM hosts INDEXED BY hosts_claim
-				WHERE queued > 0 AND lease_owner IS NULL
+				WHERE has_queued AND lease_owner IS NULL
 				ORDER BY due DESC, top_priority + value DESC, next_fetch_at, id LIMIT ?`, n); err != nil {
 				return err
 			}
@@ -512,18 +530,18 @@ func (c hostCand) compare(d hostCand) int {
 }
 
 // wakeHosts brings the due column of the hosts in the ready-host index
-// (queued > 0, no lease) up to now, through hosts_wake: the hosts whose
+// (has_queued, no lease) up to now, through hosts_wake: the hosts whose
 // next fetch time came since the last claim become due, those whose next
 // fetch time was pushed past now (a commit or a release raised it) stop
 // being due. Each host moves once per change of its next fetch time, so a
 // claim touches only the hosts that changed, not all of them.
 func (t *txn) wakeHosts(ctx context.Context, nowMS int64) error {
 	if _, err := t.exec(ctx, `UPDATE hosts INDEXED BY hosts_wake SET due = 1
-		WHERE due = 0 AND next_fetch_at <= ? AND queued > 0 AND lease_owner IS NULL`, nowMS); err != nil {
+		WHERE due = 0 AND next_fetch_at <= ? AND has_queued AND lease_owner IS NULL`, nowMS); err != nil {
 		return err
 	}
 	_, err := t.exec(ctx, `UPDATE hosts INDEXED BY hosts_wake SET due = 0
-		WHERE due = 1 AND next_fetch_at > ? AND queued > 0 AND lease_owner IS NULL`, nowMS)
+		WHERE due = 1 AND next_fetch_at > ? AND has_queued AND lease_owner IS NULL`, nowMS)
 	return err
 }
 

@@ -92,3 +92,56 @@ func TestURLsByArrivalMigration(t *testing.T) {
 		t.Errorf("claimed %d URLs after the migration, want %d", got, len(urls))
 	}
 }
+
+// TestHasQueuedMigration: a database whose ready-host indexes read queued
+// (before migration 0030) gets each host's has_queued from its count,
+// and its hosts with URLs queued are claimed, after one run of the
+// migration and after a second.
+func TestHasQueuedMigration(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "crawl.db")
+	db, err := sqlite.Open(ctx, file, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []crawl.NewURL
+	for i := range 30 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://h%d.test/p/%d", i%3, i), 1, i%4))
+	}
+	if st, err := db.AddURLs(ctx, urls, crawl.Limits{}); err != nil || st.Added != len(urls) {
+		t.Fatalf("AddURLs = %+v, %v", st, err)
+	}
+	// The schema as it was: no has_queued, the indexes on queued.
+	old := `DROP TRIGGER hosts_has_queued;
+		DROP INDEX hosts_wake;
+		DROP INDEX hosts_claim;
+		ALTER TABLE hosts DROP COLUMN has_queued;
+		CREATE INDEX hosts_ready ON hosts (next_fetch_at) WHERE queued > 0;
+		CREATE INDEX hosts_wake ON hosts (due, next_fetch_at) WHERE queued > 0 AND lease_owner IS NULL;
+		CREATE INDEX hosts_claim ON hosts (due DESC, top_priority + value DESC, next_fetch_at, id)
+			WHERE queued > 0 AND lease_owner IS NULL;
+		PRAGMA user_version = 29`
+	if err := db.ExecForTest(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for run := range 2 {
+		db, err = sqlite.Open(ctx, file, sqlite.Options{})
+		if err != nil {
+			t.Fatalf("open, run %d: %v", run, err)
+		}
+		if run == 0 {
+			if err := db.ExecForTest(ctx, `PRAGMA user_version = 29`); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			continue
+		}
+		hs, err := db.ClaimHosts(ctx, "test", 10, time.Minute, time.Now())
+		if err != nil || len(hs) != 3 {
+			t.Fatalf("ClaimHosts after the migration = %d hosts, %v; want 3", len(hs), err)
+		}
+		db.Close()
+	}
+	hostsQueuedAgree(t, file)
+}

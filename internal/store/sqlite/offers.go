@@ -193,26 +193,42 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 			return 0, err
 		}
 	}
-	res, err := t.exec(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq,
-			discovered_at, kind, lastmod, changefreq)
-		SELECT n.id, n.url, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, ? + n.ord,
-			n.discovered_at, n.kind, n.lastmod, n.changefreq
-		FROM (SELECT rowid AS ord, id, url, host_id, depth, priority, via, parent_id, discovered_at, kind, lastmod,
-					changefreq, cap, row_number() OVER (PARTITION BY host_id ORDER BY rowid) AS k
-				FROM offers) AS n
-			JOIN hosts ON hosts.id = n.host_id
-			WHERE n.cap <= 0 OR hosts.admitted + n.k <= n.cap`, t.db.seq)
+	// Each host's offers, counted once: whether a host cap can refuse
+	// any of them, and, when none can, what each host is admitted.
+	if _, err := t.exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS merged_hosts
+		(host_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, top INTEGER NOT NULL, cap INTEGER)`); err != nil {
+		return 0, err
+	}
+	if _, err := t.exec(ctx, `INSERT INTO temp.merged_hosts (host_id, n, top, cap)
+		SELECT host_id, count(*), max(priority), min(CASE WHEN cap > 0 THEN cap END) FROM offers
+		GROUP BY host_id ORDER BY host_id`); err != nil {
+		return 0, err
+	}
+	var capped bool
+	if err := t.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM temp.merged_hosts AS a JOIN hosts ON hosts.id = a.host_id
+		WHERE a.cap IS NOT NULL AND hosts.admitted + a.n > a.cap)`).Scan(&capped); err != nil {
+		return 0, err
+	}
+	added, err := t.insertOffers(ctx, capped)
 	if err != nil {
 		return 0, err
 	}
-	added, err := res.RowsAffected()
-	if err != nil {
-		return 0, err
+	if capped {
+		// Some offers were refused: count what each host was admitted.
+		if _, err := t.exec(ctx, `DELETE FROM temp.merged_hosts`); err != nil {
+			return 0, err
+		}
+		if _, err := t.exec(ctx, `INSERT INTO temp.merged_hosts (host_id, n, top)
+			SELECT host_id, count(*), max(priority) FROM urls WHERE rowid > ? GROUP BY host_id ORDER BY host_id`, last.Int64); err != nil {
+			return 0, err
+		}
 	}
-	if _, err := t.exec(ctx, `UPDATE hosts SET admitted = admitted + a.n, queued = queued + a.n,
-			top_priority = max(top_priority, a.top)
-		FROM (SELECT host_id, count(*) AS n, max(priority) AS top FROM urls WHERE rowid > ? GROUP BY host_id) AS a
-		WHERE hosts.id = a.host_id`, last.Int64); err != nil {
+	for _, q := range hostsAdded(`SELECT host_id, n, top FROM temp.merged_hosts`) {
+		if _, err := t.exec(ctx, q); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := t.exec(ctx, `DELETE FROM temp.merged_hosts`); err != nil {
 		return 0, err
 	}
 	if _, err := t.exec(ctx, `DELETE FROM offers`); err != nil {
@@ -222,4 +238,35 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 	t.add("queued", added)
 	t.add("seq", n)
 	return added, nil
+}
+
+// insertOffers inserts the staged offers into urls, sorted by host and
+// offer, each numbered (seq) by its place in the stage. When a host's cap
+// may refuse some (capped), each host's offers are numbered with a
+// window and only its first are admitted; that numbering, and the copy
+// of the sorted rows SQLite makes for the join with hosts, cost as much
+// again as the sort and the insert, so a stage that no cap can touch
+// (seeds, mostly) goes without.
+func (t *txn) insertOffers(ctx context.Context, capped bool) (int64, error) {
+	q := `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq,
+			discovered_at, kind, lastmod, changefreq)
+		SELECT n.id, n.url, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, ? + n.rowid,
+			n.discovered_at, n.kind, n.lastmod, n.changefreq
+		FROM offers AS n ORDER BY n.host_id, n.rowid`
+	if capped {
+		q = `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq,
+			discovered_at, kind, lastmod, changefreq)
+		SELECT n.id, n.url, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, ? + n.ord,
+			n.discovered_at, n.kind, n.lastmod, n.changefreq
+		FROM (SELECT rowid AS ord, id, url, host_id, depth, priority, via, parent_id, discovered_at, kind, lastmod,
+					changefreq, cap, row_number() OVER (PARTITION BY host_id ORDER BY rowid) AS k
+				FROM offers) AS n
+			JOIN hosts ON hosts.id = n.host_id
+			WHERE n.cap <= 0 OR hosts.admitted + n.k <= n.cap`
+	}
+	res, err := t.exec(ctx, q, t.db.seq)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }

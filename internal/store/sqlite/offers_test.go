@@ -33,8 +33,8 @@ func dumpFrontier(t *testing.T, db *DB) string {
 	var b strings.Builder
 	for _, q := range []string{
 		`SELECT id, url, host_id, depth, priority, state, via, parent_id, kind, lastmod, changefreq,
-			row_number() OVER (PARTITION BY host_id ORDER BY seq) FROM urls ORDER BY id`,
-		`SELECT id, key, admitted, queued, top_priority FROM hosts ORDER BY id`,
+			row_number() OVER (PARTITION BY host_id ORDER BY seq, id) FROM urls ORDER BY id`,
+		`SELECT id, key, admitted, queued, has_queued, top_priority FROM hosts ORDER BY id`,
 		`SELECT name, value FROM counters WHERE name = 'queued'`,
 		`SELECT (SELECT value FROM counters WHERE name = 'seq') >= (SELECT max(seq) FROM urls)`,
 	} {
@@ -152,49 +152,63 @@ func TestStagedOffersOrder(t *testing.T) {
 func TestStagedOffersOneMerge(t *testing.T) {
 	defer func(m int64) { stageMin = m }(stageMin)
 	stageMin = 1 << 40
-	ctx := context.Background()
-	dir := t.TempDir()
-	added, staged := openOffers(t, filepath.Join(dir, "added.db")), openOffers(t, filepath.Join(dir, "staged.db"))
-	defer added.Close()
-	defer staged.Close()
-	u := func(path string, priority int) crawl.NewURL { return offerURL("http://a.test"+path, 1, priority) }
-	v := func(path string, priority int) crawl.NewURL { return offerURL("http://b.test"+path, 1, priority) }
-	for _, db := range []*DB{added, staged} {
-		if _, err := db.AddURLs(ctx, []crawl.NewURL{u("/0", 0)}, crawl.Limits{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	capped := crawl.Limits{MaxPagesPerHost: 4}
-	batches := []struct {
-		urls []crawl.NewURL
-		lim  crawl.Limits
+	// A cap of 4 refuses offers of a.test (the merge numbers each host's
+	// offers); one of 100 refuses none, and the merge inserts the stage
+	// without numbering.
+	for _, c := range []struct {
+		cap   int64
+		added int
+		a     string
 	}{
-		{[]crawl.NewURL{u("/1", 1), v("/1", 0), u("/2", 2), u("/1", 3), u("/0", 4)}, crawl.Limits{}},
-		{[]crawl.NewURL{u("/2", 0), u("/3", 1), v("/1", 2), u("/0", 3), v("/2", 4), u("/4", 0), u("/5", 1)}, capped},
-		{[]crawl.NewURL{u("/2", 2), u("/6", 3), v("/3", 0), u("/1", 1)}, crawl.Limits{}},
-	}
-	for _, b := range batches {
-		if _, err := added.AddURLs(ctx, b.urls, b.lim); err != nil {
-			t.Fatal(err)
-		}
-		if st, err := staged.StageURLs(ctx, b.urls, b.lim); err != nil || st.Added != 0 {
-			t.Fatalf("StageURLs = %+v, %v; want the offers staged, not merged", st, err)
-		}
-	}
-	if n, err := staged.MergeStaged(ctx); err != nil || n != 7 {
-		t.Fatalf("MergeStaged = %d, %v; want 7 added (a/1, a/2, a/3, a/6, b/1, b/2, b/3)", n, err)
-	}
-	a, s := dumpFrontier(t, added), dumpFrontier(t, staged)
-	if a != s {
-		t.Errorf("one merge left\n%s\nadded batch by batch\n%s", s, a)
-	}
-	var got string
-	if err := staged.w.QueryRow(`SELECT group_concat(u.url || ':' || u.priority, ' ') FROM (SELECT url, priority FROM urls
-		WHERE host_id = ? ORDER BY seq) AS u`, crawl.HashID("http://a.test")).Scan(&got); err != nil {
-		t.Fatal(err)
-	}
-	if want := "/0:0 /1:1 /2:2 /3:1 /6:3"; got != want {
-		t.Errorf("a.test's URLs in seq order %q, want %q", got, want)
+		{4, 7, "/0:0 /1:1 /2:2 /3:1 /6:3"},
+		{100, 9, "/0:0 /1:1 /2:2 /3:1 /4:0 /5:1 /6:3"},
+	} {
+		t.Run(fmt.Sprint("cap ", c.cap), func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			added, staged := openOffers(t, filepath.Join(dir, "added.db")), openOffers(t, filepath.Join(dir, "staged.db"))
+			defer added.Close()
+			defer staged.Close()
+			u := func(path string, priority int) crawl.NewURL { return offerURL("http://a.test"+path, 1, priority) }
+			v := func(path string, priority int) crawl.NewURL { return offerURL("http://b.test"+path, 1, priority) }
+			for _, db := range []*DB{added, staged} {
+				if _, err := db.AddURLs(ctx, []crawl.NewURL{u("/0", 0)}, crawl.Limits{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			capped := crawl.Limits{MaxPagesPerHost: c.cap}
+			batches := []struct {
+				urls []crawl.NewURL
+				lim  crawl.Limits
+			}{
+				{[]crawl.NewURL{u("/1", 1), v("/1", 0), u("/2", 2), u("/1", 3), u("/0", 4)}, crawl.Limits{}},
+				{[]crawl.NewURL{u("/2", 0), u("/3", 1), v("/1", 2), u("/0", 3), v("/2", 4), u("/4", 0), u("/5", 1)}, capped},
+				{[]crawl.NewURL{u("/2", 2), u("/6", 3), v("/3", 0), u("/1", 1)}, crawl.Limits{}},
+			}
+			for _, b := range batches {
+				if _, err := added.AddURLs(ctx, b.urls, b.lim); err != nil {
+					t.Fatal(err)
+				}
+				if st, err := staged.StageURLs(ctx, b.urls, b.lim); err != nil || st.Added != 0 {
+					t.Fatalf("StageURLs = %+v, %v; want the offers staged, not merged", st, err)
+				}
+			}
+			if n, err := staged.MergeStaged(ctx); err != nil || n != c.added {
+				t.Fatalf("MergeStaged = %d, %v; want %d added", n, err, c.added)
+			}
+			a, s := dumpFrontier(t, added), dumpFrontier(t, staged)
+			if a != s {
+				t.Errorf("one merge left\n%s\nadded batch by batch\n%s", s, a)
+			}
+			var got string
+			if err := staged.w.QueryRow(`SELECT group_concat(u.url || ':' || u.priority, ' ') FROM (SELECT url, priority FROM urls
+				WHERE host_id = ? ORDER BY seq, id) AS u`, crawl.HashID("http://a.test")).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != c.a {
+				t.Errorf("a.test's URLs in seq order %q, want %q", got, c.a)
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -14,9 +15,13 @@ import (
 	"github.com/acrawler/acrawler/internal/store/storetest"
 )
 
+// TestConformance runs the store suite, and after each of its tests
+// checks what the suite cannot see: the ready-host flag agrees with the
+// hosts' counts (see hostsQueuedAgree).
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
 		file := migratedFile(t)
+		t.Cleanup(func() { hostsQueuedAgree(t, file) })
 		return func() (crawl.Store, error) {
 			return sqlite.Open(context.Background(), file, sqlite.Options{})
 		}
@@ -152,6 +157,30 @@ var migrated struct {
 
 // migratedFile returns the path of a new database of the current schema,
 // with nothing in it, in a directory of t's.
+// hostsQueuedAgree checks the database file after its stores are closed:
+// each host's has_queued is whether it has URLs queued (a trigger keeps
+// it when queued crosses zero, and statements that admit URLs set it
+// themselves), and the claim index holds exactly the hosts with URLs
+// queued and no lease.
+func hostsQueuedAgree(t *testing.T, file string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var wrong, claimable, indexed int
+	err = db.QueryRow(`SELECT (SELECT count(*) FROM hosts WHERE has_queued <> (queued > 0)),
+		(SELECT count(*) FROM hosts NOT INDEXED WHERE queued > 0 AND lease_owner IS NULL),
+		(SELECT count(*) FROM hosts INDEXED BY hosts_claim WHERE has_queued AND lease_owner IS NULL)`).Scan(&wrong, &claimable, &indexed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wrong != 0 || claimable != indexed {
+		t.Errorf("%d hosts whose has_queued is not queued > 0; %d hosts claimable, %d in hosts_claim", wrong, claimable, indexed)
+	}
+}
+
 func migratedFile(t *testing.T) string {
 	t.Helper()
 	migrated.once.Do(func() {
