@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -522,8 +524,46 @@ func (e *Engine) seedBatches(ctx context.Context) error {
 	return err
 }
 
-// seedURLs appends the seeds in scope to urls, first in the crawl order.
+// seedPart is the fewest seeds of a batch that seedURLs hands to a
+// goroutine of their own.
+const seedPart = 1000
+
+// seedURLs appends the seeds in scope to urls, first in the crawl order,
+// in the seeds' order. A large batch is checked and scored in parts, one
+// for each CPU: the store stages a batch in less time than one goroutine
+// takes to prepare the next, and a merge of the stage leaves the reader
+// idle once it is seedsAhead batches ahead, so between merges the reader
+// sets the pace (2,000,000 seeds: about 7 µs a seed to prepare, 3 to
+// stage).
 func (e *Engine) seedURLs(urls []crawl.NewURL, seeds []string) []crawl.NewURL {
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(seeds)/seedPart))
+	base := len(urls)
+	urls = slices.Grow(urls, len(seeds))[:base+len(seeds)]
+	kept := make([]int, parts)
+	if parts == 1 {
+		kept[0] = e.seedsInScope(urls[base:], seeds)
+	} else {
+		var wg sync.WaitGroup
+		for i := range parts {
+			lo, hi := i*len(seeds)/parts, (i+1)*len(seeds)/parts
+			wg.Go(func() { kept[i] = e.seedsInScope(urls[base+lo:base+hi], seeds[lo:hi]) })
+		}
+		wg.Wait()
+	}
+	// Each part's seeds in scope are at its start: close the gaps.
+	w := base
+	for i := range parts {
+		lo := base + i*len(seeds)/parts
+		w += copy(urls[w:], urls[lo:lo+kept[i]])
+	}
+	clear(urls[w:])
+	return urls[:w]
+}
+
+// seedsInScope writes the seeds in scope to the start of out, which is as
+// long as seeds, and returns how many it wrote.
+func (e *Engine) seedsInScope(out []crawl.NewURL, seeds []string) int {
+	n := 0
 	for _, s := range seeds {
 		if r := e.cfg.Scope.Check(s); r != scope.In && r != scope.Excluded {
 			e.cfg.Log.Warn("seed outside scope", "url", s, "reason", string(r))
@@ -531,9 +571,10 @@ func (e *Engine) seedURLs(urls []crawl.NewURL, seeds []string) []crawl.NewURL {
 		}
 		u := e.newURL(s, "", 0, 0, crawl.ViaSeed)
 		u.Priority += 1000 // seeds first
-		urls = append(urls, u)
+		out[n] = u
+		n++
 	}
-	return urls
+	return n
 }
 
 func (e *Engine) newURL(u, anchor string, depth int, parent crawl.ID, via crawl.Via) crawl.NewURL {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -160,4 +161,36 @@ func TestSeedBatchesStopOnStoreError(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A batch large enough to be prepared in parts gives the seeds in scope
+// in the batch's order, each once, and leaves out those out of scope
+// wherever they fall, after what the slice already held.
+func TestSeedURLsInParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	r := newSeedBatchRun(t, 1, 1)
+	e, err := New(&seedBatchStore{}, r.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seeds, want []string
+	for i := range 3*seedPart + 17 {
+		u := fmt.Sprintf("http://a.test/%d", i)
+		if i%97 == 5 || i/seedPart == 1 && i%seedPart < 40 {
+			u = fmt.Sprintf("http://b.test/%d", i) // out of scope
+		} else {
+			want = append(want, u)
+		}
+		seeds = append(seeds, u)
+	}
+	held := crawl.NewURL{URL: "http://a.test/held"}
+	got := e.seedURLs([]crawl.NewURL{held}, seeds)
+	if len(got) != 1+len(want) || got[0] != held {
+		t.Fatalf("%d URLs, the first %q; want the one held and %d seeds", len(got), got[0].URL, len(want))
+	}
+	for i, u := range got[1:] {
+		if u.URL != want[i] || u.ID != crawl.URLID(want[i]) || u.Via != crawl.ViaSeed {
+			t.Fatalf("URL %d is %q (%v), want the seed %q", i, u.URL, u.Via, want[i])
+		}
+	}
 }
