@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"modernc.org/libc"
 	sqlitedrv "modernc.org/sqlite"
 )
 
@@ -27,9 +30,9 @@ type auxConnector struct {
 func (c auxConnector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
 func (c auxConnector) Driver() driver.Driver                        { return c.drv }
 
-// openAuxDB opens the database file with every pooled connection
-// registering the auxiliary functions.
-func openAuxDB(t testing.TB, file string) (*sql.DB, *atomic.Int64) {
+// openAuxDB opens the database (a DSN as Open makes them) with every
+// pooled connection registering the auxiliary functions.
+func openAuxDB(t testing.TB, dsn string) (*sql.DB, *atomic.Int64) {
 	t.Helper()
 	var registered atomic.Int64
 	drv := &sqlitedrv.Driver{}
@@ -40,7 +43,7 @@ func openAuxDB(t testing.TB, file string) (*sql.DB, *atomic.Int64) {
 		registered.Add(1)
 		return nil
 	})
-	db := sql.OpenDB(auxConnector{drv: drv, dsn: dsn(file, false, 2048), registered: &registered})
+	db := sql.OpenDB(auxConnector{drv: drv, dsn: dsn, registered: &registered})
 	t.Cleanup(func() { db.Close() })
 	return db, &registered
 }
@@ -109,7 +112,7 @@ func (q auxQuery) matches(d auxDoc) bool {
 // contentless table like pages_fts, some of its rows deleted.
 func TestFTS5AuxHits(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openAuxDB(t, filepath.Join(t.TempDir(), "aux.db"))
+	db, _ := openAuxDB(t, dsn(filepath.Join(t.TempDir(), "aux.db"), false, 2048))
 	if _, err := db.ExecContext(ctx, auxTable); err != nil {
 		t.Fatal(err)
 	}
@@ -231,12 +234,13 @@ func checkAuxHits(t *testing.T, q auxQuery, id int64, h ftsHits, d auxDoc) {
 }
 
 // TestFTS5AuxEveryPooledConnection holds several connections of one pool
-// at once: the connection hook registered the functions on each, and a
-// connection of the plain driver, without them, fails the same query.
+// at once: the connection hook registered the functions on each, and on
+// the read-only connections searches use; a connection of the plain
+// driver, without them, fails the same query.
 func TestFTS5AuxEveryPooledConnection(t *testing.T) {
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "pool.db")
-	db, registered := openAuxDB(t, file)
+	db, registered := openAuxDB(t, dsn(file, false, 2048))
 	if _, err := db.ExecContext(ctx, auxTable+"; INSERT INTO t (rowid, title, body, anchors) VALUES (1, 'alpha', 'alpha beta', 'gamma')"); err != nil {
 		t.Fatal(err)
 	}
@@ -267,12 +271,16 @@ func TestFTS5AuxEveryPooledConnection(t *testing.T) {
 			t.Errorf("connection %d: %+v, want %+v", i, h, want)
 		}
 	}
+	ro, _ := openAuxDB(t, readerDSN(file, false, 2048))
+	var b []byte
+	if err := ro.QueryRowContext(ctx, q).Scan(&b); err != nil {
+		t.Errorf("read-only connection: %v", err)
+	}
 	plain, err := sql.Open("sqlite", file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer plain.Close()
-	var b []byte
 	if err := plain.QueryRowContext(ctx, q).Scan(&b); err == nil || !strings.Contains(err.Error(), "no such function") {
 		t.Errorf("without registration: %v, want no such function", err)
 	}
@@ -311,6 +319,33 @@ func TestFTS5AuxRaw(t *testing.T) {
 	if err := registerFTS5Aux(ctx, struct{ db uintptr }{1}); err == nil {
 		t.Error("registered on a struct that is not a connection")
 	}
+	// The check that the handle found is the connection's: another
+	// connection's handle fails it.
+	other, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	err = c.Raw(func(dc any) error {
+		h, err := connHandle(dc)
+		if err != nil {
+			return err
+		}
+		return other.Raw(func(odc any) error {
+			tls := libc.NewTLS()
+			defer tls.Close()
+			if err := checkHandle(ctx, tls, h, dc); err != nil {
+				return fmt.Errorf("its own handle: %w", err)
+			}
+			if err := checkHandle(ctx, tls, h, odc); err == nil {
+				return errors.New("another connection's handle passed the check")
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Error(err)
+	}
 }
 
 // BenchmarkFTS5Hits measures what ftsHitsFunc adds to a query matching
@@ -320,7 +355,7 @@ func TestFTS5AuxRaw(t *testing.T) {
 //	go test -run '^$' -bench BenchmarkFTS5Hits -benchtime 20x ./internal/store/sqlite
 func BenchmarkFTS5Hits(b *testing.B) {
 	ctx := context.Background()
-	db, _ := openAuxDB(b, filepath.Join(b.TempDir(), "bench.db"))
+	db, _ := openAuxDB(b, dsn(filepath.Join(b.TempDir(), "bench.db"), false, 2048))
 	db.SetMaxOpenConns(1)
 	if _, err := db.ExecContext(ctx, auxTable); err != nil {
 		b.Fatal(err)
@@ -359,7 +394,9 @@ func BenchmarkFTS5Hits(b *testing.B) {
 	}
 	for _, q := range []struct{ name, match string }{{"1term", "common"}, {"2terms", "common rare"}} {
 		for _, sel := range []struct{ name, cols string }{
+			{"rowid", "rowid"},
 			{"bm25", "rowid, bm25(t, 10, 1, 4)"},
+			{"bm25x2", "rowid, bm25(t, 10, 1, 4), bm25(t, 1, 1, 1)"},
 			{"hits", "rowid, " + ftsHitsFunc + "(t)"},
 			{"bm25+hits", "rowid, bm25(t, 10, 1, 4), " + ftsHitsFunc + "(t)"},
 		} {
@@ -395,4 +432,22 @@ func benchAuxQuery(b *testing.B, db *sql.DB, query, match string) {
 		rows.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/row")
+}
+
+// BenchmarkFTS5HitsDecode measures the Go side of a score made from hits:
+// decoding a row's value of three columns and two phrases and its bm25.
+func BenchmarkFTS5HitsDecode(b *testing.B) {
+	st := ftsStats{rows: 2000, colTotal: []int64{16000, 3000000, 40000}, phraseRows: []int64{1000, 1000}}
+	var v []byte
+	for _, n := range []uint64{3, 2, 8, 1500, 20, 1, 3, 1, 0, 1, 0} {
+		v = binary.AppendUvarint(v, n)
+	}
+	weights := []float64{10, 1, 4}
+	for b.Loop() {
+		h, err := decodeFTSHits(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = bm25(st, h, weights)
+	}
 }
