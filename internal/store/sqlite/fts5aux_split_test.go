@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -114,20 +115,26 @@ func splitSearch(ctx context.Context, db *sql.DB, q auxQuery, weights []float64)
 		}
 		matched[id] = all || q.any && some
 	}
-	scores := map[int64]float64{}
+	// The sizes of the matched rows that hold no phrase in one of the tables.
+	var missing [2][]int64
 	for id, ok := range matched {
-		if !ok {
-			continue
-		}
-		h := [2]ftsHits{hp[id], ha[id]}
-		for i, table := range []string{"p", "a"} {
-			if h[i].colSize == nil {
-				if h[i], err = splitSizes(ctx, db, table, id, len(q.phrases)); err != nil {
-					return nil, err
-				}
+		for i, h := range []map[int64]ftsHits{hp, ha} {
+			if _, in := h[id]; ok && !in {
+				missing[i] = append(missing[i], id)
 			}
 		}
-		scores[id] = bm25(st, joinHits(h[0], h[1], len(q.phrases)), weights)
+	}
+	for i, table := range []string{"p", "a"} {
+		h := []map[int64]ftsHits{hp, ha}[i]
+		if err := splitSizes(ctx, db, table, missing[i], len(q.phrases), h); err != nil {
+			return nil, err
+		}
+	}
+	scores := map[int64]float64{}
+	for id, ok := range matched {
+		if ok {
+			scores[id] = bm25(st, joinHits(hp[id], ha[id], len(q.phrases)), weights)
+		}
 	}
 	return scores, nil
 }
@@ -205,26 +212,40 @@ func splitHits(ctx context.Context, db *sql.DB, table, match string) (map[int64]
 	return hits, rows.Err()
 }
 
-// splitSizes is the column sizes of a row that holds no phrase in table
-// (zero if table has no such row), with no hits.
-func splitSizes(ctx context.Context, db *sql.DB, table string, id int64, phrases int) (ftsHits, error) {
-	var b []byte
-	err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT %s(%s) FROM %[2]s WHERE rowid = ?", ftsHitsFunc, table), id).Scan(&b)
-	var h ftsHits
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		n, err := splitColumns(ctx, db, table)
-		if err != nil {
-			return ftsHits{}, err
-		}
-		h.colSize = make([]int, n)
-	case err != nil:
-		return ftsHits{}, fmt.Errorf("sizes in %s: %w", table, err)
-	default:
-		if h, err = decodeFTSHits(b); err != nil {
-			return ftsHits{}, err
-		}
+// splitSizes adds to hits the column sizes of the rows ids, which hold no
+// phrase in table (zero if table has no such row), with no hits.
+func splitSizes(ctx context.Context, db *sql.DB, table string, ids []int64, phrases int, hits map[int64]ftsHits) error {
+	if len(ids) == 0 {
+		return nil
 	}
-	h.hits = make([]int, len(h.colSize)*phrases)
-	return h, nil
+	n, err := splitColumns(ctx, db, table)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		hits[id] = ftsHits{colSize: make([]int, n), hits: make([]int, n*phrases)}
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT %[2]s.rowid, %[1]s(%[2]s) FROM json_each(?) j JOIN %[2]s ON %[2]s.rowid = j.value", ftsHitsFunc, table), list)
+	if err != nil {
+		return fmt.Errorf("sizes in %s: %w", table, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			return err
+		}
+		h, err := decodeFTSHits(b)
+		if err != nil {
+			return err
+		}
+		h.hits = make([]int, len(h.colSize)*phrases)
+		hits[id] = h
+	}
+	return rows.Err()
 }

@@ -366,44 +366,7 @@ func TestFTS5AuxRaw(t *testing.T) {
 //
 //	go test -run '^$' -bench BenchmarkFTS5Hits -benchtime 20x ./internal/store/sqlite
 func BenchmarkFTS5Hits(b *testing.B) {
-	ctx := context.Background()
-	db, _ := openAuxDB(b, dsn(filepath.Join(b.TempDir(), "bench.db"), false, 2048))
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, auxTable); err != nil {
-		b.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	vocab := make([]string, 5000)
-	for i := range vocab {
-		vocab[i] = fmt.Sprintf("w%x", i)
-	}
-	words := func(n int, common bool) string {
-		w := make([]string, n)
-		for i := range w {
-			w[i] = vocab[rng.IntN(len(vocab))]
-		}
-		if common {
-			for range 3 {
-				w[rng.IntN(n)] = "common"
-			}
-			w[rng.IntN(n)] = "rare"
-		}
-		return strings.Join(w, " ")
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for id := range 2000 {
-		c := id%2 == 0
-		if _, err := tx.ExecContext(ctx, "INSERT INTO t (rowid, title, body, anchors) VALUES (?, ?, ?, ?)",
-			id+1, words(8, c), words(1500, c), words(20, c)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		b.Fatal(err)
-	}
+	db := auxBenchDB(b)
 	for _, q := range []struct{ name, match string }{{"1term", "common"}, {"2terms", "common rare"}} {
 		for _, sel := range []struct{ name, cols string }{
 			{"rowid", "rowid"},
@@ -416,6 +379,134 @@ func BenchmarkFTS5Hits(b *testing.B) {
 				benchAuxQuery(b, db, "SELECT "+sel.cols+" FROM t WHERE t MATCH ?", q.match)
 			})
 		}
+	}
+}
+
+// auxBenchDB is a database of 2,000 documents of pages_fts's shape, in t
+// and split between p (title, body) and a (anchors). Every other document
+// holds "common" (three times in each column) and "rare" (once in each),
+// every fourth one also in its anchor texts.
+func auxBenchDB(b *testing.B) *sql.DB {
+	ctx := context.Background()
+	db, _ := openAuxDB(b, dsn(filepath.Join(b.TempDir(), "bench.db"), false, 2048))
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, auxTable+";"+auxSplitTables); err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for id := range 2000 {
+		c := id%2 == 0
+		title, body, anchors := auxBenchWords(rng, 8, c), auxBenchWords(rng, 1500, c), auxBenchWords(rng, 20, id%4 == 0)
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{
+			{"INSERT INTO t (rowid, title, body, anchors) VALUES (?, ?, ?, ?)", []any{id + 1, title, body, anchors}},
+			{"INSERT INTO p (rowid, title, body) VALUES (?, ?, ?)", []any{id + 1, title, body}},
+			{"INSERT INTO a (rowid, anchors) VALUES (?, ?)", []any{id + 1, anchors}},
+		} {
+			if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+func auxBenchWords(rng *rand.Rand, n int, common bool) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = fmt.Sprintf("w%x", rng.IntN(5000))
+	}
+	if common {
+		for range 3 {
+			w[rng.IntN(n)] = "common"
+		}
+		w[rng.IntN(n)] = "rare"
+	}
+	return strings.Join(w, " ")
+}
+
+// BenchmarkFTS5AuxSplit compares, on auxBenchDB, a search of the one
+// table scored by bm25 with splitSearch over p and a (per query), and
+// rewriting a document in the one table with rewriting its anchor texts
+// in a (per document, in one transaction):
+//
+//	go test -run '^$' -bench BenchmarkFTS5AuxSplit -benchtime 20x ./internal/store/sqlite
+func BenchmarkFTS5AuxSplit(b *testing.B) {
+	ctx := context.Background()
+	db := auxBenchDB(b)
+	for _, q := range []auxQuery{
+		{match: "common", phrases: [][]string{{"common"}}},
+		{match: "common rare", phrases: [][]string{{"common"}, {"rare"}}},
+	} {
+		b.Run(strings.ReplaceAll(q.match, " ", "+")+"/one-table", func(b *testing.B) {
+			for b.Loop() {
+				scores := map[int64]float64{}
+				rows, err := db.QueryContext(ctx, "SELECT rowid, bm25(t, 10, 1, 4) FROM t WHERE t MATCH ?", q.match)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for rows.Next() {
+					var id int64
+					var s float64
+					if err := rows.Scan(&id, &s); err != nil {
+						b.Fatal(err)
+					}
+					scores[id] = s
+				}
+				if err := rows.Err(); err != nil || len(scores) != 1000 {
+					b.Fatal(err, len(scores))
+				}
+			}
+		})
+		b.Run(strings.ReplaceAll(q.match, " ", "+")+"/two-tables", func(b *testing.B) {
+			for b.Loop() {
+				scores, err := splitSearch(ctx, db, q, []float64{10, 1, 4})
+				if err != nil || len(scores) != 1000 {
+					b.Fatal(err, len(scores))
+				}
+			}
+		})
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var texts [50][3]string
+	for i := range texts {
+		texts[i] = [3]string{auxBenchWords(rng, 8, false), auxBenchWords(rng, 1500, false), auxBenchWords(rng, 24, false)}
+	}
+	for _, w := range []struct{ name, del, ins string }{
+		{"rewrite/one-table", "DELETE FROM t WHERE rowid = ?", "INSERT INTO t (rowid, title, body, anchors) VALUES (?, ?, ?, ?)"},
+		{"rewrite/anchors", "DELETE FROM a WHERE rowid = ?", "INSERT INTO a (rowid, anchors) VALUES (?, ?)"},
+	} {
+		b.Run(w.name, func(b *testing.B) {
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tx.Rollback()
+			id := 0
+			for b.Loop() {
+				id = id%2000 + 1
+				text := texts[id%len(texts)]
+				args := []any{id, text[0], text[1], text[2]}
+				if w.name == "rewrite/anchors" {
+					args = []any{id, text[2]}
+				}
+				if _, err := tx.ExecContext(ctx, w.del, id); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := tx.ExecContext(ctx, w.ins, args...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
