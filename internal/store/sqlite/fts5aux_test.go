@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -246,7 +247,8 @@ func checkAuxHits(t *testing.T, q auxQuery, id int64, h ftsHits, d auxDoc) {
 }
 
 // TestFTS5AuxEveryPooledConnection holds several connections of one pool
-// at once: the connection hook registered the functions on each, and on
+// and queries them concurrently: the connection hook registered the
+// functions on each, and on
 // the read-only connections searches use; a connection of the plain
 // driver, without them, fails the same query.
 func TestFTS5AuxEveryPooledConnection(t *testing.T) {
@@ -270,19 +272,26 @@ func TestFTS5AuxEveryPooledConnection(t *testing.T) {
 		t.Fatalf("%d registrations for %d connections", got, n)
 	}
 	const q = "SELECT " + ftsHitsFunc + "(t) FROM t WHERE t MATCH 'alpha'"
+	// All at once, each connection calling the functions in a goroutine
+	// of its own.
+	var wg sync.WaitGroup
 	for i, c := range conns {
-		var b []byte
-		if err := c.QueryRowContext(ctx, q).Scan(&b); err != nil {
-			t.Fatalf("connection %d: %v", i, err)
-		}
-		h, err := decodeFTSHits(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := (ftsHits{colSize: []int{1, 2, 1}, hits: []int{1, 1, 0}}); !slices.Equal(h.colSize, want.colSize) || !slices.Equal(h.hits, want.hits) {
-			t.Errorf("connection %d: %+v, want %+v", i, h, want)
-		}
+		wg.Go(func() {
+			for range 50 {
+				var b []byte
+				if err := c.QueryRowContext(ctx, q).Scan(&b); err != nil {
+					t.Errorf("connection %d: %v", i, err)
+					return
+				}
+				h, err := decodeFTSHits(b)
+				if want := (ftsHits{colSize: []int{1, 2, 1}, hits: []int{1, 1, 0}}); err != nil || !slices.Equal(h.colSize, want.colSize) || !slices.Equal(h.hits, want.hits) {
+					t.Errorf("connection %d: %+v, %v, want %+v", i, h, err, want)
+					return
+				}
+			}
+		})
 	}
+	wg.Wait()
 	ro, _ := openAuxDB(t, readerDSN(file, false, 2048))
 	var b []byte
 	if err := ro.QueryRowContext(ctx, q).Scan(&b); err != nil {
