@@ -192,13 +192,10 @@ func dbError(tls *libc.TLS, db uintptr, op string, rc int32) error {
 // ftsHitsAux is ftsHitsFunc, an fts5_extension_function.
 func ftsHitsAux(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr) {
 	defer recoverAux(tls, pCtx)
-	if nVal != 0 {
-		auxError(tls, pCtx, ftsHitsFunc+": no argument after the table")
+	api, nCol, nPhrase, ok := auxArgs(tls, pApi, pFts, pCtx, nVal, ftsHitsFunc)
+	if !ok {
 		return
 	}
-	api := cval[sqlite3.TFts5ExtensionApi](pApi)
-	nCol := cfunc[func(*libc.TLS, uintptr) int32](api.FxColumnCount)(tls, pFts)
-	nPhrase := cfunc[func(*libc.TLS, uintptr) int32](api.FxPhraseCount)(tls, pFts)
 	out := tls.Alloc(16)
 	defer tls.Free(16)
 	var stack [64]byte
@@ -243,13 +240,10 @@ func ftsHitsAux(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintp
 // ftsStatsAux is ftsStatsFunc, an fts5_extension_function.
 func ftsStatsAux(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uintptr) {
 	defer recoverAux(tls, pCtx)
-	if nVal != 0 {
-		auxError(tls, pCtx, ftsStatsFunc+": no argument after the table")
+	api, nCol, nPhrase, ok := auxArgs(tls, pApi, pFts, pCtx, nVal, ftsStatsFunc)
+	if !ok {
 		return
 	}
-	api := cval[sqlite3.TFts5ExtensionApi](pApi)
-	nCol := cfunc[func(*libc.TLS, uintptr) int32](api.FxColumnCount)(tls, pFts)
-	nPhrase := cfunc[func(*libc.TLS, uintptr) int32](api.FxPhraseCount)(tls, pFts)
 	out := tls.Alloc(8)
 	defer tls.Free(8)
 	var b []byte
@@ -280,6 +274,19 @@ func ftsStatsAux(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, apVal uint
 		b = binary.AppendUvarint(b, uint64(*cval[int64](out)))
 	}
 	resultBlob(tls, pCtx, b)
+}
+
+// auxArgs checks that the function fn was called with the table alone and
+// returns the API, the table's columns and the query's phrases.
+func auxArgs(tls *libc.TLS, pApi, pFts, pCtx uintptr, nVal int32, fn string) (api *sqlite3.TFts5ExtensionApi, nCol, nPhrase int32, ok bool) {
+	if nVal != 0 {
+		auxError(tls, pCtx, fn+": no argument after the table")
+		return nil, 0, 0, false
+	}
+	api = cval[sqlite3.TFts5ExtensionApi](pApi)
+	nCol = cfunc[func(*libc.TLS, uintptr) int32](api.FxColumnCount)(tls, pFts)
+	nPhrase = cfunc[func(*libc.TLS, uintptr) int32](api.FxPhraseCount)(tls, pFts)
+	return api, nCol, nPhrase, true
 }
 
 // countRow is xQueryPhrase's callback for ftsStatsAux: one more row.

@@ -45,20 +45,8 @@ func TestFTS5AuxTwoTables(t *testing.T) {
 	}
 	queries := append(slices.Clone(auxQueries), auxQuery{match: "alpha gamma", phrases: [][]string{{"alpha"}, {"gamma"}}})
 	for _, q := range queries {
-		want := map[int64]float64{}
-		rows, err := db.QueryContext(ctx, "SELECT rowid, bm25(t, 10, 1, 4) FROM t WHERE t MATCH ?", q.match)
+		want, err := oneTableSearch(ctx, db, q.match)
 		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var id int64
-			var score float64
-			if err := rows.Scan(&id, &score); err != nil {
-				t.Fatal(err)
-			}
-			want[id] = score
-		}
-		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
 		got, err := splitSearch(ctx, db, q, []float64{10, 1, 4})
@@ -74,6 +62,25 @@ func TestFTS5AuxTwoTables(t *testing.T) {
 			}
 		}
 	}
+}
+
+// oneTableSearch scores by bm25 the rows of t that match.
+func oneTableSearch(ctx context.Context, db *sql.DB, match string) (map[int64]float64, error) {
+	rows, err := db.QueryContext(ctx, "SELECT rowid, bm25(t, 10, 1, 4) FROM t WHERE t MATCH ?", match)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	scores := map[int64]float64{}
+	for rows.Next() {
+		var id int64
+		var score float64
+		if err := rows.Scan(&id, &score); err != nil {
+			return nil, err
+		}
+		scores[id] = score
+	}
+	return scores, rows.Err()
 }
 
 // splitSearch scores by bm25 the rows of p and a that q matches between

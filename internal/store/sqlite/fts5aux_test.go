@@ -458,20 +458,8 @@ func BenchmarkFTS5AuxSplit(b *testing.B) {
 	} {
 		b.Run(strings.ReplaceAll(q.match, " ", "+")+"/one-table", func(b *testing.B) {
 			for b.Loop() {
-				scores := map[int64]float64{}
-				rows, err := db.QueryContext(ctx, "SELECT rowid, bm25(t, 10, 1, 4) FROM t WHERE t MATCH ?", q.match)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for rows.Next() {
-					var id int64
-					var s float64
-					if err := rows.Scan(&id, &s); err != nil {
-						b.Fatal(err)
-					}
-					scores[id] = s
-				}
-				if err := rows.Err(); err != nil || len(scores) != 1000 {
+				scores, err := oneTableSearch(ctx, db, q.match)
+				if err != nil || len(scores) != 1000 {
 					b.Fatal(err, len(scores))
 				}
 			}
