@@ -133,17 +133,18 @@ func (t *txn) stagedOffers(ctx context.Context) (int64, error) {
 // or offered earlier in the stage; a host's cap (the offer's) admits its
 // first offers; the admitted are numbered (seq) by their place in the
 // stage, so a host's in offer order (with gaps: the seq counter moves on
-// by the stage's size). The statements read the stage sorted: the hosts
-// are inserted by host ID; the known offers are found and deleted from
-// the stage's URL IDs and places alone, sorted by URL ID (the stored
-// URLs looked up in that order, an earlier offer of the URL next to each
-// repeat); the rest are inserted by host ID then offer (URL IDs begin
-// with their host's bits, so this is URL ID order to the host's bits),
-// so that the pages of urls_id, urls_queue and hosts are each visited
-// about once. The new rows go to the end of urls (arrival order), where
-// they are found again to count each host's. The offers' columns ride
-// through the one sort by host: read back from the stage by rowid in
-// host order, each would cost a random read of the stage.
+// by the stage's size). The statements read the stage sorted: the known
+// offers are found and deleted from the stage's URL IDs and places
+// alone, sorted by URL ID (the stored URLs looked up in that order, an
+// earlier offer of the URL next to each repeat); the rest are counted by
+// host, the new hosts inserted from the counts by host ID, and then
+// inserted by host ID then offer (URL IDs begin with their host's bits,
+// so this is URL ID order to the host's bits), so that the pages of
+// urls_id, urls_queue and hosts are each visited about once. The new
+// rows go to the end of urls (arrival order), where, when a cap refused
+// some, they are found again to count each host's. The offers' columns
+// ride through the one sort by host: read back from the stage by rowid
+// in host order, each would cost a random read of the stage.
 func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 	n, err := t.stagedOffers(ctx)
 	if err != nil || n == 0 {
@@ -167,10 +168,6 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	defer t.tx.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA cache_size = -%d`, writerCacheKiB))
-	if _, err := t.exec(ctx, `INSERT INTO hosts (id, key) SELECT host_id, host FROM offers WHERE host IS NOT NULL
-		ORDER BY host_id ON CONFLICT (id) DO NOTHING`); err != nil {
-		return 0, err
-	}
 	// Offers of URLs already stored, and offers of a URL offered earlier
 	// in the stage, go first: the stage's URL IDs and places alone are
 	// sorted, by URL, and the stored ones looked up in that order. The
@@ -194,19 +191,33 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 		}
 	}
 	// Each host's offers, counted once: whether a host cap can refuse
-	// any of them, and, when none can, what each host is admitted.
+	// any of them, the hosts to insert (an offer carries its host's name
+	// when it is the first of its host in its batch), and, when no cap
+	// can refuse, what each host is admitted.
 	if _, err := t.exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS merged_hosts
-		(host_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, top INTEGER NOT NULL, cap INTEGER)`); err != nil {
+		(host_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, top INTEGER NOT NULL, cap INTEGER, host TEXT)`); err != nil {
 		return 0, err
 	}
-	if _, err := t.exec(ctx, `INSERT INTO temp.merged_hosts (host_id, n, top, cap)
-		SELECT host_id, count(*), max(priority), min(CASE WHEN cap > 0 THEN cap END) FROM offers
+	if _, err := t.exec(ctx, `INSERT INTO temp.merged_hosts (host_id, n, top, cap, host)
+		SELECT host_id, count(*), max(priority), min(CASE WHEN cap > 0 THEN cap END), max(host) FROM offers
 		GROUP BY host_id ORDER BY host_id`); err != nil {
 		return 0, err
 	}
 	var capped bool
-	if err := t.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM temp.merged_hosts AS a JOIN hosts ON hosts.id = a.host_id
-		WHERE a.cap IS NOT NULL AND hosts.admitted + a.n > a.cap)`).Scan(&capped); err != nil {
+	if err := t.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM temp.merged_hosts AS a LEFT JOIN hosts ON hosts.id = a.host_id
+		WHERE a.cap IS NOT NULL AND coalesce(hosts.admitted, 0) + a.n > a.cap)`).Scan(&capped); err != nil {
+		return 0, err
+	}
+	// New hosts. When no cap can refuse, each is admitted URLs: it goes
+	// into the ready-host indexes as it is inserted (has_queued, its best
+	// priority), so that hostsAdded below only counts its URLs.
+	newHosts := `INSERT INTO hosts (id, key, has_queued, top_priority) SELECT host_id, host, 1, top FROM temp.merged_hosts
+		WHERE host IS NOT NULL ORDER BY host_id ON CONFLICT (id) DO NOTHING`
+	if capped {
+		newHosts = `INSERT INTO hosts (id, key) SELECT host_id, host FROM temp.merged_hosts
+			WHERE host IS NOT NULL ORDER BY host_id ON CONFLICT (id) DO NOTHING`
+	}
+	if _, err := t.exec(ctx, newHosts); err != nil {
 		return 0, err
 	}
 	added, err := t.insertOffers(ctx, capped)

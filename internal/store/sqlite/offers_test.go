@@ -152,16 +152,16 @@ func TestStagedOffersOrder(t *testing.T) {
 func TestStagedOffersOneMerge(t *testing.T) {
 	defer func(m int64) { stageMin = m }(stageMin)
 	stageMin = 1 << 40
-	// A cap of 4 refuses offers of a.test (the merge numbers each host's
-	// offers); one of 100 refuses none, and the merge inserts the stage
-	// without numbering.
+	// A cap of 4 refuses offers of a.test and of c.test, a host the
+	// stage brings (the merge numbers each host's offers); one of 100
+	// refuses none, and the merge inserts the stage without numbering.
 	for _, c := range []struct {
 		cap   int64
 		added int
 		a     string
 	}{
-		{4, 7, "/0:0 /1:1 /2:2 /3:1 /6:3"},
-		{100, 9, "/0:0 /1:1 /2:2 /3:1 /4:0 /5:1 /6:3"},
+		{4, 11, "/0:0 /1:1 /2:2 /3:1 /6:3"},
+		{100, 14, "/0:0 /1:1 /2:2 /3:1 /4:0 /5:1 /6:3"},
 	} {
 		t.Run(fmt.Sprint("cap ", c.cap), func(t *testing.T) {
 			ctx := context.Background()
@@ -171,6 +171,7 @@ func TestStagedOffersOneMerge(t *testing.T) {
 			defer staged.Close()
 			u := func(path string, priority int) crawl.NewURL { return offerURL("http://a.test"+path, 1, priority) }
 			v := func(path string, priority int) crawl.NewURL { return offerURL("http://b.test"+path, 1, priority) }
+			w := func(path string, priority int) crawl.NewURL { return offerURL("http://c.test"+path, 1, priority) }
 			for _, db := range []*DB{added, staged} {
 				if _, err := db.AddURLs(ctx, []crawl.NewURL{u("/0", 0)}, crawl.Limits{}); err != nil {
 					t.Fatal(err)
@@ -182,7 +183,8 @@ func TestStagedOffersOneMerge(t *testing.T) {
 				lim  crawl.Limits
 			}{
 				{[]crawl.NewURL{u("/1", 1), v("/1", 0), u("/2", 2), u("/1", 3), u("/0", 4)}, crawl.Limits{}},
-				{[]crawl.NewURL{u("/2", 0), u("/3", 1), v("/1", 2), u("/0", 3), v("/2", 4), u("/4", 0), u("/5", 1)}, capped},
+				{[]crawl.NewURL{u("/2", 0), u("/3", 1), v("/1", 2), u("/0", 3), v("/2", 4), u("/4", 0), u("/5", 1),
+					w("/1", 0), w("/2", 1), w("/3", 0), w("/4", 2), w("/5", 3)}, capped},
 				{[]crawl.NewURL{u("/2", 2), u("/6", 3), v("/3", 0), u("/1", 1)}, crawl.Limits{}},
 			}
 			for _, b := range batches {
@@ -209,6 +211,41 @@ func TestStagedOffersOneMerge(t *testing.T) {
 				t.Errorf("a.test's URLs in seq order %q, want %q", got, c.a)
 			}
 		})
+	}
+}
+
+// TestStagedOffersNewHostOverCap: a host that a stage brings, with more
+// offers than its cap, is admitted its first ones only, as AddURLs
+// admits them, though no stored host is near its cap.
+func TestStagedOffersNewHostOverCap(t *testing.T) {
+	defer func(m int64) { stageMin = m }(stageMin)
+	stageMin = 1 << 40
+	ctx := context.Background()
+	dir := t.TempDir()
+	added, staged := openOffers(t, filepath.Join(dir, "added.db")), openOffers(t, filepath.Join(dir, "staged.db"))
+	defer added.Close()
+	defer staged.Close()
+	batch := []crawl.NewURL{offerURL("http://a.test/1", 1, 0)}
+	for i := range 5 {
+		batch = append(batch, offerURL(fmt.Sprintf("http://c.test/%d", i), 1, i%3))
+	}
+	lim := crawl.Limits{MaxPagesPerHost: 3}
+	for _, db := range []*DB{added, staged} {
+		if _, err := db.AddURLs(ctx, []crawl.NewURL{offerURL("http://a.test/0", 1, 0)}, crawl.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := added.AddURLs(ctx, batch, lim); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := staged.StageURLs(ctx, batch, lim); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := staged.MergeStaged(ctx); err != nil || n != 4 {
+		t.Fatalf("MergeStaged = %d, %v; want 4 added (c.test/0-2, a.test/1)", n, err)
+	}
+	if a, s := dumpFrontier(t, added), dumpFrontier(t, staged); a != s {
+		t.Errorf("the merge left\n%s\nAddURLs\n%s", s, a)
 	}
 }
 
