@@ -118,12 +118,10 @@ func DefaultConfig() Config {
 
 // Policy scores URLs. It is immutable and safe for concurrent use.
 type Policy struct {
-	cfg      Config
-	words    map[string]int // folded word → index
-	patterns []string
-	avoid    []string
-	anchors  []string // AvoidAnchors, normalized (anchorKey)
-	files    []string
+	cfg     Config
+	words   map[string]int // folded word → index
+	anchors []string       // AvoidAnchors, normalized (anchorKey)
+	paths   *matcher       // Patterns, Avoid and Files, folded
 }
 
 // New builds a policy from a configuration.
@@ -134,7 +132,7 @@ func New(cfg Config) (*Policy, error) {
 	if _, err := ParseOrder(string(cfg.Order)); err != nil {
 		return nil, err
 	}
-	p := &Policy{cfg: cfg, words: map[string]int{}}
+	p := &Policy{cfg: cfg, words: map[string]int{}, paths: newMatcher()}
 	for _, w := range cfg.Words {
 		f := fold(w)
 		if f == "" {
@@ -154,13 +152,13 @@ func New(cfg Config) (*Policy, error) {
 		if pat == "" {
 			return nil, fmt.Errorf("score: empty path pattern")
 		}
-		p.patterns = append(p.patterns, fold(pat))
+		p.paths.add(fold(pat), groupPattern)
 	}
 	for _, pat := range cfg.Avoid {
 		if pat == "" {
 			return nil, fmt.Errorf("score: empty avoided path pattern")
 		}
-		p.avoid = append(p.avoid, fold(pat))
+		p.paths.add(fold(pat), groupAvoid)
 	}
 	for _, a := range cfg.AvoidAnchors {
 		k := anchorKey(a)
@@ -173,7 +171,7 @@ func New(cfg Config) (*Policy, error) {
 		if pat == "" {
 			return nil, fmt.Errorf("score: empty file path pattern")
 		}
-		p.files = append(p.files, fold(pat))
+		p.paths.add(fold(pat), groupFile)
 	}
 	return p, nil
 }
@@ -191,25 +189,28 @@ func (p *Policy) Score(url, anchor string, depth int) int {
 		return depth
 	}
 	s := -p.cfg.DepthPenalty * depth
-	path := pathOf(url)
 	s += p.cfg.URLWeight * p.hits(url)
 	s += p.cfg.AnchorWeight * p.hits(anchor)
-	for _, pat := range p.patterns {
-		if containsFolded(path, pat) {
-			s += p.cfg.PatternBonus
-			break
-		}
-	}
-	if p.cfg.AvoidPenalty != 0 && (p.avoided(path) || p.avoidedAnchor(anchor)) {
-		s -= p.cfg.AvoidPenalty
+	// One pass over the path finds the groups of patterns that count:
+	// not the avoided ones when a date or the anchor has decided it.
+	path := pathOf(url)
+	avoided := p.cfg.AvoidPenalty != 0 && (hasDate(path) || p.avoidedAnchor(anchor))
+	want := groupPattern
+	if p.cfg.AvoidPenalty != 0 && !avoided {
+		want |= groupAvoid
 	}
 	if p.cfg.FilePenalty != 0 {
-		for _, pat := range p.files {
-			if containsFolded(path, pat) {
-				s -= p.cfg.FilePenalty
-				break
-			}
-		}
+		want |= groupFile
+	}
+	found := p.paths.find(path, want)
+	if found&groupPattern != 0 {
+		s += p.cfg.PatternBonus
+	}
+	if avoided || found&groupAvoid != 0 {
+		s -= p.cfg.AvoidPenalty
+	}
+	if found&groupFile != 0 {
+		s -= p.cfg.FilePenalty
 	}
 	return s
 }
@@ -227,14 +228,17 @@ func (p *Policy) Context(pageURL string) int {
 		return 0
 	}
 	path := pathOf(pageURL)
-	c := 0
-	for _, pat := range p.patterns {
-		if containsFolded(path, pat) {
-			c += p.cfg.PatternBonus / 2
-			break
-		}
+	dated := hasDate(path)
+	want := groupPattern
+	if !dated {
+		want |= groupAvoid
 	}
-	if p.avoided(path) {
+	found := p.paths.find(path, want)
+	c := 0
+	if found&groupPattern != 0 {
+		c += p.cfg.PatternBonus / 2
+	}
+	if dated || found&groupAvoid != 0 {
 		c -= p.cfg.AvoidPenalty / 2
 	}
 	return c
@@ -250,19 +254,6 @@ func pathOf(url string) string {
 		return "/"
 	}
 	return url
-}
-
-// avoided reports whether a path holds an avoided pattern or a date.
-func (p *Policy) avoided(path string) bool {
-	if hasDate(path) {
-		return true
-	}
-	for _, pat := range p.avoid {
-		if containsFolded(path, pat) {
-			return true
-		}
-	}
-	return false
 }
 
 // maxAvoidedAnchor is the longest anchor compared with AvoidAnchors, in
@@ -374,56 +365,7 @@ func (p *Policy) AcademicSignals(url, anchor string) bool {
 	if p.hits(url) > 0 || p.hits(anchor) > 0 {
 		return true
 	}
-	for _, pat := range p.patterns {
-		if containsFolded(url, pat) {
-			return true
-		}
-	}
-	return false
-}
-
-// containsFolded reports whether s, folded as fold does and with
-// percent-encoded non-ASCII characters decoded, contains the folded pattern
-// pat. It does not allocate.
-func containsFolded(s, pat string) bool {
-	if pat == "" {
-		return true
-	}
-	// A pattern starting with ASCII punctuation ("/", ".") can only match
-	// where s has that very byte: folding yields it from nothing else.
-	p0 := pat[0]
-	punct := p0 < utf8.RuneSelf && !('a' <= p0 && p0 <= 'z' || '0' <= p0 && p0 <= '9')
-	var u [utf8.UTFMax]byte
-	for start := 0; start < len(s); start++ {
-		if punct {
-			i := strings.IndexByte(s[start:], p0)
-			if i < 0 {
-				return false
-			}
-			start += i
-		} else if c := s[start]; c < utf8.RuneSelf && c != '%' && lower(c) != p0 {
-			continue // the common case, decided by one byte
-		}
-		k, j := 0, start
-		for k < len(pat) && j < len(s) {
-			if c := s[j]; c < utf8.RuneSelf && c != '%' { // fast path
-				if lower(c) != pat[k] {
-					break
-				}
-				k, j = k+1, j+1
-				continue
-			}
-			n, next := foldUnit(s, j, &u)
-			if len(pat)-k < n || pat[k:k+n] != string(u[:n]) {
-				break
-			}
-			k, j = k+n, next
-		}
-		if k == len(pat) {
-			return true
-		}
-	}
-	return false
+	return p.paths.find(url, groupPattern) != 0
 }
 
 func lower(c byte) byte {
