@@ -118,10 +118,13 @@ func DefaultConfig() Config {
 
 // Policy scores URLs. It is immutable and safe for concurrent use.
 type Policy struct {
-	cfg     Config
-	words   map[string]int // folded word → index
-	anchors []string       // AvoidAnchors, normalized (anchorKey)
-	paths   *matcher       // Patterns, Avoid and Files, folded
+	cfg   Config
+	words map[string]int // folded word → index
+	// wordLens has, by a word's first byte, bit n-1 set for a word of n
+	// bytes: most tokens are no word and need no map look-up.
+	wordLens [256]uint64
+	anchors  []string // AvoidAnchors, normalized (anchorKey)
+	paths    *matcher // Patterns, Avoid and Files, folded
 }
 
 // New builds a policy from a configuration.
@@ -143,6 +146,7 @@ func New(cfg Config) (*Policy, error) {
 		}
 		if _, dup := p.words[f]; !dup { // "Research" and "research" are one word
 			p.words[f] = len(p.words)
+			p.wordLens[f[0]] |= 1 << (len(f) - 1)
 		}
 	}
 	if len(p.words) > 64 {
@@ -481,17 +485,25 @@ func (p *Policy) hits(s string) int {
 }
 
 func (p *Policy) match(tok []byte) (int, bool) {
-	if i, ok := p.words[string(tok)]; ok {
-		return i, true
+	if p.mayBeWord(tok) {
+		if i, ok := p.words[string(tok)]; ok {
+			return i, true
+		}
 	}
 	for _, suf := range suffixes {
-		if len(tok) > len(suf) && string(tok[len(tok)-len(suf):]) == suf {
+		if len(tok) > len(suf) && string(tok[len(tok)-len(suf):]) == suf && p.mayBeWord(tok[:len(tok)-len(suf)]) {
 			if i, ok := p.words[string(tok[:len(tok)-len(suf)])]; ok {
 				return i, true
 			}
 		}
 	}
 	return 0, false
+}
+
+// mayBeWord reports whether a topic word has tok's first byte and length.
+func (p *Policy) mayBeWord(tok []byte) bool {
+	n := len(tok)
+	return 0 < n && n <= maxWord && p.wordLens[tok[0]]&(1<<(n-1)) != 0
 }
 
 // decodePercent decodes one percent-encoded UTF-8 character at the start of
