@@ -5,6 +5,7 @@ package score
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"time"
 	"unicode"
@@ -415,6 +416,14 @@ func foldTo(r rune, u *[utf8.UTFMax]byte) int {
 // Turkish plural/possessive endings.
 var suffixes = []string{"s", "es", "lar", "ler", "lari", "leri", "si", "i"}
 
+// suffixEnds are the last bytes of suffixes.
+var suffixEnds = func() (t [256]bool) {
+	for _, suf := range suffixes {
+		t[suf[len(suf)-1]] = true
+	}
+	return t
+}()
+
 // maxWord is the longest folded topic word, in bytes. Tokens are collected
 // in a buffer with room for it and any suffix; a longer token matches no
 // word.
@@ -425,70 +434,87 @@ func (p *Policy) hits(s string) int {
 	if s == "" {
 		return 0
 	}
-	var seen uint64
-	n := 0
+	var seen uint64 // the words found, by index
 	var buf [2 * maxWord]byte
-	tok := buf[:0]
-	long := false // the token outgrew buf: it matches no word
-	push := func(b byte) {
-		if len(tok) < len(buf) {
-			tok = append(tok, b)
-		} else {
-			long = true
-		}
-	}
-	flush := func() {
-		if len(tok) > 0 && !long {
-			if i, ok := p.match(tok); ok && seen&(1<<i) == 0 {
-				seen |= 1 << i
-				n++
-			}
-		}
-		tok, long = tok[:0], false
-	}
+	size := 0 // the token is buf[:size]; one that outgrew buf matches no word
 	for i := 0; i < len(s); {
 		c := s[i]
-		r, size := rune(c), 1
+		if f := asciiFold[c]; f != 0 { // the common case
+			if size < len(buf) {
+				buf[size] = f
+			}
+			size++
+			i++
+			continue
+		}
+		r, rsize := rune(c), 1
 		switch {
-		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-			push(c)
-			i++
-			continue
-		case 'A' <= c && c <= 'Z':
-			push(c + 'a' - 'A')
-			i++
-			continue
 		case c == '%':
 			// Percent-encoded UTF-8 in URLs: decode Turkish letters, and
 			// separators such as %20, whose hex digits are no letters.
 			if d, dsize := decodePercent(s[i:]); dsize > 0 {
-				r, size = d, dsize
+				r, rsize = d, dsize
 			}
 		case c >= utf8.RuneSelf:
-			r, size = utf8.DecodeRuneInString(s[i:])
+			r, rsize = utf8.DecodeRuneInString(s[i:])
 		}
-		i += size
+		i += rsize
+		var u [utf8.UTFMax]byte
+		n := 0
 		if f := foldRune(r); f != 0 {
-			push(f)
+			u[0], n = f, 1
 		} else if r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			// Other letters stay in the token, lowercased as fold does.
-			var u [utf8.UTFMax]byte
-			for _, b := range u[:utf8.EncodeRune(u[:], unicode.ToLower(r))] {
-				push(b)
-			}
+			n = utf8.EncodeRune(u[:], unicode.ToLower(r))
 		} else {
-			flush()
+			seen |= p.word(buf[:], size)
+			size = 0
+			continue
+		}
+		for _, b := range u[:n] {
+			if size < len(buf) {
+				buf[size] = b
+			}
+			size++
 		}
 	}
-	flush()
-	return min(n, p.cfg.MaxWordHits)
+	seen |= p.word(buf[:], size)
+	return min(bits.OnesCount64(seen), p.cfg.MaxWordHits)
 }
 
+// asciiFold is foldRune of ASCII bytes, 0 for the others.
+var asciiFold = func() (t [256]byte) {
+	for c := range utf8.RuneSelf {
+		t[c] = foldRune(rune(c))
+	}
+	return t
+}()
+
+// word returns the bit of the topic word that the token buf[:size] is, or
+// 0 when it is none or outgrew buf.
+func (p *Policy) word(buf []byte, size int) uint64 {
+	if size == 0 || size > len(buf) {
+		return 0
+	}
+	if i, ok := p.match(buf[:size]); ok {
+		return 1 << i
+	}
+	return 0
+}
+
+// match returns the index of the topic word that tok, a non-empty token,
+// is with or without a suffix.
 func (p *Policy) match(tok []byte) (int, bool) {
+	if p.wordLens[tok[0]] == 0 {
+		return 0, false // no word starts with its byte
+	}
 	if p.mayBeWord(tok) {
 		if i, ok := p.words[string(tok)]; ok {
 			return i, true
 		}
+	}
+	if !suffixEnds[tok[len(tok)-1]] {
+		return 0, false
 	}
 	for _, suf := range suffixes {
 		if len(tok) > len(suf) && string(tok[len(tok)-len(suf):]) == suf && p.mayBeWord(tok[:len(tok)-len(suf)]) {
