@@ -10,12 +10,12 @@ const (
 	groupFile                      // Files: the file penalty
 )
 
-// matcher finds folded patterns of several groups in a text in one pass:
-// a trie of the patterns' bytes is walked from each place of the text
-// where one may begin, over the text folded from there (foldUnit). A
-// pattern matches where the walk reaches its end after a whole folded
-// character, so that "ş" in a pattern matches "ş", "Ş" and "%C5%9F" in a
-// text, but "s" in a pattern matches no half of "é".
+// matcher finds folded patterns of several groups in a text in one pass
+// rather than one pass a pattern: a trie of the patterns' bytes is walked
+// from each byte of the text where a pattern may begin, over the text
+// folded from there (foldUnit), so that "ş" in a pattern matches "ş", "Ş"
+// and "%C5%9F" in a text. A pattern matches where the walk reaches its
+// end after a whole folded character.
 type matcher struct {
 	nodes []trieNode // nodes[0] is the root
 	// starts tells, by a text's byte, whether a pattern may begin there:
@@ -34,6 +34,7 @@ type trieNode struct {
 	next []int32
 }
 
+// newMatcher returns a matcher of no pattern.
 func newMatcher() *matcher {
 	m := &matcher{nodes: []trieNode{{}}}
 	m.starts['%'] = true
