@@ -104,7 +104,7 @@ func FuzzScoreReference(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		pols, refs = append(pols, p), append(refs, newRefPolicy(cfg))
+		pols, refs = append(pols, p), append(refs, newRefPolicy(p, cfg))
 	}
 	f.Fuzz(func(t *testing.T, url, anchor string, depth int, _ string) {
 		for i, p := range pols {
@@ -136,7 +136,7 @@ func FuzzScoreReferencePattern(f *testing.F) {
 				t.Fatalf("New with pattern %q: %v", pat, err)
 			}
 		}
-		compareReference(t, p, newRefPolicy(cfg), url, anchor, depth)
+		compareReference(t, p, newRefPolicy(p, cfg), url, anchor, depth)
 	})
 }
 
