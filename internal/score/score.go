@@ -5,6 +5,7 @@ package score
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 	"time"
 	"unicode"
@@ -118,12 +119,13 @@ func DefaultConfig() Config {
 
 // Policy scores URLs. It is immutable and safe for concurrent use.
 type Policy struct {
-	cfg      Config
-	words    map[string]int // folded word → index
-	patterns []string
-	avoid    []string
+	cfg   Config
+	words map[string]int // folded word → index
+	// wordLens has, by a word's first byte, bit n-1 set for a word of n
+	// bytes: most tokens are no word and need no map look-up.
+	wordLens [256]uint64
 	anchors  []string // AvoidAnchors, normalized (anchorKey)
-	files    []string
+	paths    *matcher // Patterns, Avoid and Files, folded
 }
 
 // New builds a policy from a configuration.
@@ -134,7 +136,7 @@ func New(cfg Config) (*Policy, error) {
 	if _, err := ParseOrder(string(cfg.Order)); err != nil {
 		return nil, err
 	}
-	p := &Policy{cfg: cfg, words: map[string]int{}}
+	p := &Policy{cfg: cfg, words: map[string]int{}, paths: newMatcher()}
 	for _, w := range cfg.Words {
 		f := fold(w)
 		if f == "" {
@@ -145,6 +147,7 @@ func New(cfg Config) (*Policy, error) {
 		}
 		if _, dup := p.words[f]; !dup { // "Research" and "research" are one word
 			p.words[f] = len(p.words)
+			p.wordLens[f[0]] |= 1 << (len(f) - 1)
 		}
 	}
 	if len(p.words) > 64 {
@@ -154,13 +157,13 @@ func New(cfg Config) (*Policy, error) {
 		if pat == "" {
 			return nil, fmt.Errorf("score: empty path pattern")
 		}
-		p.patterns = append(p.patterns, fold(pat))
+		p.paths.add(fold(pat), groupPattern)
 	}
 	for _, pat := range cfg.Avoid {
 		if pat == "" {
 			return nil, fmt.Errorf("score: empty avoided path pattern")
 		}
-		p.avoid = append(p.avoid, fold(pat))
+		p.paths.add(fold(pat), groupAvoid)
 	}
 	for _, a := range cfg.AvoidAnchors {
 		k := anchorKey(a)
@@ -173,7 +176,7 @@ func New(cfg Config) (*Policy, error) {
 		if pat == "" {
 			return nil, fmt.Errorf("score: empty file path pattern")
 		}
-		p.files = append(p.files, fold(pat))
+		p.paths.add(fold(pat), groupFile)
 	}
 	return p, nil
 }
@@ -191,25 +194,28 @@ func (p *Policy) Score(url, anchor string, depth int) int {
 		return depth
 	}
 	s := -p.cfg.DepthPenalty * depth
-	path := pathOf(url)
 	s += p.cfg.URLWeight * p.hits(url)
 	s += p.cfg.AnchorWeight * p.hits(anchor)
-	for _, pat := range p.patterns {
-		if containsFolded(path, pat) {
-			s += p.cfg.PatternBonus
-			break
-		}
-	}
-	if p.cfg.AvoidPenalty != 0 && (p.avoided(path) || p.avoidedAnchor(anchor)) {
-		s -= p.cfg.AvoidPenalty
+	// One pass over the path finds the groups of patterns that count:
+	// not the avoided ones when a date or the anchor has decided it.
+	path := pathOf(url)
+	avoided := p.cfg.AvoidPenalty != 0 && (hasDate(path) || p.avoidedAnchor(anchor))
+	want := groupPattern
+	if p.cfg.AvoidPenalty != 0 && !avoided {
+		want |= groupAvoid
 	}
 	if p.cfg.FilePenalty != 0 {
-		for _, pat := range p.files {
-			if containsFolded(path, pat) {
-				s -= p.cfg.FilePenalty
-				break
-			}
-		}
+		want |= groupFile
+	}
+	found := p.paths.find(path, want)
+	if found&groupPattern != 0 {
+		s += p.cfg.PatternBonus
+	}
+	if avoided || found&groupAvoid != 0 {
+		s -= p.cfg.AvoidPenalty
+	}
+	if found&groupFile != 0 {
+		s -= p.cfg.FilePenalty
 	}
 	return s
 }
@@ -227,14 +233,17 @@ func (p *Policy) Context(pageURL string) int {
 		return 0
 	}
 	path := pathOf(pageURL)
-	c := 0
-	for _, pat := range p.patterns {
-		if containsFolded(path, pat) {
-			c += p.cfg.PatternBonus / 2
-			break
-		}
+	dated := hasDate(path)
+	want := groupPattern
+	if !dated {
+		want |= groupAvoid
 	}
-	if p.avoided(path) {
+	found := p.paths.find(path, want)
+	c := 0
+	if found&groupPattern != 0 {
+		c += p.cfg.PatternBonus / 2
+	}
+	if dated || found&groupAvoid != 0 {
 		c -= p.cfg.AvoidPenalty / 2
 	}
 	return c
@@ -250,19 +259,6 @@ func pathOf(url string) string {
 		return "/"
 	}
 	return url
-}
-
-// avoided reports whether a path holds an avoided pattern or a date.
-func (p *Policy) avoided(path string) bool {
-	if hasDate(path) {
-		return true
-	}
-	for _, pat := range p.avoid {
-		if containsFolded(path, pat) {
-			return true
-		}
-	}
-	return false
 }
 
 // maxAvoidedAnchor is the longest anchor compared with AvoidAnchors, in
@@ -374,56 +370,7 @@ func (p *Policy) AcademicSignals(url, anchor string) bool {
 	if p.hits(url) > 0 || p.hits(anchor) > 0 {
 		return true
 	}
-	for _, pat := range p.patterns {
-		if containsFolded(url, pat) {
-			return true
-		}
-	}
-	return false
-}
-
-// containsFolded reports whether s, folded as fold does and with
-// percent-encoded non-ASCII characters decoded, contains the folded pattern
-// pat. It does not allocate.
-func containsFolded(s, pat string) bool {
-	if pat == "" {
-		return true
-	}
-	// A pattern starting with ASCII punctuation ("/", ".") can only match
-	// where s has that very byte: folding yields it from nothing else.
-	p0 := pat[0]
-	punct := p0 < utf8.RuneSelf && !('a' <= p0 && p0 <= 'z' || '0' <= p0 && p0 <= '9')
-	var u [utf8.UTFMax]byte
-	for start := 0; start < len(s); start++ {
-		if punct {
-			i := strings.IndexByte(s[start:], p0)
-			if i < 0 {
-				return false
-			}
-			start += i
-		} else if c := s[start]; c < utf8.RuneSelf && c != '%' && lower(c) != p0 {
-			continue // the common case, decided by one byte
-		}
-		k, j := 0, start
-		for k < len(pat) && j < len(s) {
-			if c := s[j]; c < utf8.RuneSelf && c != '%' { // fast path
-				if lower(c) != pat[k] {
-					break
-				}
-				k, j = k+1, j+1
-				continue
-			}
-			n, next := foldUnit(s, j, &u)
-			if len(pat)-k < n || pat[k:k+n] != string(u[:n]) {
-				break
-			}
-			k, j = k+n, next
-		}
-		if k == len(pat) {
-			return true
-		}
-	}
-	return false
+	return p.paths.find(url, groupPattern) != 0
 }
 
 func lower(c byte) byte {
@@ -469,6 +416,14 @@ func foldTo(r rune, u *[utf8.UTFMax]byte) int {
 // Turkish plural/possessive endings.
 var suffixes = []string{"s", "es", "lar", "ler", "lari", "leri", "si", "i"}
 
+// suffixEnds are the last bytes of suffixes.
+var suffixEnds = func() (t [256]bool) {
+	for _, suf := range suffixes {
+		t[suf[len(suf)-1]] = true
+	}
+	return t
+}()
+
 // maxWord is the longest folded topic word, in bytes. Tokens are collected
 // in a buffer with room for it and any suffix; a longer token matches no
 // word.
@@ -479,77 +434,102 @@ func (p *Policy) hits(s string) int {
 	if s == "" {
 		return 0
 	}
-	var seen uint64
-	n := 0
+	var seen uint64 // the words found, by index
 	var buf [2 * maxWord]byte
-	tok := buf[:0]
-	long := false // the token outgrew buf: it matches no word
-	push := func(b byte) {
-		if len(tok) < len(buf) {
-			tok = append(tok, b)
-		} else {
-			long = true
-		}
-	}
-	flush := func() {
-		if len(tok) > 0 && !long {
-			if i, ok := p.match(tok); ok && seen&(1<<i) == 0 {
-				seen |= 1 << i
-				n++
-			}
-		}
-		tok, long = tok[:0], false
-	}
+	size := 0 // the token is buf[:size]; one that outgrew buf matches no word
 	for i := 0; i < len(s); {
 		c := s[i]
-		r, size := rune(c), 1
+		if f := asciiFold[c]; f != 0 { // the common case
+			if size < len(buf) {
+				buf[size] = f
+			}
+			size++
+			i++
+			continue
+		}
+		r, rsize := rune(c), 1
 		switch {
-		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-			push(c)
-			i++
-			continue
-		case 'A' <= c && c <= 'Z':
-			push(c + 'a' - 'A')
-			i++
-			continue
 		case c == '%':
 			// Percent-encoded UTF-8 in URLs: decode Turkish letters, and
 			// separators such as %20, whose hex digits are no letters.
 			if d, dsize := decodePercent(s[i:]); dsize > 0 {
-				r, size = d, dsize
+				r, rsize = d, dsize
 			}
 		case c >= utf8.RuneSelf:
-			r, size = utf8.DecodeRuneInString(s[i:])
+			r, rsize = utf8.DecodeRuneInString(s[i:])
 		}
-		i += size
+		i += rsize
+		var u [utf8.UTFMax]byte
+		n := 0
 		if f := foldRune(r); f != 0 {
-			push(f)
+			u[0], n = f, 1
 		} else if r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			// Other letters stay in the token, lowercased as fold does.
-			var u [utf8.UTFMax]byte
-			for _, b := range u[:utf8.EncodeRune(u[:], unicode.ToLower(r))] {
-				push(b)
-			}
+			n = utf8.EncodeRune(u[:], unicode.ToLower(r))
 		} else {
-			flush()
+			seen |= p.word(buf[:], size)
+			size = 0
+			continue
+		}
+		for _, b := range u[:n] {
+			if size < len(buf) {
+				buf[size] = b
+			}
+			size++
 		}
 	}
-	flush()
-	return min(n, p.cfg.MaxWordHits)
+	seen |= p.word(buf[:], size)
+	return min(bits.OnesCount64(seen), p.cfg.MaxWordHits)
 }
 
+// asciiFold is foldRune of ASCII bytes, 0 for the others.
+var asciiFold = func() (t [256]byte) {
+	for c := range utf8.RuneSelf {
+		t[c] = foldRune(rune(c))
+	}
+	return t
+}()
+
+// word returns the bit of the topic word that the token buf[:size] is, or
+// 0 when it is none or outgrew buf.
+func (p *Policy) word(buf []byte, size int) uint64 {
+	if size == 0 || size > len(buf) {
+		return 0
+	}
+	if i, ok := p.match(buf[:size]); ok {
+		return 1 << i
+	}
+	return 0
+}
+
+// match returns the index of the topic word that tok, a non-empty token,
+// is with or without a suffix.
 func (p *Policy) match(tok []byte) (int, bool) {
-	if i, ok := p.words[string(tok)]; ok {
-		return i, true
+	if p.wordLens[tok[0]] == 0 {
+		return 0, false // no word starts with its byte
+	}
+	if p.mayBeWord(tok) {
+		if i, ok := p.words[string(tok)]; ok {
+			return i, true
+		}
+	}
+	if !suffixEnds[tok[len(tok)-1]] {
+		return 0, false
 	}
 	for _, suf := range suffixes {
-		if len(tok) > len(suf) && string(tok[len(tok)-len(suf):]) == suf {
+		if len(tok) > len(suf) && string(tok[len(tok)-len(suf):]) == suf && p.mayBeWord(tok[:len(tok)-len(suf)]) {
 			if i, ok := p.words[string(tok[:len(tok)-len(suf)])]; ok {
 				return i, true
 			}
 		}
 	}
 	return 0, false
+}
+
+// mayBeWord reports whether a topic word has tok's first byte and length.
+func (p *Policy) mayBeWord(tok []byte) bool {
+	n := len(tok)
+	return 0 < n && n <= maxWord && p.wordLens[tok[0]]&(1<<(n-1)) != 0
 }
 
 // decodePercent decodes one percent-encoded UTF-8 character at the start of
