@@ -12,6 +12,24 @@ import (
 	"github.com/acrawler/acrawler/internal/store/storetest"
 )
 
+// openWithURLs opens a database at file and adds n URLs over three
+// hosts to it.
+func openWithURLs(t *testing.T, file string, n int) (*sqlite.DB, []crawl.NewURL) {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), file, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []crawl.NewURL
+	for i := range n {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://h%d.test/p/%d", i%3, i), 1, i%4))
+	}
+	if st, err := db.AddURLs(context.Background(), urls, crawl.Limits{}); err != nil || st.Added != len(urls) {
+		t.Fatalf("AddURLs = %+v, %v", st, err)
+	}
+	return db, urls
+}
+
 // TestURLsByArrivalMigration: a database whose urls table is keyed by URL
 // ID (before migration 0023) keeps its URLs, their state and their queue
 // order when the table is rebuilt in arrival order on open, and a second
@@ -19,17 +37,8 @@ import (
 func TestURLsByArrivalMigration(t *testing.T) {
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "crawl.db")
-	db, err := sqlite.Open(ctx, file, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var urls []crawl.NewURL
-	for i := range 50 {
-		urls = append(urls, storetest.U(fmt.Sprintf("http://h%d.test/p/%d", i%3, i), 1, i%4))
-	}
-	if st, err := db.AddURLs(ctx, urls, crawl.Limits{}); err != nil || st.Added != len(urls) {
-		t.Fatalf("AddURLs = %+v, %v", st, err)
-	}
+	db, urls := openWithURLs(t, file, 50)
+	var err error
 	// The table as it was: keyed by URL ID.
 	if err := db.ExecForTest(ctx, `CREATE TABLE old_urls AS SELECT * FROM urls;
 		DROP TABLE urls;
@@ -100,17 +109,8 @@ func TestURLsByArrivalMigration(t *testing.T) {
 func TestHasQueuedMigration(t *testing.T) {
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "crawl.db")
-	db, err := sqlite.Open(ctx, file, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var urls []crawl.NewURL
-	for i := range 30 {
-		urls = append(urls, storetest.U(fmt.Sprintf("http://h%d.test/p/%d", i%3, i), 1, i%4))
-	}
-	if st, err := db.AddURLs(ctx, urls, crawl.Limits{}); err != nil || st.Added != len(urls) {
-		t.Fatalf("AddURLs = %+v, %v", st, err)
-	}
+	db, _ := openWithURLs(t, file, 30)
+	var err error
 	// The schema as it was: no has_queued, the indexes on queued.
 	old := `DROP TRIGGER hosts_has_queued;
 		DROP INDEX hosts_wake;
