@@ -113,6 +113,7 @@ func TestHasQueuedMigration(t *testing.T) {
 	var err error
 	// The schema as it was: no has_queued, the indexes on queued.
 	old := `DROP TRIGGER hosts_has_queued;
+		DROP TRIGGER hosts_has_queued_insert;
 		DROP INDEX hosts_wake;
 		DROP INDEX hosts_claim;
 		ALTER TABLE hosts DROP COLUMN has_queued;
@@ -143,5 +144,17 @@ func TestHasQueuedMigration(t *testing.T) {
 		}
 		db.Close()
 	}
+	hostsQueuedAgree(t, file)
+}
+
+// TestHostInsertedWithURLsQueued: a host row inserted with URLs queued
+// (as a bulk load or a benchmark writes it) is in the ready-host indexes.
+func TestHostInsertedWithURLsQueued(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "crawl.db")
+	db, _ := openWithURLs(t, file, 3)
+	if err := db.ExecForTest(context.Background(), `INSERT INTO hosts (id, key, queued, admitted) VALUES (7, 'http://h7.test', 2, 2)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
 	hostsQueuedAgree(t, file)
 }
