@@ -540,16 +540,12 @@ func (e *Engine) seedURLs(urls []crawl.NewURL, seeds []string) []crawl.NewURL {
 	base := len(urls)
 	urls = slices.Grow(urls, len(seeds))[:base+len(seeds)]
 	kept := make([]int, parts)
-	if parts == 1 {
-		kept[0] = e.seedsInScope(urls[base:], seeds)
-	} else {
-		var wg sync.WaitGroup
-		for i := range parts {
-			lo, hi := i*len(seeds)/parts, (i+1)*len(seeds)/parts
-			wg.Go(func() { kept[i] = e.seedsInScope(urls[base+lo:base+hi], seeds[lo:hi]) })
-		}
-		wg.Wait()
+	var wg sync.WaitGroup
+	for i := range parts {
+		lo, hi := i*len(seeds)/parts, (i+1)*len(seeds)/parts
+		wg.Go(func() { kept[i] = e.seedsInScope(urls[base+lo:base+hi], seeds[lo:hi]) })
 	}
+	wg.Wait()
 	// Each part's seeds in scope are at its start: close the gaps.
 	w := base
 	for i := range parts {

@@ -155,8 +155,6 @@ var migrated struct {
 	err  error
 }
 
-// migratedFile returns the path of a new database of the current schema,
-// with nothing in it, in a directory of t's.
 // hostsQueuedAgree checks the database file after its stores are closed:
 // each host's has_queued is whether it has URLs queued (a trigger keeps
 // it when queued crosses zero, and statements that admit URLs set it
@@ -181,6 +179,8 @@ func hostsQueuedAgree(t *testing.T, file string) {
 	}
 }
 
+// migratedFile returns the path of a new database of the current schema,
+// with nothing in it, in a directory of t's.
 func migratedFile(t *testing.T) string {
 	t.Helper()
 	migrated.once.Do(func() {
