@@ -1,0 +1,121 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/query"
+	"github.com/acrawler/acrawler/internal/store/sqlite"
+)
+
+// TestSearchTextAndAnchorsAsOneTable: the index keeps a page's text and its
+// inbound anchor texts in two tables, and a search answers as one table of
+// the three columns would: the same matches, in the same order when read
+// in key order, with FTS5's bm25 scores of that one table. The pages'
+// words are drawn so that queries find pages through their text, their
+// anchors or both, words of one query split between the two; excluded
+// words are found in either. Links to a page arrive before and after it
+// is indexed, and the rank pass rewrites the anchors that changed.
+func TestSearchTextAndAnchorsAsOneTable(t *testing.T) {
+	defer sqlite.SetSearchLimitsForTest(5000, 10, 60, 60, 10)()
+	ctx := context.Background()
+	c := newSearchCorpus(t, 0)
+	c.links = map[string][]crawl.Link{}
+	rng := rand.New(rand.NewPCG(7, 8))
+	vocab := []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "alphabet"}
+	words := func(lo, hi int) string {
+		var w []string
+		for range lo + rng.IntN(hi-lo+1) {
+			w = append(w, vocab[rng.IntN(len(vocab))])
+		}
+		return strings.Join(w, " ")
+	}
+	const n = 120
+	var pages []*crawl.Page
+	for i := range n {
+		u := fmt.Sprintf("http://h%d.test/split/%d", i%3, i)
+		pages = append(pages, &crawl.Page{URL: u, Title: words(0, 2), Text: "page " + words(0, 6)})
+	}
+	for i, p := range pages {
+		for range rng.IntN(4) {
+			tg := pages[rng.IntN(n)].URL
+			if tg == p.URL {
+				continue
+			}
+			c.links[p.URL] = append(c.links[p.URL], crawl.Link{TargetID: crawl.URLID(tg), Target: tg, Anchor: words(1, 2)})
+		}
+		_ = i
+	}
+	queries := []string{"alpha", "alpha beta", "gamma zeta epsilon", `"alpha beta"`, "alph*", "alpha -beta",
+		"gamma -delta -zeta", "page alpha", "page -alpha", "zeta delta -gamma"}
+	check := func(stage string) {
+		t.Helper()
+		for _, q := range queries {
+			want, err := c.db.BM25ForTest(ctx, query.Parse(q).FTS5())
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := c.search(t, crawl.SearchRequest{Query: q, Limit: n})
+			if res.Total != len(want) || len(res.Hits) != len(want) {
+				t.Errorf("%s: %q: %d matches, %d hits; one table matches %d", stage, q, res.Total, len(res.Hits), len(want))
+			}
+			for i, h := range res.Hits {
+				w, ok := want[h.ID]
+				if !ok || math.Abs(h.Score-w) > 1e-9*math.Max(1, math.Abs(w)) || i > 0 && h.Score > res.Hits[i-1].Score {
+					t.Errorf("%s: %q: hit %d %s scores %v; one table: %v (matched %v)", stage, q, i, h.URL, h.Score, w, ok)
+				}
+			}
+			// The first matches in key order, as the sample of a large
+			// result set reads them.
+			keys := slices.Collect(func(yield func(crawl.ID) bool) {
+				for id := range want {
+					if !yield(id) {
+						return
+					}
+				}
+			})
+			slices.SortFunc(keys, func(a, b crawl.ID) int {
+				return cmpID(sqlite.FTSKeyForTest(a), sqlite.FTSKeyForTest(b))
+			})
+			for _, limit := range []int{1, 3, 7, 0} {
+				got, err := c.db.MatchesForTest(ctx, q, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := keys
+				if limit > 0 {
+					w = keys[:min(limit, len(keys))]
+				}
+				if !slices.Equal(got, w) {
+					t.Errorf("%s: %q: first %d matches %v, want %v", stage, q, limit, got, w)
+				}
+			}
+		}
+	}
+	// Half the pages, then the rest: links to the first half arrive
+	// after they were indexed.
+	c.commit(t, pages[:n/2]...)
+	check("half indexed")
+	c.commit(t, pages[n/2:]...)
+	check("all indexed")
+	if err := c.db.SetRanks(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("after the rank pass")
+}
+
+func cmpID(a, b crawl.ID) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
