@@ -84,7 +84,7 @@ func newFTSQuery(q query.Query) ftsQuery {
 type ftsRow struct {
 	key          crawl.ID
 	text, anchor ftsHits // anchor holds the positive phrases only
-	matched             // host, type, year, work
+	matched              // host, type, year, work
 	rank         float64 // link-graph rank
 }
 
