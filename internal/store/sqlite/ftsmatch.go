@@ -90,41 +90,42 @@ type ftsRow struct {
 
 // matchOpts selects matches: the request's filters, a range of keys,
 // whether pages of the search tier are left out, and how many matches at
-// most (0: all).
+// most (0: all); and what is read of them: their works, and what ranking
+// them needs (their hits and sizes in both tables, their link-graph rank).
 type matchOpts struct {
 	filter  []any
 	lo, hi  crawl.ID
 	notTier bool
 	limit   int
 	byWork  bool
+	rank    bool
 }
 
 // rowCols is the SQL of the fields an ftsRow reads from the pages row p.
-func rowCols(byWork bool) string {
+func (o matchOpts) rowCols() string {
 	work := "0"
-	if byWork {
+	if o.byWork {
 		// A subquery: a join to work_copies may let SQLite read
 		// pages_search first and look each page up in the full-text index.
 		work = "coalesce((SELECT c.work_id FROM work_copies c WHERE c.page_id = p.url_id), 0)"
 	}
-	return `p.host, p.doc_type, p.year, ` + work + `, ` + pageRank("p")
+	rank := "0"
+	if o.rank {
+		rank = pageRank("p")
+	}
+	return `p.host, p.doc_type, p.year, ` + work + `, ` + rank
 }
 
 // matches returns the matches of fq in idx, in key order.
 func (db *DB) matches(ctx context.Context, idx ftsIndex, fq ftsQuery, o matchOpts) ([]ftsRow, error) {
-	conn, err := db.r.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: search: %w", err)
-	}
-	defer conn.Close()
-	rows, err := db.matchesOn(ctx, conn, idx, fq, o)
+	rows, err := db.matchesOf(ctx, db.rs, idx, fq, o)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
 	}
 	return rows, nil
 }
 
-func (db *DB) matchesOn(ctx context.Context, conn *sql.Conn, idx ftsIndex, fq ftsQuery, o matchOpts) ([]ftsRow, error) {
+func (db *DB) matchesOf(ctx context.Context, rs *readStmts, idx ftsIndex, fq ftsQuery, o matchOpts) ([]ftsRow, error) {
 	limit := o.limit
 	if limit <= 0 {
 		limit = -1
@@ -148,7 +149,11 @@ func (db *DB) matchesOn(ctx context.Context, conn *sql.Conn, idx ftsIndex, fq ft
 		return a
 	}
 	// The pages whose text holds every positive term.
-	textRows, err := scanRows(ctx, conn, `SELECT f.rowid, `+ftsHitsFunc+`(f.`+idx.text+`), `+rowCols(o.byWork)+` FROM `+idx.text+` f
+	hits := "NULL"
+	if o.rank {
+		hits = ftsHitsFunc + "(f." + idx.text + ")"
+	}
+	textRows, err := scanRows(ctx, rs, `SELECT f.rowid, `+hits+`, `+o.rowCols()+` FROM `+idx.text+` f
 		JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
 		WHERE `+idx.text+` MATCH ?1 AND `+cond("f")+` ORDER BY f.rowid LIMIT ?7`, args(fq.all, o.lo, o.hi, limit))
 	if err != nil {
@@ -167,7 +172,7 @@ func (db *DB) matchesOn(ctx context.Context, conn *sql.Conn, idx ftsIndex, fq ft
 	var anchorRows []ftsRow
 	const chunk = 500
 	for from := o.lo; ; {
-		cands, err := scanRows(ctx, conn, `SELECT a.rowid, `+ftsHitsFunc+`(a.`+idx.anchors+`), `+rowCols(o.byWork)+` FROM `+idx.anchors+` a
+		cands, err := scanRows(ctx, rs, `SELECT a.rowid, `+ftsHitsFunc+`(a.`+idx.anchors+`), `+o.rowCols()+` FROM `+idx.anchors+` a
 			JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("a.rowid")+`
 			WHERE `+idx.anchors+` MATCH ?1 AND `+cond("a")+` ORDER BY a.rowid LIMIT ?7`, args(fq.positive, from, hi, chunk))
 		if err != nil {
@@ -181,7 +186,7 @@ func (db *DB) matchesOn(ctx context.Context, conn *sql.Conn, idx ftsIndex, fq ft
 				lookup = append(lookup, cands[i].key)
 			}
 		}
-		texts, err := hitsOf(ctx, conn, idx.text, fq.lookup, lookup, 2, len(fq.terms))
+		texts, err := hitsOf(ctx, rs, idx.text, fq.lookup, lookup, 2, len(fq.terms))
 		if err != nil {
 			return nil, err
 		}
@@ -207,11 +212,11 @@ func (db *DB) matchesOn(ctx context.Context, conn *sql.Conn, idx ftsIndex, fq ft
 	// there.
 	var sizes []crawl.ID
 	for _, r := range textRows {
-		if r.anchor.colSize == nil {
+		if o.rank && r.anchor.colSize == nil {
 			sizes = append(sizes, r.key)
 		}
 	}
-	anchorSizes, err := hitsOf(ctx, conn, idx.anchors, "", sizes, 1, fq.nPos)
+	anchorSizes, err := hitsOf(ctx, rs, idx.anchors, "", sizes, 1, fq.nPos)
 	if err != nil {
 		return nil, err
 	}
@@ -284,8 +289,8 @@ func mergeRows(a, b []ftsRow) []ftsRow {
 }
 
 // scanRows reads rows of key, hits and rowCols.
-func scanRows(ctx context.Context, conn *sql.Conn, q string, args []any) ([]ftsRow, error) {
-	rows, err := conn.QueryContext(ctx, q, args...)
+func scanRows(ctx context.Context, rs *readStmts, q string, args []any) ([]ftsRow, error) {
+	rows, err := rs.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -297,8 +302,12 @@ func scanRows(ctx context.Context, conn *sql.Conn, q string, args []any) ([]ftsR
 		if err := rows.Scan(&r.key, &b, &r.host, &r.typ, &r.year, &r.work, &r.rank); err != nil {
 			return nil, err
 		}
-		var h ftsHits
-		if h, err = decodeFTSHits(b); err != nil {
+		if b == nil {
+			out = append(out, r)
+			continue
+		}
+		h, err := decodeFTSHits(b)
+		if err != nil {
 			return nil, err
 		}
 		if len(h.colSize) == 1 {
@@ -315,7 +324,7 @@ func scanRows(ctx context.Context, conn *sql.Conn, q string, args []any) ([]ftsR
 // columns) for the phrases of match, or with match "" its sizes alone (a
 // key table does not hold has sizes of zero), with hits for phrases
 // phrases, none.
-func hitsOf(ctx context.Context, conn *sql.Conn, table, match string, keys []crawl.ID, cols, phrases int) (map[crawl.ID]ftsHits, error) {
+func hitsOf(ctx context.Context, rs *readStmts, table, match string, keys []crawl.ID, cols, phrases int) (map[crawl.ID]ftsHits, error) {
 	out := make(map[crawl.ID]ftsHits, len(keys))
 	for part := range slices.Chunk(keys, 500) {
 		list, err := json.Marshal(part)
@@ -324,10 +333,10 @@ func hitsOf(ctx context.Context, conn *sql.Conn, table, match string, keys []cra
 		}
 		var rows *sql.Rows
 		if match != "" {
-			rows, err = conn.QueryContext(ctx, `SELECT t.rowid, `+ftsHitsFunc+`(t.`+table+`) FROM json_each(?1) j
+			rows, err = rs.QueryContext(ctx, `SELECT t.rowid, `+ftsHitsFunc+`(t.`+table+`) FROM json_each(?1) j
 				JOIN `+table+` t ON t.rowid = j.value WHERE `+table+` MATCH ?2`, string(list), match)
 		} else {
-			rows, err = conn.QueryContext(ctx, `SELECT d.id, d.sz FROM json_each(?1) j
+			rows, err = rs.QueryContext(ctx, `SELECT d.id, d.sz FROM json_each(?1) j
 				JOIN `+table+`_docsize d ON d.id = j.value`, string(list))
 		}
 		if err != nil {
@@ -365,7 +374,7 @@ func hitsOf(ctx context.Context, conn *sql.Conn, table, match string, keys []cra
 				rest = append(rest, k)
 			}
 		}
-		sizes, err := hitsOf(ctx, conn, table, "", rest, cols, phrases)
+		sizes, err := hitsOf(ctx, rs, table, "", rest, cols, phrases)
 		if err != nil {
 			return nil, err
 		}
@@ -411,8 +420,8 @@ func sqliteVarint(b []byte) (v uint64, n int) {
 }
 
 // keySet reads a set of keys.
-func keySet(ctx context.Context, conn *sql.Conn, q string, args ...any) (map[crawl.ID]bool, error) {
-	rows, err := conn.QueryContext(ctx, q, args...)
+func keySet(ctx context.Context, rs *readStmts, q string, args ...any) (map[crawl.ID]bool, error) {
+	rows, err := rs.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -437,12 +446,12 @@ func keySet(ctx context.Context, conn *sql.Conn, q string, args ...any) (map[cra
 // phrase's pages are those whose text holds it plus those whose anchors
 // alone do: the second estimated from the first rankSample of its anchor
 // rows in key order when it has more, exact otherwise.
-func (db *DB) phraseStats(ctx context.Context, conn *sql.Conn, idx ftsIndex, fq ftsQuery) (ftsStats, error) {
-	text, err := tableStats(ctx, conn, idx.text, "", 0)
+func (db *DB) phraseStats(ctx context.Context, rs *readStmts, idx ftsIndex, fq ftsQuery) (ftsStats, error) {
+	text, err := tableStats(ctx, rs, idx.text, "", 0)
 	if err != nil {
 		return ftsStats{}, err
 	}
-	anchors, err := tableStats(ctx, conn, idx.anchors, "", 0)
+	anchors, err := tableStats(ctx, rs, idx.anchors, "", 0)
 	if err != nil {
 		return ftsStats{}, err
 	}
@@ -457,7 +466,7 @@ func (db *DB) phraseStats(ctx context.Context, conn *sql.Conn, idx ftsIndex, fq 
 		if p >= fq.nPos {
 			continue
 		}
-		n, err := estimateCountOn(ctx, conn, `SELECT rowid FROM `+idx.text+` WHERE `+idx.text+` MATCH ? ORDER BY rowid LIMIT ?`, fq.terms[p])
+		n, err := estimateCount(ctx, rs, `SELECT rowid FROM `+idx.text+` WHERE `+idx.text+` MATCH ? ORDER BY rowid LIMIT ?`, fq.terms[p])
 		if err != nil {
 			return ftsStats{}, err
 		}
@@ -473,22 +482,22 @@ func (db *DB) phraseStats(ctx context.Context, conn *sql.Conn, idx ftsIndex, fq 
 	for _, p := range ranked {
 		expr = append(expr, fq.terms[p])
 	}
-	inText, err := tableStats(ctx, conn, idx.text, strings.Join(expr, " OR "), len(expr))
+	inText, err := tableStats(ctx, rs, idx.text, strings.Join(expr, " OR "), len(expr))
 	if err != nil {
 		return ftsStats{}, err
 	}
-	inAnchors, err := tableStats(ctx, conn, idx.anchors, strings.Join(expr, " OR "), len(expr))
+	inAnchors, err := tableStats(ctx, rs, idx.anchors, strings.Join(expr, " OR "), len(expr))
 	if err != nil {
 		return ftsStats{}, err
 	}
 	for i, p := range ranked {
 		n := inText.phraseRows[i]
 		if a := inAnchors.phraseRows[i]; a > 0 {
-			keys, err := keyList(ctx, conn, `SELECT rowid FROM `+idx.anchors+` WHERE `+idx.anchors+` MATCH ? ORDER BY rowid LIMIT ?`, fq.terms[p], rankSample)
+			keys, err := keyList(ctx, rs, `SELECT rowid FROM `+idx.anchors+` WHERE `+idx.anchors+` MATCH ? ORDER BY rowid LIMIT ?`, fq.terms[p], rankSample)
 			if err != nil {
 				return ftsStats{}, err
 			}
-			both, err := hitsOf(ctx, conn, idx.text, fq.terms[p], keys, 2, 1)
+			both, err := hitsOf(ctx, rs, idx.text, fq.terms[p], keys, 2, 1)
 			if err != nil {
 				return ftsStats{}, err
 			}
@@ -507,13 +516,13 @@ func (db *DB) phraseStats(ctx context.Context, conn *sql.Conn, idx ftsIndex, fq 
 
 // tableStats is ftsStatsFunc over table for the phrases of match, or, with
 // match "", its rows and column totals alone; zeros when nothing matches.
-func tableStats(ctx context.Context, conn *sql.Conn, table, match string, phrases int) (ftsStats, error) {
+func tableStats(ctx context.Context, rs *readStmts, table, match string, phrases int) (ftsStats, error) {
 	var b []byte
 	var err error
 	if match == "" {
-		err = conn.QueryRowContext(ctx, `SELECT `+ftsStatsFunc+`(`+table+`) FROM `+table+` LIMIT 1`).Scan(&b)
+		err = rs.queryRow(ctx, `SELECT `+ftsStatsFunc+`(`+table+`) FROM `+table+` LIMIT 1`, nil, &b)
 	} else {
-		err = conn.QueryRowContext(ctx, `SELECT `+ftsStatsFunc+`(`+table+`) FROM `+table+` WHERE `+table+` MATCH ? LIMIT 1`, match).Scan(&b)
+		err = rs.queryRow(ctx, `SELECT `+ftsStatsFunc+`(`+table+`) FROM `+table+` WHERE `+table+` MATCH ? LIMIT 1`, []any{match}, &b)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return ftsStats{phraseRows: make([]int64, phrases)}, nil
@@ -524,8 +533,8 @@ func tableStats(ctx context.Context, conn *sql.Conn, table, match string, phrase
 	return decodeFTSStats(b)
 }
 
-func keyList(ctx context.Context, conn *sql.Conn, q string, args ...any) ([]crawl.ID, error) {
-	rows, err := conn.QueryContext(ctx, q, args...)
+func keyList(ctx context.Context, rs *readStmts, q string, args ...any) ([]crawl.ID, error) {
+	rows, err := rs.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -541,9 +550,10 @@ func keyList(ctx context.Context, conn *sql.Conn, q string, args ...any) ([]craw
 	return out, rows.Err()
 }
 
-// estimateCountOn is estimateCount on one connection.
-func estimateCountOn(ctx context.Context, conn *sql.Conn, q string, args ...any) (int, error) {
-	keys, err := keyList(ctx, conn, q, append(args, rankSample)...)
+// estimateCount estimates the number of rows of a query that returns
+// keys in order, given its arguments and, last, a limit.
+func estimateCount(ctx context.Context, rs *readStmts, q string, args ...any) (int, error) {
+	keys, err := keyList(ctx, rs, q, append(args, rankSample)...)
 	if err != nil || len(keys) < rankSample {
 		return len(keys), err
 	}
@@ -556,12 +566,7 @@ func (db *DB) rankRows(ctx context.Context, idx ftsIndex, fq ftsQuery, rows []ft
 	if len(rows) == 0 {
 		return nil, nil
 	}
-	conn, err := db.r.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: search: %w", err)
-	}
-	st, err := db.phraseStats(ctx, conn, idx, fq)
-	conn.Close()
+	st, err := db.phraseStats(ctx, db.rs, idx, fq)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
 	}

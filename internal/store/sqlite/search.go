@@ -429,6 +429,14 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	var cands []cand
 	switch {
 	case n == 0 || !res.Estimated && r.Offset >= res.Total:
+	case !res.Estimated:
+		// Read again with what ranking needs: the sample is read without,
+		// as past exactLimit matches it ranks none of them.
+		rows, err = db.matches(ctx, fullIndex, fq, matchOpts{filter: filter, lo: math.MinInt64, hi: math.MaxInt64, rank: true})
+	}
+	switch {
+	case err != nil:
+	case n == 0 || !res.Estimated && r.Offset >= res.Total:
 	case !res.Estimated && r.ByWork:
 		if cands, err = db.rankRows(ctx, fullIndex, fq, rows, n, r.PageRankWeight); err == nil {
 			byKey := make(map[crawl.ID]int64, n)
@@ -489,7 +497,7 @@ func scaleFacets(f *crawl.Facets, by float64) {
 // outside the tier. Each level is ranked over its own index, as FTS5
 // ranked a query on one table: the tier's levels by the tier's figures.
 func (db *DB) rankLarge(ctx context.Context, fq ftsQuery, filter []any, need int, weight float64) ([]cand, error) {
-	first, err := db.matches(ctx, tierIndex, fq, matchOpts{filter: filter, lo: math.MinInt64, hi: math.MaxInt64, limit: tierScored + 1})
+	first, err := db.matches(ctx, tierIndex, fq, matchOpts{filter: filter, lo: math.MinInt64, hi: math.MaxInt64, limit: tierScored + 1, rank: true})
 	if err != nil {
 		return nil, err
 	}
@@ -506,7 +514,7 @@ func (db *DB) rankLarge(ctx context.Context, fq ftsQuery, filter []any, need int
 			if len(first) <= tierScored {
 				return nil, nil
 			}
-			rest, err := db.matches(ctx, tierIndex, fq, matchOpts{filter: filter, lo: first[tierScored].key, hi: math.MaxInt64})
+			rest, err := db.matches(ctx, tierIndex, fq, matchOpts{filter: filter, lo: first[tierScored].key, hi: math.MaxInt64, rank: true})
 			if err != nil {
 				return nil, err
 			}
@@ -532,7 +540,7 @@ func (db *DB) rankLarge(ctx context.Context, fq ftsQuery, filter []any, need int
 // rankAll ranks a query's matches over the whole index (outside the tier
 // with notTier), best first, and returns the best k.
 func (db *DB) rankAll(ctx context.Context, fq ftsQuery, filter []any, k int, notTier bool, weight float64) ([]cand, error) {
-	rows, err := db.matches(ctx, fullIndex, fq, matchOpts{filter: filter, lo: math.MinInt64, hi: math.MaxInt64, notTier: notTier})
+	rows, err := db.matches(ctx, fullIndex, fq, matchOpts{filter: filter, lo: math.MinInt64, hi: math.MaxInt64, notTier: notTier, rank: true})
 	if err != nil {
 		return nil, err
 	}
