@@ -21,6 +21,7 @@ package sqlite
 // table by key. Excluded terms are removed in both.
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -419,24 +420,6 @@ func sqliteVarint(b []byte) (v uint64, n int) {
 	return 0, 0
 }
 
-// keySet reads a set of keys.
-func keySet(ctx context.Context, rs *readStmts, q string, args ...any) (map[crawl.ID]bool, error) {
-	rows, err := rs.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[crawl.ID]bool{}
-	for rows.Next() {
-		var k crawl.ID
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		out[k] = true
-	}
-	return out, rows.Err()
-}
-
 // phraseStats is what bm25 needs of an index for a query: its rows, its
 // tokens per column (title, body, anchors) and the pages holding each
 // phrase. A positive term in more than 60% of the text table's pages
@@ -578,15 +561,7 @@ func (db *DB) rankRows(ctx context.Context, idx ftsIndex, fq ftsQuery, rows []ft
 	for i, r := range rows {
 		all[i] = scored{cand{r.key, -bm25(st, joinHits(r.text, r.anchor, len(fq.terms)), ftsWeights)}, r.rank}
 	}
-	slices.SortStableFunc(all, func(a, b scored) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		return compareIDs(a.id, b.id)
-	})
+	slices.SortStableFunc(all, func(a, b scored) int { return bestFirst(a.cand, b.cand) })
 	all = all[:min(k, len(all))]
 	out := make([]cand, len(all))
 	for i, s := range all {
@@ -595,26 +570,16 @@ func (db *DB) rankRows(ctx context.Context, idx ftsIndex, fq ftsQuery, rows []ft
 			out[i].score *= 1 + weight*math.Log1p(s.rank)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b cand) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		return compareIDs(a.id, b.id)
-	})
+	slices.SortStableFunc(out, bestFirst)
 	return out, nil
 }
 
-func compareIDs(a, b crawl.ID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// bestFirst orders candidates by score, best first, then by key.
+func bestFirst(a, b cand) int {
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
 	}
-	return 0
+	return cmp.Compare(a.id, b.id)
 }
 
 // joinHits is a row's hits in the columns of the text table then the

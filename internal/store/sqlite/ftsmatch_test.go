@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -81,7 +82,7 @@ func TestSearchTextAndAnchorsAsOneTable(t *testing.T) {
 				}
 			})
 			slices.SortFunc(keys, func(a, b crawl.ID) int {
-				return cmpID(sqlite.FTSKeyForTest(a), sqlite.FTSKeyForTest(b))
+				return cmp.Compare(sqlite.FTSKeyForTest(a), sqlite.FTSKeyForTest(b))
 			})
 			for _, limit := range []int{1, 3, 7, 0} {
 				got, err := c.db.MatchesForTest(ctx, q, limit)
@@ -108,14 +109,4 @@ func TestSearchTextAndAnchorsAsOneTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after the rank pass")
-}
-
-func cmpID(a, b crawl.ID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
