@@ -150,13 +150,17 @@ func (db *DB) matchesOf(ctx context.Context, rs *readStmts, idx ftsIndex, fq fts
 		return a
 	}
 	// The pages whose text holds every positive term.
-	hits := "NULL"
+	// Ranked, with their hits and their anchors' sizes (from the anchors
+	// table's docsize row; replaced by their hits below when the anchors
+	// hold a positive term).
+	hits, sizes, sizesJoin := "NULL", "NULL", ""
 	if o.rank {
 		hits = ftsHitsFunc + "(f." + idx.text + ")"
+		sizes, sizesJoin = "s.sz", " LEFT JOIN "+idx.anchors+"_docsize s ON s.id = f.rowid"
 	}
-	textRows, err := scanRows(ctx, rs, `SELECT f.rowid, `+hits+`, `+o.rowCols()+` FROM `+idx.text+` f
-		JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
-		WHERE `+idx.text+` MATCH ?1 AND `+cond("f")+` ORDER BY f.rowid LIMIT ?7`, args(fq.all, o.lo, o.hi, limit))
+	textRows, err := scanRows(ctx, rs, `SELECT f.rowid, `+hits+`, `+sizes+`, `+o.rowCols()+` FROM `+idx.text+` f
+		JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+sizesJoin+`
+		WHERE `+idx.text+` MATCH ?1 AND `+cond("f")+` ORDER BY f.rowid LIMIT ?7`, args(fq.all, o.lo, o.hi, limit), fq.nPos)
 	if err != nil {
 		return nil, err
 	}
@@ -173,9 +177,9 @@ func (db *DB) matchesOf(ctx context.Context, rs *readStmts, idx ftsIndex, fq fts
 	var anchorRows []ftsRow
 	const chunk = 500
 	for from := o.lo; ; {
-		cands, err := scanRows(ctx, rs, `SELECT a.rowid, `+ftsHitsFunc+`(a.`+idx.anchors+`), `+o.rowCols()+` FROM `+idx.anchors+` a
+		cands, err := scanRows(ctx, rs, `SELECT a.rowid, `+ftsHitsFunc+`(a.`+idx.anchors+`), NULL, `+o.rowCols()+` FROM `+idx.anchors+` a
 			JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("a.rowid")+`
-			WHERE `+idx.anchors+` MATCH ?1 AND `+cond("a")+` ORDER BY a.rowid LIMIT ?7`, args(fq.positive, from, hi, chunk))
+			WHERE `+idx.anchors+` MATCH ?1 AND `+cond("a")+` ORDER BY a.rowid LIMIT ?7`, args(fq.positive, from, hi, chunk), fq.nPos)
 		if err != nil {
 			return nil, err
 		}
@@ -207,23 +211,6 @@ func (db *DB) matchesOf(ctx context.Context, rs *readStmts, idx ftsIndex, fq fts
 		from = cands[len(cands)-1].key + 1
 		if limit > 0 && countBelow(textRows, from)+len(anchorRows) >= limit {
 			break
-		}
-	}
-	// The text matches' anchors: sizes for those without a positive term
-	// there.
-	var sizes []crawl.ID
-	for _, r := range textRows {
-		if o.rank && r.anchor.colSize == nil {
-			sizes = append(sizes, r.key)
-		}
-	}
-	anchorSizes, err := hitsOf(ctx, rs, idx.anchors, "", sizes, 1, fq.nPos)
-	if err != nil {
-		return nil, err
-	}
-	for i := range textRows {
-		if textRows[i].anchor.colSize == nil {
-			textRows[i].anchor = anchorSizes[textRows[i].key]
 		}
 	}
 	out := mergeRows(textRows, anchorRows)
@@ -289,8 +276,8 @@ func mergeRows(a, b []ftsRow) []ftsRow {
 	return out
 }
 
-// scanRows reads rows of key, hits and rowCols.
-func scanRows(ctx context.Context, rs *readStmts, q string, args []any) ([]ftsRow, error) {
+// scanRows reads rows of key, hits, an anchors' docsize row and rowCols.
+func scanRows(ctx context.Context, rs *readStmts, q string, args []any, nPos int) ([]ftsRow, error) {
 	rows, err := rs.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
@@ -299,22 +286,24 @@ func scanRows(ctx context.Context, rs *readStmts, q string, args []any) ([]ftsRo
 	var out []ftsRow
 	for rows.Next() {
 		var r ftsRow
-		var b []byte
-		if err := rows.Scan(&r.key, &b, &r.host, &r.typ, &r.year, &r.work, &r.rank); err != nil {
+		var b, sz []byte
+		if err := rows.Scan(&r.key, &b, &sz, &r.host, &r.typ, &r.year, &r.work, &r.rank); err != nil {
 			return nil, err
 		}
-		if b == nil {
-			out = append(out, r)
-			continue
-		}
-		h, err := decodeFTSHits(b)
-		if err != nil {
-			return nil, err
-		}
-		if len(h.colSize) == 1 {
-			r.anchor = h
-		} else {
-			r.text = h
+		if b != nil {
+			h, err := decodeFTSHits(b)
+			if err != nil {
+				return nil, err
+			}
+			if len(h.colSize) == 1 {
+				r.anchor = h
+			} else {
+				r.text = h
+				// Without anchors, sizes of zero.
+				if r.anchor, err = decodeDocsize(sz, 1, nPos); err != nil {
+					return nil, err
+				}
+			}
 		}
 		out = append(out, r)
 	}
@@ -392,9 +381,13 @@ func hitsOf(ctx context.Context, rs *readStmts, table, match string, keys []craw
 }
 
 // decodeDocsize reads a row of an FTS5 table's docsize table: the number
-// of tokens in each of its cols columns, as SQLite varints.
+// of tokens in each of its cols columns, as SQLite varints (none for a
+// nil row).
 func decodeDocsize(b []byte, cols, phrases int) (ftsHits, error) {
 	h := ftsHits{colSize: make([]int, cols), hits: make([]int, cols*phrases)}
+	if b == nil {
+		return h, nil // no row: no tokens
+	}
 	for c := range cols {
 		v, n := sqliteVarint(b)
 		if n == 0 {
@@ -422,10 +415,12 @@ func sqliteVarint(b []byte) (v uint64, n int) {
 
 // phraseStats is what bm25 needs of an index for a query: its rows, its
 // tokens per column (title, body, anchors) and the pages holding each
-// phrase. A positive term in more than 60% of the text table's pages
-// (estimated as rankingExpr did) and an excluded term are counted as in
-// every page: bm25 gives them a weight of 1e-6, as FTS5 gives a phrase in
-// more than half the rows, and their document lists are not read. A
+// phrase. An excluded term, and in the whole index (not the tier, whose
+// lists are short) a positive term in more than 60% of the text table's
+// pages (estimated from its first rankSample in key order), are counted
+// as in every page: bm25 gives them a weight of 1e-6, as FTS5 gives a
+// phrase in more than half the rows, and their document lists are not
+// read. A
 // phrase's pages are those whose text holds it plus those whose anchors
 // alone do: the second estimated from the first rankSample of its anchor
 // rows in key order when it has more, exact otherwise.
@@ -449,12 +444,14 @@ func (db *DB) phraseStats(ctx context.Context, rs *readStmts, idx ftsIndex, fq f
 		if p >= fq.nPos {
 			continue
 		}
-		n, err := estimateCount(ctx, rs, `SELECT rowid FROM `+idx.text+` WHERE `+idx.text+` MATCH ? ORDER BY rowid LIMIT ?`, fq.terms[p])
-		if err != nil {
-			return ftsStats{}, err
-		}
-		if float64(n) > 0.6*float64(st.rows) {
-			continue
+		if idx == fullIndex {
+			n, err := estimateCount(ctx, rs, `SELECT rowid FROM `+idx.text+` WHERE `+idx.text+` MATCH ? ORDER BY rowid LIMIT ?`, fq.terms[p])
+			if err != nil {
+				return ftsStats{}, err
+			}
+			if float64(n) > 0.6*float64(st.rows) {
+				continue
+			}
 		}
 		ranked = append(ranked, p)
 	}
