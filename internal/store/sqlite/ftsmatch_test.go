@@ -21,8 +21,9 @@ import (
 // in key order, with FTS5's bm25 scores of that one table. The pages'
 // words are drawn so that queries find pages through their text, their
 // anchors or both, words of one query split between the two; excluded
-// words are found in either. Links to a page arrive before and after it
-// is indexed, and the rank pass rewrites the anchors that changed.
+// words are found in either; and thirty random queries of the same
+// kinds. Links to a page arrive before and after it is indexed, and the
+// rank pass rewrites the anchors that changed.
 func TestSearchTextAndAnchorsAsOneTable(t *testing.T) {
 	defer sqlite.SetSearchLimitsForTest(5000, 10, 60, 60, 10)()
 	ctx := context.Background()
@@ -55,6 +56,24 @@ func TestSearchTextAndAnchorsAsOneTable(t *testing.T) {
 	}
 	queries := []string{"alpha", "alpha beta", "gamma zeta epsilon", `"alpha beta"`, "alph*", "alpha -beta",
 		"gamma -delta -zeta", "page alpha", "page -alpha", "zeta delta -gamma"}
+	// And random ones: one to three terms, words, phrases of two, prefixes
+	// and exclusions, at least one term positive.
+	for range 30 {
+		var terms []string
+		for i := range 1 + rng.IntN(3) {
+			w := vocab[rng.IntN(len(vocab))]
+			switch r := rng.IntN(10); {
+			case r == 0:
+				w = `"` + w + " " + vocab[rng.IntN(len(vocab))] + `"`
+			case r == 1:
+				w = w[:2+rng.IntN(3)] + "*"
+			case r <= 3 && i > 0:
+				w = "-" + w
+			}
+			terms = append(terms, w)
+		}
+		queries = append(queries, strings.Join(terms, " "))
+	}
 	check := func(stage string) {
 		t.Helper()
 		for _, q := range queries {
