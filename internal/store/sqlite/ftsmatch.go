@@ -48,11 +48,11 @@ var (
 // and anchors (the anchors table).
 var ftsWeights = []float64{weightTitle, weightBody, weightAnchors}
 
-// ftsQuery is a query as the two tables are asked it. FTS5 numbers the
-// phrases of an expression in order: all, lookup and the positive terms of
-// positive number them alike, the positive terms first.
+// ftsQuery is a query as the two tables are asked it. FTS5 numbers an
+// expression's phrases in the order they appear; all, positive and lookup
+// list the positive terms first, in the query's order, then (all and
+// lookup) the excluded ones, so that a phrase has one number in each.
 type ftsQuery struct {
-	q        query.Query
 	all      string   // every positive term, no excluded one (q.FTS5())
 	positive string   // the positive terms ORed
 	excluded string   // the excluded terms ORed; "" if none
@@ -62,7 +62,7 @@ type ftsQuery struct {
 }
 
 func newFTSQuery(q query.Query) ftsQuery {
-	fq := ftsQuery{q: q, all: q.FTS5()}
+	fq := ftsQuery{all: q.FTS5()}
 	var pos, neg []string
 	for _, t := range q.Terms {
 		one := query.Query{Terms: []query.Term{{Words: t.Words, Chunks: t.Chunks, Phrase: t.Phrase, Prefix: t.Prefix}}}.FTS5()
@@ -310,10 +310,10 @@ func scanRows(ctx context.Context, rs *readStmts, q string, args []any, nPos int
 	return out, rows.Err()
 }
 
-// hitsOf returns, for each of the keys, its hits in table (of cols
-// columns) for the phrases of match, or with match "" its sizes alone (a
-// key table does not hold has sizes of zero), with hits for phrases
-// phrases, none.
+// hitsOf returns each key's hits in table (of cols columns) for the
+// phrases of match. A key whose row holds none of them, or any key when
+// match is "", gets its row's sizes and no hits (for phrases phrases); a
+// key the table does not hold, sizes of zero.
 func hitsOf(ctx context.Context, rs *readStmts, table, match string, keys []crawl.ID, cols, phrases int) (map[crawl.ID]ftsHits, error) {
 	out := make(map[crawl.ID]ftsHits, len(keys))
 	for part := range slices.Chunk(keys, 500) {
