@@ -129,3 +129,16 @@ func (db *DB) MatchesForTest(ctx context.Context, q string, limit int) ([]crawl.
 
 // FTSKeyForTest is a URL ID's full-text key.
 func FTSKeyForTest(id crawl.ID) crawl.ID { return ftsKey(id) }
+
+// PhrasePagesForTest returns the number of pages that hold a query's
+// first term in the whole index (text or anchors), as ranking counts it,
+// with rankSample set to sample.
+func (db *DB) PhrasePagesForTest(ctx context.Context, q string, sample int) (int64, error) {
+	defer func(n int) { rankSample = n }(rankSample)
+	rankSample = sample
+	st, err := db.phraseStats(ctx, db.rs, fullIndex, newFTSQuery(query.Parse(q)))
+	if err != nil {
+		return 0, err
+	}
+	return st.phraseRows[0], nil
+}

@@ -129,3 +129,72 @@ func TestSearchTextAndAnchorsAsOneTable(t *testing.T) {
 	}
 	check("after the rank pass")
 }
+
+// TestPhrasePagesOverBothTables: a word's number of pages, for bm25, is
+// those whose text holds it plus those whose anchors alone do: exact when
+// its anchor rows are at most the sample, else the text's count plus the
+// anchors' scaled by the share of anchors-alone pages among the first of
+// its anchor rows in key order.
+func TestPhrasePagesOverBothTables(t *testing.T) {
+	ctx := context.Background()
+	c := newSearchCorpus(t, 0)
+	c.links = map[string][]crawl.Link{}
+	const n = 90
+	var pages []*crawl.Page
+	inText, inAnchors := map[crawl.ID]bool{}, map[crawl.ID]bool{}
+	for i := range n {
+		u := fmt.Sprintf("http://h%d.test/pp/%d", i%3, i)
+		text := "page filler"
+		if i%3 == 0 {
+			text += " alpha"
+			inText[crawl.URLID(u)] = true
+		}
+		pages = append(pages, &crawl.Page{URL: u, Title: "t", Text: text})
+	}
+	// Anchors holding alpha on every other page, from the page before.
+	for i := 1; i < n; i++ {
+		anchor := "link"
+		if i%2 == 0 {
+			anchor = "alpha link"
+			inAnchors[crawl.URLID(pages[i].URL)] = true
+		}
+		c.links[pages[i-1].URL] = append(c.links[pages[i-1].URL], crawl.Link{TargetID: crawl.URLID(pages[i].URL), Target: pages[i].URL, Anchor: anchor})
+	}
+	c.commit(t, pages...)
+	if err := c.db.SetRanks(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	union := 0
+	var anchorKeys []crawl.ID
+	for _, p := range pages {
+		id := crawl.URLID(p.URL)
+		if inText[id] || inAnchors[id] {
+			union++
+		}
+		if inAnchors[id] {
+			anchorKeys = append(anchorKeys, sqlite.FTSKeyForTest(id))
+		}
+	}
+	slices.Sort(anchorKeys)
+	for _, sample := range []int{500, len(anchorKeys), 10, 3} {
+		got, err := c.db.PhrasePagesForTest(ctx, "alpha", sample)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := float64(union)
+		if sample < len(anchorKeys) {
+			alone := 0
+			for _, k := range anchorKeys[:sample] {
+				for id := range inAnchors {
+					if sqlite.FTSKeyForTest(id) == k && !inText[id] {
+						alone++
+					}
+				}
+			}
+			want = math.Round(float64(len(inText)) + float64(len(anchorKeys))*float64(alone)/float64(sample))
+		}
+		if float64(got) != want {
+			t.Errorf("sample %d: alpha in %d pages, want %v (%d in text, %d in anchors, %d in either)", sample, got, want, len(inText), len(anchorKeys), union)
+		}
+	}
+}

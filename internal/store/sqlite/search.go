@@ -549,7 +549,7 @@ func (db *DB) rankAll(ctx context.Context, fq ftsQuery, filter []any, k int, not
 
 // rankSample is how many of the first rows in URL ID order estimate a
 // phrase's number of pages (±5%).
-const rankSample = 500
+var rankSample = 500
 
 // trimFacets keeps the 20 largest values of a facet.
 func trimFacets(m map[string]int) {
