@@ -323,8 +323,7 @@ func hitsOf(ctx context.Context, rs *readStmts, table, match string, keys []craw
 		}
 		var rows *sql.Rows
 		if match != "" {
-			rows, err = rs.QueryContext(ctx, `SELECT t.rowid, `+ftsHitsFunc+`(t.`+table+`) FROM json_each(?1) j
-				JOIN `+table+` t ON t.rowid = j.value WHERE `+table+` MATCH ?2`, string(list), match)
+			rows, err = rs.QueryContext(ctx, hitsOfSQL(table), string(list), match)
 		} else {
 			rows, err = rs.QueryContext(ctx, `SELECT d.id, d.sz FROM json_each(?1) j
 				JOIN `+table+`_docsize d ON d.id = j.value`, string(list))
@@ -378,6 +377,15 @@ func hitsOf(ctx context.Context, rs *readStmts, table, match string, keys []craw
 		}
 	}
 	return out, nil
+}
+
+// hitsOfSQL is the statement of hitsOf's hits: the keys (?1, a JSON
+// array) each looked up in table's matches of ?2. CROSS JOIN keeps the
+// keys the outer loop: joined plainly, SQLite read the whole of the
+// match's rows (a common word's, in most pages) and the keys for each.
+func hitsOfSQL(table string) string {
+	return `SELECT t.rowid, ` + ftsHitsFunc + `(t.` + table + `) FROM json_each(?1) j
+		CROSS JOIN ` + table + ` t ON t.rowid = j.value WHERE ` + table + ` MATCH ?2`
 }
 
 // decodeDocsize reads a row of an FTS5 table's docsize table: the number

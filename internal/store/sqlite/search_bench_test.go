@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +21,8 @@ import (
 // vocabulary with Zipf frequencies, 8-word titles, 300-word bodies), runs
 // the rank pass that ends every crawl (SetRanks: it also chooses the
 // search tier), and measures indexing throughput, the rank pass and the
-// latency of 1,000 queries of 1–3 words, by page and by work:
+// latency of 1,000 queries of 1–3 words, by page and by work (with
+// ACRAWLER_SEARCH_LINKS=n, documents link to n others with anchor texts):
 //
 //	go test -run '^$' -bench BenchmarkSearch -benchtime 1x -timeout 30m ./internal/store/sqlite
 func BenchmarkSearch(b *testing.B) {
@@ -46,13 +49,17 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		return sb.String()
 	}
+	docURL := func(i int) string { return fmt.Sprintf("http://h%03d.test/doc/%d", i%300, i) }
+	// With ACRAWLER_SEARCH_LINKS=n, each document links to n others, the
+	// anchor texts one to three words drawn as the text's.
+	links, _ := strconv.Atoi(os.Getenv("ACRAWLER_SEARCH_LINKS"))
 	now := time.Unix(1_800_000_000, 0)
 	start := time.Now()
 	const batch = 500
 	for i := 0; i < docs; i += batch {
 		var urls []crawl.NewURL
 		for j := range batch {
-			urls = append(urls, storetest.U(fmt.Sprintf("http://h%03d.test/doc/%d", (i+j)%300, i+j), 1, 0))
+			urls = append(urls, storetest.U(docURL(i+j), 1, 0))
 		}
 		if _, err := st.AddURLs(ctx, urls, crawl.Limits{}); err != nil {
 			b.Fatal(err)
@@ -67,7 +74,12 @@ func BenchmarkSearch(b *testing.B) {
 				cs, _, _ := st.ClaimURLs(ctx, "b", h.ID, 1000, crawl.Limits{}, now)
 				for _, c := range cs {
 					text := words(300)
-					rs = append(rs, crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: &crawl.Page{URL: c.URL, Status: 200,
+					var ls []crawl.Link
+					for range links {
+						t := docURL(rng.IntN(docs))
+						ls = append(ls, crawl.Link{TargetID: crawl.URLID(t), Target: t, Anchor: words(1 + rng.IntN(3))})
+					}
+					rs = append(rs, crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Links: ls, Page: &crawl.Page{URL: c.URL, Status: 200,
 						ContentType: "text/html", Title: words(8), Text: text, FetchedAt: now, Lang: "en",
 						ContentHash: []byte(fmt.Sprintf("%032x", c.ID)),
 						Meta:        &crawl.Metadata{Type: []string{"article", "other", "listing", "thesis"}[c.ID&3], Year: 2000 + int(c.ID&15)}}})
