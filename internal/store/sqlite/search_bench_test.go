@@ -22,7 +22,8 @@ import (
 // the rank pass that ends every crawl (SetRanks: it also chooses the
 // search tier), and measures indexing throughput, the rank pass and the
 // latency of 1,000 queries of 1–3 words, by page and by work (with
-// ACRAWLER_SEARCH_LINKS=n, documents link to n others with anchor texts):
+// ACRAWLER_SEARCH_LINKS=n, documents link to n others with anchor texts;
+// ACRAWLER_SEARCH_QUERIES=n runs n queries of each kind):
 //
 //	go test -run '^$' -bench BenchmarkSearch -benchtime 1x -timeout 30m ./internal/store/sqlite
 func BenchmarkSearch(b *testing.B) {
