@@ -86,7 +86,7 @@ func TestAnchorsGathered(t *testing.T) {
 			}
 		}
 		// What anchorsOf says has changed, in key order.
-		rows, err := tx.tx.QueryContext(ctx, `SELECT key, old, anchors, key IN (SELECT url_id FROM search_tier) FROM
+		rows, err := tx.tx.QueryContext(ctx, `SELECT key, anchors, key IN (SELECT url_id FROM search_tier) FROM
 			(SELECT d.key, d.anchors AS old, `+anchorsOf("d.key")+` AS anchors FROM search_docs d)
 			WHERE anchors IS NOT old ORDER BY key`)
 		if err != nil {
@@ -95,7 +95,7 @@ func TestAnchorsGathered(t *testing.T) {
 		var want []anchorDoc
 		for rows.Next() {
 			var d anchorDoc
-			if err := rows.Scan(&d.key, &d.old, &d.anchors, &d.tier); err != nil {
+			if err := rows.Scan(&d.key, &d.anchors, &d.tier); err != nil {
 				return err
 			}
 			want = append(want, d)

@@ -3,10 +3,8 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/acrawler/acrawler/internal/crawl"
-	"github.com/acrawler/acrawler/internal/query"
 )
 
 // SetSchemaVersionForTest pretends a newer acrawler wrote the database.
@@ -62,22 +60,9 @@ func (db *DB) SearchTierForTest(ctx context.Context) (map[crawl.ID]bool, error) 
 }
 
 // BM25ForTest returns FTS5's own ranking of an FTS5 query's matches over
-// the whole index, as one table of the three columns would rank them:
-// bm25 scores, higher better. It builds that table (temporary, on the
-// writer's connection) from the indexed documents.
+// the whole index: bm25 scores, higher better.
 func (db *DB) BM25ForTest(ctx context.Context, match string) (map[crawl.ID]float64, error) {
-	conn, err := db.w.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `DROP TABLE IF EXISTS temp.one;
-		CREATE VIRTUAL TABLE temp.one USING fts5(title, body, anchors, tokenize = 'unicode61 remove_diacritics 0');
-		INSERT INTO temp.one (rowid, title, body, anchors) SELECT d.key, acrawler_fold(d.title), acrawler_fold(`+docBody("p")+`), acrawler_fold(d.anchors) FROM `+docFrom); err != nil {
-		return nil, err
-	}
-	defer conn.ExecContext(ctx, `DROP TABLE temp.one`)
-	rows, err := conn.QueryContext(ctx, `SELECT rowid, bm25(one, 10.0, 1.0, 4.0) FROM temp.one WHERE one MATCH ?`, match)
+	rows, err := db.r.QueryContext(ctx, `SELECT rowid, rank FROM pages_fts WHERE pages_fts MATCH ?`, match)
 	if err != nil {
 		return nil, err
 	}
@@ -113,32 +98,4 @@ func SetWALSizeLimit(n int64) (restore func()) {
 func (db *DB) CheckpointForTest(ctx context.Context) error {
 	_, err := db.w.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
 	return err
-}
-
-// MatchesForTest returns the first limit matches (all with 0) of a query
-// over the whole index, as URL IDs in full-text key order.
-func (db *DB) MatchesForTest(ctx context.Context, q string, limit int) ([]crawl.ID, error) {
-	rows, err := db.matches(ctx, fullIndex, newFTSQuery(query.Parse(q)), matchOpts{
-		filter: []any{"", "", "", 0, 0}, lo: math.MinInt64, hi: math.MaxInt64, limit: limit})
-	var out []crawl.ID
-	for _, r := range rows {
-		out = append(out, urlIDOfKey(r.key))
-	}
-	return out, err
-}
-
-// FTSKeyForTest is a URL ID's full-text key.
-func FTSKeyForTest(id crawl.ID) crawl.ID { return ftsKey(id) }
-
-// PhrasePagesForTest returns the number of pages that hold a query's
-// first term in the whole index (text or anchors), as ranking counts it,
-// with rankSample set to sample.
-func (db *DB) PhrasePagesForTest(ctx context.Context, q string, sample int) (int64, error) {
-	defer func(n int) { rankSample = n }(rankSample)
-	rankSample = sample
-	st, err := db.phraseStats(ctx, db.rs, fullIndex, newFTSQuery(query.Parse(q)))
-	if err != nil {
-		return 0, err
-	}
-	return st.phraseRows[0], nil
 }

@@ -40,7 +40,6 @@ import (
 	"unsafe"
 
 	"modernc.org/libc"
-	sqlitedrv "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -55,14 +54,6 @@ const (
 	// decodeFTSStats reads them.
 	ftsStatsFunc = "acrawler_stats"
 )
-
-// Every connection the driver registered as "sqlite" opens registers the
-// functions before its first use.
-func init() {
-	sqlitedrv.RegisterConnectionHook(func(c sqlitedrv.ExecQuerierContext, _ string) error {
-		return registerFTS5Aux(context.Background(), c)
-	})
-}
 
 // registerFTS5Aux registers ftsHitsFunc and ftsStatsFunc on a connection
 // modernc.org/sqlite opened: driverConn is what a sqlite.ConnectionHookFn

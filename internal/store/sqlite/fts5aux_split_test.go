@@ -146,6 +146,16 @@ func splitSearch(ctx context.Context, db *sql.DB, q auxQuery, weights []float64)
 	return scores, nil
 }
 
+func (h ftsHits) has(phrase int) bool {
+	n := len(h.colSize)
+	for _, c := range h.hits[phrase*n : phrase*n+n] {
+		if c > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func joinKeys(a, b map[int64]ftsHits) map[int64]struct{} {
 	keys := map[int64]struct{}{}
 	for id := range a {
@@ -155,6 +165,17 @@ func joinKeys(a, b map[int64]ftsHits) map[int64]struct{} {
 		keys[id] = struct{}{}
 	}
 	return keys
+}
+
+// joinHits is the hits of one row of the columns of a then b.
+func joinHits(a, b ftsHits, phrases int) ftsHits {
+	n := len(a.colSize) + len(b.colSize)
+	h := ftsHits{colSize: append(slices.Clone(a.colSize), b.colSize...), hits: make([]int, 0, n*phrases)}
+	for p := range phrases {
+		h.hits = append(h.hits, a.hits[p*len(a.colSize):(p+1)*len(a.colSize)]...)
+		h.hits = append(h.hits, b.hits[p*len(b.colSize):(p+1)*len(b.colSize)]...)
+	}
+	return h
 }
 
 // splitStats is table's row count and column totals: its auxiliary

@@ -514,7 +514,7 @@ func (t *txn) changedAnchors(ctx context.Context) ([]anchorDoc, error) {
 		}
 		for _, tg := range chunk {
 			if a := string(tg.joined); a != tg.old {
-				out = append(out, anchorDoc{key: tg.key, old: tg.old, anchors: a, tier: tg.tier})
+				out = append(out, anchorDoc{key: tg.key, anchors: a, tier: tg.tier})
 			}
 		}
 		last := chunk[len(chunk)-1].key

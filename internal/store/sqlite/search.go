@@ -93,7 +93,7 @@ func (t *txn) flushFTS(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	delDoc, err := t.prep(ctx, `DELETE FROM search_docs WHERE key = ? RETURNING anchors <> ''`)
+	delDoc, err := t.prep(ctx, `DELETE FROM search_docs WHERE key = ?`)
 	if err != nil {
 		return err
 	}
@@ -106,15 +106,15 @@ func (t *txn) flushFTS(ctx context.Context) error {
 		return err
 	}
 	// Every page written loses its old document, if it had one.
-	var gone []ftsDoc
+	var gone []crawl.ID
 	anchors := map[crawl.ID]string{}
 	for _, id := range ids {
-		var hadAnchors bool
-		switch err := delDoc.QueryRowContext(ctx, id).Scan(&hadAnchors); {
-		case err == nil:
-			gone = append(gone, ftsDoc{id, hadAnchors})
-		case !errors.Is(err, sql.ErrNoRows):
+		res, err := delDoc.ExecContext(ctx, id)
+		if err != nil {
 			return fmt.Errorf("full-text index %d: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			gone = append(gone, id)
 		}
 		if op := t.fts[last[id]]; op.insert {
 			a, err := t.anchorsFor(ctx, readAnchors, urlIDOfKey(id))
@@ -127,82 +127,43 @@ func (t *txn) flushFTS(ctx context.Context) error {
 			anchors[id] = a
 		}
 	}
-	if err := t.writeFTS(ctx, fullIndex, gone, ids, func(id crawl.ID) ftsOp { return t.fts[last[id]] }, anchors); err != nil {
+	del, err := t.prep(ctx, `DELETE FROM pages_fts WHERE rowid = ?`)
+	if err != nil {
 		return err
 	}
-	if err := t.flushTier(ctx, ids, gone, func(id crawl.ID) ftsOp { return t.fts[last[id]] }, anchors); err != nil {
+	ins, err := t.prep(ctx, `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	for _, id := range gone {
+		if _, err := del.ExecContext(ctx, id); err != nil {
+			return fmt.Errorf("full-text index %d: %w", id, err)
+		}
+	}
+	for _, id := range ids {
+		if op := t.fts[last[id]]; op.insert {
+			if _, err := ins.ExecContext(ctx, id, query.Fold(op.title), query.Fold(op.body), query.Fold(anchors[id])); err != nil {
+				return fmt.Errorf("full-text index %d: %w", id, err)
+			}
+		}
+	}
+	if err := t.flushTier(ctx, ids, func(id crawl.ID) ftsOp { return t.fts[last[id]] }, anchors); err != nil {
 		return err
 	}
 	t.fts = t.fts[:0]
 	return nil
 }
 
-// ftsDoc is a document leaving a full-text index: its key, and whether it
-// has a row in the index's anchors table.
-type ftsDoc struct {
-	key        crawl.ID
-	hasAnchors bool
-}
-
-// writeFTS deletes the documents gone from idx, then inserts those of ids
-// that op says to insert, with their anchor texts, each in key order: the
-// text's row, and the anchors' row when they are not empty.
-func (t *txn) writeFTS(ctx context.Context, idx ftsIndex, gone []ftsDoc, ids []crawl.ID, op func(crawl.ID) ftsOp, anchors map[crawl.ID]string) error {
-	del, err := t.prep(ctx, `DELETE FROM `+idx.text+` WHERE rowid = ?`)
-	if err != nil {
-		return err
-	}
-	delA, err := t.prep(ctx, `DELETE FROM `+idx.anchors+` WHERE rowid = ?`)
-	if err != nil {
-		return err
-	}
-	for _, d := range gone {
-		if _, err := del.ExecContext(ctx, d.key); err != nil {
-			return fmt.Errorf("full-text index %d: %w", d.key, err)
-		}
-		if d.hasAnchors {
-			if _, err := delA.ExecContext(ctx, d.key); err != nil {
-				return fmt.Errorf("full-text index %d: %w", d.key, err)
-			}
-		}
-	}
-	ins, err := t.prep(ctx, `INSERT INTO `+idx.text+` (rowid, title, body) VALUES (?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	insA, err := t.prep(ctx, `INSERT INTO `+idx.anchors+` (rowid, anchors) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if op := op(id); op.insert {
-			if _, err := ins.ExecContext(ctx, id, query.Fold(op.title), query.Fold(op.body)); err != nil {
-				return fmt.Errorf("full-text index %d: %w", id, err)
-			}
-		}
-	}
-	for _, id := range ids {
-		if a := anchors[id]; op(id).insert && a != "" {
-			if _, err := insA.ExecContext(ctx, id, query.Fold(a)); err != nil {
-				return fmt.Errorf("full-text index %d: %w", id, err)
-			}
-		}
-	}
-	return nil
-}
-
 // flushTier applies the transaction's full-text writes to the search
 // tier: a page in it is written again, or leaves it when it leaves the
 // index. Pages join the tier only when the rank pass (SetRanks) or a
-// rebuild chooses it again. gone holds the documents the transaction
-// replaced or removed, as they were.
-func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, gone []ftsDoc, op func(crawl.ID) ftsOp, anchors map[crawl.ID]string) error {
+// rebuild chooses it again.
+func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) ftsOp, anchors map[crawl.ID]string) error {
 	in, err := t.prep(ctx, `SELECT count(*) FROM search_tier WHERE url_id = ?`)
 	if err != nil {
 		return err
 	}
-	members := map[crawl.ID]bool{}
-	var leave, write []crawl.ID
+	var members, leave, write []crawl.ID
 	for _, id := range ids {
 		var n int
 		if err := in.QueryRowContext(ctx, id).Scan(&n); err != nil {
@@ -211,7 +172,7 @@ func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, gone []ftsDoc, op f
 		if n == 0 {
 			continue
 		}
-		members[id] = true
+		members = append(members, id)
 		if op(id).insert {
 			write = append(write, id)
 		} else {
@@ -221,16 +182,19 @@ func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, gone []ftsDoc, op f
 	if len(members) == 0 {
 		return nil
 	}
-	var goneTier []ftsDoc
-	for _, d := range gone {
-		if members[d.key] {
-			goneTier = append(goneTier, d)
-		}
-	}
-	if err := t.setTier(ctx, nil, leave, nil, nil); err != nil {
+	if err := t.setTier(ctx, members, leave, nil, nil); err != nil {
 		return err
 	}
-	return t.writeFTS(ctx, tierIndex, goneTier, write, op, anchors)
+	ins, err := t.prep(ctx, `INSERT INTO pages_top (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	for _, id := range write {
+		if _, err := ins.ExecContext(ctx, id, query.Fold(op(id).title), query.Fold(op(id).body), query.Fold(anchors[id])); err != nil {
+			return fmt.Errorf("search tier %d: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // docBody is the SQL expression of the indexed text of the page row p: its
@@ -252,13 +216,10 @@ func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID) e
 		sql string
 		ids []crawl.ID
 	}{
-		// The anchors' rows first, while search_docs tells which exist.
-		{`DELETE FROM anchors_top WHERE rowid IN (SELECT key FROM search_docs WHERE key = ?1 AND anchors <> '')`, del},
 		{`DELETE FROM pages_top WHERE rowid = ?`, del},
 		{`DELETE FROM search_tier WHERE url_id = ?`, leave},
 		{`INSERT INTO search_tier (url_id) VALUES (?)`, join},
-		{`INSERT INTO pages_top (rowid, title, body) SELECT d.key, acrawler_fold(d.title), acrawler_fold(` + docBody("p") + `) FROM ` + docFrom + ` WHERE d.key = ?`, write},
-		{`INSERT INTO anchors_top (rowid, anchors) SELECT key, acrawler_fold(anchors) FROM search_docs WHERE key = ? AND anchors <> ''`, write},
+		{`INSERT INTO pages_top (rowid, title, body, anchors) SELECT d.key, acrawler_fold(d.title), acrawler_fold(` + docBody("p") + `), acrawler_fold(d.anchors) FROM ` + docFrom + ` WHERE d.key = ?`, write},
 	} {
 		if len(step.ids) == 0 {
 			continue
@@ -391,18 +352,38 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	}
 	need := r.Offset + limit
 
-	// The matches in URL ID order, for the total and the facets.
-	fq := newFTSQuery(q)
-	rows, err := db.matches(ctx, fullIndex, fq, matchOpts{filter: filter, lo: math.MinInt64, hi: math.MaxInt64, limit: exactLimit + 1, byWork: r.ByWork})
-	if err != nil {
-		return res, err
+	// The matches in URL ID order, for the total and the facets (by
+	// work: with the work of each, read by a subquery: a join to
+	// work_copies may let SQLite read pages_search first and look each
+	// page up in the full-text index).
+	work := "0"
+	if r.ByWork {
+		work = "coalesce((SELECT c.work_id FROM work_copies c WHERE c.page_id = p.url_id), 0)"
 	}
-	ms := make([]matched, len(rows))
-	for i, row := range rows {
-		ms[i] = row.matched
-		ms[i].key = row.key
+	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, p.host, p.doc_type, p.year, `+work+`
+		FROM pages_fts f JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
+		WHERE pages_fts MATCH ?1 AND `+searchFilter+` ORDER BY f.rowid LIMIT ?7`, append([]any{match}, append(filter, exactLimit+1)...)...)
+	if err != nil {
+		return res, fmt.Errorf("sqlite: search: %w", err)
+	}
+	var ms []matched
+	for rows.Next() {
+		var m matched
+		if err := rows.Scan(&m.key, &m.host, &m.typ, &m.year, &m.work); err != nil {
+			rows.Close()
+			return res, fmt.Errorf("sqlite: search: %w", err)
+		}
+		ms = append(ms, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return res, fmt.Errorf("sqlite: search: %w", err)
 	}
 	n := len(ms)
+	matches := make(map[crawl.ID]bool, n)
+	for _, m := range ms {
+		matches[m.key] = true
+	}
 	res.ByWork = r.ByWork
 	res.Total, res.Facets = countMatches(ms, r.ByWork)
 	if n > exactLimit {
@@ -429,16 +410,8 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	var cands []cand
 	switch {
 	case n == 0 || !res.Estimated && r.Offset >= res.Total:
-	case !res.Estimated:
-		// Read again with what ranking needs: the sample is read without,
-		// as past exactLimit matches it ranks none of them.
-		rows, err = db.matches(ctx, fullIndex, fq, matchOpts{filter: filter, lo: math.MinInt64, hi: math.MaxInt64, rank: true})
-	}
-	switch {
-	case err != nil:
-	case n == 0 || !res.Estimated && r.Offset >= res.Total:
 	case !res.Estimated && r.ByWork:
-		if cands, err = db.rankRows(ctx, fullIndex, fq, rows, n, r.PageRankWeight); err == nil {
+		if cands, err = db.rankAll(ctx, q, filter, n, matches, false, r.PageRankWeight); err == nil {
 			byKey := make(map[crawl.ID]int64, n)
 			for _, m := range ms {
 				byKey[m.key] = m.work
@@ -446,11 +419,11 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 			cands = firstOfEach(cands, byKey)
 		}
 	case !res.Estimated:
-		cands, err = db.rankRows(ctx, fullIndex, fq, rows, need+rankCandidates, r.PageRankWeight)
+		cands, err = db.rankAll(ctx, q, filter, need+rankCandidates, matches, false, r.PageRankWeight)
 	case r.ByWork:
-		cands, err = db.rankLargeByWork(ctx, fq, filter, need, r.PageRankWeight)
+		cands, err = db.rankLargeByWork(ctx, q, filter, need, r.PageRankWeight)
 	default:
-		cands, err = db.rankLarge(ctx, fq, filter, need, r.PageRankWeight)
+		cands, err = db.rankLarge(ctx, q, filter, need, r.PageRankWeight)
 	}
 	if err != nil {
 		return res, err
@@ -494,33 +467,48 @@ func scaleFacets(f *crawl.Facets, by float64) {
 // of them, enough for a page ending at need, in levels, each ranked
 // after the one before: the tier's first tierScored matches in URL ID
 // order (a uniform sample of them), its other matches, and the matches
-// outside the tier. Each level is ranked over its own index, as FTS5
-// ranked a query on one table: the tier's levels by the tier's figures.
-func (db *DB) rankLarge(ctx context.Context, fq ftsQuery, filter []any, need int, weight float64) ([]cand, error) {
-	first, err := db.matches(ctx, tierIndex, fq, matchOpts{filter: filter, lo: math.MinInt64, hi: math.MaxInt64, limit: tierScored + 1, rank: true})
-	if err != nil {
-		return nil, err
+// outside the tier.
+func (db *DB) rankLarge(ctx context.Context, q query.Query, filter []any, need int, weight float64) ([]cand, error) {
+	match := q.FTS5()
+	// The URL ID that starts the second level, if the tier has more
+	// matches.
+	split := crawl.ID(math.MaxInt64)
+	inTier := tierScored + 1
+	err := db.r.QueryRowContext(ctx, `SELECT rowid FROM pages_top WHERE pages_top MATCH ? ORDER BY rowid LIMIT 1 OFFSET ?`,
+		match, tierScored).Scan(&split)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = db.r.QueryRowContext(ctx, `SELECT count(*) FROM pages_top WHERE pages_top MATCH ?`, match).Scan(&inTier)
 	}
-	if len(first) < tierCandidates {
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	enough := inTier >= tierCandidates
+	if enough && slices.ContainsFunc(filter, func(v any) bool { return v != "" && v != 0 }) {
+		var n int
+		if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM pages_top f JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
+			WHERE pages_top MATCH ?1 AND `+searchFilter+` LIMIT ?7)`, append(append([]any{match}, filter...), tierCandidates)...).Scan(&n); err != nil {
+			return nil, fmt.Errorf("sqlite: search: %w", err)
+		}
+		enough = n >= tierCandidates
+	}
+	if !enough {
 		// Too few of the matches are in the tier for its best to be the
 		// best: rank them all.
-		return db.rankAll(ctx, fq, filter, need+rankCandidates, false, weight)
+		return db.rankAll(ctx, q, filter, need+rankCandidates, nil, false, weight)
+	}
+	end := crawl.ID(math.MaxInt64) // of the first level
+	if inTier > tierScored {
+		end = split - 1
 	}
 	levels := []func(k int) ([]cand, error){
+		func(k int) ([]cand, error) { return db.rankTier(ctx, match, filter, math.MinInt64, end, k, weight) },
 		func(k int) ([]cand, error) {
-			return db.rankRows(ctx, tierIndex, fq, first[:min(len(first), tierScored)], k, weight)
-		},
-		func(k int) ([]cand, error) {
-			if len(first) <= tierScored {
+			if end == math.MaxInt64 {
 				return nil, nil
 			}
-			rest, err := db.matches(ctx, tierIndex, fq, matchOpts{filter: filter, lo: first[tierScored].key, hi: math.MaxInt64, rank: true})
-			if err != nil {
-				return nil, err
-			}
-			return db.rankRows(ctx, tierIndex, fq, rest, k, weight)
+			return db.rankTier(ctx, match, filter, split, math.MaxInt64, k, weight)
 		},
-		func(k int) ([]cand, error) { return db.rankAll(ctx, fq, filter, k, true, weight) },
+		func(k int) ([]cand, error) { return db.rankAll(ctx, q, filter, k, nil, true, weight) },
 	}
 	var out []cand
 	for _, level := range levels {
@@ -537,19 +525,176 @@ func (db *DB) rankLarge(ctx context.Context, fq ftsQuery, filter []any, need int
 	return out, nil
 }
 
+// rankTier returns the best k matches in the search tier with URL IDs
+// from first to last, ranked as rank does. FTS5 ranks only the matches in
+// that range.
+func (db *DB) rankTier(ctx context.Context, match string, filter []any, first, last crawl.ID, k int, weight float64) ([]cand, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, f.rank, `+pageRank("p")+` FROM pages_top f
+		JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
+		WHERE pages_top MATCH ?1 AND f.rowid BETWEEN ?8 AND ?9 AND `+searchFilter+`
+		ORDER BY f.rank LIMIT ?7`,
+		append(append([]any{match}, filter...), k, first, last)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	return scanCands(rows, k, nil, weight)
+}
+
 // rankAll ranks a query's matches over the whole index (outside the tier
-// with notTier), best first, and returns the best k.
-func (db *DB) rankAll(ctx context.Context, fq ftsQuery, filter []any, k int, notTier bool, weight float64) ([]cand, error) {
-	rows, err := db.matches(ctx, fullIndex, fq, matchOpts{filter: filter, lo: math.MinInt64, hi: math.MaxInt64, notTier: notTier, rank: true})
+// with notTier), best first, and returns the best k. A caller that has
+// all the matches passes them.
+func (db *DB) rankAll(ctx context.Context, q query.Query, filter []any, k int, matches map[crawl.ID]bool, notTier bool, weight float64) ([]cand, error) {
+	match := q.FTS5()
+	rankBy, err := db.rankingExpr(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	return db.rankRows(ctx, fullIndex, fq, rows, k, weight)
+	if rankBy == match {
+		rankBy = ""
+	}
+	return db.rank(ctx, match, rankBy, filter, k, matches, notTier, weight)
+}
+
+// rank returns the best k matches of match in the whole index by bm25
+// (outside the tier with notTier), ranked again with the link-graph rank
+// blended in. With rankBy set, FTS5 ranks the matches of rankBy (a query
+// with fewer words) and those of match are kept: the given matches or,
+// without them, those found again.
+func (db *DB) rank(ctx context.Context, match, rankBy string, filter []any, k int, matches map[crawl.ID]bool, notTier bool, weight float64) ([]cand, error) {
+	cond := `pages_fts MATCH ?1`
+	args := append([]any{match}, filter...)
+	limit := ` LIMIT ?7`
+	switch {
+	case rankBy != "" && matches != nil:
+		// Filtered here: they are few, and finding them again would mean
+		// reading the left-out words' long document lists.
+		cond, limit = `pages_fts MATCH ?8`, ""
+	case rankBy != "":
+		// The unary + keeps the condition out of the full-text table's
+		// plan: it filters the rows FTS5 ranks.
+		cond = `pages_fts MATCH ?8 AND +f.rowid IN (SELECT rowid FROM pages_fts WHERE pages_fts MATCH ?1)`
+	}
+	if notTier {
+		cond += ` AND +f.rowid NOT IN (SELECT url_id FROM search_tier)`
+	}
+	args = append(args, k)
+	if rankBy != "" {
+		args = append(args, rankBy)
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT f.rowid, f.rank, `+pageRank("p")+` FROM pages_fts f
+		JOIN pages p INDEXED BY pages_search ON p.url_id = `+sqlURLID("f.rowid")+`
+		WHERE `+cond+` AND `+searchFilter+` ORDER BY f.rank`+limit, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	var keep map[crawl.ID]bool
+	if rankBy != "" {
+		keep = matches
+	}
+	return scanCands(rows, k, keep, weight)
+}
+
+// scanCands reads up to k ranked matches (those in keep, if given), blends
+// in their link-graph rank and orders them, best first.
+func scanCands(rows *sql.Rows, k int, keep map[crawl.ID]bool, weight float64) ([]cand, error) {
+	defer rows.Close()
+	var cands []cand
+	for len(cands) < k && rows.Next() {
+		var c cand
+		var pr float64
+		if err := rows.Scan(&c.id, &c.score, &pr); err != nil {
+			return nil, fmt.Errorf("sqlite: search: %w", err)
+		}
+		if keep != nil && !keep[c.id] {
+			continue
+		}
+		c.score = -c.score // bm25 is lower-better
+		if weight > 0 {
+			c.score *= 1 + weight*math.Log1p(pr)
+		}
+		cands = append(cands, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].score != cands[j].score {
+			return cands[i].score > cands[j].score
+		}
+		return cands[i].id < cands[j].id
+	})
+	return cands, nil
+}
+
+// rankingExpr is the FTS5 expression whose bm25 ranks the matches of q
+// over the whole index, the same ranking as q's own for less work. FTS5
+// computes each phrase's inverse document frequency by reading the
+// phrase's whole document list once per query: for a word in most pages,
+// that is most of the cost of a query that matches few pages. bm25 gives
+// a phrase in more than half of the pages (and an excluded one) a weight
+// of 1e-6, nothing next to any other phrase, so these are left out of the
+// ranking (and still filter). The number of pages holding a phrase is
+// estimated from its first matches in URL ID order, as for totals, with a
+// margin: a phrase is left out above 60% of the pages.
+func (db *DB) rankingExpr(ctx context.Context, q query.Query) (string, error) {
+	var keep query.Query
+	dropped := false
+	var pages int
+	for _, t := range q.Terms {
+		if t.Exclude {
+			dropped = true
+			continue
+		}
+		one := query.Query{Terms: []query.Term{t}}
+		n, err := db.estimateCount(ctx, `SELECT rowid FROM pages_fts WHERE pages_fts MATCH ? ORDER BY rowid LIMIT ?`, one.FTS5())
+		if err != nil {
+			return "", err
+		}
+		if n > 0 && pages == 0 {
+			if pages, err = db.estimateCount(ctx, `SELECT id FROM pages_fts_docsize ORDER BY id LIMIT ?`); err != nil {
+				return "", err
+			}
+		}
+		if pages > 0 && float64(n) > 0.6*float64(pages) {
+			dropped = true
+			continue
+		}
+		keep.Terms = append(keep.Terms, t)
+	}
+	if !dropped || keep.IsEmpty() {
+		return q.FTS5(), nil
+	}
+	return keep.FTS5(), nil
 }
 
 // rankSample is how many of the first rows in URL ID order estimate a
-// phrase's number of pages (±5%).
-var rankSample = 500
+// phrase's or the index's number of pages (±5%).
+const rankSample = 500
+
+// estimateCount estimates the number of rows of a query that returns
+// URL IDs in order, given its arguments and, last, a limit.
+func (db *DB) estimateCount(ctx context.Context, sqlq string, args ...any) (int, error) {
+	rows, err := db.r.QueryContext(ctx, sqlq, append(args, rankSample)...)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: search: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	var last crawl.ID
+	for rows.Next() {
+		if err := rows.Scan(&last); err != nil {
+			return 0, fmt.Errorf("sqlite: search: %w", err)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("sqlite: search: %w", err)
+	}
+	if n < rankSample {
+		return n, nil
+	}
+	return estimateMatches(n, last), nil
+}
 
 // trimFacets keeps the 20 largest values of a facet.
 func trimFacets(m map[string]int) {
@@ -716,16 +861,16 @@ func (t *txn) setRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 // anchorDoc is a document whose inbound anchor texts changed.
 type anchorDoc struct {
 	key     crawl.ID // full-text key
-	old     string   // the anchor texts indexed
 	anchors string   // the anchor texts to index
 	tier    bool     // the page is in the search tier
 }
 
-// refreshAnchors writes again the anchors' rows of the documents whose
-// inbound anchor texts changed since they were indexed, in the main index
-// and in the search tier; their text's rows stay. Each anchors table takes
-// all its deletes, then all its inserts, in key order, so that FTS5 writes
-// them out as two segments (see ftsOp).
+// refreshAnchors writes again the documents whose inbound anchor texts
+// changed since they were indexed (only those: FTS5 tokenizes a whole row
+// again), in the main index and in the search tier. Each index takes all
+// its deletes, then all its inserts, in key order, so that FTS5 writes
+// them out as two segments (see ftsOp); a document's text is read just
+// before it is inserted, so memory holds only the keys and anchor texts.
 func (t *txn) refreshAnchors(ctx context.Context) error {
 	docs, err := t.changedAnchors(ctx)
 	if err != nil {
@@ -743,37 +888,46 @@ func (t *txn) refreshAnchors(ctx context.Context) error {
 			return fmt.Errorf("anchor texts %d: %w", d.key, err)
 		}
 	}
-	for _, idx := range []ftsIndex{fullIndex, tierIndex} {
+	read, err := t.prep(ctx, `SELECT d.title, `+docBody("p")+` FROM `+docFrom+` WHERE d.key = ?`)
+	if err != nil {
+		return err
+	}
+	for _, table := range []string{"pages_fts", "pages_top"} {
 		// FTS5 merges segments as it writes them out (automerge, 4 at a
 		// level): here that rewrote large parts of an index that had just
-		// grown by a crawl. Merging is left to the writes that follow.
-		if err := t.automerge(ctx, idx.anchors, 0); err != nil {
+		// grown by a crawl, a third of the rank pass. Merging is left to the
+		// writes that follow.
+		if err := t.automerge(ctx, table, 0); err != nil {
 			return err
 		}
-		del, err := t.prep(ctx, `DELETE FROM `+idx.anchors+` WHERE rowid = ?`)
+		del, err := t.prep(ctx, `DELETE FROM `+table+` WHERE rowid = ?`)
 		if err != nil {
 			return err
 		}
-		ins, err := t.prep(ctx, `INSERT INTO `+idx.anchors+` (rowid, anchors) VALUES (?, ?)`)
+		ins, err := t.prep(ctx, `INSERT INTO `+table+` (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
-		in := func(d anchorDoc) bool { return idx == fullIndex || d.tier }
 		for _, d := range docs {
-			if in(d) && d.old != "" {
+			if table == "pages_fts" || d.tier {
 				if _, err := del.ExecContext(ctx, d.key); err != nil {
 					return fmt.Errorf("anchor texts %d: %w", d.key, err)
 				}
 			}
 		}
 		for _, d := range docs {
-			if in(d) && d.anchors != "" {
-				if _, err := ins.ExecContext(ctx, d.key, query.Fold(d.anchors)); err != nil {
-					return fmt.Errorf("anchor texts %d: %w", d.key, err)
-				}
+			if table == "pages_top" && !d.tier {
+				continue
+			}
+			var title, body string
+			if err := read.QueryRowContext(ctx, d.key).Scan(&title, &body); err != nil {
+				return fmt.Errorf("anchor texts %d: %w", d.key, err)
+			}
+			if _, err := ins.ExecContext(ctx, d.key, query.Fold(title), query.Fold(body), query.Fold(d.anchors)); err != nil {
+				return fmt.Errorf("anchor texts %d: %w", d.key, err)
 			}
 		}
-		if err := t.automerge(ctx, idx.anchors, ftsAutomerge); err != nil {
+		if err := t.automerge(ctx, table, ftsAutomerge); err != nil {
 			return err
 		}
 	}
@@ -934,9 +1088,7 @@ func (db *DB) RequeueIndex(ctx context.Context) (int, error) {
 func (db *DB) RebuildIndex(ctx context.Context) (int, error) {
 	if err := db.tx(ctx, func(t *txn) error {
 		_, err := t.tx.ExecContext(ctx, `INSERT INTO pages_fts (pages_fts) VALUES ('delete-all');
-			INSERT INTO anchors_fts (anchors_fts) VALUES ('delete-all');
-			INSERT INTO pages_top (pages_top) VALUES ('delete-all');
-			INSERT INTO anchors_top (anchors_top) VALUES ('delete-all'); DELETE FROM search_docs; DELETE FROM search_tier`)
+			INSERT INTO pages_top (pages_top) VALUES ('delete-all'); DELETE FROM search_docs; DELETE FROM search_tier`)
 		return err
 	}); err != nil {
 		return 0, fmt.Errorf("sqlite: rebuild index: %w", err)

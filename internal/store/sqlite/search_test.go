@@ -23,7 +23,6 @@ import (
 type searchCorpus struct {
 	db    *sqlite.DB
 	pages map[string]*crawl.Page // by URL
-	links map[string][]crawl.Link
 }
 
 func docURL(i int) string { return fmt.Sprintf("http://h%d.test/doc/%d", i%4, i) }
@@ -98,7 +97,7 @@ func (c *searchCorpus) commit(t *testing.T, pages ...*crawl.Page) {
 				if p.Status == 410 {
 					rv = &crawl.Revisit{Gone: crawl.Removed}
 				}
-				rs = append(rs, crawl.Result{URL: u, Outcome: crawl.OutcomeDone, Page: &p, Revisit: rv, Links: c.links[u.URL]})
+				rs = append(rs, crawl.Result{URL: u, Outcome: crawl.OutcomeDone, Page: &p, Revisit: rv})
 			}
 			rel = append(rel, crawl.HostRelease{ID: h.ID})
 		}
@@ -356,12 +355,8 @@ func TestSearchTierMigration(t *testing.T) {
 	for i := range 20 {
 		c.commit(t, &crawl.Page{URL: docURL(i), Title: fmt.Sprintf("Page %d", i), Text: "Some common text."})
 	}
-	// The database as it was before migration 0008: no tier, and one
-	// full-text table of three columns.
-	if err := db.ExecForTest(ctx, `DROP TABLE pages_top; DROP TABLE search_tier; DROP INDEX pages_search;
-		DROP TABLE pages_fts; CREATE VIRTUAL TABLE pages_fts USING fts5(title, body, anchors);
-		INSERT INTO pages_fts (rowid, title, body, anchors) SELECT key, title, 'some common text', anchors FROM search_docs;
-		PRAGMA user_version = 7`); err != nil {
+	// The database as it was before migration 0008.
+	if err := db.ExecForTest(ctx, `DROP TABLE pages_top; DROP TABLE search_tier; DROP INDEX pages_search; PRAGMA user_version = 7`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -433,7 +428,7 @@ func TestFoldMigration(t *testing.T) {
 		&crawl.Page{URL: docURL(2), Title: "Ankara", Text: "plain words"})
 	// The index as it was before migration 0012: the text as it is.
 	if err := db.ExecForTest(ctx, `INSERT INTO pages_fts (pages_fts) VALUES ('delete-all');
-		INSERT INTO pages_fts (rowid, title, body) SELECT key, title, 'plain words' FROM search_docs;
+		INSERT INTO pages_fts (rowid, title, body, anchors) SELECT key, title, 'plain words', anchors FROM search_docs;
 		PRAGMA user_version = 11`); err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +468,7 @@ func TestFoldDiacriticsMigration(t *testing.T) {
 	// The index as it was before migration 0013: the text lowercased by
 	// the tokenizer alone.
 	if err := db.ExecForTest(ctx, `INSERT INTO pages_fts (pages_fts) VALUES ('delete-all');
-		INSERT INTO pages_fts (rowid, title, body) SELECT key, title, 'plain words' FROM search_docs;
+		INSERT INTO pages_fts (rowid, title, body, anchors) SELECT key, title, 'plain words', anchors FROM search_docs;
 		PRAGMA user_version = 12`); err != nil {
 		t.Fatal(err)
 	}

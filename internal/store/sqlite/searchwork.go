@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/query"
 )
 
 // matched is a match of a search as the total and the facets count it: its
@@ -144,11 +145,11 @@ func (db *DB) worksOf(ctx context.Context, keys []crawl.ID, into map[crawl.ID]in
 // rankLargeByWork ranks the matches of a search by work that has more
 // than exactLimit of them (rankLarge), enough for need results, in up to
 // workRounds rounds, and returns the first match of each result.
-func (db *DB) rankLargeByWork(ctx context.Context, fq ftsQuery, filter []any, need int, weight float64) ([]cand, error) {
+func (db *DB) rankLargeByWork(ctx context.Context, q query.Query, filter []any, need int, weight float64) ([]cand, error) {
 	works := map[crawl.ID]int64{}
 	pages := need
 	for round := 1; ; round++ {
-		cands, err := db.rankLarge(ctx, fq, filter, pages, weight)
+		cands, err := db.rankLarge(ctx, q, filter, pages, weight)
 		if err != nil {
 			return nil, err
 		}

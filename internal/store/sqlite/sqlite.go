@@ -44,7 +44,6 @@ type DB struct {
 	path      string
 	w         *sql.DB           // the single writer connection (nil when read-only)
 	r         *sql.DB           // readers
-	rs        *readStmts        // statements prepared once for r (search)
 	snip      *sql.DB           // in-memory databases search snippets are made in
 	snipIdle  chan *snippetConn // idle snippet connections
 	snipSlots chan struct{}     // one per snippet connection in use
@@ -192,7 +191,7 @@ func (db *DB) openReaders(ctx context.Context, readOnly bool) error {
 			return fmt.Errorf("sqlite: open %s: %w", db.path, err)
 		}
 		r.SetMaxOpenConns(4)
-		db.r, db.rs = r, &readStmts{db: r}
+		db.r = r
 		return nil
 	}
 	if err := open(false); err != nil || !readOnly {

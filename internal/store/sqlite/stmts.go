@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"sync"
 )
 
 // maxCachedStmts bounds the writer's statement cache: statements built
@@ -89,48 +88,4 @@ func (db *DB) closeStmts() {
 		s.Close()
 		delete(db.stmts, q)
 	}
-}
-
-// readStmts prepares each query run through it once for the readers'
-// pool (database/sql then prepares it once on each connection): a search
-// runs a dozen statements, and preparing them took a tenth of its time.
-// Only statements of fixed text (a bounded set) go through it.
-type readStmts struct {
-	db *sql.DB
-	mu sync.Mutex
-	m  map[string]*sql.Stmt
-}
-
-func (c *readStmts) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s := c.m[q]; s != nil {
-		return s, nil
-	}
-	s, err := c.db.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	if c.m == nil {
-		c.m = map[string]*sql.Stmt{}
-	}
-	c.m[q] = s
-	return s, nil
-}
-
-func (c *readStmts) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	s, err := c.stmt(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	return s.QueryContext(ctx, args...)
-}
-
-// queryRow is QueryRowContext's Scan.
-func (c *readStmts) queryRow(ctx context.Context, q string, args []any, dest ...any) error {
-	s, err := c.stmt(ctx, q)
-	if err != nil {
-		return err
-	}
-	return s.QueryRowContext(ctx, args...).Scan(dest...)
 }
