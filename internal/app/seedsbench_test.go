@@ -203,4 +203,16 @@ func seedsOnPostgres(t *testing.T, label, bin, file string, n, hosts int) {
 	t.Logf("%s: %d seeds over %d hosts in %.1fs: %.0f URLs/s, CPU %.1f µs/URL (the program's), %.0f B of WAL/URL, %.0f B/URL in tables and indexes, peak RSS %.0f MB",
 		label, n, hosts, use.took.Seconds(), float64(n)/use.took.Seconds(), cpu, float64(wal)/float64(n), float64(size)/float64(n),
 		float64(use.maxRSS)/(1<<20))
+	// Where the bytes are: each table and index (its main fork, the
+	// free space map and visibility map apart), per URL.
+	by := apptest.QueryStrings(t, d, `SELECT c.relname || ' ' || to_char(pg_relation_size(c.oid)::float8 / $1, 'FM9990.0')
+		FROM pg_class c WHERE c.relnamespace = to_regnamespace(current_schema()) AND c.relkind IN ('r', 'i')
+			AND pg_relation_size(c.oid) > $1 ORDER BY pg_relation_size(c.oid) DESC`, n)
+	t.Logf("%s: B/URL by table and index: %s", label, strings.Join(by, ", "))
+	// Row versions: dead ones wait for a vacuum (none runs here when the
+	// server's autovacuum is off).
+	rows := apptest.QueryStrings(t, d, `SELECT relname || ' ' || n_live_tup || ' live, ' || n_dead_tup || ' dead, '
+			|| n_tup_upd || ' updated (' || n_tup_hot_upd || ' in place)'
+		FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname IN ('urls', 'hosts') ORDER BY relname`)
+	t.Logf("%s: rows: %s", label, strings.Join(rows, "; "))
 }
