@@ -208,13 +208,10 @@ func FinalURLs(t testing.TB, db string) []string {
 }
 
 // URLs is the urls table for a query that reads URLs' text: each row's
-// url is the whole URL. PostgreSQL keeps it whole; SQLite keeps it
-// without its host's origin, hosts.key (the store's fullURLSQL), or, for a
-// URL that does not begin with its host's key, whole behind a "!".
+// url is the whole URL. Both stores keep it without its host's origin,
+// hosts.key (the stores' fullURLSQL), or, for a URL that does not begin
+// with its host's key, whole behind a "!".
 func (d *DB) URLs() string {
-	if d.PG {
-		return "urls"
-	}
 	return `(SELECT u.id, CASE WHEN substr(u.url, 1, 1) = '!' THEN substr(u.url, 2) ELSE coalesce(h.key, '') || u.url END AS url,
 		u.host_id, u.depth, u.priority, u.state, u.via, u.parent_id, u.seq, u.attempts, u.retry_at, u.discovered_at,
 		u.fetched_at, u.error, u.kind, u.lastmod, u.changefreq, u.inlinks

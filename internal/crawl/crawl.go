@@ -85,6 +85,27 @@ func HostKey(u string) string {
 	return u
 }
 
+// RelURL is the text a store keeps of URL u of the host whose key is key
+// (HostKey): what follows the key, "" or text beginning with "/", "?" or
+// "#", so that a host's origin is stored once, in its row. A URL that does
+// not begin so with the key is kept whole behind a "!", which no relative
+// text begins with, so that every text comes back exactly (FullURL).
+func RelURL(u, key string) string {
+	if rest, ok := strings.CutPrefix(u, key); ok && (rest == "" || strings.IndexByte("/?#", rest[0]) >= 0) {
+		return rest
+	}
+	return "!" + u
+}
+
+// FullURL is the URL whose text a store keeps as rel, of the host whose
+// key is key: RelURL's inverse.
+func FullURL(rel, key string) string {
+	if whole, ok := strings.CutPrefix(rel, "!"); ok {
+		return whole
+	}
+	return key + rel
+}
+
 // State is where a URL is in its life cycle.
 type State int8
 

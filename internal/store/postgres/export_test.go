@@ -54,3 +54,9 @@ func SetStageThresholds(min, share int64) (restore func()) {
 	stageMin, stageShare = min, share
 	return func() { stageMin, stageShare = oldMin, oldShare }
 }
+
+// FullURLSQLForTest is fullURLSQL.
+func FullURLSQLForTest(rel, key string) string { return fullURLSQL(rel, key) }
+
+// RelURLSQLForTest is relURLSQL.
+func RelURLSQLForTest(u, key string) string { return relURLSQL(u, key) }

@@ -216,7 +216,7 @@ func (a *admission) copyInsert(ctx context.Context, t *txn, now time.Time) error
 	_, err := t.conn.CopyFrom(ctx, pgx.Identifier{"urls"}, copyColumns,
 		pgx.CopyFromSlice(len(order), func(i int) ([]any, error) {
 			u := &a.insert[order[i]]
-			return []any{int64(u.ID), clean(u.URL), int64(u.HostID), int32(u.Depth), int32(u.Priority), int16(0),
+			return []any{int64(u.ID), crawl.RelURL(clean(u.URL), clean(u.Host)), int64(u.HostID), int32(u.Depth), int32(u.Priority), int16(0),
 				clean(string(u.Via)), int64(u.Parent), at, int16(u.Kind), ms(u.LastMod), clean(u.ChangeFreq)}, nil
 		}))
 	if err != nil {
@@ -266,7 +266,7 @@ func (a *admission) queueInsert(b *pgx.Batch, now time.Time) {
 	kinds := make([]int16, n)
 	for i, u := range a.insert {
 		ids[i], hosts[i], parents[i], lastmods[i] = int64(u.ID), int64(u.HostID), int64(u.Parent), ms(u.LastMod)
-		urls[i], vias[i], freqs[i] = clean(u.URL), clean(string(u.Via)), clean(u.ChangeFreq)
+		urls[i], vias[i], freqs[i] = crawl.RelURL(clean(u.URL), clean(u.Host)), clean(string(u.Via)), clean(u.ChangeFreq)
 		depths[i], prios[i], kinds[i] = int32(u.Depth), int32(u.Priority), int16(u.Kind)
 	}
 	b.Queue(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, discovered_at, kind, lastmod, changefreq, seq)
@@ -794,7 +794,7 @@ func claimSQL(pages, hostBytes bool) string {
 	ON CONFLICT (slot) DO UPDATE SET queued = x.queued + excluded.queued, inflight = x.inflight + excluded.inflight,
 		reserved = x.reserved + excluded.reserved, skipped = x.skipped + excluded.skipped
 )
-SELECT c.id, c.url, c.depth, c.priority, c.attempts, c.kind, c.lastmod, c.via, c.changefreq, p.url_id IS NOT NULL,
+SELECT c.id, ` + fullURLSQL("c.url", "(SELECT key FROM hosts WHERE id = $1)") + `, c.depth, c.priority, c.attempts, c.kind, c.lastmod, c.via, c.changefreq, p.url_id IS NOT NULL,
 	coalesce(p.etag, ''), coalesce(p.last_modified, ''), p.content_hash, coalesce(p.bytes, 0), coalesce(p.fetched_at, 0),
 	coalesce(p.interval_ms, 0), coalesce(p.misses, 0), coalesce(p.doc_type, '')
 FROM c LEFT JOIN pages p ON p.url_id = c.id ORDER BY c.priority DESC, c.seq`

@@ -174,12 +174,12 @@ func (db *DB) mergeIfStaged(ctx context.Context) (int64, error) {
 // a second WAL record to confirm it.
 //
 // It returns the number of URLs admitted.
-const mergeOffersSQL = `WITH ins AS (
+var mergeOffersSQL = `WITH ins AS (
 	INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, discovered_at, kind, lastmod, changefreq, seq)
-	SELECT n.id, n.url, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, n.discovered_at, n.kind, n.lastmod,
+	SELECT n.id, ` + relURLSQL("n.url", "n.key") + `, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, n.discovered_at, n.kind, n.lastmod,
 		n.changefreq, nextval('urls_seq')
 	FROM (
-		SELECT f.*, h.admitted, row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k
+		SELECT f.*, h.admitted, h.key, row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k
 		FROM (SELECT DISTINCT ON (host_id, id) * FROM offers ORDER BY host_id, id, ord) AS f
 		JOIN hosts h ON h.id = f.host_id
 		WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = f.id)

@@ -24,9 +24,11 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 	var disc, fetched, retry, lastmod int64
 	var errText *string
 	// The count and the priority with the inbound links staged (inlinks.go).
-	err := db.pool.QueryRow(ctx, `SELECT id, url, host_id, depth, priority + s.raise, state, attempts, via, parent_id,
-		discovered_at, fetched_at, retry_at, error, kind, lastmod, changefreq, inlinks + s.n
-		FROM urls u, LATERAL `+stagedInlinks("u.id", "u.inlinks")+` s WHERE id = $1`, int64(id)).Scan(
+	err := db.pool.QueryRow(ctx, `SELECT u.id, `+fullURLSQL("u.url", "h.key")+`, u.host_id, u.depth, u.priority + s.raise, u.state,
+		u.attempts, u.via, u.parent_id, u.discovered_at, u.fetched_at, u.retry_at, u.error, u.kind, u.lastmod, u.changefreq,
+		u.inlinks + s.n
+		FROM urls u LEFT JOIN hosts h ON h.id = u.host_id, LATERAL `+stagedInlinks("u.id", "u.inlinks")+` s
+		WHERE u.id = $1`, int64(id)).Scan(
 		&u.ID, &u.URL, &u.HostID, &depth, &prio, &state, &attempts, &via, &u.Parent,
 		&disc, &fetched, &retry, &errText, &kind, &lastmod, &u.ChangeFreq, &inlinks)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -228,7 +228,7 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 		SELECT column1, column2, column3, column4, column5, 0, column6, column7, column8, column9, column10, column11, column12
 		FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
 		u := ins[i].u
-		a[0], a[1], a[2], a[3], a[4], a[5] = u.ID, relURL(u.URL, u.Host), u.HostID, u.Depth, u.Priority, string(u.Via)
+		a[0], a[1], a[2], a[3], a[4], a[5] = u.ID, crawl.RelURL(u.URL, u.Host), u.HostID, u.Depth, u.Priority, string(u.Via)
 		a[6], a[7], a[8], a[9], a[10], a[11] = u.Parent, ins[i].seq, nowMS, u.Kind, ms(u.LastMod), u.ChangeFreq
 	}, nil); err != nil {
 		return st, err
@@ -770,7 +770,7 @@ func (t *txn) claimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 				rows.Close()
 				return err
 			}
-			c.u.URL, c.u.LastMod, c.u.Via = fullURL(c.u.URL, key), fromMS(lastmod), crawl.Via(via)
+			c.u.URL, c.u.LastMod, c.u.Via = crawl.FullURL(c.u.URL, key), fromMS(lastmod), crawl.Via(via)
 			cs = append(cs, c)
 		}
 		rows.Close()

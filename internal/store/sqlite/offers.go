@@ -79,7 +79,7 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 				first[u.HostID] = true
 				host = u.Host
 			}
-			a[0], a[1], a[2], a[3], a[4], a[5] = u.ID, relURL(u.URL, u.Host), u.HostID, host, u.Depth, u.Priority
+			a[0], a[1], a[2], a[3], a[4], a[5] = u.ID, crawl.RelURL(u.URL, u.Host), u.HostID, host, u.Depth, u.Priority
 			a[6], a[7], a[8], a[9], a[10], a[11] = string(u.Via), u.Parent, nowMS, u.Kind, ms(u.LastMod), u.ChangeFreq
 			a[12] = lim.MaxPagesPerHost
 		}, nil); err != nil {

@@ -45,7 +45,7 @@ func roundTripURLs(t *testing.T) []crawl.NewURL {
 			t.Fatalf("Normalize(%q): %v", raw, err)
 		}
 		host := crawl.HostKey(u)
-		if !strings.HasPrefix(u, host) || strings.HasPrefix(relURL(u, host), "!") {
+		if !strings.HasPrefix(u, host) || strings.HasPrefix(crawl.RelURL(u, host), "!") {
 			t.Fatalf("%s: host key %q is not the prefix urls drops", u, host)
 		}
 		out = append(out, crawl.NewURL{ID: crawl.URLID(u), URL: u, HostID: crawl.HashID(host), Host: host,
@@ -95,8 +95,8 @@ func TestHostRelativeURLs(t *testing.T) {
 				if err := db.w.QueryRow(`SELECT url FROM urls WHERE id = ?`, u.ID).Scan(&kept); err != nil {
 					t.Fatal(err)
 				}
-				if kept != relURL(u.URL, u.Host) {
-					t.Errorf("%s is kept as %q, want %q", u.URL, kept, relURL(u.URL, u.Host))
+				if kept != crawl.RelURL(u.URL, u.Host) {
+					t.Errorf("%s is kept as %q, want %q", u.URL, kept, crawl.RelURL(u.URL, u.Host))
 				}
 			}
 			got := map[crawl.ID]string{}
@@ -138,9 +138,9 @@ func TestRelURLInverse(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			u = key + u
 		}
-		rel := relURL(u, key)
-		if back := fullURL(rel, key); back != u {
-			t.Fatalf("fullURL(relURL(%q, %q)) = %q", u, key, back)
+		rel := crawl.RelURL(u, key)
+		if back := crawl.FullURL(rel, key); back != u {
+			t.Fatalf("crawl.FullURL(crawl.RelURL(%q, %q)) = %q", u, key, back)
 		}
 		var inSQL string
 		if err := db.r.QueryRow(`SELECT `+fullURLSQL+` FROM (SELECT ? AS url) u, (SELECT ? AS key) h`, rel, key).Scan(&inSQL); err != nil || inSQL != u {

@@ -1,0 +1,170 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/postgres"
+	"github.com/acrawler/acrawler/internal/store/storetest"
+)
+
+// textURLs are URLs of the shapes a host key takes (a port, IPv6, no
+// path, a query without a path, escapes) and two offered with a host key
+// they do not begin with, kept whole, each under its own path.
+func textURLs(path string) []crawl.NewURL {
+	var out []crawl.NewURL
+	for _, raw := range []string{
+		"http://example.com:8080/" + path + "?x=1&y=2",
+		"http://[::1]:8080/" + path,
+		"https://[2001:db8::1]/" + path,
+		"https://d.test/%E2%82%AC/" + path + "?a=%20b",
+		"http://e.test/" + path + ";matrix?q=a/b",
+	} {
+		out = append(out, storetest.U(raw, 1, 2))
+	}
+	for _, u := range []crawl.NewURL{
+		{URL: "http://f.test/" + path, Host: "http://other.test"},
+		{URL: "/not/absolute/" + path, Host: "http://g.test"},
+	} {
+		u.ID, u.HostID, u.Via = crawl.HashID(u.URL), crawl.HashID(u.Host), crawl.ViaLink
+		out = append(out, u)
+	}
+	return out
+}
+
+// TestHostRelativeURLs: each way a URL reaches urls (AddURLs' COPY, a
+// commit's discovered URLs, a merge of staged offers) keeps its text
+// without its host's key (crawl.RelURL), and reads give the whole URL
+// back: URL, ClaimURLs, Inlinks. Migration 0018 cuts the whole URLs of an
+// earlier database the same way, and a second run changes nothing.
+func TestHostRelativeURLs(t *testing.T) {
+	ctx := context.Background()
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	now := time.Now()
+	added, discovered, staged := textURLs("added"), textURLs("discovered"), textURLs("staged")
+	if st, err := db.AddURLs(ctx, added, crawl.Limits{}); err != nil || st.Added != len(added) {
+		t.Fatalf("AddURLs = %+v, %v", st, err)
+	}
+	// A commit of the page at added[0] discovers the second set and links
+	// to added[1].
+	hosts, err := db.ClaimHosts(ctx, "w", 100, time.Minute, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claimed []crawl.ClaimedURL
+	for _, h := range hosts {
+		cs, _, err := db.ClaimURLs(ctx, "w", h.ID, 10, crawl.Limits{}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		claimed = append(claimed, cs...)
+	}
+	whole := map[crawl.ID]string{}
+	for _, u := range added {
+		whole[u.ID] = u.URL
+	}
+	var page crawl.ClaimedURL
+	for _, c := range claimed {
+		if c.URL != whole[c.ID] {
+			t.Errorf("claimed %d as %q, want %q", c.ID, c.URL, whole[c.ID])
+		}
+		if c.ID == added[0].ID {
+			page = c
+		}
+	}
+	if len(claimed) != len(added) || page.ID == 0 {
+		t.Fatalf("claimed %d URLs, want %d with %s", len(claimed), len(added), added[0].URL)
+	}
+	res := crawl.Result{URL: page, Outcome: crawl.OutcomeDone, Discovered: discovered,
+		Links: []crawl.Link{{TargetID: added[1].ID, Target: added[1].URL, Anchor: "a"}},
+		Page:  &crawl.Page{URL: page.URL, Status: 200, ContentType: "text/html", Title: "t", Text: "x", FetchedAt: now}}
+	if _, err := db.Commit(ctx, []crawl.Result{res}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.StageURLs(ctx, staged, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.MergeStaged(ctx); err != nil || n != len(staged) {
+		t.Fatalf("MergeStaged = %d, %v; want %d", n, err, len(staged))
+	}
+	all := append(append(append([]crawl.NewURL(nil), added...), discovered...), staged...)
+	check := func(when string) {
+		t.Helper()
+		for _, u := range all {
+			var kept string
+			if err := queryRow(t, dsn, schema, `SELECT url FROM urls WHERE id = $1`, []any{int64(u.ID)}, &kept); err != nil {
+				t.Fatalf("%s: %s: %v", when, u.URL, err)
+			}
+			if want := crawl.RelURL(u.URL, u.Host); kept != want {
+				t.Errorf("%s: %s is kept as %q, want %q", when, u.URL, kept, want)
+			}
+			r, err := db.URL(ctx, u.ID)
+			if err != nil || r.URL != u.URL {
+				t.Errorf("%s: URL(%d) = %q, %v; want %q", when, u.ID, r.URL, err, u.URL)
+			}
+		}
+		in, err := db.Inlinks(ctx, added[1].ID, 10)
+		if err != nil || len(in) != 1 || in[0].URL != added[0].URL {
+			t.Errorf("%s: Inlinks = %+v, %v; want one from %s", when, in, err, added[0].URL)
+		}
+	}
+	check("stored")
+	// The table as it was before the migration: whole URLs (all but the
+	// three not absolute begin with a scheme).
+	exec(t, dsn, schema, `UPDATE urls u SET url = `+postgres.FullURLSQLForTest("u.url", "h.key")+` FROM hosts h WHERE h.id = u.host_id`)
+	var n int
+	if err := queryRow(t, dsn, schema, `SELECT count(*) FROM urls WHERE url NOT LIKE '!%' AND url NOT LIKE '/%'`, nil, &n); err != nil || n != len(all)-3 {
+		t.Fatalf("%d whole URLs before the migration (%v), want %d", n, err, len(all)-3)
+	}
+	db.Close()
+	// A whole text beginning with "/" is taken for one kept relative
+	// already (as a second run must): the normalizer makes none, and the
+	// migration's URLs are those beginning with a scheme.
+	all = slices.DeleteFunc(all, func(u crawl.NewURL) bool { return strings.HasPrefix(u.URL, "/") })
+	for run := range 2 {
+		exec(t, dsn, schema, `DELETE FROM schema_migrations WHERE version >= 18`)
+		db = open(t, dsn, schema)
+		check(fmt.Sprintf("migration run %d", run+1))
+		db.Close()
+	}
+}
+
+// TestURLTextSQL: relURLSQL and fullURLSQL agree with crawl.RelURL and
+// crawl.FullURL on texts made of a URL's special characters.
+func TestURLTextSQL(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	open(t, dsn, schema).Close()
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []string{"h", "t", "p", ":", "/", "?", "#", "!", "a", "é", "[", "]", "%"}
+	text := func() string {
+		var b strings.Builder
+		for range rng.IntN(8) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 500 {
+		key, u := text(), text()
+		if rng.IntN(2) == 0 {
+			u = key + u
+		}
+		var rel, back string
+		if err := queryRow(t, dsn, schema, `SELECT r, `+postgres.FullURLSQLForTest("r", "k")+` FROM (SELECT `+
+			postgres.RelURLSQLForTest("$1::text", "$2::text")+` AS r, $2::text AS k) x`, []any{u, key}, &rel, &back); err != nil {
+			t.Fatal(err)
+		}
+		if want := crawl.RelURL(u, key); rel != want {
+			t.Fatalf("relURLSQL(%q, %q) = %q, want %q", u, key, rel, want)
+		}
+		if back != u {
+			t.Fatalf("fullURLSQL(%q, %q) = %q, want %q", rel, key, back, u)
+		}
+	}
+}
