@@ -138,3 +138,28 @@ func TestHostBits(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRelURL: FullURL undoes RelURL for any text and key; the text kept
+// is what follows the key when the text begins with it up to a "/", "?",
+// "#" or its end (so a URL's own host key always cuts it), and the text
+// behind a "!" otherwise.
+func FuzzRelURL(f *testing.F) {
+	for _, s := range [][2]string{{"http://a.test/x", "http://a.test"}, {"http://a.test", "http://a.test"},
+		{"http://a.test.evil/x", "http://a.test"}, {"/x", "http://a.test"}, {"!x", ""}, {"", ""}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, u, key string) {
+		rel := crawl.RelURL(u, key)
+		if back := crawl.FullURL(rel, key); back != u {
+			t.Fatalf("FullURL(RelURL(%q, %q) = %q) = %q", u, key, rel, back)
+		}
+		rest, cut := strings.CutPrefix(u, key)
+		cut = cut && (rest == "" || strings.ContainsRune("/?#", rune(rest[0])))
+		if cut && rel != rest || !cut && rel != "!"+u {
+			t.Fatalf("RelURL(%q, %q) = %q", u, key, rel)
+		}
+		if k := crawl.HostKey(u); k != "" && strings.HasPrefix(crawl.RelURL(u, k), "!") {
+			t.Fatalf("RelURL(%q, its host key %q) = %q, kept whole", u, k, crawl.RelURL(u, k))
+		}
+	})
+}
