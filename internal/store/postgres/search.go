@@ -306,7 +306,7 @@ func (db *DB) Inlinks(ctx context.Context, target crawl.ID, limit int) ([]crawl.
 	}
 	rows, err := db.pool.Query(ctx, `SELECT l.source_id, `+fullURLSQL("u.url", "h.key")+` AS url, l.anchor, l.nofollow FROM links l
 		JOIN urls u ON u.id = l.source_id LEFT JOIN hosts h ON h.id = u.host_id
-		WHERE l.target_id = $1 ORDER BY url COLLATE "C", l.source_id LIMIT $2`, int64(target), int64(limit))
+		WHERE l.target_id = $1 ORDER BY `+fullURLSQL("u.url", "h.key")+` COLLATE "C", l.source_id LIMIT $2`, int64(target), int64(limit))
 	if err != nil {
 		return nil, fmt.Errorf("postgres: inlinks of %d: %w", target, err)
 	}
