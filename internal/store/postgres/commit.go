@@ -209,7 +209,7 @@ func (c *committer) run(ctx context.Context) error {
 	var liveIDs []int64
 	var states []int16
 	var retryAt, fetchedAt []int64
-	var errs []*string
+	var errs []string
 	var unattempt []int32
 	var liveClaimed []int64
 	var liveHosts []crawl.ID
@@ -233,7 +233,7 @@ func (c *committer) run(ctx context.Context) error {
 		states = append(states, int16(o.state))
 		retryAt = append(retryAt, o.retryAt)
 		fetchedAt = append(fetchedAt, o.fetchedAt)
-		errs = append(errs, nullText(r.Error))
+		errs = append(errs, clean(r.Error))
 		unattempt = append(unattempt, o.unattempt)
 		var at int64
 		if !r.URL.ClaimedAt.IsZero() {

@@ -443,11 +443,3 @@ func clean(s string) string {
 	}
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
-
-func nullText(s string) *string {
-	if s == "" {
-		return nil
-	}
-	c := clean(s)
-	return &c
-}

@@ -92,7 +92,7 @@ func (db *DB) scheduleDue(ctx context.Context, query string, args ...any) (int, 
 		b = t.batch()
 		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM hosts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE) l`, hostIDs)
 		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM urls WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE) l`, ids)
-		b.Queue(`UPDATE urls SET state = $2, retry_at = 0, error = NULL WHERE id = ANY($1) AND state = $3
+		b.Queue(`UPDATE urls SET state = $2, retry_at = 0, error = '' WHERE id = ANY($1) AND state = $3
 			RETURNING host_id, priority`, ids, int16(crawl.StateQueued), int16(crawl.StateDone)).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var host crawl.ID

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -178,4 +180,104 @@ func TestURLTextSQL(t *testing.T) {
 			t.Fatalf("fullURLSQL(%q, %q) = %q, want %q", rel, key, back, u)
 		}
 	}
+}
+
+// TestPackedURLsMigration: migration 0019 rewrites urls in its packed
+// column order and keeps every row (a NULL error read as ""), the
+// sequence seq draws from (the next URL numbered after the others), the
+// indexes and the privileges granted on the table.
+func TestPackedURLsMigration(t *testing.T) {
+	ctx := context.Background()
+	dsn, schema := freshSchema(t)
+	files, err := os.ReadDir("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []string
+	for _, f := range files {
+		v, err := strconv.Atoi(strings.SplitN(f.Name(), "_", 2)[0])
+		if err != nil || v >= 19 {
+			continue
+		}
+		b, err := os.ReadFile("migrations/" + f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		exec(t, dsn, schema, string(b))
+		versions = append(versions, fmt.Sprintf("(%d)", v))
+	}
+	// A role to grant to, where the test's user may create one.
+	role := "acrawler_test_reader"
+	exec(t, dsn, schema, `DO $$ BEGIN CREATE ROLE `+role+`;
+		EXCEPTION WHEN duplicate_object OR insufficient_privilege THEN NULL; END $$`)
+	var hasRole bool
+	if err := queryRow(t, dsn, schema, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, []any{role}, &hasRole); err != nil {
+		t.Fatal(err)
+	}
+	if hasRole {
+		exec(t, dsn, schema, `GRANT SELECT ON urls TO `+role)
+	}
+	exec(t, dsn, schema, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+		INSERT INTO schema_migrations (version) VALUES `+strings.Join(versions, ", ")+`;
+		INSERT INTO hosts (id, key, admitted, queued) VALUES (7, 'http://a.test', 3, 2);
+		INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at) VALUES
+			(1, '/one', 7, 0, 5, 0, 'seed', 1000), (2, '/two', 7, 1, 3, 0, 'link', 2000);
+		INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at, error, attempts, fetched_at, lastmod, changefreq, inlinks, kind)
+			VALUES (3, '/three', 7, 2, 1, 3, 'link', 3000, 'gone', 2, 4000, 5000, 'daily', 6, 1);
+		UPDATE counters SET queued = 2 WHERE slot = 0`)
+	before := dumpURLRows(t, dsn, schema)
+	if _, _, err := postgres.Migrate(ctx, dsn, postgres.Options{Schema: schema}); err != nil {
+		t.Fatal(err)
+	}
+	if after := dumpURLRows(t, dsn, schema); after != before {
+		t.Errorf("urls after the migration:\n%s\nbefore:\n%s", after, before)
+	}
+	var cols, indexes string
+	var granted bool
+	if err := queryRow(t, dsn, schema, `SELECT
+		(SELECT string_agg(column_name || CASE WHEN is_nullable = 'YES' THEN '?' ELSE '' END, ' ' ORDER BY ordinal_position)
+			FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'urls'),
+		(SELECT string_agg(indexname, ' ' ORDER BY indexname) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'urls'),
+		CASE WHEN $2 THEN has_table_privilege($1, 'urls', 'SELECT') ELSE false END`, []any{role, hasRole}, &cols, &indexes, &granted); err != nil {
+		t.Fatal(err)
+	}
+	if want := "id host_id parent_id seq retry_at discovered_at fetched_at claimed_at lastmod depth priority attempts inlinks state kind url via changefreq error"; cols != want {
+		t.Errorf("columns %q, want %q", cols, want)
+	}
+	if want := "urls_host_fetched urls_inflight urls_pkey urls_queue"; indexes != want {
+		t.Errorf("indexes %q, want %q", indexes, want)
+	}
+	if hasRole && !granted {
+		t.Errorf("%s lost its SELECT on urls", role)
+	}
+	// The next URL is numbered after those there, and the store reads
+	// the rows as before.
+	db := open(t, dsn, schema)
+	u := storetest.U("http://a.test/four", 1, 9)
+	if st, err := db.AddURLs(ctx, []crawl.NewURL{u}, crawl.Limits{}); err != nil || st.Added != 1 {
+		t.Fatalf("AddURLs = %+v, %v", st, err)
+	}
+	var seq, maxSeq int64
+	if err := queryRow(t, dsn, schema, `SELECT (SELECT seq FROM urls WHERE id = $1), (SELECT max(seq) FROM urls WHERE id <> $1)`,
+		[]any{int64(u.ID)}, &seq, &maxSeq); err != nil || seq <= maxSeq {
+		t.Errorf("the new URL's seq %d, after %d (%v)", seq, maxSeq, err)
+	}
+	if r, err := db.URL(ctx, 3); err != nil || r.URL != "http://a.test/three" || r.Error != "gone" || r.Inlinks != 6 {
+		t.Errorf("URL(3) = %+v, %v", r, err)
+	}
+	if r, err := db.URL(ctx, 1); err != nil || r.URL != "http://a.test/one" || r.Error != "" {
+		t.Errorf("URL(1) = %+v, %v", r, err)
+	}
+}
+
+// dumpURLRows is every urls row, a line each, its columns by name.
+func dumpURLRows(t *testing.T, dsn, schema string) string {
+	t.Helper()
+	var s string
+	if err := queryRow(t, dsn, schema, `SELECT coalesce(string_agg(concat_ws(' ', id, url, host_id, depth, priority, state, via,
+		parent_id, seq, attempts, retry_at, discovered_at, fetched_at, claimed_at, coalesce(error, ''), kind, lastmod, changefreq,
+		inlinks), E'\n' ORDER BY id), '') FROM urls`, nil, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
