@@ -206,15 +206,20 @@ func TestPackedURLsMigration(t *testing.T) {
 		exec(t, dsn, schema, string(b))
 		versions = append(versions, fmt.Sprintf("(%d)", v))
 	}
-	// A role to grant to, where the test's user may create one.
-	role := "acrawler_test_reader"
+	// A role of the test's own to grant to, where its user may create
+	// one; the role is dropped with its privileges at the end.
+	role := schema + "_reader"
 	exec(t, dsn, schema, `DO $$ BEGIN CREATE ROLE `+role+`;
-		EXCEPTION WHEN duplicate_object OR insufficient_privilege THEN NULL; END $$`)
+		EXCEPTION WHEN insufficient_privilege THEN NULL; END $$`)
 	var hasRole bool
 	if err := queryRow(t, dsn, schema, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, []any{role}, &hasRole); err != nil {
 		t.Fatal(err)
 	}
 	if hasRole {
+		t.Cleanup(func() {
+			exec(t, dsn, schema, `DROP OWNED BY `+role)
+			exec(t, dsn, schema, `DROP ROLE `+role)
+		})
 		exec(t, dsn, schema, `GRANT SELECT ON urls TO `+role)
 	}
 	exec(t, dsn, schema, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
