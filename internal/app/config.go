@@ -84,6 +84,10 @@ type Config struct {
 	Index      string   `toml:"index"`
 	IndexName  string   `toml:"index_name"`
 	NoRank     bool     `toml:"no_rank"`
+	// IndexDelay is how long a page waits after it is stored before the
+	// embedded index (SQLite) tokenizes it, with the anchor texts of the
+	// links found meanwhile (0: at once).
+	IndexDelay Duration `toml:"index_delay"`
 	WARC       string   `toml:"warc"`
 	MaxPDFBody ByteSize `toml:"max_pdf_body"`
 	// NearDistance is the SimHash distance of a near-duplicate (0: none).
@@ -195,6 +199,7 @@ func DefaultConfig() Config {
 		CDXEndpoint:     "https://web.archive.org/cdx/search/cdx",
 		WARC:            "auto",
 		Index:           "embedded",
+		IndexDelay:      Duration(time.Minute),
 		IndexName:       "acrawler",
 		MaxPDFBody:      20 << 20,
 		NearDistance:    crawl.DefaultNearDistance,
@@ -457,6 +462,7 @@ func (c *Config) crawlFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Proxy, "proxy", c.Proxy, "HTTP proxy `URL` (default: HTTP_PROXY/HTTPS_PROXY)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private", c.AllowPrivate, "allow connecting to loopback, private and link-local addresses")
 	fs.BoolVar(&c.NoRank, "no-rank", c.NoRank, "do not compute PageRank at the end of the crawl")
+	fs.Var(&c.IndexDelay, "index-delay", "how long a stored page waits before the embedded index tokenizes it with the anchor texts found meanwhile (0: at once; the end of the crawl indexes every page)")
 	fs.Var(&c.MaxPDFBody, "max-pdf-body", "largest PDF fetched")
 	fs.BoolVar(&c.TestWeb, "testweb", c.TestWeb, "crawl the built-in synthetic test web (served in-process, used as the proxy) instead of the internet")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempts per URL on transient failures")
@@ -522,7 +528,7 @@ func (c *Config) validate(cmd string) error {
 		neg  bool
 	}{
 		{"max-depth", c.MaxDepth < 0}, {"max-pages", c.MaxPages < 0}, {"max-pages-per-host", c.MaxPagesPerHost < 0},
-		{"max-bytes", c.MaxBytes < 0}, {"max-duration", c.MaxDuration < 0}, {"delay", c.Delay < 0},
+		{"max-bytes", c.MaxBytes < 0}, {"max-duration", c.MaxDuration < 0}, {"delay", c.Delay < 0}, {"index-delay", c.IndexDelay < 0},
 		{"max-crawl-delay", c.MaxCrawlDelay < 0}, {"retry-base", c.RetryBase < 0}, {"max-backoff", c.MaxBackoff < 0},
 		{"robots-retry", c.RobotsRetry < 0}, {"store-outage", c.StoreOutage < 0}, {"revisit-every", c.RevisitEvery < 0},
 	} {

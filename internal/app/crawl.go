@@ -213,7 +213,7 @@ func (j *crawlJob) OpenStore(ctx context.Context) error {
 			return usagef("no seed URLs given and %s does not exist (acrawler %s URL... or --seeds FILE)", cfg.DB, j.cmd)
 		}
 	}
-	st, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, j.search != nil, cfg.NearDistance)
+	st, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, j.search != nil, cfg.NearDistance, time.Duration(cfg.IndexDelay))
 	if err != nil {
 		return err
 	}

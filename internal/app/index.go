@@ -139,7 +139,7 @@ func Reindex(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, true, crawl.DefaultNearDistance)
+	st, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, true, crawl.DefaultNearDistance, 0)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/store/postgres"
@@ -21,13 +22,14 @@ func isPostgres(db string) bool {
 // OpenStore opens the crawl store db names (a SQLite path or a postgres://
 // DSN), read-write, with at most pgConns connections to PostgreSQL.
 func OpenStore(ctx context.Context, db string, pgConns int) (crawl.Store, error) {
-	return openStoreWith(ctx, db, pgConns, false, crawl.DefaultNearDistance)
+	return openStoreWith(ctx, db, pgConns, false, crawl.DefaultNearDistance, 0)
 }
 
 // openStoreWith opens a store read-write, with an outbox for an external
 // index when outbox is set, recording near-duplicates within nearDistance
-// bits (0: none).
-func openStoreWith(ctx context.Context, db string, pgConns int, outbox bool, nearDistance int) (crawl.Store, error) {
+// bits (0: none); a SQLite store indexes a page indexDelay after it is
+// stored (sqlite.Options.IndexDelay).
+func openStoreWith(ctx context.Context, db string, pgConns int, outbox bool, nearDistance int, indexDelay time.Duration) (crawl.Store, error) {
 	near, err := crawl.NearDistanceOption(nearDistance)
 	if err != nil {
 		return nil, UsageError{err}
@@ -35,7 +37,7 @@ func openStoreWith(ctx context.Context, db string, pgConns int, outbox bool, nea
 	if isPostgres(db) {
 		return postgres.Open(ctx, db, postgres.Options{MaxConns: int32(pgConns), Outbox: outbox, NearDistance: near})
 	}
-	return sqlite.Open(ctx, db, sqlite.Options{Outbox: outbox, NearDistance: near})
+	return sqlite.Open(ctx, db, sqlite.Options{Outbox: outbox, NearDistance: near, IndexDelay: indexDelay})
 }
 
 // redactDB is a --db value fit for logs: a PostgreSQL DSN without its

@@ -18,6 +18,7 @@ import (
 func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limits) (crawl.CommitStats, error) {
 	var st crawl.CommitStats
 	err := db.tx(ctx, func(t *txn) error {
+		t.indexDue = true
 		c, err := t.prepareCommit(ctx)
 		if err != nil {
 			return err

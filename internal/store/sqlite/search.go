@@ -80,8 +80,12 @@ type ftsOp struct {
 // include the links the transaction recorded. The statements on search_docs
 // all come first, then FTS5's deletes, then its inserts, each in key order
 // (see ftsOp).
+//
+// With an index delay (pending.go), an inserted row waits in
+// search_pending instead, and a commit's transaction writes the rows that
+// have waited long enough.
 func (t *txn) flushFTS(ctx context.Context) error {
-	if len(t.fts) == 0 {
+	if len(t.fts) == 0 && !t.indexDue {
 		return nil
 	}
 	last := make(map[crawl.ID]int, len(t.fts))
@@ -105,7 +109,18 @@ func (t *txn) flushFTS(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Every page written loses its old document, if it had one.
+	delPending, err := t.prep(ctx, `DELETE FROM search_pending WHERE key = ? RETURNING indexed`)
+	if err != nil {
+		return err
+	}
+	insPending, err := t.prep(ctx, `INSERT INTO search_pending (key, at, indexed) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	now := nowMilli()
+	// Every page written loses its old document, if it had one: its row in
+	// pages_fts (or, with an index delay, when its new row is written), and
+	// its place among the rows waiting.
 	var gone []crawl.ID
 	anchors := map[crawl.ID]string{}
 	for _, id := range ids {
@@ -113,18 +128,41 @@ func (t *txn) flushFTS(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("full-text index %d: %w", id, err)
 		}
+		inFTS := false
 		if n, _ := res.RowsAffected(); n > 0 {
+			waited := false
+			switch err := delPending.QueryRowContext(ctx, id).Scan(&waited); {
+			case errors.Is(err, sql.ErrNoRows):
+				inFTS = true
+			case err != nil:
+				return fmt.Errorf("full-text index %d: %w", id, err)
+			default:
+				inFTS = waited
+			}
+		}
+		op := t.fts[last[id]]
+		if op.insert && t.db.indexDelay > 0 {
+			if _, err := insPending.ExecContext(ctx, id, now, inFTS); err != nil {
+				return fmt.Errorf("full-text index %d: %w", id, err)
+			}
+			t.pending.added = append(t.pending.added, pendingDoc{id, now})
+		} else if inFTS {
 			gone = append(gone, id)
 		}
-		if op := t.fts[last[id]]; op.insert {
-			a, err := t.anchorsFor(ctx, readAnchors, urlIDOfKey(id))
-			if err != nil {
-				return fmt.Errorf("full-text index %d: anchor texts: %w", id, err)
+		if op.insert {
+			// A row that waits gets its anchors when it is written; they
+			// are read now only for a previous row that stays found
+			// meanwhile, or for the external index.
+			a := ""
+			if t.db.indexDelay == 0 || inFTS || t.db.outbox {
+				if a, err = t.anchorsFor(ctx, readAnchors, urlIDOfKey(id)); err != nil {
+					return fmt.Errorf("full-text index %d: anchor texts: %w", id, err)
+				}
+				anchors[id] = a
 			}
 			if _, err := insDoc.ExecContext(ctx, id, op.title, a); err != nil {
 				return fmt.Errorf("full-text index %d: %w", id, err)
 			}
-			anchors[id] = a
 		}
 	}
 	del, err := t.prep(ctx, `DELETE FROM pages_fts WHERE rowid = ?`)
@@ -140,14 +178,30 @@ func (t *txn) flushFTS(ctx context.Context) error {
 			return fmt.Errorf("full-text index %d: %w", id, err)
 		}
 	}
-	for _, id := range ids {
-		if op := t.fts[last[id]]; op.insert {
-			if _, err := ins.ExecContext(ctx, id, query.Fold(op.title), query.Fold(op.body), query.Fold(anchors[id])); err != nil {
-				return fmt.Errorf("full-text index %d: %w", id, err)
+	if t.db.indexDelay > 0 {
+		due, err := t.due(ctx, now)
+		if err != nil {
+			return err
+		}
+		if err := t.indexDocs(ctx, due); err != nil {
+			return err
+		}
+	} else {
+		for _, id := range ids {
+			if op := t.fts[last[id]]; op.insert {
+				if _, err := ins.ExecContext(ctx, id, query.Fold(op.title), query.Fold(op.body), query.Fold(anchors[id])); err != nil {
+					return fmt.Errorf("full-text index %d: %w", id, err)
+				}
 			}
 		}
 	}
-	if err := t.flushTier(ctx, ids, func(id crawl.ID) ftsOp { return t.fts[last[id]] }, anchors); err != nil {
+	anchorsOf := func(id crawl.ID) (string, error) {
+		if a, ok := anchors[id]; ok {
+			return a, nil
+		}
+		return t.anchorsFor(ctx, readAnchors, urlIDOfKey(id))
+	}
+	if err := t.flushTier(ctx, ids, func(id crawl.ID) ftsOp { return t.fts[last[id]] }, anchorsOf); err != nil {
 		return err
 	}
 	t.fts = t.fts[:0]
@@ -158,7 +212,7 @@ func (t *txn) flushFTS(ctx context.Context) error {
 // tier: a page in it is written again, or leaves it when it leaves the
 // index. Pages join the tier only when the rank pass (SetRanks) or a
 // rebuild chooses it again.
-func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) ftsOp, anchors map[crawl.ID]string) error {
+func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) ftsOp, anchorsOf func(crawl.ID) (string, error)) error {
 	in, err := t.prep(ctx, `SELECT count(*) FROM search_tier WHERE url_id = ?`)
 	if err != nil {
 		return err
@@ -190,7 +244,11 @@ func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) f
 		return err
 	}
 	for _, id := range write {
-		if _, err := ins.ExecContext(ctx, id, query.Fold(op(id).title), query.Fold(op(id).body), query.Fold(anchors[id])); err != nil {
+		anchors, err := anchorsOf(id)
+		if err != nil {
+			return fmt.Errorf("search tier %d: anchor texts: %w", id, err)
+		}
+		if _, err := ins.ExecContext(ctx, id, query.Fold(op(id).title), query.Fold(op(id).body), query.Fold(anchors)); err != nil {
 			return fmt.Errorf("search tier %d: %w", id, err)
 		}
 	}
@@ -788,7 +846,13 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) (err err
 		if err := t.setRanks(ctx, ranks); err != nil {
 			return err
 		}
-		if err := t.refreshAnchors(ctx); err != nil {
+		// The rows waiting for the index delay are written with their
+		// final anchors by the pass, among the rows it writes again.
+		waiting, err := t.takeWaiting(ctx)
+		if err != nil {
+			return err
+		}
+		if err := t.refreshAnchors(ctx, waiting); err != nil {
 			return err
 		}
 		if err := t.refreshTier(ctx); err != nil {
@@ -871,14 +935,31 @@ type anchorDoc struct {
 // its deletes, then all its inserts, in key order, so that FTS5 writes
 // them out as two segments (see ftsOp); a document's text is read just
 // before it is inserted, so memory holds only the keys and anchor texts.
-func (t *txn) refreshAnchors(ctx context.Context) error {
+// The documents waiting (in key order, taken from search_pending) get
+// their rows among the others, once, in place of their previous
+// documents' rows.
+func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 	docs, err := t.changedAnchors(ctx)
 	if err != nil {
 		return fmt.Errorf("anchor texts: %w", err)
 	}
-	if len(docs) == 0 {
+	if len(docs) == 0 && len(waiting) == 0 {
 		return nil
 	}
+	// The keys pages_fts gets rows for, in key order: the changed
+	// documents and the waiting ones.
+	writes := make([]crawl.ID, 0, len(docs)+len(waiting))
+	waits := make(map[crawl.ID]bool, len(waiting)) // whether pages_fts has its previous row
+	for _, w := range waiting {
+		writes = append(writes, w.key)
+		waits[w.key] = w.indexed
+	}
+	for _, d := range docs {
+		if _, ok := waits[d.key]; !ok {
+			writes = append(writes, d.key)
+		}
+	}
+	slices.Sort(writes)
 	set, err := t.prep(ctx, `UPDATE search_docs SET anchors = ? WHERE key = ?`)
 	if err != nil {
 		return err
@@ -888,7 +969,7 @@ func (t *txn) refreshAnchors(ctx context.Context) error {
 			return fmt.Errorf("anchor texts %d: %w", d.key, err)
 		}
 	}
-	read, err := t.prep(ctx, `SELECT d.title, `+docBody("p")+` FROM `+docFrom+` WHERE d.key = ?`)
+	read, err := t.prep(ctx, `SELECT d.title, `+docBody("p")+`, d.anchors FROM `+docFrom+` WHERE d.key = ?`)
 	if err != nil {
 		return err
 	}
@@ -908,23 +989,34 @@ func (t *txn) refreshAnchors(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, d := range docs {
-			if table == "pages_fts" || d.tier {
-				if _, err := del.ExecContext(ctx, d.key); err != nil {
-					return fmt.Errorf("anchor texts %d: %w", d.key, err)
+		var keys []crawl.ID
+		if table == "pages_fts" {
+			for _, key := range writes {
+				if indexed, ok := waits[key]; ok && !indexed {
+					continue
+				}
+				if _, err := del.ExecContext(ctx, key); err != nil {
+					return fmt.Errorf("anchor texts %d: %w", key, err)
+				}
+			}
+			keys = writes
+		} else {
+			for _, d := range docs {
+				if d.tier {
+					if _, err := del.ExecContext(ctx, d.key); err != nil {
+						return fmt.Errorf("anchor texts %d: %w", d.key, err)
+					}
+					keys = append(keys, d.key)
 				}
 			}
 		}
-		for _, d := range docs {
-			if table == "pages_top" && !d.tier {
-				continue
+		for _, key := range keys {
+			var title, body, anchors string
+			if err := read.QueryRowContext(ctx, key).Scan(&title, &body, &anchors); err != nil {
+				return fmt.Errorf("anchor texts %d: %w", key, err)
 			}
-			var title, body string
-			if err := read.QueryRowContext(ctx, d.key).Scan(&title, &body); err != nil {
-				return fmt.Errorf("anchor texts %d: %w", d.key, err)
-			}
-			if _, err := ins.ExecContext(ctx, d.key, query.Fold(title), query.Fold(body), query.Fold(d.anchors)); err != nil {
-				return fmt.Errorf("anchor texts %d: %w", d.key, err)
+			if _, err := ins.ExecContext(ctx, key, query.Fold(title), query.Fold(body), query.Fold(anchors)); err != nil {
+				return fmt.Errorf("anchor texts %d: %w", key, err)
 			}
 		}
 		if err := t.automerge(ctx, table, ftsAutomerge); err != nil {
@@ -1088,7 +1180,8 @@ func (db *DB) RequeueIndex(ctx context.Context) (int, error) {
 func (db *DB) RebuildIndex(ctx context.Context) (int, error) {
 	if err := db.tx(ctx, func(t *txn) error {
 		_, err := t.tx.ExecContext(ctx, `INSERT INTO pages_fts (pages_fts) VALUES ('delete-all');
-			INSERT INTO pages_top (pages_top) VALUES ('delete-all'); DELETE FROM search_docs; DELETE FROM search_tier`)
+			INSERT INTO pages_top (pages_top) VALUES ('delete-all'); DELETE FROM search_docs; DELETE FROM search_tier;
+			DELETE FROM search_pending`)
 		return err
 	}); err != nil {
 		return 0, fmt.Errorf("sqlite: rebuild index: %w", err)

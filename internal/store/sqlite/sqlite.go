@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/store/migrate"
@@ -37,6 +38,13 @@ type Options struct {
 	// crawl.DefaultNearDistance, a negative value no near-duplicate
 	// detection. At most crawl.MaxNearDistance.
 	NearDistance int
+	// IndexDelay is how long a committed page waits before its full-text
+	// row is written (pending.go): the anchor texts of the links found
+	// meanwhile are indexed with it, and a page linked again before the
+	// end-of-crawl pass is tokenized once instead of twice. SetRanks and
+	// Close write every waiting row. Search does not find a page while it
+	// waits. 0 writes the row at the page's commit.
+	IndexDelay time.Duration
 }
 
 // DB is a crawl store in a SQLite file.
@@ -61,6 +69,10 @@ type DB struct {
 	want  map[string]struct{}
 
 	staged stagedLinks // the staged inbound links (staged.go), guarded by mu
+
+	indexDelay time.Duration // Options.IndexDelay
+	pending    pendingQueue  // the rows waiting for it (pending.go), guarded by mu
+	opened     bool          // Open succeeded (Close writes the waiting rows)
 }
 
 var _ crawl.Store = (*DB)(nil)
@@ -75,8 +87,11 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 	if opts.NearDistance > crawl.MaxNearDistance {
 		return nil, fmt.Errorf("sqlite: near-duplicate distance %d above %d", opts.NearDistance, crawl.MaxNearDistance)
 	}
+	if opts.IndexDelay < 0 {
+		return nil, fmt.Errorf("sqlite: negative index delay %s", opts.IndexDelay)
+	}
 	db := &DB{path: file, outbox: opts.Outbox, near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance),
-		stmts: map[string]*sql.Stmt{}, want: map[string]struct{}{}}
+		indexDelay: opts.IndexDelay, stmts: map[string]*sql.Stmt{}, want: map[string]struct{}{}}
 	if !opts.ReadOnly {
 		if err := db.acquireLock(); err != nil {
 			return nil, err
@@ -126,8 +141,13 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 		if err := db.maintain(ctx); err != nil {
 			return nil, err
 		}
+		// Rows a crashed process left waiting for the index delay.
+		if _, err := db.IndexPending(ctx); err != nil {
+			return nil, err
+		}
 	}
 	ok = true
+	db.opened = true
 	return db, nil
 }
 
@@ -289,6 +309,11 @@ var walSizeLimit int64 = 40_000 * 4096
 // Close closes the database and releases the process lock.
 func (db *DB) Close() error {
 	var errs []error
+	if db.opened && db.w != nil && db.indexDelay > 0 {
+		if _, err := db.IndexPending(context.Background()); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}

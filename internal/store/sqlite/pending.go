@@ -1,0 +1,207 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/query"
+)
+
+// Documents indexed late (Options.IndexDelay).
+//
+// A page's full-text row is written with the anchor texts of the links
+// known when its page is committed, and the end-of-crawl pass (SetRanks)
+// writes again every row whose anchors changed since: in a crawl most
+// pages are linked from pages fetched after them, so most pages were
+// tokenized twice, once at commit and once at the pass. With an index
+// delay, a page's search_docs row is written at its commit as before, but
+// its key waits in search_pending; the row enters pages_fts once in a
+// later commit's transaction, when it is IndexDelay old, with the anchors
+// known then, or at SetRanks, which writes every waiting row with its
+// final anchors. A page committed less than IndexDelay before the pass is
+// therefore tokenized once. Close writes what is still waiting, and so
+// does the next open after a crash (the waiting keys commit with their
+// pages, so none is lost).
+
+// pendingBatch bounds how many waiting rows one commit's transaction
+// writes to pages_fts, so that a commit after a pause does not hold the
+// writer for long; later commits take the rest.
+const pendingBatch = 1_000
+
+// pendingDoc is a document waiting since at (Unix milliseconds).
+type pendingDoc struct {
+	key crawl.ID
+	at  int64
+}
+
+// pendingQueue holds, in the order they were committed, the documents
+// this process left waiting; guarded by DB.mu. search_pending is the
+// truth: an entry whose row was removed or replaced since (the page
+// committed again, or taken out of the index) is skipped.
+type pendingQueue struct {
+	docs []pendingDoc
+	head int
+}
+
+// pendingTx is what a transaction did to the queue, applied once it
+// commits.
+type pendingTx struct {
+	added []pendingDoc
+	taken int // entries taken from the head
+}
+
+func (q *pendingQueue) apply(tx *pendingTx) {
+	q.head += tx.taken
+	q.docs = append(q.docs, tx.added...)
+	if q.head > len(q.docs)/2 {
+		q.docs = append(q.docs[:0], q.docs[q.head:]...)
+		q.head = 0
+	}
+}
+
+// waitingDoc is a document taken from search_pending: its key, and
+// whether pages_fts still holds the row of its page's previous document.
+type waitingDoc struct {
+	key     crawl.ID
+	indexed bool
+}
+
+// due takes from the head of the queue, up to pendingBatch, the
+// documents committed at least the index delay before now whose rows are
+// still waiting, and removes them from search_pending. It returns them in
+// key order.
+func (t *txn) due(ctx context.Context, now int64) ([]waitingDoc, error) {
+	q := &t.db.pending
+	if q.head == len(q.docs) {
+		return nil, nil
+	}
+	take, err := t.prep(ctx, `DELETE FROM search_pending WHERE key = ? AND at = ? RETURNING indexed`)
+	if err != nil {
+		return nil, err
+	}
+	limit := now - t.db.indexDelay.Milliseconds()
+	var out []waitingDoc
+	i := q.head
+	for ; i < len(q.docs) && q.docs[i].at <= limit && len(out) < pendingBatch; i++ {
+		d := q.docs[i]
+		w := waitingDoc{key: d.key}
+		switch err := take.QueryRowContext(ctx, d.key, d.at).Scan(&w.indexed); {
+		case errors.Is(err, sql.ErrNoRows): // written or replaced since
+		case err != nil:
+			return nil, fmt.Errorf("full-text index %d: %w", d.key, err)
+		default:
+			out = append(out, w)
+		}
+	}
+	t.pending.taken = i - q.head
+	slices.SortFunc(out, func(a, b waitingDoc) int { return cmp.Compare(a.key, b.key) })
+	return out, nil
+}
+
+// indexDocs writes the full-text rows of the documents docs (in key
+// order) from their search_docs rows and pages, in place of their pages'
+// previous rows, their anchor texts read again (anchorsFor) and recorded
+// when they changed. The deletes all come first, then the inserts (see
+// ftsOp).
+func (t *txn) indexDocs(ctx context.Context, docs []waitingDoc) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	read, err := t.prep(ctx, `SELECT d.title, `+docBody("p")+`, d.anchors FROM `+docFrom+` WHERE d.key = ?`)
+	if err != nil {
+		return err
+	}
+	readAnchors, err := t.prep(ctx, anchorsRead)
+	if err != nil {
+		return err
+	}
+	set, err := t.prep(ctx, `UPDATE search_docs SET anchors = ? WHERE key = ?`)
+	if err != nil {
+		return err
+	}
+	del, err := t.prep(ctx, `DELETE FROM pages_fts WHERE rowid = ?`)
+	if err != nil {
+		return err
+	}
+	ins, err := t.prep(ctx, `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if d.indexed {
+			if _, err := del.ExecContext(ctx, d.key); err != nil {
+				return fmt.Errorf("full-text index %d: %w", d.key, err)
+			}
+		}
+	}
+	for _, d := range docs {
+		var title, body, old string
+		if err := read.QueryRowContext(ctx, d.key).Scan(&title, &body, &old); err != nil {
+			return fmt.Errorf("full-text index %d: %w", d.key, err)
+		}
+		anchors, err := t.anchorsFor(ctx, readAnchors, urlIDOfKey(d.key))
+		if err != nil {
+			return fmt.Errorf("full-text index %d: anchor texts: %w", d.key, err)
+		}
+		if anchors != old {
+			if _, err := set.ExecContext(ctx, anchors, d.key); err != nil {
+				return fmt.Errorf("full-text index %d: %w", d.key, err)
+			}
+		}
+		if _, err := ins.ExecContext(ctx, d.key, query.Fold(title), query.Fold(body), query.Fold(anchors)); err != nil {
+			return fmt.Errorf("full-text index %d: %w", d.key, err)
+		}
+	}
+	return nil
+}
+
+// takeWaiting removes every row of search_pending and returns them in key
+// order.
+func (t *txn) takeWaiting(ctx context.Context) ([]waitingDoc, error) {
+	rows, err := t.tx.QueryContext(ctx, `DELETE FROM search_pending RETURNING key, indexed`)
+	if err != nil {
+		return nil, fmt.Errorf("full-text index: waiting rows: %w", err)
+	}
+	defer rows.Close()
+	var out []waitingDoc
+	for rows.Next() {
+		var w waitingDoc
+		if err := rows.Scan(&w.key, &w.indexed); err != nil {
+			return nil, fmt.Errorf("full-text index: waiting rows: %w", err)
+		}
+		out = append(out, w)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("full-text index: waiting rows: %w", err)
+	}
+	slices.SortFunc(out, func(a, b waitingDoc) int { return cmp.Compare(a.key, b.key) })
+	t.pending.taken = len(t.db.pending.docs) - t.db.pending.head
+	return out, nil
+}
+
+// IndexPending writes to the full-text index every document waiting for
+// the index delay, and returns how many there were.
+func (db *DB) IndexPending(ctx context.Context) (int, error) {
+	var n int
+	err := db.tx(ctx, func(t *txn) error {
+		docs, err := t.takeWaiting(ctx)
+		if err != nil {
+			return err
+		}
+		n = len(docs)
+		return t.indexDocs(ctx, docs)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: index waiting pages: %w", err)
+	}
+	return n, nil
+}
+
+// nowMilli is the time a transaction records documents left waiting at.
+func nowMilli() int64 { return time.Now().UnixMilli() }
