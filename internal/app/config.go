@@ -81,9 +81,9 @@ type Config struct {
 
 	TestWeb bool `toml:"testweb"`
 
-	Index      string   `toml:"index"`
-	IndexName  string   `toml:"index_name"`
-	NoRank     bool     `toml:"no_rank"`
+	Index     string `toml:"index"`
+	IndexName string `toml:"index_name"`
+	NoRank    bool   `toml:"no_rank"`
 	// IndexDelay is how long a page waits after it is stored before the
 	// embedded index (SQLite) tokenizes it, with the anchor texts of the
 	// links found meanwhile (0: at once).

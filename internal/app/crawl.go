@@ -51,7 +51,7 @@ type crawlJob struct {
 	stdout, stderr io.Writer
 	log            *slog.Logger
 	seeds          *seedList
-	archived       []string // the web archive's URLs
+	archived       func(ctx context.Context, add func(urls []string) error) error // the web archive's URLs, in batches (nil: none)
 	scope          *scope.Scope
 	policy         *score.Policy
 	client         *fetch.Client
@@ -105,8 +105,8 @@ func (j *crawlJob) prepare(ctx context.Context, args []string) error {
 	if err := j.OpenStore(ctx); err != nil {
 		return err
 	}
-	j.archived = seedArchive(ctx, &j.cfg, j.seeds.norm, j.store, j.log)
-	if !j.seeds.urls() && len(j.archived) == 0 {
+	j.archived = archiveBatches(&j.cfg, j.seeds, j.store, j.log)
+	if !j.seeds.urls() && j.archived == nil {
 		if err := j.resumeScope(ctx); err != nil {
 			return err
 		}
@@ -320,34 +320,34 @@ func (j *crawlJob) newEngine(ctx context.Context, prog *progressPrinter) (*engin
 			RobotsRetry:   time.Duration(cfg.RobotsRetry),
 			MaxBackoff:    time.Duration(cfg.MaxBackoff),
 		},
-		SeedBatches:   j.seeds.stream,
-		SitemapSeeds:  j.seeds.sitemaps,
-		ArchiveSeeds:  j.archived,
-		NoSitemaps:    cfg.NoSitemaps,
-		MaxDuration:   time.Duration(cfg.MaxDuration),
-		Scope:         j.scope,
-		Normalizer:    j.seeds.norm,
-		Score:         j.policy,
-		Fetcher:       j.client,
-		Workers:       cfg.Workers,
-		MaxAttempts:   cfg.MaxAttempts,
-		RetryBase:     time.Duration(cfg.RetryBase),
-		MaxLinks:      cfg.MaxLinks,
-		MaxBody:       int64(cfg.MaxBody),
-		StoreOutage:   time.Duration(cfg.StoreOutage),
-		TrapPolicy:    trapPolicy,
-		BlockMarkers:  markers,
-		MetricsEvery:  time.Duration(cfg.MetricsEvery),
-		MaxPDFBody:    int64(cfg.MaxPDFBody),
-		MainText:      cfg.MainText,
-		Schedule:      cfg.Recrawl.policy(),
-		Run:           j.run,
-		DueAtStart:    true,
-		DueAll:        j.recrawl() && cfg.All,
-		RevisitEvery:  time.Duration(cfg.RevisitEvery),
-		Log:           j.log,
-		Progress:      prog.print,
-		ProgressEvery: prog.every,
+		SeedBatches:    j.seeds.stream,
+		SitemapSeeds:   j.seeds.sitemaps,
+		ArchiveBatches: j.archived,
+		NoSitemaps:     cfg.NoSitemaps,
+		MaxDuration:    time.Duration(cfg.MaxDuration),
+		Scope:          j.scope,
+		Normalizer:     j.seeds.norm,
+		Score:          j.policy,
+		Fetcher:        j.client,
+		Workers:        cfg.Workers,
+		MaxAttempts:    cfg.MaxAttempts,
+		RetryBase:      time.Duration(cfg.RetryBase),
+		MaxLinks:       cfg.MaxLinks,
+		MaxBody:        int64(cfg.MaxBody),
+		StoreOutage:    time.Duration(cfg.StoreOutage),
+		TrapPolicy:     trapPolicy,
+		BlockMarkers:   markers,
+		MetricsEvery:   time.Duration(cfg.MetricsEvery),
+		MaxPDFBody:     int64(cfg.MaxPDFBody),
+		MainText:       cfg.MainText,
+		Schedule:       cfg.Recrawl.policy(),
+		Run:            j.run,
+		DueAtStart:     true,
+		DueAll:         j.recrawl() && cfg.All,
+		RevisitEvery:   time.Duration(cfg.RevisitEvery),
+		Log:            j.log,
+		Progress:       prog.print,
+		ProgressEvery:  prog.every,
 	})
 	if err != nil {
 		return nil, err

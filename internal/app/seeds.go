@@ -243,10 +243,17 @@ func scanSeeds(r io.Reader, name string, fn func(line int, u string) error) erro
 	return nil
 }
 
-// seedArchive asks the web archive for the historical URLs of the
-// --seed-archive domains. A failing archive is logged and recorded as a
-// source error in the store, and the crawl goes on with what it returned.
-func seedArchive(ctx context.Context, cfg *Config, norm *urlnorm.Normalizer, store crawl.Store, log *slog.Logger) []string {
+// archiveBatches streams the historical URLs the web archive holds for
+// the --seed-archive domains (engine.Config.ArchiveBatches): each
+// domain's captures, normalized as the seeds are (s.norm when the stream
+// runs, once the crawl's recorded settings are known), go to add in
+// batches of seedBatch, so that an archive listing of millions of URLs
+// is never held whole. A URL already in the batch or the one before is
+// not offered again (captures of one URL come together: a URL and its
+// variants that normalize to it); the store knows the others. A failing archive is logged and recorded as a source
+// error in the store, and the crawl goes on with what it returned. It
+// returns nil when no domain is given.
+func archiveBatches(cfg *Config, s *seedList, store crawl.Store, log *slog.Logger) func(ctx context.Context, add func(urls []string) error) error {
 	if len(cfg.SeedArchive) == 0 {
 		return nil
 	}
@@ -272,29 +279,51 @@ func seedArchive(ctx context.Context, cfg *Config, norm *urlnorm.Normalizer, sto
 		HTTP:      &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{Proxy: proxy}},
 		UserAgent: cfg.UserAgent,
 	}
-	seen := map[string]bool{}
-	var out []string
-	for _, d := range cfg.SeedArchive {
-		n := 0
-		err := client.Captures(ctx, strings.ToLower(d), cfg.ArchiveLimit, func(c archive.Capture) error {
-			u, err := norm.Normalize(c.URL)
-			if err != nil || seen[u] {
+	return func(ctx context.Context, add func(urls []string) error) error {
+		batch := make([]string, 0, seedBatch)
+		inBatch, inLast := make(map[string]bool, seedBatch), make(map[string]bool, seedBatch)
+		var addErr error
+		flush := func() error {
+			if len(batch) == 0 {
 				return nil
 			}
-			seen[u] = true
-			out = append(out, u)
-			n++
-			return nil
-		})
-		if err != nil {
-			log.Warn("web archive seeding failed; the crawl goes on", "domain", d, "urls", n, "err", err)
-			se := crawl.SourceError{At: time.Now(), Kind: "archive", Source: d, URL: cmp.Or(cfg.CDXEndpoint, archive.DefaultEndpoint), Error: err.Error(), URLs: n}
-			if err := store.RecordSourceError(ctx, se); err != nil {
-				log.Warn("record the web archive's failure", "domain", d, "err", err)
-			}
-			continue
+			addErr = add(batch)
+			clear(batch)
+			batch = batch[:0]
+			clear(inLast)
+			inBatch, inLast = inLast, inBatch
+			return addErr
 		}
-		log.Info("web archive seeds", "domain", d, "urls", n)
+		for _, d := range cfg.SeedArchive {
+			n := 0
+			err := client.Captures(ctx, strings.ToLower(d), cfg.ArchiveLimit, func(c archive.Capture) error {
+				u, err := s.norm.Normalize(c.URL)
+				if err != nil || inBatch[u] || inLast[u] {
+					return nil
+				}
+				inBatch[u] = true
+				batch = append(batch, u)
+				n++
+				if len(batch) < seedBatch {
+					return nil
+				}
+				return flush()
+			})
+			switch {
+			case addErr != nil:
+				return addErr
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case err != nil:
+				log.Warn("web archive seeding failed; the crawl goes on", "domain", d, "urls", n, "err", err)
+				se := crawl.SourceError{At: time.Now(), Kind: "archive", Source: d, URL: cmp.Or(cfg.CDXEndpoint, archive.DefaultEndpoint), Error: err.Error(), URLs: n}
+				if err := store.RecordSourceError(ctx, se); err != nil {
+					log.Warn("record the web archive's failure", "domain", d, "err", err)
+				}
+				continue
+			}
+			log.Info("web archive seeds", "domain", d, "urls", n)
+		}
+		return flush()
 	}
-	return out
 }

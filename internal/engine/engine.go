@@ -45,18 +45,21 @@ type Config struct {
 
 	Seeds        []string // normalized seed URLs
 	SitemapSeeds []string // normalized sitemap URLs to read entries from
-	ArchiveSeeds []string // normalized URLs from a web archive (filtered by scope and exclusions)
 	NoSitemaps   bool     // do not look for sitemaps in robots.txt or at /sitemap.xml
 	MaxDuration  time.Duration
 
 	// SeedBatches, when set, streams more seeds (normalized, depth 0),
-	// added before those of Seeds, SitemapSeeds and ArchiveSeeds: it
+	// added before those of Seeds and SitemapSeeds: it
 	// calls add with one batch at a time (add does not keep it), and
 	// returns add's error or its own. It runs on a goroutine of its own,
 	// at most two batches ahead of the store's adds; add blocks while it
 	// is that far ahead, and fails once ctx ends or the store failed. A
 	// seeds file of millions of lines is never held whole.
 	SeedBatches func(ctx context.Context, add func(seeds []string) error) error
+	// ArchiveBatches, when set, streams normalized URLs from a web archive
+	// the same way, added after the seeds at depth 1, those in scope and
+	// not excluded.
+	ArchiveBatches func(ctx context.Context, add func(urls []string) error) error
 
 	Scope      *scope.Scope
 	Normalizer *urlnorm.Normalizer
@@ -411,37 +414,43 @@ type offerStager interface {
 }
 
 // seed offers the seed URLs (depth 0) to the frontier: the batches of
-// SeedBatches first (seedBatches), then the other seeds.
+// SeedBatches first (addBatches), then the other seeds, then the web
+// archive's URLs (depth 1), in batches too.
 func (e *Engine) seed(ctx context.Context) error {
 	urls := e.seedURLs(nil, e.cfg.Seeds)
 	if e.cfg.SeedBatches != nil {
-		if err := e.seedBatches(ctx); err != nil {
+		if err := e.addBatches(ctx, e.cfg.SeedBatches, e.seedURLs, true); err != nil {
 			return err
 		}
 	}
 	for _, s := range e.cfg.SitemapSeeds {
 		urls = append(urls, e.sitemapURL(s, 0, 0))
 	}
-	archived := 0
-	for _, s := range e.cfg.ArchiveSeeds {
-		if e.cfg.Scope.Check(s) != scope.In {
-			continue
+	if len(urls) > 0 {
+		if _, err := e.storeRetry(ctx, "add seeds", func() error {
+			_, err := e.store.AddURLs(ctx, urls, e.cfg.Frontier.Limits)
+			return err
+		}); err != nil {
+			return err
 		}
-		urls = append(urls, e.newURL(s, "", 1, 0, crawl.ViaArchive))
-		archived++
 	}
-	if len(e.cfg.ArchiveSeeds) > 0 {
-		e.cfg.Log.Info("archive seeds", "offered", len(e.cfg.ArchiveSeeds), "in_scope", archived)
-	}
-	if len(urls) == 0 {
+	if e.cfg.ArchiveBatches == nil {
 		return nil
 	}
-	st, err := e.storeRetry(ctx, "add seeds", func() error {
-		var err error
-		_, err = e.store.AddURLs(ctx, urls, e.cfg.Frontier.Limits)
-		return err
-	})
-	_ = st
+	// The archive's batches are prepared on one goroutine, the reader's:
+	// the counts are read once it has ended.
+	offered, inScope := 0, 0
+	err := e.addBatches(ctx, e.cfg.ArchiveBatches, func(out []crawl.NewURL, us []string) []crawl.NewURL {
+		offered += len(us)
+		for _, s := range us {
+			if e.cfg.Scope.Check(s) == scope.In {
+				out = append(out, e.newURL(s, "", 1, 0, crawl.ViaArchive))
+				inScope++
+			}
+		}
+		return out
+	}, false)
+	e.cfg.Log.Info("archive seeds", "offered", offered, "in_scope", inScope)
 	return err
 }
 
@@ -449,8 +458,11 @@ func (e *Engine) seed(ctx context.Context) error {
 // and scored ahead of the one the store is adding.
 const seedsAhead = 2
 
-// seedBatches adds the batches of SeedBatches. They are read, checked
-// against the scope and scored on a goroutine of their own, at most
+// addBatches adds the batches of a stream of URLs (SeedBatches,
+// ArchiveBatches), prepared by prepare (which appends the URLs in scope
+// to its first argument and returns it), seeds when seeded. They are
+// read, checked against the scope and scored on a goroutine of their own,
+// at most
 // seedsAhead batches ahead of the store's adds, so that preparing the
 // next batches overlaps the store's writes and no more than
 // seedsAhead+1 batches are held. They are staged when the store can
@@ -458,7 +470,8 @@ const seedsAhead = 2
 // anything: a merge writes each page of the seen-set and the queue about
 // once, not once a batch. A store error stops the reading and is
 // returned once the reader has ended.
-func (e *Engine) seedBatches(ctx context.Context) error {
+func (e *Engine) addBatches(ctx context.Context, stream func(context.Context, func([]string) error) error,
+	prepare func([]crawl.NewURL, []string) []crawl.NewURL, seeded bool) error {
 	stager, _ := e.store.(offerStager)
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
@@ -471,14 +484,14 @@ func (e *Engine) seedBatches(ctx context.Context) error {
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(ready)
-		readErr <- e.cfg.SeedBatches(readCtx, func(seeds []string) error {
+		readErr <- stream(readCtx, func(seeds []string) error {
 			var batch []crawl.NewURL
 			select {
 			case batch = <-free:
 			case <-readCtx.Done():
 				return readCtx.Err()
 			}
-			batch = e.seedURLs(batch[:0], seeds)
+			batch = prepare(batch[:0], seeds)
 			select {
 			case ready <- batch:
 				return nil
@@ -490,7 +503,7 @@ func (e *Engine) seedBatches(ctx context.Context) error {
 	var err error
 	for batch := range ready {
 		if err == nil && len(batch) > 0 {
-			if e.mirrors != nil {
+			if e.mirrors != nil && seeded {
 				for _, u := range batch {
 					e.mirrors.seeded(u.URL)
 				}

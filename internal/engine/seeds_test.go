@@ -194,3 +194,46 @@ func TestSeedURLsInParts(t *testing.T) {
 		}
 	}
 }
+
+// The web archive's batches are added after the seeds, in their order,
+// at depth 1 and via the archive, those out of scope left out; the seeds
+// stay first.
+func TestArchiveBatches(t *testing.T) {
+	r := newSeedBatchRun(t, 1, 2)
+	const batches, size = 4, 5
+	r.cfg.ArchiveBatches = func(ctx context.Context, add func([]string) error) error {
+		batch := make([]string, size)
+		for b := range batches {
+			for i := range batch {
+				batch[i] = fmt.Sprintf("http://a.test/old/%d", b*size+i)
+			}
+			batch[size-1] = fmt.Sprintf("http://elsewhere.test/%d", b) // out of scope
+			if err := add(batch); err != nil {
+				return err
+			}
+			clear(batch) // add must not keep it
+		}
+		return nil
+	}
+	var added []crawl.NewURL
+	if err := r.seed(t, func(batch []crawl.NewURL) error {
+		added = append(added, batch...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(added) != 2+batches*(size-1) {
+		t.Fatalf("%d URLs added, want the 2 seeds and %d of the archive's", len(added), batches*(size-1))
+	}
+	for i, u := range added[:2] {
+		if u.Via != crawl.ViaSeed || u.URL != fmt.Sprintf("http://a.test/%d", i) {
+			t.Errorf("added[%d] = %s via %v, want the seed", i, u.URL, u.Via)
+		}
+	}
+	for i, u := range added[2:] {
+		want := fmt.Sprintf("http://a.test/old/%d", i/(size-1)*size+i%(size-1))
+		if u.URL != want || u.Depth != 1 || u.Via != crawl.ViaArchive || u.Priority >= 1000 {
+			t.Errorf("archive URL %d = %s depth %d via %v priority %d, want %s at depth 1 via the archive", i, u.URL, u.Depth, u.Via, u.Priority, want)
+		}
+	}
+}
