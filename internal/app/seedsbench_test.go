@@ -181,7 +181,11 @@ func seedsOnSQLite(t *testing.T, label, bin, db, file string, n, hosts int) {
 	// dbstat), per URL.
 	by := apptest.QueryStrings(t, d, `SELECT name || ' ' || printf('%.1f', sum(pgsize) * 1.0 / ?) FROM dbstat
 		GROUP BY name HAVING sum(pgsize) > ? ORDER BY sum(pgsize) DESC`, n, n)
-	t.Logf("%s: B/URL by table and index: %s", label, strings.Join(by, ", "))
+	var free, page int64
+	if err := d.Row(`SELECT freelist_count, page_size FROM pragma_freelist_count, pragma_page_size`).Scan(&free, &page); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: B/URL by table and index: %s; free pages %.1f", label, strings.Join(by, ", "), float64(free*page)/float64(n))
 }
 
 func seedsOnPostgres(t *testing.T, label, bin, file string, n, hosts int) {
