@@ -113,7 +113,7 @@ func (t *txn) indexDocs(ctx context.Context, docs []waitingDoc) error {
 	if len(docs) == 0 {
 		return nil
 	}
-	read, err := t.prep(ctx, `SELECT d.title, `+docBody("p")+`, d.anchors FROM `+docFrom+` WHERE d.key = ?`)
+	read, err := t.prep(ctx, docRead)
 	if err != nil {
 		return err
 	}
@@ -125,11 +125,11 @@ func (t *txn) indexDocs(ctx context.Context, docs []waitingDoc) error {
 	if err != nil {
 		return err
 	}
-	del, err := t.prep(ctx, `DELETE FROM pages_fts WHERE rowid = ?`)
+	del, err := t.prep(ctx, ftsDelete)
 	if err != nil {
 		return err
 	}
-	ins, err := t.prep(ctx, `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
+	ins, err := t.prep(ctx, ftsInsert)
 	if err != nil {
 		return err
 	}

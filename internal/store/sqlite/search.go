@@ -165,11 +165,11 @@ func (t *txn) flushFTS(ctx context.Context) error {
 			}
 		}
 	}
-	del, err := t.prep(ctx, `DELETE FROM pages_fts WHERE rowid = ?`)
+	del, err := t.prep(ctx, ftsDelete)
 	if err != nil {
 		return err
 	}
-	ins, err := t.prep(ctx, `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
+	ins, err := t.prep(ctx, ftsInsert)
 	if err != nil {
 		return err
 	}
@@ -265,6 +265,14 @@ func docBody(p string) string {
 // docFrom is the SQL of the indexed documents: search_docs d joined to
 // their pages p.
 var docFrom = `search_docs d JOIN pages p ON p.url_id = ` + sqlURLID("d.key")
+
+// The statements that read a document to index (its title, body and
+// anchor texts, by full-text key) and write and delete its row.
+var (
+	docRead   = `SELECT d.title, ` + docBody("p") + `, d.anchors FROM ` + docFrom + ` WHERE d.key = ?`
+	ftsInsert = `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`
+	ftsDelete = `DELETE FROM pages_fts WHERE rowid = ?`
+)
 
 // setTier updates the search tier: the pages del leave the tier's
 // full-text index, those of leave leave the tier, those of join join it,
@@ -969,7 +977,7 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 			return fmt.Errorf("anchor texts %d: %w", d.key, err)
 		}
 	}
-	read, err := t.prep(ctx, `SELECT d.title, `+docBody("p")+`, d.anchors FROM `+docFrom+` WHERE d.key = ?`)
+	read, err := t.prep(ctx, docRead)
 	if err != nil {
 		return err
 	}
