@@ -27,10 +27,8 @@ type txn struct {
 	// it: a result's links to them need not ask urls again (insertLinks).
 	inURLs map[crawl.ID]bool
 	// indexDue: the transaction writes the full-text rows that have waited
-	// the index delay (a commit's do); pending is what it did to the
-	// queue of waiting rows (pending.go).
+	// the index delay (a commit's do; pending.go).
 	indexDue bool
-	pending  pendingTx
 }
 
 func (t *txn) add(name string, n int64) {
@@ -80,7 +78,6 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) error {
 		return err
 	}
 	db.staged.apply(&t.staged)
-	db.pending.apply(&t.pending)
 	if len(db.want) > 0 {
 		db.prepareWanted(ctx)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -34,37 +33,6 @@ import (
 // writer for long; later commits take the rest.
 const pendingBatch = 1_000
 
-// pendingDoc is a document waiting since at (Unix milliseconds).
-type pendingDoc struct {
-	key crawl.ID
-	at  int64
-}
-
-// pendingQueue holds, in the order they were committed, the documents
-// this process left waiting; guarded by DB.mu. search_pending is the
-// truth: an entry whose row was removed or replaced since (the page
-// committed again, or taken out of the index) is skipped.
-type pendingQueue struct {
-	docs []pendingDoc
-	head int
-}
-
-// pendingTx is what a transaction did to the queue, applied once it
-// commits.
-type pendingTx struct {
-	added []pendingDoc
-	taken int // entries taken from the head
-}
-
-func (q *pendingQueue) apply(tx *pendingTx) {
-	q.head += tx.taken
-	q.docs = append(q.docs, tx.added...)
-	if q.head > len(q.docs)/2 {
-		q.docs = append(q.docs[:0], q.docs[q.head:]...)
-		q.head = 0
-	}
-}
-
 // waitingDoc is a document taken from search_pending: its key, and
 // whether pages_fts still holds the row of its page's previous document.
 type waitingDoc struct {
@@ -72,36 +40,20 @@ type waitingDoc struct {
 	indexed bool
 }
 
-// due takes from the head of the queue, up to pendingBatch, the
-// documents committed at least the index delay before now whose rows are
-// still waiting, and removes them from search_pending. It returns them in
-// key order.
+// dueTake takes from search_pending the ?2 oldest rows committed at ?1
+// or before (through its index by time, search_pending_at).
+const dueTake = `DELETE FROM search_pending WHERE key IN
+	(SELECT key FROM search_pending WHERE at <= ?1 ORDER BY at LIMIT ?2) RETURNING key, indexed`
+
+// due takes from search_pending, up to pendingBatch, the rows of the
+// documents committed at least the index delay before now, the oldest
+// first, and returns them in key order.
 func (t *txn) due(ctx context.Context, now int64) ([]waitingDoc, error) {
-	q := &t.db.pending
-	if q.head == len(q.docs) {
-		return nil, nil
-	}
-	take, err := t.prep(ctx, `DELETE FROM search_pending WHERE key = ? AND at = ? RETURNING indexed`)
+	take, err := t.prep(ctx, dueTake)
 	if err != nil {
 		return nil, err
 	}
-	limit := now - t.db.indexDelay.Milliseconds()
-	var out []waitingDoc
-	i := q.head
-	for ; i < len(q.docs) && q.docs[i].at <= limit && len(out) < pendingBatch; i++ {
-		d := q.docs[i]
-		w := waitingDoc{key: d.key}
-		switch err := take.QueryRowContext(ctx, d.key, d.at).Scan(&w.indexed); {
-		case errors.Is(err, sql.ErrNoRows): // written or replaced since
-		case err != nil:
-			return nil, fmt.Errorf("full-text index %d: %w", d.key, err)
-		default:
-			out = append(out, w)
-		}
-	}
-	t.pending.taken = i - q.head
-	slices.SortFunc(out, func(a, b waitingDoc) int { return cmp.Compare(a.key, b.key) })
-	return out, nil
+	return scanWaiting(take.QueryContext(ctx, now-t.db.indexDelay.Milliseconds(), pendingBatch))
 }
 
 // indexDocs writes the full-text rows of the documents docs (in key
@@ -164,7 +116,12 @@ func (t *txn) indexDocs(ctx context.Context, docs []waitingDoc) error {
 // takeWaiting removes every row of search_pending and returns them in key
 // order.
 func (t *txn) takeWaiting(ctx context.Context) ([]waitingDoc, error) {
-	rows, err := t.tx.QueryContext(ctx, `DELETE FROM search_pending RETURNING key, indexed`)
+	return scanWaiting(t.tx.QueryContext(ctx, `DELETE FROM search_pending RETURNING key, indexed`))
+}
+
+// scanWaiting reads the rows a DELETE … RETURNING key, indexed took from
+// search_pending and returns them in key order.
+func scanWaiting(rows *sql.Rows, err error) ([]waitingDoc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("full-text index: waiting rows: %w", err)
 	}
@@ -181,7 +138,6 @@ func (t *txn) takeWaiting(ctx context.Context) ([]waitingDoc, error) {
 		return nil, fmt.Errorf("full-text index: waiting rows: %w", err)
 	}
 	slices.SortFunc(out, func(a, b waitingDoc) int { return cmp.Compare(a.key, b.key) })
-	t.pending.taken = len(t.db.pending.docs) - t.db.pending.head
 	return out, nil
 }
 

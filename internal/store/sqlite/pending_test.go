@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,7 +253,7 @@ func TestIndexDelay(t *testing.T) {
 }
 
 // TestIndexDelayDue checks that a commit writes the rows that have waited
-// the delay, and only those.
+// the delay, and only those, finding them through the index by time.
 func TestIndexDelayDue(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, filepath.Join(t.TempDir(), "due.db"), Options{IndexDelay: 50 * time.Millisecond})
@@ -260,6 +261,23 @@ func TestIndexDelayDue(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	rows, err := db.w.QueryContext(ctx, `EXPLAIN QUERY PLAN `+dueTake, 1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	rows.Close()
+	if p := strings.Join(plan, "; "); !strings.Contains(p, "INDEX search_pending_at") || strings.Contains(p, "TEMP B-TREE") {
+		t.Errorf("the rows due are found by %q, want the index on at", p)
+	}
 	c := &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0)}
 	const a, b, d = "http://a.test/a", "http://a.test/b", "http://b.test/d"
 	c.commit(map[string]string{a: "alpha words"}, nil)

@@ -145,7 +145,6 @@ func (t *txn) flushFTS(ctx context.Context) error {
 			if _, err := insPending.ExecContext(ctx, id, now, inFTS); err != nil {
 				return fmt.Errorf("full-text index %d: %w", id, err)
 			}
-			t.pending.added = append(t.pending.added, pendingDoc{id, now})
 		} else if inFTS {
 			gone = append(gone, id)
 		}

@@ -71,8 +71,7 @@ type DB struct {
 	staged stagedLinks // the staged inbound links (staged.go), guarded by mu
 
 	indexDelay time.Duration // Options.IndexDelay
-	pending    pendingQueue  // the rows waiting for it (pending.go), guarded by mu
-	opened     bool          // Open succeeded (Close writes the waiting rows)
+	opened     bool          // Open succeeded (Close writes the rows waiting for the delay)
 }
 
 var _ crawl.Store = (*DB)(nil)
