@@ -19,7 +19,6 @@ type txn struct {
 	db     *DB
 	tx     *sql.Tx
 	delta  map[string]int64
-	now    int64
 	fts    []ftsOp              // full-text writes, applied at the end
 	stmts  map[string]*sql.Stmt // statements prepared in this transaction (prep)
 	staged stagedTx             // what it did to the staged inbound links

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
@@ -73,7 +72,7 @@ func (t *txn) indexDocs(ctx context.Context, docs []waitingDoc) error {
 	if err != nil {
 		return err
 	}
-	set, err := t.prep(ctx, `UPDATE search_docs SET anchors = ? WHERE key = ?`)
+	set, err := t.prep(ctx, docAnchorsSet)
 	if err != nil {
 		return err
 	}
@@ -158,6 +157,3 @@ func (db *DB) IndexPending(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
-
-// nowMilli is the time a transaction records documents left waiting at.
-func nowMilli() int64 { return time.Now().UnixMilli() }

@@ -117,7 +117,7 @@ func (t *txn) flushFTS(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	now := nowMilli()
+	now := time.Now().UnixMilli()
 	// Every page written loses its old document, if it had one: its row in
 	// pages_fts (or, with an index delay, when its new row is written), and
 	// its place among the rows waiting.
@@ -266,11 +266,13 @@ func docBody(p string) string {
 var docFrom = `search_docs d JOIN pages p ON p.url_id = ` + sqlURLID("d.key")
 
 // The statements that read a document to index (its title, body and
-// anchor texts, by full-text key) and write and delete its row.
+// anchor texts, by full-text key), record its anchor texts, and write and
+// delete its row.
 var (
-	docRead   = `SELECT d.title, ` + docBody("p") + `, d.anchors FROM ` + docFrom + ` WHERE d.key = ?`
-	ftsInsert = `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`
-	ftsDelete = `DELETE FROM pages_fts WHERE rowid = ?`
+	docRead       = `SELECT d.title, ` + docBody("p") + `, d.anchors FROM ` + docFrom + ` WHERE d.key = ?`
+	docAnchorsSet = `UPDATE search_docs SET anchors = ? WHERE key = ?`
+	ftsInsert     = `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`
+	ftsDelete     = `DELETE FROM pages_fts WHERE rowid = ?`
 )
 
 // setTier updates the search tier: the pages del leave the tier's
@@ -967,7 +969,7 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 		}
 	}
 	slices.Sort(writes)
-	set, err := t.prep(ctx, `UPDATE search_docs SET anchors = ? WHERE key = ?`)
+	set, err := t.prep(ctx, docAnchorsSet)
 	if err != nil {
 		return err
 	}
