@@ -85,10 +85,10 @@ func pageArgs(p *crawl.Page) ([]any, error) {
 	if p.SimHash != 0 {
 		b = bands(p.SimHash)
 	}
-	return []any{p.ID, p.URL, p.Status, p.ContentType, p.Charset, p.Title, p.Text, p.Lang, hash,
+	return []any{p.ID, p.URL, p.Status, p.ContentType, p.Charset, p.Title, packText(p.Text), p.Lang, hash,
 		p.DuplicateOf, p.Canonical, p.RedirectTo, b2i(p.NoIndex), b2i(p.NoFollow), p.Bytes, p.WireBytes, p.ETag,
 		p.LastModified, ms(p.FetchedAt), p.Duration.Milliseconds(), p.Error, b2i(p.Blocked), p.ErrorKind,
-		p.MainText, docType, rule, doi, year, meta, int64(p.SimHash), b[0], b[1], b[2], b[3], p.NearDuplicateOf,
+		packText(p.MainText), docType, rule, doi, year, meta, int64(p.SimHash), b[0], b[1], b[2], b[3], p.NearDuplicateOf,
 		p.WARC.File, p.WARC.Offset, p.WARC.Length, crawl.HostKey(p.URL), p.Gone, ms(p.CheckedAt), ms(p.NextCheckAt)}, nil
 }
 
@@ -98,12 +98,20 @@ func scanPage(sc interface{ Scan(...any) error }) (*crawl.Page, error) {
 	var noindex, nofollow, blocked, year int
 	var docType, rule, doi, meta string
 	var b [4]int64
-	if err := sc.Scan(&p.ID, &p.URL, &p.Status, &p.ContentType, &p.Charset, &p.Title, &p.Text, &p.Lang,
+	var text, mainText any
+	if err := sc.Scan(&p.ID, &p.URL, &p.Status, &p.ContentType, &p.Charset, &p.Title, &text, &p.Lang,
 		&p.ContentHash, &p.DuplicateOf, &p.Canonical, &p.RedirectTo, &noindex, &nofollow, &p.Bytes, &p.WireBytes,
 		&p.ETag, &p.LastModified, &fetched, &dur, &p.Error, &blocked, &p.ErrorKind,
-		&p.MainText, &docType, &rule, &doi, &year, &meta, &simhash, &b[0], &b[1], &b[2], &b[3], &p.NearDuplicateOf,
+		&mainText, &docType, &rule, &doi, &year, &meta, &simhash, &b[0], &b[1], &b[2], &b[3], &p.NearDuplicateOf,
 		&p.WARC.File, &p.WARC.Offset, &p.WARC.Length, new(string), &p.Gone, &checked, &nextCheck); err != nil {
 		return nil, err
+	}
+	var err error
+	if p.Text, err = unpackText(text); err != nil {
+		return nil, fmt.Errorf("page %d: %w", p.ID, err)
+	}
+	if p.MainText, err = unpackText(mainText); err != nil {
+		return nil, fmt.Errorf("page %d: main text: %w", p.ID, err)
 	}
 	p.NoIndex, p.NoFollow, p.Blocked = noindex != 0, nofollow != 0, blocked != 0
 	p.FetchedAt = fromMS(fetched)

@@ -258,7 +258,7 @@ func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) f
 // main text, else its visible text, cut at maxBody bytes as indexPage cuts
 // it.
 func docBody(p string) string {
-	return fmt.Sprintf(`CAST(substr(CAST(CASE WHEN %[1]s.main_text <> '' THEN %[1]s.main_text ELSE %[1]s.text END AS BLOB), 1, %[2]d) AS TEXT)`, p, maxBody)
+	return fmt.Sprintf(`acrawler_body(%[1]s.main_text, %[1]s.text, %[2]d)`, p, maxBody)
 }
 
 // docFrom is the SQL of the indexed documents: search_docs d joined to

@@ -1,0 +1,140 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// TestPageTextCompressed stores page texts compressed and checks that
+// every way a text is read back gives it as fetched: the page's record,
+// a reparse, the index at the end-of-crawl pass and search's snippets,
+// for compressed rows and for rows written as TEXT before.
+func TestPageTextCompressed(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "text.db"), Options{IndexDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c := &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0)}
+	const a, b, old = "http://a.test/long", "http://a.test/short", "http://a.test/old"
+	long := strings.Repeat("lorem ipsum dolor sit amet ", 80) + "okapi grazes " + strings.Repeat("consectetur adipiscing ", 40)
+	c.commit(map[string]string{a: long, b: "a short page on the narwhal", old: "an older page on the pangolin"}, nil)
+
+	stored := func(url, col string) (typ string, size int, first string) {
+		t.Helper()
+		if err := db.r.QueryRow(`SELECT typeof(`+col+`), length(CAST(`+col+` AS BLOB)), hex(substr(CAST(`+col+` AS BLOB), 1, 1))
+			FROM pages WHERE url_id = ?`, crawl.URLID(url)).Scan(&typ, &size, &first); err != nil {
+			t.Fatal(err)
+		}
+		return typ, size, first
+	}
+	if typ, size, first := stored(a, "text"); typ != "blob" || first != "01" || size > len(long)/2 {
+		t.Errorf("long text stored as a %s of %d bytes starting %s; want a blob of S2 under %d bytes", typ, size, first, len(long)/2)
+	}
+	if typ, _, _ := stored(b, "text"); typ != "text" {
+		t.Errorf("short text stored as a %s, want text", typ)
+	}
+	// A row as an older version wrote it: the text as TEXT.
+	oldText := strings.Repeat("an older page on the pangolin ", 20)
+	if _, err := db.w.Exec(`UPDATE pages SET text = ? WHERE url_id = ?`, oldText, crawl.URLID(old)); err != nil {
+		t.Fatal(err)
+	}
+
+	for url, want := range map[string]string{a: long, b: "a short page on the narwhal", old: oldText} {
+		p, err := db.Page(ctx, crawl.URLID(url))
+		if err != nil || p.Text != want {
+			t.Errorf("Page(%s).Text = %.40q…, %v; want %.40q…", url, p.Text, err, want)
+		}
+	}
+
+	// A reparse's main text is stored and read back the same way.
+	p, err := db.Page(ctx, crawl.URLID(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.MainText = "okapi " + strings.Repeat("main text words ", 30)
+	if err := db.Reparse(ctx, p, nil); err != nil {
+		t.Fatal(err)
+	}
+	if typ, _, first := stored(a, "main_text"); typ != "blob" || first != "01" {
+		t.Errorf("main text stored as a %s starting %s, want a blob of S2", typ, first)
+	}
+	if got, err := db.Page(ctx, crawl.URLID(a)); err != nil || got.MainText != p.MainText || got.Text != long {
+		t.Errorf("after Reparse: main text %.30q…, text %.30q…, %v", got.MainText, got.Text, err)
+	}
+
+	// The pass indexes each page's main text, else its text, read from
+	// either form.
+	if err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.URLID(a): 1}); err != nil {
+		t.Fatal(err)
+	}
+	c.expect("okapi", a)
+	c.expect("words", a)   // in its main text
+	c.expect("lorem")      // in its text only: the main text is indexed
+	c.expect("narwhal", b) // a short text
+	c.expect("pangolin", old)
+	res, err := db.Search(ctx, crawl.SearchRequest{Query: "pangolin", Limit: 1})
+	if err != nil || len(res.Hits) != 1 || !strings.Contains(res.Hits[0].Snippet, "older page on the pangolin") {
+		t.Errorf("Search(pangolin) = %+v, %v; want the old page's text in its snippet", res.Hits, err)
+	}
+	res, err = db.Search(ctx, crawl.SearchRequest{Query: "okapi", Limit: 1})
+	if err != nil || len(res.Hits) != 1 || !strings.Contains(res.Hits[0].Snippet, "main text words") {
+		t.Errorf("Search(okapi) = %+v, %v; want the main text in its snippet", res.Hits, err)
+	}
+
+	// A damaged value is an error naming the page, not a wrong text.
+	if _, err := db.w.Exec(`UPDATE pages SET text = x'01ffffffff0f00' WHERE url_id = ?`, crawl.URLID(b)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Page(ctx, crawl.URLID(b)); !errors.Is(err, errPackedText) {
+		t.Errorf("Page of a damaged text: %v, want %v", err, errPackedText)
+	}
+}
+
+func TestPackText(t *testing.T) {
+	for _, s := range []string{"", "short", strings.Repeat("x", minPacked-1), strings.Repeat("ab", minPacked),
+		strings.Repeat("ü€𝄞", 500), "\x00\xff invalid UTF-8 \xc3" + strings.Repeat("z", 400)} {
+		v := packText(s)
+		if _, blob := v.([]byte); blob != (len(s) >= minPacked) {
+			t.Errorf("packText of %d bytes gave a %T", len(s), v)
+		}
+		if got, err := unpackText(v); err != nil || got != s {
+			t.Errorf("round trip of %.20q: %.20q, %v", s, got, err)
+		}
+	}
+	for _, bad := range [][]byte{{}, {0}, {2, 0}, {textS2}, {textS2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, {textS2, 10, 0}} {
+		if s, err := unpackText(bad); !errors.Is(err, errPackedText) {
+			t.Errorf("unpackText(%x) = %q, %v; want %v", bad, s, err, errPackedText)
+		}
+	}
+}
+
+func FuzzPackText(f *testing.F) {
+	f.Add([]byte("okapi"), false)
+	f.Add(bytes.Repeat([]byte("lorem ipsum "), 40), false)
+	f.Add(append([]byte{textS2}, packText(strings.Repeat("abc", 200)).([]byte)[1:]...), true)
+	f.Add([]byte{textS2, 0xff, 0xff, 0xff, 0xff, 0x0f}, true)
+	f.Fuzz(func(t *testing.T, data []byte, stored bool) {
+		if stored {
+			// Any stored value: a text, or an error, never a panic or
+			// more than maxUnpacked bytes.
+			s, err := unpackText(data)
+			if err == nil && len(s) > maxUnpacked {
+				t.Fatalf("%d bytes unpacked", len(s))
+			}
+			return
+		}
+		s := string(data)
+		if got, err := unpackText(packText(s)); err != nil || got != s {
+			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
