@@ -447,6 +447,11 @@ type Result struct {
 	Touched    []Touch   // known URLs a sitemap says changed
 	Host       HostUpdate
 	Revisit    *Revisit // the page's schedule; nil leaves it as it is
+	// Prepared is the store's own encoding of parts of the result, made
+	// in the worker that fetched it when the store offers to (see the
+	// engine's resultPreparer); the store's commit uses it only while it
+	// still matches the result.
+	Prepared any
 }
 
 // HostUpdate carries the politeness state a fetch changed.

@@ -406,6 +406,13 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	return sum, runErr
 }
 
+// resultPreparer is a store that does part of a result's encoding in the
+// worker that made it, on any core, so that its single writer has less to
+// do in the commit (SQLite compresses the page's texts).
+type resultPreparer interface {
+	PrepareResult(r *crawl.Result)
+}
+
 // offerStager is a store that can stage offers and decide on them later,
 // in large sorted merges (SQLite, PostgreSQL: see their StageURLs).
 type offerStager interface {

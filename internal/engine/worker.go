@@ -61,6 +61,9 @@ func (e *Engine) handle(ctx context.Context, t frontier.Task) {
 		if trap, report := e.traps.flagged(t.HostID); report {
 			r.Host.Trap = trap
 		}
+		if p, ok := e.store.(resultPreparer); ok && r.Page != nil {
+			p.PrepareResult(&r)
+		}
 		e.send(r)
 	}
 }

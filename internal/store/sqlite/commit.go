@@ -62,6 +62,8 @@ type committer struct {
 	at      int
 	live    map[crawl.ID]int
 	linkers []linker
+	// prepared is the preparation of the result being recorded.
+	prepared any
 
 	// linkTexts are the URL texts of the link targets recorded that the
 	// URLs admitted did not show to be in urls (see flushLinkURLs).
@@ -114,6 +116,8 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 	var state crawl.State
 	var retryAt, fetchedAt int64
 	var unattempt int
+	c.prepared = r.Prepared
+	defer func() { c.prepared = nil }()
 	switch r.Outcome {
 	case crawl.OutcomeDone:
 		state = crawl.StateDone
@@ -482,7 +486,7 @@ func (c *committer) savePageIndexed(ctx context.Context, p *crawl.Page, sched *c
 		}
 		p.NearDuplicateOf = near
 	}
-	args, err := pageArgs(p)
+	args, err := pageArgs(p, c.prepared)
 	if err != nil {
 		return err
 	}

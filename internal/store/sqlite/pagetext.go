@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/klauspost/compress/s2"
+
+	"github.com/acrawler/acrawler/internal/crawl"
 	sqlite "modernc.org/sqlite"
 )
 
@@ -30,6 +32,30 @@ func packText(s string) any {
 	b[0] = textS2
 	// S2 only reads its input: the string's bytes are not copied first.
 	return b[:1+len(s2.Encode(b[1:], unsafe.Slice(unsafe.StringData(s), len(s))))]
+}
+
+// packedTexts are a page's texts as PrepareResult stored them.
+type packedTexts struct {
+	text, mainText         string // the texts compressed
+	storedText, storedMain any
+}
+
+// PrepareResult compresses the texts of a result's page in the worker
+// that fetched it, on any core, so that the writer's transaction does not.
+func (db *DB) PrepareResult(r *crawl.Result) {
+	if p := r.Page; p != nil {
+		r.Prepared = &packedTexts{p.Text, p.MainText, packText(p.Text), packText(p.MainText)}
+	}
+}
+
+// storedTexts are the values p's texts are stored as: those prepared, if
+// they are of the same texts (the same strings compare in constant time),
+// else compressed now.
+func storedTexts(p *crawl.Page, prepared any) (text, mainText any) {
+	if pk, ok := prepared.(*packedTexts); ok && pk.text == p.Text && pk.mainText == p.MainText {
+		return pk.storedText, pk.storedMain
+	}
+	return packText(p.Text), packText(p.MainText)
 }
 
 var errPackedText = errors.New("sqlite: stored page text")

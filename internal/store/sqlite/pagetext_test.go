@@ -99,6 +99,38 @@ func TestPageTextCompressed(t *testing.T) {
 	}
 }
 
+// A result's texts compressed by PrepareResult are stored as prepared,
+// unless the page's texts changed after.
+func TestPreparedTexts(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "prepared.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const a, b, d = "http://a.test/a", "http://a.test/b", "http://a.test/d"
+	text := func(w string) string { return strings.Repeat(w+" ", 100) }
+	c := &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0), prepare: func(r *crawl.Result) {
+		db.PrepareResult(r)
+		switch r.URL.URL {
+		case b:
+			r.Page.Text = text("changed") // after its preparation
+		case d:
+			// A preparation the commit stores as it is, of the same text.
+			r.Prepared.(*packedTexts).storedText = packText(text("prepared"))
+		}
+	}}
+	c.commit(map[string]string{a: text("alpha"), b: text("beta"), d: text("delta")}, nil)
+	for url, want := range map[string]string{a: text("alpha"), b: text("changed"), d: text("prepared")} {
+		if p, err := db.Page(ctx, crawl.URLID(url)); err != nil || p.Text != want {
+			t.Errorf("Page(%s).Text = %.20q…, %v; want %.20q…", url, p.Text, err, want)
+		}
+	}
+	c.expect("alpha", a)
+	c.expect("changed", b)
+	c.expect("beta")
+}
+
 func TestPackText(t *testing.T) {
 	for _, s := range []string{"", "short", strings.Repeat("x", minPacked-1), strings.Repeat("ab", minPacked),
 		strings.Repeat("ü€𝄞", 500), "\x00\xff invalid UTF-8 \xc3" + strings.Repeat("z", 400)} {

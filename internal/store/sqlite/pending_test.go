@@ -16,9 +16,10 @@ import (
 
 // delayCrawl commits pages through the store's own claim and commit path.
 type delayCrawl struct {
-	t   *testing.T
-	db  *DB
-	now time.Time
+	t       *testing.T
+	db      *DB
+	now     time.Time
+	prepare func(*crawl.Result) // if set, run on each result before the commit
 }
 
 // commit fetches the pages of urls (added first, or queued again) with
@@ -63,6 +64,11 @@ func (c *delayCrawl) commit(texts map[string]string, links map[string][]crawl.Li
 				rs = append(rs, crawl.Result{URL: u, Outcome: crawl.OutcomeDone, Page: p, Links: links[u.URL], Revisit: rv})
 			}
 			rel = append(rel, crawl.HostRelease{ID: h.ID})
+		}
+	}
+	if c.prepare != nil {
+		for i := range rs {
+			c.prepare(&rs[i])
 		}
 	}
 	if _, err := c.db.Commit(ctx, rs, crawl.Limits{}); err != nil {

@@ -66,8 +66,9 @@ func upsertPage(cols []string) string {
 		`) ON CONFLICT (url_id) DO UPDATE SET ` + strings.Join(set, ", ")
 }
 
-// pageArgs are a page's values for pageUpsert.
-func pageArgs(p *crawl.Page) ([]any, error) {
+// pageArgs are a page's values for pageUpsert; prepared is its result's
+// preparation (crawl.Result.Prepared), if any.
+func pageArgs(p *crawl.Page, prepared any) ([]any, error) {
 	var hash any
 	if len(p.ContentHash) > 0 {
 		hash = p.ContentHash
@@ -85,10 +86,11 @@ func pageArgs(p *crawl.Page) ([]any, error) {
 	if p.SimHash != 0 {
 		b = bands(p.SimHash)
 	}
-	return []any{p.ID, p.URL, p.Status, p.ContentType, p.Charset, p.Title, packText(p.Text), p.Lang, hash,
+	text, mainText := storedTexts(p, prepared)
+	return []any{p.ID, p.URL, p.Status, p.ContentType, p.Charset, p.Title, text, p.Lang, hash,
 		p.DuplicateOf, p.Canonical, p.RedirectTo, b2i(p.NoIndex), b2i(p.NoFollow), p.Bytes, p.WireBytes, p.ETag,
 		p.LastModified, ms(p.FetchedAt), p.Duration.Milliseconds(), p.Error, b2i(p.Blocked), p.ErrorKind,
-		packText(p.MainText), docType, rule, doi, year, meta, int64(p.SimHash), b[0], b[1], b[2], b[3], p.NearDuplicateOf,
+		mainText, docType, rule, doi, year, meta, int64(p.SimHash), b[0], b[1], b[2], b[3], p.NearDuplicateOf,
 		p.WARC.File, p.WARC.Offset, p.WARC.Length, crawl.HostKey(p.URL), p.Gone, ms(p.CheckedAt), ms(p.NextCheckAt)}, nil
 }
 
