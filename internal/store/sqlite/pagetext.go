@@ -4,6 +4,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/klauspost/compress/s2"
@@ -28,11 +29,20 @@ func packText(s string) any {
 	if len(s) < minPacked || len(s) > maxUnpacked {
 		return s
 	}
-	b := make([]byte, 1, 1+s2.MaxEncodedLen(len(s)))
-	b[0] = textS2
 	// S2 only reads its input: the string's bytes are not copied first.
-	return b[:1+len(s2.Encode(b[1:], unsafe.Slice(unsafe.StringData(s), len(s))))]
+	// It writes into a pooled buffer of the largest size it may need; the
+	// value kept is of the size written.
+	buf := packBufs.Get().(*[]byte)
+	enc := s2.Encode(*buf, unsafe.Slice(unsafe.StringData(s), len(s)))
+	b := make([]byte, 1+len(enc))
+	b[0] = textS2
+	copy(b[1:], enc)
+	*buf = enc[:0]
+	packBufs.Put(buf)
+	return b
 }
+
+var packBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // packedTexts are a page's texts as PrepareResult stored them.
 type packedTexts struct {
