@@ -973,14 +973,12 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 	if err != nil {
 		return err
 	}
+	changed := make(map[crawl.ID]string, len(docs))
 	for _, d := range docs {
 		if _, err := set.ExecContext(ctx, d.anchors, d.key); err != nil {
 			return fmt.Errorf("anchor texts %d: %w", d.key, err)
 		}
-	}
-	read, err := t.prep(ctx, docRead)
-	if err != nil {
-		return err
+		changed[d.key] = d.anchors
 	}
 	for _, table := range []string{"pages_fts", "pages_top"} {
 		// FTS5 merges segments as it writes them out (automerge, 4 at a
@@ -1019,17 +1017,31 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 				}
 			}
 		}
-		for _, key := range keys {
-			var title, body, anchors string
-			if err := read.QueryRowContext(ctx, key).Scan(&title, &body, &anchors); err != nil {
-				return fmt.Errorf("anchor texts %d: %w", key, err)
-			}
-			if _, err := ins.ExecContext(ctx, key, query.Fold(title), query.Fold(body), query.Fold(anchors)); err != nil {
-				return fmt.Errorf("anchor texts %d: %w", key, err)
-			}
+		if err := t.writeDocs(ctx, ins, keys, changed); err != nil {
+			return fmt.Errorf("anchor texts: %w", err)
 		}
 		if err := t.automerge(ctx, table, ftsAutomerge); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// writeDocs inserts the documents of keys with ins, read ahead
+// (readDocs), their anchor texts those of changed where it has them.
+func (t *txn) writeDocs(ctx context.Context, ins *sql.Stmt, keys []crawl.ID, changed map[crawl.ID]string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	next, stop := t.readDocs(ctx, keys, changed)
+	defer stop()
+	for range keys {
+		d, err := next()
+		if err != nil {
+			return err
+		}
+		if _, err := ins.ExecContext(ctx, d.key, d.title, d.body, d.anchors); err != nil {
+			return fmt.Errorf("document %d: %w", d.key, err)
 		}
 	}
 	return nil

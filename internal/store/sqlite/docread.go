@@ -1,0 +1,103 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/query"
+)
+
+// foldedDoc is a document as a full-text table takes it: its key and its
+// title, body and anchor texts folded (query.Fold).
+type foldedDoc struct {
+	key                  crawl.ID
+	title, body, anchors string
+	err                  error
+}
+
+// docsAhead is how many documents readDocs keeps read ahead of the writes.
+const docsAhead = 64
+
+// readDocs reads the documents of keys, in order, for the transaction to
+// write into a full-text table: on a reader connection, in a goroutine of
+// its own, docsAhead ahead of the writes, so that the end-of-crawl pass
+// reads, decompresses and folds on one core while its writer tokenizes
+// and writes on the other. anchors replaces the anchor texts of the
+// documents whose anchors the transaction changed. A reader sees the last
+// commit, not the transaction: the titles and texts of these documents
+// must be as committed, as they are in the rank pass, which changes only
+// anchor texts. The store's readers are open whenever it can be written
+// (Open). stop ends the reading early; next returns an error once the
+// reading failed.
+func (t *txn) readDocs(ctx context.Context, keys []crawl.ID, anchors map[crawl.ID]string) (next func() (foldedDoc, error), stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	docs := make(chan foldedDoc, docsAhead)
+	go func() {
+		defer close(docs)
+		if err := readDocsOn(ctx, t.db.r, keys, anchors, docs); err != nil {
+			select {
+			case docs <- foldedDoc{err: err}:
+			case <-ctx.Done():
+			}
+		}
+	}()
+	next = func() (foldedDoc, error) {
+		d, ok := <-docs
+		if !ok {
+			return d, fmt.Errorf("documents: %w", context.Cause(ctx))
+		}
+		return d, d.err
+	}
+	stop = func() {
+		cancel()
+		for range docs {
+		}
+	}
+	return next, stop
+}
+
+// readDocsOn reads the documents of keys in one read transaction of a
+// connection of r and sends them to docs, in order.
+func readDocsOn(ctx context.Context, r *sql.DB, keys []crawl.ID, anchors map[crawl.ID]string, docs chan<- foldedDoc) error {
+	conn, err := r.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	read, err := tx.PrepareContext(ctx, docRead)
+	if err != nil {
+		return err
+	}
+	defer read.Close()
+	for _, key := range keys {
+		d := readDoc(ctx, read, key, anchors)
+		if d.err != nil {
+			return d.err
+		}
+		select {
+		case docs <- d:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// readDoc reads and folds the document of key with the statement docRead.
+func readDoc(ctx context.Context, read *sql.Stmt, key crawl.ID, anchors map[crawl.ID]string) foldedDoc {
+	var title, body, anch string
+	if err := read.QueryRowContext(ctx, key).Scan(&title, &body, &anch); err != nil {
+		return foldedDoc{err: fmt.Errorf("document %d: %w", key, err)}
+	}
+	if a, ok := anchors[key]; ok {
+		anch = a
+	}
+	return foldedDoc{key: key, title: query.Fold(title), body: query.Fold(body), anchors: query.Fold(anch)}
+}
