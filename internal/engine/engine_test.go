@@ -133,7 +133,13 @@ func (tc *testCrawl) close() {
 // the summary.
 func (tc *testCrawl) run(ctx context.Context) Summary {
 	tc.t.Helper()
-	e, err := New(tc.open(), tc.cfg)
+	return tc.runOn(ctx, tc.open())
+}
+
+// runOn is run on the store st.
+func (tc *testCrawl) runOn(ctx context.Context, st Store) Summary {
+	tc.t.Helper()
+	e, err := New(st, tc.cfg)
 	if err != nil {
 		tc.t.Fatal(err)
 	}
@@ -148,9 +154,15 @@ func (tc *testCrawl) run(ctx context.Context) Summary {
 // long.
 func (tc *testCrawl) crawl(limit time.Duration) Summary {
 	tc.t.Helper()
+	return tc.crawlOn(tc.open(), limit)
+}
+
+// crawlOn is crawl on the store st.
+func (tc *testCrawl) crawlOn(st Store, limit time.Duration) Summary {
+	tc.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	sum := tc.run(ctx)
+	sum := tc.runOn(ctx, st)
 	if ctx.Err() != nil {
 		tc.t.Fatalf("the crawl did not end within %v: %+v", limit, sum)
 	}
@@ -718,19 +730,7 @@ func TestLinksOfStaleResultNotLost(t *testing.T) {
 		}
 	}, "http://a.test/")
 	tc.cfg.NoSitemaps = true
-	st := &leaseLosingStore{Store: tc.open(), url: "http://a.test/"}
-	e, err := New(st, tc.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if _, err := e.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if ctx.Err() != nil {
-		t.Fatal("the crawl did not end")
-	}
+	tc.crawlOn(&leaseLosingStore{Store: tc.open(), url: "http://a.test/"}, 20*time.Second)
 	if n := tc.web.requests("http://a.test/"); n != 2 {
 		t.Fatalf("home requested %d times, want 2 (the stale result, then again)", n)
 	}

@@ -62,15 +62,7 @@ func TestResultsPrepared(t *testing.T) {
 	}, "http://a.test/")
 	tc.cfg.NoSitemaps = true
 	st := &preparingStore{Store: tc.open()}
-	e, err := New(st, tc.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if _, err := e.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	tc.crawlOn(st, 20*time.Second)
 	if len(st.prepared) != 4 || len(st.unprepared) != 0 || len(st.extra) != 0 {
 		t.Errorf("committed prepared %v, unprepared %v; prepared without a page %v; want the 4 pages (404 included) prepared",
 			st.prepared, st.unprepared, st.extra)
