@@ -8,9 +8,9 @@ import (
 	"unsafe"
 
 	"github.com/klauspost/compress/s2"
+	sqlite "modernc.org/sqlite"
 
 	"github.com/acrawler/acrawler/internal/crawl"
-	sqlite "modernc.org/sqlite"
 )
 
 // A page's text and main text are stored compressed, as a BLOB: a format
