@@ -630,7 +630,8 @@ type stageRule struct {
 
 var stageRules = []stageRule{
 	{stageWeb, "", []string{"net/http.(*conn).serve", "internal/testweb."}},
-	{stageEndPass, "", []string{".computeRanks"}},
+	{stageEndPass, "", []string{".computeRanks", "sqlite.readDocsOn"}}, // the pass and its reader
+	{stagePages, "", []string{"sqlite.(*DB).PrepareResult"}},           // a page row's texts, compressed in the workers
 	{stageEndPass, ".crawlOrRecrawl", []string{"sqlite.(*DB).Close", "postgres.(*DB).Close"}},
 	{stageFTS, commitLoopFunc, []string{"flushFTS", "fts5", "Fts5"}},
 	{stageLinks, commitLoopFunc, []string{"insertLinks"}},
@@ -724,6 +725,8 @@ func TestClassifyStage(t *testing.T) {
 		{"links in a commit", []string{"modernc.org/sqlite/lib._sqlite3BtreeIndexMoveto", "github.com/acrawler/acrawler/internal/store/sqlite.(*committer).insertLinks", commit}, stageLinks},
 		{"other commit work", []string{"modernc.org/sqlite/lib._sqlite3VdbeExec", "github.com/acrawler/acrawler/internal/store/sqlite.(*txn).addURLs", commit}, stageWriteOther},
 		{"rank pass", []string{"modernc.org/sqlite/lib._fts5UnicodeTokenize", "github.com/acrawler/acrawler/internal/store/sqlite.(*txn).refreshAnchors", "main.computeRanks", "main.crawlOrRecrawl"}, stageEndPass},
+		{"rank pass's reader", []string{"modernc.org/libc.Xpread", "github.com/acrawler/acrawler/internal/store/sqlite.readDocsOn", "github.com/acrawler/acrawler/internal/store/sqlite.(*txn).readDocs.func1"}, stageEndPass},
+		{"texts compressed in a worker", []string{"github.com/klauspost/compress/s2.Encode", "github.com/acrawler/acrawler/internal/store/sqlite.packText", "github.com/acrawler/acrawler/internal/store/sqlite.(*DB).PrepareResult", worker}, stagePages},
 		{"last checkpoint", []string{"modernc.org/sqlite/lib._walCheckpoint", "github.com/acrawler/acrawler/internal/store/sqlite.(*DB).Close", "main.crawlOrRecrawl"}, stageEndPass},
 		{"test web", []string{"github.com/acrawler/acrawler/internal/testweb.(*Uniform).Page", "net/http.(*conn).serve"}, stageWeb},
 		{"frontier", []string{"modernc.org/sqlite/lib._sqlite3VdbeExec", "github.com/acrawler/acrawler/internal/frontier.(*Frontier).next", "github.com/acrawler/acrawler/internal/engine.(*Engine).dispatch"}, stageFrontier},
