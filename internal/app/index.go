@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -65,6 +66,20 @@ func drainFor(ctx context.Context, st crawl.Store, c *opensearch.Client, d time.
 
 // computeRanks runs PageRank over the stored link graph and records it.
 func computeRanks(ctx context.Context, st crawl.RankStore) (nodes, edges int, err error) {
+	// A store that can refresh its index's anchor texts apart from the
+	// ranks does it while the graph is read and ranked, on another core.
+	// It has ended, one way or the other, when computeRanks returns.
+	refreshed := func() error { return nil }
+	if r, ok := st.(anchorRefresher); ok {
+		refreshCtx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- r.RefreshAnchors(refreshCtx) }()
+		refreshed = sync.OnceValue(func() error { return <-done })
+		defer func() {
+			cancel()
+			refreshed()
+		}()
+	}
 	b := rank.NewBuilder(1 << 16)
 	for e, err := range st.LinkGraph(ctx) {
 		if err != nil {
@@ -82,10 +97,19 @@ func computeRanks(ctx context.Context, st crawl.RankStore) (nodes, edges int, er
 	for i, s := range res.Scores {
 		ranks[crawl.ID(g.ID(i))] = s * n // 1 is the average page
 	}
+	if err := refreshed(); err != nil {
+		return 0, 0, err
+	}
 	if err := st.SetRanks(ctx, ranks); err != nil {
 		return 0, 0, err
 	}
 	return g.Nodes(), g.Edges(), nil
+}
+
+// anchorRefresher is a store that writes its full-text index's new anchor
+// texts apart from the ranks (SQLite: RefreshAnchors, most of the pass).
+type anchorRefresher interface {
+	RefreshAnchors(ctx context.Context) error
 }
 
 // Rank computes PageRank over the stored link graph and records it (a

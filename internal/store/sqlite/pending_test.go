@@ -298,3 +298,36 @@ func TestIndexDelayDue(t *testing.T) {
 	c.expect("words", a, b)
 	c.consistent()
 }
+
+// RefreshAnchors writes the waiting rows and the changed anchors by
+// itself, as the rank pass runs it before SetRanks; SetRanks after it
+// leaves the index as SetRanks alone would.
+func TestRefreshAnchorsBeforeRanks(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "refresh.db"), Options{IndexDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c := &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0)}
+	const a, b, d = "http://a.test/a", "http://a.test/b", "http://b.test/d"
+	c.commit(map[string]string{a: "alpha words", b: "beta words"}, map[string][]crawl.Link{a: {link(b, "zebra")}})
+	c.commit(map[string]string{d: "delta words"}, map[string][]crawl.Link{d: {link(b, "quokka")}})
+	c.expect("words")
+	if err := db.RefreshAnchors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.waiting(); n != 0 {
+		t.Errorf("%d rows wait after RefreshAnchors, want none", n)
+	}
+	c.expect("words", a, b, d)
+	c.expect("quokka", b)
+	c.consistent()
+	if err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.URLID(a): 1, crawl.URLID(b): 2, crawl.URLID(d): 1}); err != nil {
+		t.Fatal(err)
+	}
+	c.expect("words", a, b, d)
+	c.expect("zebra", b)
+	c.expect("quokka", b)
+	c.consistent()
+}

@@ -838,16 +838,8 @@ func asString(v any) string {
 // at the end of some 20,000-page crawls. The pass runs with the readers'
 // smaller page cache instead (no slower: it reads each page once), which
 // frees the rest of the writer's for it.
-func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) (err error) {
-	if err := db.cacheSize(ctx, readerCacheKiB); err != nil {
-		return fmt.Errorf("sqlite: set ranks: %w", err)
-	}
-	defer func() {
-		if cerr := db.cacheSize(context.WithoutCancel(ctx), writerCacheKiB); cerr != nil && err == nil {
-			err = fmt.Errorf("sqlite: set ranks: %w", cerr)
-		}
-	}()
-	err = db.tx(ctx, func(t *txn) error {
+func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
+	return db.passTx(ctx, "set ranks", func(t *txn) error {
 		// The end-of-crawl pass leaves every inbound link in inlinks.
 		if err := t.mergeStaged(ctx); err != nil {
 			return err
@@ -874,8 +866,40 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) (err err
 		}
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("sqlite: set ranks: %w", err)
+}
+
+// RefreshAnchors is the part of SetRanks that needs no ranks, in a
+// transaction of its own: the documents whose inbound anchor texts
+// changed since they were indexed, and those waiting for the index delay,
+// written into the full-text index, most of the pass's work. The rank pass
+// runs it while it reads and ranks the link graph (on the other core);
+// SetRanks then writes only what changed since.
+func (db *DB) RefreshAnchors(ctx context.Context) error {
+	return db.passTx(ctx, "refresh anchor texts", func(t *txn) error {
+		if err := t.mergeStaged(ctx); err != nil {
+			return err
+		}
+		waiting, err := t.takeWaiting(ctx)
+		if err != nil {
+			return err
+		}
+		return t.refreshAnchors(ctx, waiting)
+	})
+}
+
+// passTx runs a transaction of the rank pass with the readers' page cache
+// (see SetRanks).
+func (db *DB) passTx(ctx context.Context, op string, fn func(*txn) error) (err error) {
+	if err := db.cacheSize(ctx, readerCacheKiB); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", op, err)
+	}
+	defer func() {
+		if cerr := db.cacheSize(context.WithoutCancel(ctx), writerCacheKiB); cerr != nil && err == nil {
+			err = fmt.Errorf("sqlite: %s: %w", op, cerr)
+		}
+	}()
+	if err := db.tx(ctx, fn); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", op, err)
 	}
 	return nil
 }
