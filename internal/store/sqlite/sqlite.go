@@ -297,6 +297,11 @@ func dsn(file string, readOnly bool, cacheKiB int) string {
 		// cut to this size when the next transaction starts it over.
 		q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 		q.Add("_txlock", "immediate")
+		// The writer's WAL frames are written many at a time (walbuf.go);
+		// without the VFS, as SQLite writes them.
+		if registerWALVFS() == nil {
+			q.Add("vfs", walVFSName)
+		}
 	}
 	return "file:" + uriPath(file) + "?" + q.Encode()
 }

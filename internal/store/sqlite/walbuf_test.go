@@ -1,0 +1,205 @@
+package sqlite
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// openWALWriter opens file as the store's writer connection does (walVFS),
+// in WAL mode, with a page cache of cacheKiB.
+func openWALWriter(t testing.TB, file string, cacheKiB int) *sql.DB {
+	t.Helper()
+	d := dsn(file, false, cacheKiB)
+	if !strings.Contains(d, "vfs="+walVFSName) {
+		t.Fatalf("the writer's DSN %q does not name the WAL VFS", d)
+	}
+	w, err := sql.Open("sqlite", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetMaxOpenConns(1)
+	t.Cleanup(func() { w.Close() })
+	var mode string
+	if err := w.QueryRow(`PRAGMA journal_mode = WAL`).Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal mode %q: %v", mode, err)
+	}
+	return w
+}
+
+func mustExec(t testing.TB, d interface {
+	Exec(string, ...any) (sql.Result, error)
+}, q string, args ...any) {
+	t.Helper()
+	if _, err := d.Exec(q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// TestWALWritesGathered: a transaction's frames reach the file in a
+// few large writes, not two writes a frame.
+func TestWALWritesGathered(t *testing.T) {
+	w := openWALWriter(t, filepath.Join(t.TempDir(), "w.db"), 2048)
+	mustExec(t, w, `CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)`)
+	asked, base := walWrites.asked.Load(), walWrites.base.Load()
+	tx, err := w.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 400 {
+		mustExec(t, tx, `INSERT INTO t (id, v) VALUES (?, randomblob(3000))`, i)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	asked, base = walWrites.asked.Load()-asked, walWrites.base.Load()-base
+	// 400 rows of 3 KB are over 300 pages: two writes a frame asked, 31
+	// frames a write made.
+	if asked < 600 {
+		t.Fatalf("SQLite asked for %d WAL writes, want at least 600 for the test to mean anything", asked)
+	}
+	if base > asked/20 {
+		t.Errorf("%d WAL writes made for %d asked, want at most %d", base, asked, asked/20)
+	}
+}
+
+// TestWALCommitsSeenAtOnce: another connection (the readers', without
+// walVFS) sees each commit as soon as it returns, through transactions
+// that spill frames before they commit and read them back, roll back
+// after spilling, and
+// checkpoints that start the WAL over; the file is whole at the end.
+func TestWALCommitsSeenAtOnce(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "w.db")
+	// A small page cache, so that large transactions write frames before
+	// their commit.
+	w := openWALWriter(t, file, 64)
+	mustExec(t, w, `CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)`)
+	r, err := sql.Open("sqlite", readerDSN(file, false, 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var rows, bytes int64
+	next := int64(0)
+	for i := range 300 {
+		tx, err := w.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 1 + rng.IntN(4)
+		if i%25 == 0 {
+			n = 300 // over the 64 KiB cache: frames spill before the commit
+		}
+		var b int64
+		for range n {
+			size := 1 + rng.IntN(5000)
+			mustExec(t, tx, `INSERT INTO t (id, v) VALUES (?, randomblob(?))`, next, size)
+			next++
+			b += int64(size)
+		}
+		if n > 4 {
+			// The spilled pages read back, from the WAL, in the transaction.
+			var got int64
+			if err := tx.QueryRow(`SELECT sum(length(v)) FROM t`).Scan(&got); err != nil || got != bytes+b {
+				t.Fatalf("transaction %d reads %d bytes back (%v), want %d", i, got, err, bytes+b)
+			}
+		}
+		if i%7 == 3 {
+			if err := tx.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			rows += int64(n)
+			bytes += b
+		}
+		switch i % 50 {
+		case 10:
+			mustExec(t, w, `PRAGMA wal_checkpoint(PASSIVE)`)
+		case 40:
+			mustExec(t, w, `PRAGMA wal_checkpoint(RESTART)`)
+		}
+		var gotRows, gotBytes int64
+		if err := r.QueryRow(`SELECT count(*), coalesce(sum(length(v)), 0) FROM t`).Scan(&gotRows, &gotBytes); err != nil {
+			t.Fatalf("after transaction %d: reader: %v", i, err)
+		}
+		if gotRows != rows || gotBytes != bytes {
+			t.Fatalf("after transaction %d: the reader sees %d rows of %d bytes, want %d of %d", i, gotRows, gotBytes, rows, bytes)
+		}
+	}
+	var ok string
+	if err := r.QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+		t.Fatalf("integrity_check: %q, %v", ok, err)
+	}
+}
+
+// TestWALCommitsSurviveKill: every commit that returned is in the
+// database after the process is killed (SIGKILL) and the file opened
+// again: no committed frame waited in the buffer.
+func TestWALCommitsSurviveKill(t *testing.T) {
+	if file := os.Getenv("ACRAWLER_TEST_WAL_CHILD"); file != "" {
+		walCommitForever(t, file)
+		return
+	}
+	file := filepath.Join(t.TempDir(), "w.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWALCommitsSurviveKill$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "ACRAWLER_TEST_WAL_CHILD="+file)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(out)
+	last := int64(-1)
+	timeout := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	defer timeout.Stop()
+	for last < 400 && lines.Scan() {
+		if n, err := strconv.ParseInt(strings.TrimSpace(lines.Text()), 10, 64); err == nil {
+			last = n
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if last < 400 {
+		t.Fatalf("the child committed up to %d before it stopped, want 400", last)
+	}
+	d := openWALWriter(t, file, 2048) // as the next run opens it
+	var most int64
+	if err := d.QueryRow(`SELECT max(id) FROM t`).Scan(&most); err != nil {
+		t.Fatal(err)
+	}
+	if most < last {
+		t.Errorf("after the kill the database holds rows up to %d, but %d was committed", most, last)
+	}
+}
+
+// walCommitForever commits a row a transaction to file and prints each
+// row's ID once its commit has returned, until it is killed.
+func walCommitForever(t *testing.T, file string) {
+	w := openWALWriter(t, file, 2048)
+	mustExec(t, w, `CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)`)
+	ctx := context.Background()
+	for i := int64(0); ; i++ {
+		if _, err := w.ExecContext(ctx, `INSERT INTO t (id, v) VALUES (?, randomblob(100))`, i); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println(i)
+	}
+}
