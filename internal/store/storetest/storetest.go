@@ -106,6 +106,7 @@ var frontierTests = []test{
 	{"ClaimURLsOfSeveralHosts", testClaimMany},
 	{"ByteBudget", testByteBudget},
 	{"CommitOutcomes", testOutcomes},
+	{"CommitUnderEndedContext", testCommitEndedContext},
 	{"RobotsCacheAndPoliteness", testRobotsAndPoliteness},
 	{"ResumeAfterUncleanStop", testResume},
 	{"ConcurrentClaimers", testConcurrentClaimers},
@@ -550,6 +551,37 @@ func testPageBudget(t *testing.T, e *env) {
 // testClaimMany claims for several hosts at once: each host's outcome is
 // what ClaimURLs would give it, in the order asked, and the page budget is
 // shared across them.
+// testCommitEndedContext: a commit asked for under a context that has
+// ended fails with the context's error and records nothing; the same
+// results commit once asked again.
+func testCommitEndedContext(t *testing.T, e *env) {
+	e.add(crawl.Limits{}, U("http://a.test/1", 0, 0))
+	h := e.claimHosts("p", 1)
+	if len(h) != 1 {
+		t.Fatalf("claimed %d hosts, want 1", len(h))
+	}
+	cs := e.claimURLs("p", h[0].ID, 1, crawl.Limits{})
+	if len(cs) != 1 {
+		t.Fatalf("claimed %d URLs, want 1", len(cs))
+	}
+	ctx, cancel := context.WithCancel(e.ctx)
+	cancel()
+	r := done(cs[0], "some text")
+	if _, err := e.s.Commit(ctx, []crawl.Result{r}, crawl.Limits{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Commit under an ended context: %v, want context.Canceled", err)
+	}
+	if st := e.state(cs[0].URL); st != crawl.StateInFlight {
+		t.Fatalf("after the refused commit the URL is %v, want in flight", st)
+	}
+	if c := e.counters(); c.Pages != 0 {
+		t.Fatalf("after the refused commit %d pages are recorded, want 0", c.Pages)
+	}
+	e.commit(crawl.Limits{}, r)
+	if st := e.state(cs[0].URL); st != crawl.StateDone {
+		t.Fatalf("after the commit the URL is %v, want done", st)
+	}
+}
+
 func testClaimMany(t *testing.T, e *env) {
 	lim := crawl.Limits{MaxPages: 3}
 	e.add(lim, U("http://a.test/1", 0, 1), U("http://a.test/2", 0, 5), U("http://a.test/3", 0, 3),
