@@ -1,40 +1,50 @@
 package sqlite
 
-// Write-ahead log frames gathered into large writes.
+// The writer's writes gathered into large ones.
 //
 // SQLite writes each frame of the WAL as two writes, the frame's 24-byte
 // header and then its page, each a pwrite(2) of its own: two system calls
 // for every page a transaction changes (4.2 µs a frame on this project's
 // 2-core machine, against 0.43 µs for the same bytes written 256 frames at
-// a time). The VFS walVFS is the platform's default VFS with one change:
-// on a WAL file, writes that follow each other in the file are copied into
-// a buffer of walBufSize bytes and written as one (31 frames of 4 KiB
-// pages). The buffer is written
-// out
-//   - right after the page of a commit frame, before the write of that page
-//     returns (a commit frame is the one whose header carries the database
-//     size after the commit, https://sqlite.org/fileformat2.html#walformat):
-//     SQLite publishes a commit in the wal-index only after its frames are
-//     written, so readers on other connections, and a restart after the
-//     process is killed, find every committed frame in the file, as without
-//     the buffer;
+// a time); a checkpoint then writes each page it copies to the database
+// file with a call of its own. The VFS walVFS is the platform's default
+// VFS with one change: on a WAL file or a main database file, writes that
+// follow each other in the file are copied into a buffer of walBufSize
+// bytes and written as one (31 frames of 4 KiB pages). The buffer is
+// written out
+//   - on a WAL file, right after the page of a commit frame, before the
+//     write of that page returns (a commit frame is the one whose header
+//     carries the database size after the commit,
+//     https://sqlite.org/fileformat2.html#walformat): SQLite publishes a
+//     commit in the wal-index only after its frames are written, so
+//     readers on other connections, and a restart after the process is
+//     killed, find every committed frame in the file, as without the
+//     buffer;
 //   - before any other operation on the file (read, sync, truncate, size,
-//     file control, close), so that SQLite's own reads of the WAL
-//     (checkpoints, pages it spilled) and its syncs see what it wrote;
+//     file control, locks, shared memory, memory map, close), so that
+//     SQLite's own reads see what it wrote, and the pages a checkpoint
+//     copied are in the database file before it records them as copied
+//     (readers then read them there, not in the log): after its last write
+//     a checkpoint calls the file control SQLITE_FCNTL_CKPT_DONE, then, if
+//     it copied the whole log, truncates and syncs the file;
 //   - before a write that does not continue the buffer, and when the next
 //     write would not fit.
 //
-// The bytes in the file and their order are those SQLite writes; only
+// The bytes in the files and their order are those SQLite writes; only
 // the number of system calls changes. Frames of a transaction not yet
 // committed may wait in the buffer, which changes nothing: a crash loses
 // them either way, and recovery ignores frames after the last commit.
+// Pages a checkpoint copied may wait too, until it records them as
+// copied: nothing reads them in the database file before, and a crash
+// leaves them in the WAL, from which the next open copies them again.
 //
 // The mechanism is the shim VFS of SQLite's own vfstrace.c, written
 // against the transpiled library (see fts5aux.go for its function pointers
 // and C memory): walVFS copies the default VFS with a larger file object
-// and its own xOpen; a WAL file opened through it keeps the default
-// VFS's file, whose io methods it replaces by a copy in which seven
-// methods are walBuf's, and the buffer's state sits after the file object.
+// and its own xOpen; a WAL or main database file opened through it keeps
+// the default VFS's file, whose io methods it replaces by a copy in which
+// every method that touches the file is walBuf's, and the buffer's state
+// sits after the file object.
 
 import (
 	"encoding/binary"
@@ -51,8 +61,8 @@ import (
 const (
 	// walVFSName is the VFS the store's connections open their files with.
 	walVFSName = "acrawler-wal"
-	// walBufSize is the buffer a connection's WAL writes gather in, in C
-	// memory from its first write to the close of its WAL file: the most
+	// walBufSize is the buffer a file's writes gather in, in C memory from
+	// its first write to the file's close: the most
 	// the unix VFS writes in one call (its seekAndWriteFd masks a write's
 	// size with 0x1ffff), 31 frames of 4 KiB pages.
 	walBufSize = 0x1ffff
@@ -60,14 +70,15 @@ const (
 	walFrameHeader = 24
 )
 
-// walBuf is the state of a WAL file opened through walVFS, after the base
-// VFS's file object in the same C memory.
+// walBuf is the state of a WAL or main database file opened through
+// walVFS, after the base VFS's file object in the same C memory.
 type walBuf struct {
 	methods uintptr // the base VFS's io methods of the file
 	buf     uintptr // walBufSize bytes of C memory; 0 until the first write
 	start   int64   // the file offset of the buffer's first byte
 	n       int64   // bytes in the buffer
 	commit  int32   // the last write was a commit frame's header
+	wal     int32   // the file is a WAL (1), not the database (0)
 }
 
 // walVFS holds what walOpen and the io methods need of the base VFS.
@@ -78,9 +89,8 @@ var walVFS struct {
 	methods  map[uintptr]uintptr // base io methods -> walBuf's copy
 }
 
-// walWrites counts the writes SQLite asked for on WAL files opened
-// through walVFS (asked) and those the base VFS made (base): what the
-// tests read.
+// walWrites counts the writes SQLite asked for on files opened through
+// walVFS (asked) and those the base VFS made (base): what the tests read.
 var walWrites struct{ asked, base atomic.Int64 }
 
 // registerWALVFS registers walVFS (once per process).
@@ -118,20 +128,24 @@ func baseMethods(s *walBuf) *sqlite3.Tsqlite3_io_methods {
 	return cval[sqlite3.Tsqlite3_io_methods](s.methods)
 }
 
-// walOpen is walVFS's xOpen: the base VFS's, and for a WAL file walBuf's
-// io methods.
+// walOpen is walVFS's xOpen: the base VFS's, and for a WAL or main
+// database file walBuf's io methods.
 func walOpen(tls *libc.TLS, pVfs, zName, pFile uintptr, flags int32, pOutFlags uintptr) int32 {
 	open := cfunc[func(*libc.TLS, uintptr, uintptr, uintptr, int32, uintptr) int32](cval[sqlite3.Tsqlite3_vfs](walVFS.base).FxOpen)
 	rc := open(tls, walVFS.base, zName, pFile, flags, pOutFlags)
 	f := cval[sqlite3.Tsqlite3_file](pFile)
-	if rc != sqlite3.SQLITE_OK || flags&sqlite3.SQLITE_OPEN_WAL == 0 || f.FpMethods == 0 {
+	if rc != sqlite3.SQLITE_OK || flags&(sqlite3.SQLITE_OPEN_WAL|sqlite3.SQLITE_OPEN_MAIN_DB) == 0 || f.FpMethods == 0 {
 		return rc
 	}
 	methods := walMethods(tls, f.FpMethods)
 	if methods == 0 {
 		return rc // out of memory: the file is written as SQLite writes it
 	}
-	*walState(pFile) = walBuf{methods: f.FpMethods}
+	st := walBuf{methods: f.FpMethods}
+	if flags&sqlite3.SQLITE_OPEN_WAL != 0 {
+		st.wal = 1
+	}
+	*walState(pFile) = st
 	f.FpMethods = methods
 	return rc
 }
@@ -156,6 +170,19 @@ func walMethods(tls *libc.TLS, base uintptr) uintptr {
 	c.FxSync = cFuncPointer(walSync)
 	c.FxFileSize = cFuncPointer(walFileSize)
 	c.FxFileControl = cFuncPointer(walFileControl)
+	c.FxLock = cFuncPointer(walLock)
+	c.FxUnlock = cFuncPointer(walUnlock)
+	c.FxCheckReservedLock = cFuncPointer(walCheckReservedLock)
+	if c.FxShmMap != 0 {
+		c.FxShmMap = cFuncPointer(walShmMap)
+		c.FxShmLock = cFuncPointer(walShmLock)
+		c.FxShmBarrier = cFuncPointer(walShmBarrier)
+		c.FxShmUnmap = cFuncPointer(walShmUnmap)
+	}
+	if c.FxFetch != 0 {
+		c.FxFetch = cFuncPointer(walFetch)
+		c.FxUnfetch = cFuncPointer(walUnfetch)
+	}
 	walVFS.methods[base] = m
 	return m
 }
@@ -201,7 +228,7 @@ func walWrite(tls *libc.TLS, file, p uintptr, amt int32, off int64) int32 {
 		// The page of the commit frame whose header came last.
 		return s.flush(tls, file)
 	}
-	if amt == walFrameHeader && binary.BigEndian.Uint32(src[4:8]) != 0 {
+	if s.wal != 0 && amt == walFrameHeader && binary.BigEndian.Uint32(src[4:8]) != 0 {
 		s.commit = 1
 	}
 	return sqlite3.SQLITE_OK
@@ -245,6 +272,79 @@ func walFileControl(tls *libc.TLS, file uintptr, op int32, pArg uintptr) int32 {
 		return rc
 	}
 	return cfunc[func(*libc.TLS, uintptr, int32, uintptr) int32](baseMethods(s).FxFileControl)(tls, file, op, pArg)
+}
+
+func walLock(tls *libc.TLS, file uintptr, lock int32) int32 {
+	s := walState(file)
+	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+		return rc
+	}
+	return cfunc[func(*libc.TLS, uintptr, int32) int32](baseMethods(s).FxLock)(tls, file, lock)
+}
+
+func walUnlock(tls *libc.TLS, file uintptr, lock int32) int32 {
+	s := walState(file)
+	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+		return rc
+	}
+	return cfunc[func(*libc.TLS, uintptr, int32) int32](baseMethods(s).FxUnlock)(tls, file, lock)
+}
+
+func walCheckReservedLock(tls *libc.TLS, file, pResOut uintptr) int32 {
+	s := walState(file)
+	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+		return rc
+	}
+	return cfunc[func(*libc.TLS, uintptr, uintptr) int32](baseMethods(s).FxCheckReservedLock)(tls, file, pResOut)
+}
+
+func walShmMap(tls *libc.TLS, file uintptr, iPg, pgsz, bExtend int32, pp uintptr) int32 {
+	s := walState(file)
+	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+		return rc
+	}
+	return cfunc[func(*libc.TLS, uintptr, int32, int32, int32, uintptr) int32](baseMethods(s).FxShmMap)(tls, file, iPg, pgsz, bExtend, pp)
+}
+
+func walShmLock(tls *libc.TLS, file uintptr, offset, n, flags int32) int32 {
+	s := walState(file)
+	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+		return rc
+	}
+	return cfunc[func(*libc.TLS, uintptr, int32, int32, int32) int32](baseMethods(s).FxShmLock)(tls, file, offset, n, flags)
+}
+
+// walShmBarrier cannot fail: a failed write waits for the next operation.
+func walShmBarrier(tls *libc.TLS, file uintptr) {
+	s := walState(file)
+	if s.flush(tls, file) != sqlite3.SQLITE_OK {
+		return
+	}
+	cfunc[func(*libc.TLS, uintptr)](baseMethods(s).FxShmBarrier)(tls, file)
+}
+
+func walShmUnmap(tls *libc.TLS, file uintptr, deleteFlag int32) int32 {
+	s := walState(file)
+	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+		return rc
+	}
+	return cfunc[func(*libc.TLS, uintptr, int32) int32](baseMethods(s).FxShmUnmap)(tls, file, deleteFlag)
+}
+
+func walFetch(tls *libc.TLS, file uintptr, off int64, amt int32, pp uintptr) int32 {
+	s := walState(file)
+	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+		return rc
+	}
+	return cfunc[func(*libc.TLS, uintptr, int64, int32, uintptr) int32](baseMethods(s).FxFetch)(tls, file, off, amt, pp)
+}
+
+func walUnfetch(tls *libc.TLS, file uintptr, off int64, p uintptr) int32 {
+	s := walState(file)
+	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+		return rc
+	}
+	return cfunc[func(*libc.TLS, uintptr, int64, uintptr) int32](baseMethods(s).FxUnfetch)(tls, file, off, p)
 }
 
 // walClose writes the buffer out, frees it and closes the file with the

@@ -45,8 +45,9 @@ func mustExec(t testing.TB, d interface {
 	}
 }
 
-// TestWALWritesGathered: a transaction's frames reach the file in a
-// few large writes, not two writes a frame.
+// TestWALWritesGathered: a transaction's frames reach the WAL in a few
+// large writes, not two writes a frame, and a checkpoint's pages reach
+// the database file the same way.
 func TestWALWritesGathered(t *testing.T) {
 	w := openWALWriter(t, filepath.Join(t.TempDir(), "w.db"), 2048)
 	mustExec(t, w, `CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)`)
@@ -69,6 +70,17 @@ func TestWALWritesGathered(t *testing.T) {
 	}
 	if base > asked/20 {
 		t.Errorf("%d WAL writes made for %d asked, want at most %d", base, asked, asked/20)
+	}
+	// The checkpoint copies those pages, in page order, to the database
+	// file: the rows' pages follow each other there.
+	asked, base = walWrites.asked.Load(), walWrites.base.Load()
+	mustExec(t, w, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	asked, base = walWrites.asked.Load()-asked, walWrites.base.Load()-base
+	if asked < 300 {
+		t.Fatalf("the checkpoint asked for %d writes, want at least 300 for the test to mean anything", asked)
+	}
+	if base > asked/10 {
+		t.Errorf("the checkpoint made %d writes for %d asked, want at most %d", base, asked, asked/10)
 	}
 }
 
@@ -142,6 +154,70 @@ func TestWALCommitsSeenAtOnce(t *testing.T) {
 	var ok string
 	if err := r.QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
 		t.Fatalf("integrity_check: %q, %v", ok, err)
+	}
+}
+
+// TestCheckpointCopiesSeenAtOnce: a checkpoint that copies part of the
+// log (a reader holds an older snapshot) records the pages it copied, and
+// readers that start after it read those pages from the database file:
+// they must be there when it does.
+func TestCheckpointCopiesSeenAtOnce(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "w.db")
+	w := openWALWriter(t, file, 2048)
+	mustExec(t, w, `PRAGMA wal_autocheckpoint = 0`)
+	mustExec(t, w, `CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)`)
+	r, err := sql.Open("sqlite", readerDSN(file, false, 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var rows, bytes int64
+	insert := func(n int) {
+		t.Helper()
+		tx, err := w.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			mustExec(t, tx, `INSERT INTO t (id, v) VALUES (?, randomblob(?))`, rows, 100+rows%3000)
+			bytes += 100 + rows%3000
+			rows++
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		var gotRows, gotBytes int64
+		if err := r.QueryRow(`SELECT count(*), coalesce(sum(length(v)), 0) FROM t`).Scan(&gotRows, &gotBytes); err != nil {
+			t.Fatalf("%s: reader: %v", when, err)
+		}
+		if gotRows != rows || gotBytes != bytes {
+			t.Fatalf("%s: the reader sees %d rows of %d bytes, want %d of %d", when, gotRows, gotBytes, rows, bytes)
+		}
+	}
+	for round := range 5 {
+		insert(300)
+		// A reader's snapshot at this commit holds the checkpoint back to it.
+		old, err := r.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := old.QueryRow(`SELECT count(*) FROM t`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		insert(300)
+		var busy, logged, copied int
+		if err := w.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logged, &copied); err != nil {
+			t.Fatal(err)
+		}
+		if copied == 0 || copied >= logged {
+			t.Fatalf("round %d: the checkpoint copied %d of %d frames, want part of them", round, copied, logged)
+		}
+		old.Rollback()
+		check(fmt.Sprintf("round %d, after a partial checkpoint", round))
 	}
 }
 
