@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -463,7 +464,14 @@ func (j *crawlJob) othersAtWork(ctx context.Context) int64 {
 
 // rankPass computes PageRank over the link graph after a crawl; a failure
 // is logged, not the crawl's.
+//
+// The crawl's heap, mostly garbage once its workers have stopped, is
+// given back to the system first: the pass's own memory (the link graph,
+// the anchor texts, the store's caches and index buffers) would otherwise
+// come on top of what the crawl had grown to, and the process's peak
+// would be the pass's.
 func (j *crawlJob) rankPass(ctx context.Context) {
+	debug.FreeOSMemory()
 	start := time.Now()
 	if nodes, edges, err := computeRanks(ctx, j.store); err != nil {
 		j.log.Warn("PageRank", "err", err)
