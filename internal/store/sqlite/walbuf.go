@@ -21,7 +21,8 @@ package sqlite
 //     killed, find every committed frame in the file, as without the
 //     buffer;
 //   - before any other operation on the file (read, sync, truncate, size,
-//     file control, locks, shared memory, memory map, close), so that
+//     file control, locks, shared-memory map and locks, memory map,
+//     close), so that
 //     SQLite's own reads see what it wrote, and the pages a checkpoint
 //     copied are in the database file before it records them as copied
 //     (readers then read them there, not in the log): after its last write
@@ -176,7 +177,6 @@ func walMethods(tls *libc.TLS, base uintptr) uintptr {
 	if c.FxShmMap != 0 {
 		c.FxShmMap = cFuncPointer(walShmMap)
 		c.FxShmLock = cFuncPointer(walShmLock)
-		c.FxShmBarrier = cFuncPointer(walShmBarrier)
 		c.FxShmUnmap = cFuncPointer(walShmUnmap)
 	}
 	if c.FxFetch != 0 {
@@ -234,117 +234,118 @@ func walWrite(tls *libc.TLS, file, p uintptr, amt int32, off int64) int32 {
 	return sqlite3.SQLITE_OK
 }
 
-func walRead(tls *libc.TLS, file, p uintptr, amt int32, off int64) int32 {
+// before writes file's buffer out before another operation on the file,
+// and returns the base VFS's io methods to carry the operation out. A
+// write that fails is the operation's error, and its bytes are dropped:
+// SQLite then gives up what it was doing (a transaction rolls back, a
+// checkpoint leaves the pages it copied in the log).
+func before(tls *libc.TLS, file uintptr) (*sqlite3.Tsqlite3_io_methods, int32) {
 	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	return baseMethods(s), s.flush(tls, file)
+}
+
+func walRead(tls *libc.TLS, file, p uintptr, amt int32, off int64) int32 {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, uintptr, int32, int64) int32](baseMethods(s).FxRead)(tls, file, p, amt, off)
+	return cfunc[func(*libc.TLS, uintptr, uintptr, int32, int64) int32](m.FxRead)(tls, file, p, amt, off)
 }
 
 func walTruncate(tls *libc.TLS, file uintptr, size int64) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, int64) int32](baseMethods(s).FxTruncate)(tls, file, size)
+	return cfunc[func(*libc.TLS, uintptr, int64) int32](m.FxTruncate)(tls, file, size)
 }
 
 func walSync(tls *libc.TLS, file uintptr, flags int32) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, int32) int32](baseMethods(s).FxSync)(tls, file, flags)
+	return cfunc[func(*libc.TLS, uintptr, int32) int32](m.FxSync)(tls, file, flags)
 }
 
 func walFileSize(tls *libc.TLS, file, pSize uintptr) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, uintptr) int32](baseMethods(s).FxFileSize)(tls, file, pSize)
+	return cfunc[func(*libc.TLS, uintptr, uintptr) int32](m.FxFileSize)(tls, file, pSize)
 }
 
 func walFileControl(tls *libc.TLS, file uintptr, op int32, pArg uintptr) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, int32, uintptr) int32](baseMethods(s).FxFileControl)(tls, file, op, pArg)
+	return cfunc[func(*libc.TLS, uintptr, int32, uintptr) int32](m.FxFileControl)(tls, file, op, pArg)
 }
 
 func walLock(tls *libc.TLS, file uintptr, lock int32) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, int32) int32](baseMethods(s).FxLock)(tls, file, lock)
+	return cfunc[func(*libc.TLS, uintptr, int32) int32](m.FxLock)(tls, file, lock)
 }
 
 func walUnlock(tls *libc.TLS, file uintptr, lock int32) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, int32) int32](baseMethods(s).FxUnlock)(tls, file, lock)
+	return cfunc[func(*libc.TLS, uintptr, int32) int32](m.FxUnlock)(tls, file, lock)
 }
 
 func walCheckReservedLock(tls *libc.TLS, file, pResOut uintptr) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, uintptr) int32](baseMethods(s).FxCheckReservedLock)(tls, file, pResOut)
+	return cfunc[func(*libc.TLS, uintptr, uintptr) int32](m.FxCheckReservedLock)(tls, file, pResOut)
 }
 
 func walShmMap(tls *libc.TLS, file uintptr, iPg, pgsz, bExtend int32, pp uintptr) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, int32, int32, int32, uintptr) int32](baseMethods(s).FxShmMap)(tls, file, iPg, pgsz, bExtend, pp)
+	return cfunc[func(*libc.TLS, uintptr, int32, int32, int32, uintptr) int32](m.FxShmMap)(tls, file, iPg, pgsz, bExtend, pp)
 }
 
 func walShmLock(tls *libc.TLS, file uintptr, offset, n, flags int32) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, int32, int32, int32) int32](baseMethods(s).FxShmLock)(tls, file, offset, n, flags)
-}
-
-// walShmBarrier cannot fail: a failed write waits for the next operation.
-func walShmBarrier(tls *libc.TLS, file uintptr) {
-	s := walState(file)
-	if s.flush(tls, file) != sqlite3.SQLITE_OK {
-		return
-	}
-	cfunc[func(*libc.TLS, uintptr)](baseMethods(s).FxShmBarrier)(tls, file)
+	return cfunc[func(*libc.TLS, uintptr, int32, int32, int32) int32](m.FxShmLock)(tls, file, offset, n, flags)
 }
 
 func walShmUnmap(tls *libc.TLS, file uintptr, deleteFlag int32) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, int32) int32](baseMethods(s).FxShmUnmap)(tls, file, deleteFlag)
+	return cfunc[func(*libc.TLS, uintptr, int32) int32](m.FxShmUnmap)(tls, file, deleteFlag)
 }
 
 func walFetch(tls *libc.TLS, file uintptr, off int64, amt int32, pp uintptr) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, int64, int32, uintptr) int32](baseMethods(s).FxFetch)(tls, file, off, amt, pp)
+	return cfunc[func(*libc.TLS, uintptr, int64, int32, uintptr) int32](m.FxFetch)(tls, file, off, amt, pp)
 }
 
 func walUnfetch(tls *libc.TLS, file uintptr, off int64, p uintptr) int32 {
-	s := walState(file)
-	if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
+	m, rc := before(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
-	return cfunc[func(*libc.TLS, uintptr, int64, uintptr) int32](baseMethods(s).FxUnfetch)(tls, file, off, p)
+	return cfunc[func(*libc.TLS, uintptr, int64, uintptr) int32](m.FxUnfetch)(tls, file, off, p)
 }
 
 // walClose writes the buffer out, frees it and closes the file with the
