@@ -297,8 +297,9 @@ func dsn(file string, readOnly bool, cacheKiB int) string {
 		// cut to this size when the next transaction starts it over.
 		q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 		q.Add("_txlock", "immediate")
-		// The writer's WAL frames are written many at a time (walbuf.go);
-		// without the VFS, as SQLite writes them.
+		// The writer's consecutive writes to the WAL and the database file
+		// are gathered into large ones (walbuf.go); without the VFS, each
+		// is written as SQLite asks.
 		if registerWALVFS() == nil {
 			q.Add("vfs", walVFSName)
 		}
