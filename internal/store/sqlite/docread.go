@@ -76,8 +76,12 @@ func readDocsOn(ctx context.Context, r *sql.DB, keys []crawl.ID, anchors map[cra
 		return err
 	}
 	defer read.Close()
+	row := perRow(ctx)
 	for _, key := range keys {
-		d := readDoc(ctx, read, key, anchors)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d := readDoc(row, read, key, anchors)
 		if d.err != nil {
 			return d.err
 		}

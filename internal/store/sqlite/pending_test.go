@@ -2,11 +2,14 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -329,5 +332,73 @@ func TestRefreshAnchorsBeforeRanks(t *testing.T) {
 	c.expect("words", a, b, d)
 	c.expect("zebra", b)
 	c.expect("quokka", b)
+	c.consistent()
+}
+
+// endsAfter is a context that ends once its Err has been asked n times:
+// a stop that comes while a loop runs, wherever it checks.
+type endsAfter struct {
+	context.Context
+	left atomic.Int64
+	done chan struct{}
+	once sync.Once
+}
+
+func newEndsAfter(n int64) *endsAfter {
+	c := &endsAfter{Context: context.Background(), done: make(chan struct{})}
+	c.left.Store(n)
+	return c
+}
+
+func (c *endsAfter) Done() <-chan struct{} { return c.done }
+
+func (c *endsAfter) Err() error {
+	if c.left.Add(-1) >= 0 {
+		return nil
+	}
+	c.once.Do(func() { close(c.done) })
+	return context.Canceled
+}
+
+// TestRefreshAnchorsStopsWhenItsContextEnds: the pass's statements run
+// without a watcher each, and its loops look at the context between
+// documents: a context that ends while the pass writes stops it with the
+// context's error, and its transaction leaves nothing done (every
+// document still waits); the next pass does the work.
+func TestRefreshAnchorsStopsWhenItsContextEnds(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "stop.db"), Options{IndexDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c := &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0)}
+	texts := map[string]string{}
+	links := map[string][]crawl.Link{}
+	var urls []string
+	const n = 80
+	page := func(i int) string { return fmt.Sprintf("http://h%d.test/%d", i%4, i) }
+	for i := range n {
+		u := page(i)
+		urls = append(urls, u)
+		texts[u] = "words " + u
+		links[u] = []crawl.Link{link(page((i+1)%n), "anchor")}
+	}
+	c.commit(texts, links)
+	if w := c.waiting(); w != n {
+		t.Fatalf("%d documents wait, want %d", w, n)
+	}
+	if err := db.RefreshAnchors(newEndsAfter(n)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("RefreshAnchors under a context that ends: %v, want context.Canceled", err)
+	}
+	if w := c.waiting(); w != n {
+		t.Errorf("%d documents wait after the stopped pass, want all %d", w, n)
+	}
+	c.expect("words")
+	if err := db.RefreshAnchors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(urls)
+	c.expect("words", urls...)
 	c.consistent()
 }

@@ -997,9 +997,16 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 	if err != nil {
 		return err
 	}
+	// The pass runs a statement or more a document, some 60,000 on a crawl
+	// of 20,000 pages: they run under perRow(ctx), and the loops check ctx
+	// between documents.
+	row := perRow(ctx)
 	changed := make(map[crawl.ID]string, len(docs))
 	for _, d := range docs {
-		if _, err := set.ExecContext(ctx, d.anchors, d.key); err != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := set.ExecContext(row, d.anchors, d.key); err != nil {
 			return fmt.Errorf("anchor texts %d: %w", d.key, err)
 		}
 		changed[d.key] = d.anchors
@@ -1026,7 +1033,10 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 				if indexed, ok := waits[key]; ok && !indexed {
 					continue
 				}
-				if _, err := del.ExecContext(ctx, key); err != nil {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if _, err := del.ExecContext(row, key); err != nil {
 					return fmt.Errorf("anchor texts %d: %w", key, err)
 				}
 			}
@@ -1034,7 +1044,10 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 		} else {
 			for _, d := range docs {
 				if d.tier {
-					if _, err := del.ExecContext(ctx, d.key); err != nil {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					if _, err := del.ExecContext(row, d.key); err != nil {
 						return fmt.Errorf("anchor texts %d: %w", d.key, err)
 					}
 					keys = append(keys, d.key)
@@ -1059,17 +1072,27 @@ func (t *txn) writeDocs(ctx context.Context, ins *sql.Stmt, keys []crawl.ID, cha
 	}
 	next, stop := t.readDocs(ctx, keys, changed)
 	defer stop()
+	row := perRow(ctx)
 	for range keys {
 		d, err := next()
 		if err != nil {
 			return err
 		}
-		if _, err := ins.ExecContext(ctx, d.key, d.title, d.body, d.anchors); err != nil {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := ins.ExecContext(row, d.key, d.title, d.body, d.anchors); err != nil {
 			return fmt.Errorf("document %d: %w", d.key, err)
 		}
 	}
 	return nil
 }
+
+// perRow is the context of statements a loop runs one or a few a row:
+// ctx without its end, which the loop checks between rows instead.
+// modernc.org/sqlite watches a context that can end with a goroutine of
+// its own for every statement it runs.
+func perRow(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // ftsAutomerge is FTS5's default automerge setting.
 const ftsAutomerge = 4
