@@ -21,8 +21,8 @@ package sqlite
 //     killed, find every committed frame in the file, as without the
 //     buffer;
 //   - before any other operation on the file (read, sync, truncate, size,
-//     file control, locks, shared-memory map and locks, memory map,
-//     close), so that
+//     file control, locks, shared-memory map and locks, memory map, close;
+//     not memory barriers, which cannot report a failed write), so that
 //     SQLite's own reads see what it wrote, and the pages a checkpoint
 //     copied are in the database file before it records them as copied
 //     (readers then read them there, not in the log): after its last write
