@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -19,12 +18,8 @@ import (
 // is not there; and leaves no reader behind when stopped early.
 func TestReadDocs(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "read.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c := &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0)}
+	c := newDelayCrawl(t, Options{})
+	db := c.db
 	urls := []string{"http://a.test/1", "http://a.test/2", "http://b.test/3"}
 	texts := map[string]string{}
 	for i, u := range urls {
@@ -38,7 +33,7 @@ func TestReadDocs(t *testing.T) {
 	slices.Sort(keys)
 	goroutines := runtime.NumGoroutine()
 
-	err = db.tx(ctx, func(tx *txn) error {
+	err := db.tx(ctx, func(tx *txn) error {
 		next, stop := tx.readDocs(ctx, keys, map[crawl.ID]string{keys[1]: "New Anchor"})
 		for i, key := range keys {
 			d, err := next()

@@ -18,12 +18,8 @@ import (
 // for compressed rows and for rows written as TEXT before.
 func TestPageTextCompressed(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "text.db"), Options{IndexDelay: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c := &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0)}
+	c := newDelayCrawl(t, Options{IndexDelay: time.Hour})
+	db := c.db
 	const a, b, old = "http://a.test/long", "http://a.test/short", "http://a.test/old"
 	long := strings.Repeat("lorem ipsum dolor sit amet ", 80) + "okapi grazes " + strings.Repeat("consectetur adipiscing ", 40)
 	c.commit(map[string]string{a: long, b: "a short page on the narwhal", old: "an older page on the pangolin"}, nil)

@@ -25,6 +25,18 @@ type delayCrawl struct {
 	prepare func(*crawl.Result) // if set, run on each result before the commit
 }
 
+// newDelayCrawl opens a store in a file of its own with opts, closed at
+// the test's end, and a crawl on it.
+func newDelayCrawl(t *testing.T, opts Options) *delayCrawl {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "crawl.db"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0)}
+}
+
 // commit fetches the pages of urls (added first, or queued again) with
 // the texts and links given, in one transaction. A text of "" makes the
 // page gone (a 410), which takes it out of the index.
@@ -307,12 +319,8 @@ func TestIndexDelayDue(t *testing.T) {
 // leaves the index as SetRanks alone would.
 func TestRefreshAnchorsBeforeRanks(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "refresh.db"), Options{IndexDelay: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c := &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0)}
+	c := newDelayCrawl(t, Options{IndexDelay: time.Hour})
+	db := c.db
 	const a, b, d = "http://a.test/a", "http://a.test/b", "http://b.test/d"
 	c.commit(map[string]string{a: "alpha words", b: "beta words"}, map[string][]crawl.Link{a: {link(b, "zebra")}})
 	c.commit(map[string]string{d: "delta words"}, map[string][]crawl.Link{d: {link(b, "quokka")}})
@@ -367,12 +375,8 @@ func (c *endsAfter) Err() error {
 // document still waits); the next pass does the work.
 func TestRefreshAnchorsStopsWhenItsContextEnds(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "stop.db"), Options{IndexDelay: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c := &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0)}
+	c := newDelayCrawl(t, Options{IndexDelay: time.Hour})
+	db := c.db
 	texts := map[string]string{}
 	links := map[string][]crawl.Link{}
 	var urls []string
