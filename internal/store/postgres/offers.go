@@ -40,9 +40,14 @@ import (
 // Merge thresholds: the stage is merged when it holds at least stageMin
 // offers and at least one for each stageShare URLs stored, as in the
 // SQLite store: each merge at least doubles the URLs stored, so an index
-// page is written a few times over a crawl's adds.
+// page is written a few times over a crawl's adds. Each merge also
+// locks and rewrites the row of every host it admits URLs to, however
+// few each gets, so a few large merges cost less than many small ones:
+// 2,000,000 seeds over 200,000 hosts take two merges with stageMin
+// 1,000,000 (about 51,000 URLs/s, 790–830 B of WAL a URL), three with
+// 800,000 (48,000/s, 895 B) and six with 100,000 (35,000/s, 1,017 B).
 var (
-	stageMin   int64 = 100_000
+	stageMin   int64 = 1_000_000
 	stageShare int64 = 1
 )
 
@@ -195,6 +200,23 @@ var mergeOffersSQL = `WITH ins AS (
 )
 SELECT coalesce(sum(n), 0)::bigint FROM c`
 
+// mergeHostsSQL inserts the hosts of the staged offers that have no row.
+// The first offer of a host in a batch names its key, or an empty key
+// when the key is its URL's scheme and authority; later offers name none
+// (NULL). A host's key is thus the one named, else that of any of its
+// URLs staged with an empty key. Only the offers of hosts without a row
+// are read (an anti-join), grouped by hashing rather than sorted, and
+// their texts compared as bytes: a merge of 1,000,000 seeds of 200,000
+// known hosts reads them in 0.7 s, where sorting every offer by host took
+// 2.2 s.
+const mergeHostsSQL = `INSERT INTO hosts (id, key)
+	SELECT o.host_id, CASE WHEN max(o.host COLLATE "C") <> '' THEN max(o.host COLLATE "C")
+		ELSE substring(min(o.url COLLATE "C") FROM '^[^:]*://[^/?#]*') END
+	FROM offers o
+	WHERE o.host IS NOT NULL AND NOT EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id)
+	GROUP BY o.host_id ORDER BY o.host_id
+	ON CONFLICT (id) DO NOTHING`
+
 // mergeStaged decides on the staged offers in one transaction (see
 // mergeOffersSQL) and empties the stage.
 func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
@@ -213,10 +235,7 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 			return err
 		}
 		b = t.batch()
-		b.Queue(`INSERT INTO hosts (id, key)
-			SELECT id, CASE WHEN host = '' THEN substring(url FROM '^[^:]*://[^/?#]*') ELSE host END
-			FROM (SELECT DISTINCT ON (host_id) host_id AS id, host, url FROM offers WHERE host IS NOT NULL ORDER BY host_id) AS o
-			ON CONFLICT (id) DO NOTHING`).Exec(func(ct pgconn.CommandTag) error {
+		b.Queue(mergeHostsSQL).Exec(func(ct pgconn.CommandTag) error {
 			hosts = ct.RowsAffected()
 			return nil
 		})

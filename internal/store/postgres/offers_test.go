@@ -101,6 +101,49 @@ func TestStagedOffersBeforeAdmissions(t *testing.T) {
 	checkShared(t, p1, dsn, schema, false)
 }
 
+// TestStagedHostKeys: a merge gives each new host the key its offers
+// name, whichever offer of the stage names it: a host first offered with
+// a URL that does not begin with its key (the key named) and then with
+// one that does (an empty key, the URL's), in either order, and a host
+// whose offers all leave the key to their URLs. Reads give back the
+// whole URLs.
+func TestStagedHostKeys(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	ctx := context.Background()
+	db := open(t, dsn, schema)
+	elsewhere := func(raw, host string) crawl.NewURL {
+		u := crawl.NewURL{URL: raw, Host: host, Via: crawl.ViaLink}
+		u.ID, u.HostID = crawl.HashID(u.URL), crawl.HashID(u.Host)
+		return u
+	}
+	batches := [][]crawl.NewURL{
+		{elsewhere("http://a.test/named", "http://k.test"), offerOf("http://m.test/1", 0, 0)},
+		{offerOf("http://k.test/own", 0, 0), offerOf("http://j.test/own", 0, 0), offerOf("http://m.test/2", 0, 0)},
+		{elsewhere("http://a.test/named-later", "http://j.test")},
+	}
+	var all []crawl.NewURL
+	for _, b := range batches {
+		if _, err := db.StageURLs(ctx, b, crawl.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	if n, err := db.MergeStaged(ctx); err != nil || n != len(all) {
+		t.Fatalf("MergeStaged = %d, %v; want %d", n, err, len(all))
+	}
+	for _, host := range []string{"http://k.test", "http://j.test", "http://m.test"} {
+		var key string
+		if err := queryRow(t, dsn, schema, `SELECT key FROM hosts WHERE id = $1`, []any{int64(crawl.HashID(host))}, &key); err != nil || key != host {
+			t.Errorf("host %s has key %q (%v)", host, key, err)
+		}
+	}
+	for _, u := range all {
+		if r, err := db.URL(ctx, u.ID); err != nil || r.URL != u.URL {
+			t.Errorf("URL(%d) = %q, %v; want %q", u.ID, r.URL, err, u.URL)
+		}
+	}
+}
+
 // TestStagedOffersConcurrent: processes staging, merging and adding at
 // once, with the same URLs offered by several, admit each URL once and
 // lose none: each host ends with as many URLs as it was offered, up to
