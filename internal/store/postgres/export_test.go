@@ -55,6 +55,18 @@ func SetStageThresholds(min, share int64) (restore func()) {
 	return func() { stageMin, stageShare = oldMin, oldShare }
 }
 
+// SetMergeApart sets the smallest stage merged in ranges apart and the
+// number of ranges (see mergeApartMin, mergeRanges), until the returned
+// function restores them.
+func SetMergeApart(min int64, ranges int) (restore func()) {
+	oldMin, oldRanges := mergeApartMin, mergeRanges
+	mergeApartMin, mergeRanges = min, ranges
+	return func() { mergeApartMin, mergeRanges = oldMin, oldRanges }
+}
+
+// HostRangeForTest is hostRange.
+func HostRangeForTest(r int) (lo, hi int64) { return hostRange(r) }
+
 // FullURLSQLForTest is fullURLSQL.
 func FullURLSQLForTest(rel, key string) string { return fullURLSQL(rel, key) }
 

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 )
@@ -161,14 +164,15 @@ func (db *DB) mergeIfStaged(ctx context.Context) (int64, error) {
 	return db.mergeStaged(ctx)
 }
 
-// mergeOffersSQL decides on the staged offers and inserts the admitted, as
-// AddURLs decides: the offers are read sorted by host, URL and offer; an
-// offer is known if its URL is stored or offered earlier in the stage (the
-// first offer of each URL is kept, and those of stored URLs dropped by an
-// anti-join, looked up in URL order); a host's cap (the offer's) admits
-// its first offers (row_number() over the host's offers in offer order,
-// added to hosts.admitted). The admitted are inserted host by host, a
-// host's in offer order, each drawing seq from urls_seq as it is inserted
+// mergeOffersSQL decides on the staged offers of the hosts from $1 to $2
+// (by ID) and inserts the admitted, as AddURLs decides: the offers are
+// read sorted by host, URL and offer; an offer is known if its URL is
+// stored or offered earlier in the stage (the first offer of each URL is
+// kept, and those of stored URLs dropped by an anti-join, looked up in
+// URL order); a host's cap (the offer's) admits its first offers
+// (row_number() over the host's offers in offer order, added to
+// hosts.admitted). The admitted are inserted host by host, a host's in
+// offer order, each drawing seq from urls_seq as it is inserted
 // (PostgreSQL evaluates a volatile output column after the sort its query
 // reads in order), so a host's URLs are numbered in offer order, as by
 // AddURLs' COPY. The hosts' counts are updated from the inserted rows.
@@ -185,7 +189,7 @@ var mergeOffersSQL = `WITH ins AS (
 		n.changefreq, nextval('urls_seq')
 	FROM (
 		SELECT f.*, h.admitted, h.key, row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k
-		FROM (SELECT DISTINCT ON (host_id, id) * FROM offers ORDER BY host_id, id, ord) AS f
+		FROM (SELECT DISTINCT ON (host_id, id) * FROM offers WHERE host_id BETWEEN $1 AND $2 ORDER BY host_id, id, ord) AS f
 		JOIN hosts h ON h.id = f.host_id
 		WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = f.id)
 	) AS n
@@ -200,62 +204,171 @@ var mergeOffersSQL = `WITH ins AS (
 )
 SELECT coalesce(sum(n), 0)::bigint FROM c`
 
-// mergeHostsSQL inserts the hosts of the staged offers that have no row.
-// The first offer of a host in a batch names its key, or an empty key
-// when the key is its URL's scheme and authority; later offers name none
-// (NULL). A host's key is thus the one named, else that of any of its
-// URLs staged with an empty key. Only the offers of hosts without a row
-// are read (an anti-join), grouped by hashing rather than sorted, and
-// their texts compared as bytes: a merge of 1,000,000 seeds of 200,000
-// known hosts reads them in 0.7 s, where sorting every offer by host took
-// 2.2 s.
+// mergeHostsSQL inserts the hosts from $1 to $2 (by ID) of the staged
+// offers that have no row. The first offer of a host in a batch names
+// its key, or an empty key when the key is its URL's scheme and
+// authority; later offers name none (NULL). A host's key is thus the one
+// named, else that of any of its URLs staged with an empty key. Only the
+// offers of hosts without a row are read (an anti-join), grouped by
+// hashing rather than sorted, and their texts compared as bytes: a merge
+// of 1,000,000 seeds of 200,000 known hosts reads them in 0.7 s, where
+// sorting every offer by host took 2.2 s.
 const mergeHostsSQL = `INSERT INTO hosts (id, key)
 	SELECT o.host_id, CASE WHEN max(o.host COLLATE "C") <> '' THEN max(o.host COLLATE "C")
 		ELSE substring(min(o.url COLLATE "C") FROM '^[^:]*://[^/?#]*') END
 	FROM offers o
-	WHERE o.host IS NOT NULL AND NOT EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id)
+	WHERE o.host_id BETWEEN $1 AND $2 AND o.host IS NOT NULL AND NOT EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id)
 	GROUP BY o.host_id ORDER BY o.host_id
 	ON CONFLICT (id) DO NOTHING`
 
-// mergeStaged decides on the staged offers in one transaction (see
-// mergeOffersSQL) and empties the stage.
+// lockStagedHostsSQL locks the rows of the staged offers' hosts from $1
+// to $2, in ID order, as admissions lock hosts.
+const lockStagedHostsSQL = `SELECT count(*) FROM (SELECT 1 FROM hosts
+	WHERE id IN (SELECT host_id FROM offers WHERE host_id BETWEEN $1 AND $2) ORDER BY id FOR NO KEY UPDATE) AS l`
+
+// A merge of at least mergeApartMin offers splits the stage into
+// mergeRanges ranges of host IDs (by their high bits: a URL's ID has its
+// host's, so the ranges share no URL either) and merges each in a
+// transaction of its own, on a connection of its own: the statements of
+// one range run on one server process, so a merge in ranges uses as many
+// of the server's cores, and each range's sorts are a fraction of the
+// stage's. A smaller merge runs the ranges one after the other in one
+// transaction.
+var (
+	mergeRanges         = 2
+	mergeApartMin int64 = 100_000
+)
+
+// stageLock is the advisory lock key a merge holds, so that merges take
+// turns: the second finds the offers the first decided gone.
+func (db *DB) stageLock() int64 {
+	return int64(crawl.HashID("acrawler/postgres stage merge:" + db.schema))
+}
+
+// mergeStaged decides on the staged offers and empties the stage. One
+// transaction holds the merge's advisory lock and the stage in SHARE
+// mode, which lets no offer be staged (a COPY waits) but lets other
+// transactions read it, while the ranges are merged (mergeRange), and
+// then empties the stage (TRUNCATE, which waits for the admissions that
+// looked at the stage meanwhile). The ranges of a large merge commit on
+// their own connections, opened for the merge rather than taken from the
+// pool, so that handles of this process waiting for the merge cannot
+// hold the connections it needs. Should the merge fail after some
+// ranges committed, their offers stay staged, and the next merge finds
+// their URLs stored: known, as they are.
 func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 	var added int64
 	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
 		added = 0
 		var staged bool
-		var hosts int64
+		var size, stored int64
 		b := t.batch()
-		// The sorts of a merge read the whole stage: a larger sort memory
-		// than the default 4 MB spills fewer runs to temporary files.
-		b.Queue(`SET LOCAL work_mem = '64MB'`)
-		b.Queue(`LOCK TABLE offers IN ACCESS EXCLUSIVE MODE`)
+		b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.stageLock())
+		b.Queue(mergeMemSQL)
+		b.Queue(`LOCK TABLE offers IN SHARE MODE`)
 		b.Queue(stagedSQL).QueryRow(func(row pgx.Row) error { return row.Scan(&staged) })
+		b.Queue(stageSizeSQL).QueryRow(func(row pgx.Row) error { return row.Scan(&size, &stored) })
 		if err := t.send(ctx, b); err != nil || !staged {
 			return err
 		}
-		b = t.batch()
-		b.Queue(mergeHostsSQL).Exec(func(ct pgconn.CommandTag) error {
-			hosts = ct.RowsAffected()
-			return nil
-		})
-		// The hosts are locked in ID order, as admissions lock them.
-		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM hosts WHERE id IN (SELECT host_id FROM offers)
-			ORDER BY id FOR NO KEY UPDATE) AS l`)
-		b.Queue(mergeOffersSQL).QueryRow(func(row pgx.Row) error { return row.Scan(&added) })
-		b.Queue(`TRUNCATE offers RESTART IDENTITY`)
-		if err := t.send(ctx, b); err != nil {
-			return err
+		if size < mergeApartMin {
+			for r := range mergeRanges {
+				n, err := mergeRange(ctx, t, r)
+				if err != nil {
+					return err
+				}
+				added += n
+			}
+		} else {
+			n, err := db.mergeApart(ctx)
+			if err != nil {
+				return err
+			}
+			added = n
 		}
-		t.delta.queued += added
-		t.delta.hosts += hosts
-		return t.commit(ctx, t.batch())
+		b = t.batch()
+		b.Queue(`TRUNCATE offers RESTART IDENTITY`)
+		return t.commit(ctx, b)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("merge staged offers: %w", err)
 	}
 	db.grown.wrote(db, int(added))
 	return added, nil
+}
+
+// mergeMemSQL gives a merge's sorts, which read the whole stage, more
+// memory than the default 4 MB, so that fewer runs spill to temporary
+// files.
+const mergeMemSQL = `SET LOCAL work_mem = '64MB'`
+
+// mergeApart merges the ranges at once, each in a transaction of its own
+// on a connection of its own, and returns the URLs they admitted.
+func (db *DB) mergeApart(ctx context.Context) (int64, error) {
+	var added atomic.Int64
+	g, ctx := errgroup.WithContext(ctx)
+	cfg := db.pool.Config().ConnConfig
+	for r := range mergeRanges {
+		g.Go(func() error {
+			conn, err := pgx.ConnectConfig(ctx, cfg)
+			if err != nil {
+				return connectCause(err)
+			}
+			defer conn.Close(context.WithoutCancel(ctx))
+			return db.writeOn(ctx, conn, durable, func(ctx context.Context, t *txn) error {
+				b := t.batch()
+				b.Queue(mergeMemSQL)
+				if err := t.send(ctx, b); err != nil {
+					return err
+				}
+				n, err := mergeRange(ctx, t, r)
+				if err != nil {
+					return err
+				}
+				if err := t.commit(ctx, t.batch()); err != nil {
+					return err
+				}
+				added.Add(n)
+				return nil
+			})
+		})
+	}
+	err := g.Wait()
+	return added.Load(), err
+}
+
+// mergeRange decides, in t, on the staged offers of range r of the
+// mergeRanges ranges of host IDs: it inserts the hosts without a row,
+// locks the hosts in ID order and runs mergeOffersSQL. The counts go to
+// t's deltas; it returns the URLs admitted.
+func mergeRange(ctx context.Context, t *txn, r int) (int64, error) {
+	lo, hi := hostRange(r)
+	var hosts, added int64
+	b := t.batch()
+	b.Queue(mergeHostsSQL, lo, hi).Exec(func(ct pgconn.CommandTag) error {
+		hosts = ct.RowsAffected()
+		return nil
+	})
+	b.Queue(lockStagedHostsSQL, lo, hi)
+	b.Queue(mergeOffersSQL, lo, hi).QueryRow(func(row pgx.Row) error { return row.Scan(&added) })
+	if err := t.send(ctx, b); err != nil {
+		return 0, err
+	}
+	t.delta.queued += added
+	t.delta.hosts += hosts
+	return added, nil
+}
+
+// hostRange returns the lowest and the highest host ID of range r of
+// mergeRanges, which split the IDs (as signed numbers, from the lowest)
+// into spans of one width, the last taking what is left.
+func hostRange(r int) (lo, hi int64) {
+	width := math.MaxUint64/uint64(mergeRanges) + 1
+	lo = int64(uint64(r)*width + 1<<63)
+	if r == mergeRanges-1 {
+		return lo, math.MaxInt64
+	}
+	return lo, int64(uint64(r+1)*width - 1 + 1<<63)
 }
 
 // queueStaged queues, when look is set, the look at the stage that opens

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -45,21 +46,49 @@ func offerOf(raw string, depth, priority int) crawl.NewURL { return storetest.U(
 // offers in one stage share a cap (see StageURLs).
 func TestStagedOffersDecideAsAdds(t *testing.T) {
 	defer postgres.SetStageThresholds(50, 1<<40)()
-	dsnA, schemaA := freshSchema(t)
-	dsnS, schemaS := freshSchema(t)
-	added, staged := open(t, dsnA, schemaA), open(t, dsnS, schemaS)
-	merges := storetest.OfferAsAdds(t, added, staged)
-	if merges == 0 {
-		t.Error("the stage was never merged before the end")
+	for _, apart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("apart=%v", apart), func(t *testing.T) {
+			if apart {
+				// Every merge in three ranges, each a transaction of its own.
+				defer postgres.SetMergeApart(1, 3)()
+			}
+			dsnA, schemaA := freshSchema(t)
+			dsnS, schemaS := freshSchema(t)
+			added, staged := open(t, dsnA, schemaA), open(t, dsnS, schemaS)
+			merges := storetest.OfferAsAdds(t, added, staged)
+			if merges == 0 {
+				t.Error("the stage was never merged before the end")
+			}
+			a, s := dumpFrontier(t, added, dsnA, schemaA), dumpFrontier(t, staged, dsnS, schemaS)
+			if a != s {
+				t.Errorf("staged offers left\n%s\nadded batch by batch\n%s", s, a)
+			}
+			if strings.Count(a, "\n") < 100 {
+				t.Errorf("only %d rows: the test offers too little", strings.Count(a, "\n"))
+			}
+			checkShared(t, staged, dsnS, schemaS, false)
+		})
 	}
-	a, s := dumpFrontier(t, added, dsnA, schemaA), dumpFrontier(t, staged, dsnS, schemaS)
-	if a != s {
-		t.Errorf("staged offers left\n%s\nadded batch by batch\n%s", s, a)
+}
+
+// TestHostRanges: the ranges of a merge in ranges cover every host ID
+// once, in order, for any number of ranges.
+func TestHostRanges(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 7} {
+		restore := postgres.SetMergeApart(1, n)
+		next := int64(math.MinInt64)
+		for r := range n {
+			lo, hi := postgres.HostRangeForTest(r)
+			if lo != next || hi < lo {
+				t.Errorf("%d ranges: range %d is %d..%d, want it to begin at %d", n, r, lo, hi, next)
+			}
+			next = hi + 1
+			if r == n-1 && hi != math.MaxInt64 {
+				t.Errorf("%d ranges: the last ends at %d", n, hi)
+			}
+		}
+		restore()
 	}
-	if strings.Count(a, "\n") < 100 {
-		t.Errorf("only %d rows: the test offers too little", strings.Count(a, "\n"))
-	}
-	checkShared(t, staged, dsnS, schemaS, false)
 }
 
 // TestStagedOffersBeforeAdmissions: offers staged are decided before a
@@ -150,6 +179,8 @@ func TestStagedHostKeys(t *testing.T) {
 // its cap, and the counters agree with the rows.
 func TestStagedOffersConcurrent(t *testing.T) {
 	defer postgres.SetStageThresholds(200, 1<<40)()
+	// Merges of 100 offers or more in ranges apart.
+	defer postgres.SetMergeApart(100, 2)()
 	dsn, schema := freshSchema(t)
 	ctx := context.Background()
 	const hosts, paths, cap = 40, 60, 50

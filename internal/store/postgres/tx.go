@@ -133,10 +133,15 @@ func (db *DB) write(ctx context.Context, async bool, fn func(context.Context, *t
 		return connectCause(err)
 	}
 	defer conn.Release()
+	return db.writeOn(ctx, conn.Conn(), async, fn)
+}
+
+// writeOn is write on conn, a connection the caller holds.
+func (db *DB) writeOn(ctx context.Context, conn *pgx.Conn, async bool, fn func(context.Context, *txn) error) error {
 	slot := db.slots.get()
 	defer db.slots.put(slot)
 	for attempt := 1; ; attempt++ {
-		t := &txn{conn: conn.Conn(), slot: slot, lazy: async}
+		t := &txn{conn: conn, slot: slot, lazy: async}
 		err := fn(ctx, t)
 		if err == nil && !t.committed {
 			err = t.commit(ctx, t.batch())
