@@ -6,16 +6,17 @@ const HostValueWindow = 200
 
 // HostValueStale reports whether a host whose value was learned when it
 // had recorded valued fetches is to be valued again now that it has
-// recorded fetched: once its fetches grew by half (at least one, half a
-// window at most), or went back. Its value is thus learned from at least
-// two thirds of the fetches it would be learned from now, and a crawl
-// values each page about twice in all, not at every refill of its host
+// recorded fetched: once its fetches doubled (at least one, a window at
+// most), or went back. Its value is thus learned from at least half the
+// fetches it would be learned from now, and a crawl values each page
+// about once and a third in all, not at every refill of its host
 // (valuing reads the host's last HostValueWindow pages: at a refill of 24
 // URLs, a 200-page host was valued 9 times, five pages read for each
-// fetched). A host never valued is valued at its first fetch. Both stores
-// follow it.
+// fetched; valued as its fetches grew by half, 13 times, two pages read
+// for each). A host never valued is valued at its first fetch. Both
+// stores follow it.
 func HostValueStale(valued, fetched int64) bool {
-	return fetched < valued || fetched-valued >= max(1, min(valued, HostValueWindow)/2)
+	return fetched < valued || fetched-valued >= max(1, min(valued, HostValueWindow))
 }
 
 // MirrorValue is the most a host recorded as a mirror of another (its

@@ -10,11 +10,12 @@ func TestHostValueStale(t *testing.T) {
 		{0, 0, false},   // nothing recorded
 		{0, 1, true},    // never valued
 		{4, 5, false},   // grew by a quarter
-		{4, 6, true},    // by half
-		{10, 14, false}, // by two fifths
-		{10, 15, true},
-		{300, 399, false}, // half a window at most
-		{300, 400, true},
+		{4, 7, false},   // by three quarters
+		{4, 8, true},    // doubled
+		{10, 19, false}, // by nine tenths
+		{10, 20, true},
+		{300, 499, false}, // a window at most
+		{300, 500, true},
 		{50, 40, true}, // went back (pages removed)
 		{50, 50, false},
 	} {
