@@ -250,12 +250,12 @@ func (db *DB) stageLock() int64 {
 // mode, which lets no offer be staged (a COPY waits) but lets other
 // transactions read it, while the ranges are merged (mergeRange), and
 // then empties the stage (TRUNCATE, which waits for the admissions that
-// looked at the stage meanwhile). The ranges of a large merge commit on
-// their own connections, opened for the merge rather than taken from the
-// pool, so that handles of this process waiting for the merge cannot
-// hold the connections it needs. Should the merge fail after some
-// ranges committed, their offers stay staged, and the next merge finds
-// their URLs stored: known, as they are.
+// looked at the stage meanwhile); restartStage then starts ord again.
+// The ranges of a large merge commit on their own connections, opened
+// for the merge rather than taken from the pool, so that handles of this
+// process waiting for the merge cannot hold the connections it needs.
+// Should the merge fail after some ranges committed, their offers stay
+// staged, and the next merge finds their URLs stored: known, as they are.
 func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 	var added int64
 	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
@@ -271,7 +271,11 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 		if err := t.send(ctx, b); err != nil || !staged {
 			return err
 		}
-		if size < mergeApartMin {
+		var conns []*pgx.Conn
+		if size >= mergeApartMin {
+			conns = db.rangeConns(ctx)
+		}
+		if conns == nil {
 			for r := range mergeRanges {
 				n, err := mergeRange(ctx, t, r)
 				if err != nil {
@@ -280,16 +284,19 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 				added += n
 			}
 		} else {
-			n, err := db.mergeApart(ctx)
+			n, err := db.mergeApart(ctx, conns)
 			if err != nil {
 				return err
 			}
 			added = n
 		}
 		b = t.batch()
-		b.Queue(`TRUNCATE offers RESTART IDENTITY`)
+		b.Queue(`TRUNCATE offers`)
 		return t.commit(ctx, b)
 	})
+	if err == nil {
+		err = db.restartStage(ctx)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("merge staged offers: %w", err)
 	}
@@ -297,25 +304,58 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 	return added, nil
 }
 
+// restartStage starts ord's sequence at 1 again once a merge emptied the
+// stage, so that the sequence tells how many offers wait. Setting a
+// sequence needs only its UPDATE privilege (TRUNCATE … RESTART IDENTITY
+// needs its owner: a crawl's role may not own the tables), but it takes
+// effect whether or not its transaction commits, so it is done apart, in
+// a transaction that keeps stagers out (SHARE) and finds the stage still
+// empty. Offers staged since the merge keep the count going until the
+// next merge.
+func (db *DB) restartStage(ctx context.Context) error {
+	return db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
+		b := t.batch()
+		b.Queue(`LOCK TABLE offers IN SHARE MODE`)
+		b.Queue(`SELECT setval('offers_ord_seq', 1, false) WHERE NOT EXISTS (SELECT 1 FROM offers)`)
+		return t.send(ctx, b)
+	})
+}
+
 // mergeMemSQL gives a merge's sorts, which read the whole stage, more
 // memory than the default 4 MB, so that fewer runs spill to temporary
 // files.
 const mergeMemSQL = `SET LOCAL work_mem = '64MB'`
 
-// mergeApart merges the ranges at once, each in a transaction of its own
-// on a connection of its own, and returns the URLs they admitted.
-func (db *DB) mergeApart(ctx context.Context) (int64, error) {
-	var added atomic.Int64
-	g, ctx := errgroup.WithContext(ctx)
+// rangeConns opens a connection for each range of a merge apart, or
+// returns nil, having opened none, if the server refuses one (at its
+// max_connections, say): the merge then decides the ranges in its own
+// transaction.
+func (db *DB) rangeConns(ctx context.Context) []*pgx.Conn {
 	cfg := db.pool.Config().ConnConfig
-	for r := range mergeRanges {
-		g.Go(func() error {
-			conn, err := pgx.ConnectConfig(ctx, cfg)
-			if err != nil {
-				return connectCause(err)
+	conns := make([]*pgx.Conn, 0, mergeRanges)
+	for range mergeRanges {
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			for _, c := range conns {
+				c.Close(context.WithoutCancel(ctx))
 			}
-			defer conn.Close(context.WithoutCancel(ctx))
-			return db.writeOn(ctx, conn, durable, func(ctx context.Context, t *txn) error {
+			return nil
+		}
+		conns = append(conns, conn)
+	}
+	return conns
+}
+
+// mergeApart merges the ranges at once, range r in a transaction of its
+// own on conns[r], closes the connections and returns the URLs the
+// ranges admitted.
+func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn) (int64, error) {
+	var added atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for r, conn := range conns {
+		g.Go(func() error {
+			defer conn.Close(context.WithoutCancel(gctx))
+			return db.writeOn(gctx, conn, durable, func(ctx context.Context, t *txn) error {
 				b := t.batch()
 				b.Queue(mergeMemSQL)
 				if err := t.send(ctx, b); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -170,6 +171,65 @@ func TestStagedHostKeys(t *testing.T) {
 		if r, err := db.URL(ctx, u.ID); err != nil || r.URL != u.URL {
 			t.Errorf("URL(%d) = %q, %v; want %q", u.ID, r.URL, err, u.URL)
 		}
+	}
+}
+
+// TestStagedOffersMergedWithoutRangeConnections: a large merge whose
+// ranges cannot have connections of their own (the store's role may hold
+// one connection, which its pool holds) decides them in its own
+// transaction, as AddURLs would, and a role that does not own the tables
+// empties the stage and starts its count again.
+func TestStagedOffersMergedWithoutRangeConnections(t *testing.T) {
+	defer postgres.SetMergeApart(1, 2)()
+	dsn, schema := freshSchema(t)
+	open(t, dsn, schema).Close() // the schema, migrated by the test's user
+	role := schema + "_one"
+	exec(t, dsn, schema, `DO $$ BEGIN CREATE ROLE `+role+` LOGIN CONNECTION LIMIT 1;
+		EXCEPTION WHEN insufficient_privilege THEN NULL; END $$`)
+	var ok bool
+	if err := queryRow(t, dsn, schema, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1 AND NOT rolsuper)`, []any{role}, &ok); err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Skip("the test's user cannot create a role")
+	}
+	t.Cleanup(func() {
+		exec(t, dsn, schema, `DROP OWNED BY `+role)
+		exec(t, dsn, schema, `DROP ROLE `+role)
+	})
+	exec(t, dsn, schema, `GRANT ALL ON SCHEMA `+schema+` TO `+role+`;
+		GRANT ALL ON ALL TABLES IN SCHEMA `+schema+` TO `+role+`;
+		GRANT ALL ON ALL SEQUENCES IN SCHEMA `+schema+` TO `+role)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, u.String(), postgres.Options{Schema: schema, MaxConns: 1})
+	if err != nil {
+		t.Fatalf("Open as %s: %v", role, err)
+	}
+	defer db.Close()
+	var offers []crawl.NewURL
+	for i := range 40 {
+		offers = append(offers, offerOf(fmt.Sprintf("http://h%d.test/p%d", i%7, i), 0, i%3))
+	}
+	if _, err := db.StageURLs(ctx, offers, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.MergeStaged(ctx); err != nil || n != len(offers) {
+		t.Fatalf("MergeStaged = %d, %v; want %d", n, err, len(offers))
+	}
+	var staged, stored int64
+	if err := queryRow(t, dsn, schema, `SELECT (SELECT count(*) FROM offers), (SELECT count(*) FROM urls)`, nil, &staged, &stored); err != nil ||
+		staged != 0 || stored != int64(len(offers)) {
+		t.Fatalf("%d offers staged and %d URLs stored after the merge (%v), want 0 and %d", staged, stored, err, len(offers))
+	}
+	// The stage's count starts again (the role does not own the sequence).
+	var called bool
+	if err := queryRow(t, dsn, schema, `SELECT is_called FROM offers_ord_seq`, nil, &called); err != nil || called {
+		t.Errorf("offers_ord_seq is_called = %v (%v) after the merge, want it started again", called, err)
 	}
 }
 
