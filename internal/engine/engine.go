@@ -200,6 +200,7 @@ type Engine struct {
 
 	results chan crawl.Result
 	pending atomic.Int64 // results sent and not yet committed
+	working atomic.Int64 // workers doing a task (their results not sent yet)
 	// commitDown is set while a commit fails and is retried: nothing is
 	// handed out then, since no result could be recorded.
 	commitDown atomic.Bool
@@ -250,6 +251,9 @@ func New(store Store, cfg Config) (*Engine, error) {
 	}
 	fc := cfg.Frontier
 	fc.Wake = e.notify
+	// Every result made is committed: a host's claim that finds nothing
+	// then lets it go at once (the crawl's end need not wait for it).
+	fc.Settled = func() bool { return e.working.Load() == 0 && e.pending.Load() == 0 }
 	e.fr = frontier.New(store, fc)
 	return e, nil
 }
@@ -331,7 +335,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	for range e.cfg.Workers {
 		workers.Go(func() {
 			for t := range tasks {
+				e.working.Add(1)
 				e.handle(fetchCtx, t)
+				e.working.Add(-1)
 			}
 		})
 	}

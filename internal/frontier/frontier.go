@@ -41,6 +41,13 @@ type Config struct {
 	Now           func() time.Time
 	Log           *slog.Logger
 	Wake          func() // called when background store I/O has made work ready
+	// Settled reports whether every result of the tasks handed out so
+	// far has been committed, its new URLs admitted (Admitted). A claim
+	// of a host's URLs that finds none, made while the process was
+	// settled and with no URLs admitted since, lets the host go at once:
+	// no result of its own can still add any. Otherwise, or without
+	// Settled, the host is looked at again a few times first.
+	Settled func() bool
 	// HostValues ranks a host by its best buffered URL's priority plus the
 	// host's value, which the store learns from what the host's recorded
 	// pages turned out to be (HostValuer): the priority order. With a page
@@ -189,7 +196,10 @@ type Frontier struct {
 	ioCancel context.CancelFunc // cancels the running round (Stop, past its wait)
 	pending  ioRound
 	ioErr    error
-	mirrors  map[crawl.ID]bool // hosts taken for mirrors (Mirror)
+	// admits counts the calls of Admitted and AdmittedAny; a round of
+	// I/O notes it when it starts (stampLocked).
+	admits  uint64
+	mirrors map[crawl.ID]bool // hosts taken for mirrors (Mirror)
 	// marked is what this process recorded, or queued to record, of the
 	// hosts its copy counts show to be mirrors (Copies): the host each is
 	// a mirror of, 0 for a mark cleared; toMark the marks queued for the
@@ -361,6 +371,11 @@ type ioRound struct {
 	renew    []*host // hosts whose leases ran short (leaseShort)
 	budget   error
 	now      time.Time
+	// settled is whether the process was settled (Config.Settled, and no
+	// task in flight) when the round started, admits the frontier's
+	// count of admissions then.
+	settled bool
+	admits  uint64
 }
 
 func (r *ioRound) empty() bool {
@@ -496,6 +511,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		r.marks, f.toMark = f.toMark, nil
 		if !r.empty() {
 			f.ioBusy = true
+			f.stampLocked(&r)
 			f.mu.Unlock()
 			res := f.doIO(ctx, r)
 			f.mu.Lock()
@@ -583,6 +599,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 // rounds queued behind it.
 func (f *Frontier) startIOLocked(ctx context.Context, r ioRound) {
 	f.ioBusy = true
+	f.stampLocked(&r)
 	// Claims in progress complete, and Stop returns their URLs; only a
 	// store that does not answer is cut off, by Stop (its wait).
 	ctx, f.ioCancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -601,6 +618,7 @@ func (f *Frontier) startIOLocked(ctx context.Context, r ioRound) {
 				r.now, r.budget = f.cfg.Now(), f.budget
 				r.releases, f.toRelease = f.toRelease, nil
 				r.marks, f.toMark = f.toMark, nil
+				f.stampLocked(&r)
 			}
 			f.pending = ioRound{}
 			if r.empty() {
@@ -616,6 +634,20 @@ func (f *Frontier) startIOLocked(ctx context.Context, r ioRound) {
 			}
 		}
 	}()
+}
+
+// stampLocked notes in a round of I/O about to start whether the process
+// is settled: Config.Settled says so, and no task is in flight (its
+// result is not made yet).
+func (f *Frontier) stampLocked(r *ioRound) {
+	r.admits = f.admits
+	r.settled = f.cfg.Settled != nil && f.cfg.Settled()
+	for _, h := range f.hosts {
+		if !r.settled {
+			break
+		}
+		r.settled = h.inflight == 0
+	}
 }
 
 // waitIO waits for the background store I/O to finish, or for ctx to
@@ -1123,8 +1155,10 @@ func (f *Frontier) applyLocked(ctx context.Context, r ioRound, res ioResult) err
 	if res.claimErr != nil {
 		storeErr = fmt.Errorf("frontier: %w", res.claimErr)
 	}
+	// A claim that finds nothing is final if nothing could be on its way.
+	final := r.settled && r.admits == f.admits
 	for i, h := range r.refill {
-		if err := f.claimedLocked(h, res.got[i], r.now); err != nil {
+		if err := f.claimedLocked(h, res.got[i], r.now, final); err != nil {
 			storeErr = err
 		}
 	}
@@ -1171,8 +1205,9 @@ func (f *Frontier) renewedLocked(r ioRound, res ioResult) error {
 
 // claimedLocked applies the outcome of claiming URLs for a host: a refill
 // when its buffer had run dry (and it waits outside the heaps), otherwise
-// a top-up merged into what it still has.
-func (f *Frontier) claimedLocked(h *host, c refilled, now time.Time) error {
+// a top-up merged into what it still has. final says that a claim that
+// found nothing lets the host go at once (see Config.Settled).
+func (f *Frontier) claimedLocked(h *host, c refilled, now time.Time, final bool) error {
 	h.refilling = false
 	if f.hosts[h.ID] != h {
 		return nil // dropped meanwhile (lease lost)
@@ -1199,7 +1234,7 @@ func (f *Frontier) claimedLocked(h *host, c refilled, now time.Time) error {
 		}
 	}
 	if len(h.buf) == 0 && h.heapIndex < 0 && h.inflight < f.cfg.HostInflight && !h.robotsBusy {
-		if err := f.refilledLocked(h, c.us, c.next, c.err, now); err != nil {
+		if err := f.refilledLocked(h, c.us, c.next, c.err, now, final); err != nil {
 			h.wakeAt = now.Add(f.cfg.ClaimEvery) // try again later
 			f.waiting.push(h)
 			return err
@@ -1210,7 +1245,7 @@ func (f *Frontier) claimedLocked(h *host, c refilled, now time.Time) error {
 	case c.err == nil:
 	case errors.Is(c.err, crawl.ErrLeaseLost), errors.Is(c.err, crawl.ErrPageBudget),
 		errors.Is(c.err, crawl.ErrByteBudget), errors.Is(c.err, crawl.ErrHostBytes):
-		return f.refilledLocked(h, nil, time.Time{}, c.err, now)
+		return f.refilledLocked(h, nil, time.Time{}, c.err, now, false)
 	default:
 		return fmt.Errorf("frontier: %w", c.err)
 	}
@@ -1275,8 +1310,9 @@ func (f *Frontier) gaveUpRobots(h *host) bool {
 
 // refilledLocked applies the outcome of claiming a batch of a host's URLs.
 // With none ready it parks the host until its next retry time, re-checks
-// it shortly a few times, or lets it go when it has nothing in flight.
-func (f *Frontier) refilledLocked(h *host, us []crawl.ClaimedURL, next time.Time, err error, now time.Time) error {
+// it shortly a few times (unless the claim is final: Config.Settled), or
+// lets it go when it has nothing in flight.
+func (f *Frontier) refilledLocked(h *host, us []crawl.ClaimedURL, next time.Time, err error, now time.Time, final bool) error {
 	switch {
 	case errors.Is(err, crawl.ErrPageBudget), errors.Is(err, crawl.ErrByteBudget):
 		if !f.budgetReachedLocked(err, h, now) {
@@ -1317,8 +1353,8 @@ func (f *Frontier) refilledLocked(h *host, us []crawl.ClaimedURL, next time.Time
 	// Nothing queued. New URLs for the host may still be on their way (the
 	// results of its last fetches are committed asynchronously), so look
 	// again shortly a few times before letting the host go; Admitted wakes
-	// it at once when they land.
-	if h.emptyClaims < idleChecks && !f.stopped {
+	// it at once when they land. A final claim knew that none were.
+	if !final && h.emptyClaims < idleChecks && !f.stopped {
 		h.emptyClaims++
 		h.wakeAt = now.Add(f.cfg.ClaimEvery)
 		f.waiting.push(h)
@@ -1363,6 +1399,7 @@ func (f *Frontier) Admitted(hosts []crawl.ID) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.admits++
 	for _, id := range hosts {
 		h := f.hosts[id]
 		if h == nil {
@@ -1380,6 +1417,7 @@ func (f *Frontier) Admitted(hosts []crawl.ID) {
 func (f *Frontier) AdmittedAny() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.admits++
 	f.claimSoon = true
 	f.unheldAdmittedLocked()
 	for _, h := range f.hosts {

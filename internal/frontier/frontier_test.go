@@ -542,3 +542,38 @@ func TestClaimsOnWhileHostsWait(t *testing.T) {
 		}
 	}
 }
+
+// TestSettledClaimLetsHostGo: a host whose URLs ran out is let go at its
+// first claim that finds nothing when every result made has been
+// committed (Config.Settled); otherwise it is looked at again a few times,
+// ClaimEvery apart, since a result still on its way may add URLs to it.
+func TestSettledClaimLetsHostGo(t *testing.T) {
+	for _, settled := range []bool{true, false} {
+		t.Run(fmt.Sprintf("settled=%v", settled), func(t *testing.T) {
+			only := storetest.U("http://a.test/1", 0, 1)
+			f, c, st := setup(t, frontier.Config{Batch: 4, ClaimEvery: time.Hour, Wake: func() {},
+				Settled: func() bool { return settled }}, only)
+			knownRobots(t, st, c, only)
+			task, _ := waitTask(t, f, c)
+			upd := f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+			if _, err := st.Commit(context.Background(), []crawl.Result{{URL: task.URL, Outcome: crawl.OutcomeSkipped, Host: upd}}, crawl.Limits{}); err != nil {
+				t.Fatal(err)
+			}
+			// The clock stands still: the idle checks, an hour apart, do not
+			// come.
+			held := 1
+			for range 100 {
+				if _, ok, _ := next(t, f); ok {
+					t.Fatal("a task with nothing queued")
+				}
+				if held = f.Status().Hosts; held == 0 {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			if want := map[bool]int{true: 0, false: 1}[settled]; held != want {
+				t.Fatalf("hosts held after the claim that found nothing = %d, want %d", held, want)
+			}
+		})
+	}
+}
