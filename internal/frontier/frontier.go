@@ -197,8 +197,10 @@ type Frontier struct {
 	pending  ioRound
 	ioErr    error
 	// admits counts the calls of Admitted and AdmittedAny; a round of
-	// I/O notes it when it starts (stampLocked).
+	// I/O notes it when it starts (stampLocked). ended counts the tasks
+	// done (Done), for waitIO.
 	admits  uint64
+	ended   uint64
 	mirrors map[crawl.ID]bool // hosts taken for mirrors (Mirror)
 	// marked is what this process recorded, or queued to record, of the
 	// hosts its copy counts show to be mirrors (Copies): the host each is
@@ -327,7 +329,8 @@ func (f *Frontier) Status() Status {
 // other hosts have work ready, that I/O runs in the background while Next
 // hands their work out, so one host's claim waiting behind a long commit
 // does not hold up the others. Next waits for the store only when it has
-// nothing else to hand out. A host's buffer is topped up in the background
+// nothing else to hand out, and not past the end of a request (Done) or
+// the time a host comes due. A host's buffer is topped up in the background
 // before it runs dry. Among the hosts whose time has come, the one whose
 // best URL has the highest priority goes first. Next is meant to be called
 // from one goroutine; Config.Wake is called when background I/O has made
@@ -651,7 +654,11 @@ func (f *Frontier) stampLocked(r *ioRound) {
 }
 
 // waitIO waits for the background store I/O to finish, or for ctx to
-// end (a store that hangs does not hold up a stop).
+// end (a store that hangs does not hold up a stop). It also returns when
+// a host may have work before then, for Next to look again: a request
+// ends (Done), or the earliest host waiting for its time comes due. A
+// round of I/O can wait behind a long commit, and with no politeness delay
+// a host is due again a moment after its request ends.
 func (f *Frontier) waitIO(ctx context.Context) error {
 	wake := context.AfterFunc(ctx, func() {
 		f.mu.Lock()
@@ -661,7 +668,22 @@ func (f *Frontier) waitIO(ctx context.Context) error {
 	defer wake()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for f.ioBusy && ctx.Err() == nil {
+	due := false
+	if f.waiting.Len() > 0 {
+		d := f.waiting.top().due().Sub(f.cfg.Now())
+		if d <= 0 {
+			return ctx.Err()
+		}
+		t := time.AfterFunc(d, func() {
+			f.mu.Lock()
+			due = true
+			f.ioCond.Broadcast()
+			f.mu.Unlock()
+		})
+		defer t.Stop()
+	}
+	ended := f.ended
+	for f.ioBusy && ctx.Err() == nil && f.ended == ended && !due {
 		f.ioCond.Wait()
 	}
 	return ctx.Err()
@@ -1533,6 +1555,8 @@ func (f *Frontier) Done(ctx context.Context, t Task, fb Feedback) crawl.HostUpda
 		h.readyAt = maxTime(h.readyAt, now.Add(gap))
 	}
 	upd := f.updateLocked(h)
+	f.ended++
+	f.ioCond.Broadcast() // waitIO: the host may be ready
 	if !stale && h.idle && h.inflight == 0 && len(h.buf) == 0 {
 		h.idle = false
 		f.releaseIfIdleLocked(h)

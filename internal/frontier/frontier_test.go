@@ -409,6 +409,53 @@ func TestClaimDoesNotHoldUpReadyHosts(t *testing.T) {
 	}
 }
 
+// TestEndedRequestDoesNotWaitForClaim: with nothing ready while one
+// host's claim waits for the store, Next waits, but a request that ends
+// meanwhile (Done) makes its host's next URL come at once, not when the
+// store answers.
+func TestEndedRequestDoesNotWaitForClaim(t *testing.T) {
+	gs, c := gatedTwoHosts(t)
+	more := storetest.U("http://b.test/2", 0, 0)
+	if _, err := gs.AddURLs(context.Background(), []crawl.NewURL{more}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	f := frontier.New(gs, frontier.Config{Owner: "test", Token: "acrawler", Now: c.now, Batch: 2, Wake: func() {}})
+	for _, want := range []string{"http://a.test/1", "http://a.test/2"} {
+		task, ok, _ := next(t, f)
+		if !ok || task.URL.URL != want {
+			t.Fatalf("task %+v ok=%v, want %s", task, ok, want)
+		}
+		f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	}
+	// a's buffer is empty and its claim waits for the store; b's first
+	// URL goes out, and nothing else is ready while it is in flight.
+	gate := make(chan struct{})
+	gs.gate = gate
+	t.Cleanup(func() { close(gate) })
+	task, ok, _ := next(t, f)
+	if !ok || task.URL.URL != "http://b.test/1" {
+		t.Fatalf("task while a's claim waits = %+v ok=%v, want http://b.test/1", task, ok)
+	}
+	got := make(chan frontier.Task, 1)
+	go func() {
+		task, ok, _, err := f.Next(context.Background())
+		if err != nil || !ok {
+			t.Errorf("Next = %+v, %v, %v", task, ok, err)
+		}
+		got <- task
+	}()
+	time.Sleep(50 * time.Millisecond) // Next waits
+	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	select {
+	case task = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Next waited for a's claim after b's request ended")
+	}
+	if task.URL.URL != "http://b.test/2" {
+		t.Fatalf("task after b's request = %s, want http://b.test/2", task.URL.URL)
+	}
+}
+
 // TestStopReturnsAClaimOnItsWay: Stop waits for a claim the store has not
 // answered yet (up to its wait) and returns its URLs with the others, so
 // that a clean stop leaves nothing in flight.
