@@ -367,6 +367,20 @@ func knownRobots(t *testing.T, st crawl.Store, c *clock, urls ...crawl.NewURL) {
 	}
 }
 
+// nextLater calls Next in a goroutine of its own, for a test to go on
+// while it waits; the task comes on the channel.
+func nextLater(t *testing.T, f *frontier.Frontier) <-chan frontier.Task {
+	got := make(chan frontier.Task, 1)
+	go func() {
+		task, ok, _, err := f.Next(context.Background())
+		if err != nil || !ok {
+			t.Errorf("Next = %+v, %v, %v", task, ok, err)
+		}
+		got <- task
+	}()
+	return got
+}
+
 // TestClaimDoesNotHoldUpReadyHosts: while one host's URLs are being claimed
 // (the store busy, as behind a long commit), Next hands out the work other
 // hosts have ready, and the claimed URLs come when the store answers.
@@ -383,14 +397,7 @@ func TestClaimDoesNotHoldUpReadyHosts(t *testing.T) {
 	// a's buffer is empty and its claim waits for the store: b's URL,
 	// ready meanwhile, comes first.
 	gs.gate = make(chan struct{})
-	got := make(chan frontier.Task, 1)
-	go func() {
-		task, ok, _, err := f.Next(context.Background())
-		if err != nil || !ok {
-			t.Errorf("Next = %+v, %v, %v", task, ok, err)
-		}
-		got <- task
-	}()
+	got := nextLater(t, f)
 	select {
 	case task = <-got:
 	case <-time.After(10 * time.Second):
@@ -436,14 +443,7 @@ func TestEndedRequestDoesNotWaitForClaim(t *testing.T) {
 	if !ok || task.URL.URL != "http://b.test/1" {
 		t.Fatalf("task while a's claim waits = %+v ok=%v, want http://b.test/1", task, ok)
 	}
-	got := make(chan frontier.Task, 1)
-	go func() {
-		task, ok, _, err := f.Next(context.Background())
-		if err != nil || !ok {
-			t.Errorf("Next = %+v, %v, %v", task, ok, err)
-		}
-		got <- task
-	}()
+	got := nextLater(t, f)
 	time.Sleep(50 * time.Millisecond) // Next waits
 	f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
 	select {
