@@ -22,7 +22,9 @@ const (
 )
 
 // commitLoop records results in batches: one transaction for up to
-// commitBatch results or commitEvery, whichever comes first. A crash loses
+// commitBatch results or commitEvery, whichever comes first, or at once
+// when no other result is on its way (the workers idle, none queued): the
+// workers may be waiting for the URLs this batch adds. A crash loses
 // at most the uncommitted batch, whose URLs are still in flight in the
 // store and are fetched again on resume.
 func (e *Engine) commitLoop(ctx context.Context) error {
@@ -92,10 +94,12 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 			return failed
 		}
 		if len(batch) == 0 {
-			timer.Reset(commitEvery)
+			timer.Reset(e.cfg.commitEvery)
 		}
 		batch = append(batch, r)
-		if len(batch) >= commitBatch {
+		// Nothing else on its way: none queued, and at most one worker at a
+		// task (the one that sent r may not have counted itself out yet).
+		if len(batch) >= commitBatch || len(e.results) == 0 && e.working.Load() <= 1 {
 			flush()
 		}
 	}

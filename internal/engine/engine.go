@@ -89,6 +89,10 @@ type Config struct {
 	Progress      func(Progress) // called every ProgressEvery and once at the end
 	ProgressEvery time.Duration
 	Now           func() time.Time
+
+	// commitEvery is how long a batch of results gathers before it is
+	// committed (tests; default the constant).
+	commitEvery time.Duration
 }
 
 func (c *Config) defaults() error {
@@ -115,6 +119,9 @@ func (c *Config) defaults() error {
 	}
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = time.Second
+	}
+	if c.commitEvery <= 0 {
+		c.commitEvery = commitEvery
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -738,3 +738,30 @@ func TestLinksOfStaleResultNotLost(t *testing.T) {
 		t.Errorf("/only-here, linked from a page whose first result was stale: %+v", p)
 	}
 }
+
+// TestChainDoesNotWaitForBatches: a result is committed at once when no
+// other is on its way, so a crawl whose next URL is known only once the
+// last page's links are recorded (a chain of pages) goes on without
+// waiting for a batch to fill or its time to pass (here an hour).
+func TestChainDoesNotWaitForBatches(t *testing.T) {
+	t.Parallel()
+	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p"))
+		if err != nil {
+			http.NotFound(rw, r)
+			return
+		}
+		if n < 9 {
+			html(rw, fmt.Sprintf(`<a href="/p%d">next</a>`, n+1))
+			return
+		}
+		html(rw, `the end`)
+	}, "http://a.test/p0")
+	tc.cfg.commitEvery = time.Hour
+	tc.crawl(20 * time.Second)
+	for n := range 10 {
+		if p := tc.page(fmt.Sprintf("http://a.test/p%d", n)); p == nil || p.Status != 200 {
+			t.Fatalf("/p%d: %+v", n, p)
+		}
+	}
+}
