@@ -97,9 +97,8 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 			timer.Reset(e.cfg.commitEvery)
 		}
 		batch = append(batch, r)
-		// Nothing else on its way: none queued, and at most one worker at a
-		// task (the one that sent r may not have counted itself out yet).
-		if len(batch) >= commitBatch || len(e.results) == 0 && e.working.Load() <= 1 {
+		// Nothing else on its way: none queued, no worker at a task.
+		if len(batch) >= commitBatch || len(e.results) == 0 && e.working.Load() == 0 {
 			flush()
 		}
 	}

@@ -207,7 +207,7 @@ type Engine struct {
 
 	results chan crawl.Result
 	pending atomic.Int64 // results sent and not yet committed
-	working atomic.Int64 // workers doing a task (their results not sent yet)
+	working atomic.Int64 // workers at a task (their results not counted in pending yet)
 	// commitDown is set while a commit fails and is retried: nothing is
 	// handed out then, since no result could be recorded.
 	commitDown atomic.Bool
@@ -340,13 +340,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	tasks := make(chan frontier.Task)
 	var workers sync.WaitGroup
 	for range e.cfg.Workers {
-		workers.Go(func() {
-			for t := range tasks {
-				e.working.Add(1)
-				e.handle(fetchCtx, t)
-				e.working.Add(-1)
-			}
-		})
+		workers.Go(func() { e.work(fetchCtx, tasks) })
 	}
 	commitErr := make(chan error, 1)
 	committed := make(chan struct{})

@@ -17,15 +17,36 @@ import (
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
 
-// handle does one task and hands its result to the committer.
-func (e *Engine) handle(ctx context.Context, t frontier.Task) {
-	defer e.notify()
+// work does tasks until there are none, each result handed to the
+// committer. A worker counts itself out (working) before its result is
+// queued, so that the committer and the frontier (Config.Settled) can
+// tell when no other result is on its way; pending counts the result
+// first, so that it is always counted in one or the other.
+func (e *Engine) work(ctx context.Context, tasks <-chan frontier.Task) {
+	for t := range tasks {
+		e.working.Add(1)
+		r, ok := e.handle(ctx, t)
+		if ok {
+			e.pending.Add(1)
+		}
+		e.working.Add(-1)
+		if ok {
+			e.results <- r
+		}
+		e.notify()
+	}
+}
+
+// handle does one task and returns its result for the committer, if it
+// has one (a robots.txt fetch has none).
+func (e *Engine) handle(ctx context.Context, t frontier.Task) (crawl.Result, bool) {
 	switch t.Kind {
 	case frontier.FetchRobots:
 		e.fetchRobots(ctx, t)
+		return crawl.Result{}, false
 	case frontier.ReturnURL:
 		// A claim given back unfetched: its URL goes back to the queue.
-		e.send(crawl.Result{URL: t.URL, Outcome: crawl.OutcomeRelease})
+		return crawl.Result{URL: t.URL, Outcome: crawl.OutcomeRelease}, true
 	case frontier.SkipURL:
 		upd := e.fr.Done(ctx, t, frontier.Feedback{})
 		if t.Err != nil {
@@ -33,11 +54,10 @@ func (e *Engine) handle(ctx context.Context, t frontier.Task) {
 			// host's address): recorded as that request's failure.
 			r, _ := e.fetchFailed(ctx, crawl.Result{URL: t.URL}, t.Err, frontier.Feedback{})
 			r.Host = upd
-			e.send(r)
-			return
+			return r, true
 		}
 		e.stats.skipped.Add(1)
-		e.send(crawl.Result{URL: t.URL, Outcome: crawl.OutcomeSkipped, Error: t.Reason, Host: upd})
+		return crawl.Result{URL: t.URL, Outcome: crawl.OutcomeSkipped, Error: t.Reason, Host: upd}, true
 	case frontier.FetchURL:
 		if t.Trap != "" && e.traps.seed(t.HostID, t.Trap) {
 			e.cfg.Log.Info("host recorded as a suspected crawler trap", "host", t.Host, "policy", string(e.cfg.TrapPolicy), "why", t.Trap)
@@ -64,8 +84,9 @@ func (e *Engine) handle(ctx context.Context, t frontier.Task) {
 		if p, ok := e.store.(resultPreparer); ok && r.Page != nil {
 			p.PrepareResult(&r)
 		}
-		e.send(r)
+		return r, true
 	}
+	return crawl.Result{}, false
 }
 
 // leftAlone says why a host's URLs are no longer fetched, if they are not:
