@@ -98,3 +98,40 @@ func TestHotPathByHost(t *testing.T) {
 		}
 	}
 }
+
+// TestSetRanksReadsAnchorsOnce checks, with EXPLAIN, that the rank pass's
+// statement gathers a page's inbound anchor texts once (one scan of
+// links), not once for each place that names them.
+func TestSetRanksReadsAnchorsOnce(t *testing.T) {
+	dsn, schema := pgtest.Schema(t)
+	ctx := context.Background()
+	db, err := Open(ctx, dsn, Options{Schema: schema, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.pool.Query(ctx, `EXPLAIN (COSTS OFF) `+setRanksSQL, []int64{1, 2}, []int64{1}, []float64{0.5}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	links := 0
+	onLinks := regexp.MustCompile(`\bon links\b`)
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, line)
+		if onLinks.MatchString(line) {
+			links++
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if links != 1 {
+		t.Errorf("the rank pass's statement reads links %d times, want once:\n%s", links, strings.Join(plan, "\n"))
+	}
+}

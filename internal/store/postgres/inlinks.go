@@ -255,6 +255,7 @@ func (db *DB) mergeInlinks(ctx context.Context, all bool) (int64, error) {
 				return nil
 			}
 			b = t.batch()
+			b.Queue(noJIT)
 			b.Queue(mergeSQL, after, mergeChunk, all).QueryRow(func(row pgx.Row) error {
 				return row.Scan(&last, &rows, &urls)
 			})

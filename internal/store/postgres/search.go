@@ -351,6 +351,30 @@ func (db *DB) LinkGraph(ctx context.Context) iter.Seq2[[2]crawl.ID, error] {
 // setRanksBatch is the number of pages SetRanks updates per transaction.
 const setRanksBatch = 1_000
 
+// setRanksSQL rewrites the pages of $1 whose rank ($3 of $2, else
+// unchanged) or anchor text changed, and with $4 queues their external
+// documents. a is MATERIALIZED so that each page's anchors are gathered
+// once: inlined, the subquery ran once for each of the four places that
+// name a.anchors.
+var setRanksSQL = `WITH a AS MATERIALIZED (SELECT p.url_id, v.rank,
+		CASE WHEN p.search IS NULL THEN '' ELSE ` + anchorsOf("p.url_id") + ` END AS anchors
+	FROM pages p LEFT JOIN unnest($2::bigint[], $3::float8[]) AS v(id, rank) ON v.id = p.url_id
+	WHERE p.url_id = ANY($1))
+	, u AS (UPDATE pages p SET pagerank = coalesce(a.rank, p.pagerank), anchors = a.anchors,
+		search = CASE WHEN p.anchors = a.anchors THEN p.search
+			ELSE ts_filter(p.search, '{a,c}') || ` + anchorVector("a.anchors") + ` END
+	FROM a WHERE p.url_id = a.url_id AND (p.anchors <> a.anchors OR p.pagerank <> coalesce(a.rank, p.pagerank))
+	RETURNING p.url_id, p.indexed_key)
+	INSERT INTO outbox (url_id, op, doc_key)
+		SELECT url_id, 'upsert', indexed_key FROM u WHERE $4 AND indexed_key <> '' ORDER BY url_id`
+
+// noJIT turns JIT compilation off for the rest of a transaction. The
+// planner's cost estimates of the rank pass's and the inlinks merge's
+// statements pass jit_above_cost, and the server then compiled their
+// expressions at every execution (25–50 ms each, measured) for row counts
+// at which compiled code gains nothing.
+const noJIT = `SET LOCAL jit = off`
+
 // SetRanks records ranks (a rank that is not a finite non-negative number
 // is recorded as 0) and refreshes the indexed anchor text of every indexed
 // page. It goes through the pages in URL ID order, a batch per
@@ -395,18 +419,8 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 			}
 			b = t.batch()
 			if len(ids) > 0 {
-				b.Queue(`WITH a AS (SELECT p.url_id, v.rank,
-						CASE WHEN p.search IS NULL THEN '' ELSE `+anchorsOf("p.url_id")+` END AS anchors
-					FROM pages p LEFT JOIN unnest($2::bigint[], $3::float8[]) AS v(id, rank) ON v.id = p.url_id
-					WHERE p.url_id = ANY($1))
-					, u AS (UPDATE pages p SET pagerank = coalesce(a.rank, p.pagerank), anchors = a.anchors,
-						search = CASE WHEN p.anchors = a.anchors THEN p.search
-							ELSE ts_filter(p.search, '{a,c}') || `+anchorVector("a.anchors")+` END
-					FROM a WHERE p.url_id = a.url_id AND (p.anchors <> a.anchors OR p.pagerank <> coalesce(a.rank, p.pagerank))
-					RETURNING p.url_id, p.indexed_key)
-					INSERT INTO outbox (url_id, op, doc_key)
-						SELECT url_id, 'upsert', indexed_key FROM u WHERE $4 AND indexed_key <> '' ORDER BY url_id`,
-					ids, rankIDs, vals, db.outbox)
+				b.Queue(noJIT)
+				b.Queue(setRanksSQL, ids, rankIDs, vals, db.outbox)
 			}
 			return t.commit(ctx, b)
 		})
