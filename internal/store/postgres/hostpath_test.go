@@ -10,6 +10,18 @@ import (
 	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
 )
 
+// openPlanDB opens a store on a schema of its own, for EXPLAIN.
+func openPlanDB(t *testing.T) *DB {
+	t.Helper()
+	dsn, schema := pgtest.Schema(t)
+	db, err := Open(context.Background(), dsn, Options{Schema: schema, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // TestHotPathByHost checks, with EXPLAIN, that the statements that claim a
 // host's URLs (every variant of claimSQL) read urls and hosts through an
 // index on the one host they name (host_id = $1, id = $1), never by a
@@ -17,13 +29,8 @@ import (
 // host (docs/scale.md). Sequential scans are disabled for the session, so
 // a statement no index serves by host shows as a Seq Scan.
 func TestHotPathByHost(t *testing.T) {
-	dsn, schema := pgtest.Schema(t)
 	ctx := context.Background()
-	db, err := Open(ctx, dsn, Options{Schema: schema, MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openPlanDB(t)
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -103,14 +110,8 @@ func TestHotPathByHost(t *testing.T) {
 // statement gathers a page's inbound anchor texts once (one scan of
 // links), not once for each place that names them.
 func TestSetRanksReadsAnchorsOnce(t *testing.T) {
-	dsn, schema := pgtest.Schema(t)
-	ctx := context.Background()
-	db, err := Open(ctx, dsn, Options{Schema: schema, MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.pool.Query(ctx, `EXPLAIN (COSTS OFF) `+setRanksSQL, []int64{1, 2}, []int64{1}, []float64{0.5}, false)
+	db := openPlanDB(t)
+	rows, err := db.pool.Query(context.Background(), `EXPLAIN (COSTS OFF) `+setRanksSQL, []int64{1, 2}, []int64{1}, []float64{0.5}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
