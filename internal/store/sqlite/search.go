@@ -235,7 +235,7 @@ func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) f
 	if len(members) == 0 {
 		return nil
 	}
-	if err := t.setTier(ctx, members, leave, nil, nil); err != nil {
+	if err := t.setTier(ctx, members, leave, nil, nil, nil); err != nil {
 		return err
 	}
 	ins, err := t.prep(ctx, `INSERT INTO pages_top (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
@@ -277,8 +277,10 @@ var (
 
 // setTier updates the search tier: the pages del leave the tier's
 // full-text index, those of leave leave the tier, those of join join it,
-// and those of write (in key order) are written from their documents.
-func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID) error {
+// and those of write (in key order) are written from their documents as
+// committed, read ahead on a reader (writeDocs), with the anchor texts of
+// anchors where it has them (those the transaction changed).
+func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID, anchors map[crawl.ID]string) error {
 	for _, step := range []struct {
 		sql string
 		ids []crawl.ID
@@ -286,7 +288,6 @@ func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID) e
 		{`DELETE FROM pages_top WHERE rowid = ?`, del},
 		{`DELETE FROM search_tier WHERE url_id = ?`, leave},
 		{`INSERT INTO search_tier (url_id) VALUES (?)`, join},
-		{`INSERT INTO pages_top (rowid, title, body, anchors) SELECT d.key, acrawler_fold(d.title), acrawler_fold(` + docBody("p") + `), acrawler_fold(d.anchors) FROM ` + docFrom + ` WHERE d.key = ?`, write},
 	} {
 		if len(step.ids) == 0 {
 			continue
@@ -301,6 +302,16 @@ func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID) e
 			}
 		}
 	}
+	if len(write) == 0 {
+		return nil
+	}
+	ins, err := t.prep(ctx, `INSERT INTO pages_top (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("search tier: %w", err)
+	}
+	if err := t.writeDocs(ctx, ins, write, anchors); err != nil {
+		return fmt.Errorf("search tier: %w", err)
+	}
 	return nil
 }
 
@@ -308,7 +319,8 @@ func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID) e
 // link-graph rank (ties broken by URL ID), one in tierShare of them and at
 // most tierSize, rewriting only the pages that join it. (Those that stay
 // are rewritten with their main documents: flushFTS, refreshAnchors.)
-func (t *txn) refreshTier(ctx context.Context) error {
+// anchors are the anchor texts the transaction changed (refreshAnchors).
+func (t *txn) refreshTier(ctx context.Context, anchors map[crawl.ID]string) error {
 	var indexed int
 	if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM search_docs`).Scan(&indexed); err != nil {
 		return fmt.Errorf("search tier: %w", err)
@@ -354,7 +366,7 @@ func (t *txn) refreshTier(ctx context.Context) error {
 	}
 	slices.Sort(leave)
 	slices.Sort(join)
-	return t.setTier(ctx, leave, leave, join, join)
+	return t.setTier(ctx, leave, leave, join, join, anchors)
 }
 
 // How a search is answered. The matches are first read in full-text key
@@ -853,10 +865,11 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 		if err != nil {
 			return err
 		}
-		if err := t.refreshAnchors(ctx, waiting); err != nil {
+		changed, err := t.refreshAnchors(ctx, waiting)
+		if err != nil {
 			return err
 		}
-		if err := t.refreshTier(ctx); err != nil {
+		if err := t.refreshTier(ctx, changed); err != nil {
 			return err
 		}
 		if t.db.outbox {
@@ -883,7 +896,8 @@ func (db *DB) RefreshAnchors(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return t.refreshAnchors(ctx, waiting)
+		_, err = t.refreshAnchors(ctx, waiting)
+		return err
 	})
 }
 
@@ -970,14 +984,14 @@ type anchorDoc struct {
 // before it is inserted, so memory holds only the keys and anchor texts.
 // The documents waiting (in key order, taken from search_pending) get
 // their rows among the others, once, in place of their previous
-// documents' rows.
-func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
+// documents' rows. It returns the anchor texts it changed, by key.
+func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) (map[crawl.ID]string, error) {
 	docs, err := t.changedAnchors(ctx)
 	if err != nil {
-		return fmt.Errorf("anchor texts: %w", err)
+		return nil, fmt.Errorf("anchor texts: %w", err)
 	}
 	if len(docs) == 0 && len(waiting) == 0 {
-		return nil
+		return nil, nil
 	}
 	// The keys pages_fts gets rows for, in key order: the changed
 	// documents and the waiting ones.
@@ -995,7 +1009,7 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 	slices.Sort(writes)
 	set, err := t.prep(ctx, docAnchorsSet)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The pass runs a statement or more a document, some 60,000 on a crawl
 	// of 20,000 pages: they run under perRow(ctx), and the loops check ctx
@@ -1004,10 +1018,10 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 	changed := make(map[crawl.ID]string, len(docs))
 	for _, d := range docs {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		if _, err := set.ExecContext(row, d.anchors, d.key); err != nil {
-			return fmt.Errorf("anchor texts %d: %w", d.key, err)
+			return nil, fmt.Errorf("anchor texts %d: %w", d.key, err)
 		}
 		changed[d.key] = d.anchors
 	}
@@ -1017,15 +1031,15 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 		// grown by a crawl, a third of the rank pass. Merging is left to the
 		// writes that follow.
 		if err := t.automerge(ctx, table, 0); err != nil {
-			return err
+			return nil, err
 		}
 		del, err := t.prep(ctx, `DELETE FROM `+table+` WHERE rowid = ?`)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ins, err := t.prep(ctx, `INSERT INTO `+table+` (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var keys []crawl.ID
 		if table == "pages_fts" {
@@ -1034,10 +1048,10 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 					continue
 				}
 				if err := ctx.Err(); err != nil {
-					return err
+					return nil, err
 				}
 				if _, err := del.ExecContext(row, key); err != nil {
-					return fmt.Errorf("anchor texts %d: %w", key, err)
+					return nil, fmt.Errorf("anchor texts %d: %w", key, err)
 				}
 			}
 			keys = writes
@@ -1045,23 +1059,23 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) error {
 			for _, d := range docs {
 				if d.tier {
 					if err := ctx.Err(); err != nil {
-						return err
+						return nil, err
 					}
 					if _, err := del.ExecContext(row, d.key); err != nil {
-						return fmt.Errorf("anchor texts %d: %w", d.key, err)
+						return nil, fmt.Errorf("anchor texts %d: %w", d.key, err)
 					}
 					keys = append(keys, d.key)
 				}
 			}
 		}
 		if err := t.writeDocs(ctx, ins, keys, changed); err != nil {
-			return fmt.Errorf("anchor texts: %w", err)
+			return nil, fmt.Errorf("anchor texts: %w", err)
 		}
 		if err := t.automerge(ctx, table, ftsAutomerge); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return changed, nil
 }
 
 // writeDocs inserts the documents of keys with ins, read ahead
@@ -1286,7 +1300,7 @@ func (db *DB) RebuildIndex(ctx context.Context) (int, error) {
 		return n, fmt.Errorf("sqlite: rebuild index: %w", err)
 	}
 	// The tier filled up with the first pages: make it the best ranked.
-	if err := db.tx(ctx, func(t *txn) error { return t.refreshTier(ctx) }); err != nil {
+	if err := db.tx(ctx, func(t *txn) error { return t.refreshTier(ctx, nil) }); err != nil {
 		return n, fmt.Errorf("sqlite: rebuild index: %w", err)
 	}
 	return n, nil

@@ -22,7 +22,8 @@ import (
 // hosts.
 type searchCorpus struct {
 	db    *sqlite.DB
-	pages map[string]*crawl.Page // by URL
+	pages map[string]*crawl.Page  // by URL
+	links map[string][]crawl.Link // the links committed with a page, by its URL
 }
 
 func docURL(i int) string { return fmt.Sprintf("http://h%d.test/doc/%d", i%4, i) }
@@ -97,7 +98,7 @@ func (c *searchCorpus) commit(t *testing.T, pages ...*crawl.Page) {
 				if p.Status == 410 {
 					rv = &crawl.Revisit{Gone: crawl.Removed}
 				}
-				rs = append(rs, crawl.Result{URL: u, Outcome: crawl.OutcomeDone, Page: &p, Revisit: rv})
+				rs = append(rs, crawl.Result{URL: u, Outcome: crawl.OutcomeDone, Page: &p, Links: c.links[u.URL], Revisit: rv})
 			}
 			rel = append(rel, crawl.HostRelease{ID: h.ID})
 		}
@@ -334,6 +335,39 @@ func TestSearchTierFollowsTheIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	want(2, 3, 4, 5, 7)
+}
+
+// TestSearchTierJoinsWithNewAnchors: a page that joins the search tier in
+// the rank pass that also gives it new anchor texts is written into the
+// tier with them, as into the main index.
+func TestSearchTierJoinsWithNewAnchors(t *testing.T) {
+	defer sqlite.SetSearchLimitsForTest(40, 1, 5, 5, 2)()
+	ctx := context.Background()
+	c := newSearchCorpus(t, 8)
+	ranks := map[crawl.ID]float64{}
+	for i := range 8 {
+		ranks[crawl.URLID(docURL(i))] = float64(i)
+	}
+	if err := c.db.SetRanks(ctx, ranks); err != nil {
+		t.Fatal(err)
+	}
+	// A new page links to page 0, which the next pass ranks first.
+	target := docURL(0)
+	c.links = map[string][]crawl.Link{docURL(8): {{Target: target, TargetID: crawl.URLID(target), Anchor: "zebra stripes"}}}
+	c.commit(t, &crawl.Page{URL: docURL(8), Title: "Page 8", Text: "Some common text."})
+	ranks[crawl.URLID(target)] = 100
+	if err := c.db.SetRanks(ctx, ranks); err != nil {
+		t.Fatal(err)
+	}
+	// The tier's rows have the main index's token counts, anchors included.
+	tier, err := c.db.SearchTierForTest(ctx)
+	if err != nil || !tier[crawl.URLID(target)] {
+		t.Fatalf("tier %v, %v; want page 0 in it, as in the main index", tier, err)
+	}
+	res, err := c.db.Search(ctx, crawl.SearchRequest{Query: "zebra"})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].URL != target {
+		t.Fatalf("search zebra = %+v, %v; want page 0", res.Hits, err)
+	}
 }
 
 // openFileCorpus opens an empty corpus in a database file of its own, for
