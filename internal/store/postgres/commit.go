@@ -107,6 +107,7 @@ type committer struct {
 
 	live      []bool              // per result: its URL was in flight and this result moved it
 	pages     []*crawl.Page       // the pages to write
+	revisits  []*crawl.Revisit    // per page: its revisit schedule, if it has one
 	pageHosts []crawl.ID          // per page: its host
 	reindex   []bool              // per page: its index entry is written again (else kept while indexable)
 	gone      []bool              // per page: its revisit found it gone
@@ -273,7 +274,7 @@ func (c *committer) run(ctx context.Context) error {
 			keep := !newPage && rv != nil && (rv.NotModified || p.Status == 404 || p.Status == 410)
 			if !keep {
 				p.DuplicateOf = 0
-				c.pages = append(c.pages, p)
+				c.pages, c.revisits = append(c.pages, p), append(c.revisits, rv)
 				c.pageHosts = append(c.pageHosts, r.URL.HostID)
 				// A new page, a changed one or one written without a
 				// schedule is indexed again; an unchanged one keeps its
@@ -292,7 +293,7 @@ func (c *committer) run(ctx context.Context) error {
 				c.lockPages = append(c.lockPages, int64(p.ID))
 			}
 			if rv != nil {
-				c.sched.add(p, rv, c.now)
+				c.sched.add(p, rv, c.now, !keep)
 			}
 			n := p.CountedBytes()
 			h.fetched++
@@ -544,6 +545,9 @@ func (c *committer) queuePages(ctx context.Context, b *pgx.Batch) (*pgx.Batch, e
 		}
 		if err := rows.addIndexed(p, indexable); err != nil {
 			return b, err
+		}
+		if rv := c.revisits[i]; rv != nil {
+			rows.schedule(p, rv, c.now)
 		}
 		if rows.textBytes >= pageChunkBytes && i < len(c.pages)-1 {
 			// The batch so far goes now: a batch's statements are encoded

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -53,8 +54,12 @@ var pageCols = []pageCol{
 // acrawler_fold on the server, whose CPU a fleet of crawlers shares; they
 // give the same), and another lists the recorded pages that keep their
 // anchors and search columns as they are (a page keeps its rank, schedule
-// and external-index key). The rows are written, and so
-// locked, in URL ID order, as SetRanks locks them.
+// and external-index key). The pages of a last array get their revisit
+// schedule (checked_at, next_check_at, interval_ms, misses, gone) in the
+// same write, from five more: a schedule written by an UPDATE after it
+// made a second version of each page row, with its index entries. The
+// rows are written, and so locked, in URL ID order, as SetRanks locks
+// them.
 var pageUpsert = func() string {
 	names, params, sel, set := make([]string, len(pageCols)), make([]string, len(pageCols)), make([]string, len(pageCols)), []string{}
 	for i, c := range pageCols {
@@ -68,20 +73,31 @@ var pageUpsert = func() string {
 			set = append(set, c.name+" = excluded."+c.name)
 		}
 	}
-	params = append(params, fmt.Sprintf("$%d::bool[]", len(pageCols)+1), fmt.Sprintf("$%d::text[]", len(pageCols)+3),
-		fmt.Sprintf("$%d::text[]", len(pageCols)+4))
-	keep := fmt.Sprintf("$%d::bigint[]", len(pageCols)+2)
+	n := len(pageCols)
+	params = append(params, fmt.Sprintf("$%d::bool[]", n+1), fmt.Sprintf("$%d::text[]", n+3), fmt.Sprintf("$%d::text[]", n+4),
+		fmt.Sprintf("$%d::bigint[]", n+5), fmt.Sprintf("$%d::bigint[]", n+6), fmt.Sprintf("$%d::bigint[]", n+7),
+		fmt.Sprintf("$%d::int[]", n+8), fmt.Sprintf("$%d::smallint[]", n+9))
+	keep, scheduled := fmt.Sprintf("$%d::bigint[]", n+2), fmt.Sprintf("$%d::bigint[]", n+10)
 	set = append(set, "anchors = CASE WHEN pages.url_id = ANY("+keep+") THEN pages.anchors ELSE excluded.anchors END",
 		"search = CASE WHEN pages.url_id = ANY("+keep+") THEN pages.search ELSE excluded.search END")
-	return `INSERT INTO pages (` + strings.Join(names, ", ") + `, anchors, search)
+	for _, c := range scheduleCols {
+		set = append(set, c+" = CASE WHEN pages.url_id = ANY("+scheduled+") THEN excluded."+c+" ELSE pages."+c+" END")
+	}
+	return `INSERT INTO pages (` + strings.Join(names, ", ") + `, anchors, search, ` + strings.Join(scheduleCols, ", ") + `)
 		SELECT ` + strings.Join(sel, ", ") + `, a.anchors,
-			CASE WHEN a.indexed THEN ` + foldedDocVector("t.folded_title", "t.folded_body") + ` || ` + anchorVector("a.anchors") + ` END
-		FROM unnest(` + strings.Join(params, ", ") + `) AS t(` + strings.Join(names, ", ") + `, indexable, folded_title, folded_body)
+			CASE WHEN a.indexed THEN ` + foldedDocVector("t.folded_title", "t.folded_body") + ` || ` + anchorVector("a.anchors") + ` END,
+			t.` + strings.Join(scheduleCols, ", t.") + `
+		FROM unnest(` + strings.Join(params, ", ") + `) AS t(` + strings.Join(names, ", ") + `, indexable, folded_title, folded_body,
+			` + strings.Join(scheduleCols, ", ") + `)
 		CROSS JOIN LATERAL (SELECT t.indexable AND t.url_id <> ALL(` + keep + `) AS indexed) i
 		CROSS JOIN LATERAL (SELECT i.indexed, CASE WHEN i.indexed THEN ` + anchorsOf("t.url_id") + ` ELSE '' END AS anchors) a
 		ORDER BY t.url_id
 		ON CONFLICT (url_id) DO UPDATE SET ` + strings.Join(set, ", ")
 }()
+
+// scheduleCols are the columns of a page's revisit schedule, which
+// pageUpsert writes for the pages that have one.
+var scheduleCols = []string{"checked_at", "next_check_at", "interval_ms", "misses", "gone"}
 
 // pageRows are pages as column arrays, in pageCols order.
 type pageRows struct {
@@ -96,6 +112,22 @@ type pageRows struct {
 	foldedTitle, foldedBody                                               []string // of the pages indexed: docVector's text, folded
 	keep                                                                  []int64  // recorded pages keeping their index entries
 	textBytes                                                             int      // of the texts added
+	// The revisit schedules (scheduleCols) of the pages in scheduled,
+	// zero for the others.
+	checked, next, interval []int64
+	misses                  []int32
+	gone                    []int16
+	scheduled               []int64
+}
+
+// schedule sets the revisit schedule of the page added last: rv, the
+// page checked at p.FetchedAt (now when unset), as the schedule UPDATE
+// records it (scheduleRows).
+func (r *pageRows) schedule(p *crawl.Page, rv *crawl.Revisit, now time.Time) {
+	i := len(r.ids) - 1
+	r.checked[i], r.next[i], r.interval[i] = checkedAt(p, now), ms(rv.NextCheck), rv.Interval.Milliseconds()
+	r.misses[i], r.gone[i] = int32(rv.Misses), int16(rv.Gone)
+	r.scheduled = append(r.scheduled, int64(p.ID))
 }
 
 // add appends a page, whose duplicate marks are set: they decide whether
@@ -141,6 +173,8 @@ func (r *pageRows) addIndexed(p *crawl.Page, indexable bool) error {
 		ft, fb = foldedDoc(r.title[len(r.title)-1], meta, r.mainText[len(r.mainText)-1], r.text[len(r.text)-1])
 	}
 	r.foldedTitle, r.foldedBody = append(r.foldedTitle, ft), append(r.foldedBody, fb)
+	r.checked, r.next, r.interval = append(r.checked, 0), append(r.next, 0), append(r.interval, 0)
+	r.misses, r.gone = append(r.misses, 0), append(r.gone, 0)
 	r.textBytes += len(r.title[len(r.title)-1]) + len(r.text[len(r.text)-1]) + len(r.mainText[len(r.mainText)-1]) + len(ft) + len(fb)
 	if meta != nil {
 		r.textBytes += len(*meta)
@@ -189,10 +223,14 @@ func (r *pageRows) queue(b *pgx.Batch) {
 	if r.keep == nil {
 		r.keep = []int64{} // not NULL, which <> ALL would make NULL
 	}
+	if r.scheduled == nil {
+		r.scheduled = []int64{}
+	}
 	b.Queue(pageUpsert, r.ids, r.urls, r.status, r.ctype, r.charset, r.title, r.text, r.lang, r.hashes, r.dups,
 		r.canonical, r.redirect, r.noindex, r.nofollow, r.bytes, r.wire, r.etag, r.lastMod, r.fetched, r.dur, r.errText,
 		r.blocked, r.errKind, r.mainText, r.docType, r.rule, r.doi, r.year, r.meta, r.simhash, r.b0, r.b1, r.b2, r.b3,
-		r.near, r.file, r.warcOff, r.warcLen, r.host, r.indexable, r.keep, r.foldedTitle, r.foldedBody)
+		r.near, r.file, r.warcOff, r.warcLen, r.host, r.indexable, r.keep, r.foldedTitle, r.foldedBody,
+		r.checked, r.next, r.interval, r.misses, r.gone, r.scheduled)
 }
 
 // metadataJSON encodes metadata for the JSONB column (nil: none). Each

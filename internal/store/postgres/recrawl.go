@@ -253,46 +253,64 @@ func (db *DB) ChangeStats(ctx context.Context) ([]crawl.ChangeStat, error) {
 }
 
 // scheduleRows are the revisit schedules of a commit's pages, as column
-// arrays.
+// arrays: the check history of them all, and the schedules of the pages
+// whose rows the commit does not write again (a revisit that left the
+// page as it was: pageUpsert writes the others' with the row).
 type scheduleRows struct {
-	ids, checked, next, interval, bytes []int64
-	misses, runs, status                []int32
-	gone                                []int16
-	changed                             []bool
-	hashes                              [][]byte
+	ids, checked, bytes []int64
+	runs, status        []int32
+	changed             []bool
+	hashes              [][]byte
+	// The schedules of the pages not written again.
+	kept, keptChecked, next, interval []int64
+	misses                            []int32
+	gone                              []int16
+}
+
+// checkedAt is when page p was checked: its fetch, else now.
+func checkedAt(p *crawl.Page, now time.Time) int64 {
+	if checked := ms(p.FetchedAt); checked != 0 {
+		return checked
+	}
+	return now.UnixMilli()
 }
 
 // add appends the schedule rv of page p, checked at p.FetchedAt (now when
-// unset).
-func (s *scheduleRows) add(p *crawl.Page, rv *crawl.Revisit, now time.Time) {
-	checked := ms(p.FetchedAt)
-	if checked == 0 {
-		checked = now.UnixMilli()
-	}
+// unset); written says that the commit writes the page's row, and its
+// schedule with it.
+func (s *scheduleRows) add(p *crawl.Page, rv *crawl.Revisit, now time.Time, written bool) {
+	checked := checkedAt(p, now)
 	var hash []byte
 	if len(p.ContentHash) > 0 {
 		hash = p.ContentHash
 	}
-	s.ids, s.checked, s.next = append(s.ids, int64(p.ID)), append(s.checked, checked), append(s.next, ms(rv.NextCheck))
-	s.interval, s.bytes = append(s.interval, rv.Interval.Milliseconds()), append(s.bytes, p.Bytes)
-	s.misses, s.runs, s.status = append(s.misses, int32(rv.Misses)), append(s.runs, int32(rv.Run)), append(s.status, int32(p.Status))
-	s.gone, s.changed, s.hashes = append(s.gone, int16(rv.Gone)), append(s.changed, rv.Changed), append(s.hashes, hash)
+	s.ids, s.checked, s.bytes = append(s.ids, int64(p.ID)), append(s.checked, checked), append(s.bytes, p.Bytes)
+	s.runs, s.status = append(s.runs, int32(rv.Run)), append(s.status, int32(p.Status))
+	s.changed, s.hashes = append(s.changed, rv.Changed), append(s.hashes, hash)
+	if !written {
+		s.kept, s.keptChecked = append(s.kept, int64(p.ID)), append(s.keptChecked, checked)
+		s.next, s.interval = append(s.next, ms(rv.NextCheck)), append(s.interval, rv.Interval.Milliseconds())
+		s.misses, s.gone = append(s.misses, int32(rv.Misses)), append(s.gone, int16(rv.Gone))
+	}
 }
 
-// queue queues the statements that record the schedules (taking the pages
-// that are no longer active out of the embedded index) and append the
-// check history. The page rows are locked by the transaction already.
+// queue queues the statements that record the schedules of the pages not
+// written again (taking the pages that are no longer active out of the
+// embedded index) and append the check history. The page rows are locked
+// by the transaction already.
 func (s *scheduleRows) queue(b *pgx.Batch) {
 	if len(s.ids) == 0 {
 		return
 	}
-	b.Queue(`UPDATE pages p SET checked_at = v.checked, next_check_at = v.next, interval_ms = v.interval,
-			misses = v.misses, gone = v.gone,
-			search = CASE WHEN v.gone <> 0 THEN NULL ELSE p.search END,
-			anchors = CASE WHEN v.gone <> 0 THEN '' ELSE p.anchors END
-		FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::int[], $6::smallint[])
-			AS v(id, checked, next, interval, misses, gone)
-		WHERE p.url_id = v.id`, s.ids, s.checked, s.next, s.interval, s.misses, s.gone)
+	if len(s.kept) > 0 {
+		b.Queue(`UPDATE pages p SET checked_at = v.checked, next_check_at = v.next, interval_ms = v.interval,
+				misses = v.misses, gone = v.gone,
+				search = CASE WHEN v.gone <> 0 THEN NULL ELSE p.search END,
+				anchors = CASE WHEN v.gone <> 0 THEN '' ELSE p.anchors END
+			FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::int[], $6::smallint[])
+				AS v(id, checked, next, interval, misses, gone)
+			WHERE p.url_id = v.id`, s.kept, s.keptChecked, s.next, s.interval, s.misses, s.gone)
+	}
 	b.Queue(`INSERT INTO page_history (url_id, checked_at, run, status, changed, content_hash, bytes)
 		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::int[], $5::bool[], $6::bytea[], $7::bigint[])`,
 		s.ids, s.checked, s.runs, s.status, s.changed, s.hashes, s.bytes)
