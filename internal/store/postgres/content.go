@@ -55,11 +55,10 @@ var pageCols = []pageCol{
 // give the same), and another lists the recorded pages that keep their
 // anchors and search columns as they are (a page keeps its rank, schedule
 // and external-index key). The pages of a last array get their revisit
-// schedule (checked_at, next_check_at, interval_ms, misses, gone) in the
-// same write, from five more: a schedule written by an UPDATE after it
-// made a second version of each page row, with its index entries. The
-// rows are written, and so locked, in URL ID order, as SetRanks locks
-// them.
+// schedule (checked_at, next_check_at, interval_ms, misses, gone), from
+// five more, in the same write: an UPDATE after it would make a second
+// version of each page row, with its index entries. The rows are
+// written, and so locked, in URL ID order, as SetRanks locks them.
 var pageUpsert = func() string {
 	names, params, sel, set := make([]string, len(pageCols)), make([]string, len(pageCols)), make([]string, len(pageCols)), []string{}
 	for i, c := range pageCols {
