@@ -235,10 +235,10 @@ func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) f
 	if len(members) == 0 {
 		return nil
 	}
-	if err := t.setTier(ctx, members, leave, nil, nil, nil); err != nil {
+	if err := t.setTier(ctx, members, leave, nil, nil); err != nil {
 		return err
 	}
-	ins, err := t.prep(ctx, `INSERT INTO pages_top (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
+	ins, err := t.prep(ctx, tierInsert)
 	if err != nil {
 		return err
 	}
@@ -272,15 +272,16 @@ var (
 	docRead       = `SELECT d.title, ` + docBody("p") + `, d.anchors FROM ` + docFrom + ` WHERE d.key = ?`
 	docAnchorsSet = `UPDATE search_docs SET anchors = ? WHERE key = ?`
 	ftsInsert     = `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`
+	tierInsert    = `INSERT INTO pages_top (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`
 	ftsDelete     = `DELETE FROM pages_fts WHERE rowid = ?`
 )
 
 // setTier updates the search tier: the pages del leave the tier's
-// full-text index, those of leave leave the tier, those of join join it,
-// and those of write (in key order) are written from their documents as
-// committed, read ahead on a reader (writeDocs), with the anchor texts of
-// anchors where it has them (those the transaction changed).
-func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID, anchors map[crawl.ID]string) error {
+// full-text index, those of leave leave the tier, and those of join (in
+// key order) join it, written from their documents as committed, read
+// ahead on a reader (writeDocs), with the anchor texts of anchors where it
+// has them (those the transaction changed).
+func (t *txn) setTier(ctx context.Context, del, leave, join []crawl.ID, anchors map[crawl.ID]string) error {
 	for _, step := range []struct {
 		sql string
 		ids []crawl.ID
@@ -302,14 +303,14 @@ func (t *txn) setTier(ctx context.Context, del, leave, join, write []crawl.ID, a
 			}
 		}
 	}
-	if len(write) == 0 {
+	if len(join) == 0 {
 		return nil
 	}
-	ins, err := t.prep(ctx, `INSERT INTO pages_top (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
+	ins, err := t.prep(ctx, tierInsert)
 	if err != nil {
 		return fmt.Errorf("search tier: %w", err)
 	}
-	if err := t.writeDocs(ctx, ins, write, anchors); err != nil {
+	if err := t.writeDocs(ctx, ins, join, anchors); err != nil {
 		return fmt.Errorf("search tier: %w", err)
 	}
 	return nil
@@ -366,7 +367,7 @@ func (t *txn) refreshTier(ctx context.Context, anchors map[crawl.ID]string) erro
 	}
 	slices.Sort(leave)
 	slices.Sort(join)
-	return t.setTier(ctx, leave, leave, join, join, anchors)
+	return t.setTier(ctx, leave, leave, join, anchors)
 }
 
 // How a search is answered. The matches are first read in full-text key
