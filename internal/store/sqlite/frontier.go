@@ -28,6 +28,9 @@ type txn struct {
 	// indexDue: the transaction writes the full-text rows that have waited
 	// the index delay (a commit's do; pending.go).
 	indexDue bool
+	// anchorsFresh: the transaction leaves every document's anchor texts
+	// refreshed (RefreshAnchors); see DB.anchorsAt.
+	anchorsFresh bool
 }
 
 func (t *txn) add(name string, n int64) {
@@ -75,6 +78,10 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) error {
 	if err := tx.Commit(); err != nil {
 		db.seq = seq
 		return err
+	}
+	db.commits++
+	if t.anchorsFresh {
+		db.anchorsAt = db.commits
 	}
 	db.staged.apply(&t.staged)
 	if len(db.want) > 0 {

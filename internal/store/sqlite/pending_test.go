@@ -343,6 +343,67 @@ func TestRefreshAnchorsBeforeRanks(t *testing.T) {
 	c.consistent()
 }
 
+// SetRanks looks for changed anchor texts again only when something was
+// committed after RefreshAnchors: a page linked between the two gets its
+// anchor, and with no commit between them the search for changes is
+// skipped. A stale anchor text planted behind the store's back (no
+// transaction of its own) is the probe: left alone when nothing was
+// committed, put right once something was.
+func TestSetRanksLooksAgainOnlyAfterWrites(t *testing.T) {
+	ctx := context.Background()
+	c := newDelayCrawl(t, Options{IndexDelay: time.Hour})
+	db := c.db
+	const a, b, d, e = "http://a.test/a", "http://a.test/b", "http://b.test/d", "http://b.test/e"
+	ranks := map[crawl.ID]float64{crawl.URLID(a): 1, crawl.URLID(b): 2, crawl.URLID(d): 1, crawl.URLID(e): 1}
+	c.commit(map[string]string{a: "alpha words", b: "beta words"}, map[string][]crawl.Link{a: {link(b, "zebra")}})
+	if err := db.RefreshAnchors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Linked after RefreshAnchors: SetRanks must find the new anchor.
+	c.commit(map[string]string{d: "delta words"}, map[string][]crawl.Link{d: {link(a, "quokka")}})
+	if err := db.SetRanks(ctx, ranks); err != nil {
+		t.Fatal(err)
+	}
+	c.expect("quokka", a)
+	c.expect("zebra", b)
+	c.expect("words", a, b, d)
+	c.consistent()
+
+	anchorsOf := func(url string) string {
+		t.Helper()
+		var s string
+		if err := db.w.QueryRow(`SELECT anchors FROM search_docs WHERE key = ?`, ftsKey(crawl.URLID(url))).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	plant := func() {
+		t.Helper()
+		if _, err := db.w.Exec(`UPDATE search_docs SET anchors = 'stale' WHERE key = ?`, ftsKey(crawl.URLID(b))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.RefreshAnchors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	plant()
+	if err := db.SetRanks(ctx, ranks); err != nil {
+		t.Fatal(err)
+	}
+	if got := anchorsOf(b); got != "stale" {
+		t.Errorf("with nothing committed since RefreshAnchors, SetRanks looked for changed anchors again (b's: %q)", got)
+	}
+	c.commit(map[string]string{e: "epsilon words"}, nil)
+	if err := db.SetRanks(ctx, ranks); err != nil {
+		t.Fatal(err)
+	}
+	if got := anchorsOf(b); got != "zebra" {
+		t.Errorf("after a commit, b's anchor texts are %q, want them gathered again (zebra)", got)
+	}
+	c.expect("words", a, b, d, e)
+	c.consistent()
+}
+
 // endsAfter is a context that ends once its Err has been asked n times:
 // a stop that comes while a loop runs, wherever it checks.
 type endsAfter struct {

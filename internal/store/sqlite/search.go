@@ -861,24 +861,29 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 			return err
 		}
 		// The rows waiting for the index delay are written with their
-		// final anchors by the pass, among the rows it writes again.
-		waiting, err := t.takeWaiting(ctx)
-		if err != nil {
-			return err
-		}
-		changed, err := t.refreshAnchors(ctx, waiting)
-		if err != nil {
-			return err
+		// final anchors by the pass, among the rows it writes again; none
+		// wait and no anchors changed if nothing was written since
+		// RefreshAnchors ran (the rank pass runs it first).
+		var changed map[crawl.ID]string
+		if t.db.anchorsAt == 0 || t.db.anchorsAt != t.db.commits {
+			waiting, err := t.takeWaiting(ctx)
+			if err != nil {
+				return err
+			}
+			if changed, err = t.refreshAnchors(ctx, waiting); err != nil {
+				return err
+			}
 		}
 		if err := t.refreshTier(ctx, changed); err != nil {
 			return err
 		}
 		if t.db.outbox {
 			// Ranks and anchors are fields of the external documents too.
-			_, err = t.tx.ExecContext(ctx, `INSERT INTO outbox (url_id, op, doc_key)
+			_, err := t.tx.ExecContext(ctx, `INSERT INTO outbox (url_id, op, doc_key)
 				SELECT url_id, 'upsert', indexed_key FROM pages WHERE indexed_key <> '' ORDER BY url_id`)
+			return err
 		}
-		return err
+		return nil
 	})
 }
 
@@ -898,6 +903,7 @@ func (db *DB) RefreshAnchors(ctx context.Context) error {
 			return err
 		}
 		_, err = t.refreshAnchors(ctx, waiting)
+		t.anchorsFresh = err == nil
 		return err
 	})
 }
