@@ -60,8 +60,13 @@ func TestPageTextCompressed(t *testing.T) {
 	if err := db.Reparse(ctx, p, nil); err != nil {
 		t.Fatal(err)
 	}
-	if typ, _, first := stored(a, "main_text"); typ != "blob" || first != "01" {
-		t.Errorf("main text stored as a %s starting %s, want a blob of S2", typ, first)
+	// With a main text, the two are one value, smaller than the two apart.
+	apart := len(packText(long).([]byte)) + len(packText(p.MainText).([]byte))
+	if typ, size, first := stored(a, "text"); typ != "blob" || first != "02" || size >= apart {
+		t.Errorf("text and main text stored as a %s of %d bytes starting %s, want a blob of the pair under %d bytes", typ, size, first, apart)
+	}
+	if typ, size, _ := stored(a, "main_text"); typ != "text" || size != 0 {
+		t.Errorf("main_text beside a pair: a %s of %d bytes, want the empty text", typ, size)
 	}
 	if got, err := db.Page(ctx, crawl.URLID(a)); err != nil || got.MainText != p.MainText || got.Text != long {
 		t.Errorf("after Reparse: main text %.30q…, text %.30q…, %v", got.MainText, got.Text, err)
@@ -143,6 +148,32 @@ func TestPackText(t *testing.T) {
 			t.Errorf("unpackText(%x) = %q, %v; want %v", bad, s, err, errPackedText)
 		}
 	}
+	long := strings.Repeat("lorem ipsum dolor ", 30)
+	for _, c := range [][2]string{{"", ""}, {"short", "sh"}, {long, ""}, {"", long}, {long, long[:200]}, {long, long},
+		{strings.Repeat("x", minPacked-3), "ab"}, {strings.Repeat("ü€𝄞", 300), "𝄞\x00\xff"}} {
+		st, sm := packTexts(c[0], c[1])
+		b, pair := st.([]byte)
+		pair = pair && b[0] == textPair
+		if want := c[1] != "" && len(c[0])+len(c[1]) >= minPacked; pair != want {
+			t.Errorf("packTexts of %d and %d bytes: a pair %v, want %v", len(c[0]), len(c[1]), pair, want)
+		}
+		if text, main, err := unpackTexts(st, sm); err != nil || text != c[0] || main != c[1] {
+			t.Errorf("round trip of %.20q and %.20q: %.20q, %.20q, %v", c[0], c[1], text, main, err)
+		}
+	}
+	pair, _ := packTexts(long, long[:100])
+	for _, bad := range []struct{ text, main any }{
+		{[]byte{textPair}, ""},       // no length
+		{[]byte{textPair, 0xff}, ""}, // a length cut short
+		{[]byte{textPair, 0}, ""},    // no block
+		{[]byte{textPair, 5, 0}, ""}, // a main text longer than the block's text
+		{append([]byte{textPair, 0x80, 0x80, 0x80, 0x80, 0x10}, pair.([]byte)[2:]...), ""}, // the same, by far
+		{pair, "a main text beside the pair"},
+	} {
+		if text, main, err := unpackTexts(bad.text, bad.main); !errors.Is(err, errPackedText) {
+			t.Errorf("unpackTexts(%x, %v) = %.20q, %.20q, %v; want %v", bad.text, bad.main, text, main, err, errPackedText)
+		}
+	}
 }
 
 func FuzzPackText(f *testing.F) {
@@ -150,6 +181,8 @@ func FuzzPackText(f *testing.F) {
 	f.Add(bytes.Repeat([]byte("lorem ipsum "), 40), false)
 	f.Add(append([]byte{textS2}, packText(strings.Repeat("abc", 200)).([]byte)[1:]...), true)
 	f.Add([]byte{textS2, 0xff, 0xff, 0xff, 0xff, 0x0f}, true)
+	seedPair, _ := packTexts(strings.Repeat("abc", 200), "ab")
+	f.Add(seedPair.([]byte), true)
 	f.Fuzz(func(t *testing.T, data []byte, stored bool) {
 		if stored {
 			// Any stored value: a text, or an error, never a panic or
@@ -158,11 +191,23 @@ func FuzzPackText(f *testing.F) {
 			if err == nil && len(s) > maxUnpacked {
 				t.Fatalf("%d bytes unpacked", len(s))
 			}
+			text, main, err := unpackTexts(data, "")
+			if err == nil && len(text)+len(main) > maxUnpacked {
+				t.Fatalf("%d bytes unpacked", len(text)+len(main))
+			}
 			return
 		}
 		s := string(data)
 		if got, err := unpackText(packText(s)); err != nil || got != s {
 			t.Fatalf("round trip: %v", err)
+		}
+		// The data as a text and a main text, cut where its first byte says.
+		cut := 0
+		if len(s) > 0 {
+			cut = int(s[0]) % len(s)
+		}
+		if text, main, err := unpackTexts(packTexts(s[cut:], s[:cut])); err != nil || text != s[cut:] || main != s[:cut] {
+			t.Fatalf("round trip of the pair: %v", err)
 		}
 	})
 }

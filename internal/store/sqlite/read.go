@@ -109,11 +109,8 @@ func scanPage(sc interface{ Scan(...any) error }) (*crawl.Page, error) {
 		return nil, err
 	}
 	var err error
-	if p.Text, err = unpackText(text); err != nil {
+	if p.Text, p.MainText, err = unpackTexts(text, mainText); err != nil {
 		return nil, fmt.Errorf("page %d: %w", p.ID, err)
-	}
-	if p.MainText, err = unpackText(mainText); err != nil {
-		return nil, fmt.Errorf("page %d: main text: %w", p.ID, err)
 	}
 	p.NoIndex, p.NoFollow, p.Blocked = noindex != 0, nofollow != 0, blocked != 0
 	p.FetchedAt = fromMS(fetched)
