@@ -69,7 +69,6 @@ func packed(f byte, head []byte, a, b string) []byte {
 	if b != "" {
 		in = append(append((*buf)[:0], a...), b...)
 		*buf = in
-		in = in[:len(a)+len(b)]
 	}
 	enc := packBufs.Get().(*[]byte)
 	out := s2.Encode(*enc, in)
