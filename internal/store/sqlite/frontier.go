@@ -29,7 +29,7 @@ type txn struct {
 	// the index delay (a commit's do; pending.go).
 	indexDue bool
 	// anchorsFresh: the transaction leaves every document's anchor texts
-	// refreshed (RefreshAnchors); see DB.anchorsAt.
+	// refreshed (RefreshAnchors); see DB.anchorsFresh.
 	anchorsFresh bool
 }
 
@@ -79,10 +79,7 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) error {
 		db.seq = seq
 		return err
 	}
-	db.commits++
-	if t.anchorsFresh {
-		db.anchorsAt = db.commits
-	}
+	db.anchorsFresh = t.anchorsFresh
 	db.staged.apply(&t.staged)
 	if len(db.want) > 0 {
 		db.prepareWanted(ctx)

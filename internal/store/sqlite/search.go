@@ -865,7 +865,7 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 		// wait and no anchors changed if nothing was written since
 		// RefreshAnchors ran (the rank pass runs it first).
 		var changed map[crawl.ID]string
-		if t.db.anchorsAt == 0 || t.db.anchorsAt != t.db.commits {
+		if !t.db.anchorsFresh {
 			waiting, err := t.takeWaiting(ctx)
 			if err != nil {
 				return err

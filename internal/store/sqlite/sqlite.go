@@ -59,16 +59,15 @@ type DB struct {
 	// lockCreated: this open created the lock file (see dropCreatedLock).
 	lockCreated bool
 
-	mu  sync.Mutex // serializes write transactions and guards seq, commits and anchorsAt
-	seq int64
-	// commits counts the write transactions committed since the open;
-	// anchorsAt is its value when the last RefreshAnchors committed (0:
-	// none did). While the two are equal, nothing was written since
-	// every document's anchor texts were refreshed, and SetRanks need not
-	// look for changed ones again.
-	commits, anchorsAt uint64
-	outbox             bool
-	near               int // near-duplicate distance; negative: none
+	mu     sync.Mutex // serializes write transactions and guards seq and anchorsFresh
+	seq    int64
+	outbox bool
+	near   int // near-duplicate distance; negative: none
+	// anchorsFresh: the last write transaction committed was
+	// RefreshAnchors's, so nothing was written since every document's
+	// anchor texts were refreshed, and SetRanks need not look for changed
+	// ones again.
+	anchorsFresh bool
 
 	// The writer connection's statement cache (see prep), guarded by mu.
 	stmts map[string]*sql.Stmt
