@@ -577,7 +577,28 @@ var (
 	ErrLocked = errors.New("database is in use by another acrawler process")
 	// ErrLeaseLost: the caller no longer holds the host lease it acts under.
 	ErrLeaseLost = errors.New("host lease not held")
+	// ErrRefused: the store refused the operation itself (a constraint it
+	// enforces, a table or index it lacks, a value it cannot hold, a
+	// damaged file), so the same operation fails again however long one
+	// waits; an error without it may pass (a lost connection, a lock, a
+	// full disk). Stores mark such errors with Refused.
+	ErrRefused = errors.New("refused by the store")
 )
+
+// Refused marks err, a store's error, as one the store will give again
+// for the same operation: errors.Is(Refused(err), ErrRefused) holds, and
+// its message is err's. Refused(nil) is nil.
+func Refused(err error) error {
+	if err == nil {
+		return nil
+	}
+	return refusedError{err}
+}
+
+type refusedError struct{ error }
+
+func (e refusedError) Unwrap() error      { return e.error }
+func (refusedError) Is(target error) bool { return target == ErrRefused }
 
 // Near-duplicate distances: a page whose SimHash is within the store's
 // distance (in bits, Hamming) of an earlier page's is recorded as its

@@ -301,7 +301,7 @@ const (
 	StopBytes      StopReason = "byte budget reached"
 	StopDuration   StopReason = "duration budget reached"
 	StopInterrupt  StopReason = "interrupted"
-	StopStoreError StopReason = "store unavailable"
+	StopStoreError StopReason = "store failed" // unavailable for --store-outage, or refused a write
 )
 
 // Run crawls until the frontier is exhausted, a budget is spent, the
@@ -657,6 +657,9 @@ func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task) (Stop
 			if ctx.Err() != nil {
 				return StopInterrupt, nil
 			}
+			if errors.Is(err, crawl.ErrRefused) {
+				return StopStoreError, refusedErr("claim", err)
+			}
 			if storeDown.IsZero() {
 				storeDown = e.cfg.Now()
 				e.cfg.Log.Warn("store unavailable; fetching paused", "store_outage", e.cfg.StoreOutage, "err", err)
@@ -866,7 +869,8 @@ func (e *Engine) renewLoop(ctx context.Context) {
 }
 
 // storeRetry runs a store operation, retrying through an outage of up to
-// StoreOutage.
+// StoreOutage. An operation the store refused (crawl.ErrRefused) is not
+// retried: it would fail the same way for the whole outage.
 func (e *Engine) storeRetry(ctx context.Context, what string, fn func() error) (int, error) {
 	start := e.cfg.Now()
 	backoff := 100 * time.Millisecond
@@ -881,6 +885,9 @@ func (e *Engine) storeRetry(ctx context.Context, what string, fn func() error) (
 		if ctx.Err() != nil {
 			return tries, storeErr(ctx, what, err)
 		}
+		if errors.Is(err, crawl.ErrRefused) {
+			return tries, refusedErr(what, err)
+		}
 		if e.cfg.Now().Sub(start) > e.cfg.StoreOutage {
 			return tries, fmt.Errorf("engine: store unavailable for more than %s (--store-outage): %s: %w", e.cfg.StoreOutage, what, err)
 		}
@@ -892,6 +899,11 @@ func (e *Engine) storeRetry(ctx context.Context, what string, fn func() error) (
 		}
 		backoff = min(backoff*2, 10*time.Second)
 	}
+}
+
+// refusedErr is the error of a store call the store refused.
+func refusedErr(what string, err error) error {
+	return fmt.Errorf("engine: %s %w, not retried: %w", what, crawl.ErrRefused, err)
 }
 
 // storeErr is the error of a store call given up because ctx ended; it

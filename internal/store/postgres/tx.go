@@ -150,7 +150,10 @@ func (db *DB) writeOn(ctx context.Context, conn *pgx.Conn, async bool, fn func(c
 			return nil
 		}
 		t.rollback(ctx)
-		if !retryable(err) || attempt == maxAttempts {
+		if !retryable(err) {
+			return refusal(err)
+		}
+		if attempt == maxAttempts {
 			return err
 		}
 		pause := time.Duration(attempt) * time.Duration(1+rand.IntN(5)) * time.Millisecond
@@ -180,6 +183,28 @@ func retryable(err error) bool {
 		}
 	}
 	return false
+}
+
+// refusal marks err crawl.ErrRefused when PostgreSQL refused the statement
+// itself, which it does again however often it runs (by SQLSTATE class): a
+// constraint (23), a table, column or privilege it lacks or bad SQL (42),
+// data it cannot hold (22), a feature it lacks (0A), a limit passed (54),
+// a cardinality violation (21), an error a function raised (P0), damaged
+// data (XX001, XX002). Lost connections, conflicts, lack of resources and
+// an administrator's stop may pass.
+func refusal(err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || len(pe.Code) != 5 {
+		return err
+	}
+	switch pe.Code[:2] {
+	case "23", "42", "22", "0A", "54", "21", "P0":
+		return crawl.Refused(err)
+	}
+	if pe.Code == "XX001" || pe.Code == "XX002" {
+		return crawl.Refused(err)
+	}
+	return err
 }
 
 // counterDelta accumulates a transaction's changes to the counters row.

@@ -40,7 +40,9 @@ func (t *txn) add(name string, n int64) {
 }
 
 // tx runs fn in a write transaction and applies its counter deltas in it.
-func (db *DB) tx(ctx context.Context, fn func(*txn) error) error {
+// An error SQLite would give again is marked crawl.ErrRefused (refusal).
+func (db *DB) tx(ctx context.Context, fn func(*txn) error) (err error) {
+	defer func() { err = refusal(err) }()
 	if db.w == nil {
 		return errors.New("sqlite: database is open read-only")
 	}

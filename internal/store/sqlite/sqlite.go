@@ -256,6 +256,24 @@ func cannotShare(err error) bool {
 	return c == sqlite3.SQLITE_READONLY || c == sqlite3.SQLITE_CANTOPEN
 }
 
+// refusal marks err crawl.ErrRefused when SQLite refused the statement
+// itself, which it does again however often it runs: an SQL error (a table,
+// column or index it lacks), a constraint (a trigger's RAISE too), a value
+// too big or of the wrong type, a damaged or foreign file. Busy and locked
+// databases, I/O errors, a full disk and a file it cannot open may pass.
+func refusal(err error) error {
+	var se *sqlitedrv.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_ERROR, sqlite3.SQLITE_CONSTRAINT, sqlite3.SQLITE_TOOBIG, sqlite3.SQLITE_MISMATCH,
+		sqlite3.SQLITE_RANGE, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return crawl.Refused(err)
+	}
+	return err
+}
+
 // uriPath is file as the path of a SQLite URI: '%', '?' and '#' escaped,
 // and no leading "//", which would start an authority.
 func uriPath(file string) string {
