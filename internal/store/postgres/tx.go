@@ -191,10 +191,11 @@ func retryable(err error) bool {
 // data it cannot hold (22), a feature it lacks (0A), a limit passed (54),
 // a cardinality violation (21), an error a function raised (P0), damaged
 // data (XX001, XX002). Lost connections, conflicts, lack of resources and
-// an administrator's stop may pass.
+// an administrator's stop may pass, and so may a unique or exclusion
+// violation: another process may have written the same key meanwhile.
 func refusal(err error) error {
 	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || len(pe.Code) != 5 {
+	if !errors.As(err, &pe) || len(pe.Code) != 5 || pe.Code == "23505" || pe.Code == "23P01" {
 		return err
 	}
 	switch pe.Code[:2] {
