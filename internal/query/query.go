@@ -469,14 +469,19 @@ var foldLetters = map[rune]string{
 	'ﬀ': "ff", 'ﬁ': "fi", 'ﬂ': "fl", 'ﬃ': "ffi", 'ﬄ': "ffl", 'ﬅ': "st", 'ﬆ': "st",
 }
 
-// FoldSQL is the body of a PostgreSQL SQL function of one text argument,
-// s, that folds it as Fold does, given the same lowercasing (the database's
-// LC_CTYPE, a UTF-8 locale): the PostgreSQL store's migration defines
-// acrawler_fold(s text) with it, and a test checks that both give the same
-// for every character. It writes s lowercased, decomposed (NFD), without
-// the diacritics, with the letters of foldLetters spelled out, composed
-// again (NFC). Each step is skipped when a quick check says it would
-// change nothing (normalizing an English text took as long as indexing it).
+// FoldSQL is the body of a PostgreSQL PL/pgSQL function of one text
+// argument, s, that folds it as Fold does, given the same lowercasing (the
+// database's LC_CTYPE, a UTF-8 locale): the PostgreSQL store's migrations
+// define acrawler_fold(s text) with it, and a test checks that both give
+// the same for every character. It writes s lowercased, decomposed (NFD),
+// without the diacritics, with the letters of foldLetters spelled out,
+// composed again (NFC). Each step is skipped when a quick check says it
+// would change nothing (normalizing an English text took as long as
+// indexing it; a text of ASCII alone, whose bytes are its characters, is
+// only lowercased and spelled out), and runs once, on a variable: as an
+// SQL function of nested subqueries, the planner pulled each step up into
+// the next, where its expression was written two to four times and
+// evaluated as often.
 func FoldSQL() string {
 	keys := make([]rune, 0, len(foldLetters))
 	for r := range foldLetters {
@@ -494,10 +499,24 @@ func FoldSQL() string {
 		letters = `replace(` + letters + `, '` + string(r) + `', '` + m + `')`
 	}
 	letters = `translate(` + letters + `, '` + string(one) + `', '` + string(oneTo) + `')`
-	return `SELECT CASE WHEN c IS NFC NORMALIZED THEN c ELSE normalize(c, NFC) END FROM
-	(SELECT CASE WHEN b ~ '[` + string(keys) + `]' THEN ` + letters + ` ELSE b END AS c FROM
-	(SELECT regexp_replace(lower(CASE WHEN s IS NFD NORMALIZED THEN s ELSE normalize(s, NFD) END),
-		'[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+', '', 'g') AS b) AS lowered) AS spelled`
+	return `DECLARE b TEXT;
+BEGIN
+	IF octet_length(s) = length(s) THEN
+		b := lower(s);
+	ELSE
+		IF s IS NOT NFD NORMALIZED THEN
+			s := normalize(s, NFD);
+		END IF;
+		b := regexp_replace(lower(s), '[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+', '', 'g');
+	END IF;
+	IF b ~ '[` + string(keys) + `]' THEN
+		b := ` + letters + `;
+	END IF;
+	IF octet_length(b) <> length(b) AND b IS NOT NFC NORMALIZED THEN
+		b := normalize(b, NFC);
+	END IF;
+	RETURN b;
+END`
 }
 
 // Unfold gives back a snippet of Fold(orig) (fragments of it, with the
