@@ -384,8 +384,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	}
 	close(e.results)
 	<-committed
-	if err := <-commitErr; err != nil && runErr == nil {
-		runErr = err
+	lost := <-commitErr
+	if lost != nil && runErr == nil {
+		runErr = lost
 		if reason != StopInterrupt {
 			reason = StopStoreError
 		}
@@ -393,8 +394,16 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	}
 	finalCtx, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), final)
 	defer cancelFinal()
-	if err := e.fr.ReleaseAll(finalCtx); err != nil {
-		e.cfg.Log.Warn("release host leases", "err", err)
+	// Results the committer could not record leave their URLs in flight
+	// under this process's leases. The leases are kept then, as a crash
+	// keeps them, so that the next run under the same owner takes the
+	// hosts back and queues those URLs again at once (another process,
+	// once the leases run out); hosts given up would leave them to wait
+	// for the orphan sweep.
+	if lost == nil {
+		if err := e.fr.ReleaseAll(finalCtx); err != nil {
+			e.cfg.Log.Warn("release host leases", "err", err)
+		}
 	}
 	// A flag raised by the commit of a host's last page had no later result
 	// of the host to travel with.
