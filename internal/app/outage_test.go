@@ -212,6 +212,22 @@ func checkEveryPageOnce(t *testing.T, web *apptest.Web, dsn string, cfg testweb.
 	t.Logf("%d URLs recorded at the cut, %d in all; %d pages fetched again (results lost with the database)", len(atCut), len(got), twice)
 }
 
+// resumeAndCheck runs the crawl again through db and checks it as
+// checkEveryPageOnce does, on the database at dsn.
+func resumeAndCheck(t *testing.T, web *apptest.Web, db, dsn string, cfg testweb.Config, atCut map[string]bool) {
+	t.Helper()
+	_, resumed := runOutageCrawl(t, web, db)
+	select {
+	case err := <-resumed:
+		if err != nil {
+			t.Fatalf("resumed crawl: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("resumed crawl did not finish")
+	}
+	checkEveryPageOnce(t, web, dsn, cfg, atCut)
+}
+
 // recordedURLs reads the URLs with a final state straight from the
 // database (not through the link).
 func recordedURLs(t *testing.T, dsn string) map[string]bool {
@@ -292,16 +308,7 @@ func TestDatabaseOutage(t *testing.T) {
 
 		// The next run, with the database back, completes the crawl.
 		link.restore()
-		_, resumed := runOutageCrawl(t, web, db)
-		select {
-		case err := <-resumed:
-			if err != nil {
-				t.Fatalf("resumed crawl: %v", err)
-			}
-		case <-time.After(2 * time.Minute):
-			t.Fatal("resumed crawl did not finish")
-		}
-		checkEveryPageOnce(t, web, dsn, cfg, atCut)
+		resumeAndCheck(t, web, db, dsn, cfg, atCut)
 	})
 	t.Run("signal", func(t *testing.T) {
 		// Ctrl-C while the database is away stops the crawl within

@@ -73,16 +73,7 @@ func TestStoreRefusal(t *testing.T) {
 		}
 
 		execAll(t, db, allowSQL[apptest.IsPostgres(db)])
-		_, resumed := runOutageCrawl(t, web, db)
-		select {
-		case err := <-resumed:
-			if err != nil {
-				t.Fatalf("resumed crawl: %v", err)
-			}
-		case <-time.After(2 * time.Minute):
-			t.Fatal("resumed crawl did not finish")
-		}
-		checkEveryPageOnce(t, web, db, cfg, atCut)
+		resumeAndCheck(t, web, db, db, cfg, atCut)
 	})
 }
 
