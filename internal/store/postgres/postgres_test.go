@@ -23,19 +23,28 @@ func testDSN(tb testing.TB) string { return pgtest.DSN(tb) }
 
 func freshSchema(tb testing.TB) (dsn, schema string) { return pgtest.Schema(tb) }
 
-// exec runs one statement in schema outside the store.
-func exec(t testing.TB, dsn, schema, sql string, args ...any) {
-	t.Helper()
+// schemaConn is a connection outside the store whose search path is
+// schema; the caller closes it.
+func schemaConn(tb testing.TB, dsn, schema string) *pgx.Conn {
+	tb.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, `SET search_path TO `+schema); err != nil {
-		t.Fatal(err)
+		conn.Close(ctx)
+		tb.Fatal(err)
 	}
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
+	return conn
+}
+
+// exec runs one statement in schema outside the store.
+func exec(t testing.TB, dsn, schema, sql string, args ...any) {
+	t.Helper()
+	conn := schemaConn(t, dsn, schema)
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), sql, args...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -346,16 +355,9 @@ func TestProcessesShareOneCrawl(t *testing.T) {
 // queryRow runs one query in schema outside the store.
 func queryRow(t *testing.T, dsn, schema, sql string, args []any, dest ...any) error {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `SET search_path TO `+schema); err != nil {
-		return err
-	}
-	return conn.QueryRow(ctx, sql, args...).Scan(dest...)
+	conn := schemaConn(t, dsn, schema)
+	defer conn.Close(context.Background())
+	return conn.QueryRow(context.Background(), sql, args...).Scan(dest...)
 }
 
 // TestRestartedOwnerTakesBackItsHosts: a process that stopped uncleanly and

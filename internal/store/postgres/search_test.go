@@ -13,8 +13,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/index/indextest"
 	"github.com/acrawler/acrawler/internal/query"
@@ -600,14 +598,8 @@ func BenchmarkFoldSQL(b *testing.B) {
 	dsn, schema := freshSchema(b)
 	open(b, dsn, schema).Close()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		b.Fatal(err)
-	}
+	conn := schemaConn(b, dsn, schema)
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `SET search_path TO `+schema); err != nil {
-		b.Fatal(err)
-	}
 	words := strings.Fields("the of and research university department journal article paper study analysis data results method")
 	marked := strings.Fields("Zürich Müller café naïve Straße résumé İstanbul Kraków Ærø Łódź")
 	for _, mode := range []string{"ascii", "diacritics"} {
