@@ -21,7 +21,7 @@ var layers = func() map[string][]string {
 		"internal/urlnorm", "internal/robots", "internal/sitemap", "internal/htmlx",
 		"internal/fingerprint", "internal/score", "internal/scope", "internal/schedule",
 		"internal/query", "internal/rank", "internal/maintext", "internal/scholar",
-		"internal/title", "internal/cite", "internal/works",
+		"internal/title", "internal/cite", "internal/works", "internal/passage",
 	}
 	m := map[string][]string{
 		// The domain: the standard library only.
@@ -52,8 +52,9 @@ var layers = func() map[string][]string {
 		"internal/store/migrate":    {"internal/crawl"}, // the migration rule both stores follow
 		"internal/store/keyset":     nil,                // how both stores stream a table
 		"internal/store/outlinks":   nil,                // how both stores encode a page's outlinks
-		"internal/store/sqlite":     {"internal/crawl", "internal/store/migrate", "internal/store/keyset", "internal/store/outlinks"},
-		"internal/store/postgres":   {"internal/crawl", "internal/store/migrate", "internal/store/keyset", "internal/store/outlinks"},
+		"internal/snippet":          {"internal/crawl"}, // search hits' snippets, the same for both stores
+		"internal/store/sqlite":     {"internal/crawl", "internal/store/migrate", "internal/store/keyset", "internal/store/outlinks", "internal/snippet"},
+		"internal/store/postgres":   {"internal/crawl", "internal/store/migrate", "internal/store/keyset", "internal/store/outlinks", "internal/snippet"},
 		"internal/index/opensearch": {"internal/crawl"},
 		"internal/indexer":          {"internal/crawl", "internal/index/opensearch"},
 		// The API knows the domain, the report and the query syntax, not

@@ -525,10 +525,10 @@ END`
 // writes them. Each run of the snippet between spaces is looked for in
 // Fold(orig), in order, from where the whole snippet is (or the previous
 // run was, within a few hundred bytes), so a snippet whose maker left
-// something out (PostgreSQL's ts_headline drops what looks like an HTML
-// tag) is given back too; a run not found is kept as it is, and the
-// spaces are the snippet's. A snippet whose first run is not in Fold(orig)
-// is returned as it is.
+// something out of the text (as a headline function that drops what
+// looks like an HTML tag does) is given back too; a run not found is
+// kept as it is, and the spaces are the snippet's. A snippet whose first
+// run is not in Fold(orig) is returned as it is.
 func Unfold(snip, orig string) string {
 	// unfoldGap is how far past the previous run the next is looked for,
 	// when the snippet is not one fragment.
@@ -741,6 +741,22 @@ func (q Query) FTS5() string {
 		return out + " NOT " + neg[0]
 	}
 	return out + " NOT (" + strings.Join(neg, " OR ") + ")"
+}
+
+// FTS5Any returns the positive terms of q as an FTS5 query that any one
+// of them matches ("a" OR "b c" OR "d"*): the words a snippet marks,
+// wherever they are.
+func (q Query) FTS5Any() string {
+	var pos []string
+	for _, t := range q.Terms {
+		if !t.Exclude {
+			pos = append(pos, fts5Term(t))
+		}
+	}
+	if len(pos) == 0 {
+		return `""`
+	}
+	return strings.Join(pos, " OR ")
 }
 
 // fts5Term writes one term as an FTS5 string, folded, with '*' for a

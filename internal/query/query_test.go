@@ -350,6 +350,36 @@ func TestFTS5(t *testing.T) {
 	}
 }
 
+// TestFTS5Any: the rows FTS5Any matches are those that hold any one of
+// the query's positive terms, each matched alone.
+func TestFTS5Any(t *testing.T) {
+	db := openFTS5(t)
+	for _, tt := range searches {
+		q := Parse(tt.in)
+		var want []int
+		for _, term := range q.Terms {
+			if term.Exclude {
+				continue
+			}
+			rows, err := matchFTS5(db, Query{Terms: []Term{term}}.FTS5())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, rows...)
+		}
+		slices.Sort(want)
+		want = slices.Compact(want)
+		got, err := matchFTS5(db, q.FTS5Any())
+		if err != nil {
+			t.Fatalf("MATCH %q (from %q): %v", q.FTS5Any(), tt.in, err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("MATCH %q (from %q) = rows %v, want %v", q.FTS5Any(), tt.in, got, want)
+		}
+	}
+}
+
 // TestLowerLikeFTS5 checks every word character that Parse lowercases:
 // FTS5's tokenizer, as the store configures it, must read the character
 // indexed through Fold and its lowercase alike, or a query would miss the

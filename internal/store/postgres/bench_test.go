@@ -344,9 +344,24 @@ func (c *searchCorpus) words(n int) string {
 // 1,000, and report the latency's median and 99th percentile: with words
 // drawn with the corpus frequencies (zipf: the commonest words match most
 // documents) and uniformly from the vocabulary (uniform: most words are
-// rare).
+// rare). ACRAWLER_SEARCH_DOCS and ACRAWLER_SEARCH_WORDS change the number
+// of documents and the words of each text (300, about 2 KB): 2,000 of
+// 15,000 words are long PDFs' texts, whose snippets cost the most.
 func BenchmarkSearch(b *testing.B) {
-	const docs, hosts, batch = 100_000, 500, 100
+	const hosts, batch = 500, 100
+	docs, words := 100_000, 300
+	for _, v := range []struct {
+		env string
+		n   *int
+	}{{"ACRAWLER_SEARCH_DOCS", &docs}, {"ACRAWLER_SEARCH_WORDS", &words}} {
+		if s := os.Getenv(v.env); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < batch {
+				b.Fatalf("%s=%q: want a number of at least %d", v.env, s, batch)
+			}
+			*v.n = n
+		}
+	}
 	dsn, schema := freshSchema(b)
 	db := open(b, dsn, schema)
 	ctx := context.Background()
@@ -359,7 +374,7 @@ func BenchmarkSearch(b *testing.B) {
 		urls[i] = storetest.U(urlOf(i), 1, 0)
 	}
 	for i := 0; i < docs; i += 1000 {
-		if _, err := db.AddURLs(ctx, urls[i:i+1000], crawl.Limits{}); err != nil {
+		if _, err := db.AddURLs(ctx, urls[i:min(i+1000, docs)], crawl.Limits{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -382,9 +397,9 @@ func BenchmarkSearch(b *testing.B) {
 	var indexing time.Duration
 	for i := 0; i < docs; i += batch {
 		rs := make([]crawl.Result, 0, batch)
-		for j := i; j < i+batch; j++ {
+		for j := i; j < min(i+batch, docs); j++ {
 			c := claimed[urlOf(j)]
-			body := corpus.words(300)
+			body := corpus.words(words)
 			p := &crawl.Page{URL: c.URL, Status: 200, ContentType: "text/html", Title: corpus.words(8),
 				Text: "home about research contact " + body, MainText: body, Lang: langs[j%len(langs)],
 				Bytes: int64(len(body)), FetchedAt: now, ContentHash: []byte(c.URL),

@@ -68,6 +68,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/snippet"
 	"github.com/acrawler/acrawler/internal/store/migrate"
 )
 
@@ -109,6 +110,8 @@ type DB struct {
 	slots   slotPool
 	merger  inlinkMerger // merges of the staged inbound links (inlinks.go)
 	grown   analyzer     // analyses of the tables that grew (analyze.go)
+
+	snippets *snippet.Maker // search hits' snippets
 }
 
 var _ crawl.Store = (*DB)(nil)
@@ -190,9 +193,15 @@ func connect(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: connect to %s: %w", target, connectCause(err))
 	}
+	snippets, err := snippet.New()
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: connect to %s: %w", target, err)
+	}
 	session := 1<<32 + rand.Int64N(1<<61)
 	return &DB{pool: pool, target: target, schema: opts.Schema, readOnly: opts.ReadOnly, outbox: opts.Outbox,
-		near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance), session: session, slots: slotPool{base: session}}, nil
+		near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance), session: session, slots: slotPool{base: session},
+		snippets: snippets}, nil
 }
 
 // describe names the server of a connection configuration without its
@@ -279,7 +288,7 @@ func (db *DB) Close() error {
 	db.merger.close(db)
 	db.grown.close()
 	db.pool.Close()
-	return nil
+	return db.snippets.Close()
 }
 
 // Target names the database (host:port/database), without credentials.

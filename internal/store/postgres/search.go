@@ -14,6 +14,7 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
+	"github.com/acrawler/acrawler/internal/snippet"
 	"github.com/acrawler/acrawler/internal/store/keyset"
 )
 
@@ -85,16 +86,6 @@ func anchorsOf(id string) string {
 		(SELECT anchor FROM links WHERE target_id = %s AND anchor <> '' LIMIT %d) l) d), '')`, maxAnchors, id, maxAnchorLinks)
 }
 
-// Snippet markers: ts_headline wraps the matching words in them. They are
-// removed from the text first, so the only ones in a headline are its own.
-const (
-	markStart = "\x01"
-	markStop  = "\x02"
-)
-
-// headlineOptions make snippets of about 24 words, like the SQLite store's.
-const headlineOptions = "StartSel=" + markStart + ", StopSel=" + markStop + ", MaxWords=24, MinWords=12"
-
 // rankedMatches is how many matches of a search at most are ranked by
 // their text (see Search).
 const rankedMatches = 1000
@@ -155,7 +146,6 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 		hitArgs = append(hitArgs, v)
 		return fmt.Sprintf("$%d", len(hitArgs))
 	}
-	marks, options := param(markStart+markStop), param(headlineOptions)
 	offset := max(int64(r.Offset), 0)
 	// Ranking reads each match's whole tsvector, a cost proportional to
 	// the number of matches: words in most of 100,000 pages took up to a
@@ -165,11 +155,8 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	// that reaches past them, the other matches by score. The total and the
 	// facets count every match.
 	// Ranks are divided by 1 + the log of the document's length
-	// (normalization 1). Snippets are ts_headline's best passage of the
-	// indexed text or title, folded as the index is (so that it marks the
-	// words the query matched), given back in the page's spelling
-	// (query.Unfold); ts_headline replaces what looks like an HTML tag by a
-	// space.
+	// (normalization 1). Snippets are made here, not by the server
+	// (package snippet), from the indexed text, title and anchor texts.
 	score := `ts_rank_cd(` + rankWeights + `, p.search, q.q, 1)
 				* (1 + ` + param(weight) + `::float8 * ln(1 + greatest(p.pagerank, 0)))`
 	// By work, the other matches are ranked when the first rankedMatches
@@ -199,13 +186,9 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 			ORDER BY p.pagerank DESC, p.url_id LIMIT ` + param(rankedMatches) + `),
 		top AS (SELECT url_id, tier, score FROM (` + ranked + `) r
 			ORDER BY tier, score DESC, url_id LIMIT ` + param(limit) + ` OFFSET ` + param(offset) + `)
-		, shown AS (SELECT top.*, translate(` + bodyOf("p") + `, ` + marks + `, '  ') AS body,
-			translate(` + titleOf("p") + `, ` + marks + `, '  ') AS title FROM top JOIN pages p ON p.url_id = top.url_id)
-		SELECT p.url_id, p.url, p.title, coalesce(p.metadata->>'title', ''),
-			ts_headline('simple', acrawler_fold(top.body), q.q, ` + options + `), top.body,
-			ts_headline('simple', acrawler_fold(top.title), q.q, ` + options + `), top.title,
+		SELECT p.url_id, p.url, p.title, coalesce(p.metadata->>'title', ''), ` + bodyOf("p") + `, ` + titleOf("p") + `, p.anchors,
 			top.score, p.host, p.doc_type, p.doi, p.metadata->'authors', p.year, p.lang, p.fetched_at
-		FROM shown top JOIN pages p ON p.url_id = top.url_id CROSS JOIN q
+		FROM top JOIN pages p ON p.url_id = top.url_id
 		ORDER BY top.tier, top.score DESC, top.url_id`
 	// Total and facets: counts of the top 20 hosts and types, of every
 	// year (the unknown type and year left out; years are few, and a
@@ -226,38 +209,31 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 		UNION ALL SELECT 3, '', 0, ` + count + ` FROM m`
 
 	b := &pgx.Batch{}
+	// The hits' texts, for their snippets, made once the statements ran.
+	type texts struct{ title, body, anchors string }
+	var shown []texts
 	b.Queue(hitsSQL, hitArgs...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var h crawl.SearchHit
-			var metaTitle, snippet, body, titleSnippet, title string
+			var metaTitle string
+			var t texts
 			var authors []byte
 			var year int32
 			var fetched int64
-			if err := rows.Scan(&h.ID, &h.URL, &h.Title, &metaTitle, &snippet, &body, &titleSnippet, &title, &h.Score, &h.Host, &h.Type,
+			if err := rows.Scan(&h.ID, &h.URL, &h.Title, &metaTitle, &t.body, &t.title, &t.anchors, &h.Score, &h.Host, &h.Type,
 				&h.DOI, &authors, &year, &h.Lang, &fetched); err != nil {
 				return err
 			}
 			if h.Title == "" {
 				h.Title = metaTitle
 			}
-			// Headlines of the folded text, in the page's spelling.
-			snippet, titleSnippet = query.Unfold(snippet, body), query.Unfold(titleSnippet, title)
-			// The title's marks, when its headline is the whole title.
-			if t, marks := crawl.Highlighted(titleSnippet, markStart, markStop); len(marks) > 0 && t == strings.Join(strings.Fields(h.Title), " ") {
-				h.Title, h.TitleMarks = t, marks
-			}
-			// The text's best passage, or the title when only the title
-			// matches.
-			if !strings.Contains(snippet, markStart) && strings.Contains(titleSnippet, markStart) || strings.TrimSpace(snippet) == "" {
-				snippet = titleSnippet
-			}
-			h.Snippet, h.Marks = crawl.Highlighted(snippet, markStart, markStop)
 			if authors != nil {
 				// Metadata written by this store: a list of strings.
 				_ = json.Unmarshal(authors, &h.Authors)
 			}
 			h.Year, h.FetchedAt = int(year), fromMS(fetched)
 			res.Hits = append(res.Hits, h)
+			shown = append(shown, t)
 		}
 		return rows.Err()
 	})
@@ -284,6 +260,13 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	})
 	if err := db.pool.SendBatch(ctx, b).Close(); err != nil {
 		return crawl.SearchResult{}, fmt.Errorf("postgres: search: %w", err)
+	}
+	for i, t := range shown {
+		text, title, err := db.snippets.Of(ctx, q, t.title, t.body, t.anchors)
+		if err != nil {
+			return crawl.SearchResult{}, fmt.Errorf("postgres: search: snippet of %s: %w", res.Hits[i].URL, err)
+		}
+		snippet.Set(&res.Hits[i], text, title)
 	}
 	res.Took = time.Since(start)
 	res.ByWork = r.ByWork

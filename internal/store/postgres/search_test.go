@@ -104,39 +104,6 @@ func TestIndexConformance(t *testing.T) {
 	})
 }
 
-// TestSearchSnippets: snippets are plain text with the matching words,
-// and only they, marked, taken from the title when only the title
-// matches.
-func TestSearchSnippets(t *testing.T) {
-	dsn, schema := freshSchema(t)
-	db := open(t, dsn, schema)
-	indexPages(t, db, nil,
-		&crawl.Page{URL: "http://a.test/text", Title: "Plain title",
-			Text: "Intro <b>bold</b> & \x01 more words, then focused crawling\x02 appears here."},
-		&crawl.Page{URL: "http://a.test/title", Title: `Focused crawling & "friends" <3`, Text: "Nothing relevant here at all."},
-		&crawl.Page{URL: "http://a.test/main", Title: "Main", Text: "Menu focused crawling footer",
-			MainText: "The main text mentions only a focused crawler."})
-	res := search(t, db, crawl.SearchRequest{Query: "focused crawling"})
-	type snippet struct {
-		text  string
-		marks [][2]int
-	}
-	want := map[string]snippet{
-		// ts_headline replaces what looks like an HTML tag by a space.
-		"http://a.test/text":  {"Intro bold & more words, then focused crawling appears here.", [][2]int{{30, 37}, {38, 46}}},
-		"http://a.test/title": {`Focused crawling & "friends" <3`, [][2]int{{0, 7}, {8, 16}}},
-	}
-	if len(res.Hits) != len(want) || res.Total != len(want) {
-		t.Fatalf("Search(focused crawling) = %v (total %d), want %d hits: the main text, not the visible text, is indexed",
-			urlsOf(res), res.Total, len(want))
-	}
-	for _, h := range res.Hits {
-		if w := want[h.URL]; h.Snippet != w.text || !slices.Equal(h.Marks, w.marks) {
-			t.Errorf("snippet of %s = %q marked %v, want %q marked %v", h.URL, h.Snippet, h.Marks, w.text, w.marks)
-		}
-	}
-}
-
 // TestSearchIndexesLongPages: the longest titles and texts, of the words
 // that take the most room in a tsvector, are recorded, their beginnings
 // indexed.

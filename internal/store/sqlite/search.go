@@ -16,6 +16,7 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
+	"github.com/acrawler/acrawler/internal/snippet"
 )
 
 // Column weights of the embedded index: a word in the title counts most,
@@ -510,7 +511,7 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	}
 	if r.Offset < len(cands) {
 		for _, c := range cands[r.Offset:min(len(cands), need)] {
-			h, err := db.hit(ctx, match, c.id)
+			h, err := db.hit(ctx, q, c.id)
 			if err != nil {
 				return res, err
 			}
@@ -796,9 +797,9 @@ func trimFacets(m map[string]int) {
 }
 
 // hit reads one result's fields and snippet.
-func (db *DB) hit(ctx context.Context, match string, id crawl.ID) (crawl.SearchHit, error) {
+func (db *DB) hit(ctx context.Context, q query.Query, id crawl.ID) (crawl.SearchHit, error) {
 	h := crawl.SearchHit{ID: urlIDOfKey(id)}
-	var snippet, titleSnip, meta string
+	var textSnip, titleSnip, meta string
 	var fetched int64
 	var docTitle, body, anchors string
 	err := db.r.QueryRowContext(ctx, `SELECT p.url, p.title, d.title, `+docBody("p")+`, d.anchors,
@@ -806,15 +807,10 @@ func (db *DB) hit(ctx context.Context, match string, id crawl.ID) (crawl.SearchH
 		FROM `+docFrom+` WHERE d.key = ?`, id).Scan(
 		&h.URL, &h.Title, &docTitle, &body, &anchors, &h.Host, &h.Type, &h.DOI, &meta, &h.Year, &h.Lang, &fetched)
 	if err == nil {
-		snippet, titleSnip, err = db.snippets(ctx, match, docTitle, body, anchors)
+		textSnip, titleSnip, err = db.snippets.Of(ctx, q, docTitle, body, anchors)
 	}
 	if err != nil {
 		return h, fmt.Errorf("sqlite: search hit %d: %w", id, err)
-	}
-	// The text's best passage, or the title when only the title matches.
-	h.Snippet, h.Marks = crawl.Highlighted(snippet, "\x01", "\x02")
-	if !strings.Contains(snippet, "\x01") && strings.Contains(titleSnip, "\x01") || h.Snippet == "" {
-		h.Snippet, h.Marks = crawl.Highlighted(titleSnip, "\x01", "\x02")
 	}
 	h.FetchedAt = fromMS(fetched)
 	if meta != "" {
@@ -826,10 +822,7 @@ func (db *DB) hit(ctx context.Context, match string, id crawl.ID) (crawl.SearchH
 			}
 		}
 	}
-	// The title's marks, when its snippet is the whole title.
-	if t, marks := crawl.Highlighted(titleSnip, "\x01", "\x02"); len(marks) > 0 && t == strings.Join(strings.Fields(h.Title), " ") {
-		h.Title, h.TitleMarks = t, marks
-	}
+	snippet.Set(&h, textSnip, titleSnip)
 	return h, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/snippet"
 	"github.com/acrawler/acrawler/internal/store/migrate"
 
 	sqlitedrv "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
@@ -49,13 +50,11 @@ type Options struct {
 
 // DB is a crawl store in a SQLite file.
 type DB struct {
-	path      string
-	w         *sql.DB           // the single writer connection (nil when read-only)
-	r         *sql.DB           // readers
-	snip      *sql.DB           // in-memory databases search snippets are made in
-	snipIdle  chan *snippetConn // idle snippet connections
-	snipSlots chan struct{}     // one per snippet connection in use
-	lock      *os.File
+	path     string
+	w        *sql.DB        // the single writer connection (nil when read-only)
+	r        *sql.DB        // readers
+	snippets *snippet.Maker // search hits' snippets
+	lock     *os.File
 	// lockCreated: this open created the lock file (see dropCreatedLock).
 	lockCreated bool
 
@@ -137,8 +136,7 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 	if err := db.openReaders(ctx, opts.ReadOnly); err != nil {
 		return nil, err
 	}
-	db.snipIdle, db.snipSlots = make(chan *snippetConn, snippetConns), make(chan struct{}, snippetConns)
-	if db.snip, err = openSnippets(); err != nil {
+	if db.snippets, err = snippet.New(); err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
 	}
 	if !opts.ReadOnly {
@@ -345,11 +343,8 @@ func (db *DB) Close() error {
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}
-	if db.snip != nil {
-		for len(db.snipIdle) > 0 {
-			(<-db.snipIdle).close()
-		}
-		errs = append(errs, db.snip.Close())
+	if db.snippets != nil {
+		errs = append(errs, db.snippets.Close())
 	}
 	if db.w != nil {
 		db.closeStmts()

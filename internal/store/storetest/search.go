@@ -24,6 +24,7 @@ var searchTests = []test{
 	{"SearchFoldsCaseAndDiacritics", testSearchFold},
 	{"SearchFoldsInboundAnchors", testSearchFoldAnchors},
 	{"SearchByWork", testSearchByWork},
+	{"SearchSnippets", testSearchSnippets},
 }
 
 // cancelPages records n indexable pages that all hold the word
@@ -646,5 +647,42 @@ func testSearchByWork(t *testing.T, e *env) {
 		r := req
 		r.YearFrom, r.YearTo = y, y
 		check(fmt.Sprint("year ", y), n, r)
+	}
+}
+
+// testSearchSnippets: snippets are the page's text as it writes it, with
+// the query's words, and only they, marked; the title's when only the
+// title matches; the main text's when the page has one, as the index
+// holds it.
+func testSearchSnippets(t *testing.T, e *env) {
+	e.commitPages(
+		&crawl.Page{URL: "http://a.test/text", Title: "Plain title",
+			Text: "Intro <b>bold</b> & \x01 more words, then focused crawling\x02 appears here."},
+		&crawl.Page{URL: "http://a.test/title", Title: `Focused crawling & "friends" <3`, Text: "Nothing relevant here at all."},
+		&crawl.Page{URL: "http://a.test/main", Title: "Main", Text: "Menu focused crawling footer",
+			MainText: "The main text mentions only a focused crawler."})
+	res := e.search(crawl.SearchRequest{Query: "focused crawling"})
+	type snippet struct {
+		text  string
+		marks [][2]int
+	}
+	want := map[string]snippet{
+		// What looks like a tag is the page's text; the bytes that mark
+		// words in snippets are taken for spaces.
+		"http://a.test/text":  {"Intro <b>bold</b> & more words, then focused crawling appears here.", [][2]int{{37, 44}, {45, 53}}},
+		"http://a.test/title": {`Focused crawling & "friends" <3`, [][2]int{{0, 7}, {8, 16}}},
+	}
+	if len(res.Hits) != len(want) || res.Total != len(want) {
+		t.Fatalf("Search(focused crawling) = %d hits (total %d), want %d: the main text, not the visible text, is indexed",
+			len(res.Hits), res.Total, len(want))
+	}
+	for _, h := range res.Hits {
+		if w := want[h.URL]; h.Snippet != w.text || !slices.Equal(h.Marks, w.marks) {
+			t.Errorf("snippet of %s = %q marked %v, want %q marked %v", h.URL, h.Snippet, h.Marks, w.text, w.marks)
+		}
+		// The title's marks, where the title holds the words.
+		if marks := map[string][][2]int{"http://a.test/title": {{0, 7}, {8, 16}}}[h.URL]; !slices.Equal(h.TitleMarks, marks) {
+			t.Errorf("title of %s = %q marked %v, want marked %v", h.URL, h.Title, h.TitleMarks, marks)
+		}
 	}
 }
