@@ -18,6 +18,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"strings"
 
 	_ "modernc.org/sqlite" // the in-memory databases snippets are made in
@@ -35,6 +36,10 @@ const (
 
 // Words is how many words a snippet holds at most.
 const Words = passage.Words
+
+// unmark takes the markers in a text for spaces, so that the only ones in
+// a snippet are its own.
+var unmark = strings.NewReplacer(Open, " ", Close, " ")
 
 // table is the one-row full-text table snippets are made in: the columns
 // and tokenizer of the SQLite store's index (its migration 0011).
@@ -85,13 +90,12 @@ func (m *Maker) Close() error {
 // are given back as the page writes them (query.Unfold). Any of the
 // query's positive terms is marked wherever it is. anchors are the page's
 // inbound anchor texts, which the index holds too. A long text gives the
-// window of it that holds the most of the query's words (passage.Window), with
-// an ellipsis where it was cut. Open and Close in the texts themselves
-// are taken for spaces. A document none of whose texts holds a term (its
+// window of it that holds the most of the query's words (passage.Window),
+// with an ellipsis where it was cut. Open and Close in the texts
+// themselves are taken for spaces. A document none of whose texts holds a term (its
 // store matched it otherwise) gets the start of its text and its title,
 // unmarked.
 func (m *Maker) Of(ctx context.Context, q query.Query, title, body, anchors string) (bodySnip, titleSnip string, err error) {
-	unmark := strings.NewReplacer(Open, " ", Close, " ")
 	title, body = unmark.Replace(title), unmark.Replace(body)
 	w, before, after := passage.Window(q, query.Fold(body))
 	bodySnip, titleSnip, err = m.of(ctx, q.FTS5Any(), query.Fold(title), w, query.Fold(anchors))
@@ -129,9 +133,9 @@ func Set(h *crawl.SearchHit, bodySnip, titleSnip string) {
 }
 
 // of runs FTS5's snippet function on one document, folded, for the FTS5
-// query match; sql.ErrNoRows if the query does not match it. The row is inserted in a transaction
-// that is rolled back, so it is never tokenized a second time to be
-// deleted.
+// query match; sql.ErrNoRows if the query does not match it. The row is
+// inserted in a transaction that is rolled back, so it is never tokenized
+// a second time to be deleted.
 func (m *Maker) of(ctx context.Context, match, title, body, anchors string) (bodySnip, titleSnip string, err error) {
 	c, err := m.take(ctx)
 	if err != nil {
@@ -179,8 +183,8 @@ func (m *Maker) take(ctx context.Context) (*conn, error) {
 	c := &conn{conn: sc}
 	if _, err = sc.ExecContext(ctx, table); err == nil {
 		if c.ins, err = sc.PrepareContext(ctx, `INSERT INTO snip (rowid, title, body, anchors) VALUES (1, ?, ?, ?)`); err == nil {
-			c.sel, err = sc.PrepareContext(ctx, `SELECT snippet(snip, 1, char(1), char(2), '…', 24),
-				snippet(snip, 0, char(1), char(2), '…', 24) FROM snip WHERE snip MATCH ?`)
+			c.sel, err = sc.PrepareContext(ctx, fmt.Sprintf(`SELECT snippet(snip, 1, char(1), char(2), '…', %[1]d),
+				snippet(snip, 0, char(1), char(2), '…', %[1]d) FROM snip WHERE snip MATCH ?`, Words))
 		}
 	}
 	if err != nil {
