@@ -27,11 +27,10 @@
 //
 // Decisions where user input is ambiguous:
 //   - A chunk of non-space text that holds several words ("e-mail",
-//     "10.1000/xyz", "title:foo") is a phrase of those words, the way FTS5
-//     and PostgreSQL's phraseto_tsquery read a string with punctuation.
-//     For PostgreSQL the chunk is kept whole, punctuation included
-//     ("/usr/bin", "+1-555-0100", "https://x.org/a/"), since its parser
-//     reads paths, URLs and signed numbers by it.
+//     "10.1000/xyz", "title:foo", "/usr/bin") is a phrase of those words,
+//     the way FTS5 reads a string with punctuation. Both embedded stores
+//     index text by the same rule (Lexemes), so a URL, a path or a signed
+//     number is found by its words.
 //   - '-' excludes only at the start of a chunk ("-x", "--x", -"a b"); inside
 //     a chunk it separates words. A trailing '*' makes a prefix only right
 //     after a word character ("foo*", not "foo.*"). A lone "-" or "*" and
@@ -50,6 +49,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -87,14 +87,6 @@ type Term struct {
 	// Words holds one word, or several for a phrase, lowercased. For a
 	// prefix, the last word is the prefix.
 	Words []string
-	// Chunks holds the same words as typed, lowercased, split at spaces
-	// only, with the punctuation in and around them ("human-computer",
-	// "www.example.org", "/usr/bin", "(a)"): the words of each chunk, in
-	// order, are Words.
-	// PostgreSQL's parser keeps such compounds as tokens of their own
-	// (positions included), so TSQuery hands it the chunks to split as it
-	// split the documents.
-	Chunks []string
 	// Phrase is set when Words holds several words that must appear in
 	// order, next to each other.
 	Phrase bool
@@ -150,7 +142,7 @@ func Parse(q string) Query {
 			} else {
 				body, i = s[i+1:i+1+end], i+2+end
 			}
-			t := Term{Words: words(body), Chunks: chunks(body), Exclude: chunk != ""}
+			t := Term{Words: words(body), Exclude: chunk != ""}
 			for i < len(s) && s[i] == '*' {
 				t.Prefix = true
 				i++
@@ -181,7 +173,7 @@ func dedupe(terms []Term) []Term {
 	out := terms[:0]
 	for _, t := range terms {
 		// Words are separated by a byte no word holds.
-		k := fmt.Sprint(t.Prefix, t.Exclude, t.Phrase) + "\x00" + strings.Join(t.Words, "\x00") + "\x00\x00" + strings.Join(t.Chunks, "\x00")
+		k := fmt.Sprint(t.Prefix, t.Exclude, t.Phrase) + "\x00" + strings.Join(t.Words, "\x00")
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, t)
@@ -228,7 +220,6 @@ func chunkTerm(chunk string) (Term, bool) {
 		chunk = rest
 	}
 	t.Words = words(chunk)
-	t.Chunks = chunks(chunk)
 	t.Phrase = len(t.Words) > 1
 	return t, len(t.Words) > 0
 }
@@ -655,30 +646,6 @@ func words(s string) []string {
 	return out
 }
 
-// chunks splits s into lowercased chunks of text between spaces, those
-// that hold a word. A chunk keeps the punctuation at its ends: PostgreSQL's
-// parser reads "/usr/bin", "+1" and "https://x.org/a/" as tokens of their
-// own, which "usr/bin", "1" and "https://x.org/a" are not, and a chunk
-// parsed without the text that stood around it in a document must still
-// give the tokens the document gave. Invalid UTF-8 and control characters
-// separate chunks, like spaces, so that every chunk is text PostgreSQL
-// accepts.
-func chunks(s string) []string {
-	var out []string
-	clean := strings.Map(func(r rune) rune {
-		if r == utf8.RuneError || unicode.IsControl(r) || unicode.IsSpace(r) {
-			return ' '
-		}
-		return unicode.ToLower(r)
-	}, s)
-	for _, c := range strings.Fields(clean) {
-		if len(words(c)) > 0 {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // IsEmpty reports whether the query has no positive (non-excluded) term:
 // nothing can match it, and callers return an empty result.
 func (q Query) IsEmpty() bool {
@@ -769,33 +736,31 @@ func fts5Term(t Term) string {
 	return s
 }
 
-// TSQuery returns input for PostgreSQL's to_tsquery('simple', …): every
-// chunk a quoted lexeme, the chunks of a phrase joined by <->, prefixes
-// marked :*, exclusions negated with !, all joined by &:
+// TSQuery returns the query as PostgreSQL's tsquery input, for a cast
+// ($1::tsquery, which reads lexemes as written) and not for to_tsquery
+// (whose parser would split them its own way): each word folded and split
+// by Lexemes, the rule by which the PostgreSQL store indexes text, every
+// lexeme quoted, the lexemes of a phrase (or of a word Lexemes splits)
+// joined by <->, prefixes marked :*, exclusions negated with !, all joined
+// by &:
 //
-//	'a' & ('b' <-> 'c') & 'd':* & !'x' & !('y' <-> 'z') & ('human-computer')
+//	'a' & ('b' <-> 'c') & 'd':* & !'x' & !('y' <-> 'z') & ('usr' <-> 'bin')
 //
-// PostgreSQL's parser splits a quoted chunk it sees as several tokens into a
-// phrase of them, as it did in the documents: 'human-computer' is the
-// phrase of the compound and its parts, which stand at three positions of
-// the indexed text, so "open human-computer interaction" matches where the
-// words alone would not. The reverse differs from FTS5: "spam-in" does not
-// match the text "spam in", which holds no compound. It drops a chunk without lexemes with a notice,
-// never an error. For an empty query (IsEmpty) it is "", which to_tsquery reads as a
-// query that matches nothing.
-//
-// Caution: PostgreSQL's parser and this package do not agree on every
-// character. A word it finds no lexeme in ("²", private-use characters) is
-// dropped, and if every positive term is dropped, what remains may be only
-// exclusions ('²' & !'x' becomes !'x'), which match almost everything.
-// Callers guard with querytree(q) <> 'T', which is false for such a query.
+// Documents and queries are split by one rule, as FTS5 splits both, so
+// "/usr/bin", "human-computer" and "x.org" match as the phrases of their
+// words, in PostgreSQL and SQLite alike. For an empty query (IsEmpty) it
+// is "", which reads as a query that matches nothing; callers also guard
+// with querytree(q) <> 'T', which is false for a query of exclusions
+// alone.
 func (q Query) TSQuery() string {
 	var pos, neg []string
 	for _, t := range q.Terms {
 		s := tsTerm(t)
-		if t.Exclude {
+		switch {
+		case s == "":
+		case t.Exclude:
 			neg = append(neg, s)
-		} else {
+		default:
 			pos = append(pos, s)
 		}
 	}
@@ -808,31 +773,73 @@ func (q Query) TSQuery() string {
 	return strings.Join(pos, " & ")
 }
 
-// tsTerm writes one term as tsquery lexemes, parenthesized when it is a
-// phrase.
+// tsTerm writes one term as tsquery lexemes, parenthesized when there are
+// several, or "" when its words hold none.
 func tsTerm(t Term) string {
+	var lexemes []string
+	for _, w := range t.Words {
+		for l := range Lexemes(Fold(w)) {
+			lexemes = append(lexemes, l)
+		}
+	}
+	if len(lexemes) == 0 {
+		return ""
+	}
 	var b strings.Builder
-	if t.Phrase {
+	if len(lexemes) > 1 {
 		b.WriteByte('(')
 	}
-	parts := t.Chunks
-	if len(parts) == 0 {
-		// A term built by hand, without chunks.
-		parts = t.Words
-	}
-	for i, w := range parts {
+	for i, l := range lexemes {
 		if i > 0 {
 			b.WriteString(" <-> ")
 		}
-		b.WriteString(tsLexeme(Fold(w)))
-		if t.Prefix && i == len(parts)-1 {
-			b.WriteString(":*")
-		}
+		b.WriteString(tsLexeme(l))
 	}
-	if t.Phrase {
+	if t.Prefix {
+		b.WriteString(":*")
+	}
+	if len(lexemes) > 1 {
 		b.WriteByte(')')
 	}
 	return b.String()
+}
+
+// Lexemes yields the words of folded text (Fold's output), in order, as
+// substrings of it: runs of word characters (letters, digits, private-use
+// characters) with the combining marks inside them, the words Parse reads
+// in a query. It is the rule by which the PostgreSQL store indexes text
+// and TSQuery writes a query's words, so that the two agree on every
+// character; SQLite's unicode61 tokenizer reads folded text the same way.
+func Lexemes(folded string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start := -1
+		for i := 0; i < len(folded); {
+			c := folded[i]
+			word, mark, n := false, false, 1
+			if c < utf8.RuneSelf {
+				word = 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
+			} else {
+				var r rune
+				r, n = utf8.DecodeRuneInString(folded[i:])
+				word = isWordRune(r)
+				mark = !word && unicode.IsMark(r)
+			}
+			switch {
+			case word && start < 0:
+				start = i
+			case word || mark && start >= 0:
+			case start >= 0:
+				if !yield(folded[start:i]) {
+					return
+				}
+				start = -1
+			}
+			i += n
+		}
+		if start >= 0 {
+			yield(folded[start:])
+		}
+	}
 }
 
 // tsLexeme quotes a word for to_tsquery: quotes and backslashes are escaped

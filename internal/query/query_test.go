@@ -87,7 +87,7 @@ func TestParse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			q := Parse(tt.in)
-			if !reflect.DeepEqual(withoutChunks(q.Terms), tt.want) {
+			if !reflect.DeepEqual(q.Terms, tt.want) {
 				t.Errorf("Parse(%q) = %+v, want %+v", tt.in, q.Terms, tt.want)
 			}
 			if q.Raw != tt.in {
@@ -97,40 +97,57 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// withoutChunks returns terms with their Chunks cleared, for comparing
-// with the terms the helpers build.
-func withoutChunks(terms []Term) []Term {
-	var out []Term
-	for _, t := range terms {
-		t.Chunks = nil
-		out = append(out, t)
+// TestLexemes: Lexemes yields the words of folded text, as substrings
+// of it, the words Parse reads (words), and nothing else.
+func TestLexemes(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"deep learning", []string{"deep", "learning"}},
+		{"/usr/bin +1-555-0100 https://x.org/a/", []string{"usr", "bin", "1", "555", "0100", "https", "x", "org", "a"}},
+		{"Müller-Lüdenscheidt", []string{"muller", "ludenscheidt"}},
+		{"a-\u0301b", []string{"a", "b"}},
+		{"हैलो वर्ल्ड", []string{"हैलो", "वर्ल्ड"}},
+		{"deep\xffnetworks ²x\ue000", []string{"deep", "networks", "²x\ue000"}},
+		{"İstanbul'da ŞEHİR", []string{"istanbul", "da", "sehir"}},
+	} {
+		f := Fold(tt.in)
+		got := slices.Collect(Lexemes(f))
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Lexemes(Fold(%q)) = %q, want %q", tt.in, got, tt.want)
+		}
+		if w := words(f); !slices.Equal(got, w) {
+			t.Errorf("Lexemes(Fold(%q)) = %q, but words = %q", tt.in, got, w)
+		}
 	}
-	return out
 }
 
-func TestChunks(t *testing.T) {
-	tests := []struct {
-		in   string
-		want [][]string
-	}{
-		{"deep learning", [][]string{{"deep"}, {"learning"}}},
-		{`"Open Human-Computer Interaction."`, [][]string{{"open", "human-computer", "interaction."}}},
-		{"-www.Example.org/x*", [][]string{{"www.example.org/x"}}},
-		{`"(a) -b,"*`, [][]string{{"(a)", "-b,"}}},
-		{"/usr/bin +1-555-0100 https://x.org/a/", [][]string{{"/usr/bin"}, {"+1-555-0100"}, {"https://x.org/a/"}}},
-		{"deep\xffnetworks \x00x", [][]string{{"deep", "networks"}, {"x"}}},
-		{"a-\u0301", [][]string{{"a-\u0301"}}},
-		{"Müller-Lüdenscheidt", [][]string{{"müller-lüdenscheidt"}}},
+// FuzzLexemes: for any text, Lexemes yields the words of its folded form
+// in order, each a substring of it at or after the end of the one before.
+func FuzzLexemes(f *testing.F) {
+	for _, tt := range searches {
+		f.Add(tt.in)
 	}
-	for _, tt := range tests {
-		var got [][]string
-		for _, term := range Parse(tt.in).Terms {
-			got = append(got, term.Chunks)
-		}
-		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("Parse(%q) chunks = %q, want %q", tt.in, got, tt.want)
-		}
+	for _, doc := range corpus {
+		f.Add(doc[1])
 	}
+	f.Fuzz(func(t *testing.T, in string) {
+		folded := Fold(in)
+		got := slices.Collect(Lexemes(folded))
+		if w := words(folded); !slices.Equal(got, w) {
+			t.Fatalf("Lexemes(%q) = %q, but words = %q", folded, got, w)
+		}
+		rest := folded
+		for _, l := range got {
+			i := strings.Index(rest, l)
+			if i < 0 {
+				t.Fatalf("Lexemes(%q): %q is not in order in the text", folded, l)
+			}
+			rest = rest[i+len(l):]
+		}
+	})
 }
 
 func TestParseMaxLength(t *testing.T) {
@@ -145,13 +162,13 @@ func TestParseMaxLength(t *testing.T) {
 	// A rune cut by the limit is dropped, not kept as a broken byte.
 	cut := strings.Repeat("x", MaxLength-1) + "ş"
 	q = Parse(cut)
-	if want := []Term{w(strings.Repeat("x", MaxLength-1))}; !reflect.DeepEqual(withoutChunks(q.Terms), want) {
+	if want := []Term{w(strings.Repeat("x", MaxLength-1))}; !reflect.DeepEqual(q.Terms, want) {
 		t.Errorf("Parse(x…ş) = %+v, want the x run alone", q.Terms)
 	}
 	// A rune that ends at the limit is kept.
 	whole := strings.Repeat("x", MaxLength-2) + "ş" + "tail"
 	q = Parse(whole)
-	if want := []Term{w(strings.Repeat("x", MaxLength-2) + "ş")}; !reflect.DeepEqual(withoutChunks(q.Terms), want) {
+	if want := []Term{w(strings.Repeat("x", MaxLength-2) + "ş")}; !reflect.DeepEqual(q.Terms, want) {
 		t.Errorf("Parse(x…ştail) = %+v, want the x run and ş", q.Terms)
 	}
 }
@@ -189,8 +206,9 @@ func TestExpressions(t *testing.T) {
 		{`a "b c" d*`, `"a" AND "b c" AND "d"*`, `'a' & ('b' <-> 'c') & 'd':*`},
 		{`a -x`, `"a" NOT "x"`, `'a' & !'x'`},
 		{`a b -x -"y z"*`, `("a" AND "b") NOT ("x" OR "y z"*)`, `'a' & 'b' & !'x' & !('y' <-> 'z':*)`},
-		{`"open human-computer" x.org`, `"open human computer" AND "x org"`, `('open' <-> 'human-computer') & ('x.org')`},
-		{`/usr/bin -x.org/a/`, `"usr bin" NOT "x org a"`, `('/usr/bin') & !('x.org/a/')`},
+		{`"open human-computer" x.org`, `"open human computer" AND "x org"`, `('open' <-> 'human' <-> 'computer') & ('x' <-> 'org')`},
+		{`/usr/bin -x.org/a/`, `"usr bin" NOT "x org a"`, `('usr' <-> 'bin') & !('x' <-> 'org' <-> 'a')`},
+		{`Müller* -"İ ß"`, `"muller"* NOT "i ss"`, `'muller':* & !('i' <-> 'ss')`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -208,8 +226,11 @@ func TestExpressions(t *testing.T) {
 	if got, want := q.FTS5(), `"it""s a'b\c"`; got != want {
 		t.Errorf("FTS5() of quoted words = %q, want %q", got, want)
 	}
-	if got, want := q.TSQuery(), `('it"s' <-> 'a\'b\\c')`; got != want {
+	if got, want := q.TSQuery(), `('it' <-> 's' <-> 'a' <-> 'b' <-> 'c')`; got != want {
 		t.Errorf("TSQuery() of quoted words = %q, want %q", got, want)
+	}
+	if got, want := tsLexeme(`it"s a'b\c`), `'it"s a\'b\\c'`; got != want {
+		t.Errorf("tsLexeme = %q, want %q", got, want)
 	}
 }
 
@@ -284,8 +305,7 @@ var searches = []struct {
 	{"deep\xffnetworks", []int{2}},
 	{"² -graph", nil}, // PostgreSQL finds no lexeme in "²"
 	{"\"deep\xffnetworks\"", []int{2}},
-	// PostgreSQL's parser reads a path, a URL or a signed number with the
-	// punctuation around its words: the chunks keep it.
+	// A path, a URL or a signed number is found by its words.
 	{"/usr/bin", []int{6}},
 	{"/usr/bi*", []int{6}},
 	{"https://docs.example.net/man/", []int{6}},
@@ -466,15 +486,22 @@ func connectPostgres(tb testing.TB, dsn string) pgMatcher {
 	return pgMatcher{conn}
 }
 
-// match reports whether tsq matches text, or the server's error.
+// match reports whether tsq matches text, or the server's error. The
+// text is indexed as the PostgreSQL store indexes it: folded, split by
+// Lexemes, each word at its position.
 func (m pgMatcher) match(text, tsq string) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	var vec strings.Builder
+	n := 0
+	for l := range Lexemes(Fold(text)) {
+		n++
+		fmt.Fprintf(&vec, "%s:%d ", tsLexeme(l), n)
+	}
 	var ok bool
 	// querytree(q) <> 'T' is the guard TSQuery's doc asks callers for.
-	// The text folded, as the store's acrawler_fold folds it.
-	err := m.conn.QueryRow(ctx, `SELECT to_tsvector('simple', $1) @@ q AND querytree(q) <> 'T'
-		FROM to_tsquery('simple', $2) AS q`, Fold(text), tsq).Scan(&ok)
+	err := m.conn.QueryRow(ctx, `SELECT $1::tsvector @@ q AND querytree(q) <> 'T' FROM CAST($2 AS tsquery) AS q`,
+		vec.String(), tsq).Scan(&ok)
 	return ok, err
 }
 
@@ -487,14 +514,14 @@ func TestTSQuery(t *testing.T) {
 			for id := 1; id <= len(corpus); id++ {
 				ok, err := pg.match(corpus[id][0]+"\n"+corpus[id][1], tsq)
 				if err != nil {
-					t.Fatalf("to_tsquery(%q) (from %q): %v", tsq, tt.in, err)
+					t.Fatalf("tsquery %q (from %q): %v", tsq, tt.in, err)
 				}
 				if ok {
 					got = append(got, id)
 				}
 			}
 			if !slices.Equal(got, tt.rows) {
-				t.Errorf("to_tsquery(%q) (from %q) matches rows %v, want %v", tsq, tt.in, got, tt.rows)
+				t.Errorf("tsquery %q (from %q) matches rows %v, want %v", tsq, tt.in, got, tt.rows)
 			}
 		})
 	}
@@ -504,12 +531,11 @@ func TestTSQuery(t *testing.T) {
 // target then checks TSQuery's syntax only.
 func envPostgres() string { return os.Getenv("ACRAWLER_TEST_POSTGRES") }
 
-// canonical writes q in the syntax Parse reads, each term quoted (a chunk
-// may start with '-' or end with '*': "-5" is a word, not an exclusion).
+// canonical writes q in the syntax Parse reads, each term quoted.
 func canonical(q Query) string {
 	var parts []string
 	for _, t := range q.Terms {
-		s := `"` + strings.Join(t.Chunks, " ") + `"`
+		s := `"` + strings.Join(t.Words, " ") + `"`
 		if t.Exclude {
 			s = "-" + s
 		}
@@ -551,16 +577,6 @@ func FuzzParse(f *testing.F) {
 				if got := words(word); len(got) != 1 || got[0] != word {
 					t.Fatalf("Parse(%q): word %q is not one lowercased word (%q)", in, word, got)
 				}
-			}
-			var chunked []string
-			for _, c := range term.Chunks {
-				if strings.ContainsFunc(c, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) || !utf8.ValidString(c) {
-					t.Fatalf("Parse(%q): chunk %q holds a space, a control character or invalid UTF-8", in, c)
-				}
-				chunked = append(chunked, words(c)...)
-			}
-			if !slices.Equal(chunked, term.Words) {
-				t.Fatalf("Parse(%q): chunks %q hold words %q, not %q", in, term.Chunks, chunked, term.Words)
 			}
 		}
 		for i := range q.Terms {
@@ -876,7 +892,7 @@ func TestParseMergesRepeatedTerms(t *testing.T) {
 		{"a a -a -a", 2},
 		{`"a b" "a b" a b`, 3},
 		{"a* a", 2},
-		{"e-mail e.mail", 2}, // the same words, other chunks: PostgreSQL reads them apart
+		{"e-mail e.mail", 1}, // the same words
 		{"A a", 1},
 	} {
 		if got := len(Parse(tc.in).Terms); got != tc.want {

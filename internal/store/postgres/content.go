@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/fingerprint"
@@ -49,10 +50,9 @@ var pageCols = []pageCol{
 // replacing the recorded page of the same URL, and their search index
 // entries: an array tells which pages are indexable (crawl.Indexable),
 // whose anchors and search columns are computed from the links already
-// recorded to them and from their indexed title and text folded by
-// query.Fold (two more arrays: folded here, by the writer, rather than by
-// acrawler_fold on the server, whose CPU a fleet of crawlers shares; they
-// give the same), and another lists the recorded pages that keep their
+// recorded to them and from the vectors of their indexed title and text
+// (another array, built by the crawler, docVector, rather than by the
+// server, whose CPU a fleet of crawlers shares), and another lists the recorded pages that keep their
 // anchors and search columns as they are (a page keeps its rank, schedule
 // and external-index key). The pages of a last array get their revisit
 // schedule (checked_at, next_check_at, interval_ms, misses, gone), from
@@ -73,10 +73,10 @@ var pageUpsert = func() string {
 		}
 	}
 	n := len(pageCols)
-	params = append(params, fmt.Sprintf("$%d::bool[]", n+1), fmt.Sprintf("$%d::text[]", n+3), fmt.Sprintf("$%d::text[]", n+4),
-		fmt.Sprintf("$%d::bigint[]", n+5), fmt.Sprintf("$%d::bigint[]", n+6), fmt.Sprintf("$%d::bigint[]", n+7),
-		fmt.Sprintf("$%d::int[]", n+8), fmt.Sprintf("$%d::smallint[]", n+9))
-	keep, scheduled := fmt.Sprintf("$%d::bigint[]", n+2), fmt.Sprintf("$%d::bigint[]", n+10)
+	params = append(params, fmt.Sprintf("$%d::bool[]", n+1), fmt.Sprintf("$%d::tsvector[]", n+3),
+		fmt.Sprintf("$%d::bigint[]", n+4), fmt.Sprintf("$%d::bigint[]", n+5), fmt.Sprintf("$%d::bigint[]", n+6),
+		fmt.Sprintf("$%d::int[]", n+7), fmt.Sprintf("$%d::smallint[]", n+8))
+	keep, scheduled := fmt.Sprintf("$%d::bigint[]", n+2), fmt.Sprintf("$%d::bigint[]", n+9)
 	set = append(set, "anchors = CASE WHEN pages.url_id = ANY("+keep+") THEN pages.anchors ELSE excluded.anchors END",
 		"search = CASE WHEN pages.url_id = ANY("+keep+") THEN pages.search ELSE excluded.search END")
 	for _, c := range scheduleCols {
@@ -84,9 +84,9 @@ var pageUpsert = func() string {
 	}
 	return `INSERT INTO pages (` + strings.Join(names, ", ") + `, anchors, search, ` + strings.Join(scheduleCols, ", ") + `)
 		SELECT ` + strings.Join(sel, ", ") + `, a.anchors,
-			CASE WHEN a.indexed THEN ` + foldedDocVector("t.folded_title", "t.folded_body") + ` || ` + anchorVector("a.anchors") + ` END,
+			CASE WHEN a.indexed THEN t.doc_vector || ` + anchorVector("a.anchors") + ` END,
 			t.` + strings.Join(scheduleCols, ", t.") + `
-		FROM unnest(` + strings.Join(params, ", ") + `) AS t(` + strings.Join(names, ", ") + `, indexable, folded_title, folded_body,
+		FROM unnest(` + strings.Join(params, ", ") + `) AS t(` + strings.Join(names, ", ") + `, indexable, doc_vector,
 			` + strings.Join(scheduleCols, ", ") + `)
 		CROSS JOIN LATERAL (SELECT t.indexable AND t.url_id <> ALL(` + keep + `) AS indexed) i
 		CROSS JOIN LATERAL (SELECT i.indexed, CASE WHEN i.indexed THEN ` + anchorsOf("t.url_id") + ` ELSE '' END AS anchors) a
@@ -108,9 +108,9 @@ type pageRows struct {
 	meta                                                                  []*string
 	hashes                                                                [][]byte
 	noindex, nofollow, blocked, indexable                                 []bool
-	foldedTitle, foldedBody                                               []string // of the pages indexed: docVector's text, folded
-	keep                                                                  []int64  // recorded pages keeping their index entries
-	textBytes                                                             int      // of the texts added
+	vectors                                                               []pgtype.TSVector // of the pages indexed: docVector
+	keep                                                                  []int64           // recorded pages keeping their index entries
+	textBytes                                                             int               // of the texts added
 	// The revisit schedules (scheduleCols) of the pages in scheduled,
 	// zero for the others.
 	checked, next, interval []int64
@@ -167,14 +167,14 @@ func (r *pageRows) addIndexed(p *crawl.Page, indexable bool) error {
 	r.file, r.meta, r.hashes = append(r.file, clean(p.WARC.File)), append(r.meta, meta), append(r.hashes, hash)
 	r.noindex, r.nofollow, r.blocked = append(r.noindex, p.NoIndex), append(r.nofollow, p.NoFollow), append(r.blocked, p.Blocked)
 	r.host, r.indexable = append(r.host, clean(crawl.HostKey(p.URL))), append(r.indexable, indexable)
-	var ft, fb string
+	var vec pgtype.TSVector
 	if indexable {
-		ft, fb = foldedDoc(r.title[len(r.title)-1], meta, r.mainText[len(r.mainText)-1], r.text[len(r.text)-1])
+		vec = docVector(foldedDoc(r.title[len(r.title)-1], meta, r.mainText[len(r.mainText)-1], r.text[len(r.text)-1]))
 	}
-	r.foldedTitle, r.foldedBody = append(r.foldedTitle, ft), append(r.foldedBody, fb)
+	r.vectors = append(r.vectors, vec)
 	r.checked, r.next, r.interval = append(r.checked, 0), append(r.next, 0), append(r.interval, 0)
 	r.misses, r.gone = append(r.misses, 0), append(r.gone, 0)
-	r.textBytes += len(r.title[len(r.title)-1]) + len(r.text[len(r.text)-1]) + len(r.mainText[len(r.mainText)-1]) + len(ft) + len(fb)
+	r.textBytes += len(r.title[len(r.title)-1]) + len(r.text[len(r.text)-1]) + len(r.mainText[len(r.mainText)-1]) + vectorBytes(vec)
 	if meta != nil {
 		r.textBytes += len(*meta)
 	}
@@ -183,7 +183,8 @@ func (r *pageRows) addIndexed(p *crawl.Page, indexable bool) error {
 
 // foldedDoc returns the title and text that docVector indexes for a page
 // of the given (stored) title, metadata, main text and text, folded by
-// query.Fold: what acrawler_fold makes of titleOf and bodyOf.
+// query.Fold: the title, or the metadata's, and the main text, or the
+// visible text when there is none, cut to maxTitle and maxBody characters.
 func foldedDoc(title string, meta *string, mainText, text string) (string, string) {
 	if title == "" && meta != nil {
 		var m struct {
@@ -228,7 +229,7 @@ func (r *pageRows) queue(b *pgx.Batch) {
 	b.Queue(pageUpsert, r.ids, r.urls, r.status, r.ctype, r.charset, r.title, r.text, r.lang, r.hashes, r.dups,
 		r.canonical, r.redirect, r.noindex, r.nofollow, r.bytes, r.wire, r.etag, r.lastMod, r.fetched, r.dur, r.errText,
 		r.blocked, r.errKind, r.mainText, r.docType, r.rule, r.doi, r.year, r.meta, r.simhash, r.b0, r.b1, r.b2, r.b3,
-		r.near, r.file, r.warcOff, r.warcLen, r.host, r.indexable, r.keep, r.foldedTitle, r.foldedBody,
+		r.near, r.file, r.warcOff, r.warcLen, r.host, r.indexable, r.keep, r.vectors,
 		r.checked, r.next, r.interval, r.misses, r.gone, r.scheduled)
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 )
@@ -187,21 +188,27 @@ func (db *DB) RebuildIndex(ctx context.Context) (int, error) {
 			}
 			flags := make([]bool, len(pages))
 			keys := make([]string, len(pages))
+			vectors := make([]pgtype.TSVector, len(pages))
 			for i, p := range pages {
 				ids = append(ids, int64(p.ID))
 				flags[i] = crawl.Indexable(p)
 				keys[i] = indexKey(p, flags[i])
 				if flags[i] {
 					indexed++
+					meta, err := metadataJSON(p.Meta)
+					if err != nil {
+						return fmt.Errorf("metadata of %s: %w", p.URL, err)
+					}
+					vectors[i] = docVector(foldedDoc(p.Title, meta, p.MainText, p.Text))
 				}
 			}
 			b = t.batch()
 			if len(ids) > 0 {
 				b.Queue(`UPDATE pages p SET anchors = a.anchors,
-						search = CASE WHEN v.indexable THEN `+docVector("p")+` || `+anchorVector("a.anchors")+` END
-					FROM unnest($1::bigint[], $2::bool[]) AS v(id, indexable)
+						search = CASE WHEN v.indexable THEN v.doc || `+anchorVector("a.anchors")+` END
+					FROM unnest($1::bigint[], $2::bool[], $3::tsvector[]) AS v(id, indexable, doc)
 					CROSS JOIN LATERAL (SELECT CASE WHEN v.indexable THEN `+anchorsOf("v.id")+` ELSE '' END AS anchors) a
-					WHERE p.url_id = v.id`, ids, flags)
+					WHERE p.url_id = v.id`, ids, flags, vectors)
 				db.queueOutbox(b, ids, keys)
 			}
 			return t.commit(ctx, b)

@@ -129,7 +129,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if opts.ReadOnly {
 		err = db.checkVersion(ctx)
 	} else if _, _, err = db.migrate(ctx); err == nil {
-		err = db.foldCounters(ctx)
+		if err = db.foldCounters(ctx); err == nil {
+			err = db.maintain(ctx)
+		}
 	}
 	if err != nil {
 		db.Close()
@@ -348,6 +350,44 @@ func (db *DB) migrate(ctx context.Context) (from, to int, err error) {
 		return 0, 0, fmt.Errorf("postgres: migrate %s: %w", db.where(), err)
 	}
 	return from, to, nil
+}
+
+// maintain does the work a migration left for the store to do once it is
+// open: rebuilding the search column (after 0023 changed its words). The
+// task stays recorded until it is done, so an interrupted rebuild starts
+// again at the next open; processes opening together wait for the one
+// that does it, under an advisory lock.
+func (db *DB) maintain(ctx context.Context) error {
+	var n int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM maintenance WHERE task = 'reindex'`).Scan(&n); err != nil {
+		return fmt.Errorf("postgres: maintenance: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	// The lock is held by a connection of its own, outside the pool,
+	// which the rebuild may need whole; closing it releases the lock.
+	conn, err := pgx.ConnectConfig(ctx, db.pool.Config().ConnConfig)
+	if err != nil {
+		return fmt.Errorf("postgres: maintenance: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(crawl.HashID("acrawler/postgres maintain:"+db.schema))); err != nil {
+		return fmt.Errorf("postgres: maintenance: %w", err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM maintenance WHERE task = 'reindex'`).Scan(&n); err != nil {
+		return fmt.Errorf("postgres: maintenance: %w", err)
+	}
+	if n == 0 {
+		return nil // done by another process meanwhile
+	}
+	if _, err := db.RebuildIndex(ctx); err != nil {
+		return fmt.Errorf("postgres: maintenance: %w", err)
+	}
+	if _, err := conn.Exec(ctx, `DELETE FROM maintenance WHERE task = 'reindex'`); err != nil {
+		return fmt.Errorf("postgres: maintenance: %w", err)
+	}
+	return nil
 }
 
 // checkVersion makes sure a database opened read-only holds a crawl this

@@ -19,21 +19,23 @@ import (
 )
 
 // The embedded full-text index is the search column of pages: a tsvector
-// of the 'simple' configuration (pages are in many languages: words are
-// lowercased, as the database's LC_CTYPE says, which must be a UTF-8
-// locale for the query package's lowercased words to match beyond ASCII,
-// and never stemmed nor dropped as stop words) holding the title
-// (weight A), the main text, or the visible text when there is none (C),
-// and the anchor texts of links to the page (B), in this order, so that
-// ts_filter(search, '{a,c}') is the title and text alone. It is NULL for
-// pages that are not indexable (crawl.Indexable).
+// holding the title (weight A), the main text, or the visible text when
+// there is none (C), and the anchor texts of links to the page (B), in
+// this order, so that ts_filter(search, '{a,c}') is the title and text
+// alone. It is NULL for pages that are not indexable (crawl.Indexable).
+// Its words are the folded words of query.Lexemes, never stemmed nor
+// dropped as stop words (pages are in many languages): the crawler builds
+// the title and text part (docVector); the anchor part is built by the
+// server (anchorVector), whose lower() folds case as the database's
+// LC_CTYPE says, which must be a UTF-8 locale for anchors to match beyond
+// ASCII.
 //
 // The lengths indexed keep a tsvector under PostgreSQL's limit of 1 MB of
 // lexemes and positions, which an error would make a commit fail on: the
-// densest text found (hyphenated words of one 4-byte character) takes 6.5
-// bytes per character, so 112,000 characters take at most 730 kB. A page's
-// first 100,000 characters hold about 16,000 words, the last position a
-// tsvector tells apart.
+// densest text (distinct words of one 4-byte character) takes 6 bytes per
+// character, so 112,000 characters take at most 672 kB. A page's first
+// 100,000 characters hold about 16,000 words, the last position a tsvector
+// tells apart.
 const (
 	maxTitle       = 10_000  // characters of the title indexed
 	maxBody        = 100_000 // characters of the text indexed
@@ -57,24 +59,13 @@ func bodyOf(r string) string {
 	return fmt.Sprintf(`left(CASE WHEN %[1]s.main_text <> '' THEN %[1]s.main_text ELSE %[1]s.text END, %[2]d)`, r, maxBody)
 }
 
-// docVector is the title and text part of the search column of row r:
-// the text folded by acrawler_fold (query.Fold's SQL twin, migration
-// 0008), as queries are folded.
-func docVector(r string) string {
-	return `setweight(to_tsvector('simple', acrawler_fold(` + titleOf(r) + `)), 'A') || setweight(to_tsvector('simple', acrawler_fold(` + bodyOf(r) + `)), 'C')`
-}
-
-// foldedDocVector is docVector of a row whose indexed title and text
-// (titleOf and bodyOf) are given already folded, by query.Fold, as the
-// expressions title and body.
-func foldedDocVector(title, body string) string {
-	return `setweight(to_tsvector('simple', ` + title + `), 'A') || setweight(to_tsvector('simple', ` + body + `), 'C')`
-}
-
 // anchorVector is the anchor text part of the search column, for the
-// anchor text expression a, folded as docVector folds.
+// anchor text expression a: to_tsvector of acrawler_words, which folds
+// the text as query.Fold does and makes its ASCII punctuation spaces, so
+// that PostgreSQL's parser reads the words query.Lexemes reads (a few
+// characters aside: see migration 0023).
 func anchorVector(a string) string {
-	return `setweight(to_tsvector('simple', acrawler_fold(` + a + `)), 'B')`
+	return `setweight(to_tsvector('simple', acrawler_words(` + a + `)), 'B')`
 }
 
 // anchorsOf is the inbound anchor text indexed for the page whose ID is
@@ -107,9 +98,9 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 		res.Took = time.Since(start)
 		return res, nil
 	}
-	// A query PostgreSQL's parser reduces to exclusions alone (its
-	// positive words have no lexeme for it) has the query tree 'T', which
-	// matches nothing here, as an empty query does.
+	// A query of exclusions alone (its positive words hold no lexeme)
+	// has the query tree 'T', which matches nothing here, as an empty
+	// query does.
 	args := []any{q.TSQuery()}
 	where := []string{`p.search @@ q.q`, `querytree(q.q) <> 'T'`}
 	filter := func(cond string, v any) {
@@ -131,7 +122,7 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	if r.YearTo != 0 {
 		filter(`p.year <= $%d::bigint`, int64(r.YearTo))
 	}
-	matches := `WITH q AS MATERIALIZED (SELECT to_tsquery('simple', $1) AS q)`
+	matches := `WITH q AS MATERIALIZED (SELECT $1::tsquery AS q)`
 	cond := strings.Join(where, " AND ")
 	limit := int64(r.Limit)
 	if limit <= 0 {
