@@ -7,12 +7,15 @@
 -- acrawler_words is the text of the anchor part, which the server still
 -- builds from the links it holds: the text folded (acrawler_fold), its
 -- ASCII punctuation made spaces, so that the parser reads its words one by
--- one as Lexemes does. They differ on a few characters the parser does not
+-- one as Lexemes does. (A regular expression: translate() compares each
+-- character with each of the 32 in a UTF-8 database, and on 20,000 texts
+-- of 200 characters took 0.7 s more than to_tsvector alone, the
+-- expression 0.1 s.) They differ on a few characters the parser does not
 -- count as letters or digits while Lexemes does (numbers such as "²" and
 -- "½", combining marks inside a word, private-use characters): there the
 -- parser splits a word, or drops it.
 CREATE OR REPLACE FUNCTION acrawler_words(s TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-	SELECT translate(acrawler_fold(s), '!"#$%&''()*+,-./:;<=>?@[\]^_`{|}~', '                                ')
+	SELECT regexp_replace(acrawler_fold(s), '[!-/:-@[-`{-~]+', ' ', 'g')
 $$;
 
 -- Vectors written before are rebuilt once, when a process next opens the
