@@ -165,7 +165,10 @@ func TestSearchWordsOfEveryKind(t *testing.T) {
 	db := open(t, dsn, schema)
 	indexPages(t, db, nil, &crawl.Page{URL: "http://a.test/1", Title: "one", Text: "crawling"},
 		&crawl.Page{URL: "http://a.test/2", Title: "two", Text: "other"},
-		&crawl.Page{URL: "http://a.test/3", Title: "three", Text: "m² of \ue000 area"})
+		&crawl.Page{URL: "http://a.test/3", Title: "three", Text: "m² of \ue000 area"},
+		// The longest word a tsvector holds, and one too long, which is
+		// left out.
+		&crawl.Page{URL: "http://a.test/4", Title: "four", Text: strings.Repeat("ş", 1023) + " " + strings.Repeat("q", 2047) + " findme"})
 	for _, q := range []string{"m²", "m² -crawling", "\ue000 -crawling", "m²*"} {
 		if got := urlsOf(search(t, db, crawl.SearchRequest{Query: q})); len(got) != 1 || got[0] != "http://a.test/3" {
 			t.Errorf("Search(%q) = %v, want page 3", q, got)
@@ -178,6 +181,9 @@ func TestSearchWordsOfEveryKind(t *testing.T) {
 	}
 	if res := search(t, db, crawl.SearchRequest{Query: "two -crawling"}); res.Total != 1 {
 		t.Errorf("Search(two -crawling) = %v (total %d), want page 2", urlsOf(res), res.Total)
+	}
+	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "findme"})); len(got) != 1 || got[0] != "http://a.test/4" {
+		t.Errorf("Search(findme) = %v, want page 4", got)
 	}
 }
 
