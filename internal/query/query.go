@@ -809,7 +809,9 @@ func tsTerm(t Term) string {
 // characters) with the combining marks inside them, the words Parse reads
 // in a query. It is the rule by which the PostgreSQL store indexes text
 // and TSQuery writes a query's words, so that the two agree on every
-// character; SQLite's unicode61 tokenizer reads folded text the same way.
+// character. SQLite's index splits documents and queries alike with FTS5's
+// unicode61 tokenizer, which reads folded text the same way but for some
+// combining marks: it splits a word at an Indic vowel sign.
 func Lexemes(folded string) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		start := -1
