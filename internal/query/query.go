@@ -17,9 +17,9 @@
 //	             last word of a phrase a prefix
 //
 // Everything else is text. Words are runs of letters, digits, private-use
-// characters and combining marks, as SQLite's unicode61 tokenizer sees them
-// (marks are kept inside a word so that Indic and decomposed words stay
-// whole). Words are lowercased rune by rune (Turkish "İ" becomes "i"); the
+// characters and combining marks (marks are kept inside a word so that
+// Indic and decomposed words stay whole), the rule of Lexemes. Words are
+// lowercased rune by rune (Turkish "İ" becomes "i"); the
 // expressions for the embedded indexes (FTS5, TSQuery) write them folded
 // (Fold: without diacritics, "ß" as "ss"), as those stores index text, so
 // that "Zoë", "ZOE" and "zoe" find the same pages. The OpenSearch backend
