@@ -214,9 +214,9 @@ func (c *committer) run(ctx context.Context) error {
 	var unattempt []int32
 	var liveClaimed []int64
 	var liveHosts []crawl.ID
-	var linkSrc, linkDst []int64
-	var linkTarget, linkAnchor []string
-	var linkNoFollow []bool
+	// The links of pages none of whose links is recorded (new pages, and
+	// changed ones, whose links are deleted first), and the others.
+	var freshLinks, otherLinks linkRows
 	var changed []int64 // recorded pages whose new version replaces their links
 	hostErrs := map[hostError]int64{}
 	for i := range c.results {
@@ -263,6 +263,7 @@ func (c *committer) run(ctx context.Context) error {
 			d.reserved--
 		}
 		errKind := ""
+		fresh := false // no link of r's page is recorded, or all are deleted first
 		if p := r.Page; p != nil && r.Outcome == crawl.OutcomeDone {
 			p.ID = r.URL.ID
 			rv := r.Revisit
@@ -283,8 +284,10 @@ func (c *committer) run(ctx context.Context) error {
 				c.gone = append(c.gone, gone)
 				if newPage {
 					c.newPages++
+					fresh = true
 				} else if rv != nil && rv.Changed {
 					changed = append(changed, int64(p.ID))
+					fresh = true
 				}
 			} else if gone {
 				c.outIDs, c.outKeys = append(c.outIDs, int64(p.ID)), append(c.outKeys, "")
@@ -312,12 +315,10 @@ func (c *committer) run(ctx context.Context) error {
 		if errKind != "" {
 			hostErrs[hostError{r.URL.HostID, clean(errKind)}]++
 		}
-		for _, l := range r.Links {
-			linkSrc = append(linkSrc, int64(r.URL.ID))
-			linkDst = append(linkDst, int64(l.TargetID))
-			linkTarget = append(linkTarget, clean(l.Target))
-			linkAnchor = append(linkAnchor, clean(l.Anchor))
-			linkNoFollow = append(linkNoFollow, l.NoFollow)
+		if fresh {
+			freshLinks.add(r.URL.ID, r.Links)
+		} else {
+			otherLinks.add(r.URL.ID, r.Links)
 		}
 		c.touched = append(c.touched, r.Touched...)
 		if u := r.Host; !u.NextFetchAt.IsZero() {
@@ -342,12 +343,8 @@ func (c *committer) run(ctx context.Context) error {
 			return nil
 		})
 	}
-	if len(linkSrc) > 0 {
-		b.Queue(linksInsert, linkSrc, linkDst, linkTarget, linkAnchor, linkNoFollow).Exec(func(ct pgconn.CommandTag) error {
-			d.links += ct.RowsAffected()
-			return nil
-		})
-	}
+	freshLinks.queue(t, b, true, &d.links)
+	otherLinks.queue(t, b, false, &d.links)
 	if err := t.send(ctx, b); err != nil {
 		return err
 	}

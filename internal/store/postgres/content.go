@@ -409,13 +409,9 @@ func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) er
 			deleted = ct.RowsAffected()
 			return nil
 		})
-		if len(links) > 0 {
-			src, dst, target, anchor, nofollow := linkArrays(p.ID, links)
-			b.Queue(linksInsert, src, dst, target, anchor, nofollow).Exec(func(ct pgconn.CommandTag) error {
-				added = ct.RowsAffected()
-				return nil
-			})
-		}
+		var lr linkRows
+		lr.add(p.ID, links)
+		lr.queue(t, b, true, &added) // the page's links are deleted first
 		if err := t.send(ctx, b); err != nil {
 			return err
 		}
@@ -462,20 +458,53 @@ func b2i64(b bool) int64 {
 	return 0
 }
 
-// linksInsert records links given as column arrays; links already
-// recorded are kept.
-const linksInsert = `INSERT INTO links (source_id, target_id, target, anchor, nofollow)
-	SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bool[])
-	ON CONFLICT (source_id, target_id) DO NOTHING`
+// linkRows are links as column arrays, each (source, target) once: the
+// first of a page's links to a target, which is the one an insert that
+// skips recorded links keeps.
+type linkRows struct {
+	src, dst       []int64
+	target, anchor []string
+	nofollow       []bool
+}
 
-// linkArrays returns a page's links as column arrays for linksInsert.
-func linkArrays(source crawl.ID, links []crawl.Link) (src, dst []int64, target, anchor []string, nofollow []bool) {
-	for _, l := range links {
-		src = append(src, int64(source))
-		dst = append(dst, int64(l.TargetID))
-		target = append(target, clean(l.Target))
-		anchor = append(anchor, clean(l.Anchor))
-		nofollow = append(nofollow, l.NoFollow)
+// add appends the links of page source.
+func (r *linkRows) add(source crawl.ID, links []crawl.Link) {
+	var seen map[crawl.ID]bool
+	if len(links) > 1 {
+		seen = make(map[crawl.ID]bool, len(links))
 	}
-	return src, dst, target, anchor, nofollow
+	for _, l := range links {
+		if seen != nil {
+			if seen[l.TargetID] {
+				continue
+			}
+			seen[l.TargetID] = true
+		}
+		r.src, r.dst = append(r.src, int64(source)), append(r.dst, int64(l.TargetID))
+		r.target, r.anchor = append(r.target, clean(l.Target)), append(r.anchor, clean(l.Anchor))
+		r.nofollow = append(r.nofollow, l.NoFollow)
+	}
+}
+
+// queue queues the insert of the rows, if any, adding the number
+// inserted to *n. Fresh rows are of pages none of whose links is recorded:
+// they are inserted without ON CONFLICT, whose speculative insertion took
+// a third of the statement's time (300,000 rows: 1.7–1.9 s against
+// 1.1–1.2), unless an earlier run of the transaction failed. Should a link
+// be recorded after all (another process recorded the page meanwhile),
+// the unique violation runs the transaction again (retryable), and that
+// run skips the links recorded, as other rows always do.
+func (r *linkRows) queue(t *txn, b *pgx.Batch, fresh bool, n *int64) {
+	if len(r.src) == 0 {
+		return
+	}
+	q := `INSERT INTO links (source_id, target_id, target, anchor, nofollow)
+		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bool[])`
+	if !fresh || t.again {
+		q += ` ON CONFLICT (source_id, target_id) DO NOTHING`
+	}
+	b.Queue(q, r.src, r.dst, r.target, r.anchor, r.nofollow).Exec(func(ct pgconn.CommandTag) error {
+		*n += ct.RowsAffected()
+		return nil
+	})
 }

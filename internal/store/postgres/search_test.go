@@ -766,3 +766,36 @@ func TestSearchColumnFoldedByWriter(t *testing.T) {
 			indexed, differ, anchors, len(pages))
 	}
 }
+
+// TestFreshLinks: the links of a page first recorded keep one row a
+// target, the first link's, as before, and a commit whose page has a link
+// recorded after all (here a row written behind the store's back) runs
+// again and keeps that row.
+func TestFreshLinks(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	a, b := "http://a.test/a", "http://a.test/b"
+	urls := []crawl.NewURL{storetest.U("http://a.test/1", 0, 0), storetest.U("http://a.test/2", 0, 0)}
+	cs := claimAll(t, db, now, urls...)
+	exec(t, dsn, schema, `INSERT INTO links (source_id, target_id, target, anchor) VALUES ($1, $2, $3, 'recorded')`,
+		int64(crawl.URLID(urls[1].URL)), int64(crawl.URLID(a)), a)
+	var results []crawl.Result
+	for _, u := range urls {
+		p := &crawl.Page{URL: u.URL, Status: 200, ContentType: "text/html", FetchedAt: now, Title: "page", Text: "text"}
+		results = append(results, crawl.Result{URL: cs[u.URL], Outcome: crawl.OutcomeDone, Page: p, Links: []crawl.Link{
+			{TargetID: crawl.URLID(a), Target: a, Anchor: "first"}, {TargetID: crawl.URLID(a), Target: a, Anchor: "second"},
+			{TargetID: crawl.URLID(b), Target: b, Anchor: "b"}}})
+	}
+	if _, err := db.Commit(ctx, results, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	for u, want := range map[string]string{urls[0].URL: "b,first", urls[1].URL: "b,recorded"} {
+		var got string
+		if err := queryRow(t, dsn, schema, `SELECT string_agg(anchor, ',' ORDER BY anchor) FROM links WHERE source_id = $1`,
+			[]any{int64(crawl.URLID(u))}, &got); err != nil || got != want {
+			t.Errorf("anchors of %s's links = %q (%v), want %q", u, got, err, want)
+		}
+	}
+}

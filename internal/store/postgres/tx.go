@@ -56,6 +56,7 @@ type txn struct {
 	lazy      bool  // commit without waiting for the WAL flush
 	begun     bool
 	committed bool
+	again     bool // an earlier run of the transaction failed and was rolled back
 	delta     counterDelta
 }
 
@@ -141,7 +142,7 @@ func (db *DB) writeOn(ctx context.Context, conn *pgx.Conn, async bool, fn func(c
 	slot := db.slots.get()
 	defer db.slots.put(slot)
 	for attempt := 1; ; attempt++ {
-		t := &txn{conn: conn, slot: slot, lazy: async}
+		t := &txn{conn: conn, slot: slot, lazy: async, again: attempt > 1}
 		err := fn(ctx, t)
 		if err == nil && !t.committed {
 			err = t.commit(ctx, t.batch())
@@ -178,8 +179,11 @@ func retryable(err error) bool {
 			// An admission inserts URLs without ON CONFLICT: it found them
 			// unknown with their hosts locked, so only a URL ID stored
 			// under another host meanwhile conflicts, and the next run
-			// finds it known.
-			return pe.TableName == "urls"
+			// finds it known. A commit inserts the links of pages it found
+			// unrecorded so too (linkRows): a page another process recorded
+			// meanwhile conflicts, and the next run, which skips recorded
+			// links, finds it.
+			return pe.TableName == "urls" || pe.TableName == "links"
 		}
 	}
 	return false
