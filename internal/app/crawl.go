@@ -214,7 +214,8 @@ func (j *crawlJob) OpenStore(ctx context.Context) error {
 			return usagef("no seed URLs given and %s does not exist (acrawler %s URL... or --seeds FILE)", cfg.DB, j.cmd)
 		}
 	}
-	st, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, j.search != nil, cfg.NearDistance, time.Duration(cfg.IndexDelay))
+	st, err := openStoreWith(ctx, cfg.DB, storeOptions{pgConns: cfg.PGConns, outbox: j.search != nil,
+		nearDistance: cfg.NearDistance, indexDelay: time.Duration(cfg.IndexDelay), log: j.log})
 	if err != nil {
 		return err
 	}

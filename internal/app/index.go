@@ -115,8 +115,11 @@ type anchorRefresher interface {
 // Rank computes PageRank over the stored link graph and records it (a
 // crawl does so when it ends).
 func Rank(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
-	var err error
-	st, err := OpenStore(ctx, cfg.DB, cfg.PGConns)
+	log, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	if err != nil {
+		return err
+	}
+	st, err := openStoreWith(ctx, cfg.DB, storeOptions{pgConns: cfg.PGConns, nearDistance: crawl.DefaultNearDistance, log: log})
 	if err != nil {
 		return err
 	}
@@ -144,7 +147,7 @@ func Reindex(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	if spec.kind == "embedded" {
-		st, err := OpenStore(ctx, cfg.DB, cfg.PGConns)
+		st, err := openStoreWith(ctx, cfg.DB, storeOptions{pgConns: cfg.PGConns, nearDistance: crawl.DefaultNearDistance, log: log})
 		if err != nil {
 			return err
 		}
@@ -163,7 +166,7 @@ func Reindex(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStoreWith(ctx, cfg.DB, cfg.PGConns, true, crawl.DefaultNearDistance, 0)
+	st, err := openStoreWith(ctx, cfg.DB, storeOptions{pgConns: cfg.PGConns, outbox: true, nearDistance: crawl.DefaultNearDistance, log: log})
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func Reparse(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStoreWith(ctx, cfg.DB, cfg.Reparse.Workers+2, false, cfg.NearDistance, 0)
+	st, err := openStoreWith(ctx, cfg.DB, storeOptions{pgConns: cfg.Reparse.Workers + 2, nearDistance: cfg.NearDistance, log: log})
 	if err != nil {
 		return err
 	}

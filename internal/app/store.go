@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -22,22 +23,30 @@ func isPostgres(db string) bool {
 // OpenStore opens the crawl store db names (a SQLite path or a postgres://
 // DSN), read-write, with at most pgConns connections to PostgreSQL.
 func OpenStore(ctx context.Context, db string, pgConns int) (crawl.Store, error) {
-	return openStoreWith(ctx, db, pgConns, false, crawl.DefaultNearDistance, 0)
+	return openStoreWith(ctx, db, storeOptions{pgConns: pgConns, nearDistance: crawl.DefaultNearDistance})
 }
 
-// openStoreWith opens a store read-write, with an outbox for an external
-// index when outbox is set, recording near-duplicates within nearDistance
-// bits (0: none); a SQLite store indexes a page indexDelay after it is
-// stored (sqlite.Options.IndexDelay).
-func openStoreWith(ctx context.Context, db string, pgConns int, outbox bool, nearDistance int, indexDelay time.Duration) (crawl.Store, error) {
-	near, err := crawl.NearDistanceOption(nearDistance)
+// storeOptions are how a command opens its store read-write.
+type storeOptions struct {
+	pgConns      int  // at most this many connections to PostgreSQL
+	outbox       bool // queue operations for an external index
+	nearDistance int  // near-duplicates within this many bits (0: none)
+	// indexDelay: a SQLite store indexes a page this long after it is
+	// stored (sqlite.Options.IndexDelay).
+	indexDelay time.Duration
+	log        *slog.Logger // the open's schema upgrade and index rebuild (nil: not logged)
+}
+
+// openStoreWith opens the store db names read-write.
+func openStoreWith(ctx context.Context, db string, o storeOptions) (crawl.Store, error) {
+	near, err := crawl.NearDistanceOption(o.nearDistance)
 	if err != nil {
 		return nil, UsageError{err}
 	}
 	if isPostgres(db) {
-		return postgres.Open(ctx, db, postgres.Options{MaxConns: int32(pgConns), Outbox: outbox, NearDistance: near})
+		return postgres.Open(ctx, db, postgres.Options{MaxConns: int32(o.pgConns), Outbox: o.outbox, NearDistance: near, Log: o.log})
 	}
-	return sqlite.Open(ctx, db, sqlite.Options{Outbox: outbox, NearDistance: near, IndexDelay: indexDelay})
+	return sqlite.Open(ctx, db, sqlite.Options{Outbox: o.outbox, NearDistance: near, IndexDelay: o.indexDelay, Log: o.log})
 }
 
 // redactDB is a --db value fit for logs: a PostgreSQL DSN without its
@@ -60,12 +69,15 @@ func redactDB(db string) string {
 
 // Migrate applies the database schema migrations.
 func Migrate(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
-	var err error
+	log, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	if err != nil {
+		return err
+	}
 	var from, to int
 	if isPostgres(cfg.DB) {
-		from, to, err = postgres.Migrate(ctx, cfg.DB, postgres.Options{})
+		from, to, err = postgres.Migrate(ctx, cfg.DB, postgres.Options{Log: log})
 	} else {
-		from, to, err = sqlite.Migrate(ctx, cfg.DB)
+		from, to, err = sqlite.Migrate(ctx, cfg.DB, sqlite.Options{Log: log})
 	}
 	if err != nil {
 		return err

@@ -27,6 +27,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"path"
 	"slices"
 	"strconv"
@@ -121,9 +122,17 @@ func (s *Set) Check(where string, v int) error {
 // SQL and records its version. A database newer than the set is refused
 // (TooNew) before any step. An error of a step is returned wrapped with
 // the step's name, for the store to wrap with the database's.
-func (s *Set) Apply(ctx context.Context, where string, from int, apply func(context.Context, Migration) error) (to int, err error) {
+//
+// Each step is logged to log (nil: not logged) as it starts: at Info when
+// the database had a schema, whose upgrade may take a while on a large
+// crawl, and at Debug when it is new.
+func (s *Set) Apply(ctx context.Context, log *slog.Logger, where string, from int, apply func(context.Context, Migration) error) (to int, err error) {
 	if from > s.Latest() {
 		return from, s.TooNew(where, from)
+	}
+	level := slog.LevelInfo
+	if from == 0 {
+		level = slog.LevelDebug
 	}
 	to = from
 	for _, m := range s.ms {
@@ -132,6 +141,9 @@ func (s *Set) Apply(ctx context.Context, where string, from int, apply func(cont
 		}
 		if err := ctx.Err(); err != nil {
 			return to, err
+		}
+		if log != nil {
+			log.Log(ctx, level, "upgrading the database schema", "db", where, "migration", m.Name, "from", to)
 		}
 		if err := apply(ctx, m); err != nil {
 			return to, fmt.Errorf("%s: %w", m.Name, err)

@@ -3,6 +3,7 @@ package migrate_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -28,7 +29,7 @@ func TestLoadOrdersByNumber(t *testing.T) {
 		t.Errorf("Latest() = %d, want 10", s.Latest())
 	}
 	var got []string
-	to, err := s.Apply(context.Background(), "db", 0, func(_ context.Context, m migrate.Migration) error {
+	to, err := s.Apply(context.Background(), nil, "db", 0, func(_ context.Context, m migrate.Migration) error {
 		if m.SQL != "-- "+m.Name {
 			t.Errorf("%s: SQL %q", m.Name, m.SQL)
 		}
@@ -76,7 +77,7 @@ func TestApplyFromAVersion(t *testing.T) {
 		{from: 4, wantTo: 4, wantErr: "db has schema version 4, this acrawler knows up to 3", is: crawl.ErrSchemaTooNew},
 	} {
 		var got []string
-		to, err := s.Apply(ctx, "db", tc.from, func(_ context.Context, m migrate.Migration) error {
+		to, err := s.Apply(ctx, nil, "db", tc.from, func(_ context.Context, m migrate.Migration) error {
 			if m.Name == tc.fail {
 				return errors.New("boom")
 			}
@@ -97,7 +98,7 @@ func TestApplyFromAVersion(t *testing.T) {
 	}
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	if to, err := s.Apply(canceled, "db", 0, func(context.Context, migrate.Migration) error { return nil }); to != 0 || !errors.Is(err, context.Canceled) {
+	if to, err := s.Apply(canceled, nil, "db", 0, func(context.Context, migrate.Migration) error { return nil }); to != 0 || !errors.Is(err, context.Canceled) {
 		t.Errorf("Apply with a canceled context = %d, %v; want 0, context.Canceled", to, err)
 	}
 }
@@ -117,6 +118,36 @@ func TestCheck(t *testing.T) {
 		err := s.Check("db", tc.v)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, tc.is)) {
 			t.Errorf("Check(%d) = %v, want %q", tc.v, err, tc.want)
+		}
+	}
+}
+
+// An upgrade of an existing database logs each step at Info, naming it;
+// a new database's steps are logged at Debug only.
+func TestApplyLogsUpgrades(t *testing.T) {
+	s := migrate.MustLoad(files("0001_a.sql", "0002_b.sql", "0003_c.sql"), "m")
+	for _, tc := range []struct {
+		from int
+		want string
+	}{
+		{from: 1, want: "level=INFO msg=\"upgrading the database schema\" db=x.db migration=0002_b.sql from=1\n" +
+			"level=INFO msg=\"upgrading the database schema\" db=x.db migration=0003_c.sql from=2\n"},
+		{from: 0, want: ""},
+		{from: 3, want: ""},
+	} {
+		var buf strings.Builder
+		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
+			ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey {
+					return slog.Attr{}
+				}
+				return a
+			}}))
+		if _, err := s.Apply(context.Background(), log, "x.db", tc.from, func(context.Context, migrate.Migration) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != tc.want {
+			t.Errorf("from %d: logged\n%s\nwant\n%s", tc.from, buf.String(), tc.want)
 		}
 	}
 }

@@ -55,6 +55,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/url"
@@ -93,6 +94,10 @@ type Options struct {
 	// crawl.DefaultNearDistance, a negative value no near-duplicate
 	// detection. At most crawl.MaxNearDistance.
 	NearDistance int
+	// Log receives what an open does that may take long: the steps of a
+	// schema upgrade and the search index rebuilt after one. nil: nothing
+	// is logged.
+	Log *slog.Logger
 }
 
 // DB is a crawl store in a PostgreSQL database.
@@ -101,8 +106,9 @@ type DB struct {
 	target   string // host:port/database, for messages; never the password
 	schema   string
 	readOnly bool
-	outbox   bool // queue external-index operations with page writes
-	near     int  // near-duplicate distance; negative: none
+	outbox   bool         // queue external-index operations with page writes
+	near     int          // near-duplicate distance; negative: none
+	log      *slog.Logger // Options.Log, or a logger that drops everything
 
 	// session tells this handle's leases from those its owner took through
 	// an earlier handle, i.e. before a restart.
@@ -203,7 +209,15 @@ func connect(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	session := 1<<32 + rand.Int64N(1<<61)
 	return &DB{pool: pool, target: target, schema: opts.Schema, readOnly: opts.ReadOnly, outbox: opts.Outbox,
 		near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance), session: session, slots: slotPool{base: session},
-		snippets: snippets}, nil
+		snippets: snippets, log: logOrDiscard(opts.Log)}, nil
+}
+
+// logOrDiscard is log, or a logger that drops everything when it is nil.
+func logOrDiscard(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return log
 }
 
 // describe names the server of a connection configuration without its
@@ -332,7 +346,7 @@ func (db *DB) migrate(ctx context.Context) (from, to int, err error) {
 		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&from); err != nil {
 			return err
 		}
-		to, err = migrations.Apply(ctx, db.where(), from, func(ctx context.Context, m migrate.Migration) error {
+		to, err = migrations.Apply(ctx, db.log, db.where(), from, func(ctx context.Context, m migrate.Migration) error {
 			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
 			}
@@ -381,9 +395,13 @@ func (db *DB) maintain(ctx context.Context) error {
 	if n == 0 {
 		return nil // done by another process meanwhile
 	}
-	if _, err := db.RebuildIndex(ctx); err != nil {
+	db.log.Info("rebuilding the search index, once, for the upgraded schema", "db", db.where())
+	start := time.Now()
+	docs, err := db.RebuildIndex(ctx)
+	if err != nil {
 		return fmt.Errorf("postgres: maintenance: %w", err)
 	}
+	db.log.Info("search index rebuilt", "db", db.where(), "documents", docs, "took", time.Since(start).Round(time.Millisecond))
 	if _, err := conn.Exec(ctx, `DELETE FROM maintenance WHERE task = 'reindex'`); err != nil {
 		return fmt.Errorf("postgres: maintenance: %w", err)
 	}

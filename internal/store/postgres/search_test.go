@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -190,8 +191,8 @@ func TestSearchWordsOfEveryKind(t *testing.T) {
 // TestSearchWordsRebuiltOnOpen: vectors PostgreSQL's parser built before
 // migration 0023 (a compound such as an e-mail address a lexeme of its
 // own, its words none) are rebuilt when the store is next opened for
-// writing, once: a page is then found by the compound's words, and the
-// task is gone.
+// writing, once, which the open logs: a page is then found by the
+// compound's words, and the task is gone.
 func TestSearchWordsRebuiltOnOpen(t *testing.T) {
 	dsn, schema := freshSchema(t)
 	db := open(t, dsn, schema)
@@ -216,7 +217,21 @@ func TestSearchWordsRebuiltOnOpen(t *testing.T) {
 		t.Fatalf("Search(jane doe) before the rebuild = %v, want nothing: the test's vectors are not the parser's", got)
 	}
 	ro.Close()
-	db = open(t, dsn, schema)
+	var logged strings.Builder
+	db, err = postgres.Open(context.Background(), dsn, postgres.Options{Schema: schema, Log: slog.New(slog.NewTextHandler(&logged, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, want := range []string{`level=INFO msg="rebuilding the search index, once, for the upgraded schema" db=`,
+		`level=INFO msg="search index rebuilt" db=`, ` documents=2 took=`} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("the open logged\n%s\nwithout %q", logged.String(), want)
+		}
+	}
+	if strings.Contains(logged.String(), "upgrading") {
+		t.Errorf("the open logged an upgrade of a schema at the latest version:\n%s", logged.String())
+	}
 	for q, want := range map[string]string{"jane doe": "http://a.test/1", "example org": "http://a.test/1",
 		"jane.doe@example.org": "http://a.test/1", `"example net guide"`: "http://a.test/2"} {
 		if got := urlsOf(search(t, db, crawl.SearchRequest{Query: q})); len(got) != 1 || got[0] != want {

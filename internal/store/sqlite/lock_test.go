@@ -44,7 +44,7 @@ func TestLockCoversEverySpelling(t *testing.T) {
 		if want := "pid " + strconv.Itoa(os.Getpid()); !strings.Contains(err.Error(), want) {
 			t.Errorf("second Open(%q) error %q does not name the holder (%s)", name, err, want)
 		}
-		if _, _, err := sqlite.Migrate(ctx, name); !errors.Is(err, crawl.ErrLocked) {
+		if _, _, err := sqlite.Migrate(ctx, name, sqlite.Options{}); !errors.Is(err, crawl.ErrLocked) {
 			t.Fatalf("Migrate(%q) error = %v, want ErrLocked", name, err)
 		}
 	}

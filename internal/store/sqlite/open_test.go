@@ -115,7 +115,7 @@ func TestForeignDatabaseIsRefused(t *testing.T) {
 					}
 					return err
 				},
-				"Migrate": func() error { _, _, err := sqlite.Migrate(ctx, file); return err },
+				"Migrate": func() error { _, _, err := sqlite.Migrate(ctx, file, sqlite.Options{}); return err },
 			}
 			for what, open := range opens {
 				err := open()
@@ -139,7 +139,7 @@ func TestNotADatabaseIsRefused(t *testing.T) {
 		t.Errorf("Open of a text file: err = %v, want a refusal", err)
 	}
 	before.check(t, file, "Open")
-	if _, _, err := sqlite.Migrate(context.Background(), file); err == nil || !strings.Contains(err.Error(), "is not a SQLite database") {
+	if _, _, err := sqlite.Migrate(context.Background(), file, sqlite.Options{}); err == nil || !strings.Contains(err.Error(), "is not a SQLite database") {
 		t.Errorf("Migrate of a text file: err = %v, want a refusal", err)
 	}
 	before.check(t, file, "Migrate")

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"path/filepath"
 	"slices"
@@ -492,7 +493,7 @@ func TestFoldMigration(t *testing.T) {
 
 // TestFoldDiacriticsMigration: a database indexed before migration 0013,
 // whose index holds words with their diacritics, is reindexed at the next
-// open, and "zoe" then finds "Zoë".
+// open, which logs the upgrade and the rebuild, and "zoe" then finds "Zoë".
 func TestFoldDiacriticsMigration(t *testing.T) {
 	ctx := context.Background()
 	c, file := openFileCorpus(t)
@@ -518,11 +519,19 @@ func TestFoldDiacriticsMigration(t *testing.T) {
 		t.Fatalf("before the migration, zoe found %d pages: the test does not make the old index", n)
 	}
 	db.Close()
-	db, err := sqlite.Open(ctx, file, sqlite.Options{})
+	var logged strings.Builder
+	db, err := sqlite.Open(ctx, file, sqlite.Options{Log: slog.New(slog.NewTextHandler(&logged, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	for _, want := range []string{`level=INFO msg="upgrading the database schema" db=` + file + ` migration=0013_fold_diacritics.sql from=12`,
+		`level=INFO msg="rebuilding the search index, once, for the upgraded schema" db=` + file,
+		`level=INFO msg="search index rebuilt" db=` + file + ` documents=2 took=`} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("the open logged\n%s\nwithout %q", logged.String(), want)
+		}
+	}
 	for q, want := range map[string]int{"zoe": 1, "Zoë": 1, "muller": 1, "MÜLLER": 1, `"zoe muller"`: 1, "ankara": 1, "plain": 2} {
 		if n := search(q); n != want {
 			t.Errorf("after the migration, %s found %d pages, want %d", q, n, want)

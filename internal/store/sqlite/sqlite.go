@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"strings"
@@ -46,6 +47,10 @@ type Options struct {
 	// Close write every waiting row. Search does not find a page while it
 	// waits. 0 writes the row at the page's commit.
 	IndexDelay time.Duration
+	// Log receives what an open does that may take long: the steps of a
+	// schema upgrade and the search index rebuilt after one. nil: nothing
+	// is logged.
+	Log *slog.Logger
 }
 
 // DB is a crawl store in a SQLite file.
@@ -75,10 +80,19 @@ type DB struct {
 	staged stagedLinks // the staged inbound links (staged.go), guarded by mu
 
 	indexDelay time.Duration // Options.IndexDelay
+	log        *slog.Logger  // Options.Log, or a logger that drops everything
 	opened     bool          // Open succeeded (Close writes the rows waiting for the delay)
 }
 
 var _ crawl.Store = (*DB)(nil)
+
+// logOrDiscard is log, or a logger that drops everything when it is nil.
+func logOrDiscard(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return log
+}
 
 // Open opens (creating it if needed) the crawl database at path, applies
 // pending migrations and, since SQLite crawls are single-process, returns
@@ -94,7 +108,7 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: negative index delay %s", opts.IndexDelay)
 	}
 	db := &DB{path: file, outbox: opts.Outbox, near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance),
-		indexDelay: opts.IndexDelay, stmts: map[string]*sql.Stmt{}, want: map[string]struct{}{}}
+		indexDelay: opts.IndexDelay, log: logOrDiscard(opts.Log), stmts: map[string]*sql.Stmt{}, want: map[string]struct{}{}}
 	if !opts.ReadOnly {
 		if err := db.acquireLock(); err != nil {
 			return nil, err
@@ -165,9 +179,13 @@ func (db *DB) maintain(ctx context.Context) error {
 	if n == 0 {
 		return nil
 	}
-	if _, err := db.RebuildIndex(ctx); err != nil {
+	db.log.Info("rebuilding the search index, once, for the upgraded schema", "db", db.path)
+	start := time.Now()
+	docs, err := db.RebuildIndex(ctx)
+	if err != nil {
 		return fmt.Errorf("sqlite: maintenance: %w", err)
 	}
+	db.log.Info("search index rebuilt", "db", db.path, "documents", docs, "took", time.Since(start).Round(time.Millisecond))
 	if _, err := db.w.ExecContext(ctx, `DELETE FROM maintenance WHERE task = 'reindex'`); err != nil {
 		return fmt.Errorf("sqlite: maintenance: %w", err)
 	}
@@ -355,9 +373,10 @@ func (db *DB) Close() error {
 }
 
 // Migrate brings the database at file up to this build's schema (creating
-// it if needed) and reports the versions before and after.
-func Migrate(ctx context.Context, file string) (from, to int, err error) {
-	db := &DB{path: file}
+// it if needed) and reports the versions before and after. Of opts it
+// reads Log alone.
+func Migrate(ctx context.Context, file string, opts Options) (from, to int, err error) {
+	db := &DB{path: file, log: logOrDiscard(opts.Log)}
 	if err := db.acquireLock(); err != nil {
 		return 0, 0, err
 	}
@@ -486,7 +505,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = migrations.Apply(ctx, db.path, cur, func(ctx context.Context, m migrate.Migration) error {
+	_, err = migrations.Apply(ctx, db.log, db.path, cur, func(ctx context.Context, m migrate.Migration) error {
 		tx, err := db.w.BeginTx(ctx, nil)
 		if err != nil {
 			return err
