@@ -64,6 +64,10 @@ func SetMergeApart(min int64, ranges int) (restore func()) {
 	return func() { mergeApartMin, mergeRanges = oldMin, oldRanges }
 }
 
+// MaintainLockForTest is the advisory lock the maintenance of the store
+// in schema holds.
+func MaintainLockForTest(schema string) int64 { return (&DB{schema: schema}).maintainLock() }
+
 // HostRangeForTest is hostRange.
 func HostRangeForTest(r int) (lo, hi int64) { return hostRange(r) }
 

@@ -386,8 +386,15 @@ func (db *DB) maintain(ctx context.Context) error {
 		return fmt.Errorf("postgres: maintenance: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(crawl.HashID("acrawler/postgres maintain:"+db.schema))); err != nil {
+	var locked bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, db.maintainLock()).Scan(&locked); err != nil {
 		return fmt.Errorf("postgres: maintenance: %w", err)
+	}
+	if !locked {
+		db.log.Info("waiting for the search index rebuild another process is running", "db", db.where())
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, db.maintainLock()); err != nil {
+			return fmt.Errorf("postgres: maintenance: %w", err)
+		}
 	}
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM maintenance WHERE task = 'reindex'`).Scan(&n); err != nil {
 		return fmt.Errorf("postgres: maintenance: %w", err)
@@ -407,6 +414,9 @@ func (db *DB) maintain(ctx context.Context) error {
 	}
 	return nil
 }
+
+// maintainLock is the advisory lock maintain holds while it works.
+func (db *DB) maintainLock() int64 { return int64(crawl.HashID("acrawler/postgres maintain:" + db.schema)) }
 
 // checkVersion makes sure a database opened read-only holds a crawl this
 // build understands.

@@ -244,6 +244,72 @@ func TestSearchWordsRebuiltOnOpen(t *testing.T) {
 	}
 }
 
+// TestMaintenanceWaitsForAnotherProcess: an open that finds the
+// maintenance lock held by another process (one rebuilding the index)
+// logs that it waits, waits, and then does what is still to do.
+func TestMaintenanceWaitsForAnotherProcess(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	indexPages(t, db, nil, &crawl.Page{URL: "http://a.test/1", Title: "one", Text: "words"})
+	db.Close()
+	exec(t, dsn, schema, `INSERT INTO maintenance (task) VALUES ('reindex')`)
+	ctx := context.Background()
+	holder := schemaConn(t, dsn, schema)
+	defer holder.Close(ctx)
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_lock($1)`, postgres.MaintainLockForTest(schema)); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var logged strings.Builder
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.Write(p)
+	}), nil))
+	text := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.String()
+	}
+	done := make(chan error, 1)
+	go func() {
+		db, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, Log: log})
+		if err == nil {
+			err = db.Close()
+		}
+		done <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(text(), `msg="waiting for the search index rebuild another process is running"`); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no wait logged in 10 s:\n%s", text())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Open returned (%v) while another process held the lock", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_unlock($1)`, postgres.MaintainLockForTest(schema)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Open did not return in 30 s after the lock was released")
+	}
+	if !strings.Contains(text(), `msg="search index rebuilt"`) || !strings.Contains(text(), " documents=1 ") {
+		t.Errorf("the open logged\n%s\nwithout the rebuild of the one document", text())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
 // TestSearchFiltersOutOfRange: filters no page can match give no result,
 // never an error.
 func TestSearchFiltersOutOfRange(t *testing.T) {

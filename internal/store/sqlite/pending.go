@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
@@ -156,4 +157,25 @@ func (db *DB) IndexPending(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("sqlite: index waiting pages: %w", err)
 	}
 	return n, nil
+}
+
+// indexLeftWaiting writes, at open, the rows a process that ended without
+// closing the store (killed, crashed) left waiting for the index delay:
+// up to the delay's worth of a crawl's pages, which it logs.
+func (db *DB) indexLeftWaiting(ctx context.Context) error {
+	var waiting bool
+	if err := db.w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_pending)`).Scan(&waiting); err != nil {
+		return fmt.Errorf("sqlite: index waiting pages: %w", err)
+	}
+	if !waiting {
+		return nil
+	}
+	db.log.Info("indexing the pages an earlier process left waiting for the index delay", "db", db.path)
+	start := time.Now()
+	n, err := db.IndexPending(ctx)
+	if err != nil {
+		return err
+	}
+	db.log.Info("waiting pages indexed", "db", db.path, "pages", n, "took", time.Since(start).Round(time.Millisecond))
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -230,8 +231,12 @@ func TestIndexDelay(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if db, err = Open(ctx, file, Options{IndexDelay: time.Hour}); err != nil {
+	var quiet strings.Builder
+	if db, err = Open(ctx, file, Options{IndexDelay: time.Hour, Log: slog.New(slog.NewTextHandler(&quiet, nil))}); err != nil {
 		t.Fatal(err)
+	}
+	if quiet.Len() != 0 {
+		t.Errorf("an open with nothing waiting logged\n%s", quiet.String())
 	}
 	c.db = db
 
@@ -254,10 +259,14 @@ func TestIndexDelay(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if db, err = Open(ctx, crashed, Options{IndexDelay: time.Hour}); err != nil {
+	var logged strings.Builder
+	if db, err = Open(ctx, crashed, Options{IndexDelay: time.Hour, Log: slog.New(slog.NewTextHandler(&logged, nil))}); err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	if want := ` msg="waiting pages indexed" db=` + crashed + ` pages=1 took=`; !strings.Contains(logged.String(), want) {
+		t.Errorf("the open after the crash logged\n%s\nwithout %q", logged.String(), want)
+	}
 	c.db = db
 	c.expect("again", a)
 	c.expect("alpha")

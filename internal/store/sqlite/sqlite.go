@@ -157,8 +157,7 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 		if err := db.maintain(ctx); err != nil {
 			return nil, err
 		}
-		// Rows a crashed process left waiting for the index delay.
-		if _, err := db.IndexPending(ctx); err != nil {
+		if err := db.indexLeftWaiting(ctx); err != nil {
 			return nil, err
 		}
 	}
