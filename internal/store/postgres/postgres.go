@@ -95,8 +95,8 @@ type Options struct {
 	// detection. At most crawl.MaxNearDistance.
 	NearDistance int
 	// Log receives what an open does that may take long: the steps of a
-	// schema upgrade and the search index rebuilt after one. nil: nothing
-	// is logged.
+	// schema upgrade, the search index rebuilt after one, and a wait for
+	// another process's rebuild. nil: nothing is logged.
 	Log *slog.Logger
 }
 

@@ -48,8 +48,9 @@ type Options struct {
 	// waits. 0 writes the row at the page's commit.
 	IndexDelay time.Duration
 	// Log receives what an open does that may take long: the steps of a
-	// schema upgrade and the search index rebuilt after one. nil: nothing
-	// is logged.
+	// schema upgrade, the search index rebuilt after one, and the pages a
+	// killed process left waiting for the index delay, indexed. nil:
+	// nothing is logged.
 	Log *slog.Logger
 }
 
