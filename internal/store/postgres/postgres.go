@@ -416,7 +416,9 @@ func (db *DB) maintain(ctx context.Context) error {
 }
 
 // maintainLock is the advisory lock maintain holds while it works.
-func (db *DB) maintainLock() int64 { return int64(crawl.HashID("acrawler/postgres maintain:" + db.schema)) }
+func (db *DB) maintainLock() int64 {
+	return int64(crawl.HashID("acrawler/postgres maintain:" + db.schema))
+}
 
 // checkVersion makes sure a database opened read-only holds a crawl this
 // build understands.
