@@ -53,11 +53,12 @@ var pageCols = []pageCol{
 // recorded to them and from the vectors of their indexed title and text
 // (another array, built by the crawler, docVector, rather than by the
 // server, whose CPU a fleet of crawlers shares), and another lists the
-// recorded pages that keep their anchors and search columns as they are (a
-// page keeps its rank, schedule and external-index key). The pages of a last array get their revisit
-// schedule (checked_at, next_check_at, interval_ms, misses, gone), from
-// five more, in the same write: an UPDATE after it would make a second
-// version of each page row, with its index entries. The rows are
+// recorded pages that keep their anchors and search columns as they are
+// (a page keeps its rank, schedule and external-index key). The pages of a
+// last array get their revisit schedule (checked_at, next_check_at,
+// interval_ms, misses, gone), from five more, in the same write: an UPDATE
+// after it would make a second version of each page row, with its index
+// entries. The rows are
 // written, and so locked, in URL ID order, as SetRanks locks them.
 var pageUpsert = func() string {
 	names, params, sel, set := make([]string, len(pageCols)), make([]string, len(pageCols)), make([]string, len(pageCols)), []string{}
