@@ -34,11 +34,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"reflect"
 	"unsafe"
 
+	"github.com/acrawler/acrawler/internal/postings"
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -413,42 +413,11 @@ func (r *uvarintReader) done(fn string) error {
 	return nil
 }
 
-// bm25 is FTS5's bm25 (fts5Bm25Function: k1 1.2, b 0.75, lower is
-// better) of one row from its hits, the query's stats and the column
-// weights (1 where absent). Nothing in it needs the numbers to come from
-// one table: rows, column totals and phrase rows over a split index, and a
-// row's hits and sizes summed over its tables, give the one-table score.
+// bm25 is FTS5's bm25 of one row from its hits, the query's stats and the
+// column weights, as postings.BM25 computes it. Nothing in it needs the
+// numbers to come from one table: rows, column totals and phrase rows over
+// a split index, and a row's hits and sizes summed over its tables, give
+// the one-table score.
 func bm25(st ftsStats, h ftsHits, weights []float64) float64 {
-	const k1, b = 1.2, 0.75
-	var total int64
-	for _, n := range st.colTotal {
-		total += n
-	}
-	avgdl := float64(total) / float64(st.rows)
-	var d int
-	for _, n := range h.colSize {
-		d += n
-	}
-	nCol := len(h.colSize)
-	score := 0.0
-	for p, nHit := range st.phraseRows {
-		idf := math.Log((float64(st.rows-nHit) + 0.5) / (float64(nHit) + 0.5))
-		if idf <= 0 {
-			idf = 1e-6
-		}
-		freq := 0.0
-		for c := range nCol {
-			w := 1.0
-			if c < len(weights) {
-				w = weights[c]
-			}
-			// FTS5 adds the weight once per instance: the same sum, in
-			// the same order for equal results to the last bit.
-			for range h.hits[p*nCol+c] {
-				freq += w
-			}
-		}
-		score += idf * ((freq * (k1 + 1)) / (freq + k1*(1-b+b*float64(d)/avgdl)))
-	}
-	return -score
+	return postings.BM25(postings.Stats{Rows: st.rows, FieldTotal: st.colTotal, PhraseRows: st.phraseRows}, h.colSize, h.hits, weights)
 }

@@ -1,0 +1,358 @@
+package postings
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acrawler/acrawler/internal/query"
+)
+
+// testDoc is a document of a test corpus: its number and folded fields.
+type testDoc struct {
+	id     uint32
+	fields []string
+}
+
+// corpus returns n documents of three fields (a title, a text, anchor
+// texts) of words drawn from a small Zipf-spread vocabulary, so that
+// words repeat within and across documents and phrases occur; documents
+// are numbered with gaps.
+func corpus(seed uint64, n int) []testDoc {
+	rnd := rand.New(rand.NewPCG(seed, 7))
+	vocab := []string{"the", "of", "graph", "rank", "crawler", "index", "search", "paper", "journal", "doi",
+		"zoë", "straße", "university", "lab", "physics", "data", "set", "web", "page", "link"}
+	for i := range 80 {
+		vocab = append(vocab, fmt.Sprintf("w%d%c", i, 'a'+rune(i%26)))
+	}
+	zipf := rand.NewZipf(rnd, 1.2, 1.5, uint64(len(vocab)-1))
+	text := func(words int) string {
+		var sb strings.Builder
+		for i := range words {
+			if i > 0 {
+				sb.WriteString([]string{" ", ", ", ". ", "-"}[rnd.IntN(4)])
+			}
+			sb.WriteString(vocab[zipf.Uint64()])
+		}
+		return query.Fold(sb.String())
+	}
+	docs := make([]testDoc, n)
+	id := uint32(0)
+	for i := range docs {
+		id += 1 + uint32(rnd.IntN(3))
+		docs[i] = testDoc{id: id, fields: []string{text(rnd.IntN(6)), text(rnd.IntN(300)), text(rnd.IntN(8))}}
+	}
+	return docs
+}
+
+func build(t testing.TB, docs []testDoc) []byte {
+	t.Helper()
+	b := NewBuilder(3)
+	for _, d := range docs {
+		if !b.Add(d.id, d.fields...) {
+			t.Fatalf("Add(%d) refused", d.id)
+		}
+	}
+	return b.Segment()
+}
+
+func open(t testing.TB, data []byte) *Segment {
+	t.Helper()
+	s, err := Open(data)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return s
+}
+
+// model is what a segment of docs must hold: each word's documents and
+// occurrence keys.
+func model(docs []testDoc) map[string]map[uint32][]uint32 {
+	m := map[string]map[uint32][]uint32{}
+	for _, d := range docs {
+		for f, text := range d.fields {
+			pos := uint32(0)
+			for w := range query.Lexemes(text) {
+				if m[w] == nil {
+					m[w] = map[uint32][]uint32{}
+				}
+				m[w][d.id] = append(m[w][d.id], uint32(f)<<fieldShift|pos)
+				pos++
+			}
+		}
+	}
+	return m
+}
+
+func TestSegmentHoldsEveryOccurrence(t *testing.T) {
+	docs := corpus(1, 700) // several blocks for the common words
+	s := open(t, build(t, docs))
+	if s.Docs() != len(docs) {
+		t.Fatalf("Docs() = %d, want %d", s.Docs(), len(docs))
+	}
+	for i, d := range docs {
+		if s.Doc(i) != d.id {
+			t.Fatalf("Doc(%d) = %d, want %d", i, s.Doc(i), d.id)
+		}
+		for f, text := range d.fields {
+			n := 0
+			for range query.Lexemes(text) {
+				n++
+			}
+			if got := s.FieldLen(i, f); got != n {
+				t.Fatalf("FieldLen(%d, %d) = %d, want %d", i, f, got, n)
+			}
+		}
+	}
+	m := model(docs)
+	if s.Terms() != len(m) {
+		t.Fatalf("Terms() = %d, want %d", s.Terms(), len(m))
+	}
+	for w, want := range m {
+		c := s.Cursor(w)
+		if c == nil {
+			t.Fatalf("Cursor(%q) = nil", w)
+		}
+		if c.Count() != len(want) {
+			t.Errorf("%q: Count() = %d, want %d", w, c.Count(), len(want))
+		}
+		n := 0
+		for c.Next() {
+			n++
+			if got := c.Occurrences(); !slices.Equal(got, want[c.Doc()]) {
+				t.Fatalf("%q in %d: occurrences %v, want %v", w, c.Doc(), got, want[c.Doc()])
+			}
+		}
+		if c.Err() != nil || n != len(want) {
+			t.Fatalf("%q: %d documents read (err %v), want %d", w, n, c.Err(), len(want))
+		}
+	}
+	for _, w := range []string{"", "absent", "zo", "zoe", "w99z"} {
+		if _, ok := m[w]; !ok && s.Cursor(w) != nil {
+			t.Errorf("Cursor(%q) found a word the documents do not hold", w)
+		}
+	}
+}
+
+func TestCursorSeek(t *testing.T) {
+	docs := corpus(2, 1000)
+	s := open(t, build(t, docs))
+	m := model(docs)
+	rnd := rand.New(rand.NewPCG(3, 3))
+	for w, want := range m {
+		ids := make([]uint32, 0, len(want))
+		for id := range want {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		c := s.Cursor(w)
+		at := uint32(0)
+		for {
+			target := at + uint32(rnd.IntN(300))
+			i, _ := slices.BinarySearch(ids, target)
+			ok := c.Seek(target)
+			if ok != (i < len(ids)) {
+				t.Fatalf("%q: Seek(%d) = %v, want %v", w, target, ok, i < len(ids))
+			}
+			if !ok {
+				break
+			}
+			if c.Doc() != ids[i] {
+				t.Fatalf("%q: Seek(%d) at %d, want %d", w, target, c.Doc(), ids[i])
+			}
+			if !slices.Equal(c.Occurrences(), want[ids[i]]) {
+				t.Fatalf("%q: occurrences in %d after a seek", w, ids[i])
+			}
+			at = c.Doc()
+		}
+		if c.Seek(0) {
+			t.Fatalf("%q: a cursor at its end moved again", w)
+		}
+	}
+}
+
+func TestAddRefusesDocumentsOutOfOrder(t *testing.T) {
+	b := NewBuilder(1)
+	if !b.Add(5, "a") || b.Add(5, "b") || b.Add(4, "c") || !b.Add(6, "d") {
+		t.Fatal("Add accepted a document not above the last, or refused one above")
+	}
+	s := open(t, b.Segment())
+	if s.Docs() != 2 || s.Cursor("b") != nil || s.Cursor("c") != nil {
+		t.Fatalf("the refused documents were added: %d documents", s.Docs())
+	}
+	if b.Len() != 0 {
+		t.Fatal("Segment did not empty the builder")
+	}
+}
+
+func TestMergeIsTheSegmentOfAllDocuments(t *testing.T) {
+	docs := corpus(4, 900)
+	parts := [][]testDoc{docs[:300], docs[300:301], docs[301:650], docs[650:]}
+	var segs []*Segment
+	for _, p := range parts {
+		segs = append(segs, open(t, build(t, p)))
+	}
+	got, err := Merge(segs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := build(t, docs); !bytes.Equal(got, want) {
+		t.Fatalf("merged segment (%d bytes) differs from the segment of all documents (%d bytes)", len(got), len(want))
+	}
+
+	deleted := func(doc uint32) bool { return doc%5 == 0 || doc == docs[300].id }
+	got, err = Merge(segs, deleted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []testDoc
+	for _, d := range docs {
+		if !deleted(d.id) {
+			kept = append(kept, d)
+		}
+	}
+	if want := build(t, kept); !bytes.Equal(got, want) {
+		t.Fatalf("merged segment without deletions (%d bytes) differs from the segment of the rest (%d bytes)", len(got), len(want))
+	}
+
+	if _, err := Merge([]*Segment{segs[2], segs[0]}, nil); err == nil {
+		t.Fatal("segments out of order merged")
+	}
+}
+
+func TestOpenRefusesDamage(t *testing.T) {
+	good := build(t, corpus(5, 12))
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"empty", nil},
+		{"magic", append([]byte("XCPS"), good[4:]...)},
+		{"version", append(append([]byte("ACPS"), 9), good[5:]...)},
+		{"truncated", good[:len(good)-1]},
+		{"trailing", append(slices.Clone(good), 0)},
+		{"header only", good[:5]},
+	} {
+		if _, err := Open(tc.data); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: Open = %v, want ErrCorrupt", tc.name, err)
+		}
+	}
+	// Every single-byte change is either refused, or read without a panic.
+	for i := range good {
+		bad := slices.Clone(good)
+		bad[i] ^= 0x41
+		readAll(bad)
+	}
+}
+
+// readAll opens data and reads every term's postings, merges it and
+// searches it; it reports whether all of it read without an error.
+func readAll(data []byte) bool {
+	s, err := Open(data)
+	if err != nil {
+		return false
+	}
+	clean := true
+	for term := range s.scan("") {
+		c := s.Cursor(term)
+		for c.Next() {
+			if c.Occurrences() == nil {
+				break
+			}
+		}
+		clean = clean && c.Err() == nil
+	}
+	if _, err := Merge([]*Segment{s}, nil); err != nil {
+		clean = false
+	}
+	ix, err := NewIndex([]*Segment{s}, nil)
+	if err == nil {
+		for _, q := range []string{"the graph", `"rank of"`, "w1* -doi", "zoe"} {
+			if _, _, err := ix.Search(query.Parse(q), []float64{10, 1, 4}, 5); err != nil {
+				clean = false
+			}
+		}
+	}
+	return clean
+}
+
+// FuzzOpen: any bytes are refused or read without a panic; bytes read
+// cleanly merge into a segment that holds the same postings.
+func FuzzOpen(f *testing.F) {
+	f.Add(build(f, corpus(6, 3)))
+	f.Add(build(f, corpus(7, 200)))
+	f.Add([]byte("ACPS\x01\x01\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !readAll(data) {
+			return
+		}
+		s := open(t, data)
+		merged, err := Merge([]*Segment{s}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := open(t, merged)
+		if dump(t, m) != dump(t, s) {
+			t.Fatalf("a segment merged alone holds other postings")
+		}
+	})
+}
+
+// FuzzBuild: any texts make a segment that opens and holds each word's
+// occurrences.
+func FuzzBuild(f *testing.F) {
+	f.Add("the graph of the web", "Zoë Straße", "a-b c")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		docs := []testDoc{
+			{1, []string{query.Fold(a), query.Fold(b)}},
+			{2, []string{query.Fold(c), query.Fold(a + " " + c)}},
+		}
+		bld := NewBuilder(2)
+		for _, d := range docs {
+			bld.Add(d.id, d.fields...)
+		}
+		s := open(t, bld.Segment())
+		for w, want := range model(docs) {
+			c := s.Cursor(w)
+			if c == nil {
+				t.Fatalf("%q not found", w)
+			}
+			for c.Next() {
+				if !slices.Equal(c.Occurrences(), want[c.Doc()]) {
+					t.Fatalf("%q in %d: occurrences differ", w, c.Doc())
+				}
+			}
+			if c.Err() != nil {
+				t.Fatal(c.Err())
+			}
+		}
+	})
+}
+
+// dump writes a segment's documents and postings as text.
+func dump(t *testing.T, s *Segment) string {
+	var sb strings.Builder
+	for i := range s.Docs() {
+		fmt.Fprintf(&sb, "doc %d", s.Doc(i))
+		for f := range s.Fields() {
+			fmt.Fprintf(&sb, " %d", s.FieldLen(i, f))
+		}
+		sb.WriteByte('\n')
+	}
+	for term := range s.scan("") {
+		c := s.Cursor(term)
+		fmt.Fprintf(&sb, "%q:", term)
+		for c.Next() {
+			fmt.Fprintf(&sb, " %d%v", c.Doc(), c.Occurrences())
+		}
+		if c.Err() != nil {
+			t.Fatal(c.Err())
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}

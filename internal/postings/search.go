@@ -1,0 +1,276 @@
+package postings
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/acrawler/acrawler/internal/query"
+)
+
+// MaxExpansions is the number of words a prefix term stands for in one
+// segment; a query whose prefix begins more is refused with ErrTooBroad.
+const MaxExpansions = 10_000
+
+// ErrTooBroad is the error of a query whose prefix begins more than
+// MaxExpansions words of a segment.
+var ErrTooBroad = errors.New("postings: prefix matches too many words")
+
+// An Index searches segments as one. Each document must be in one
+// segment only; a replaced document is given a new number and the old one
+// deleted.
+type Index struct {
+	segs    []*Segment
+	deleted func(doc uint32) bool
+	fields  int
+	rows    int64
+	totals  []int64
+}
+
+// NewIndex returns the index of segs, all of the same number of fields,
+// without the documents deleted reports (nil: none). It reads every
+// segment's document table once, for the totals bm25 needs.
+func NewIndex(segs []*Segment, deleted func(doc uint32) bool) (*Index, error) {
+	ix := &Index{segs: segs, deleted: deleted}
+	for _, s := range segs {
+		if ix.fields == 0 {
+			ix.fields = s.fields
+			ix.totals = make([]int64, s.fields)
+		}
+		if s.fields != ix.fields {
+			return nil, fmt.Errorf("postings: segments of %d and %d fields", ix.fields, s.fields)
+		}
+		for i := range s.docs {
+			if deleted != nil && deleted(s.Doc(i)) {
+				continue
+			}
+			ix.rows++
+			for f := range s.fields {
+				ix.totals[f] += int64(s.FieldLen(i, f))
+			}
+		}
+	}
+	return ix, nil
+}
+
+// Docs returns the number of documents in the index.
+func (ix *Index) Docs() int64 { return ix.rows }
+
+// A Hit is a document that matches a query and its bm25 score, lower
+// better, as FTS5's bm25() gives it.
+type Hit struct {
+	Doc   uint32
+	Score float64
+}
+
+// phrase is a term of a query as the index matches it: its words, the
+// last a prefix when prefix is set.
+type phrase struct {
+	words   []string
+	prefix  bool
+	exclude bool
+}
+
+// phrases returns q's terms, each folded and split into words as
+// documents are.
+func phrases(q query.Query) []phrase {
+	var out []phrase
+	for _, t := range q.Terms {
+		var p phrase
+		for w := range query.Lexemes(query.Fold(strings.Join(t.Words, " "))) {
+			p.words = append(p.words, w)
+		}
+		if len(p.words) == 0 {
+			continue
+		}
+		p.prefix, p.exclude = t.Prefix, t.Exclude
+		out = append(out, p)
+	}
+	return out
+}
+
+// Search returns the documents that hold every positive term of q and no
+// excluded one, the limit best by bm25 over the fields with the weights
+// given (1 where absent), as FTS5's bm25() ranks them, ties by document;
+// and the number of documents that match. A limit of 0 or less returns
+// them all.
+func (ix *Index) Search(q query.Query, weights []float64, limit int) ([]Hit, int, error) {
+	ps := phrases(q)
+	var pos []phrase
+	for _, p := range ps {
+		if !p.exclude {
+			pos = append(pos, p)
+		}
+	}
+	if len(pos) == 0 {
+		return nil, 0, nil
+	}
+	st := Stats{Rows: ix.rows, FieldTotal: ix.totals, PhraseRows: make([]int64, len(pos))}
+	for i, p := range pos {
+		n, err := ix.phraseRows(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		st.PhraseRows[i] = n
+	}
+	top := &hitHeap{limit: limit}
+	total := 0
+	sizes := make([]int, ix.fields)
+	hits := make([]int, len(pos)*ix.fields)
+	for _, s := range ix.segs {
+		m, err := s.matcher(ps)
+		if err != nil {
+			return nil, 0, err
+		}
+		if m == nil {
+			continue
+		}
+		for ok := m.first(); ok; ok = m.next() {
+			d := m.doc()
+			if ix.deleted != nil && ix.deleted(d) {
+				continue
+			}
+			i, ok := s.Find(d)
+			if !ok {
+				return nil, 0, fmt.Errorf("%w: a posting's document is not in the segment", ErrCorrupt)
+			}
+			for f := range sizes {
+				sizes[f] = s.FieldLen(i, f)
+			}
+			clear(hits)
+			for p, it := range m.pos {
+				for _, k := range it.occurrences() {
+					hits[p*ix.fields+int(k>>fieldShift)]++
+				}
+			}
+			total++
+			top.add(Hit{Doc: d, Score: BM25(st, sizes, hits, weights)})
+		}
+		if err := m.err(); err != nil {
+			return nil, 0, err
+		}
+	}
+	out := top.hits
+	slices.SortFunc(out, compareHits)
+	return out, total, nil
+}
+
+// phraseRows returns the number of documents that hold p.
+func (ix *Index) phraseRows(p phrase) (int64, error) {
+	var n int64
+	for _, s := range ix.segs {
+		if len(p.words) == 1 && !p.prefix && ix.deleted == nil {
+			n += int64(s.Count(p.words[0]))
+			continue
+		}
+		it, err := s.phraseIter(p)
+		if err != nil {
+			return 0, err
+		}
+		if it == nil {
+			continue
+		}
+		for ok := it.seek(0); ok; ok = it.next() {
+			if ix.deleted == nil || !ix.deleted(it.doc()) {
+				n++
+			}
+		}
+		if err := it.err(); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// Stats are what bm25 needs of the whole index for a query: the number of
+// documents, the words of each field over them, and the documents each
+// phrase of the query matches.
+type Stats struct {
+	Rows       int64
+	FieldTotal []int64
+	PhraseRows []int64
+}
+
+// BM25 is FTS5's bm25 (fts5Bm25Function: k1 1.2, b 0.75, lower is better)
+// of a document of the given field sizes, whose hits holds phrase p's
+// instances in field f at p*len(sizes)+f, with the field weights given (1
+// where absent). It adds in FTS5's order, so that equal inputs give equal
+// results to the last bit.
+func BM25(st Stats, sizes []int, hits []int, weights []float64) float64 {
+	const k1, b = 1.2, 0.75
+	var total int64
+	for _, n := range st.FieldTotal {
+		total += n
+	}
+	avgdl := float64(total) / float64(st.Rows)
+	var d int
+	for _, n := range sizes {
+		d += n
+	}
+	nCol := len(sizes)
+	score := 0.0
+	for p, nHit := range st.PhraseRows {
+		idf := math.Log((float64(st.Rows-nHit) + 0.5) / (float64(nHit) + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		freq := 0.0
+		for c := range nCol {
+			w := 1.0
+			if c < len(weights) {
+				w = weights[c]
+			}
+			// FTS5 adds the weight once per instance.
+			for range hits[p*nCol+c] {
+				freq += w
+			}
+		}
+		score += idf * ((freq * (k1 + 1)) / (freq + k1*(1-b+b*float64(d)/avgdl)))
+	}
+	return -score
+}
+
+func compareHits(a, b Hit) int {
+	switch {
+	case a.Score < b.Score:
+		return -1
+	case a.Score > b.Score:
+		return 1
+	case a.Doc < b.Doc:
+		return -1
+	case a.Doc > b.Doc:
+		return 1
+	}
+	return 0
+}
+
+// hitHeap keeps the limit best hits: a max-heap by (score, doc), whose
+// top is the worst kept.
+type hitHeap struct {
+	limit int
+	hits  []Hit
+}
+
+func (h *hitHeap) add(x Hit) {
+	if h.limit <= 0 || len(h.hits) < h.limit {
+		heap.Push(h, x)
+		return
+	}
+	if compareHits(x, h.hits[0]) < 0 {
+		h.hits[0] = x
+		heap.Fix(h, 0)
+	}
+}
+
+func (h *hitHeap) Len() int           { return len(h.hits) }
+func (h *hitHeap) Less(i, j int) bool { return compareHits(h.hits[i], h.hits[j]) > 0 }
+func (h *hitHeap) Swap(i, j int)      { h.hits[i], h.hits[j] = h.hits[j], h.hits[i] }
+func (h *hitHeap) Push(x any)         { h.hits = append(h.hits, x.(Hit)) }
+func (h *hitHeap) Pop() any {
+	x := h.hits[len(h.hits)-1]
+	h.hits = h.hits[:len(h.hits)-1]
+	return x
+}

@@ -1,0 +1,216 @@
+package postings
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acrawler/acrawler/internal/query"
+	_ "modernc.org/sqlite"
+)
+
+// weights are the embedded index's field weights: title, text, anchors.
+var weights = []float64{10, 1, 4}
+
+// fts5 is the same documents in an FTS5 table of the embedded store's
+// tokenizer, the reference Search is held to.
+type fts5 struct{ db *sql.DB }
+
+func newFTS5(t *testing.T, docs []testDoc) *fts5 {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "fts.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE t USING fts5(title, body, anchors, tokenize = 'unicode61 remove_diacritics 0')`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO t (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`, d.id, d.fields[0], d.fields[1], d.fields[2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return &fts5{db: db}
+}
+
+func (f *fts5) delete(t *testing.T, id uint32) {
+	if _, err := f.db.Exec(`DELETE FROM t WHERE rowid = ?`, id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fts5) search(t *testing.T, q query.Query) []Hit {
+	rows, err := f.db.Query(`SELECT rowid, bm25(t, 10, 1, 4) AS s FROM t WHERE t MATCH ? ORDER BY s, rowid`, q.FTS5())
+	if err != nil {
+		t.Fatalf("%s: %v", q.FTS5(), err)
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		var h Hit
+		if err := rows.Scan(&h.Doc, &h.Score); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// testQueries returns the queries both engines answer: words common and
+// rare, phrases, prefixes (of a phrase too), exclusions, folded forms,
+// words joined by punctuation, and random mixes of them.
+func testQueries(seed uint64, random int) []string {
+	qs := []string{
+		"the", "graph", "w1b", "w79b", "the graph", "graph rank crawler", `"the graph"`, `"graph of the"`,
+		"w1*", "gr*", "th*", `"the w1"*`, "the -graph", `graph -"of the"`, "the -w1* -doi",
+		"Zoë", "ZOE", "zoe", "Straße", "strasse", "graph-rank", "doi.journal", "absent", "the absent",
+		`"absent word"`, "ab*", "-the", `"zoe strasse"`, "paper paper", "w2c w3d w4e",
+	}
+	rnd := rand.New(rand.NewPCG(seed, 11))
+	words := []string{"the", "of", "graph", "rank", "crawler", "index", "paper", "web", "w1b", "w5f", "w12m", "w30e", "zoë", "data", "set"}
+	for range random {
+		var parts []string
+		for range 1 + rnd.IntN(4) {
+			w := words[rnd.IntN(len(words))]
+			switch rnd.IntN(8) {
+			case 0:
+				w = `"` + w + " " + words[rnd.IntN(len(words))] + `"`
+			case 1:
+				w = w[:min(len(w), 2)] + "*"
+			case 2:
+				w = "-" + w
+			}
+			parts = append(parts, w)
+		}
+		qs = append(qs, strings.Join(parts, " "))
+	}
+	return qs
+}
+
+// sameHits reports how got differs from FTS5's want, or "".
+func sameHits(got, want []Hit) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d matches, FTS5 %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Doc != want[i].Doc {
+			return fmt.Sprintf("match %d is %d, FTS5's %d (scores %g, %g)", i, got[i].Doc, want[i].Doc, got[i].Score, want[i].Score)
+		}
+		if d := math.Abs(got[i].Score - want[i].Score); d > 1e-9*math.Max(1, math.Abs(want[i].Score)) {
+			return fmt.Sprintf("match %d (%d) scores %.17g, FTS5 %.17g", i, got[i].Doc, got[i].Score, want[i].Score)
+		}
+	}
+	return ""
+}
+
+// TestSearchAgreesWithFTS5 holds Search to FTS5 over the same documents,
+// built as several segments and searched as one index, then with
+// documents deleted, then merged: the same matches, in the same order,
+// with bm25 scores to rounding.
+func TestSearchAgreesWithFTS5(t *testing.T) {
+	docs := corpus(21, 1500)
+	ref := newFTS5(t, docs)
+	var segs []*Segment
+	for _, part := range [][]testDoc{docs[:400], docs[400:1100], docs[1100:]} {
+		segs = append(segs, open(t, build(t, part)))
+	}
+	qs := testQueries(22, 300)
+	check := func(stage string, ix *Index) {
+		t.Helper()
+		matched := 0
+		for _, s := range qs {
+			q := query.Parse(s)
+			got, total, err := ix.Search(q, weights, 0)
+			if err != nil {
+				t.Fatalf("%s: Search(%q): %v", stage, s, err)
+			}
+			want := ref.search(t, q)
+			if msg := sameHits(got, want); msg != "" {
+				t.Fatalf("%s: Search(%q): %s", stage, s, msg)
+			}
+			if total != len(want) {
+				t.Fatalf("%s: Search(%q) counted %d matches, want %d", stage, s, total, len(want))
+			}
+			if len(want) > 0 {
+				matched++
+			}
+			// The best ten are the first ten of all.
+			top, _, err := ix.Search(q, weights, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := sameHits(top, want[:min(10, len(want))]); msg != "" {
+				t.Fatalf("%s: Search(%q) limited to 10: %s", stage, s, msg)
+			}
+		}
+		if matched < len(qs)/2 {
+			t.Fatalf("%s: only %d of %d queries matched anything: the corpus does not test much", stage, matched, len(qs))
+		}
+	}
+	ix, err := NewIndex(segs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("three segments", ix)
+
+	deleted := map[uint32]bool{}
+	for i, d := range docs {
+		if i%7 == 3 {
+			deleted[d.id] = true
+			ref.delete(t, d.id)
+		}
+	}
+	isDeleted := func(doc uint32) bool { return deleted[doc] }
+	ix, err = NewIndex(segs, isDeleted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("with deletions", ix)
+
+	merged, err := Merge(segs, isDeleted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err = NewIndex([]*Segment{open(t, merged)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("merged", ix)
+}
+
+func TestSearchRefusesBroadPrefix(t *testing.T) {
+	b := NewBuilder(1)
+	var sb strings.Builder
+	for i := range MaxExpansions + 1 {
+		fmt.Fprintf(&sb, "ab%d ", i)
+	}
+	b.Add(1, sb.String())
+	ix, err := NewIndex([]*Segment{open(t, b.Segment())}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ix.Search(query.Parse("ab*"), nil, 10); !errors.Is(err, ErrTooBroad) {
+		t.Fatalf("Search(ab*) over %d words = %v, want ErrTooBroad", MaxExpansions+1, err)
+	}
+	if hits, _, err := ix.Search(query.Parse("ab1*"), nil, 10); err != nil || len(hits) != 1 {
+		t.Fatalf("Search(ab1*) = %v, %v; want the document", hits, err)
+	}
+}
