@@ -38,6 +38,7 @@ import (
 	"errors"
 	"iter"
 	"slices"
+	"strings"
 
 	"github.com/acrawler/acrawler/internal/query"
 )
@@ -60,15 +61,89 @@ const (
 // wrote.
 var ErrCorrupt = errors.New("postings: malformed segment")
 
+// A Doc is a document's distinct words and their occurrences, the part
+// of indexing that needs no segment: a crawl's workers prepare their pages'
+// Docs (Preparer), and the one writer adds them to a Builder.
+type Doc struct {
+	lens    []uint32 // words in each field
+	words   string   // the distinct words, one after the other
+	ends    []uint32 // where word i ends in words
+	occ     []byte   // each word's occurrences (appendOccurrences)
+	occEnds []uint32 // where word i's end in occ
+}
+
+// Size returns about how many bytes the Doc holds.
+func (d *Doc) Size() int { return len(d.words) + len(d.occ) + 8*len(d.ends) + 4*len(d.lens) }
+
+// A Preparer makes Docs, reusing its memory from one to the next. It is
+// not safe for concurrent use; each worker holds its own.
+type Preparer struct {
+	slot  map[string]int32 // a word of the document being prepared: its place in keys
+	keys  [][]uint32
+	words []string
+}
+
+// Prepare returns the Doc of a document whose fields are folded texts
+// (query.Fold), at most MaxFields. Its words are query.Lexemes of each
+// field; at most MaxTokens of a field are indexed.
+func (p *Preparer) Prepare(fields ...string) Doc {
+	if len(fields) > MaxFields {
+		fields = fields[:MaxFields]
+	}
+	if p.slot == nil {
+		p.slot = map[string]int32{}
+	}
+	clear(p.slot)
+	p.words = p.words[:0]
+	d := Doc{lens: make([]uint32, len(fields))}
+	for f, text := range fields {
+		n := uint32(0)
+		for w := range query.Lexemes(text) {
+			if n == MaxTokens {
+				break
+			}
+			i, ok := p.slot[w]
+			if !ok {
+				i = int32(len(p.words))
+				p.slot[w] = i
+				p.words = append(p.words, w)
+				if int(i) == len(p.keys) {
+					p.keys = append(p.keys, nil)
+				}
+				p.keys[i] = p.keys[i][:0]
+			}
+			p.keys[i] = append(p.keys[i], uint32(f)<<fieldShift|n)
+			n++
+		}
+		d.lens[f] = n
+	}
+	size, occ := 0, 0
+	for i, w := range p.words {
+		size += len(w)
+		occ += binary.MaxVarintLen32 * (1 + len(p.keys[i]))
+	}
+	words := make([]byte, 0, size)
+	ends := make([]uint32, 2*len(p.words))
+	d.ends, d.occEnds = ends[:len(p.words)], ends[len(p.words):]
+	d.occ = make([]byte, 0, occ)
+	for i, w := range p.words {
+		words = append(words, w...)
+		d.occ = appendOccurrences(d.occ, p.keys[i])
+		d.ends[i], d.occEnds[i] = uint32(len(words)), uint32(len(d.occ))
+	}
+	d.words = string(words)
+	return d
+}
+
 // A Builder gathers documents and writes them as a segment. The zero value
 // is not usable; call NewBuilder.
 type Builder struct {
 	fields int
 	docs   []uint32
 	lens   []uint32 // fields a document, in the order of docs
-	terms  map[string]*termPostings
-	// The document being added: each word's occurrence keys.
-	cur map[string][]uint32
+	ids    map[string]int32
+	terms  []termPostings
+	prep   Preparer
 }
 
 // termPostings is a term's documents so far, and where each one's
@@ -85,43 +160,47 @@ func NewBuilder(fields int) *Builder {
 	if fields < 1 || fields > MaxFields {
 		panic("postings: fields out of range")
 	}
-	return &Builder{fields: fields, terms: map[string]*termPostings{}, cur: map[string][]uint32{}}
+	return &Builder{fields: fields, ids: map[string]int32{}}
 }
 
 // Len returns the number of documents added.
 func (b *Builder) Len() int { return len(b.docs) }
 
 // Add adds document doc, whose fields are folded texts (query.Fold), one
-// for each of the Builder's fields (missing ones are empty). Documents are
-// added in increasing order of doc; Add reports false, and adds nothing,
-// for one that is not above the last.
+// for each of the Builder's fields (missing ones are empty), as AddDoc
+// adds its prepared Doc.
 func (b *Builder) Add(doc uint32, fields ...string) bool {
-	if len(b.docs) > 0 && doc <= b.docs[len(b.docs)-1] {
+	if len(fields) > b.fields {
+		fields = fields[:b.fields]
+	}
+	return b.AddDoc(doc, b.prep.Prepare(fields...))
+}
+
+// AddDoc adds document doc. Documents are added in increasing order of
+// doc; AddDoc reports false, and adds nothing, for one that is not above
+// the last, or one of more fields than the Builder's.
+func (b *Builder) AddDoc(doc uint32, d Doc) bool {
+	if len(b.docs) > 0 && doc <= b.docs[len(b.docs)-1] || len(d.lens) > b.fields {
 		return false
 	}
-	clear(b.cur)
 	b.docs = append(b.docs, doc)
-	for f := range b.fields {
-		n := uint32(0)
-		if f < len(fields) {
-			for w := range query.Lexemes(fields[f]) {
-				if n == MaxTokens {
-					break
-				}
-				b.cur[w] = append(b.cur[w], uint32(f)<<fieldShift|n)
-				n++
-			}
-		}
-		b.lens = append(b.lens, n)
+	b.lens = append(b.lens, d.lens...)
+	for range b.fields - len(d.lens) {
+		b.lens = append(b.lens, 0)
 	}
-	for w, keys := range b.cur {
-		tp := b.terms[w]
-		if tp == nil {
-			tp = &termPostings{}
-			b.terms[string([]byte(w))] = tp // not a slice of the caller's text
+	start, ostart := uint32(0), uint32(0)
+	for i, end := range d.ends {
+		w, occ := d.words[start:end], d.occ[ostart:d.occEnds[i]]
+		start, ostart = end, d.occEnds[i]
+		id, ok := b.ids[w]
+		if !ok {
+			id = int32(len(b.terms))
+			b.ids[strings.Clone(w)] = id
+			b.terms = append(b.terms, termPostings{})
 		}
+		tp := &b.terms[id]
 		tp.docs = append(tp.docs, doc)
-		tp.occ = appendOccurrences(tp.occ, keys)
+		tp.occ = append(tp.occ, occ...)
 		tp.ends = append(tp.ends, uint32(len(tp.occ)))
 	}
 	return true
@@ -140,14 +219,14 @@ func appendOccurrences(dst []byte, keys []uint32) []byte {
 
 // Segment writes the documents added as a segment and empties the Builder.
 func (b *Builder) Segment() []byte {
-	words := make([]string, 0, len(b.terms))
-	for w := range b.terms {
+	words := make([]string, 0, len(b.ids))
+	for w := range b.ids {
 		words = append(words, w)
 	}
 	slices.Sort(words)
 	w := newSegmentWriter(b.fields, b.docs, b.lens)
 	for _, word := range words {
-		tp := b.terms[word]
+		tp := &b.terms[b.ids[word]]
 		w.term(word, func(yield func(uint32, []byte) bool) {
 			start := uint32(0)
 			for i, d := range tp.docs {
@@ -159,8 +238,8 @@ func (b *Builder) Segment() []byte {
 		})
 	}
 	out := w.bytes()
-	b.docs, b.lens = b.docs[:0], b.lens[:0]
-	clear(b.terms)
+	b.docs, b.lens, b.terms = b.docs[:0], b.lens[:0], b.terms[:0]
+	clear(b.ids)
 	return out
 }
 

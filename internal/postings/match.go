@@ -6,8 +6,8 @@ import (
 	"slices"
 )
 
-// docIter walks the documents of a term, a prefix or a phrase within a
-// segment, in increasing order.
+// docIter walks the documents of a word, a prefix or a phrase in an
+// index, in increasing order.
 type docIter interface {
 	// seek moves to the first document not below doc, from the current
 	// one on (the first call starts at the beginning), or reports false
@@ -24,38 +24,64 @@ type docIter interface {
 	err() error
 }
 
-// termIter is a word's cursor.
-type termIter struct{ c *Cursor }
+// termIter is a word's cursor in one part of an index: its occurrences
+// moved to the part's fields, its deleted documents skipped.
+type termIter struct {
+	c       *Cursor
+	off     uint32 // added to each occurrence key: the part's first field
+	deleted func(uint32) bool
+	keys    []uint32
+}
 
-func (t termIter) seek(d uint32) bool    { return t.c.Seek(d) }
-func (t termIter) next() bool            { return t.c.Next() }
-func (t termIter) doc() uint32           { return t.c.Doc() }
-func (t termIter) occurrences() []uint32 { return t.c.Occurrences() }
-func (t termIter) cost() int             { return t.c.Count() }
-func (t termIter) err() error            { return t.c.Err() }
+func (t *termIter) skipDeleted(ok bool) bool {
+	for ok && t.deleted != nil && t.deleted(t.c.Doc()) {
+		ok = t.c.Next()
+	}
+	return ok
+}
 
-// unionIter is the documents of several words (a prefix's), merged.
+func (t *termIter) seek(d uint32) bool { return t.skipDeleted(t.c.Seek(d)) }
+func (t *termIter) next() bool         { return t.skipDeleted(t.c.Next()) }
+func (t *termIter) doc() uint32        { return t.c.Doc() }
+func (t *termIter) cost() int          { return t.c.Count() }
+func (t *termIter) err() error         { return t.c.Err() }
+
+func (t *termIter) occurrences() []uint32 {
+	keys := t.c.Occurrences()
+	if t.off == 0 {
+		return keys
+	}
+	t.keys = t.keys[:0]
+	for _, k := range keys {
+		t.keys = append(t.keys, k+t.off)
+	}
+	return t.keys
+}
+
+// unionIter is the documents of several iterators (a word's in each part
+// of an index, a prefix's words), merged. An iterator's documents are
+// ordered; a document may be in several of them.
 type unionIter struct {
-	all   []*Cursor
-	h     cursorHeap // the cursors not at their end, by document
+	all   []docIter
+	h     iterHeap // the iterators not at their end, by document
 	begun bool
 	keys  []uint32
 	n     int
 }
 
-func newUnion(cs []*Cursor) *unionIter {
-	u := &unionIter{all: cs}
-	for _, c := range cs {
-		u.n += c.Count()
+func newUnion(its []docIter) *unionIter {
+	u := &unionIter{all: its}
+	for _, it := range its {
+		u.n += it.cost()
 	}
 	return u
 }
 
 func (u *unionIter) start() {
 	u.begun = true
-	for _, c := range u.all {
-		if c.Seek(0) {
-			u.h = append(u.h, c)
+	for _, it := range u.all {
+		if it.seek(0) {
+			u.h = append(u.h, it)
 		}
 	}
 	heap.Init(&u.h)
@@ -65,8 +91,8 @@ func (u *unionIter) seek(d uint32) bool {
 	if !u.begun {
 		u.start()
 	}
-	for len(u.h) > 0 && u.h[0].Doc() < d {
-		if u.h[0].Seek(d) {
+	for len(u.h) > 0 && u.h[0].doc() < d {
+		if u.h[0].seek(d) {
 			heap.Fix(&u.h, 0)
 		} else {
 			heap.Pop(&u.h)
@@ -82,9 +108,9 @@ func (u *unionIter) next() bool {
 	if len(u.h) == 0 {
 		return false
 	}
-	d := u.h[0].Doc()
-	for len(u.h) > 0 && u.h[0].Doc() == d {
-		if u.h[0].Next() {
+	d := u.h[0].doc()
+	for len(u.h) > 0 && u.h[0].doc() == d {
+		if u.h[0].next() {
 			heap.Fix(&u.h, 0)
 		} else {
 			heap.Pop(&u.h)
@@ -93,44 +119,46 @@ func (u *unionIter) next() bool {
 	return len(u.h) > 0
 }
 
-func (u *unionIter) doc() uint32 { return u.h[0].Doc() }
+func (u *unionIter) doc() uint32 { return u.h[0].doc() }
 
-// occurrences merges the occurrences of every word at the current
-// document: their cursors are those at the top of the heap.
+// occurrences merges the occurrences of every iterator at the current
+// document: those at the top of the heap.
 func (u *unionIter) occurrences() []uint32 {
-	d := u.h[0].Doc()
+	d := u.h[0].doc()
 	u.keys = u.keys[:0]
-	var at []*Cursor
-	for len(u.h) > 0 && u.h[0].Doc() == d {
-		c := heap.Pop(&u.h).(*Cursor)
-		u.keys = append(u.keys, c.Occurrences()...)
-		at = append(at, c)
+	var at []docIter
+	for len(u.h) > 0 && u.h[0].doc() == d {
+		it := heap.Pop(&u.h).(docIter)
+		u.keys = append(u.keys, it.occurrences()...)
+		at = append(at, it)
 	}
-	for _, c := range at {
-		heap.Push(&u.h, c)
+	for _, it := range at {
+		heap.Push(&u.h, it)
 	}
-	slices.Sort(u.keys)
+	if len(at) > 1 {
+		slices.Sort(u.keys)
+	}
 	return u.keys
 }
 
 func (u *unionIter) cost() int { return u.n }
 
 func (u *unionIter) err() error {
-	for _, c := range u.all {
-		if err := c.Err(); err != nil {
+	for _, it := range u.all {
+		if err := it.err(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-type cursorHeap []*Cursor
+type iterHeap []docIter
 
-func (h cursorHeap) Len() int           { return len(h) }
-func (h cursorHeap) Less(i, j int) bool { return h[i].Doc() < h[j].Doc() }
-func (h cursorHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *cursorHeap) Push(x any)        { *h = append(*h, x.(*Cursor)) }
-func (h *cursorHeap) Pop() any {
+func (h iterHeap) Len() int           { return len(h) }
+func (h iterHeap) Less(i, j int) bool { return h[i].doc() < h[j].doc() }
+func (h iterHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *iterHeap) Push(x any)        { *h = append(*h, x.(docIter)) }
+func (h *iterHeap) Pop() any {
 	x := (*h)[len(*h)-1]
 	*h = (*h)[:len(*h)-1]
 	return x
@@ -242,27 +270,45 @@ func (p *phraseIter) err() error {
 	return nil
 }
 
-// phraseIter returns the iterator of p in the segment, or nil when the
-// segment holds none of its documents.
-func (s *Segment) phraseIter(p phrase) (docIter, error) {
-	its := make([]docIter, len(p.words))
-	for i, w := range p.words {
-		if i == len(p.words)-1 && p.prefix {
-			cs, more := s.prefixCursors(w, MaxExpansions)
-			if more {
-				return nil, ErrTooBroad
+// wordIter returns the iterator of a word (a prefix: every word it
+// begins) over the index's parts, or nil when no part holds it.
+func (ix *Index) wordIter(w string, prefix bool) (docIter, error) {
+	var its []docIter
+	for _, p := range ix.parts {
+		off := uint32(p.Field) << fieldShift
+		if !prefix {
+			if c := p.Seg.Cursor(w); c != nil {
+				its = append(its, &termIter{c: c, off: off, deleted: p.Deleted})
 			}
-			if len(cs) == 0 {
-				return nil, nil
-			}
-			its[i] = newUnion(cs)
 			continue
 		}
-		c := s.Cursor(w)
-		if c == nil {
-			return nil, nil
+		cs, more := p.Seg.prefixCursors(w, MaxExpansions)
+		if more {
+			return nil, ErrTooBroad
 		}
-		its[i] = termIter{c}
+		for _, c := range cs {
+			its = append(its, &termIter{c: c, off: off, deleted: p.Deleted})
+		}
+	}
+	switch len(its) {
+	case 0:
+		return nil, nil
+	case 1:
+		return its[0], nil
+	}
+	return newUnion(its), nil
+}
+
+// phraseIter returns the iterator of p over the index, or nil when no
+// document can hold it.
+func (ix *Index) phraseIter(p phrase) (docIter, error) {
+	its := make([]docIter, len(p.words))
+	for i, w := range p.words {
+		it, err := ix.wordIter(w, i == len(p.words)-1 && p.prefix)
+		if it == nil || err != nil {
+			return nil, err
+		}
+		its[i] = it
 	}
 	if len(its) == 1 {
 		return its[0], nil
@@ -270,9 +316,10 @@ func (s *Segment) phraseIter(p phrase) (docIter, error) {
 	return newPhrase(its), nil
 }
 
-// matcher walks the documents of a segment that hold every positive
+// matcher walks the documents of the index that hold every positive
 // phrase and no excluded one.
 type matcher struct {
+	ix    *Index
 	pos   []docIter // the positive phrases, in the query's order
 	order []docIter // the same, the fewest documents first
 	neg   []docIter
@@ -280,12 +327,12 @@ type matcher struct {
 	done  bool
 }
 
-// matcher returns the matcher of a query's phrases in the segment, or nil
-// when no document of the segment can match.
-func (s *Segment) matcher(ps []phrase) (*matcher, error) {
-	m := &matcher{}
+// matcher returns the matcher of a query's phrases, or nil when no
+// document can match.
+func (ix *Index) matcher(ps []phrase) (*matcher, error) {
+	m := &matcher{ix: ix}
 	for _, p := range ps {
-		it, err := s.phraseIter(p)
+		it, err := ix.phraseIter(p)
 		if err != nil {
 			return nil, err
 		}
@@ -322,7 +369,12 @@ func (m *matcher) seek(d uint32) bool {
 	return true
 }
 
+// notExcluded reports whether d is a document of the index (not only of
+// a part that adds fields to it) without an excluded phrase.
 func (m *matcher) notExcluded(d uint32) bool {
+	if !m.ix.has(d) {
+		return false
+	}
 	for _, n := range m.neg {
 		if n.seek(d) && n.doc() == d {
 			return false

@@ -1,53 +1,65 @@
 package postings
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
+	"slices"
 )
 
-// Merge writes segments as one, without the documents deleted reports
-// (nil: none). The segments are given in the order of their documents:
-// each one's first document above the last of the one before.
-func Merge(segs []*Segment, deleted func(doc uint32) bool) ([]byte, error) {
-	if len(segs) == 0 {
+// Merge writes parts of one field as one segment, without their deleted
+// documents: a document held by several parts must be deleted in all of
+// them but one.
+func Merge(parts []Part) ([]byte, error) {
+	if len(parts) == 0 {
 		return nil, fmt.Errorf("postings: merge: no segments")
 	}
-	fields := segs[0].fields
-	var docs, lens []uint32
-	for k, s := range segs {
-		if s.fields != fields {
-			return nil, fmt.Errorf("postings: merge: segments of %d and %d fields", fields, s.fields)
+	fields := parts[0].Seg.fields
+	type entry struct {
+		doc  uint32
+		part int
+		i    int
+	}
+	var all []entry
+	for k, p := range parts {
+		if p.Seg.fields != fields || p.Field != parts[0].Field {
+			return nil, fmt.Errorf("postings: merge: segments of other fields")
 		}
-		if last, ok := lastDoc(segs[:k]); ok && s.docs > 0 && s.Doc(0) <= last {
-			return nil, fmt.Errorf("postings: merge: segment %d's documents overlap the ones before", k)
+		for i := range p.Seg.docs {
+			if p.Deleted == nil || !p.Deleted(p.Seg.Doc(i)) {
+				all = append(all, entry{p.Seg.Doc(i), k, i})
+			}
 		}
-		for i := range s.docs {
-			if deleted != nil && deleted(s.Doc(i)) {
-				continue
-			}
-			docs = append(docs, s.Doc(i))
-			for f := range fields {
-				lens = append(lens, uint32(s.FieldLen(i, f)))
-			}
+	}
+	slices.SortFunc(all, func(a, b entry) int { return cmp.Compare(a.doc, b.doc) })
+	docs := make([]uint32, 0, len(all))
+	lens := make([]uint32, 0, len(all)*fields)
+	for j, e := range all {
+		if j > 0 && e.doc == all[j-1].doc {
+			return nil, fmt.Errorf("postings: merge: document %d is in two segments", e.doc)
+		}
+		docs = append(docs, e.doc)
+		for f := range fields {
+			lens = append(lens, uint32(parts[e.part].Seg.FieldLen(e.i, f)))
 		}
 	}
 	w := newSegmentWriter(fields, docs, lens)
 	type source struct {
 		next func() (string, termEntry, bool)
-		stop func()
 		term string
 		e    termEntry
 		ok   bool
 	}
-	srcs := make([]*source, len(segs))
-	for k, s := range segs {
-		next, stop := iter.Pull2(s.scan(""))
+	srcs := make([]*source, len(parts))
+	for k, p := range parts {
+		next, stop := iter.Pull2(p.Seg.scan(""))
 		defer stop()
-		src := &source{next: next, stop: stop}
+		src := &source{next: next}
 		src.term, src.e, src.ok = next()
 		srcs[k] = src
 	}
 	var failed error
+	var its []*termIter
 	for {
 		term, any := "", false
 		for _, src := range srcs {
@@ -58,39 +70,15 @@ func Merge(segs []*Segment, deleted func(doc uint32) bool) ([]byte, error) {
 		if !any {
 			break
 		}
-		type from struct {
-			c *Cursor
-			s *Segment
-		}
-		var cursors []from
+		its = its[:0]
 		for k, src := range srcs {
 			if src.ok && src.term == term {
-				cursors = append(cursors, from{newCursor(src.e, fields), segs[k]})
+				its = append(its, &termIter{c: newCursor(src.e, fields), deleted: parts[k].Deleted})
 				src.term, src.e, src.ok = src.next()
 			}
 		}
 		w.term(term, func(yield func(uint32, []byte) bool) {
-			for _, f := range cursors {
-				c := f.c
-				for c.Next() {
-					if c.Occurrences() == nil {
-						break
-					}
-					if _, ok := f.s.Find(c.Doc()); !ok {
-						failed = fmt.Errorf("%w: a posting's document is not in the segment", ErrCorrupt)
-						return
-					}
-					if deleted != nil && deleted(c.Doc()) {
-						continue
-					}
-					if !yield(c.Doc(), c.occ[c.i]) {
-						return
-					}
-				}
-				if err := c.Err(); err != nil && failed == nil {
-					failed = err
-				}
-			}
+			failed = mergePostings(its, docs, yield)
 		})
 		if failed != nil {
 			return nil, fmt.Errorf("postings: merge %q: %w", term, failed)
@@ -99,12 +87,42 @@ func Merge(segs []*Segment, deleted func(doc uint32) bool) ([]byte, error) {
 	return w.bytes(), nil
 }
 
-// lastDoc returns the last document of the last of segs that has one.
-func lastDoc(segs []*Segment) (uint32, bool) {
-	for i := len(segs) - 1; i >= 0; i-- {
-		if segs[i].docs > 0 {
-			return segs[i].Doc(segs[i].docs - 1), true
+// mergePostings yields the documents of its in order, with their
+// occurrences as stored; each must be one of docs.
+func mergePostings(its []*termIter, docs []uint32, yield func(uint32, []byte) bool) error {
+	live := its[:0:0]
+	for _, it := range its {
+		if it.seek(0) {
+			live = append(live, it)
 		}
 	}
-	return 0, false
+	prev, first := uint32(0), true
+	for len(live) > 0 {
+		k := 0
+		for j, it := range live[1:] {
+			if it.doc() < live[k].doc() {
+				k = j + 1
+			}
+		}
+		it := live[k]
+		if it.c.Occurrences() == nil {
+			break
+		}
+		if _, ok := slices.BinarySearch(docs, it.doc()); !ok || !first && it.doc() <= prev {
+			return fmt.Errorf("%w: a posting's document is not in its segment", ErrCorrupt)
+		}
+		prev, first = it.doc(), false
+		if !yield(it.doc(), it.c.occ[it.c.i]) {
+			return nil
+		}
+		if !it.next() {
+			live = slices.Delete(live, k, k+1)
+		}
+	}
+	for _, it := range its {
+		if err := it.err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -60,6 +60,16 @@ func build(t testing.TB, docs []testDoc) []byte {
 	return b.Segment()
 }
 
+// partsOf returns segs as the parts of an index, without deleted's
+// documents.
+func partsOf(segs []*Segment, deleted func(uint32) bool) []Part {
+	var out []Part
+	for _, s := range segs {
+		out = append(out, Part{Seg: s, Deleted: deleted})
+	}
+	return out
+}
+
 func open(t testing.TB, data []byte) *Segment {
 	t.Helper()
 	s, err := Open(data)
@@ -196,7 +206,7 @@ func TestMergeIsTheSegmentOfAllDocuments(t *testing.T) {
 	for _, p := range parts {
 		segs = append(segs, open(t, build(t, p)))
 	}
-	got, err := Merge(segs, nil)
+	got, err := Merge(partsOf(segs, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +215,7 @@ func TestMergeIsTheSegmentOfAllDocuments(t *testing.T) {
 	}
 
 	deleted := func(doc uint32) bool { return doc%5 == 0 || doc == docs[300].id }
-	got, err = Merge(segs, deleted)
+	got, err = Merge(partsOf(segs, deleted))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,8 +229,36 @@ func TestMergeIsTheSegmentOfAllDocuments(t *testing.T) {
 		t.Fatalf("merged segment without deletions (%d bytes) differs from the segment of the rest (%d bytes)", len(got), len(want))
 	}
 
-	if _, err := Merge([]*Segment{segs[2], segs[0]}, nil); err == nil {
-		t.Fatal("segments out of order merged")
+	// Segments whose documents interleave, one document in two of them,
+	// deleted in the older.
+	again := docs[100]
+	odd, even := NewBuilder(3), NewBuilder(3)
+	for i, d := range docs {
+		if i%2 == 0 {
+			even.Add(d.id, d.fields...)
+		} else {
+			odd.Add(d.id, d.fields...)
+		}
+	}
+	newer := NewBuilder(3)
+	newer.Add(again.id, "a new title", "and a new text")
+	interleaved := []Part{
+		{Seg: open(t, even.Segment()), Deleted: func(doc uint32) bool { return doc == again.id }},
+		{Seg: open(t, odd.Segment())},
+		{Seg: open(t, newer.Segment())},
+	}
+	got, err = Merge(interleaved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaced := slices.Clone(docs)
+	replaced[100] = testDoc{id: again.id, fields: []string{"a new title", "and a new text", ""}}
+	if want := build(t, replaced); !bytes.Equal(got, want) {
+		t.Fatalf("interleaved segments merged (%d bytes) differ from the segment of their documents (%d bytes)", len(got), len(want))
+	}
+	interleaved[0].Deleted = nil
+	if _, err := Merge(interleaved); err == nil {
+		t.Fatal("a document in two segments merged")
 	}
 }
 
@@ -266,10 +304,10 @@ func readAll(data []byte) bool {
 		}
 		clean = clean && c.Err() == nil
 	}
-	if _, err := Merge([]*Segment{s}, nil); err != nil {
+	if _, err := Merge([]Part{{Seg: s}}); err != nil {
 		clean = false
 	}
-	ix, err := NewIndex([]*Segment{s}, nil)
+	ix, err := NewIndex([]Part{{Seg: s}})
 	if err == nil {
 		for _, q := range []string{"the graph", `"rank of"`, "w1* -doi", "zoe"} {
 			if _, _, err := ix.Search(query.Parse(q), []float64{10, 1, 4}, 5); err != nil {
@@ -291,7 +329,7 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		s := open(t, data)
-		merged, err := Merge([]*Segment{s}, nil)
+		merged, err := Merge([]Part{{Seg: s}})
 		if err != nil {
 			t.Fatal(err)
 		}

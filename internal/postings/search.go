@@ -1,6 +1,7 @@
 package postings
 
 import (
+	"cmp"
 	"container/heap"
 	"errors"
 	"fmt"
@@ -19,42 +20,118 @@ const MaxExpansions = 10_000
 // MaxExpansions words of a segment.
 var ErrTooBroad = errors.New("postings: prefix matches too many words")
 
-// An Index searches segments as one. Each document must be in one
-// segment only; a replaced document is given a new number and the old one
-// deleted.
-type Index struct {
-	segs    []*Segment
-	deleted func(doc uint32) bool
-	fields  int
-	rows    int64
-	totals  []int64
+// A Part is a segment as an index reads it.
+type Part struct {
+	Seg *Segment
+	// Field is the index's field that is the segment's first: the index
+	// of a page's title and text (fields 0 and 1) can take its anchor
+	// texts from segments of their own, each of one field, at Field 2.
+	Field int
+	// Deleted reports the documents of the segment that no longer count
+	// (nil: none), such as those a later segment holds again.
+	Deleted func(doc uint32) bool
 }
 
-// NewIndex returns the index of segs, all of the same number of fields,
-// without the documents deleted reports (nil: none). It reads every
-// segment's document table once, for the totals bm25 needs.
-func NewIndex(segs []*Segment, deleted func(doc uint32) bool) (*Index, error) {
-	ix := &Index{segs: segs, deleted: deleted}
-	for _, s := range segs {
-		if ix.fields == 0 {
-			ix.fields = s.fields
-			ix.totals = make([]int64, s.fields)
+// An Index searches parts as one. A document is a document of the index
+// when a part at field 0 holds it; the parts at other fields add fields
+// to it. At most one part of a field holds a document (not deleted).
+type Index struct {
+	parts  []Part
+	fields int
+	docs   []uint32 // every document of a part, increasing
+	at     []int32  // where each document is in docs, when they are dense enough: -1 for none
+	main   []bool   // whether docs[i] is in a part at field 0
+	lens   []uint32 // docs[i]'s words in field f at i*fields+f
+	rows   int64
+	totals []int64
+}
+
+// NewIndex returns the index of parts. It reads every part's document
+// table once, for the documents' lengths bm25 needs.
+func NewIndex(parts []Part) (*Index, error) {
+	ix := &Index{parts: parts}
+	type entry struct {
+		doc  uint32
+		part int32
+		i    int32
+	}
+	var all []entry
+	for k, p := range parts {
+		if p.Field < 0 || p.Field+p.Seg.fields > MaxFields {
+			return nil, fmt.Errorf("postings: a part's fields %d to %d", p.Field, p.Field+p.Seg.fields)
 		}
-		if s.fields != ix.fields {
-			return nil, fmt.Errorf("postings: segments of %d and %d fields", ix.fields, s.fields)
+		ix.fields = max(ix.fields, p.Field+p.Seg.fields)
+		for i := range p.Seg.docs {
+			if p.Deleted == nil || !p.Deleted(p.Seg.Doc(i)) {
+				all = append(all, entry{doc: p.Seg.Doc(i), part: int32(k), i: int32(i)})
+			}
 		}
-		for i := range s.docs {
-			if deleted != nil && deleted(s.Doc(i)) {
-				continue
+	}
+	slices.SortFunc(all, func(a, b entry) int { return cmp.Compare(a.doc, b.doc) })
+	ix.totals = make([]int64, ix.fields)
+	seen := make([]bool, ix.fields) // the current document's fields so far
+	for j, e := range all {
+		if j == 0 || e.doc != all[j-1].doc {
+			ix.docs = append(ix.docs, e.doc)
+			ix.main = append(ix.main, false)
+			ix.lens = append(ix.lens, make([]uint32, ix.fields)...)
+			clear(seen)
+		}
+		p := parts[e.part]
+		n := len(ix.docs) - 1
+		ix.main[n] = ix.main[n] || p.Field == 0
+		for f := range p.Seg.fields {
+			if seen[p.Field+f] {
+				return nil, fmt.Errorf("postings: document %d is in two parts at field %d", e.doc, p.Field+f)
 			}
-			ix.rows++
-			for f := range s.fields {
-				ix.totals[f] += int64(s.FieldLen(i, f))
-			}
+			seen[p.Field+f] = true
+			ix.lens[n*ix.fields+p.Field+f] = uint32(p.Seg.FieldLen(int(e.i), f))
+		}
+	}
+	if n := len(ix.docs); n > 0 && uint64(ix.docs[n-1]) < 4*uint64(n)+1024 {
+		ix.at = make([]int32, ix.docs[n-1]+1)
+		for i := range ix.at {
+			ix.at[i] = -1
+		}
+		for i, d := range ix.docs {
+			ix.at[d] = int32(i)
+		}
+	}
+	for i := range ix.docs {
+		if !ix.main[i] {
+			continue
+		}
+		ix.rows++
+		for f := range ix.fields {
+			ix.totals[f] += int64(ix.lens[i*ix.fields+f])
 		}
 	}
 	return ix, nil
 }
+
+// find returns where doc is in ix.docs, or -1 when it is not a document
+// of the index.
+func (ix *Index) find(doc uint32) int {
+	var i int
+	if ix.at != nil {
+		if uint64(doc) >= uint64(len(ix.at)) || ix.at[doc] < 0 {
+			return -1
+		}
+		i = int(ix.at[doc])
+	} else {
+		var ok bool
+		if i, ok = slices.BinarySearch(ix.docs, doc); !ok {
+			return -1
+		}
+	}
+	if !ix.main[i] {
+		return -1
+	}
+	return i
+}
+
+// has reports whether doc is a document of the index.
+func (ix *Index) has(doc uint32) bool { return ix.find(doc) >= 0 }
 
 // Docs returns the number of documents in the index.
 func (ix *Index) Docs() int64 { return ix.rows }
@@ -120,38 +197,27 @@ func (ix *Index) Search(q query.Query, weights []float64, limit int) ([]Hit, int
 	total := 0
 	sizes := make([]int, ix.fields)
 	hits := make([]int, len(pos)*ix.fields)
-	for _, s := range ix.segs {
-		m, err := s.matcher(ps)
-		if err != nil {
-			return nil, 0, err
+	m, err := ix.matcher(ps)
+	if err != nil || m == nil {
+		return nil, 0, err
+	}
+	for ok := m.first(); ok; ok = m.next() {
+		d := m.doc()
+		i := ix.find(d)
+		for f := range sizes {
+			sizes[f] = int(ix.lens[i*ix.fields+f])
 		}
-		if m == nil {
-			continue
+		clear(hits)
+		for p, it := range m.pos {
+			for _, k := range it.occurrences() {
+				hits[p*ix.fields+int(k>>fieldShift)]++
+			}
 		}
-		for ok := m.first(); ok; ok = m.next() {
-			d := m.doc()
-			if ix.deleted != nil && ix.deleted(d) {
-				continue
-			}
-			i, ok := s.Find(d)
-			if !ok {
-				return nil, 0, fmt.Errorf("%w: a posting's document is not in the segment", ErrCorrupt)
-			}
-			for f := range sizes {
-				sizes[f] = s.FieldLen(i, f)
-			}
-			clear(hits)
-			for p, it := range m.pos {
-				for _, k := range it.occurrences() {
-					hits[p*ix.fields+int(k>>fieldShift)]++
-				}
-			}
-			total++
-			top.add(Hit{Doc: d, Score: BM25(st, sizes, hits, weights)})
-		}
-		if err := m.err(); err != nil {
-			return nil, 0, err
-		}
+		total++
+		top.add(Hit{Doc: d, Score: BM25(st, sizes, hits, weights)})
+	}
+	if err := m.err(); err != nil {
+		return nil, 0, err
 	}
 	out := top.hits
 	slices.SortFunc(out, compareHits)
@@ -160,29 +226,38 @@ func (ix *Index) Search(q query.Query, weights []float64, limit int) ([]Hit, int
 
 // phraseRows returns the number of documents that hold p.
 func (ix *Index) phraseRows(p phrase) (int64, error) {
+	if n, ok := ix.wordRows(p); ok {
+		return n, nil
+	}
+	it, err := ix.phraseIter(p)
+	if it == nil || err != nil {
+		return 0, err
+	}
 	var n int64
-	for _, s := range ix.segs {
-		if len(p.words) == 1 && !p.prefix && ix.deleted == nil {
-			n += int64(s.Count(p.words[0]))
-			continue
-		}
-		it, err := s.phraseIter(p)
-		if err != nil {
-			return 0, err
-		}
-		if it == nil {
-			continue
-		}
-		for ok := it.seek(0); ok; ok = it.next() {
-			if ix.deleted == nil || !ix.deleted(it.doc()) {
-				n++
-			}
-		}
-		if err := it.err(); err != nil {
-			return 0, err
+	for ok := it.seek(0); ok; ok = it.next() {
+		if ix.has(it.doc()) {
+			n++
 		}
 	}
-	return n, nil
+	return n, it.err()
+}
+
+// wordRows returns the number of documents that hold p, a word, when the
+// parts' counts give it: when only parts at field 0 without deletions
+// hold it (each document is in one of them).
+func (ix *Index) wordRows(p phrase) (int64, bool) {
+	if len(p.words) != 1 || p.prefix {
+		return 0, false
+	}
+	var n int64
+	for _, part := range ix.parts {
+		c := part.Seg.Count(p.words[0])
+		if c > 0 && (part.Field != 0 || part.Deleted != nil) {
+			return 0, false
+		}
+		n += int64(c)
+	}
+	return n, true
 }
 
 // Stats are what bm25 needs of the whole index for a query: the number of

@@ -84,7 +84,7 @@ func BenchmarkSearchAgainstFTS5(b *testing.B) {
 		}
 		segBuild := time.Since(start)
 		start = time.Now()
-		merged, err := Merge(segs, nil)
+		merged, err := Merge(partsOf(segs, nil))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -96,11 +96,11 @@ func BenchmarkSearchAgainstFTS5(b *testing.B) {
 		b.Logf("%d documents: FTS5 built in %v; segments of 1,000 in %v (%d segments), merged in %v to %.1f MB",
 			n, ftsBuild.Round(time.Millisecond), segBuild.Round(time.Millisecond), len(segs), mergeTime.Round(time.Millisecond), float64(len(merged))/1e6)
 
-		many, err := NewIndex(segs, nil)
+		many, err := NewIndex(partsOf(segs, nil))
 		if err != nil {
 			b.Fatal(err)
 		}
-		merged1, err := NewIndex([]*Segment{one}, nil)
+		merged1, err := NewIndex([]Part{{Seg: one}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -54,6 +54,13 @@ func (f *fts5) delete(t *testing.T, id uint32) {
 	}
 }
 
+func (f *fts5) replace(t *testing.T, d testDoc) {
+	f.delete(t, d.id)
+	if _, err := f.db.Exec(`INSERT INTO t (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`, d.id, d.fields[0], d.fields[1], d.fields[2]); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (f *fts5) search(t *testing.T, q query.Query) []Hit {
 	rows, err := f.db.Query(`SELECT rowid, bm25(t, 10, 1, 4) AS s FROM t WHERE t MATCH ? ORDER BY s, rowid`, q.FTS5())
 	if err != nil {
@@ -121,20 +128,45 @@ func sameHits(got, want []Hit) string {
 	return ""
 }
 
-// TestSearchAgreesWithFTS5 holds Search to FTS5 over the same documents,
-// built as several segments and searched as one index, then with
-// documents deleted, then merged: the same matches, in the same order,
-// with bm25 scores to rounding.
+// TestSearchAgreesWithFTS5 holds Search to FTS5 over the same documents:
+// their titles and texts in segments of two fields, their anchor texts in
+// segments of their own, searched as one index; then with some anchor
+// texts replaced by a later segment, then with documents deleted, then
+// with each field's segments merged. Each time: the same matches, in the
+// same order, with bm25 scores to rounding.
 func TestSearchAgreesWithFTS5(t *testing.T) {
 	docs := corpus(21, 1500)
 	ref := newFTS5(t, docs)
-	var segs []*Segment
-	for _, part := range [][]testDoc{docs[:400], docs[400:1100], docs[1100:]} {
-		segs = append(segs, open(t, build(t, part)))
+	content := func(part []testDoc) *Segment {
+		b := NewBuilder(2)
+		for _, d := range part {
+			b.Add(d.id, d.fields[0], d.fields[1])
+		}
+		return open(t, b.Segment())
 	}
-	qs := testQueries(22, 300)
-	check := func(stage string, ix *Index) {
+	anchors := func(part []testDoc) *Segment {
+		b := NewBuilder(1)
+		for _, d := range part {
+			b.Add(d.id, d.fields[2])
+		}
+		return open(t, b.Segment())
+	}
+	deleted := map[*Segment]map[uint32]bool{}
+	part := func(s *Segment, field int) Part {
+		deleted[s] = map[uint32]bool{}
+		return Part{Seg: s, Field: field, Deleted: func(doc uint32) bool { return deleted[s][doc] }}
+	}
+	parts := []Part{
+		part(content(docs[:400]), 0), part(content(docs[400:1100]), 0), part(content(docs[1100:]), 0),
+		part(anchors(docs[:900]), 2), part(anchors(docs[900:]), 2),
+	}
+	qs := testQueries(22, 200)
+	check := func(stage string, parts []Part) {
 		t.Helper()
+		ix, err := NewIndex(parts)
+		if err != nil {
+			t.Fatalf("%s: %v", stage, err)
+		}
 		matched := 0
 		for _, s := range qs {
 			q := query.Parse(s)
@@ -165,35 +197,48 @@ func TestSearchAgreesWithFTS5(t *testing.T) {
 			t.Fatalf("%s: only %d of %d queries matched anything: the corpus does not test much", stage, matched, len(qs))
 		}
 	}
-	ix, err := NewIndex(segs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	check("three segments", ix)
+	check("segments", parts)
 
-	deleted := map[uint32]bool{}
+	// New anchor texts for every fifth document, in a segment of their
+	// own; the older segments' entries deleted.
+	fresh := corpus(23, len(docs))
+	var changed []testDoc
+	for i := 0; i < len(docs); i += 5 {
+		docs[i].fields[2] = fresh[i].fields[1][:min(len(fresh[i].fields[1]), 60)]
+		changed = append(changed, docs[i])
+		for _, p := range parts[3:] {
+			deleted[p.Seg][docs[i].id] = true
+		}
+		ref.replace(t, docs[i])
+	}
+	parts = append(parts, part(anchors(changed), 2))
+	check("anchors replaced", parts)
+
+	// Documents deleted: their titles and texts, not their anchor texts,
+	// which no longer count.
 	for i, d := range docs {
 		if i%7 == 3 {
-			deleted[d.id] = true
+			for _, p := range parts[:3] {
+				deleted[p.Seg][d.id] = true
+			}
 			ref.delete(t, d.id)
 		}
 	}
-	isDeleted := func(doc uint32) bool { return deleted[doc] }
-	ix, err = NewIndex(segs, isDeleted)
-	if err != nil {
-		t.Fatal(err)
-	}
-	check("with deletions", ix)
+	check("documents deleted", parts)
 
-	merged, err := Merge(segs, isDeleted)
+	mergedText, err := Merge(parts[:3])
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err = NewIndex([]*Segment{open(t, merged)}, nil)
+	mergedAnchors, err := Merge(parts[3:])
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("merged", ix)
+	check("merged", []Part{{Seg: open(t, mergedText)}, {Seg: open(t, mergedAnchors), Field: 2}})
+
+	if _, err := NewIndex([]Part{parts[0], {Seg: parts[3].Seg, Field: 2}, parts[5]}); err == nil {
+		t.Fatal("an index of a document's anchor texts in two parts was made")
+	}
 }
 
 func TestSearchRefusesBroadPrefix(t *testing.T) {
@@ -203,7 +248,7 @@ func TestSearchRefusesBroadPrefix(t *testing.T) {
 		fmt.Fprintf(&sb, "ab%d ", i)
 	}
 	b.Add(1, sb.String())
-	ix, err := NewIndex([]*Segment{open(t, b.Segment())}, nil)
+	ix, err := NewIndex([]Part{{Seg: open(t, b.Segment())}})
 	if err != nil {
 		t.Fatal(err)
 	}

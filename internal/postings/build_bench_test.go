@@ -1,0 +1,97 @@
+package postings
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// benchDocs returns n documents of BenchmarkSearchAgainstFTS5's shape.
+func benchDocs(n int) []testDoc {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	vocab := make([]string, 30_000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%x%c", i, 'a'+rune(i%26))
+	}
+	zipf := rand.NewZipf(rnd, 1.1, 2, uint64(len(vocab)-1))
+	text := func(words int) string {
+		var sb strings.Builder
+		for range words {
+			sb.WriteString(vocab[zipf.Uint64()])
+			sb.WriteByte(' ')
+		}
+		return sb.String()
+	}
+	docs := make([]testDoc, n)
+	for i := range docs {
+		docs[i] = testDoc{id: uint32(i + 1), fields: []string{text(5), text(1000), text(10)}}
+	}
+	return docs
+}
+
+// BenchmarkBuild builds segments of 1,000 documents of 1,015 words each:
+//
+//	go test -run '^$' -bench 'BenchmarkBuild|BenchmarkMerge' ./internal/postings
+func BenchmarkBuild(b *testing.B) {
+	docs := benchDocs(1000)
+	b.ResetTimer()
+	for range b.N {
+		bld := NewBuilder(3)
+		for _, d := range docs {
+			bld.Add(d.id, d.fields...)
+		}
+		b.SetBytes(int64(len(bld.Segment())))
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(docs)), "µs/doc")
+}
+
+// BenchmarkMerge merges ten segments of 1,000 such documents.
+func BenchmarkMerge(b *testing.B) {
+	docs := benchDocs(10_000)
+	var segs []*Segment
+	for i := 0; i < len(docs); i += 1000 {
+		segs = append(segs, open(b, build(b, docs[i:i+1000])))
+	}
+	b.ResetTimer()
+	for range b.N {
+		out, err := Merge(partsOf(segs, nil))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(out)))
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(docs)), "µs/doc")
+}
+
+// BenchmarkPrepare prepares documents of 1,015 words, as a worker would.
+func BenchmarkPrepare(b *testing.B) {
+	docs := benchDocs(1000)
+	var p Preparer
+	b.ResetTimer()
+	for i := range b.N {
+		d := docs[i%len(docs)]
+		p.Prepare(d.fields...)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1015), "ns/word")
+}
+
+// BenchmarkAddDoc adds prepared documents of 1,015 words to segments of
+// 1,000, as the writer would.
+func BenchmarkAddDoc(b *testing.B) {
+	docs := benchDocs(1000)
+	var p Preparer
+	prepared := make([]Doc, len(docs))
+	for i, d := range docs {
+		prepared[i] = p.Prepare(d.fields...)
+	}
+	bld := NewBuilder(3)
+	b.ResetTimer()
+	for i := range b.N {
+		bld.AddDoc(uint32(i+1), prepared[i%len(prepared)])
+		if bld.Len() == 1000 {
+			bld.Segment()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1015), "ns/word")
+}
