@@ -16,7 +16,7 @@
 //	"ACPS" version(1)
 //	uvarint fields, uvarint docs
 //	docs × (doc uint32 LE, fields × token count uint32 LE)
-//	uvarint terms
+//	terms uint32 LE
 //	terms × (uvarint shared prefix, uvarint suffix length, suffix,
 //	         uvarint documents, uvarint postings length, postings)
 //
@@ -26,11 +26,12 @@
 //
 //	uvarint blocks, blocks × (uvarint last doc − the block before's, uvarint length)
 //	each block: its documents × (uvarint doc − the one before, uvarint length of
-//	            its occurrences), then those occurrences, one run a document
+//	            its occurrences, its occurrences)
 //
-// A document's occurrences of the term are uvarint count, then each
-// occurrence's key (field<<fieldShift | position in the field) as a
-// uvarint delta from the one before, in increasing order.
+// A document's occurrences of the term are each occurrence's key
+// (field<<fieldShift | position in the field) as a uvarint delta from the
+// one before (the first from 0), in increasing order, as many as fill the
+// length before them.
 package postings
 
 import (
@@ -61,97 +62,25 @@ const (
 // wrote.
 var ErrCorrupt = errors.New("postings: malformed segment")
 
-// A Doc is a document's distinct words and their occurrences, the part
-// of indexing that needs no segment: a crawl's workers prepare their pages'
-// Docs (Preparer), and the one writer adds them to a Builder.
-type Doc struct {
-	lens    []uint32 // words in each field
-	words   string   // the distinct words, one after the other
-	ends    []uint32 // where word i ends in words
-	occ     []byte   // each word's occurrences (appendOccurrences)
-	occEnds []uint32 // where word i's end in occ
-}
-
-// Size returns about how many bytes the Doc holds.
-func (d *Doc) Size() int { return len(d.words) + len(d.occ) + 8*len(d.ends) + 4*len(d.lens) }
-
-// A Preparer makes Docs, reusing its memory from one to the next. It is
-// not safe for concurrent use; each worker holds its own.
-type Preparer struct {
-	slot  map[string]int32 // a word of the document being prepared: its place in keys
-	keys  [][]uint32
-	words []string
-}
-
-// Prepare returns the Doc of a document whose fields are folded texts
-// (query.Fold), at most MaxFields. Its words are query.Lexemes of each
-// field; at most MaxTokens of a field are indexed.
-func (p *Preparer) Prepare(fields ...string) Doc {
-	if len(fields) > MaxFields {
-		fields = fields[:MaxFields]
-	}
-	if p.slot == nil {
-		p.slot = map[string]int32{}
-	}
-	clear(p.slot)
-	p.words = p.words[:0]
-	d := Doc{lens: make([]uint32, len(fields))}
-	for f, text := range fields {
-		n := uint32(0)
-		for w := range query.Lexemes(text) {
-			if n == MaxTokens {
-				break
-			}
-			i, ok := p.slot[w]
-			if !ok {
-				i = int32(len(p.words))
-				p.slot[w] = i
-				p.words = append(p.words, w)
-				if int(i) == len(p.keys) {
-					p.keys = append(p.keys, nil)
-				}
-				p.keys[i] = p.keys[i][:0]
-			}
-			p.keys[i] = append(p.keys[i], uint32(f)<<fieldShift|n)
-			n++
-		}
-		d.lens[f] = n
-	}
-	size, occ := 0, 0
-	for i, w := range p.words {
-		size += len(w)
-		occ += binary.MaxVarintLen32 * (1 + len(p.keys[i]))
-	}
-	words := make([]byte, 0, size)
-	ends := make([]uint32, 2*len(p.words))
-	d.ends, d.occEnds = ends[:len(p.words)], ends[len(p.words):]
-	d.occ = make([]byte, 0, occ)
-	for i, w := range p.words {
-		words = append(words, w...)
-		d.occ = appendOccurrences(d.occ, p.keys[i])
-		d.ends[i], d.occEnds[i] = uint32(len(words)), uint32(len(d.occ))
-	}
-	d.words = string(words)
-	return d
-}
-
-// A Builder gathers documents and writes them as a segment. The zero value
-// is not usable; call NewBuilder.
+// A Builder gathers documents and writes them as a segment. Add looks
+// each word up once in the segment's table and appends the occurrence to
+// one list of all of them; Segment sorts that list by word (a counting
+// sort, which keeps each word's occurrences in the order they came) and
+// writes it out. The zero value is not usable; call NewBuilder.
 type Builder struct {
 	fields int
 	docs   []uint32
 	lens   []uint32 // fields a document, in the order of docs
 	ids    map[string]int32
-	terms  []termPostings
-	prep   Preparer
-}
-
-// termPostings is a term's documents so far, and where each one's
-// occurrences end in occ.
-type termPostings struct {
-	docs []uint32
-	ends []uint32
-	occ  []byte
+	words  []string
+	// Each occurrence: its word, and its document's place in docs (high
+	// half) and its key (low half).
+	occWord []int32
+	occ     []uint64
+	// Scratch for Segment.
+	sorted []uint64
+	starts []int32
+	enc    []byte
 }
 
 // NewBuilder returns a Builder of documents with the given number of
@@ -167,107 +96,115 @@ func NewBuilder(fields int) *Builder {
 func (b *Builder) Len() int { return len(b.docs) }
 
 // Add adds document doc, whose fields are folded texts (query.Fold), one
-// for each of the Builder's fields (missing ones are empty), as AddDoc
-// adds its prepared Doc.
+// for each of the Builder's fields (missing ones are empty; more are
+// refused). Its words are query.Lexemes of each field; at most MaxTokens
+// of a field are indexed. Documents are added in increasing order of doc;
+// Add reports false, and adds nothing, for one that is not above the last.
 func (b *Builder) Add(doc uint32, fields ...string) bool {
-	if len(fields) > b.fields {
-		fields = fields[:b.fields]
-	}
-	return b.AddDoc(doc, b.prep.Prepare(fields...))
-}
-
-// AddDoc adds document doc. Documents are added in increasing order of
-// doc; AddDoc reports false, and adds nothing, for one that is not above
-// the last, or one of more fields than the Builder's.
-func (b *Builder) AddDoc(doc uint32, d Doc) bool {
-	if len(b.docs) > 0 && doc <= b.docs[len(b.docs)-1] || len(d.lens) > b.fields {
+	if len(b.docs) > 0 && doc <= b.docs[len(b.docs)-1] || len(fields) > b.fields {
 		return false
 	}
+	at := uint64(len(b.docs)) << 32
 	b.docs = append(b.docs, doc)
-	b.lens = append(b.lens, d.lens...)
-	for range b.fields - len(d.lens) {
-		b.lens = append(b.lens, 0)
-	}
-	start, ostart := uint32(0), uint32(0)
-	for i, end := range d.ends {
-		w, occ := d.words[start:end], d.occ[ostart:d.occEnds[i]]
-		start, ostart = end, d.occEnds[i]
-		id, ok := b.ids[w]
-		if !ok {
-			id = int32(len(b.terms))
-			b.ids[strings.Clone(w)] = id
-			b.terms = append(b.terms, termPostings{})
+	for f := range b.fields {
+		n := uint32(0)
+		if f < len(fields) {
+			for w := range query.Lexemes(fields[f]) {
+				if n == MaxTokens {
+					break
+				}
+				id, ok := b.ids[w]
+				if !ok {
+					id = int32(len(b.words))
+					w = strings.Clone(w) // not a slice of the caller's text
+					b.ids[w] = id
+					b.words = append(b.words, w)
+				}
+				b.occWord = append(b.occWord, id)
+				b.occ = append(b.occ, at|uint64(uint32(f)<<fieldShift|n))
+				n++
+			}
 		}
-		tp := &b.terms[id]
-		tp.docs = append(tp.docs, doc)
-		tp.occ = append(tp.occ, occ...)
-		tp.ends = append(tp.ends, uint32(len(tp.occ)))
+		b.lens = append(b.lens, n)
 	}
 	return true
 }
 
-// appendOccurrences writes one document's occurrence keys, increasing.
-func appendOccurrences(dst []byte, keys []uint32) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(keys)))
-	prev := uint32(0)
-	for _, k := range keys {
-		dst = binary.AppendUvarint(dst, uint64(k-prev))
-		prev = k
-	}
-	return dst
-}
-
 // Segment writes the documents added as a segment and empties the Builder.
 func (b *Builder) Segment() []byte {
-	words := make([]string, 0, len(b.ids))
-	for w := range b.ids {
-		words = append(words, w)
+	// Each word's occurrences together, in the order they were added.
+	b.starts = slices.Grow(b.starts[:0], len(b.words)+1)[:len(b.words)+1]
+	clear(b.starts)
+	for _, id := range b.occWord {
+		b.starts[id+1]++
 	}
-	slices.Sort(words)
+	for i := 1; i < len(b.starts); i++ {
+		b.starts[i] += b.starts[i-1]
+	}
+	b.sorted = slices.Grow(b.sorted[:0], len(b.occ))[:len(b.occ)]
+	next := slices.Clone(b.starts[:len(b.words)])
+	for i, id := range b.occWord {
+		b.sorted[next[id]] = b.occ[i]
+		next[id]++
+	}
+	order := make([]int32, len(b.words))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.words[x], b.words[y]) })
 	w := newSegmentWriter(b.fields, b.docs, b.lens)
-	for _, word := range words {
-		tp := &b.terms[b.ids[word]]
-		w.term(word, func(yield func(uint32, []byte) bool) {
-			start := uint32(0)
-			for i, d := range tp.docs {
-				if !yield(d, tp.occ[start:tp.ends[i]]) {
+	for _, id := range order {
+		occ := b.sorted[b.starts[id]:b.starts[id+1]]
+		w.term(b.words[id], func(yield func(uint32, []byte) bool) {
+			for len(occ) > 0 {
+				at := occ[0] >> 32
+				b.enc = b.enc[:0]
+				prev := uint32(0)
+				for len(occ) > 0 && occ[0]>>32 == at {
+					key := uint32(occ[0])
+					b.enc = binary.AppendUvarint(b.enc, uint64(key-prev))
+					prev = key
+					occ = occ[1:]
+				}
+				if !yield(b.docs[at], b.enc) {
 					return
 				}
-				start = tp.ends[i]
 			}
 		})
 	}
 	out := w.bytes()
-	b.docs, b.lens, b.terms = b.docs[:0], b.lens[:0], b.terms[:0]
+	b.docs, b.lens, b.words, b.occWord, b.occ = b.docs[:0], b.lens[:0], b.words[:0], b.occWord[:0], b.occ[:0]
 	clear(b.ids)
 	return out
 }
 
 // segmentWriter writes a segment: the header and document table first,
-// then each term in increasing order.
+// then each term in increasing order, in one buffer; the number of terms,
+// a fixed four bytes before them, is written at the end.
 type segmentWriter struct {
-	head    []byte // up to the document table
-	out     []byte // the terms
-	prev    string
-	n       int
-	blocks  []byte // scratch: a term's block headers
-	body    []byte // scratch: a term's blocks
-	docPart []byte // scratch: the current block's document entries
-	occPart []byte // scratch: the current block's occurrences
+	out    []byte
+	count  int // where the number of terms is
+	prev   string
+	n      int
+	blocks []byte // scratch: a term's block headers
+	body   []byte // scratch: a term's blocks
 }
 
 func newSegmentWriter(fields int, docs, lens []uint32) *segmentWriter {
 	w := &segmentWriter{}
-	w.head = append(w.head, magic...)
-	w.head = append(w.head, version)
-	w.head = binary.AppendUvarint(w.head, uint64(fields))
-	w.head = binary.AppendUvarint(w.head, uint64(len(docs)))
+	w.out = make([]byte, 0, 64+len(docs)*(4+4*fields))
+	w.out = append(w.out, magic...)
+	w.out = append(w.out, version)
+	w.out = binary.AppendUvarint(w.out, uint64(fields))
+	w.out = binary.AppendUvarint(w.out, uint64(len(docs)))
 	for i, d := range docs {
-		w.head = binary.LittleEndian.AppendUint32(w.head, d)
+		w.out = binary.LittleEndian.AppendUint32(w.out, d)
 		for _, l := range lens[i*fields : (i+1)*fields] {
-			w.head = binary.LittleEndian.AppendUint32(w.head, l)
+			w.out = binary.LittleEndian.AppendUint32(w.out, l)
 		}
 	}
+	w.count = len(w.out)
+	w.out = append(w.out, 0, 0, 0, 0)
 	return w
 }
 
@@ -275,21 +212,20 @@ func newSegmentWriter(fields int, docs, lens []uint32) *segmentWriter {
 // its encoded occurrences. A term of no documents is left out.
 func (w *segmentWriter) term(word string, postings iter.Seq2[uint32, []byte]) {
 	w.blocks, w.body = w.blocks[:0], w.body[:0]
-	count, nblocks, inBlock := 0, 0, 0
+	count, nblocks, inBlock, blockStart := 0, 0, 0, 0
 	var prevDoc, prevLast uint32
 	flush := func() {
 		w.blocks = binary.AppendUvarint(w.blocks, uint64(prevDoc-prevLast))
-		w.blocks = binary.AppendUvarint(w.blocks, uint64(len(w.docPart)+len(w.occPart)))
-		w.body = append(append(w.body, w.docPart...), w.occPart...)
-		w.docPart, w.occPart = w.docPart[:0], w.occPart[:0]
+		w.blocks = binary.AppendUvarint(w.blocks, uint64(len(w.body)-blockStart))
+		blockStart = len(w.body)
 		prevLast = prevDoc
 		nblocks++
 		inBlock = 0
 	}
 	for d, occ := range postings {
-		w.docPart = binary.AppendUvarint(w.docPart, uint64(d-prevDoc))
-		w.docPart = binary.AppendUvarint(w.docPart, uint64(len(occ)))
-		w.occPart = append(w.occPart, occ...)
+		w.body = binary.AppendUvarint(w.body, uint64(d-prevDoc))
+		w.body = binary.AppendUvarint(w.body, uint64(len(occ)))
+		w.body = append(w.body, occ...)
 		prevDoc = d
 		count++
 		inBlock++
@@ -315,15 +251,14 @@ func (w *segmentWriter) term(word string, postings iter.Seq2[uint32, []byte]) {
 	w.out = binary.AppendUvarint(w.out, uint64(count))
 	w.prev = word
 	w.n++
-	head := binary.AppendUvarint(nil, uint64(nblocks))
-	w.out = binary.AppendUvarint(w.out, uint64(len(head)+len(w.blocks)+len(w.body)))
-	w.out = append(append(append(w.out, head...), w.blocks...), w.body...)
+	var head [binary.MaxVarintLen64]byte
+	h := binary.PutUvarint(head[:], uint64(nblocks))
+	w.out = binary.AppendUvarint(w.out, uint64(h+len(w.blocks)+len(w.body)))
+	w.out = append(append(append(w.out, head[:h]...), w.blocks...), w.body...)
 }
 
 // bytes returns the segment.
 func (w *segmentWriter) bytes() []byte {
-	out := make([]byte, 0, len(w.head)+binary.MaxVarintLen64+len(w.out))
-	out = append(out, w.head...)
-	out = binary.AppendUvarint(out, uint64(w.n))
-	return append(out, w.out...)
+	binary.LittleEndian.PutUint32(w.out[w.count:], uint32(w.n))
+	return w.out
 }

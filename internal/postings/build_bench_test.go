@@ -35,15 +35,21 @@ func benchDocs(n int) []testDoc {
 //	go test -run '^$' -bench 'BenchmarkBuild|BenchmarkMerge' ./internal/postings
 func BenchmarkBuild(b *testing.B) {
 	docs := benchDocs(1000)
-	b.ResetTimer()
-	for range b.N {
-		bld := NewBuilder(3)
-		for _, d := range docs {
-			bld.Add(d.id, d.fields...)
-		}
-		b.SetBytes(int64(len(bld.Segment())))
+	for _, size := range []int{1000, 250, 64} {
+		b.Run(fmt.Sprintf("segments-of-%d", size), func(b *testing.B) {
+			bld := NewBuilder(3)
+			for range b.N {
+				for _, d := range docs {
+					bld.Add(d.id, d.fields...)
+					if bld.Len() == size {
+						bld.Segment()
+					}
+				}
+				bld.Segment()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(docs)*1015), "ns/word")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(docs)), "µs/doc")
 }
 
 // BenchmarkMerge merges ten segments of 1,000 such documents.
@@ -62,36 +68,4 @@ func BenchmarkMerge(b *testing.B) {
 		b.SetBytes(int64(len(out)))
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(docs)), "µs/doc")
-}
-
-// BenchmarkPrepare prepares documents of 1,015 words, as a worker would.
-func BenchmarkPrepare(b *testing.B) {
-	docs := benchDocs(1000)
-	var p Preparer
-	b.ResetTimer()
-	for i := range b.N {
-		d := docs[i%len(docs)]
-		p.Prepare(d.fields...)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1015), "ns/word")
-}
-
-// BenchmarkAddDoc adds prepared documents of 1,015 words to segments of
-// 1,000, as the writer would.
-func BenchmarkAddDoc(b *testing.B) {
-	docs := benchDocs(1000)
-	var p Preparer
-	prepared := make([]Doc, len(docs))
-	for i, d := range docs {
-		prepared[i] = p.Prepare(d.fields...)
-	}
-	bld := NewBuilder(3)
-	b.ResetTimer()
-	for i := range b.N {
-		bld.AddDoc(uint32(i+1), prepared[i%len(prepared)])
-		if bld.Len() == 1000 {
-			bld.Segment()
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1015), "ns/word")
 }

@@ -93,8 +93,12 @@ func Open(data []byte) (*Segment, error) {
 			return nil, fmt.Errorf("%w: documents out of order", ErrCorrupt)
 		}
 	}
-	terms := r.uvarint()
-	if r.err || terms > uint64(len(data)) {
+	tb := r.take(4)
+	if r.err {
+		return nil, fmt.Errorf("%w: term count", ErrCorrupt)
+	}
+	terms := uint64(binary.LittleEndian.Uint32(tb))
+	if terms > uint64(len(data)) {
 		return nil, fmt.Errorf("%w: term count", ErrCorrupt)
 	}
 	s.terms, s.dict = int(terms), r.off
@@ -317,33 +321,25 @@ func (c *Cursor) load(bi int) bool {
 		prev = c.heads[bi-1].last
 	}
 	r := reader{b: c.body[h.start:h.end]}
-	var lens []uint64
 	for r.off < len(r.b) && len(c.docs) < blockDocs {
 		d, l := r.uvarint(), r.uvarint()
 		if r.err || (d == 0 && !(bi == 0 && len(c.docs) == 0)) || uint64(prev)+d > uint64(h.last) {
 			c.fail()
 			return false
 		}
-		prev += uint32(d)
-		c.docs = append(c.docs, prev)
-		lens = append(lens, l)
-		if prev == h.last {
-			break
-		}
-	}
-	if len(c.docs) == 0 || prev != h.last {
-		c.fail()
-		return false
-	}
-	for _, l := range lens {
-		b := r.take(l)
+		occ := r.take(l)
 		if r.err {
 			c.fail()
 			return false
 		}
-		c.occ = append(c.occ, b)
+		prev += uint32(d)
+		c.docs = append(c.docs, prev)
+		c.occ = append(c.occ, occ)
+		if prev == h.last {
+			break
+		}
 	}
-	if r.off != len(r.b) {
+	if len(c.docs) == 0 || prev != h.last || r.off != len(r.b) {
 		c.fail()
 		return false
 	}
@@ -390,23 +386,18 @@ func (c *Cursor) Doc() uint32 { return c.docs[c.i] }
 // next call. Malformed occurrences end the cursor and return nil.
 func (c *Cursor) Occurrences() []uint32 {
 	r := reader{b: c.occ[c.i]}
-	n := r.uvarint()
-	if r.err || n == 0 || n > uint64(len(r.b)) {
-		c.fail()
-		return nil
-	}
 	c.keys = c.keys[:0]
 	prev := uint64(0)
-	for j := range n {
+	for r.off < len(r.b) {
 		d := r.uvarint()
-		if r.err || (j > 0 && d == 0) || prev+d >= uint64(c.fields)<<fieldShift {
+		if r.err || (len(c.keys) > 0 && d == 0) || prev+d >= uint64(c.fields)<<fieldShift {
 			c.fail()
 			return nil
 		}
 		prev += d
 		c.keys = append(c.keys, uint32(prev))
 	}
-	if r.off != len(r.b) {
+	if len(c.keys) == 0 {
 		c.fail()
 		return nil
 	}
