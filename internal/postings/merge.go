@@ -78,7 +78,7 @@ func Merge(parts []Part) ([]byte, error) {
 			}
 		}
 		w.term(term, func(yield func(uint32, []byte) bool) {
-			failed = mergePostings(its, docs, yield)
+			failed = mergePostings(its, yield)
 		})
 		if failed != nil {
 			return nil, fmt.Errorf("postings: merge %q: %w", term, failed)
@@ -88,8 +88,9 @@ func Merge(parts []Part) ([]byte, error) {
 }
 
 // mergePostings yields the documents of its in order, with their
-// occurrences as stored; each must be one of docs.
-func mergePostings(its []*termIter, docs []uint32, yield func(uint32, []byte) bool) error {
+// occurrences as stored. (A posting of a document the segment's table
+// does not hold is copied as it is: search finds no such document.)
+func mergePostings(its []*termIter, yield func(uint32, []byte) bool) error {
 	live := its[:0:0]
 	for _, it := range its {
 		if it.seek(0) {
@@ -108,8 +109,8 @@ func mergePostings(its []*termIter, docs []uint32, yield func(uint32, []byte) bo
 		if it.c.Occurrences() == nil {
 			break
 		}
-		if _, ok := slices.BinarySearch(docs, it.doc()); !ok || !first && it.doc() <= prev {
-			return fmt.Errorf("%w: a posting's document is not in its segment", ErrCorrupt)
+		if !first && it.doc() <= prev {
+			return fmt.Errorf("%w: a document twice in a word's postings", ErrCorrupt)
 		}
 		prev, first = it.doc(), false
 		if !yield(it.doc(), it.c.occ[it.c.i]) {
