@@ -1,28 +1,38 @@
 // Package postings builds, reads, merges and searches segments of an
 // inverted index: for each word of a set of documents, the documents that
-// hold it and where, by field. It is the embedded index's format, written
-// so that the crawler's workers can tokenize pages as they are fetched and
-// the store only appends bytes (docs/design/own-index.md).
+// hold it and where, by field: an index a store can build as it commits
+// pages and read in pieces (docs/design/own-index.md).
 //
 // The package is a pure leaf: it takes folded text (query.Fold) and bytes,
-// and returns bytes and values; it does no I/O and keeps no global state.
+// and returns bytes and values; it does no I/O of its own (a segment is
+// read through the io.ReaderAt its caller gives) and keeps no global
+// state.
 // Words are query.Lexemes of the folded text, the rule both embedded stores
 // and query.Parse split text by. Every reader is linear in its input and
 // refuses malformed bytes with an error (ErrCorrupt), never a panic.
 //
 // A segment holds documents numbered by the caller (uint32, increasing in
-// the order they are added) with up to MaxFields fields each. Its layout:
+// the order they are added) with up to MaxFields fields each. It is read
+// in pieces (OpenAt): the header, the document table and the restart
+// index at open, a block of the dictionary for each word looked up, and a
+// word's postings a block at a time. Its layout:
 //
-//	"ACPS" version(1)
+//	"ACPS" version(2)
 //	uvarint fields, uvarint docs
-//	docs × (doc uint32 LE, fields × token count uint32 LE)
-//	terms uint32 LE
-//	terms × (uvarint shared prefix, uvarint suffix length, suffix,
-//	         uvarint documents, uvarint postings length, postings)
+//	docs × (doc uint32 LE, fields × word count uint32 LE)
+//	uvarint terms
+//	uvarint restart index length, restart index
+//	uvarint dictionary length, dictionary
+//	postings
 //
-// A term's text shares its first bytes with the term before, except every
-// restartEvery terms, where it is whole. Its postings are blocks of at most
-// blockDocs documents, so that a search can skip ahead without decoding:
+// The dictionary holds the terms in increasing order: each one's uvarint
+// prefix shared with the term before, uvarint suffix length, suffix,
+// uvarint documents and uvarint postings length; its postings follow the
+// term before's. Every restartEvery-th term shares nothing, and the
+// restart index holds it: uvarint length, the term, and the uvarint
+// offsets of its dictionary entry and postings, each less the previous
+// restart's. A term's postings are blocks of at most blockDocs documents,
+// so that a search can skip ahead without decoding:
 //
 //	uvarint blocks, blocks × (uvarint last doc − the block before's, uvarint length)
 //	each block: its documents × (uvarint doc − the one before, uvarint length of
@@ -46,7 +56,7 @@ import (
 
 const (
 	magic        = "ACPS"
-	version      = 1
+	version      = 2
 	restartEvery = 32
 	blockDocs    = 128
 	fieldShift   = 24
@@ -178,33 +188,35 @@ func (b *Builder) Segment() []byte {
 	return out
 }
 
-// segmentWriter writes a segment: the header and document table first,
-// then each term in increasing order, in one buffer; the number of terms,
-// a fixed four bytes before them, is written at the end.
+// segmentWriter writes a segment: its header and document table, then
+// each term in increasing order into the dictionary, the restart index
+// and the postings, which bytes puts together.
 type segmentWriter struct {
-	out    []byte
-	count  int // where the number of terms is
-	prev   string
-	n      int
-	blocks []byte // scratch: a term's block headers
-	body   []byte // scratch: a term's blocks
+	head     []byte // up to the document table
+	restarts []byte
+	dict     []byte
+	post     []byte
+	prev     string
+	n        int
+	lastDict int // the dictionary and postings offsets of the last restart
+	lastPost int
+	blocks   []byte // scratch: a term's block headers
+	body     []byte // scratch: a term's blocks
 }
 
 func newSegmentWriter(fields int, docs, lens []uint32) *segmentWriter {
 	w := &segmentWriter{}
-	w.out = make([]byte, 0, 64+len(docs)*(4+4*fields))
-	w.out = append(w.out, magic...)
-	w.out = append(w.out, version)
-	w.out = binary.AppendUvarint(w.out, uint64(fields))
-	w.out = binary.AppendUvarint(w.out, uint64(len(docs)))
+	w.head = make([]byte, 0, 32+len(docs)*(4+4*fields))
+	w.head = append(w.head, magic...)
+	w.head = append(w.head, version)
+	w.head = binary.AppendUvarint(w.head, uint64(fields))
+	w.head = binary.AppendUvarint(w.head, uint64(len(docs)))
 	for i, d := range docs {
-		w.out = binary.LittleEndian.AppendUint32(w.out, d)
+		w.head = binary.LittleEndian.AppendUint32(w.head, d)
 		for _, l := range lens[i*fields : (i+1)*fields] {
-			w.out = binary.LittleEndian.AppendUint32(w.out, l)
+			w.head = binary.LittleEndian.AppendUint32(w.head, l)
 		}
 	}
-	w.count = len(w.out)
-	w.out = append(w.out, 0, 0, 0, 0)
 	return w
 }
 
@@ -240,25 +252,37 @@ func (w *segmentWriter) term(word string, postings iter.Seq2[uint32, []byte]) {
 		return
 	}
 	shared := 0
-	if w.n%restartEvery != 0 {
+	if w.n%restartEvery == 0 {
+		w.restarts = binary.AppendUvarint(w.restarts, uint64(len(word)))
+		w.restarts = append(w.restarts, word...)
+		w.restarts = binary.AppendUvarint(w.restarts, uint64(len(w.dict)-w.lastDict))
+		w.restarts = binary.AppendUvarint(w.restarts, uint64(len(w.post)-w.lastPost))
+		w.lastDict, w.lastPost = len(w.dict), len(w.post)
+	} else {
 		for shared < len(word) && shared < len(w.prev) && word[shared] == w.prev[shared] {
 			shared++
 		}
 	}
-	w.out = binary.AppendUvarint(w.out, uint64(shared))
-	w.out = binary.AppendUvarint(w.out, uint64(len(word)-shared))
-	w.out = append(w.out, word[shared:]...)
-	w.out = binary.AppendUvarint(w.out, uint64(count))
+	start := len(w.post)
+	w.post = binary.AppendUvarint(w.post, uint64(nblocks))
+	w.post = append(append(w.post, w.blocks...), w.body...)
+	w.dict = binary.AppendUvarint(w.dict, uint64(shared))
+	w.dict = binary.AppendUvarint(w.dict, uint64(len(word)-shared))
+	w.dict = append(w.dict, word[shared:]...)
+	w.dict = binary.AppendUvarint(w.dict, uint64(count))
+	w.dict = binary.AppendUvarint(w.dict, uint64(len(w.post)-start))
 	w.prev = word
 	w.n++
-	var head [binary.MaxVarintLen64]byte
-	h := binary.PutUvarint(head[:], uint64(nblocks))
-	w.out = binary.AppendUvarint(w.out, uint64(h+len(w.blocks)+len(w.body)))
-	w.out = append(append(append(w.out, head[:h]...), w.blocks...), w.body...)
 }
 
 // bytes returns the segment.
 func (w *segmentWriter) bytes() []byte {
-	binary.LittleEndian.PutUint32(w.out[w.count:], uint32(w.n))
-	return w.out
+	out := make([]byte, 0, len(w.head)+3*binary.MaxVarintLen64+len(w.restarts)+len(w.dict)+len(w.post))
+	out = append(out, w.head...)
+	out = binary.AppendUvarint(out, uint64(w.n))
+	out = binary.AppendUvarint(out, uint64(len(w.restarts)))
+	out = append(out, w.restarts...)
+	out = binary.AppendUvarint(out, uint64(len(w.dict)))
+	out = append(out, w.dict...)
+	return append(out, w.post...)
 }

@@ -277,13 +277,20 @@ func (ix *Index) wordIter(w string, prefix bool) (docIter, error) {
 	for _, p := range ix.parts {
 		off := uint32(p.Field) << fieldShift
 		if !prefix {
-			if c := p.Seg.Cursor(w); c != nil {
+			c, err := p.Seg.Cursor(w)
+			if err != nil {
+				return nil, err
+			}
+			if c != nil {
 				its = append(its, &termIter{c: c, off: off, deleted: p.Deleted})
 			}
 			continue
 		}
-		cs, more := p.Seg.prefixCursors(w, MaxExpansions)
-		if more {
+		cs, more, err := p.Seg.prefixCursors(w, MaxExpansions)
+		switch {
+		case err != nil:
+			return nil, err
+		case more:
 			return nil, ErrTooBroad
 		}
 		for _, c := range cs {

@@ -44,17 +44,18 @@ func Merge(parts []Part) ([]byte, error) {
 		}
 	}
 	w := newSegmentWriter(fields, docs, lens)
-	type source struct {
+	type dictSource struct {
 		next func() (string, termEntry, bool)
 		term string
 		e    termEntry
 		ok   bool
 	}
-	srcs := make([]*source, len(parts))
+	srcs := make([]*dictSource, len(parts))
+	scanErrs := make([]error, len(parts))
 	for k, p := range parts {
-		next, stop := iter.Pull2(p.Seg.scan(""))
+		next, stop := iter.Pull2(p.Seg.scan("", &scanErrs[k]))
 		defer stop()
-		src := &source{next: next}
+		src := &dictSource{next: next}
 		src.term, src.e, src.ok = next()
 		srcs[k] = src
 	}
@@ -73,7 +74,7 @@ func Merge(parts []Part) ([]byte, error) {
 		its = its[:0]
 		for k, src := range srcs {
 			if src.ok && src.term == term {
-				its = append(its, &termIter{c: newCursor(src.e, fields), deleted: parts[k].Deleted})
+				its = append(its, &termIter{c: parts[k].Seg.newCursor(src.e), deleted: parts[k].Deleted})
 				src.term, src.e, src.ok = src.next()
 			}
 		}
@@ -82,6 +83,11 @@ func Merge(parts []Part) ([]byte, error) {
 		})
 		if failed != nil {
 			return nil, fmt.Errorf("postings: merge %q: %w", term, failed)
+		}
+	}
+	for _, err := range scanErrs {
+		if err != nil {
+			return nil, fmt.Errorf("postings: merge: %w", err)
 		}
 	}
 	return w.bytes(), nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -123,7 +124,7 @@ func TestSegmentHoldsEveryOccurrence(t *testing.T) {
 		t.Fatalf("Terms() = %d, want %d", s.Terms(), len(m))
 	}
 	for w, want := range m {
-		c := s.Cursor(w)
+		c := cursor(t, s, w)
 		if c == nil {
 			t.Fatalf("Cursor(%q) = nil", w)
 		}
@@ -142,7 +143,7 @@ func TestSegmentHoldsEveryOccurrence(t *testing.T) {
 		}
 	}
 	for _, w := range []string{"", "absent", "zo", "zoe", "w99z"} {
-		if _, ok := m[w]; !ok && s.Cursor(w) != nil {
+		if _, ok := m[w]; !ok && cursor(t, s, w) != nil {
 			t.Errorf("Cursor(%q) found a word the documents do not hold", w)
 		}
 	}
@@ -159,7 +160,7 @@ func TestCursorSeek(t *testing.T) {
 			ids = append(ids, id)
 		}
 		slices.Sort(ids)
-		c := s.Cursor(w)
+		c := cursor(t, s, w)
 		at := uint32(0)
 		for {
 			target := at + uint32(rnd.IntN(300))
@@ -191,7 +192,7 @@ func TestAddRefusesDocumentsOutOfOrder(t *testing.T) {
 		t.Fatal("Add accepted a document not above the last, or refused one above")
 	}
 	s := open(t, b.Segment())
-	if s.Docs() != 2 || s.Cursor("b") != nil || s.Cursor("c") != nil {
+	if s.Docs() != 2 || cursor(t, s, "b") != nil || cursor(t, s, "c") != nil {
 		t.Fatalf("the refused documents were added: %d documents", s.Docs())
 	}
 	if b.Len() != 0 {
@@ -295,8 +296,9 @@ func readAll(data []byte) bool {
 		return false
 	}
 	clean := true
-	for term := range s.scan("") {
-		c := s.Cursor(term)
+	var err2 error
+	for _, e := range s.scan("", &err2) {
+		c := s.newCursor(e)
 		for c.Next() {
 			if c.Occurrences() == nil {
 				break
@@ -304,6 +306,7 @@ func readAll(data []byte) bool {
 		}
 		clean = clean && c.Err() == nil
 	}
+	clean = clean && err2 == nil
 	if _, err := Merge([]Part{{Seg: s}}); err != nil {
 		clean = false
 	}
@@ -319,10 +322,11 @@ func readAll(data []byte) bool {
 }
 
 // FuzzOpen: any bytes are refused or read without a panic; bytes read
-// cleanly merge into a segment that holds the same postings.
+// cleanly merge into a segment that holds the same postings, and read
+// through an io.ReaderAt hold them too.
 func FuzzOpen(f *testing.F) {
 	f.Add(build(f, corpus(6, 3)))
-	f.Add(build(f, corpus(7, 200)))
+	f.Add(build(f, corpus(7, 20)))
 	f.Add([]byte("ACPS\x01\x01\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if !readAll(data) {
@@ -336,6 +340,13 @@ func FuzzOpen(f *testing.F) {
 		m := open(t, merged)
 		if dump(t, m) != dump(t, s) {
 			t.Fatalf("a segment merged alone holds other postings")
+		}
+		at, err := OpenAt(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatalf("OpenAt refused what Open read: %v", err)
+		}
+		if dump(t, at) != dump(t, s) {
+			t.Fatalf("a segment read through ReadAt holds other postings")
 		}
 	})
 }
@@ -355,7 +366,7 @@ func FuzzBuild(f *testing.F) {
 		}
 		s := open(t, bld.Segment())
 		for w, want := range model(docs) {
-			c := s.Cursor(w)
+			c := cursor(t, s, w)
 			if c == nil {
 				t.Fatalf("%q not found", w)
 			}
@@ -381,8 +392,9 @@ func dump(t *testing.T, s *Segment) string {
 		}
 		sb.WriteByte('\n')
 	}
-	for term := range s.scan("") {
-		c := s.Cursor(term)
+	var err error
+	for term, e := range s.scan("", &err) {
+		c := s.newCursor(e)
 		fmt.Fprintf(&sb, "%q:", term)
 		for c.Next() {
 			fmt.Fprintf(&sb, " %d%v", c.Doc(), c.Occurrences())
@@ -392,5 +404,94 @@ func dump(t *testing.T, s *Segment) string {
 		}
 		sb.WriteByte('\n')
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	return sb.String()
+}
+
+// cursor returns s's cursor over w, failing t on an error.
+func cursor(t testing.TB, s *Segment, w string) *Cursor {
+	t.Helper()
+	c, err := s.Cursor(w)
+	if err != nil {
+		t.Fatalf("Cursor(%q): %v", w, err)
+	}
+	return c
+}
+
+// pieceReader is a segment read through io.ReaderAt, counting the bytes
+// read; it fails every read once broken.
+type pieceReader struct {
+	data   []byte
+	read   int64
+	broken bool
+}
+
+var errBroken = errors.New("the disk went away")
+
+func (r *pieceReader) ReadAt(p []byte, off int64) (int, error) {
+	if r.broken {
+		return 0, errBroken
+	}
+	if off >= int64(len(r.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.data[off:])
+	r.read += int64(n)
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestOpenAtReadsInPieces: a segment read through an io.ReaderAt reads
+// its head at open and a rare word's blocks for a search, not the whole
+// segment; it finds what the segment in memory finds; and a read that
+// fails is the error of the search that met it.
+func TestOpenAtReadsInPieces(t *testing.T) {
+	docs := corpus(31, 3000)
+	data := build(t, docs)
+	pr := &pieceReader{data: data}
+	s, err := OpenAt(pr, int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := pr.read
+	t.Logf("OpenAt read %d of %d bytes", opened, len(data))
+	if opened > int64(len(data))/4 {
+		t.Fatalf("OpenAt read %d of %d bytes", opened, len(data))
+	}
+	mem, err := NewIndex([]Part{{Seg: open(t, data)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := NewIndex([]Part{{Seg: s}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range testQueries(32, 50) {
+		want, _, err := mem.Search(query.Parse(q), weights, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := pr.read
+		got, _, err := ix.Search(query.Parse(q), weights, 10)
+		if err != nil {
+			t.Fatalf("Search(%q) through ReadAt: %v", q, err)
+		}
+		if msg := sameHits(got, want); msg != "" {
+			t.Fatalf("Search(%q) through ReadAt: %s", q, msg)
+		}
+		if q == "w79b" && pr.read-before > int64(len(data))/20 {
+			t.Errorf("a search for a rare word read %d of %d bytes", pr.read-before, len(data))
+		}
+	}
+	pr.broken = true
+	if _, _, err := ix.Search(query.Parse("graph rank"), weights, 10); !errors.Is(err, errBroken) {
+		t.Fatalf("Search with the reader broken = %v, want %v", err, errBroken)
+	}
+	if _, err := OpenAt(pr, int64(len(data))); !errors.Is(err, errBroken) {
+		t.Fatalf("OpenAt with the reader broken = %v, want %v", err, errBroken)
+	}
 }

@@ -226,8 +226,8 @@ func (ix *Index) Search(q query.Query, weights []float64, limit int) ([]Hit, int
 
 // phraseRows returns the number of documents that hold p.
 func (ix *Index) phraseRows(p phrase) (int64, error) {
-	if n, ok := ix.wordRows(p); ok {
-		return n, nil
+	if n, ok, err := ix.wordRows(p); ok || err != nil {
+		return n, err
 	}
 	it, err := ix.phraseIter(p)
 	if it == nil || err != nil {
@@ -245,19 +245,22 @@ func (ix *Index) phraseRows(p phrase) (int64, error) {
 // wordRows returns the number of documents that hold p, a word, when the
 // parts' counts give it: when only parts at field 0 without deletions
 // hold it (each document is in one of them).
-func (ix *Index) wordRows(p phrase) (int64, bool) {
+func (ix *Index) wordRows(p phrase) (int64, bool, error) {
 	if len(p.words) != 1 || p.prefix {
-		return 0, false
+		return 0, false, nil
 	}
 	var n int64
 	for _, part := range ix.parts {
-		c := part.Seg.Count(p.words[0])
+		c, err := part.Seg.Count(p.words[0])
+		if err != nil {
+			return 0, false, err
+		}
 		if c > 0 && (part.Field != 0 || part.Deleted != nil) {
-			return 0, false
+			return 0, false, nil
 		}
 		n += int64(c)
 	}
-	return n, true
+	return n, true, nil
 }
 
 // Stats are what bm25 needs of the whole index for a query: the number of

@@ -2,35 +2,69 @@ package postings
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"sort"
 	"strings"
 )
 
-// A Segment reads a segment's bytes in place: Open checks its header,
-// document table and dictionary; a term's postings are checked as a
-// Cursor reads them.
+// A Segment reads a segment through an io.ReaderAt: OpenAt reads and
+// checks its header, document table and restart index; a block of the
+// dictionary is read and checked when a word in it is looked up, and a
+// word's postings a block at a time by a Cursor.
 type Segment struct {
-	data     []byte
-	fields   int
-	docs     int
-	docTable []byte
-	terms    int
-	dict     int       // where the first term's entry begins
-	restarts []restart // every restartEvery-th term
+	src       source
+	fields    int
+	docs      int
+	docTable  []byte
+	terms     int
+	restarts  []restart // every restartEvery-th term
+	dictStart int64
+	dictLen   int64
+	postStart int64
+	postLen   int64
 }
 
 type restart struct {
-	term string
-	off  int
+	term       string
+	dict, post int64 // offsets of its entry and postings
 }
 
-// A termEntry is a term of the dictionary and its postings.
+// A termEntry is a term of the dictionary: its documents, and where its
+// postings are.
 type termEntry struct {
-	count    int
-	postings []byte
-	next     int // where the next term's entry begins
+	count     int
+	post, len int64 // within the postings
+}
+
+// source reads a segment's bytes.
+type source struct {
+	r    io.ReaderAt
+	data []byte // the whole segment, when it is in memory (mem)
+	mem  bool
+}
+
+// read returns n bytes at off, in buf's memory when it must copy.
+func (s source) read(off, n int64, buf []byte) ([]byte, error) {
+	if s.mem {
+		if off < 0 || n < 0 || off+n > int64(len(s.data)) {
+			return nil, fmt.Errorf("%w: read past the end", ErrCorrupt)
+		}
+		return s.data[off : off+n], nil
+	}
+	if int64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := s.r.ReadAt(buf, off); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%w: read past the end", ErrCorrupt)
+		}
+		return nil, fmt.Errorf("postings: read segment: %w", err)
+	}
+	return buf, nil
 }
 
 // reader reads uvarints from a byte slice and remembers the first error.
@@ -64,89 +98,138 @@ func (r *reader) take(n uint64) []byte {
 	return out
 }
 
-// Open reads a segment. The bytes are used in place and must not change
-// while the Segment is in use.
+// Open reads a segment held in memory. The bytes are used in place and
+// must not change while the Segment is in use.
 func Open(data []byte) (*Segment, error) {
-	if len(data) < len(magic)+1 || string(data[:len(magic)]) != magic {
+	return openSource(source{data: data, mem: true}, int64(len(data)))
+}
+
+// OpenAt reads a segment of size bytes through r, in pieces: r must not
+// change while the Segment is in use. A read error of r is returned
+// wrapped, from OpenAt or from the Cursor or search that met it.
+func OpenAt(r io.ReaderAt, size int64) (*Segment, error) {
+	return openSource(source{r: r}, size)
+}
+
+// headRead is how many bytes open reads at a time while it reads the
+// header's varints.
+const headRead = 64
+
+func openSource(src source, size int64) (*Segment, error) {
+	s := &Segment{src: src}
+	// The varints before the document table.
+	b, err := src.read(0, min(size, headRead), nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < len(magic)+1 || string(b[:len(magic)]) != magic {
 		return nil, fmt.Errorf("%w: no header", ErrCorrupt)
 	}
-	if data[len(magic)] != version {
-		return nil, fmt.Errorf("%w: version %d", ErrCorrupt, data[len(magic)])
+	if b[len(magic)] != version {
+		return nil, fmt.Errorf("%w: version %d", ErrCorrupt, b[len(magic)])
 	}
-	r := reader{b: data, off: len(magic) + 1}
-	s := &Segment{data: data}
+	r := reader{b: b, off: len(magic) + 1}
 	fields, docs := r.uvarint(), r.uvarint()
 	if r.err || fields < 1 || fields > MaxFields {
 		return nil, fmt.Errorf("%w: fields", ErrCorrupt)
 	}
 	s.fields = int(fields)
-	if docs > uint64(len(data)) {
+	stride := uint64(4 + 4*s.fields)
+	if docs > uint64(size)/stride {
 		return nil, fmt.Errorf("%w: document table", ErrCorrupt)
 	}
 	s.docs = int(docs)
-	s.docTable = r.take(docs * uint64(4+4*s.fields))
-	if r.err {
-		return nil, fmt.Errorf("%w: document table", ErrCorrupt)
+	off := int64(r.off)
+	if s.docTable, err = src.read(off, int64(docs*stride), nil); err != nil {
+		return nil, err
 	}
+	if !src.mem {
+		s.docTable = append([]byte(nil), s.docTable...)
+	}
+	off += int64(docs * stride)
 	for i := 1; i < s.docs; i++ {
 		if s.Doc(i) <= s.Doc(i-1) {
 			return nil, fmt.Errorf("%w: documents out of order", ErrCorrupt)
 		}
 	}
-	tb := r.take(4)
-	if r.err {
-		return nil, fmt.Errorf("%w: term count", ErrCorrupt)
+	// The term count and the restart index.
+	var terms, restartsLen uint64
+	if off, terms, err = readUvarint(src, off, size); err != nil {
+		return nil, err
 	}
-	terms := uint64(binary.LittleEndian.Uint32(tb))
-	if terms > uint64(len(data)) {
-		return nil, fmt.Errorf("%w: term count", ErrCorrupt)
+	if off, restartsLen, err = readUvarint(src, off, size); err != nil {
+		return nil, err
 	}
-	s.terms, s.dict = int(terms), r.off
-	var prev []byte
-	off := s.dict
-	for i := range s.terms {
-		term, e, err := s.entry(off, prev, i%restartEvery == 0)
-		if err != nil {
+	if terms > uint64(size) || restartsLen > uint64(size-off) {
+		return nil, fmt.Errorf("%w: restart index", ErrCorrupt)
+	}
+	s.terms = int(terms)
+	rb, err := src.read(off, int64(restartsLen), nil)
+	if err != nil {
+		return nil, err
+	}
+	off += int64(restartsLen)
+	var dictLen uint64
+	if off, dictLen, err = readUvarint(src, off, size); err != nil {
+		return nil, err
+	}
+	if dictLen > uint64(size-off) {
+		return nil, fmt.Errorf("%w: dictionary length", ErrCorrupt)
+	}
+	s.dictStart, s.dictLen = off, int64(dictLen)
+	s.postStart = off + int64(dictLen)
+	s.postLen = size - s.postStart
+	if err := s.readRestarts(rb); err != nil {
+		return nil, err
+	}
+	// The last block of the dictionary ends where the postings do: a
+	// segment cut short or run on is refused here.
+	if len(s.restarts) > 0 {
+		if _, _, err := s.block(len(s.restarts)-1, nil); err != nil {
 			return nil, err
 		}
-		if i > 0 && string(term) <= string(prev) {
-			return nil, fmt.Errorf("%w: terms out of order", ErrCorrupt)
-		}
-		if e.count < 1 || e.count > s.docs {
-			return nil, fmt.Errorf("%w: term's document count", ErrCorrupt)
-		}
-		if i%restartEvery == 0 {
-			s.restarts = append(s.restarts, restart{term: string(term), off: off})
-		}
-		prev, off = term, e.next
-	}
-	if off != len(data) {
+	} else if s.dictLen != 0 || s.postLen != 0 {
 		return nil, fmt.Errorf("%w: trailing bytes", ErrCorrupt)
 	}
 	return s, nil
 }
 
-// entry decodes the dictionary entry at off, whose term shares a prefix
-// with prev (no prefix at a restart). The term returned is a new slice
-// when prev is given, else part of the segment.
-func (s *Segment) entry(off int, prev []byte, restart bool) ([]byte, termEntry, error) {
-	r := reader{b: s.data, off: off}
-	shared, suffixLen := r.uvarint(), r.uvarint()
-	if r.err || shared > uint64(len(prev)) || restart && shared != 0 {
-		return nil, termEntry{}, fmt.Errorf("%w: dictionary", ErrCorrupt)
+// readUvarint reads the uvarint at off.
+func readUvarint(src source, off, size int64) (int64, uint64, error) {
+	b, err := src.read(off, min(size-off, binary.MaxVarintLen64), nil)
+	if err != nil {
+		return 0, 0, err
 	}
-	suffix := r.take(suffixLen)
-	count := r.uvarint()
-	plen := r.uvarint()
-	postings := r.take(plen)
-	if r.err || count > uint64(len(s.data)) {
-		return nil, termEntry{}, fmt.Errorf("%w: dictionary", ErrCorrupt)
+	v, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, 0, fmt.Errorf("%w: header", ErrCorrupt)
 	}
-	term := suffix
-	if shared > 0 {
-		term = append(append(make([]byte, 0, int(shared)+len(suffix)), prev[:shared]...), suffix...)
+	return off + int64(n), v, nil
+}
+
+// readRestarts decodes the restart index: one entry for every
+// restartEvery terms, in increasing order, their offsets within the
+// dictionary and postings.
+func (s *Segment) readRestarts(b []byte) error {
+	r := reader{b: b}
+	want := (s.terms + restartEvery - 1) / restartEvery
+	var dict, post int64
+	for i := 0; r.off < len(b); i++ {
+		n := r.uvarint()
+		term := r.take(n)
+		dd, pd := r.uvarint(), r.uvarint()
+		if r.err || i >= want || dd > uint64(s.dictLen-dict) || pd > uint64(s.postLen-post) ||
+			(i > 0 && (dd == 0 || pd == 0 || string(term) <= s.restarts[i-1].term)) {
+			return fmt.Errorf("%w: restart index", ErrCorrupt)
+		}
+		dict += int64(dd)
+		post += int64(pd)
+		s.restarts = append(s.restarts, restart{term: string(term), dict: dict, post: post})
 	}
-	return term, termEntry{count: int(count), postings: postings, next: r.off}, nil
+	if len(s.restarts) != want || want > 0 && (s.restarts[0].dict != 0 || s.restarts[0].post != 0) {
+		return fmt.Errorf("%w: restart index", ErrCorrupt)
+	}
+	return nil
 }
 
 // Fields returns the number of fields of the segment's documents.
@@ -176,84 +259,123 @@ func (s *Segment) Find(doc uint32) (int, bool) {
 // Terms returns the number of distinct words in the segment.
 func (s *Segment) Terms() int { return s.terms }
 
-// scan yields the terms from the restart block holding from (all of them
-// when from is ""), in order, starting at the first term not below from.
-func (s *Segment) scan(from string) iter.Seq2[string, termEntry] {
+// block reads and checks restart block ri of the dictionary: its terms
+// and their entries.
+func (s *Segment) block(ri int, buf []byte) ([]string, []termEntry, error) {
+	rs := s.restarts[ri]
+	end, postEnd := s.dictLen, s.postLen
+	n := restartEvery
+	if ri+1 < len(s.restarts) {
+		end, postEnd = s.restarts[ri+1].dict, s.restarts[ri+1].post
+	} else {
+		n = s.terms - ri*restartEvery
+	}
+	b, err := s.src.read(s.dictStart+rs.dict, end-rs.dict, buf)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := reader{b: b}
+	terms := make([]string, 0, n)
+	entries := make([]termEntry, 0, n)
+	prev := ""
+	post := rs.post
+	for i := range n {
+		shared, suffixLen := r.uvarint(), r.uvarint()
+		suffix := r.take(suffixLen)
+		count, plen := r.uvarint(), r.uvarint()
+		if r.err || shared > uint64(len(prev)) || i == 0 && shared != 0 ||
+			count < 1 || count > uint64(s.docs) || plen > uint64(postEnd-post) {
+			return nil, nil, fmt.Errorf("%w: dictionary", ErrCorrupt)
+		}
+		term := prev[:shared] + string(suffix)
+		if i == 0 && term != rs.term || i > 0 && term <= prev {
+			return nil, nil, fmt.Errorf("%w: dictionary", ErrCorrupt)
+		}
+		terms = append(terms, term)
+		entries = append(entries, termEntry{count: int(count), post: post, len: int64(plen)})
+		post += int64(plen)
+		prev = term
+	}
+	if r.off != len(b) || post != postEnd {
+		return nil, nil, fmt.Errorf("%w: dictionary", ErrCorrupt)
+	}
+	return terms, entries, nil
+}
+
+// scan yields the terms from the first not below from (all of them when
+// from is ""), in order; a read or a check that fails ends it and sets
+// *err.
+func (s *Segment) scan(from string, err *error) iter.Seq2[string, termEntry] {
 	return func(yield func(string, termEntry) bool) {
-		if s.terms == 0 {
-			return
-		}
 		// The last restart whose term is not above from.
-		ri := sort.Search(len(s.restarts), func(i int) bool { return s.restarts[i].term > from }) - 1
-		if ri < 0 {
-			ri = 0
-		}
-		off := s.restarts[ri].off
-		var prev []byte
-		for i := ri * restartEvery; i < s.terms; i++ {
-			term, e, err := s.entry(off, prev, i%restartEvery == 0)
-			if err != nil {
-				return // Open checked the dictionary
-			}
-			prev, off = term, e.next
-			if string(term) < from {
-				continue
-			}
-			if !yield(string(term), e) {
+		ri := max(sort.Search(len(s.restarts), func(i int) bool { return s.restarts[i].term > from })-1, 0)
+		var buf []byte
+		for ; ri < len(s.restarts); ri++ {
+			terms, entries, e := s.block(ri, buf)
+			if e != nil {
+				*err = e
 				return
+			}
+			for i, t := range terms {
+				if t >= from && !yield(t, entries[i]) {
+					return
+				}
 			}
 		}
 	}
 }
 
 // lookup returns a term's entry.
-func (s *Segment) lookup(term string) (termEntry, bool) {
-	for t, e := range s.scan(term) {
-		return e, t == term
+func (s *Segment) lookup(term string) (termEntry, bool, error) {
+	var err error
+	for t, e := range s.scan(term, &err) {
+		return e, t == term, nil
 	}
-	return termEntry{}, false
+	return termEntry{}, false, err
 }
 
 // Count returns the number of documents that hold term.
-func (s *Segment) Count(term string) int {
-	e, _ := s.lookup(term)
-	return e.count
+func (s *Segment) Count(term string) (int, error) {
+	e, _, err := s.lookup(term)
+	return e.count, err
 }
 
 // Cursor returns a cursor over term's documents, or nil when the segment
 // does not hold it.
-func (s *Segment) Cursor(term string) *Cursor {
-	e, ok := s.lookup(term)
-	if !ok {
-		return nil
+func (s *Segment) Cursor(term string) (*Cursor, error) {
+	e, ok, err := s.lookup(term)
+	if !ok || err != nil {
+		return nil, err
 	}
-	return newCursor(e, s.fields)
+	return s.newCursor(e), nil
 }
 
 // prefixCursors returns cursors over each term that begins with prefix,
 // at most limit of them; more reports that there were more.
-func (s *Segment) prefixCursors(prefix string, limit int) (cs []*Cursor, more bool) {
-	for t, e := range s.scan(prefix) {
+func (s *Segment) prefixCursors(prefix string, limit int) (cs []*Cursor, more bool, err error) {
+	for t, e := range s.scan(prefix, &err) {
 		if !strings.HasPrefix(t, prefix) {
 			break
 		}
 		if len(cs) == limit {
-			return cs, true
+			return cs, true, nil
 		}
-		cs = append(cs, newCursor(e, s.fields))
+		cs = append(cs, s.newCursor(e))
 	}
-	return cs, false
+	return cs, false, err
 }
 
 // A Cursor reads a term's postings: the documents that hold it, in
-// increasing order, and its occurrences in each. Malformed postings end
-// the cursor; Err then reports them.
+// increasing order, and its occurrences in each. A read error or malformed
+// postings end the cursor; Err then reports them.
 type Cursor struct {
+	src    source
 	fields int
 	count  int
-	body   []byte
+	start  int64 // where the blocks begin in the segment
 	heads  []blockHead
 	bi     int // the block loaded; len(heads) once done
+	buf    []byte
 	docs   []uint32
 	occ    [][]byte
 	i      int // the document within the block
@@ -263,41 +385,64 @@ type Cursor struct {
 
 type blockHead struct {
 	last       uint32
-	start, end int // within body
+	start, end int64 // from the cursor's start
 }
 
-func newCursor(e termEntry, fields int) *Cursor {
-	c := &Cursor{fields: fields, count: e.count, bi: -1}
-	r := reader{b: e.postings}
-	n := r.uvarint()
-	if r.err || n > uint64(len(e.postings)) {
-		c.fail()
+// headsRead is how many bytes of a term's postings a cursor reads first,
+// for its block headers.
+const headsRead = 512
+
+func (s *Segment) newCursor(e termEntry) *Cursor {
+	c := &Cursor{src: s.src, fields: s.fields, count: e.count, bi: -1}
+	at := s.postStart + e.post
+	b, err := s.src.read(at, min(e.len, headsRead), nil)
+	if err != nil {
+		c.fail(err)
 		return c
+	}
+	r := reader{b: b}
+	n := r.uvarint()
+	if r.err || n == 0 || n > uint64(e.len) {
+		c.fail(nil)
+		return c
+	}
+	// Each header is at least two bytes; read them all if the first read
+	// did not.
+	if need := int64(r.off) + 2*int64(n)*binary.MaxVarintLen64; int64(len(b)) < min(need, e.len) {
+		if b, err = s.src.read(at, min(need, e.len), nil); err != nil {
+			c.fail(err)
+			return c
+		}
+		r.b = b
 	}
 	c.heads = make([]blockHead, n)
 	var last uint32
 	var size uint64
 	for i := range c.heads {
 		d, l := r.uvarint(), r.uvarint()
-		if r.err || (i > 0 && d == 0) || uint64(last)+d > 1<<32-1 || l > uint64(len(e.postings)) {
-			c.fail()
+		if r.err || (i > 0 && d == 0) || uint64(last)+d > 1<<32-1 || l == 0 || l > uint64(e.len) {
+			c.fail(nil)
 			return c
 		}
 		last += uint32(d)
-		c.heads[i] = blockHead{last: last, start: int(size), end: int(size + l)}
+		c.heads[i] = blockHead{last: last, start: int64(size), end: int64(size + l)}
 		size += l
 	}
-	if size != uint64(len(e.postings)-r.off) {
-		c.fail()
+	if int64(size) != e.len-int64(r.off) {
+		c.fail(nil)
 		return c
 	}
-	c.body = e.postings[r.off:]
+	c.start = at + int64(r.off)
 	return c
 }
 
-func (c *Cursor) fail() {
+// fail ends the cursor with err, or ErrCorrupt.
+func (c *Cursor) fail(err error) {
 	if c.err == nil {
-		c.err = fmt.Errorf("%w: postings", ErrCorrupt)
+		if err == nil {
+			err = fmt.Errorf("%w: postings", ErrCorrupt)
+		}
+		c.err = err
 	}
 	c.bi = len(c.heads)
 }
@@ -308,7 +453,7 @@ func (c *Cursor) Err() error { return c.err }
 // Count returns the number of documents in the term's postings.
 func (c *Cursor) Count() int { return c.count }
 
-// load decodes block bi and places the cursor on its first document.
+// load reads block bi and places the cursor on its first document.
 func (c *Cursor) load(bi int) bool {
 	c.bi, c.i = bi, 0
 	c.docs, c.occ = c.docs[:0], c.occ[:0]
@@ -320,16 +465,24 @@ func (c *Cursor) load(bi int) bool {
 	if bi > 0 {
 		prev = c.heads[bi-1].last
 	}
-	r := reader{b: c.body[h.start:h.end]}
+	b, err := c.src.read(c.start+h.start, h.end-h.start, c.buf)
+	if err != nil {
+		c.fail(err)
+		return false
+	}
+	if !c.src.mem {
+		c.buf = b
+	}
+	r := reader{b: b}
 	for r.off < len(r.b) && len(c.docs) < blockDocs {
 		d, l := r.uvarint(), r.uvarint()
 		if r.err || (d == 0 && !(bi == 0 && len(c.docs) == 0)) || uint64(prev)+d > uint64(h.last) {
-			c.fail()
+			c.fail(nil)
 			return false
 		}
 		occ := r.take(l)
 		if r.err {
-			c.fail()
+			c.fail(nil)
 			return false
 		}
 		prev += uint32(d)
@@ -340,7 +493,7 @@ func (c *Cursor) load(bi int) bool {
 		}
 	}
 	if len(c.docs) == 0 || prev != h.last || r.off != len(r.b) {
-		c.fail()
+		c.fail(nil)
 		return false
 	}
 	return true
@@ -391,14 +544,14 @@ func (c *Cursor) Occurrences() []uint32 {
 	for r.off < len(r.b) {
 		d := r.uvarint()
 		if r.err || (len(c.keys) > 0 && d == 0) || prev+d >= uint64(c.fields)<<fieldShift {
-			c.fail()
+			c.fail(nil)
 			return nil
 		}
 		prev += d
 		c.keys = append(c.keys, uint32(prev))
 	}
 	if len(c.keys) == 0 {
-		c.fail()
+		c.fail(nil)
 		return nil
 	}
 	return c.keys
