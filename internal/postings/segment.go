@@ -325,13 +325,47 @@ func (s *Segment) scan(from string, err *error) iter.Seq2[string, termEntry] {
 	}
 }
 
-// lookup returns a term's entry.
+// lookup returns a term's entry. It reads the entries of the term's
+// block up to it, building each term in one buffer.
 func (s *Segment) lookup(term string) (termEntry, bool, error) {
-	var err error
-	for t, e := range s.scan(term, &err) {
-		return e, t == term, nil
+	ri := sort.Search(len(s.restarts), func(i int) bool { return s.restarts[i].term > term }) - 1
+	if ri < 0 {
+		return termEntry{}, false, nil
 	}
-	return termEntry{}, false, err
+	rs := s.restarts[ri]
+	end, postEnd := s.dictLen, s.postLen
+	n := restartEvery
+	if ri+1 < len(s.restarts) {
+		end, postEnd = s.restarts[ri+1].dict, s.restarts[ri+1].post
+	} else {
+		n = s.terms - ri*restartEvery
+	}
+	b, err := s.src.read(s.dictStart+rs.dict, end-rs.dict, nil)
+	if err != nil {
+		return termEntry{}, false, err
+	}
+	r := reader{b: b}
+	var cur [256]byte
+	t := cur[:0]
+	post := rs.post
+	for i := range n {
+		shared, suffixLen := r.uvarint(), r.uvarint()
+		suffix := r.take(suffixLen)
+		count, plen := r.uvarint(), r.uvarint()
+		if r.err || shared > uint64(len(t)) || i == 0 && shared != 0 ||
+			count < 1 || count > uint64(s.docs) || plen > uint64(postEnd-post) {
+			return termEntry{}, false, fmt.Errorf("%w: dictionary", ErrCorrupt)
+		}
+		t = append(t[:shared], suffix...)
+		switch c := strings.Compare(string(t), term); {
+		case c == 0:
+			return termEntry{count: int(count), post: post, len: int64(plen)}, true, nil
+		case c > 0:
+			return termEntry{}, false, nil
+		}
+		post += int64(plen)
+	}
+	return termEntry{}, false, nil
 }
 
 // Count returns the number of documents that hold term.
