@@ -251,6 +251,14 @@ func (w *segmentWriter) term(word string, postings iter.Seq2[uint32, []byte]) {
 	if count == 0 {
 		return
 	}
+	var head [binary.MaxVarintLen64]byte
+	h := binary.PutUvarint(head[:], uint64(nblocks))
+	w.entry(word, count, head[:h], w.blocks, w.body)
+}
+
+// entry writes a term of count documents whose postings are the pieces
+// given, one after the other.
+func (w *segmentWriter) entry(word string, count int, pieces ...[]byte) {
 	shared := 0
 	if w.n%restartEvery == 0 {
 		w.restarts = binary.AppendUvarint(w.restarts, uint64(len(word)))
@@ -264,8 +272,9 @@ func (w *segmentWriter) term(word string, postings iter.Seq2[uint32, []byte]) {
 		}
 	}
 	start := len(w.post)
-	w.post = binary.AppendUvarint(w.post, uint64(nblocks))
-	w.post = append(append(w.post, w.blocks...), w.body...)
+	for _, p := range pieces {
+		w.post = append(w.post, p...)
+	}
 	w.dict = binary.AppendUvarint(w.dict, uint64(shared))
 	w.dict = binary.AppendUvarint(w.dict, uint64(len(word)-shared))
 	w.dict = append(w.dict, word[shared:]...)

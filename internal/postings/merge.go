@@ -2,6 +2,7 @@ package postings
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"iter"
 	"slices"
@@ -44,12 +45,6 @@ func Merge(parts []Part) ([]byte, error) {
 		}
 	}
 	w := newSegmentWriter(fields, docs, lens)
-	type dictSource struct {
-		next func() (string, termEntry, bool)
-		term string
-		e    termEntry
-		ok   bool
-	}
 	srcs := make([]*dictSource, len(parts))
 	scanErrs := make([]error, len(parts))
 	for k, p := range parts {
@@ -71,6 +66,23 @@ func Merge(parts []Part) ([]byte, error) {
 		if !any {
 			break
 		}
+		var at []int // the parts that hold the word
+		for k, src := range srcs {
+			if src.ok && src.term == term {
+				at = append(at, k)
+			}
+		}
+		done, err := concatenate(w, term, at, srcs, parts)
+		if err != nil {
+			return nil, fmt.Errorf("postings: merge %q: %w", term, err)
+		}
+		if done {
+			for _, k := range at {
+				src := srcs[k]
+				src.term, src.e, src.ok = src.next()
+			}
+			continue
+		}
 		its = its[:0]
 		for k, src := range srcs {
 			if src.ok && src.term == term {
@@ -91,6 +103,71 @@ func Merge(parts []Part) ([]byte, error) {
 		}
 	}
 	return w.bytes(), nil
+}
+
+// concatenate writes a word's postings from the parts at holds as the
+// parts' blocks one after the other, when none of those parts deletes
+// documents and each one's documents come after the one before's: the
+// blocks are copied as they are, but for the first document of each
+// part's first block, which is written again from the last document
+// before it. It reports false, having written nothing, when it cannot.
+func concatenate(w *segmentWriter, term string, at []int, srcs []*dictSource, parts []Part) (bool, error) {
+	type piece struct {
+		c   *Cursor
+		raw []byte // the blocks
+		d0  uint32 // the first document
+		n   int    // the length of its varint
+	}
+	pieces := make([]piece, 0, len(at))
+	for _, k := range at {
+		if parts[k].Deleted != nil {
+			return false, nil
+		}
+		seg := parts[k].Seg
+		c := seg.newCursor(srcs[k].e)
+		if c.err != nil {
+			return false, c.err
+		}
+		h := c.heads[len(c.heads)-1]
+		raw, err := seg.src.read(c.start, h.end, nil)
+		if err != nil {
+			return false, err
+		}
+		d0, n := binary.Uvarint(raw)
+		if n <= 0 || d0 > uint64(c.heads[0].last) {
+			return false, fmt.Errorf("%w: postings", ErrCorrupt)
+		}
+		if len(pieces) > 0 {
+			prev := pieces[len(pieces)-1].c
+			if uint32(d0) <= prev.heads[len(prev.heads)-1].last {
+				return false, nil // the parts' documents interleave
+			}
+		}
+		pieces = append(pieces, piece{c: c, raw: raw, d0: uint32(d0), n: n})
+	}
+	w.blocks, w.body = w.blocks[:0], w.body[:0]
+	count, nblocks := 0, 0
+	var last uint32 // of the block before
+	for _, p := range pieces {
+		count += p.c.count
+		for j, h := range p.c.heads {
+			block := p.raw[h.start:h.end]
+			start := len(w.body)
+			if j == 0 {
+				w.body = binary.AppendUvarint(w.body, uint64(p.d0-last))
+				block = block[p.n:]
+			}
+			w.body = append(w.body, block...)
+			w.blocks = binary.AppendUvarint(w.blocks, uint64(h.last-last))
+			w.blocks = binary.AppendUvarint(w.blocks, uint64(len(w.body)-start))
+			last = h.last
+			nblocks++
+		}
+	}
+	var head [binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(head[:], uint64(nblocks))
+	w.entry(term, count, head[:n], w.blocks, w.body)
+	return true, nil
 }
 
 // mergePostings yields the documents of its in order, with their
@@ -132,4 +209,12 @@ func mergePostings(its []*termIter, yield func(uint32, []byte) bool) error {
 		}
 	}
 	return nil
+}
+
+// dictSource is a part's dictionary as a merge reads it: its next term.
+type dictSource struct {
+	next func() (string, termEntry, bool)
+	term string
+	e    termEntry
+	ok   bool
 }
