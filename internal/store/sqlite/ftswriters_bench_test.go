@@ -2,17 +2,16 @@ package sqlite_test
 
 import (
 	"database/sql"
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/cputime"
+	"github.com/acrawler/acrawler/internal/postings"
 	"github.com/acrawler/acrawler/internal/query"
 )
 
@@ -23,11 +22,11 @@ import (
 // transaction into one table of pages_fts's definition (migrations 0010
 // and 0011), against the same documents split by key parity between two
 // such tables in two database files, each written by a connection of its
-// own at the same time. Beside them, the same documents' postings built
-// in Go (segmentOf) and written out as one sorted segment, on one
-// goroutine, and as two halves on two goroutines merged after: what an
-// index of the crawler's own, built by both cores, would spend. It
-// reports the wall time and the process's CPU of each:
+// own at the same time. Beside them, the same documents (folded as the
+// store folds them) as a segment of internal/postings, on one goroutine,
+// and as two halves on two goroutines merged after: what the crawler's
+// own index, built by both cores, spends. It reports the wall time and
+// the process's CPU of each:
 //
 //	go test -run '^$' -bench BenchmarkFTSWriters -benchtime 1x ./internal/store/sqlite
 func BenchmarkFTSWriters(b *testing.B) {
@@ -102,17 +101,31 @@ func BenchmarkFTSWriters(b *testing.B) {
 		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s")
 	}
 	b.Run("one-table", func(b *testing.B) { measure(b, func() { write(b, all) }) })
-	b.Run("go-segment", func(b *testing.B) {
-		measure(b, func() { mergeSegments(segmentOf(texts, all), nil) })
-	})
+	segment := func(b *testing.B, keys []int) *postings.Segment {
+		bld := postings.NewBuilder(3)
+		for _, k := range keys {
+			bld.Add(uint32(k+1), query.Fold("a title of some words"), query.Fold(texts[k]), query.Fold("anchor words"))
+		}
+		s, err := postings.Open(bld.Segment())
+		if err != nil {
+			b.Error(err)
+		}
+		return s
+	}
+	b.Run("go-segment", func(b *testing.B) { measure(b, func() { segment(b, all) }) })
 	b.Run("go-segments-two-at-once", func(b *testing.B) {
 		measure(b, func() {
-			var first, second map[string][]byte
+			var first, second *postings.Segment
 			var wg sync.WaitGroup
-			wg.Go(func() { first = segmentOf(texts, all[:docs/2]) })
-			wg.Go(func() { second = segmentOf(texts, all[docs/2:]) })
+			wg.Go(func() { first = segment(b, all[:docs/2]) })
+			wg.Go(func() { second = segment(b, all[docs/2:]) })
 			wg.Wait()
-			mergeSegments(first, second)
+			if first == nil || second == nil {
+				return
+			}
+			if _, err := postings.Merge([]postings.Part{{Seg: first}, {Seg: second}}); err != nil {
+				b.Error(err)
+			}
 		})
 	})
 	b.Run("two-files", func(b *testing.B) {
@@ -123,61 +136,4 @@ func BenchmarkFTSWriters(b *testing.B) {
 			wg.Wait()
 		})
 	})
-}
-
-// segmentOf builds in Go what an index of the crawler's own would write
-// for the documents of keys (the title, text and anchors of
-// BenchmarkFTSWriters): for each word (query.Lexemes of the folded text),
-// its postings, each document's key as a delta from the one before, the
-// number of positions and the positions as deltas, in varints.
-func segmentOf(texts []string, keys []int) map[string][]byte {
-	lists := map[string][]byte{}
-	lastDoc := map[string]int{}
-	positions := map[string][]uint32{}
-	for _, k := range keys {
-		clear(positions)
-		pos := uint32(0)
-		for _, text := range []string{"a title of some words", texts[k], "anchor words"} {
-			for w := range query.Lexemes(query.Fold(text)) {
-				positions[w] = append(positions[w], pos)
-				pos++
-			}
-		}
-		for w, ps := range positions {
-			l := lists[w]
-			l = binary.AppendUvarint(l, uint64(k-lastDoc[w]))
-			l = binary.AppendUvarint(l, uint64(len(ps)))
-			prev := uint32(0)
-			for _, p := range ps {
-				l = binary.AppendUvarint(l, uint64(p-prev))
-				prev = p
-			}
-			lists[w], lastDoc[w] = l, k
-		}
-	}
-	return lists
-}
-
-// mergeSegments writes two segments of consecutive key ranges as one,
-// its words in order: each word's postings are the first's then the
-// second's.
-func mergeSegments(first, second map[string][]byte) []byte {
-	words := make([]string, 0, len(first)+len(second))
-	for w := range first {
-		words = append(words, w)
-	}
-	for w := range second {
-		if _, ok := first[w]; !ok {
-			words = append(words, w)
-		}
-	}
-	slices.Sort(words)
-	var out []byte
-	for _, w := range words {
-		out = binary.AppendUvarint(out, uint64(len(w)))
-		out = append(out, w...)
-		out = binary.AppendUvarint(out, uint64(len(first[w])+len(second[w])))
-		out = append(append(out, first[w]...), second[w]...)
-	}
-	return out
 }
