@@ -7,8 +7,11 @@ import (
 	"testing"
 )
 
-// benchDocs returns n documents of BenchmarkSearchAgainstFTS5's shape.
-func benchDocs(n int) []testDoc {
+// benchCorpus returns n documents of a title of 5 words, a text of 1,000
+// and anchor texts of 10, Zipf-spread over 30,000 words, with the
+// vocabulary and the random source and distribution they were drawn
+// from, for queries drawn the same way.
+func benchCorpus(n int) ([]testDoc, []string, *rand.Rand, *rand.Zipf) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	vocab := make([]string, 30_000)
 	for i := range vocab {
@@ -27,6 +30,12 @@ func benchDocs(n int) []testDoc {
 	for i := range docs {
 		docs[i] = testDoc{id: uint32(i + 1), fields: []string{text(5), text(1000), text(10)}}
 	}
+	return docs, vocab, rnd, zipf
+}
+
+// benchDocs returns benchCorpus's documents.
+func benchDocs(n int) []testDoc {
+	docs, _, _, _ := benchCorpus(n)
 	return docs
 }
 

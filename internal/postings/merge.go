@@ -1,7 +1,6 @@
 package postings
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
 	"iter"
@@ -16,23 +15,12 @@ func Merge(parts []Part) ([]byte, error) {
 		return nil, fmt.Errorf("postings: merge: no segments")
 	}
 	fields := parts[0].Seg.fields
-	type entry struct {
-		doc  uint32
-		part int
-		i    int
-	}
-	var all []entry
-	for k, p := range parts {
+	for _, p := range parts {
 		if p.Seg.fields != fields || p.Field != parts[0].Field {
 			return nil, fmt.Errorf("postings: merge: segments of other fields")
 		}
-		for i := range p.Seg.docs {
-			if p.Deleted == nil || !p.Deleted(p.Seg.Doc(i)) {
-				all = append(all, entry{p.Seg.Doc(i), k, i})
-			}
-		}
 	}
-	slices.SortFunc(all, func(a, b entry) int { return cmp.Compare(a.doc, b.doc) })
+	all := liveDocs(parts)
 	docs := make([]uint32, 0, len(all))
 	lens := make([]uint32, 0, len(all)*fields)
 	for j, e := range all {
@@ -41,7 +29,7 @@ func Merge(parts []Part) ([]byte, error) {
 		}
 		docs = append(docs, e.doc)
 		for f := range fields {
-			lens = append(lens, uint32(parts[e.part].Seg.FieldLen(e.i, f)))
+			lens = append(lens, uint32(parts[e.part].Seg.FieldLen(int(e.i), f)))
 		}
 	}
 	w := newSegmentWriter(fields, docs, lens)

@@ -50,24 +50,13 @@ type Index struct {
 // table once, for the documents' lengths bm25 needs.
 func NewIndex(parts []Part) (*Index, error) {
 	ix := &Index{parts: parts}
-	type entry struct {
-		doc  uint32
-		part int32
-		i    int32
-	}
-	var all []entry
-	for k, p := range parts {
+	for _, p := range parts {
 		if p.Field < 0 || p.Field+p.Seg.fields > MaxFields {
 			return nil, fmt.Errorf("postings: a part's fields %d to %d", p.Field, p.Field+p.Seg.fields)
 		}
 		ix.fields = max(ix.fields, p.Field+p.Seg.fields)
-		for i := range p.Seg.docs {
-			if p.Deleted == nil || !p.Deleted(p.Seg.Doc(i)) {
-				all = append(all, entry{doc: p.Seg.Doc(i), part: int32(k), i: int32(i)})
-			}
-		}
 	}
-	slices.SortFunc(all, func(a, b entry) int { return cmp.Compare(a.doc, b.doc) })
+	all := liveDocs(parts)
 	ix.totals = make([]int64, ix.fields)
 	seen := make([]bool, ix.fields) // the current document's fields so far
 	for j, e := range all {
@@ -107,6 +96,29 @@ func NewIndex(parts []Part) (*Index, error) {
 		}
 	}
 	return ix, nil
+}
+
+// liveEntry is a document of a part, not deleted: its number, the part
+// and its place in the part's segment.
+type liveEntry struct {
+	doc  uint32
+	part int32
+	i    int32
+}
+
+// liveDocs returns the documents of parts that are not deleted, by
+// number (a document of several parts once for each).
+func liveDocs(parts []Part) []liveEntry {
+	var all []liveEntry
+	for k, p := range parts {
+		for i := range p.Seg.docs {
+			if p.Deleted == nil || !p.Deleted(p.Seg.Doc(i)) {
+				all = append(all, liveEntry{doc: p.Seg.Doc(i), part: int32(k), i: int32(i)})
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b liveEntry) int { return cmp.Compare(a.doc, b.doc) })
+	return all
 }
 
 // find returns where doc is in ix.docs, or -1 when it is not a document

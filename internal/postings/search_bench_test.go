@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,24 +33,7 @@ func BenchmarkSearchAgainstFTS5(b *testing.B) {
 		}
 	}
 	const queries = 300
-	rnd := rand.New(rand.NewPCG(1, 2))
-	vocab := make([]string, 30_000)
-	for i := range vocab {
-		vocab[i] = fmt.Sprintf("w%x%c", i, 'a'+rune(i%26))
-	}
-	zipf := rand.NewZipf(rnd, 1.1, 2, uint64(len(vocab)-1))
-	text := func(words int) string {
-		var sb strings.Builder
-		for range words {
-			sb.WriteString(vocab[zipf.Uint64()])
-			sb.WriteByte(' ')
-		}
-		return sb.String()
-	}
-	docs := make([]testDoc, n)
-	for i := range docs {
-		docs[i] = testDoc{id: uint32(i + 1), fields: []string{text(5), text(1000), text(10)}}
-	}
+	docs, vocab, rnd, zipf := benchCorpus(n)
 	var frequent, specific []query.Query
 	for range queries {
 		k := 2 + rnd.IntN(2)

@@ -259,18 +259,26 @@ func (s *Segment) Find(doc uint32) (int, bool) {
 // Terms returns the number of distinct words in the segment.
 func (s *Segment) Terms() int { return s.terms }
 
-// block reads and checks restart block ri of the dictionary: its terms
-// and their entries.
-func (s *Segment) block(ri int, buf []byte) ([]string, []termEntry, error) {
-	rs := s.restarts[ri]
+// readBlock reads restart block ri of the dictionary, and returns where
+// its last term's postings end and how many terms it holds.
+func (s *Segment) readBlock(ri int, buf []byte) (b []byte, postEnd int64, n int, err error) {
 	end, postEnd := s.dictLen, s.postLen
-	n := restartEvery
+	n = restartEvery
 	if ri+1 < len(s.restarts) {
 		end, postEnd = s.restarts[ri+1].dict, s.restarts[ri+1].post
 	} else {
 		n = s.terms - ri*restartEvery
 	}
-	b, err := s.src.read(s.dictStart+rs.dict, end-rs.dict, buf)
+	rs := s.restarts[ri]
+	b, err = s.src.read(s.dictStart+rs.dict, end-rs.dict, buf)
+	return b, postEnd, n, err
+}
+
+// block reads and checks restart block ri of the dictionary: its terms
+// and their entries.
+func (s *Segment) block(ri int, buf []byte) ([]string, []termEntry, error) {
+	rs := s.restarts[ri]
+	b, postEnd, n, err := s.readBlock(ri, buf)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -333,14 +341,7 @@ func (s *Segment) lookup(term string) (termEntry, bool, error) {
 		return termEntry{}, false, nil
 	}
 	rs := s.restarts[ri]
-	end, postEnd := s.dictLen, s.postLen
-	n := restartEvery
-	if ri+1 < len(s.restarts) {
-		end, postEnd = s.restarts[ri+1].dict, s.restarts[ri+1].post
-	} else {
-		n = s.terms - ri*restartEvery
-	}
-	b, err := s.src.read(s.dictStart+rs.dict, end-rs.dict, nil)
+	b, postEnd, n, err := s.readBlock(ri, nil)
 	if err != nil {
 		return termEntry{}, false, err
 	}
