@@ -144,20 +144,7 @@ func ftsTable(b *testing.B, docs []testDoc) *sql.DB {
 }
 
 func ftsTop(b *testing.B, db *sql.DB, q query.Query) []Hit {
-	rows, err := db.Query(`SELECT rowid, bm25(t, 10, 1, 4) AS s FROM t WHERE t MATCH ? ORDER BY s LIMIT 10`, q.FTS5())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rows.Close()
-	var out []Hit
-	for rows.Next() {
-		var h Hit
-		if err := rows.Scan(&h.Doc, &h.Score); err != nil {
-			b.Fatal(err)
-		}
-		out = append(out, h)
-	}
-	return out
+	return ftsHits(b, db, `SELECT rowid, bm25(t, 10, 1, 4) AS s FROM t WHERE t MATCH ? ORDER BY s LIMIT 10`, q)
 }
 
 func searchTop(b *testing.B, ix *Index, q query.Query) int {

@@ -62,21 +62,27 @@ func (f *fts5) replace(t *testing.T, d testDoc) {
 }
 
 func (f *fts5) search(t *testing.T, q query.Query) []Hit {
-	rows, err := f.db.Query(`SELECT rowid, bm25(t, 10, 1, 4) AS s FROM t WHERE t MATCH ? ORDER BY s, rowid`, q.FTS5())
+	return ftsHits(t, f.db, `SELECT rowid, bm25(t, 10, 1, 4) AS s FROM t WHERE t MATCH ? ORDER BY s, rowid`, q)
+}
+
+// ftsHits runs a query of FTS5 rows and their bm25 scores, q's match
+// expression its parameter.
+func ftsHits(tb testing.TB, db *sql.DB, sqlq string, q query.Query) []Hit {
+	rows, err := db.Query(sqlq, q.FTS5())
 	if err != nil {
-		t.Fatalf("%s: %v", q.FTS5(), err)
+		tb.Fatalf("%s: %v", q.FTS5(), err)
 	}
 	defer rows.Close()
 	var out []Hit
 	for rows.Next() {
 		var h Hit
 		if err := rows.Scan(&h.Doc, &h.Score); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		out = append(out, h)
 	}
 	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return out
 }

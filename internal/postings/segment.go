@@ -1,6 +1,7 @@
 package postings
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -185,7 +186,7 @@ func openSource(src source, size int64) (*Segment, error) {
 	// The last block of the dictionary ends where the postings do: a
 	// segment cut short or run on is refused here.
 	if len(s.restarts) > 0 {
-		if _, _, err := s.block(len(s.restarts)-1, nil); err != nil {
+		if err := s.walkBlock(len(s.restarts)-1, func([]byte, termEntry) bool { return true }); err != nil {
 			return nil, err
 		}
 	} else if s.dictLen != 0 || s.postLen != 0 {
@@ -249,43 +250,30 @@ func (s *Segment) FieldLen(i, f int) int {
 	return int(binary.LittleEndian.Uint32(s.docTable[i*(4+4*s.fields)+4+4*f:]))
 }
 
-// Find returns the index of document doc in the segment, and whether it
-// is there.
-func (s *Segment) Find(doc uint32) (int, bool) {
-	i := sort.Search(s.docs, func(i int) bool { return s.Doc(i) >= doc })
-	return i, i < s.docs && s.Doc(i) == doc
-}
-
 // Terms returns the number of distinct words in the segment.
 func (s *Segment) Terms() int { return s.terms }
 
-// readBlock reads restart block ri of the dictionary, and returns where
-// its last term's postings end and how many terms it holds.
-func (s *Segment) readBlock(ri int, buf []byte) (b []byte, postEnd int64, n int, err error) {
+// walkBlock reads restart block ri of the dictionary and calls visit with
+// each term, in order (the slice is reused by the next call), and its
+// entry, until visit returns false. It checks each entry it reads, and,
+// when it reads them all, that they fill the block and end where the
+// block's postings do.
+func (s *Segment) walkBlock(ri int, visit func(term []byte, e termEntry) bool) error {
 	end, postEnd := s.dictLen, s.postLen
-	n = restartEvery
+	n := restartEvery
 	if ri+1 < len(s.restarts) {
 		end, postEnd = s.restarts[ri+1].dict, s.restarts[ri+1].post
 	} else {
 		n = s.terms - ri*restartEvery
 	}
 	rs := s.restarts[ri]
-	b, err = s.src.read(s.dictStart+rs.dict, end-rs.dict, buf)
-	return b, postEnd, n, err
-}
-
-// block reads and checks restart block ri of the dictionary: its terms
-// and their entries.
-func (s *Segment) block(ri int, buf []byte) ([]string, []termEntry, error) {
-	rs := s.restarts[ri]
-	b, postEnd, n, err := s.readBlock(ri, buf)
+	b, err := s.src.read(s.dictStart+rs.dict, end-rs.dict, nil)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	r := reader{b: b}
-	terms := make([]string, 0, n)
-	entries := make([]termEntry, 0, n)
-	prev := ""
+	var bufs [2][64]byte
+	term, prev := bufs[0][:0], bufs[1][:0]
 	post := rs.post
 	for i := range n {
 		shared, suffixLen := r.uvarint(), r.uvarint()
@@ -293,21 +281,22 @@ func (s *Segment) block(ri int, buf []byte) ([]string, []termEntry, error) {
 		count, plen := r.uvarint(), r.uvarint()
 		if r.err || shared > uint64(len(prev)) || i == 0 && shared != 0 ||
 			count < 1 || count > uint64(s.docs) || plen > uint64(postEnd-post) {
-			return nil, nil, fmt.Errorf("%w: dictionary", ErrCorrupt)
+			return fmt.Errorf("%w: dictionary", ErrCorrupt)
 		}
-		term := prev[:shared] + string(suffix)
-		if i == 0 && term != rs.term || i > 0 && term <= prev {
-			return nil, nil, fmt.Errorf("%w: dictionary", ErrCorrupt)
+		term = append(append(term[:0], prev[:shared]...), suffix...)
+		if i == 0 && string(term) != rs.term || i > 0 && bytes.Compare(term, prev) <= 0 {
+			return fmt.Errorf("%w: dictionary", ErrCorrupt)
 		}
-		terms = append(terms, term)
-		entries = append(entries, termEntry{count: int(count), post: post, len: int64(plen)})
+		if !visit(term, termEntry{count: int(count), post: post, len: int64(plen)}) {
+			return nil
+		}
 		post += int64(plen)
-		prev = term
+		term, prev = prev, term
 	}
 	if r.off != len(b) || post != postEnd {
-		return nil, nil, fmt.Errorf("%w: dictionary", ErrCorrupt)
+		return fmt.Errorf("%w: dictionary", ErrCorrupt)
 	}
-	return terms, entries, nil
+	return nil
 }
 
 // scan yields the terms from the first not below from (all of them when
@@ -317,56 +306,42 @@ func (s *Segment) scan(from string, err *error) iter.Seq2[string, termEntry] {
 	return func(yield func(string, termEntry) bool) {
 		// The last restart whose term is not above from.
 		ri := max(sort.Search(len(s.restarts), func(i int) bool { return s.restarts[i].term > from })-1, 0)
-		var buf []byte
 		for ; ri < len(s.restarts); ri++ {
-			terms, entries, e := s.block(ri, buf)
+			more := true
+			e := s.walkBlock(ri, func(t []byte, e termEntry) bool {
+				if string(t) >= from {
+					more = yield(string(t), e)
+				}
+				return more
+			})
 			if e != nil {
 				*err = e
 				return
 			}
-			for i, t := range terms {
-				if t >= from && !yield(t, entries[i]) {
-					return
-				}
+			if !more {
+				return
 			}
 		}
 	}
 }
 
-// lookup returns a term's entry. It reads the entries of the term's
-// block up to it, building each term in one buffer.
-func (s *Segment) lookup(term string) (termEntry, bool, error) {
+// lookup returns a term's entry.
+func (s *Segment) lookup(term string) (entry termEntry, found bool, err error) {
 	ri := sort.Search(len(s.restarts), func(i int) bool { return s.restarts[i].term > term }) - 1
 	if ri < 0 {
 		return termEntry{}, false, nil
 	}
-	rs := s.restarts[ri]
-	b, postEnd, n, err := s.readBlock(ri, nil)
+	err = s.walkBlock(ri, func(t []byte, e termEntry) bool {
+		c := strings.Compare(string(t), term)
+		if c == 0 {
+			entry, found = e, true
+		}
+		return c < 0
+	})
 	if err != nil {
 		return termEntry{}, false, err
 	}
-	r := reader{b: b}
-	var cur [256]byte
-	t := cur[:0]
-	post := rs.post
-	for i := range n {
-		shared, suffixLen := r.uvarint(), r.uvarint()
-		suffix := r.take(suffixLen)
-		count, plen := r.uvarint(), r.uvarint()
-		if r.err || shared > uint64(len(t)) || i == 0 && shared != 0 ||
-			count < 1 || count > uint64(s.docs) || plen > uint64(postEnd-post) {
-			return termEntry{}, false, fmt.Errorf("%w: dictionary", ErrCorrupt)
-		}
-		t = append(t[:shared], suffix...)
-		switch c := strings.Compare(string(t), term); {
-		case c == 0:
-			return termEntry{count: int(count), post: post, len: int64(plen)}, true, nil
-		case c > 0:
-			return termEntry{}, false, nil
-		}
-		post += int64(plen)
-	}
-	return termEntry{}, false, nil
+	return entry, found, nil
 }
 
 // Count returns the number of documents that hold term.
