@@ -275,18 +275,19 @@ func (p *phraseIter) err() error {
 func (ix *Index) wordIter(w string, prefix bool) (docIter, error) {
 	var its []docIter
 	for _, p := range ix.parts {
-		off := uint32(p.Field) << fieldShift
+		off := uint32(p.field) << fieldShift
+		deleted := p.Deleted()
 		if !prefix {
-			c, err := p.Seg.Cursor(w)
+			c, err := p.seg.Cursor(w)
 			if err != nil {
 				return nil, err
 			}
 			if c != nil {
-				its = append(its, &termIter{c: c, off: off, deleted: p.Deleted})
+				its = append(its, &termIter{c: c, off: off, deleted: deleted})
 			}
 			continue
 		}
-		cs, more, err := p.Seg.prefixCursors(w, MaxExpansions)
+		cs, more, err := p.seg.prefixCursors(w, MaxExpansions)
 		switch {
 		case err != nil:
 			return nil, err
@@ -294,7 +295,7 @@ func (ix *Index) wordIter(w string, prefix bool) (docIter, error) {
 			return nil, ErrTooBroad
 		}
 		for _, c := range cs {
-			its = append(its, &termIter{c: c, off: off, deleted: p.Deleted})
+			its = append(its, &termIter{c: c, off: off, deleted: deleted})
 		}
 	}
 	switch len(its) {

@@ -1,6 +1,7 @@
 package postings
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"iter"
@@ -205,4 +206,27 @@ type dictSource struct {
 	term string
 	e    termEntry
 	ok   bool
+}
+
+// liveEntry is a document of a part, not deleted: its number, the part
+// and its place in the part's segment.
+type liveEntry struct {
+	doc  uint32
+	part int32
+	i    int32
+}
+
+// liveDocs returns the documents of parts that are not deleted, by
+// number (a document of several parts once for each).
+func liveDocs(parts []Part) []liveEntry {
+	var all []liveEntry
+	for k, p := range parts {
+		for i := range p.Seg.docs {
+			if p.Deleted == nil || !p.Deleted(p.Seg.Doc(i)) {
+				all = append(all, liveEntry{doc: p.Seg.Doc(i), part: int32(k), i: int32(i)})
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b liveEntry) int { return cmp.Compare(a.doc, b.doc) })
+	return all
 }

@@ -1,10 +1,8 @@
 package postings
 
 import (
-	"cmp"
 	"container/heap"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -19,134 +17,6 @@ const MaxExpansions = 10_000
 // ErrTooBroad is the error of a query whose prefix begins more than
 // MaxExpansions words of a segment.
 var ErrTooBroad = errors.New("postings: prefix matches too many words")
-
-// A Part is a segment as an index reads it.
-type Part struct {
-	Seg *Segment
-	// Field is the index's field that is the segment's first: the index
-	// of a page's title and text (fields 0 and 1) can take its anchor
-	// texts from segments of their own, each of one field, at Field 2.
-	Field int
-	// Deleted reports the documents of the segment that no longer count
-	// (nil: none), such as those a later segment holds again.
-	Deleted func(doc uint32) bool
-}
-
-// An Index searches parts as one. A document is a document of the index
-// when a part at field 0 holds it; the parts at other fields add fields
-// to it. At most one part of a field holds a document (not deleted).
-type Index struct {
-	parts  []Part
-	fields int
-	docs   []uint32 // every document of a part, increasing
-	at     []int32  // where each document is in docs, when they are dense enough: -1 for none
-	main   []bool   // whether docs[i] is in a part at field 0
-	lens   []uint32 // docs[i]'s words in field f at i*fields+f
-	rows   int64
-	totals []int64
-}
-
-// NewIndex returns the index of parts. It reads every part's document
-// table once, for the documents' lengths bm25 needs.
-func NewIndex(parts []Part) (*Index, error) {
-	ix := &Index{parts: parts}
-	for _, p := range parts {
-		if p.Field < 0 || p.Field+p.Seg.fields > MaxFields {
-			return nil, fmt.Errorf("postings: a part's fields %d to %d", p.Field, p.Field+p.Seg.fields)
-		}
-		ix.fields = max(ix.fields, p.Field+p.Seg.fields)
-	}
-	all := liveDocs(parts)
-	ix.totals = make([]int64, ix.fields)
-	seen := make([]bool, ix.fields) // the current document's fields so far
-	for j, e := range all {
-		if j == 0 || e.doc != all[j-1].doc {
-			ix.docs = append(ix.docs, e.doc)
-			ix.main = append(ix.main, false)
-			ix.lens = append(ix.lens, make([]uint32, ix.fields)...)
-			clear(seen)
-		}
-		p := parts[e.part]
-		n := len(ix.docs) - 1
-		ix.main[n] = ix.main[n] || p.Field == 0
-		for f := range p.Seg.fields {
-			if seen[p.Field+f] {
-				return nil, fmt.Errorf("postings: document %d is in two parts at field %d", e.doc, p.Field+f)
-			}
-			seen[p.Field+f] = true
-			ix.lens[n*ix.fields+p.Field+f] = uint32(p.Seg.FieldLen(int(e.i), f))
-		}
-	}
-	if n := len(ix.docs); n > 0 && uint64(ix.docs[n-1]) < 4*uint64(n)+1024 {
-		ix.at = make([]int32, ix.docs[n-1]+1)
-		for i := range ix.at {
-			ix.at[i] = -1
-		}
-		for i, d := range ix.docs {
-			ix.at[d] = int32(i)
-		}
-	}
-	for i := range ix.docs {
-		if !ix.main[i] {
-			continue
-		}
-		ix.rows++
-		for f := range ix.fields {
-			ix.totals[f] += int64(ix.lens[i*ix.fields+f])
-		}
-	}
-	return ix, nil
-}
-
-// liveEntry is a document of a part, not deleted: its number, the part
-// and its place in the part's segment.
-type liveEntry struct {
-	doc  uint32
-	part int32
-	i    int32
-}
-
-// liveDocs returns the documents of parts that are not deleted, by
-// number (a document of several parts once for each).
-func liveDocs(parts []Part) []liveEntry {
-	var all []liveEntry
-	for k, p := range parts {
-		for i := range p.Seg.docs {
-			if p.Deleted == nil || !p.Deleted(p.Seg.Doc(i)) {
-				all = append(all, liveEntry{doc: p.Seg.Doc(i), part: int32(k), i: int32(i)})
-			}
-		}
-	}
-	slices.SortStableFunc(all, func(a, b liveEntry) int { return cmp.Compare(a.doc, b.doc) })
-	return all
-}
-
-// find returns where doc is in ix.docs, or -1 when it is not a document
-// of the index.
-func (ix *Index) find(doc uint32) int {
-	var i int
-	if ix.at != nil {
-		if uint64(doc) >= uint64(len(ix.at)) || ix.at[doc] < 0 {
-			return -1
-		}
-		i = int(ix.at[doc])
-	} else {
-		var ok bool
-		if i, ok = slices.BinarySearch(ix.docs, doc); !ok {
-			return -1
-		}
-	}
-	if !ix.main[i] {
-		return -1
-	}
-	return i
-}
-
-// has reports whether doc is a document of the index.
-func (ix *Index) has(doc uint32) bool { return ix.find(doc) >= 0 }
-
-// Docs returns the number of documents in the index.
-func (ix *Index) Docs() int64 { return ix.rows }
 
 // A Hit is a document that matches a query and its bm25 score, lower
 // better, as FTS5's bm25() gives it.
@@ -215,10 +85,7 @@ func (ix *Index) Search(q query.Query, weights []float64, limit int) ([]Hit, int
 	}
 	for ok := m.first(); ok; ok = m.next() {
 		d := m.doc()
-		i := ix.find(d)
-		for f := range sizes {
-			sizes[f] = int(ix.lens[i*ix.fields+f])
-		}
+		ix.lens(d, sizes)
 		clear(hits)
 		for p, it := range m.pos {
 			for _, k := range it.occurrences() {
@@ -263,11 +130,11 @@ func (ix *Index) wordRows(p phrase) (int64, bool, error) {
 	}
 	var n int64
 	for _, part := range ix.parts {
-		c, err := part.Seg.Count(p.words[0])
+		c, err := part.seg.Count(p.words[0])
 		if err != nil {
 			return 0, false, err
 		}
-		if c > 0 && (part.Field != 0 || part.Deleted != nil) {
+		if c > 0 && (part.field != 0 || part.del != nil) {
 			return 0, false, nil
 		}
 		n += int64(c)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,83 +168,149 @@ func TestSearchAgreesWithFTS5(t *testing.T) {
 		part(anchors(docs[:900]), 2), part(anchors(docs[900:]), 2),
 	}
 	qs := testQueries(22, 200)
-	check := func(stage string, parts []Part) {
-		t.Helper()
-		ix, err := NewIndex(parts)
-		if err != nil {
-			t.Fatalf("%s: %v", stage, err)
-		}
-		matched := 0
+	// applied is the same index made by Apply from the one before it, and
+	// answers are what it answered; once changed, it must answer so still.
+	var applied *Index
+	answers := func(ix *Index) []Hit {
+		var all []Hit
 		for _, s := range qs {
-			q := query.Parse(s)
-			got, total, err := ix.Search(q, weights, 0)
-			if err != nil {
-				t.Fatalf("%s: Search(%q): %v", stage, s, err)
-			}
-			want := ref.search(t, q)
-			if msg := sameHits(got, want); msg != "" {
-				t.Fatalf("%s: Search(%q): %s", stage, s, msg)
-			}
-			if total != len(want) {
-				t.Fatalf("%s: Search(%q) counted %d matches, want %d", stage, s, total, len(want))
-			}
-			if len(want) > 0 {
-				matched++
-			}
-			// The best ten are the first ten of all.
-			top, _, err := ix.Search(q, weights, 10)
+			hits, _, err := ix.Search(query.Parse(s), weights, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if msg := sameHits(top, want[:min(10, len(want))]); msg != "" {
-				t.Fatalf("%s: Search(%q) limited to 10: %s", stage, s, msg)
+			all = append(all, hits...)
+		}
+		return all
+	}
+	apply := func(stage string, c Change) {
+		t.Helper()
+		before := answers(applied)
+		next, err := applied.Apply(c)
+		if err != nil {
+			t.Fatalf("%s: Apply: %v", stage, err)
+		}
+		if msg := sameHits(answers(applied), before); msg != "" {
+			t.Fatalf("%s: the index Apply was given changed: %s", stage, msg)
+		}
+		applied = next
+	}
+	held := func(parts []Part, doc uint32) []Deletion {
+		var out []Deletion
+		for _, p := range parts {
+			if p.Seg.holds(doc) {
+				out = append(out, Deletion{Seg: p.Seg, Doc: doc})
 			}
 		}
-		if matched < len(qs)/2 {
-			t.Fatalf("%s: only %d of %d queries matched anything: the corpus does not test much", stage, matched, len(qs))
+		return out
+	}
+	check := func(stage string, parts []Part) {
+		t.Helper()
+		made, err := NewIndex(parts)
+		if err != nil {
+			t.Fatalf("%s: %v", stage, err)
+		}
+		for _, ix := range []*Index{made, applied} {
+			checkIndex(t, stage, ix, ref, qs)
+		}
+		if made.Docs() != applied.Docs() || !slices.Equal(made.totals, applied.totals) {
+			t.Fatalf("%s: Apply gives %d documents of %v words, NewIndex %d of %v", stage, applied.Docs(), applied.totals, made.Docs(), made.totals)
 		}
 	}
+	applied = &Index{}
+	apply("segments", Change{Add: parts})
 	check("segments", parts)
 
 	// New anchor texts for every fifth document, in a segment of their
 	// own; the older segments' entries deleted.
 	fresh := corpus(23, len(docs))
 	var changed []testDoc
+	var dels []Deletion
 	for i := 0; i < len(docs); i += 5 {
 		docs[i].fields[2] = fresh[i].fields[1][:min(len(fresh[i].fields[1]), 60)]
 		changed = append(changed, docs[i])
+		dels = append(dels, held(parts[3:], docs[i].id)...)
 		for _, p := range parts[3:] {
 			deleted[p.Seg][docs[i].id] = true
 		}
 		ref.replace(t, docs[i])
 	}
 	parts = append(parts, part(anchors(changed), 2))
+	apply("anchors replaced", Change{Delete: dels, Add: parts[5:]})
 	check("anchors replaced", parts)
 
 	// Documents deleted: their titles and texts, not their anchor texts,
 	// which no longer count.
+	dels = nil
 	for i, d := range docs {
 		if i%7 == 3 {
+			dels = append(dels, held(parts[:3], d.id)...)
 			for _, p := range parts[:3] {
 				deleted[p.Seg][d.id] = true
 			}
 			ref.delete(t, d.id)
 		}
 	}
+	apply("documents deleted", Change{Delete: dels})
 	check("documents deleted", parts)
 
 	mergedText, err := Merge(parts[:3])
 	if err != nil {
 		t.Fatal(err)
 	}
-	mergedAnchors, err := Merge(parts[3:])
+	mergedAnchors, err := Merge(applied.Parts()[3:])
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("merged", []Part{{Seg: open(t, mergedText)}, {Seg: open(t, mergedAnchors), Field: 2}})
+	merged := []Part{{Seg: open(t, mergedText)}, {Seg: open(t, mergedAnchors), Field: 2}}
+	var inputs []*Segment
+	for _, p := range parts {
+		inputs = append(inputs, p.Seg)
+	}
+	apply("merged", Change{Remove: inputs, Add: merged})
+	check("merged", merged)
 
 	if _, err := NewIndex([]Part{parts[0], {Seg: parts[3].Seg, Field: 2}, parts[5]}); err == nil {
 		t.Fatal("an index of a document's anchor texts in two parts was made")
+	}
+	if _, err := applied.Apply(Change{Add: []Part{{Seg: parts[5].Seg, Field: 2}}}); err == nil {
+		t.Fatal("Apply added a document's anchor texts to the index twice")
+	}
+	if _, err := applied.Apply(Change{Delete: []Deletion{{Seg: merged[0].Seg, Doc: docs[3].id}}}); err == nil {
+		t.Fatal("Apply deleted a document the segment does not hold")
+	}
+}
+
+// checkIndex fails t unless ix answers every query of qs as ref does.
+func checkIndex(t *testing.T, stage string, ix *Index, ref *fts5, qs []string) {
+	t.Helper()
+	matched := 0
+	for _, s := range qs {
+		q := query.Parse(s)
+		got, total, err := ix.Search(q, weights, 0)
+		if err != nil {
+			t.Fatalf("%s: Search(%q): %v", stage, s, err)
+		}
+		want := ref.search(t, q)
+		if msg := sameHits(got, want); msg != "" {
+			t.Fatalf("%s: Search(%q): %s", stage, s, msg)
+		}
+		if total != len(want) {
+			t.Fatalf("%s: Search(%q) counted %d matches, want %d", stage, s, total, len(want))
+		}
+		if len(want) > 0 {
+			matched++
+		}
+		// The best ten are the first ten of all.
+		top, _, err := ix.Search(q, weights, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := sameHits(top, want[:min(10, len(want))]); msg != "" {
+			t.Fatalf("%s: Search(%q) limited to 10: %s", stage, s, msg)
+		}
+	}
+	if matched < len(qs)/2 {
+		t.Fatalf("%s: only %d of %d queries matched anything: the corpus does not test much", stage, matched, len(qs))
 	}
 }
 
