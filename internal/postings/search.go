@@ -57,6 +57,24 @@ func phrases(q query.Query) []phrase {
 // and the number of documents that match. A limit of 0 or less returns
 // them all.
 func (ix *Index) Search(q query.Query, weights []float64, limit int) ([]Hit, int, error) {
+	top := &hitHeap{limit: limit}
+	total := 0
+	err := ix.Each(q, weights, func(h Hit) bool {
+		total++
+		top.add(h)
+		return true
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	out := top.hits
+	slices.SortFunc(out, compareHits)
+	return out, total, nil
+}
+
+// Each calls fn with each document that matches q (as Search), in
+// increasing order, and its bm25 score, until fn returns false.
+func (ix *Index) Each(q query.Query, weights []float64, fn func(Hit) bool) error {
 	ps := phrases(q)
 	var pos []phrase
 	for _, p := range ps {
@@ -65,23 +83,21 @@ func (ix *Index) Search(q query.Query, weights []float64, limit int) ([]Hit, int
 		}
 	}
 	if len(pos) == 0 {
-		return nil, 0, nil
+		return nil
 	}
 	st := Stats{Rows: ix.rows, FieldTotal: ix.totals, PhraseRows: make([]int64, len(pos))}
 	for i, p := range pos {
 		n, err := ix.phraseRows(p)
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
 		st.PhraseRows[i] = n
 	}
-	top := &hitHeap{limit: limit}
-	total := 0
 	sizes := make([]int, ix.fields)
 	hits := make([]int, len(pos)*ix.fields)
 	m, err := ix.matcher(ps)
 	if err != nil || m == nil {
-		return nil, 0, err
+		return err
 	}
 	for ok := m.first(); ok; ok = m.next() {
 		d := m.doc()
@@ -92,15 +108,11 @@ func (ix *Index) Search(q query.Query, weights []float64, limit int) ([]Hit, int
 				hits[p*ix.fields+int(k>>fieldShift)]++
 			}
 		}
-		total++
-		top.add(Hit{Doc: d, Score: BM25(st, sizes, hits, weights)})
+		if !fn(Hit{Doc: d, Score: BM25(st, sizes, hits, weights)}) {
+			return nil
+		}
 	}
-	if err := m.err(); err != nil {
-		return nil, 0, err
-	}
-	out := top.hits
-	slices.SortFunc(out, compareHits)
-	return out, total, nil
+	return m.err()
 }
 
 // phraseRows returns the number of documents that hold p.

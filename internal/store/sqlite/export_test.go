@@ -99,3 +99,22 @@ func (db *DB) CheckpointForTest(ctx context.Context) error {
 	_, err := db.w.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
 	return err
 }
+
+// SegmentsForTest returns the number of segments of the segments engine
+// at each level, those merges retired at -1.
+func (db *DB) SegmentsForTest(ctx context.Context) (map[int]int, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT CASE WHEN retired = 0 THEN level ELSE -1 END, count(*) FROM index_segments GROUP BY 1`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int]int{}
+	for rows.Next() {
+		var level, n int
+		if err := rows.Scan(&level, &n); err != nil {
+			return nil, err
+		}
+		out[level] = n
+	}
+	return out, rows.Err()
+}

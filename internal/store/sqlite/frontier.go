@@ -20,6 +20,7 @@ type txn struct {
 	tx     *sql.Tx
 	delta  map[string]int64
 	fts    []ftsOp              // full-text writes, applied at the end
+	segs   *segWriter           // the segments engine's writes (nil: none yet)
 	stmts  map[string]*sql.Stmt // statements prepared in this transaction (prep)
 	staged stagedTx             // what it did to the staged inbound links
 	// inURLs holds URL IDs the last addURLs found in urls or added to
@@ -69,6 +70,13 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) (err error) {
 		tx.Rollback()
 		db.seq = seq
 		return err
+	}
+	if t.segs != nil {
+		if err := t.segs.finish(ctx); err != nil {
+			tx.Rollback()
+			db.seq = seq
+			return fmt.Errorf("full-text index: %w", err)
+		}
 	}
 	for name, n := range t.delta {
 		if _, err := t.exec(ctx, `UPDATE counters SET value = value + ? WHERE name = ?`, n, name); err != nil {

@@ -77,18 +77,14 @@ func (t *txn) indexDocs(ctx context.Context, docs []waitingDoc) error {
 	if err != nil {
 		return err
 	}
-	del, err := t.prep(ctx, ftsDelete)
-	if err != nil {
-		return err
-	}
-	ins, err := t.prep(ctx, ftsInsert)
+	text, err := t.text(ctx)
 	if err != nil {
 		return err
 	}
 	for _, d := range docs {
 		if d.indexed {
-			if _, err := del.ExecContext(ctx, d.key); err != nil {
-				return fmt.Errorf("full-text index %d: %w", d.key, err)
+			if err := text.delete(ctx, d.key); err != nil {
+				return err
 			}
 		}
 	}
@@ -106,8 +102,8 @@ func (t *txn) indexDocs(ctx context.Context, docs []waitingDoc) error {
 				return fmt.Errorf("full-text index %d: %w", d.key, err)
 			}
 		}
-		if _, err := ins.ExecContext(ctx, d.key, query.Fold(title), query.Fold(body), query.Fold(anchors)); err != nil {
-			return fmt.Errorf("full-text index %d: %w", d.key, err)
+		if err := text.insert(ctx, foldedDoc{key: d.key, title: query.Fold(title), body: query.Fold(body), anchors: query.Fold(anchors)}); err != nil {
+			return err
 		}
 	}
 	return nil

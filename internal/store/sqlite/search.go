@@ -165,17 +165,13 @@ func (t *txn) flushFTS(ctx context.Context) error {
 			}
 		}
 	}
-	del, err := t.prep(ctx, ftsDelete)
-	if err != nil {
-		return err
-	}
-	ins, err := t.prep(ctx, ftsInsert)
+	text, err := t.text(ctx)
 	if err != nil {
 		return err
 	}
 	for _, id := range gone {
-		if _, err := del.ExecContext(ctx, id); err != nil {
-			return fmt.Errorf("full-text index %d: %w", id, err)
+		if err := text.delete(ctx, id); err != nil {
+			return err
 		}
 	}
 	if t.db.indexDelay > 0 {
@@ -189,8 +185,8 @@ func (t *txn) flushFTS(ctx context.Context) error {
 	} else {
 		for _, id := range ids {
 			if op := t.fts[last[id]]; op.insert {
-				if _, err := ins.ExecContext(ctx, id, query.Fold(op.title), query.Fold(op.body), query.Fold(anchors[id])); err != nil {
-					return fmt.Errorf("full-text index %d: %w", id, err)
+				if err := text.insert(ctx, foldedDoc{key: id, title: query.Fold(op.title), body: query.Fold(op.body), anchors: query.Fold(anchors[id])}); err != nil {
+					return err
 				}
 			}
 		}
@@ -213,6 +209,9 @@ func (t *txn) flushFTS(ctx context.Context) error {
 // index. Pages join the tier only when the rank pass (SetRanks) or a
 // rebuild chooses it again.
 func (t *txn) flushTier(ctx context.Context, ids []crawl.ID, op func(crawl.ID) ftsOp, anchorsOf func(crawl.ID) (string, error)) error {
+	if t.db.engine != EngineFTS5 {
+		return nil
+	}
 	in, err := t.prep(ctx, `SELECT count(*) FROM search_tier WHERE url_id = ?`)
 	if err != nil {
 		return err
@@ -275,7 +274,22 @@ var (
 	ftsInsert     = `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`
 	tierInsert    = `INSERT INTO pages_top (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`
 	ftsDelete     = `DELETE FROM pages_fts WHERE rowid = ?`
+	tierDelete    = `DELETE FROM pages_top WHERE rowid = ?`
 )
+
+// tierText returns the transaction's writer of the search tier's FTS5
+// table.
+func (t *txn) tierText(ctx context.Context) (fullText, error) {
+	del, err := t.prep(ctx, tierDelete)
+	if err != nil {
+		return nil, err
+	}
+	ins, err := t.prep(ctx, tierInsert)
+	if err != nil {
+		return nil, err
+	}
+	return ftsTable{del: del, ins: ins}, nil
+}
 
 // setTier updates the search tier: the pages del leave the tier's
 // full-text index, those of leave leave the tier, and those of join (in
@@ -287,7 +301,7 @@ func (t *txn) setTier(ctx context.Context, del, leave, join []crawl.ID, anchors 
 		sql string
 		ids []crawl.ID
 	}{
-		{`DELETE FROM pages_top WHERE rowid = ?`, del},
+		{tierDelete, del},
 		{`DELETE FROM search_tier WHERE url_id = ?`, leave},
 		{`INSERT INTO search_tier (url_id) VALUES (?)`, join},
 	} {
@@ -307,11 +321,11 @@ func (t *txn) setTier(ctx context.Context, del, leave, join []crawl.ID, anchors 
 	if len(join) == 0 {
 		return nil
 	}
-	ins, err := t.prep(ctx, tierInsert)
+	text, err := t.tierText(ctx)
 	if err != nil {
 		return fmt.Errorf("search tier: %w", err)
 	}
-	if err := t.writeDocs(ctx, ins, join, anchors); err != nil {
+	if err := t.writeDocs(ctx, text, join, anchors); err != nil {
 		return fmt.Errorf("search tier: %w", err)
 	}
 	return nil
@@ -323,6 +337,9 @@ func (t *txn) setTier(ctx context.Context, del, leave, join []crawl.ID, anchors 
 // are rewritten with their main documents: flushFTS, refreshAnchors.)
 // anchors are the anchor texts the transaction changed (refreshAnchors).
 func (t *txn) refreshTier(ctx context.Context, anchors map[crawl.ID]string) error {
+	if t.db.engine != EngineFTS5 {
+		return nil
+	}
 	var indexed int
 	if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM search_docs`).Scan(&indexed); err != nil {
 		return fmt.Errorf("search tier: %w", err)
@@ -424,6 +441,9 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	if q.IsEmpty() {
 		res.Took = time.Since(start)
 		return res, nil
+	}
+	if db.engine == EngineSegments {
+		return db.searchSegments(ctx, r, q, res, start)
 	}
 	match := q.FTS5()
 	filter := []any{r.Host, r.Type, r.Lang, r.YearFrom, r.YearTo}
@@ -1025,19 +1045,27 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) (map[cra
 		}
 		changed[d.key] = d.anchors
 	}
-	for _, table := range []string{"pages_fts", "pages_top"} {
+	tables := []string{"pages_fts", "pages_top"}
+	fts := t.db.engine == EngineFTS5
+	if !fts {
+		tables = tables[:1] // the segments have no search tier
+	}
+	for _, table := range tables {
 		// FTS5 merges segments as it writes them out (automerge, 4 at a
 		// level): here that rewrote large parts of an index that had just
 		// grown by a crawl, a third of the rank pass. Merging is left to the
 		// writes that follow.
-		if err := t.automerge(ctx, table, 0); err != nil {
-			return nil, err
+		if fts {
+			if err := t.automerge(ctx, table, 0); err != nil {
+				return nil, err
+			}
 		}
-		del, err := t.prep(ctx, `DELETE FROM `+table+` WHERE rowid = ?`)
-		if err != nil {
-			return nil, err
+		var text fullText
+		if table == "pages_fts" {
+			text, err = t.text(ctx)
+		} else {
+			text, err = t.tierText(ctx)
 		}
-		ins, err := t.prep(ctx, `INSERT INTO `+table+` (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`)
 		if err != nil {
 			return nil, err
 		}
@@ -1050,8 +1078,8 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) (map[cra
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
-				if _, err := del.ExecContext(row, key); err != nil {
-					return nil, fmt.Errorf("anchor texts %d: %w", key, err)
+				if err := text.delete(row, key); err != nil {
+					return nil, fmt.Errorf("anchor texts: %w", err)
 				}
 			}
 			keys = writes
@@ -1061,26 +1089,28 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) (map[cra
 					if err := ctx.Err(); err != nil {
 						return nil, err
 					}
-					if _, err := del.ExecContext(row, d.key); err != nil {
-						return nil, fmt.Errorf("anchor texts %d: %w", d.key, err)
+					if err := text.delete(row, d.key); err != nil {
+						return nil, fmt.Errorf("anchor texts: %w", err)
 					}
 					keys = append(keys, d.key)
 				}
 			}
 		}
-		if err := t.writeDocs(ctx, ins, keys, changed); err != nil {
+		if err := t.writeDocs(ctx, text, keys, changed); err != nil {
 			return nil, fmt.Errorf("anchor texts: %w", err)
 		}
-		if err := t.automerge(ctx, table, ftsAutomerge); err != nil {
-			return nil, err
+		if fts {
+			if err := t.automerge(ctx, table, ftsAutomerge); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return changed, nil
 }
 
-// writeDocs inserts the documents of keys with ins, read ahead
+// writeDocs inserts the documents of keys into text, read ahead
 // (readDocs), their anchor texts those of changed where it has them.
-func (t *txn) writeDocs(ctx context.Context, ins *sql.Stmt, keys []crawl.ID, changed map[crawl.ID]string) error {
+func (t *txn) writeDocs(ctx context.Context, text fullText, keys []crawl.ID, changed map[crawl.ID]string) error {
 	if len(keys) == 0 {
 		return nil
 	}
@@ -1095,8 +1125,8 @@ func (t *txn) writeDocs(ctx context.Context, ins *sql.Stmt, keys []crawl.ID, cha
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, err := ins.ExecContext(row, d.key, d.title, d.body, d.anchors); err != nil {
-			return fmt.Errorf("document %d: %w", d.key, err)
+		if err := text.insert(row, d); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -1263,7 +1293,8 @@ func (db *DB) RebuildIndex(ctx context.Context) (int, error) {
 	if err := db.tx(ctx, func(t *txn) error {
 		_, err := t.tx.ExecContext(ctx, `INSERT INTO pages_fts (pages_fts) VALUES ('delete-all');
 			INSERT INTO pages_top (pages_top) VALUES ('delete-all'); DELETE FROM search_docs; DELETE FROM search_tier;
-			DELETE FROM search_pending`)
+			DELETE FROM search_pending; DELETE FROM index_docs; DELETE FROM index_deleted;
+			UPDATE index_segments SET retired = ? WHERE retired = 0; UPDATE index_state SET gen = gen + 1`, time.Now().UnixMilli())
 		return err
 	}); err != nil {
 		return 0, fmt.Errorf("sqlite: rebuild index: %w", err)

@@ -47,6 +47,11 @@ type Options struct {
 	// Close write every waiting row. Search does not find a page while it
 	// waits. 0 writes the row at the page's commit.
 	IndexDelay time.Duration
+	// Engine is the embedded full-text index's engine for a database
+	// that has none yet: EngineFTS5 (the default) or EngineSegments. A
+	// database keeps the engine it was made with; an Engine that differs
+	// from it is refused, unless the database has no indexed document.
+	Engine string
 	// Log receives what an open does that may take long: the steps of a
 	// schema upgrade, the search index rebuilt after one, and the pages a
 	// killed process left waiting for the index delay, indexed. nil:
@@ -81,6 +86,8 @@ type DB struct {
 	staged stagedLinks // the staged inbound links (staged.go), guarded by mu
 
 	indexDelay time.Duration // Options.IndexDelay
+	engine     string        // the embedded index's engine (EngineFTS5, EngineSegments)
+	segs       segReader     // the segments engine's view of the index, for searches
 	log        *slog.Logger  // Options.Log, or a logger that drops everything
 	opened     bool          // Open succeeded (Close writes the rows waiting for the delay)
 }
@@ -149,6 +156,9 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
 	}
 	if err := db.openReaders(ctx, opts.ReadOnly); err != nil {
+		return nil, err
+	}
+	if err := db.chooseEngine(ctx, opts); err != nil {
 		return nil, err
 	}
 	if db.snippets, err = snippet.New(); err != nil {

@@ -258,3 +258,14 @@ func TestWALCutBack(t *testing.T) {
 		t.Errorf("WAL %d bytes after a checkpoint and a small transaction, want at most %d", n, limit)
 	}
 }
+
+// TestConformanceSegments runs the store suite on the segments engine of
+// the embedded index.
+func TestConformanceSegments(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
+		file := migratedFile(t)
+		return func() (crawl.Store, error) {
+			return sqlite.Open(context.Background(), file, sqlite.Options{Engine: sqlite.EngineSegments})
+		}
+	})
+}

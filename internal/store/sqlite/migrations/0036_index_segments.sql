@@ -1,0 +1,53 @@
+-- The embedded index's own segments (Options.Engine "segments",
+-- segindex.go), kept beside the FTS5 tables, which the default engine
+-- uses. index_state is one row: the engine the database was made with,
+-- the next document number, and a generation that every change of the
+-- segments or their deletions moves on, which readers compare to know
+-- whether their view of the index is current.
+CREATE TABLE IF NOT EXISTS index_state (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    engine   TEXT NOT NULL DEFAULT 'fts5',
+    next_doc INTEGER NOT NULL DEFAULT 1,
+    gen      INTEGER NOT NULL DEFAULT 0
+);
+INSERT OR IGNORE INTO index_state (id) VALUES (1);
+
+-- A segment: its level (merges of a level's segments make one of the
+-- next), its documents, and for each of them, in the segment's order, its
+-- full-text key and the page's host, type, language and year
+-- (segAttrs). retired is when a merge replaced it (Unix milliseconds; 0
+-- while it counts): its blocks stay a while for the searches that were
+-- reading it.
+CREATE TABLE IF NOT EXISTS index_segments (
+    id      INTEGER PRIMARY KEY,
+    level   INTEGER NOT NULL,
+    docs    INTEGER NOT NULL,
+    size    INTEGER NOT NULL,
+    attrs   BLOB NOT NULL,
+    retired INTEGER NOT NULL DEFAULT 0
+);
+
+-- A segment's bytes, in blocks of segBlock bytes (the last shorter).
+CREATE TABLE IF NOT EXISTS index_blocks (
+    segment INTEGER NOT NULL,
+    n       INTEGER NOT NULL,
+    data    BLOB NOT NULL,
+    PRIMARY KEY (segment, n)
+) WITHOUT ROWID;
+
+-- Each indexed document: its number and the segment that holds it.
+CREATE TABLE IF NOT EXISTS index_docs (
+    key     INTEGER PRIMARY KEY,
+    doc     INTEGER NOT NULL,
+    segment INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS index_docs_segment ON index_docs (segment);
+
+-- The documents deleted from segments that still count, in the order of
+-- their deletion (seq, never given twice), which readers follow.
+CREATE TABLE IF NOT EXISTS index_deleted (
+    seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+    segment INTEGER NOT NULL,
+    doc     INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS index_deleted_segment ON index_deleted (segment);

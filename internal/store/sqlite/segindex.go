@@ -1,0 +1,561 @@
+package sqlite
+
+import (
+	"cmp"
+	"container/list"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/postings"
+)
+
+// The engines of the embedded full-text index. EngineFTS5 keeps the
+// documents in SQLite's FTS5 tables (pages_fts, and the search tier's
+// pages_top). EngineSegments keeps them in the crawler's own segments
+// (internal/postings) as rows of the same file: each transaction that
+// writes documents writes them as a segment of its own, a document
+// written again is deleted from the segment that held it, and the
+// segments of a level are merged into one of the next when there are
+// segMergeFactor of them. Both are written by the same statements of the
+// store (search_docs, search_pending and the index delay are the same),
+// through fullText.
+const (
+	EngineFTS5     = "fts5"
+	EngineSegments = "segments"
+)
+
+// fullText is the embedded index as the store's writes see it: a
+// document's row written or deleted by its full-text key, in key order
+// within a transaction's deletes and its inserts (see ftsOp).
+type fullText interface {
+	insert(ctx context.Context, d foldedDoc) error
+	delete(ctx context.Context, key crawl.ID) error
+}
+
+// text returns the transaction's writer of the embedded index.
+func (t *txn) text(ctx context.Context) (fullText, error) {
+	if t.db.engine == EngineSegments {
+		if t.segs == nil {
+			t.segs = &segWriter{t: t}
+		}
+		return t.segs, nil
+	}
+	del, err := t.prep(ctx, ftsDelete)
+	if err != nil {
+		return nil, err
+	}
+	ins, err := t.prep(ctx, ftsInsert)
+	if err != nil {
+		return nil, err
+	}
+	return ftsTable{del: del, ins: ins}, nil
+}
+
+// ftsTable writes pages_fts.
+type ftsTable struct{ del, ins *sql.Stmt }
+
+func (f ftsTable) insert(ctx context.Context, d foldedDoc) error {
+	if _, err := f.ins.ExecContext(ctx, d.key, d.title, d.body, d.anchors); err != nil {
+		return fmt.Errorf("full-text index %d: %w", d.key, err)
+	}
+	return nil
+}
+
+func (f ftsTable) delete(ctx context.Context, key crawl.ID) error {
+	if _, err := f.del.ExecContext(ctx, key); err != nil {
+		return fmt.Errorf("full-text index %d: %w", key, err)
+	}
+	return nil
+}
+
+// Segments and their merges.
+const (
+	segBlock       = 64 << 10 // bytes of a segment a row of index_blocks holds
+	segFlushWords  = 1 << 20  // words a transaction's builder takes before it writes a segment (about 20 MB)
+	segMergeFactor = 8        // segments of a level that are merged into one
+	segMergeMax    = 64 << 20 // bytes of segments a merge takes at most
+	segRetired     = 10 * time.Minute
+)
+
+// segWriter writes a transaction's documents into segments.
+type segWriter struct {
+	t       *txn
+	b       *postings.Builder
+	keys    []crawl.ID        // the builder's documents' keys, in order
+	pending map[crawl.ID]bool // the keys of keys
+	next    uint32            // the next document number (0: not read yet)
+	changed bool
+}
+
+// number returns the next document number.
+func (w *segWriter) number(ctx context.Context) (uint32, error) {
+	if w.next == 0 {
+		if err := w.t.queryRow(ctx, `SELECT next_doc FROM index_state`).Scan(&w.next); err != nil {
+			return 0, fmt.Errorf("index state: %w", err)
+		}
+	}
+	if w.next == 1<<32-1 {
+		return 0, errors.New("the index has numbered 2³² documents")
+	}
+	w.next++
+	return w.next - 1, nil
+}
+
+func (w *segWriter) insert(ctx context.Context, d foldedDoc) error {
+	if err := w.delete(ctx, d.key); err != nil {
+		return err
+	}
+	doc, err := w.number(ctx)
+	if err != nil {
+		return err
+	}
+	if w.b == nil {
+		w.b, w.pending = postings.NewBuilder(3), map[crawl.ID]bool{}
+	}
+	if !w.b.Add(doc, d.title, d.body, d.anchors) {
+		return fmt.Errorf("full-text index %d: document %d out of order", d.key, doc)
+	}
+	w.pending[d.key] = true
+	w.keys = append(w.keys, d.key)
+	w.changed = true
+	if w.b.Words() >= segFlushWords {
+		return w.flush(ctx)
+	}
+	return nil
+}
+
+// delete deletes the document of key from the segment that holds it.
+func (w *segWriter) delete(ctx context.Context, key crawl.ID) error {
+	if w.pending[key] {
+		// Written earlier in the transaction: its segment first.
+		if err := w.flush(ctx); err != nil {
+			return err
+		}
+	}
+	var doc, seg int64
+	err := w.t.queryRow(ctx, `DELETE FROM index_docs WHERE key = ? RETURNING doc, segment`, key).Scan(&doc, &seg)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return fmt.Errorf("full-text index %d: %w", key, err)
+	}
+	if _, err := w.t.exec(ctx, `INSERT INTO index_deleted (segment, doc) VALUES (?, ?)`, seg, doc); err != nil {
+		return fmt.Errorf("full-text index %d: %w", key, err)
+	}
+	w.changed = true
+	return nil
+}
+
+// flush writes the builder's documents as a segment.
+func (w *segWriter) flush(ctx context.Context) error {
+	if w.b == nil || w.b.Len() == 0 {
+		return nil
+	}
+	data := w.b.Segment()
+	attrs, err := w.attrs(ctx, w.keys)
+	if err != nil {
+		return err
+	}
+	id, err := w.t.writeSegment(ctx, 0, len(w.keys), data, attrs)
+	if err != nil {
+		return err
+	}
+	seg, err := postings.Open(data)
+	if err != nil {
+		return fmt.Errorf("segment %d: %w", id, err)
+	}
+	ins, err := w.t.prep(ctx, `INSERT INTO index_docs (key, doc, segment) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	for i, key := range w.keys {
+		if _, err := ins.ExecContext(ctx, key, seg.Doc(i), id); err != nil {
+			return fmt.Errorf("full-text index %d: %w", key, err)
+		}
+	}
+	w.b, w.keys, w.pending = nil, nil, nil
+	return nil
+}
+
+// attrs reads what search filters and counts by of each document of keys
+// (segAttrs), from the pages as the transaction leaves them.
+func (w *segWriter) attrs(ctx context.Context, keys []crawl.ID) ([]byte, error) {
+	read, err := w.t.prep(ctx, `SELECT host, doc_type, lang, year FROM pages WHERE url_id = ?`)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for _, key := range keys {
+		var a docAttrs
+		a.key = key
+		if err := read.QueryRowContext(ctx, urlIDOfKey(key)).Scan(&a.host, &a.typ, &a.lang, &a.year); err != nil {
+			return nil, fmt.Errorf("full-text index %d: %w", key, err)
+		}
+		out = a.append(out)
+	}
+	return out, nil
+}
+
+// finish writes what is left of the transaction's documents, merges the
+// segments a level has too many of, and moves the index's generation on.
+func (w *segWriter) finish(ctx context.Context) error {
+	if !w.changed {
+		return nil
+	}
+	if err := w.flush(ctx); err != nil {
+		return err
+	}
+	if err := w.t.mergeSegments(ctx); err != nil {
+		return err
+	}
+	if _, err := w.t.exec(ctx, `UPDATE index_state SET gen = gen + 1, next_doc = max(next_doc, ?)`, w.next); err != nil {
+		return fmt.Errorf("index state: %w", err)
+	}
+	return nil
+}
+
+// writeSegment stores a segment and its documents' attributes, and
+// returns its ID.
+func (t *txn) writeSegment(ctx context.Context, level, docs int, data, attrs []byte) (int64, error) {
+	var id int64
+	if err := t.queryRow(ctx, `INSERT INTO index_segments (level, docs, size, attrs) VALUES (?, ?, ?, ?) RETURNING id`,
+		level, docs, len(data), attrs).Scan(&id); err != nil {
+		return 0, fmt.Errorf("segment: %w", err)
+	}
+	ins, err := t.prep(ctx, `INSERT INTO index_blocks (segment, n, data) VALUES (?, ?, ?)`)
+	if err != nil {
+		return 0, err
+	}
+	for n := 0; n*segBlock < len(data); n++ {
+		if _, err := ins.ExecContext(ctx, id, n, data[n*segBlock:min(len(data), (n+1)*segBlock)]); err != nil {
+			return 0, fmt.Errorf("segment %d: %w", id, err)
+		}
+	}
+	return id, nil
+}
+
+// mergeSegments merges the segments of each level that has
+// segMergeFactor of them, the smallest first, up to segMergeMax bytes,
+// into one of the next level, and retires them: their blocks stay
+// segRetired for the searches reading them, and go at a later merge.
+func (t *txn) mergeSegments(ctx context.Context) error {
+	for level := 0; ; level++ {
+		var top int
+		if err := t.queryRow(ctx, `SELECT coalesce(max(level), -1) FROM index_segments WHERE retired = 0`).Scan(&top); err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		if level > top {
+			break
+		}
+		rows, err := t.tx.QueryContext(ctx, `SELECT id, size, attrs FROM index_segments
+			WHERE retired = 0 AND level = ? ORDER BY size, id LIMIT ?`, level, segMergeFactor)
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		var in []mergeInput
+		total := int64(0)
+		for rows.Next() {
+			var m mergeInput
+			if err := rows.Scan(&m.id, &m.size, &m.attrs); err != nil {
+				rows.Close()
+				return fmt.Errorf("merge: %w", err)
+			}
+			if total += m.size; total > segMergeMax {
+				break
+			}
+			in = append(in, m)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		if len(in) == segMergeFactor {
+			if err := t.merge(ctx, level+1, in); err != nil {
+				return fmt.Errorf("merge: %w", err)
+			}
+		}
+	}
+	gone := time.Now().Add(-segRetired).UnixMilli()
+	_, err := t.exec(ctx, `DELETE FROM index_blocks WHERE segment IN
+		(SELECT id FROM index_segments WHERE retired BETWEEN 1 AND ?)`, gone)
+	if err == nil {
+		_, err = t.exec(ctx, `DELETE FROM index_segments WHERE retired BETWEEN 1 AND ?`, gone)
+	}
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	return nil
+}
+
+// mergeInput is a segment a merge takes.
+type mergeInput struct {
+	id, size int64
+	attrs    []byte
+}
+
+// merge writes the segments ids as one of the given level, without their
+// deleted documents, and retires them.
+func (t *txn) merge(ctx context.Context, level int, in []mergeInput) error {
+	parts := make([]postings.Part, len(in))
+	var live []docAttrs
+	for i, m := range in {
+		id := m.id
+		seg, err := postings.OpenAt(blockReader{ctx: ctx, seg: id, q: t.tx}, m.size)
+		if err != nil {
+			return fmt.Errorf("segment %d: %w", id, err)
+		}
+		del := map[uint32]bool{}
+		rows, err := t.tx.QueryContext(ctx, `SELECT doc FROM index_deleted WHERE segment = ?`, id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var d uint32
+			if err := rows.Scan(&d); err != nil {
+				rows.Close()
+				return err
+			}
+			del[d] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		parts[i] = postings.Part{Seg: seg}
+		if len(del) > 0 {
+			parts[i].Deleted = func(d uint32) bool { return del[d] }
+		}
+		as, err := decodeAttrs(m.attrs, seg.Docs())
+		if err != nil {
+			return fmt.Errorf("segment %d: %w", id, err)
+		}
+		for j, a := range as {
+			if !del[seg.Doc(j)] {
+				a.doc = seg.Doc(j)
+				live = append(live, a)
+			}
+		}
+	}
+	data, err := postings.Merge(parts)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(live, func(a, b docAttrs) int { return cmp.Compare(a.doc, b.doc) })
+	var out []byte
+	for _, a := range live {
+		out = a.append(out)
+	}
+	id, err := t.writeSegment(ctx, level, len(live), data, out)
+	if err != nil {
+		return err
+	}
+	now := time.Now().UnixMilli()
+	for _, old := range in {
+		for _, q := range []string{
+			`UPDATE index_docs SET segment = ?1 WHERE segment = ?2`,
+			`DELETE FROM index_deleted WHERE segment = ?2`,
+			`UPDATE index_segments SET retired = ?3 WHERE id = ?2`,
+		} {
+			if _, err := t.exec(ctx, q, id, old.id, now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// blockReader reads a segment from its rows of index_blocks.
+type blockReader struct {
+	ctx   context.Context
+	seg   int64
+	q     queryer
+	cache *blockCache // nil: none
+}
+
+// queryer is what blockReader reads through: a transaction or the
+// readers' pool.
+type queryer interface {
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+func (r blockReader) ReadAt(p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		at := off + int64(n)
+		b, err := r.block(at / segBlock)
+		if err != nil {
+			return n, err
+		}
+		in := int(at % segBlock)
+		if in >= len(b) {
+			return n, io.EOF
+		}
+		n += copy(p[n:], b[in:])
+	}
+	return n, nil
+}
+
+// block returns the n-th block of the segment.
+func (r blockReader) block(n int64) ([]byte, error) {
+	if b, ok := r.cache.get(r.seg, n); ok {
+		return b, nil
+	}
+	var b []byte
+	err := r.q.QueryRowContext(r.ctx, `SELECT data FROM index_blocks WHERE segment = ? AND n = ?`, r.seg, n).Scan(&b)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, io.EOF
+	case err != nil:
+		return nil, fmt.Errorf("segment %d block %d: %w", r.seg, n, err)
+	}
+	r.cache.put(r.seg, n, b)
+	return b, nil
+}
+
+// docAttrs is what search filters and counts by of a document: its
+// full-text key and its page's host, type, language and year. A
+// segment's attrs are these of each of its documents, in its order:
+// the key (8 bytes, little-endian), the year (a signed varint) and the
+// three texts, each its length (a varint) and bytes.
+type docAttrs struct {
+	doc             uint32 // while merging
+	key             crawl.ID
+	host, typ, lang string
+	year            int
+}
+
+func (a docAttrs) append(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(a.key))
+	b = binary.AppendVarint(b, int64(a.year))
+	for _, s := range []string{a.host, a.typ, a.lang} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// decodeAttrs reads n documents' attributes.
+func decodeAttrs(b []byte, n int) ([]docAttrs, error) {
+	out := make([]docAttrs, 0, n)
+	bad := errors.New("damaged document attributes")
+	for range n {
+		if len(b) < 8 {
+			return nil, bad
+		}
+		a := docAttrs{key: crawl.ID(binary.LittleEndian.Uint64(b))}
+		b = b[8:]
+		y, k := binary.Varint(b)
+		if k <= 0 {
+			return nil, bad
+		}
+		a.year, b = int(y), b[k:]
+		for _, s := range []*string{&a.host, &a.typ, &a.lang} {
+			l, k := binary.Uvarint(b)
+			if k <= 0 || l > uint64(len(b)-k) {
+				return nil, bad
+			}
+			*s, b = string(b[k:k+int(l)]), b[k+int(l):]
+		}
+		out = append(out, a)
+	}
+	if len(b) != 0 {
+		return nil, bad
+	}
+	return out, nil
+}
+
+// blockCache keeps the blocks of segments searches read last, up to a
+// number of bytes. A nil cache keeps nothing.
+type blockCache struct {
+	mu    sync.Mutex
+	max   int
+	size  int
+	order *list.List // of *cached, the last used first
+	at    map[blockID]*list.Element
+}
+
+type blockID struct{ seg, n int64 }
+
+type cached struct {
+	id   blockID
+	data []byte
+}
+
+func newBlockCache(max int) *blockCache {
+	return &blockCache{max: max, order: list.New(), at: map[blockID]*list.Element{}}
+}
+
+func (c *blockCache) get(seg, n int64) ([]byte, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.at[blockID{seg, n}]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*cached).data, true
+}
+
+func (c *blockCache) put(seg, n int64, data []byte) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := blockID{seg, n}
+	if _, ok := c.at[id]; ok {
+		return
+	}
+	c.at[id] = c.order.PushFront(&cached{id: id, data: data})
+	c.size += len(data)
+	for c.size > c.max && c.order.Len() > 1 {
+		e := c.order.Back()
+		old := e.Value.(*cached)
+		c.order.Remove(e)
+		delete(c.at, old.id)
+		c.size -= len(old.data)
+	}
+}
+
+// chooseEngine sets the store's engine: the database's, or, for a
+// database that has no indexed document, the one opts asks for.
+func (db *DB) chooseEngine(ctx context.Context, opts Options) error {
+	db.segs.cache = newBlockCache(segCacheBytes)
+	if err := db.r.QueryRowContext(ctx, `SELECT engine FROM index_state`).Scan(&db.engine); err != nil {
+		return fmt.Errorf("sqlite: open %s: index engine: %w", db.path, err)
+	}
+	switch opts.Engine {
+	case "", db.engine:
+		return nil
+	case EngineFTS5, EngineSegments:
+	default:
+		return fmt.Errorf("sqlite: open %s: unknown index engine %q", db.path, opts.Engine)
+	}
+	if opts.ReadOnly {
+		return fmt.Errorf("sqlite: open %s: the index's engine is %s, not %s", db.path, db.engine, opts.Engine)
+	}
+	var docs int
+	if err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM search_docs LIMIT 1)`).Scan(&docs); err != nil {
+		return fmt.Errorf("sqlite: open %s: index engine: %w", db.path, err)
+	}
+	if docs > 0 {
+		return fmt.Errorf("sqlite: open %s: the index's engine is %s, not %s, and it holds documents", db.path, db.engine, opts.Engine)
+	}
+	if _, err := db.w.ExecContext(ctx, `UPDATE index_state SET engine = ?`, opts.Engine); err != nil {
+		return fmt.Errorf("sqlite: open %s: index engine: %w", db.path, err)
+	}
+	db.engine = opts.Engine
+	return nil
+}

@@ -1,0 +1,330 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/postings"
+	"github.com/acrawler/acrawler/internal/query"
+)
+
+// segCacheBytes bounds the segment blocks the searches of a store keep.
+const segCacheBytes = 32 << 20
+
+// segReader is the searches' view of the segments engine's index: made
+// at the first search, and brought up to date when the index's
+// generation moved, from the segments added and removed and the
+// documents deleted since (postings.Index.Apply), not read again whole.
+type segReader struct {
+	mu    sync.Mutex // one refresh at a time
+	view  atomic.Pointer[segView]
+	cache *blockCache
+}
+
+// segView is the index as of one generation.
+type segView struct {
+	gen    int64
+	delSeq int64 // the last deletion it holds
+	ix     *postings.Index
+	segs   []*viewSeg // by their first document
+}
+
+// viewSeg is a segment of a view, with its documents' attributes.
+type viewSeg struct {
+	id          int64
+	seg         *postings.Segment
+	attrs       []docAttrs
+	first, last uint32
+}
+
+// attrsOf returns the attributes of doc, a document of the index.
+func (v *segView) attrsOf(doc uint32) *docAttrs {
+	for _, s := range v.segs {
+		if doc < s.first || doc > s.last {
+			continue
+		}
+		i := sort.Search(s.seg.Docs(), func(i int) bool { return s.seg.Doc(i) >= doc })
+		if i < s.seg.Docs() && s.seg.Doc(i) == doc {
+			return &s.attrs[i]
+		}
+	}
+	return nil
+}
+
+// segView returns the current view of the index.
+func (db *DB) segView(ctx context.Context) (*segView, error) {
+	var gen int64
+	if err := db.r.QueryRowContext(ctx, `SELECT gen FROM index_state`).Scan(&gen); err != nil {
+		return nil, fmt.Errorf("index state: %w", err)
+	}
+	sr := &db.segs
+	if v := sr.view.Load(); v != nil && v.gen == gen {
+		return v, nil
+	}
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	old := sr.view.Load()
+	if old != nil && old.gen >= gen {
+		return old, nil
+	}
+	if old == nil {
+		old = &segView{ix: &postings.Index{}}
+	}
+	v, err := db.refreshView(ctx, old)
+	if err != nil {
+		return nil, err
+	}
+	sr.view.Store(v)
+	return v, nil
+}
+
+// segRow is a row of index_segments as a refresh reads it.
+type segRow struct {
+	id, size int64
+	attrs    []byte
+}
+
+// refreshView returns old brought up to the index's current generation.
+func (db *DB) refreshView(ctx context.Context, old *segView) (*segView, error) {
+	// What changed, read in one transaction so that it is of one
+	// generation; the segments are read after, from blocks that stay
+	// segRetired after a merge replaced them.
+	v := &segView{}
+	var rows []segRow
+	var dels []struct {
+		seq, seg int64
+		doc      uint32
+	}
+	err := func() error {
+		tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if err := tx.QueryRowContext(ctx, `SELECT gen FROM index_state`).Scan(&v.gen); err != nil {
+			return err
+		}
+		have := map[int64]bool{}
+		for _, s := range old.segs {
+			have[s.id] = true
+		}
+		rs, err := tx.QueryContext(ctx, `SELECT id, size, CASE WHEN id IN (SELECT value FROM json_each(?)) THEN NULL ELSE attrs END
+			FROM index_segments WHERE retired = 0 ORDER BY id`, idsJSON(have))
+		if err != nil {
+			return err
+		}
+		for rs.Next() {
+			var r segRow
+			if err := rs.Scan(&r.id, &r.size, &r.attrs); err != nil {
+				rs.Close()
+				return err
+			}
+			rows = append(rows, r)
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return err
+		}
+		ds, err := tx.QueryContext(ctx, `SELECT seq, segment, doc FROM index_deleted WHERE seq > ? ORDER BY seq`, old.delSeq)
+		if err != nil {
+			return err
+		}
+		defer ds.Close()
+		for ds.Next() {
+			var d struct {
+				seq, seg int64
+				doc      uint32
+			}
+			if err := ds.Scan(&d.seq, &d.seg, &d.doc); err != nil {
+				return err
+			}
+			dels = append(dels, d)
+		}
+		return ds.Err()
+	}()
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	v.delSeq = old.delSeq
+	if n := len(dels); n > 0 {
+		v.delSeq = dels[n-1].seq
+	}
+	byID := map[int64]*viewSeg{}
+	for _, s := range old.segs {
+		byID[s.id] = s
+	}
+	var c postings.Change
+	live := map[int64]bool{}
+	added := map[int64]map[uint32]bool{}
+	for _, r := range rows {
+		live[r.id] = true
+		if s, ok := byID[r.id]; ok {
+			v.segs = append(v.segs, s)
+			continue
+		}
+		seg, err := postings.OpenAt(blockReader{ctx: context.WithoutCancel(ctx), seg: r.id, q: db.r, cache: db.segs.cache}, r.size)
+		if err != nil {
+			return nil, fmt.Errorf("index: segment %d: %w", r.id, err)
+		}
+		s := &viewSeg{id: r.id, seg: seg}
+		if s.attrs, err = decodeAttrs(r.attrs, seg.Docs()); err != nil {
+			return nil, fmt.Errorf("index: segment %d: %w", r.id, err)
+		}
+		if seg.Docs() > 0 {
+			s.first, s.last = seg.Doc(0), seg.Doc(seg.Docs()-1)
+		}
+		v.segs = append(v.segs, s)
+		byID[r.id] = s
+		added[r.id] = map[uint32]bool{}
+		c.Add = append(c.Add, postings.Part{Seg: seg, Deleted: func(d uint32) bool { return added[s.id][d] }})
+	}
+	for _, s := range old.segs {
+		if !live[s.id] {
+			c.Remove = append(c.Remove, s.seg)
+		}
+	}
+	for _, d := range dels {
+		switch {
+		case !live[d.seg]:
+		case added[d.seg] != nil:
+			added[d.seg][d.doc] = true
+		default:
+			c.Delete = append(c.Delete, postings.Deletion{Seg: byID[d.seg].seg, Doc: d.doc})
+		}
+	}
+	if v.ix, err = old.ix.Apply(c); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	slices.SortFunc(v.segs, func(a, b *viewSeg) int { return cmp.Compare(a.first, b.first) })
+	return v, nil
+}
+
+// idsJSON is a JSON array of the IDs of have.
+func idsJSON(have map[int64]bool) string {
+	b := []byte{'['}
+	for id := range have {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, "%d", id)
+	}
+	return string(append(b, ']'))
+}
+
+// indexWeights are the fields' weights in bm25, in the segments' order.
+var indexWeights = []float64{weightTitle, weightBody, weightAnchors}
+
+// searchSegments answers a search from the segments engine. Every match
+// is counted, so that totals and facets are exact; the best
+// need+rankCandidates by bm25 (all of them by work) are ranked again with
+// the link-graph rank blended in, as the FTS5 engine ranks them.
+func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query.Query, res crawl.SearchResult, start time.Time) (crawl.SearchResult, error) {
+	v, err := db.segView(ctx)
+	if err != nil {
+		return res, fmt.Errorf("sqlite: search: %w", err)
+	}
+	limit := r.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	need := r.Offset + limit
+	var ms []matched
+	var cands []cand
+	n := 0
+	err = v.ix.Each(q, indexWeights, func(h postings.Hit) bool {
+		if n++; n%1024 == 0 && ctx.Err() != nil {
+			return false
+		}
+		a := v.attrsOf(h.Doc)
+		if a == nil || !a.passes(r) {
+			return true
+		}
+		ms = append(ms, matched{key: a.key, host: a.host, typ: a.typ, year: a.year})
+		cands = append(cands, cand{id: a.key, score: -h.Score})
+		return true
+	})
+	if err == nil {
+		err = ctx.Err()
+	}
+	if errors.Is(err, postings.ErrTooBroad) {
+		err = query.ErrTooBroad
+	}
+	if err != nil {
+		return res, fmt.Errorf("sqlite: search: %w", err)
+	}
+	var works map[crawl.ID]int64
+	if r.ByWork {
+		works = make(map[crawl.ID]int64, len(ms))
+		keys := make([]crawl.ID, len(ms))
+		for i, m := range ms {
+			keys[i] = m.key
+		}
+		if err := db.worksOf(ctx, keys, works); err != nil {
+			return res, err
+		}
+		for i := range ms {
+			ms[i].work = works[ms[i].key]
+		}
+	}
+	res.ByWork = r.ByWork
+	res.Total, res.Facets = countMatches(ms, r.ByWork)
+	trimFacets(res.Facets.Host)
+	trimFacets(res.Facets.Type)
+
+	best := func(a, b cand) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	}
+	slices.SortFunc(cands, best)
+	if !r.ByWork {
+		cands = cands[:min(len(cands), need+rankCandidates)]
+	}
+	if r.PageRankWeight > 0 {
+		read, err := db.r.PrepareContext(ctx, `SELECT coalesce((SELECT rank FROM ranks WHERE url_id = ?), 0)`)
+		if err != nil {
+			return res, fmt.Errorf("sqlite: search: %w", err)
+		}
+		defer read.Close()
+		for i := range cands {
+			var pr float64
+			if err := read.QueryRowContext(ctx, urlIDOfKey(cands[i].id)).Scan(&pr); err != nil {
+				return res, fmt.Errorf("sqlite: search: %w", err)
+			}
+			cands[i].score *= 1 + r.PageRankWeight*math.Log1p(pr)
+		}
+		slices.SortStableFunc(cands, best)
+	}
+	if r.ByWork {
+		cands = firstOfEach(cands, works)
+	}
+	if r.Offset < len(cands) {
+		for _, c := range cands[r.Offset:min(len(cands), need)] {
+			h, err := db.hit(ctx, q, c.id)
+			if err != nil {
+				return res, err
+			}
+			h.Score = c.score
+			res.Hits = append(res.Hits, h)
+		}
+	}
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// passes reports whether a document passes a request's filters.
+func (a *docAttrs) passes(r crawl.SearchRequest) bool {
+	return (r.Host == "" || a.host == r.Host) && (r.Type == "" || a.typ == r.Type) && (r.Lang == "" || a.lang == r.Lang) &&
+		(r.YearFrom == 0 || a.year >= r.YearFrom) && (r.YearTo == 0 || a.year >= 1 && a.year <= r.YearTo)
+}
