@@ -19,6 +19,7 @@ import (
 	"github.com/acrawler/acrawler/internal/schedule"
 	"github.com/acrawler/acrawler/internal/scope"
 	"github.com/acrawler/acrawler/internal/score"
+	"github.com/acrawler/acrawler/internal/store/sqlite"
 	"github.com/acrawler/acrawler/internal/urlnorm"
 )
 
@@ -88,8 +89,11 @@ type Config struct {
 	// embedded index (SQLite) tokenizes it, with the anchor texts of the
 	// links found meanwhile (0: at once).
 	IndexDelay Duration `toml:"index_delay"`
-	WARC       string   `toml:"warc"`
-	MaxPDFBody ByteSize `toml:"max_pdf_body"`
+	// IndexEngine is the embedded index's engine for a new SQLite
+	// database: "fts5" (the default) or "segments" (sqlite.Options.Engine).
+	IndexEngine string   `toml:"index_engine"`
+	WARC        string   `toml:"warc"`
+	MaxPDFBody  ByteSize `toml:"max_pdf_body"`
 	// NearDistance is the SimHash distance of a near-duplicate (0: none).
 	NearDistance int  `toml:"near_distance"`
 	NoPDF        bool `toml:"no_pdf"`
@@ -463,6 +467,7 @@ func (c *Config) crawlFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.AllowPrivate, "allow-private", c.AllowPrivate, "allow connecting to loopback, private and link-local addresses")
 	fs.BoolVar(&c.NoRank, "no-rank", c.NoRank, "do not compute PageRank at the end of the crawl")
 	fs.Var(&c.IndexDelay, "index-delay", "how long a stored page waits before the embedded index tokenizes it with the anchor texts found meanwhile (0: at once; the end of the crawl indexes every page)")
+	fs.StringVar(&c.IndexEngine, "index-engine", c.IndexEngine, "the embedded index's engine for a new SQLite database: fts5 or segments (a database keeps the engine it was made with)")
 	fs.Var(&c.MaxPDFBody, "max-pdf-body", "largest PDF fetched")
 	fs.BoolVar(&c.TestWeb, "testweb", c.TestWeb, "crawl the built-in synthetic test web (served in-process, used as the proxy) instead of the internet")
 	fs.IntVar(&c.MaxAttempts, "max-attempts", c.MaxAttempts, "attempts per URL on transient failures")
@@ -535,6 +540,11 @@ func (c *Config) validate(cmd string) error {
 		if v.neg {
 			return usagef("--%s cannot be negative", v.flag)
 		}
+	}
+	switch c.IndexEngine {
+	case "", sqlite.EngineFTS5, sqlite.EngineSegments:
+	default:
+		return usagef("--index-engine: %q is neither %s nor %s", c.IndexEngine, sqlite.EngineFTS5, sqlite.EngineSegments)
 	}
 	if _, err := engine.ParseTrapPolicy(c.TrapPolicy); err != nil {
 		return usagef("--trap-policy: %v", err)

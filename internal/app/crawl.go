@@ -215,7 +215,7 @@ func (j *crawlJob) OpenStore(ctx context.Context) error {
 		}
 	}
 	st, err := openStoreWith(ctx, cfg.DB, storeOptions{pgConns: cfg.PGConns, outbox: j.search != nil,
-		nearDistance: cfg.NearDistance, indexDelay: time.Duration(cfg.IndexDelay), log: j.log})
+		nearDistance: cfg.NearDistance, indexDelay: time.Duration(cfg.IndexDelay), indexEngine: cfg.IndexEngine, log: j.log})
 	if err != nil {
 		return err
 	}

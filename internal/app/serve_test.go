@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -114,14 +115,35 @@ func TestSearchAfterCrawl(t *testing.T) {
 		t.Skip("crawls the test web")
 	}
 	t.Parallel()
-	apptest.ForEachBackend(t, testSearchAfterCrawl)
+	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) { testSearchAfterCrawl(t, be, true) })
 }
 
-func testSearchAfterCrawl(t *testing.T, be apptest.Backend) {
+// TestSearchAfterCrawlSegments is TestSearchAfterCrawl on SQLite with the
+// segments engine of the embedded index.
+func TestSearchAfterCrawlSegments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web")
+	}
+	t.Parallel()
+	testSearchAfterCrawl(t, apptest.Backends[0], false, "--index-engine", "segments")
+}
+
+// testSearchAfterCrawl crawls with the extra flags, then searches; in a
+// browser too when browse is set and the backend is SQLite.
+func testSearchAfterCrawl(t *testing.T, be apptest.Backend, browse bool, extra ...string) {
 	web := apptest.NewWeb(t, testweb.Config{Seed: 17, PagesPerSite: 30})
 	db := be.NewDB(t)
-	mustCrawl(t, append(web.CrawlArgs(db, "--delay", "0", "--max-depth", "0", "--no-pdf", "--max-crawl-delay", "1ms"),
+	mustCrawl(t, append(web.CrawlArgs(db, append([]string{"--delay", "0", "--max-depth", "0", "--no-pdf", "--max-crawl-delay", "1ms"}, extra...)...),
 		"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/")...)
+	if slices.Contains(extra, "segments") {
+		d := apptest.OpenDB(t, db)
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM index_segments WHERE retired = 0 AND docs > 0`); n == 0 {
+			t.Fatal("the crawl wrote no segment")
+		}
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM pages_fts`); n != 0 {
+			t.Fatalf("the crawl wrote %d FTS5 rows", n)
+		}
+	}
 	base := startServe(t, db)
 
 	// A known publication, found by its title: first, and by title.
@@ -212,7 +234,7 @@ func testSearchAfterCrawl(t *testing.T, be apptest.Backend) {
 		t.Errorf("/documents: %d %v", resp.StatusCode, doc)
 	}
 	// And in a real browser (skips without Chromium unless CI requires it).
-	if be.Name == "sqlite" {
+	if browse && be.Name == "sqlite" {
 		shot := apitest.Browse(t, base, apitest.Search{Query: "research", Facet: "type", Screenshot: "search-after-crawl.png"})
 		t.Logf("browser: %+v", shot)
 		// The crawl's pages fit a phone and a desktop: the home page has

@@ -33,8 +33,9 @@ type storeOptions struct {
 	nearDistance int  // near-duplicates within this many bits (0: none)
 	// indexDelay: a SQLite store indexes a page this long after it is
 	// stored (sqlite.Options.IndexDelay).
-	indexDelay time.Duration
-	log        *slog.Logger // the open's schema upgrade and index rebuild (nil: not logged)
+	indexDelay  time.Duration
+	indexEngine string       // a new SQLite store's index engine (sqlite.Options.Engine)
+	log         *slog.Logger // the open's schema upgrade and index rebuild (nil: not logged)
 }
 
 // openStoreWith opens the store db names read-write.
@@ -46,7 +47,7 @@ func openStoreWith(ctx context.Context, db string, o storeOptions) (crawl.Store,
 	if isPostgres(db) {
 		return postgres.Open(ctx, db, postgres.Options{MaxConns: int32(o.pgConns), Outbox: o.outbox, NearDistance: near, Log: o.log})
 	}
-	return sqlite.Open(ctx, db, sqlite.Options{Outbox: o.outbox, NearDistance: near, IndexDelay: o.indexDelay, Log: o.log})
+	return sqlite.Open(ctx, db, sqlite.Options{Outbox: o.outbox, NearDistance: near, IndexDelay: o.indexDelay, Engine: o.indexEngine, Log: o.log})
 }
 
 // redactDB is a --db value fit for logs: a PostgreSQL DSN without its
