@@ -14,6 +14,7 @@ import (
 type foldedDoc struct {
 	key                  crawl.ID
 	title, body, anchors string
+	attrs                *docAttrs // the page's, when they were read with it
 	err                  error
 }
 
@@ -97,11 +98,12 @@ func readDocsOn(ctx context.Context, r *sql.DB, keys []crawl.ID, anchors map[cra
 // readDoc reads and folds the document of key with the statement docRead.
 func readDoc(ctx context.Context, read *sql.Stmt, key crawl.ID, anchors map[crawl.ID]string) foldedDoc {
 	var title, body, anch string
-	if err := read.QueryRowContext(ctx, key).Scan(&title, &body, &anch); err != nil {
+	a := &docAttrs{}
+	if err := read.QueryRowContext(ctx, key).Scan(&title, &body, &anch, &a.host, &a.typ, &a.lang, &a.year); err != nil {
 		return foldedDoc{err: fmt.Errorf("document %d: %w", key, err)}
 	}
-	if a, ok := anchors[key]; ok {
-		anch = a
+	if changed, ok := anchors[key]; ok {
+		anch = changed
 	}
-	return foldedDoc{key: key, title: query.Fold(title), body: query.Fold(body), anchors: query.Fold(anch)}
+	return foldedDoc{key: key, title: query.Fold(title), body: query.Fold(body), anchors: query.Fold(anch), attrs: a}
 }

@@ -90,7 +90,8 @@ func (t *txn) indexDocs(ctx context.Context, docs []waitingDoc) error {
 	}
 	for _, d := range docs {
 		var title, body, old string
-		if err := read.QueryRowContext(ctx, d.key).Scan(&title, &body, &old); err != nil {
+		a := &docAttrs{}
+		if err := read.QueryRowContext(ctx, d.key).Scan(&title, &body, &old, &a.host, &a.typ, &a.lang, &a.year); err != nil {
 			return fmt.Errorf("full-text index %d: %w", d.key, err)
 		}
 		anchors, err := t.anchorsFor(ctx, readAnchors, urlIDOfKey(d.key))
@@ -102,7 +103,7 @@ func (t *txn) indexDocs(ctx context.Context, docs []waitingDoc) error {
 				return fmt.Errorf("full-text index %d: %w", d.key, err)
 			}
 		}
-		if err := text.insert(ctx, foldedDoc{key: d.key, title: query.Fold(title), body: query.Fold(body), anchors: query.Fold(anchors)}); err != nil {
+		if err := text.insert(ctx, foldedDoc{key: d.key, title: query.Fold(title), body: query.Fold(body), anchors: query.Fold(anchors), attrs: a}); err != nil {
 			return err
 		}
 	}

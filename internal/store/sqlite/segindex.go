@@ -79,9 +79,9 @@ func (f ftsTable) delete(ctx context.Context, key crawl.ID) error {
 // Segments and their merges.
 const (
 	segBlock       = 64 << 10 // bytes of a segment a row of index_blocks holds
-	segFlushWords  = 1 << 20  // words a transaction's builder takes before it writes a segment (about 20 MB)
+	segFlushWords  = 1 << 19  // words a transaction's builder takes before it writes a segment (about 10 MB)
 	segMergeFactor = 8        // segments of a level that are merged into one
-	segMergeMax    = 64 << 20 // bytes of segments a merge takes at most
+	segMergeMax    = 16 << 20 // bytes of segments a merge takes at most (it holds two or three times its output)
 	segRetired     = 10 * time.Minute
 )
 
@@ -90,6 +90,7 @@ type segWriter struct {
 	t       *txn
 	b       *postings.Builder
 	keys    []crawl.ID        // the builder's documents' keys, in order
+	attrs   []*docAttrs       // their attributes, where the documents came with them
 	pending map[crawl.ID]bool // the keys of keys
 	next    uint32            // the next document number (0: not read yet)
 	changed bool
@@ -125,6 +126,7 @@ func (w *segWriter) insert(ctx context.Context, d foldedDoc) error {
 	}
 	w.pending[d.key] = true
 	w.keys = append(w.keys, d.key)
+	w.attrs = append(w.attrs, d.attrs)
 	w.changed = true
 	if w.b.Words() >= segFlushWords {
 		return w.flush(ctx)
@@ -161,7 +163,7 @@ func (w *segWriter) flush(ctx context.Context) error {
 		return nil
 	}
 	data := w.b.Segment()
-	attrs, err := w.attrs(ctx, w.keys)
+	attrs, err := w.readAttrs(ctx)
 	if err != nil {
 		return err
 	}
@@ -182,24 +184,25 @@ func (w *segWriter) flush(ctx context.Context) error {
 			return fmt.Errorf("full-text index %d: %w", key, err)
 		}
 	}
-	w.b, w.keys, w.pending = nil, nil, nil
+	w.keys, w.attrs, w.pending = w.keys[:0], w.attrs[:0], map[crawl.ID]bool{} // the builder keeps its memory for the next
 	return nil
 }
 
-// attrs reads what search filters and counts by of each document of keys
-// (segAttrs), from the pages as the transaction leaves them.
-func (w *segWriter) attrs(ctx context.Context, keys []crawl.ID) ([]byte, error) {
-	read, err := w.t.prep(ctx, `SELECT host, doc_type, lang, year FROM pages WHERE url_id = ?`)
-	if err != nil {
-		return nil, err
-	}
+// readAttrs returns the builder's documents' attributes as a segment
+// keeps them (docAttrs), those that did not come with their documents
+// read from the pages as the transaction leaves them.
+func (w *segWriter) readAttrs(ctx context.Context) ([]byte, error) {
 	var out []byte
-	for _, key := range keys {
-		var a docAttrs
-		a.key = key
-		if err := read.QueryRowContext(ctx, urlIDOfKey(key)).Scan(&a.host, &a.typ, &a.lang, &a.year); err != nil {
-			return nil, fmt.Errorf("full-text index %d: %w", key, err)
+	for i, key := range w.keys {
+		a := w.attrs[i]
+		if a == nil {
+			a = &docAttrs{}
+			if err := w.t.queryRow(ctx, `SELECT host, doc_type, lang, year FROM pages WHERE url_id = ?`, urlIDOfKey(key)).Scan(
+				&a.host, &a.typ, &a.lang, &a.year); err != nil {
+				return nil, fmt.Errorf("full-text index %d: %w", key, err)
+			}
 		}
+		a.key = key
 		out = a.append(out)
 	}
 	return out, nil
@@ -307,9 +310,12 @@ type mergeInput struct {
 func (t *txn) merge(ctx context.Context, level int, in []mergeInput) error {
 	parts := make([]postings.Part, len(in))
 	var live []docAttrs
+	// The merge reads each input's blocks in order, a few words at a
+	// time: a block read is kept until the merge has moved past it.
+	cache := newBlockCache(len(in) * 4 * segBlock)
 	for i, m := range in {
 		id := m.id
-		seg, err := postings.OpenAt(blockReader{ctx: ctx, seg: id, q: t.tx}, m.size)
+		seg, err := postings.OpenAt(blockReader{ctx: ctx, seg: id, q: t.tx, cache: cache}, m.size)
 		if err != nil {
 			return fmt.Errorf("segment %d: %w", id, err)
 		}
