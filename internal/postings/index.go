@@ -52,6 +52,7 @@ const (
 type chunk struct {
 	held [][chunkDocs / 64]uint64 // by field: bit d%chunkDocs is set when a part holds the field of d
 	lens []uint32                 // d's words in field f at (d%chunkDocs)*fields+f
+	main []*Segment               // the segment of the part at field 0 that holds d, if any
 }
 
 // NewIndex returns the index of parts. It reads every part's document
@@ -161,7 +162,7 @@ func (ix *Index) widen(fields int) {
 		if c == nil {
 			continue
 		}
-		w := &chunk{held: make([][chunkDocs / 64]uint64, fields), lens: make([]uint32, chunkDocs*fields)}
+		w := &chunk{held: make([][chunkDocs / 64]uint64, fields), lens: make([]uint32, chunkDocs*fields), main: c.main}
 		copy(w.held, c.held)
 		for d := range chunkDocs {
 			copy(w.lens[d*fields:], c.lens[d*ix.fields:(d+1)*ix.fields])
@@ -187,9 +188,9 @@ func (ix *Index) own(copied map[*chunk]bool, d uint32) *chunk {
 	c := ix.chunks[j]
 	switch {
 	case c == nil:
-		c = &chunk{held: make([][chunkDocs / 64]uint64, ix.fields), lens: make([]uint32, chunkDocs*ix.fields)}
+		c = &chunk{held: make([][chunkDocs / 64]uint64, ix.fields), lens: make([]uint32, chunkDocs*ix.fields), main: make([]*Segment, chunkDocs)}
 	case !copied[c]:
-		c = &chunk{held: slices.Clone(c.held), lens: slices.Clone(c.lens)}
+		c = &chunk{held: slices.Clone(c.held), lens: slices.Clone(c.lens), main: slices.Clone(c.main)}
 	default:
 		return c
 	}
@@ -218,6 +219,7 @@ func (ix *Index) set(copied map[*chunk]bool, p part, i int, d uint32) error {
 	}
 	if !main && p.field == 0 {
 		ix.count(c, at, 1)
+		c.main[at] = p.seg
 	}
 	return nil
 }
@@ -228,6 +230,7 @@ func (ix *Index) unset(copied map[*chunk]bool, p part, d uint32) {
 	at, bit := int(d%chunkDocs), uint64(1)<<(d%64)
 	if p.field == 0 {
 		ix.count(c, at, -1)
+		c.main[at] = nil
 	}
 	main := c.held[0][at/64]&bit != 0 && p.field != 0
 	for f := range p.seg.fields {
@@ -263,6 +266,16 @@ func (ix *Index) lens(doc uint32, sizes []int) bool {
 		sizes[f] = int(c.lens[at*ix.fields+f])
 	}
 	return true
+}
+
+// Holder returns the segment of the part at field 0 that holds doc, or
+// nil when doc is not a document of the index.
+func (ix *Index) Holder(doc uint32) *Segment {
+	j := int(doc >> chunkShift)
+	if j >= len(ix.chunks) || ix.chunks[j] == nil {
+		return nil
+	}
+	return ix.chunks[j].main[doc%chunkDocs]
 }
 
 // has reports whether doc is a document of the index.

@@ -215,6 +215,18 @@ func TestSearchAgreesWithFTS5(t *testing.T) {
 		if made.Docs() != applied.Docs() || !slices.Equal(made.totals, applied.totals) {
 			t.Fatalf("%s: Apply gives %d documents of %v words, NewIndex %d of %v", stage, applied.Docs(), applied.totals, made.Docs(), made.totals)
 		}
+		// Each document's text is where the parts say it is.
+		for _, d := range docs {
+			var want *Segment
+			for _, p := range parts {
+				if p.Field == 0 && p.Seg.holds(d.id) && (p.Deleted == nil || !p.Deleted(d.id)) {
+					want = p.Seg
+				}
+			}
+			if made.Holder(d.id) != want || applied.Holder(d.id) != want {
+				t.Fatalf("%s: document %d held by %p (NewIndex) and %p (Apply), want %p", stage, d.id, made.Holder(d.id), applied.Holder(d.id), want)
+			}
+		}
 	}
 	applied = &Index{}
 	apply("segments", Change{Add: parts})

@@ -1045,20 +1045,34 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) (map[cra
 		}
 		changed[d.key] = d.anchors
 	}
-	tables := []string{"pages_fts", "pages_top"}
-	fts := t.db.engine == EngineFTS5
-	if !fts {
-		tables = tables[:1] // the segments have no search tier
+	if t.db.engine == EngineSegments {
+		// The segments keep anchor texts apart: a document whose anchors
+		// changed gets them alone, and only the waiting documents are read
+		// and written whole.
+		w := t.segWriter()
+		for _, d := range docs {
+			if _, ok := waits[d.key]; !ok {
+				if err := w.setAnchors(row, d.key, query.Fold(d.anchors)); err != nil {
+					return nil, fmt.Errorf("anchor texts: %w", err)
+				}
+			}
+		}
+		keys := make([]crawl.ID, len(waiting))
+		for i, d := range waiting {
+			keys[i] = d.key
+		}
+		if err := t.writeDocs(ctx, w, keys, changed); err != nil {
+			return nil, fmt.Errorf("anchor texts: %w", err)
+		}
+		return changed, nil
 	}
-	for _, table := range tables {
+	for _, table := range []string{"pages_fts", "pages_top"} {
 		// FTS5 merges segments as it writes them out (automerge, 4 at a
 		// level): here that rewrote large parts of an index that had just
 		// grown by a crawl, a third of the rank pass. Merging is left to the
 		// writes that follow.
-		if fts {
-			if err := t.automerge(ctx, table, 0); err != nil {
-				return nil, err
-			}
+		if err := t.automerge(ctx, table, 0); err != nil {
+			return nil, err
 		}
 		var text fullText
 		if table == "pages_fts" {
@@ -1099,10 +1113,8 @@ func (t *txn) refreshAnchors(ctx context.Context, waiting []waitingDoc) (map[cra
 		if err := t.writeDocs(ctx, text, keys, changed); err != nil {
 			return nil, fmt.Errorf("anchor texts: %w", err)
 		}
-		if fts {
-			if err := t.automerge(ctx, table, ftsAutomerge); err != nil {
-				return nil, err
-			}
+		if err := t.automerge(ctx, table, ftsAutomerge); err != nil {
+			return nil, err
 		}
 	}
 	return changed, nil

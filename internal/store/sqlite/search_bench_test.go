@@ -26,7 +26,8 @@ import (
 // ACRAWLER_SEARCH_QUERIES=n runs n queries of each kind; with
 // ACRAWLER_SEARCH_DB=FILE, the documents are indexed into FILE when it
 // does not exist and FILE is searched again when it does;
-// ACRAWLER_SEARCH_SLOW=ms logs the queries slower than that):
+// ACRAWLER_SEARCH_SLOW=ms logs the queries slower than that;
+// ACRAWLER_SEARCH_ENGINE=segments indexes with the segments engine):
 //
 //	go test -run '^$' -bench BenchmarkSearch -benchtime 1x -timeout 30m ./internal/store/sqlite
 func BenchmarkSearch(b *testing.B) {
@@ -38,7 +39,7 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	_, err := os.Stat(file)
 	built := err == nil
-	st, err := sqlite.Open(ctx, file, sqlite.Options{})
+	st, err := sqlite.Open(ctx, file, sqlite.Options{Engine: os.Getenv("ACRAWLER_SEARCH_ENGINE")})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,10 +43,7 @@ type fullText interface {
 // text returns the transaction's writer of the embedded index.
 func (t *txn) text(ctx context.Context) (fullText, error) {
 	if t.db.engine == EngineSegments {
-		if t.segs == nil {
-			t.segs = &segWriter{t: t}
-		}
-		return t.segs, nil
+		return t.segWriter(), nil
 	}
 	del, err := t.prep(ctx, ftsDelete)
 	if err != nil {
@@ -57,6 +54,14 @@ func (t *txn) text(ctx context.Context) (fullText, error) {
 		return nil, err
 	}
 	return ftsTable{del: del, ins: ins}, nil
+}
+
+// segWriter returns the transaction's writer of the segments engine.
+func (t *txn) segWriter() *segWriter {
+	if t.segs == nil {
+		t.segs = &segWriter{t: t}
+	}
+	return t.segs
 }
 
 // ftsTable writes pages_fts.
@@ -79,21 +84,39 @@ func (f ftsTable) delete(ctx context.Context, key crawl.ID) error {
 // Segments and their merges.
 const (
 	segBlock       = 64 << 10 // bytes of a segment a row of index_blocks holds
-	segFlushWords  = 1 << 19  // words a transaction's builder takes before it writes a segment (about 10 MB)
-	segMergeFactor = 8        // segments of a level that are merged into one
+	segFlushBytes  = 4 << 20  // folded text a transaction holds before it writes a segment
+	segMergeFactor = 8        // segments of a level and field that are merged into one
 	segMergeMax    = 16 << 20 // bytes of segments a merge takes at most (it holds two or three times its output)
 	segRetired     = 10 * time.Minute
 )
 
-// segWriter writes a transaction's documents into segments.
+// The segments' fields: a document's title and text are in a segment at
+// field 0 (two fields), its inbound anchor texts in one at field 2, so
+// that anchor texts are indexed again without their page's text.
+const (
+	textField    = 0
+	anchorsField = 2
+)
+
+// segWriter writes a transaction's documents into segments. A document
+// keeps its number while it is in the index: written again, it is
+// deleted from the segments that held it and added to new ones.
 type segWriter struct {
 	t       *txn
-	b       *postings.Builder
-	keys    []crawl.ID        // the builder's documents' keys, in order
-	attrs   []*docAttrs       // their attributes, where the documents came with them
-	pending map[crawl.ID]bool // the keys of keys
-	next    uint32            // the next document number (0: not read yet)
+	texts   []segDoc // titles and texts waiting for their segment
+	anchors []segDoc // anchor texts waiting for theirs
+	held    int      // bytes of texts and anchors
+	pending map[crawl.ID]bool
+	text    *postings.Builder
+	anch    *postings.Builder
+	next    uint32 // the next document number (0: not read yet)
 	changed bool
+}
+
+// segDoc is a document, or its anchor texts, waiting for a segment.
+type segDoc struct {
+	doc uint32
+	d   foldedDoc
 }
 
 // number returns the next document number.
@@ -111,101 +134,192 @@ func (w *segWriter) number(ctx context.Context) (uint32, error) {
 }
 
 func (w *segWriter) insert(ctx context.Context, d foldedDoc) error {
-	if err := w.delete(ctx, d.key); err != nil {
-		return err
-	}
-	doc, err := w.number(ctx)
+	doc, found, err := w.remove(ctx, d.key)
 	if err != nil {
 		return err
 	}
-	if w.b == nil {
-		w.b, w.pending = postings.NewBuilder(3), map[crawl.ID]bool{}
-	}
-	if !w.b.Add(doc, d.title, d.body, d.anchors) {
-		return fmt.Errorf("full-text index %d: document %d out of order", d.key, doc)
-	}
-	w.pending[d.key] = true
-	w.keys = append(w.keys, d.key)
-	w.attrs = append(w.attrs, d.attrs)
-	w.changed = true
-	if w.b.Words() >= segFlushWords {
-		return w.flush(ctx)
-	}
-	return nil
-}
-
-// delete deletes the document of key from the segment that holds it.
-func (w *segWriter) delete(ctx context.Context, key crawl.ID) error {
-	if w.pending[key] {
-		// Written earlier in the transaction: its segment first.
-		if err := w.flush(ctx); err != nil {
+	if !found {
+		if doc, err = w.number(ctx); err != nil {
 			return err
 		}
 	}
-	var doc, seg int64
-	err := w.t.queryRow(ctx, `DELETE FROM index_docs WHERE key = ? RETURNING doc, segment`, key).Scan(&doc, &seg)
+	w.texts = append(w.texts, segDoc{doc: doc, d: d})
+	if d.anchors != "" {
+		w.anchors = append(w.anchors, segDoc{doc: doc, d: foldedDoc{key: d.key, anchors: d.anchors}})
+	}
+	return w.hold(ctx, d.key, len(d.title)+len(d.body)+len(d.anchors))
+}
+
+// setAnchors replaces the anchor texts of the document of key, if it is
+// in the index, with anchors (folded).
+func (w *segWriter) setAnchors(ctx context.Context, key crawl.ID, anchors string) error {
+	if err := w.settle(ctx, key); err != nil {
+		return err
+	}
+	var doc uint32
+	var seg int64
+	err := w.t.queryRow(ctx, `SELECT doc, anchors FROM index_docs WHERE key = ?`, key).Scan(&doc, &seg)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil
 	case err != nil:
 		return fmt.Errorf("full-text index %d: %w", key, err)
 	}
-	if _, err := w.t.exec(ctx, `INSERT INTO index_deleted (segment, doc) VALUES (?, ?)`, seg, doc); err != nil {
-		return fmt.Errorf("full-text index %d: %w", key, err)
-	}
-	w.changed = true
-	return nil
-}
-
-// flush writes the builder's documents as a segment.
-func (w *segWriter) flush(ctx context.Context) error {
-	if w.b == nil || w.b.Len() == 0 {
-		return nil
-	}
-	data := w.b.Segment()
-	attrs, err := w.readAttrs(ctx)
-	if err != nil {
-		return err
-	}
-	id, err := w.t.writeSegment(ctx, 0, len(w.keys), data, attrs)
-	if err != nil {
-		return err
-	}
-	seg, err := postings.Open(data)
-	if err != nil {
-		return fmt.Errorf("segment %d: %w", id, err)
-	}
-	ins, err := w.t.prep(ctx, `INSERT INTO index_docs (key, doc, segment) VALUES (?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	for i, key := range w.keys {
-		if _, err := ins.ExecContext(ctx, key, seg.Doc(i), id); err != nil {
+	if seg != 0 {
+		if err := w.deleted(ctx, key, seg, doc); err != nil {
+			return err
+		}
+		if _, err := w.t.exec(ctx, `UPDATE index_docs SET anchors = 0 WHERE key = ?`, key); err != nil {
 			return fmt.Errorf("full-text index %d: %w", key, err)
 		}
 	}
-	w.keys, w.attrs, w.pending = w.keys[:0], w.attrs[:0], map[crawl.ID]bool{} // the builder keeps its memory for the next
+	if anchors != "" {
+		w.anchors = append(w.anchors, segDoc{doc: doc, d: foldedDoc{key: key, anchors: anchors}})
+	}
+	w.changed = true
+	return w.hold(ctx, key, len(anchors))
+}
+
+// hold counts what the transaction holds of the document of key, and
+// writes its segments once that is segFlushBytes.
+func (w *segWriter) hold(ctx context.Context, key crawl.ID, n int) error {
+	if w.pending == nil {
+		w.pending = map[crawl.ID]bool{}
+	}
+	w.pending[key] = true
+	w.held += n
+	w.changed = true
+	if w.held >= segFlushBytes {
+		return w.flush(ctx)
+	}
 	return nil
 }
 
-// readAttrs returns the builder's documents' attributes as a segment
-// keeps them (docAttrs), those that did not come with their documents
-// read from the pages as the transaction leaves them.
-func (w *segWriter) readAttrs(ctx context.Context) ([]byte, error) {
-	var out []byte
-	for i, key := range w.keys {
-		a := w.attrs[i]
-		if a == nil {
-			a = &docAttrs{}
-			if err := w.t.queryRow(ctx, `SELECT host, doc_type, lang, year FROM pages WHERE url_id = ?`, urlIDOfKey(key)).Scan(
-				&a.host, &a.typ, &a.lang, &a.year); err != nil {
-				return nil, fmt.Errorf("full-text index %d: %w", key, err)
+// settle writes the segments the transaction holds when one of them has
+// key's document, so that the index's tables say where it is.
+func (w *segWriter) settle(ctx context.Context, key crawl.ID) error {
+	if w.pending[key] {
+		return w.flush(ctx)
+	}
+	return nil
+}
+
+func (w *segWriter) delete(ctx context.Context, key crawl.ID) error {
+	_, _, err := w.remove(ctx, key)
+	return err
+}
+
+// remove takes the document of key out of the index, and returns its
+// number if it had one.
+func (w *segWriter) remove(ctx context.Context, key crawl.ID) (doc uint32, found bool, err error) {
+	if err := w.settle(ctx, key); err != nil {
+		return 0, false, err
+	}
+	var text, anchors int64
+	err = w.t.queryRow(ctx, `DELETE FROM index_docs WHERE key = ? RETURNING doc, segment, anchors`, key).Scan(&doc, &text, &anchors)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, fmt.Errorf("full-text index %d: %w", key, err)
+	}
+	for _, seg := range []int64{text, anchors} {
+		if seg != 0 {
+			if err := w.deleted(ctx, key, seg, doc); err != nil {
+				return 0, false, err
 			}
 		}
-		a.key = key
-		out = a.append(out)
 	}
-	return out, nil
+	w.changed = true
+	return doc, true, nil
+}
+
+// deleted records that doc, key's document, no longer counts in seg.
+func (w *segWriter) deleted(ctx context.Context, key crawl.ID, seg int64, doc uint32) error {
+	if _, err := w.t.exec(ctx, `INSERT INTO index_deleted (segment, doc) VALUES (?, ?)`, seg, doc); err != nil {
+		return fmt.Errorf("full-text index %d: %w", key, err)
+	}
+	return nil
+}
+
+// flush writes the documents and anchor texts the transaction holds as
+// segments, each in document order.
+func (w *segWriter) flush(ctx context.Context) error {
+	byDoc := func(a, b segDoc) int { return cmp.Compare(a.doc, b.doc) }
+	if len(w.texts) > 0 {
+		slices.SortFunc(w.texts, byDoc)
+		if w.text == nil {
+			w.text = postings.NewBuilder(2)
+		}
+		var attrs []byte
+		for _, s := range w.texts {
+			if !w.text.Add(s.doc, s.d.title, s.d.body) {
+				return fmt.Errorf("full-text index %d: document %d twice", s.d.key, s.doc)
+			}
+			a, err := w.attrsOf(ctx, s.d)
+			if err != nil {
+				return err
+			}
+			attrs = a.append(attrs)
+		}
+		id, err := w.t.writeSegment(ctx, textField, len(w.texts), w.text.Segment(), attrs)
+		if err != nil {
+			return err
+		}
+		ins, err := w.t.prep(ctx, `INSERT INTO index_docs (key, doc, segment) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		for _, s := range w.texts {
+			if _, err := ins.ExecContext(ctx, s.d.key, s.doc, id); err != nil {
+				return fmt.Errorf("full-text index %d: %w", s.d.key, err)
+			}
+		}
+	}
+	if len(w.anchors) > 0 {
+		slices.SortFunc(w.anchors, byDoc)
+		if w.anch == nil {
+			w.anch = postings.NewBuilder(1)
+		}
+		for _, s := range w.anchors {
+			if !w.anch.Add(s.doc, s.d.anchors) {
+				return fmt.Errorf("full-text index %d: document %d twice", s.d.key, s.doc)
+			}
+		}
+		id, err := w.t.writeSegment(ctx, anchorsField, len(w.anchors), w.anch.Segment(), nil)
+		if err != nil {
+			return err
+		}
+		set, err := w.t.prep(ctx, `UPDATE index_docs SET anchors = ? WHERE key = ?`)
+		if err != nil {
+			return err
+		}
+		for _, s := range w.anchors {
+			if _, err := set.ExecContext(ctx, id, s.d.key); err != nil {
+				return fmt.Errorf("full-text index %d: %w", s.d.key, err)
+			}
+		}
+	}
+	// The builders keep their memory for the next segments.
+	w.texts, w.anchors, w.held = w.texts[:0], w.anchors[:0], 0
+	clear(w.pending)
+	return nil
+}
+
+// attrsOf returns the attributes of d's page (docAttrs): those it came
+// with, or those of the page as the transaction leaves it.
+func (w *segWriter) attrsOf(ctx context.Context, d foldedDoc) (docAttrs, error) {
+	if d.attrs != nil {
+		a := *d.attrs
+		a.key = d.key
+		return a, nil
+	}
+	a := docAttrs{key: d.key}
+	if err := w.t.queryRow(ctx, `SELECT host, doc_type, lang, year FROM pages WHERE url_id = ?`, urlIDOfKey(d.key)).Scan(
+		&a.host, &a.typ, &a.lang, &a.year); err != nil {
+		return a, fmt.Errorf("full-text index %d: %w", d.key, err)
+	}
+	return a, nil
 }
 
 // finish writes what is left of the transaction's documents, merges the
@@ -228,10 +342,18 @@ func (w *segWriter) finish(ctx context.Context) error {
 
 // writeSegment stores a segment and its documents' attributes, and
 // returns its ID.
-func (t *txn) writeSegment(ctx context.Context, level, docs int, data, attrs []byte) (int64, error) {
+func (t *txn) writeSegment(ctx context.Context, field int, docs int, data, attrs []byte) (int64, error) {
+	return t.writeSegmentAt(ctx, field, 0, docs, data, attrs)
+}
+
+// writeSegmentAt stores a segment of the given level.
+func (t *txn) writeSegmentAt(ctx context.Context, field, level, docs int, data, attrs []byte) (int64, error) {
 	var id int64
-	if err := t.queryRow(ctx, `INSERT INTO index_segments (level, docs, size, attrs) VALUES (?, ?, ?, ?) RETURNING id`,
-		level, docs, len(data), attrs).Scan(&id); err != nil {
+	if attrs == nil {
+		attrs = []byte{}
+	}
+	if err := t.queryRow(ctx, `INSERT INTO index_segments (field, level, docs, size, attrs) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+		field, level, docs, len(data), attrs).Scan(&id); err != nil {
 		return 0, fmt.Errorf("segment: %w", err)
 	}
 	ins, err := t.prep(ctx, `INSERT INTO index_blocks (segment, n, data) VALUES (?, ?, ?)`)
@@ -246,44 +368,28 @@ func (t *txn) writeSegment(ctx context.Context, level, docs int, data, attrs []b
 	return id, nil
 }
 
-// mergeSegments merges the segments of each level that has
+// mergeSegments merges the segments of each field and level that has
 // segMergeFactor of them, the smallest first, up to segMergeMax bytes,
 // into one of the next level, and retires them: their blocks stay
 // segRetired for the searches reading them, and go at a later merge.
 func (t *txn) mergeSegments(ctx context.Context) error {
-	for level := 0; ; level++ {
-		var top int
-		if err := t.queryRow(ctx, `SELECT coalesce(max(level), -1) FROM index_segments WHERE retired = 0`).Scan(&top); err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		if level > top {
-			break
-		}
-		rows, err := t.tx.QueryContext(ctx, `SELECT id, size, attrs FROM index_segments
-			WHERE retired = 0 AND level = ? ORDER BY size, id LIMIT ?`, level, segMergeFactor)
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		var in []mergeInput
-		total := int64(0)
-		for rows.Next() {
-			var m mergeInput
-			if err := rows.Scan(&m.id, &m.size, &m.attrs); err != nil {
-				rows.Close()
+	for _, field := range []int{textField, anchorsField} {
+		for level := 0; ; level++ {
+			var top int
+			if err := t.queryRow(ctx, `SELECT coalesce(max(level), -1) FROM index_segments WHERE retired = 0 AND field = ?`, field).Scan(&top); err != nil {
 				return fmt.Errorf("merge: %w", err)
 			}
-			if total += m.size; total > segMergeMax {
+			if level > top {
 				break
 			}
-			in = append(in, m)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		if len(in) == segMergeFactor {
-			if err := t.merge(ctx, level+1, in); err != nil {
+			in, err := t.mergeInputs(ctx, field, level)
+			if err != nil {
 				return fmt.Errorf("merge: %w", err)
+			}
+			if len(in) == segMergeFactor {
+				if err := t.merge(ctx, field, level+1, in); err != nil {
+					return fmt.Errorf("merge: %w", err)
+				}
 			}
 		}
 	}
@@ -305,44 +411,59 @@ type mergeInput struct {
 	attrs    []byte
 }
 
-// merge writes the segments ids as one of the given level, without their
-// deleted documents, and retires them.
-func (t *txn) merge(ctx context.Context, level int, in []mergeInput) error {
+// mergeInputs returns the smallest segments of a field and level, up to
+// segMergeFactor of them and segMergeMax bytes.
+func (t *txn) mergeInputs(ctx context.Context, field, level int) ([]mergeInput, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT id, size, attrs FROM index_segments
+		WHERE retired = 0 AND field = ? AND level = ? ORDER BY size, id LIMIT ?`, field, level, segMergeFactor)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var in []mergeInput
+	total := int64(0)
+	for rows.Next() {
+		var m mergeInput
+		if err := rows.Scan(&m.id, &m.size, &m.attrs); err != nil {
+			return nil, err
+		}
+		if total += m.size; total > segMergeMax {
+			break
+		}
+		in = append(in, m)
+	}
+	return in, rows.Err()
+}
+
+// merge writes the segments in as one of the given field and level,
+// without their deleted documents, and retires them.
+func (t *txn) merge(ctx context.Context, field, level int, in []mergeInput) error {
 	parts := make([]postings.Part, len(in))
 	var live []docAttrs
 	// The merge reads each input's blocks in order, a few words at a
 	// time: a block read is kept until the merge has moved past it.
 	cache := newBlockCache(len(in) * 4 * segBlock)
+	docs := 0
 	for i, m := range in {
-		id := m.id
-		seg, err := postings.OpenAt(blockReader{ctx: ctx, seg: id, q: t.tx, cache: cache}, m.size)
+		seg, err := postings.OpenAt(blockReader{ctx: ctx, seg: m.id, q: t.tx, cache: cache}, m.size)
 		if err != nil {
-			return fmt.Errorf("segment %d: %w", id, err)
+			return fmt.Errorf("segment %d: %w", m.id, err)
 		}
-		del := map[uint32]bool{}
-		rows, err := t.tx.QueryContext(ctx, `SELECT doc FROM index_deleted WHERE segment = ?`, id)
+		del, err := t.deletedIn(ctx, m.id)
 		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var d uint32
-			if err := rows.Scan(&d); err != nil {
-				rows.Close()
-				return err
-			}
-			del[d] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
+			return fmt.Errorf("segment %d: %w", m.id, err)
 		}
 		parts[i] = postings.Part{Seg: seg}
 		if len(del) > 0 {
 			parts[i].Deleted = func(d uint32) bool { return del[d] }
 		}
+		docs += seg.Docs() - len(del)
+		if field != textField {
+			continue
+		}
 		as, err := decodeAttrs(m.attrs, seg.Docs())
 		if err != nil {
-			return fmt.Errorf("segment %d: %w", id, err)
+			return fmt.Errorf("segment %d: %w", m.id, err)
 		}
 		for j, a := range as {
 			if !del[seg.Doc(j)] {
@@ -356,18 +477,22 @@ func (t *txn) merge(ctx context.Context, level int, in []mergeInput) error {
 		return err
 	}
 	slices.SortFunc(live, func(a, b docAttrs) int { return cmp.Compare(a.doc, b.doc) })
-	var out []byte
+	var attrs []byte
 	for _, a := range live {
-		out = a.append(out)
+		attrs = a.append(attrs)
 	}
-	id, err := t.writeSegment(ctx, level, len(live), data, out)
+	id, err := t.writeSegmentAt(ctx, field, level, docs, data, attrs)
 	if err != nil {
 		return err
+	}
+	moved := `UPDATE index_docs SET segment = ?1 WHERE segment = ?2`
+	if field == anchorsField {
+		moved = `UPDATE index_docs SET anchors = ?1 WHERE anchors = ?2`
 	}
 	now := time.Now().UnixMilli()
 	for _, old := range in {
 		for _, q := range []string{
-			`UPDATE index_docs SET segment = ?1 WHERE segment = ?2`,
+			moved,
 			`DELETE FROM index_deleted WHERE segment = ?2`,
 			`UPDATE index_segments SET retired = ?3 WHERE id = ?2`,
 		} {
@@ -377,6 +502,24 @@ func (t *txn) merge(ctx context.Context, level int, in []mergeInput) error {
 		}
 	}
 	return nil
+}
+
+// deletedIn returns the documents deleted from a segment.
+func (t *txn) deletedIn(ctx context.Context, seg int64) (map[uint32]bool, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT doc FROM index_deleted WHERE segment = ?`, seg)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	del := map[uint32]bool{}
+	for rows.Next() {
+		var d uint32
+		if err := rows.Scan(&d); err != nil {
+			return nil, err
+		}
+		del[d] = true
+	}
+	return del, rows.Err()
 }
 
 // blockReader reads a segment from its rows of index_blocks.

@@ -36,27 +36,29 @@ type segView struct {
 	gen    int64
 	delSeq int64 // the last deletion it holds
 	ix     *postings.Index
-	segs   []*viewSeg // by their first document
+	segs   []*viewSeg                     // by ID
+	bySeg  map[*postings.Segment]*viewSeg // the same
 }
 
 // viewSeg is a segment of a view, with its documents' attributes.
 type viewSeg struct {
-	id          int64
-	seg         *postings.Segment
-	attrs       []docAttrs
-	first, last uint32
+	id    int64
+	field int
+	seg   *postings.Segment
+	attrs []docAttrs
 }
 
-// attrsOf returns the attributes of doc, a document of the index.
+// attrsOf returns the attributes of doc, a document of the index, as the
+// segment that holds its text has them (an older one may hold it too,
+// deleted).
 func (v *segView) attrsOf(doc uint32) *docAttrs {
-	for _, s := range v.segs {
-		if doc < s.first || doc > s.last {
-			continue
-		}
-		i := sort.Search(s.seg.Docs(), func(i int) bool { return s.seg.Doc(i) >= doc })
-		if i < s.seg.Docs() && s.seg.Doc(i) == doc {
-			return &s.attrs[i]
-		}
+	s := v.bySeg[v.ix.Holder(doc)]
+	if s == nil {
+		return nil
+	}
+	i := sort.Search(s.seg.Docs(), func(i int) bool { return s.seg.Doc(i) >= doc })
+	if i < s.seg.Docs() && s.seg.Doc(i) == doc {
+		return &s.attrs[i]
 	}
 	return nil
 }
@@ -91,6 +93,7 @@ func (db *DB) segView(ctx context.Context) (*segView, error) {
 // segRow is a row of index_segments as a refresh reads it.
 type segRow struct {
 	id, size int64
+	field    int
 	attrs    []byte
 }
 
@@ -118,14 +121,14 @@ func (db *DB) refreshView(ctx context.Context, old *segView) (*segView, error) {
 		for _, s := range old.segs {
 			have[s.id] = true
 		}
-		rs, err := tx.QueryContext(ctx, `SELECT id, size, CASE WHEN id IN (SELECT value FROM json_each(?)) THEN NULL ELSE attrs END
+		rs, err := tx.QueryContext(ctx, `SELECT id, size, field, CASE WHEN id IN (SELECT value FROM json_each(?)) THEN NULL ELSE attrs END
 			FROM index_segments WHERE retired = 0 ORDER BY id`, idsJSON(have))
 		if err != nil {
 			return err
 		}
 		for rs.Next() {
 			var r segRow
-			if err := rs.Scan(&r.id, &r.size, &r.attrs); err != nil {
+			if err := rs.Scan(&r.id, &r.size, &r.field, &r.attrs); err != nil {
 				rs.Close()
 				return err
 			}
@@ -176,17 +179,16 @@ func (db *DB) refreshView(ctx context.Context, old *segView) (*segView, error) {
 		if err != nil {
 			return nil, fmt.Errorf("index: segment %d: %w", r.id, err)
 		}
-		s := &viewSeg{id: r.id, seg: seg}
-		if s.attrs, err = decodeAttrs(r.attrs, seg.Docs()); err != nil {
-			return nil, fmt.Errorf("index: segment %d: %w", r.id, err)
-		}
-		if seg.Docs() > 0 {
-			s.first, s.last = seg.Doc(0), seg.Doc(seg.Docs()-1)
+		s := &viewSeg{id: r.id, field: r.field, seg: seg}
+		if r.field == textField {
+			if s.attrs, err = decodeAttrs(r.attrs, seg.Docs()); err != nil {
+				return nil, fmt.Errorf("index: segment %d: %w", r.id, err)
+			}
 		}
 		v.segs = append(v.segs, s)
 		byID[r.id] = s
 		added[r.id] = map[uint32]bool{}
-		c.Add = append(c.Add, postings.Part{Seg: seg, Deleted: func(d uint32) bool { return added[s.id][d] }})
+		c.Add = append(c.Add, postings.Part{Seg: seg, Field: r.field, Deleted: func(d uint32) bool { return added[s.id][d] }})
 	}
 	for _, s := range old.segs {
 		if !live[s.id] {
@@ -205,7 +207,10 @@ func (db *DB) refreshView(ctx context.Context, old *segView) (*segView, error) {
 	if v.ix, err = old.ix.Apply(c); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	slices.SortFunc(v.segs, func(a, b *viewSeg) int { return cmp.Compare(a.first, b.first) })
+	v.bySeg = make(map[*postings.Segment]*viewSeg, len(v.segs))
+	for _, s := range v.segs {
+		v.bySeg[s.seg] = s
+	}
 	return v, nil
 }
 

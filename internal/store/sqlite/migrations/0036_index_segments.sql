@@ -12,14 +12,16 @@ CREATE TABLE IF NOT EXISTS index_state (
 );
 INSERT OR IGNORE INTO index_state (id) VALUES (1);
 
--- A segment: its level (merges of a level's segments make one of the
--- next), its documents, and for each of them, in the segment's order, its
--- full-text key and the page's host, type, language and year
--- (segAttrs). retired is when a merge replaced it (Unix milliseconds; 0
+-- A segment: the index field it starts at (0: titles and texts; 2:
+-- anchor texts), its level (merges of a level's segments make one of the
+-- next), its documents, and for each document of a segment of titles and
+-- texts, in the segment's order, its full-text key and the page's host,
+-- type, language and year (docAttrs). retired is when a merge replaced it (Unix milliseconds; 0
 -- while it counts): its blocks stay a while for the searches that were
 -- reading it.
 CREATE TABLE IF NOT EXISTS index_segments (
     id      INTEGER PRIMARY KEY,
+    field   INTEGER NOT NULL,
     level   INTEGER NOT NULL,
     docs    INTEGER NOT NULL,
     size    INTEGER NOT NULL,
@@ -35,11 +37,13 @@ CREATE TABLE IF NOT EXISTS index_blocks (
     PRIMARY KEY (segment, n)
 ) WITHOUT ROWID;
 
--- Each indexed document: its number and the segment that holds it.
+-- Each indexed document: its number, the segment that holds its title and
+-- text, and the one that holds its anchor texts (0: none).
 CREATE TABLE IF NOT EXISTS index_docs (
     key     INTEGER PRIMARY KEY,
     doc     INTEGER NOT NULL,
-    segment INTEGER NOT NULL
+    segment INTEGER NOT NULL,
+    anchors INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS index_docs_segment ON index_docs (segment);
 
