@@ -47,6 +47,7 @@ package postings
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"iter"
 	"slices"
 	"strings"
@@ -146,6 +147,15 @@ func (b *Builder) Add(doc uint32, fields ...string) bool {
 
 // Segment writes the documents added as a segment and empties the Builder.
 func (b *Builder) Segment() []byte {
+	out, _ := b.SegmentTo(nil)
+	return out
+}
+
+// SegmentTo is Segment with the segment's postings, its last region and
+// most of it, written to post as they are made (nil: kept with the
+// rest): the segment is the bytes returned followed by those written. It
+// returns post's error.
+func (b *Builder) SegmentTo(post io.Writer) ([]byte, error) {
 	// Each word's occurrences together, in the order they were added.
 	b.starts = slices.Grow(b.starts[:0], len(b.words)+1)[:len(b.words)+1]
 	clear(b.starts)
@@ -167,6 +177,7 @@ func (b *Builder) Segment() []byte {
 	}
 	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.words[x], b.words[y]) })
 	w := newSegmentWriter(b.fields, b.docs, b.lens)
+	w.sink = post
 	for _, id := range order {
 		occ := b.sorted[b.starts[id]:b.starts[id+1]]
 		w.term(b.words[id], func(yield func(uint32, []byte) bool) {
@@ -186,20 +197,25 @@ func (b *Builder) Segment() []byte {
 			}
 		})
 	}
-	out := w.bytes()
+	out, err := w.bytes()
 	b.docs, b.lens, b.words, b.occWord, b.occ = b.docs[:0], b.lens[:0], b.words[:0], b.occWord[:0], b.occ[:0]
 	clear(b.ids)
-	return out
+	return out, err
 }
 
 // segmentWriter writes a segment: its header and document table, then
 // each term in increasing order into the dictionary, the restart index
-// and the postings, which bytes puts together.
+// and the postings, which bytes puts together. With a sink, the postings
+// go to it a piece at a time.
 type segmentWriter struct {
 	head     []byte // up to the document table
 	restarts []byte
 	dict     []byte
-	post     []byte
+	post     []byte    // the postings not yet written to sink
+	sink     io.Writer // nil: the postings stay in post
+	sent     int       // bytes of postings written to sink
+	err      error     // sink's
+
 	prev     string
 	n        int
 	lastDict int // the dictionary and postings offsets of the last restart
@@ -268,14 +284,14 @@ func (w *segmentWriter) entry(word string, count int, pieces ...[]byte) {
 		w.restarts = binary.AppendUvarint(w.restarts, uint64(len(word)))
 		w.restarts = append(w.restarts, word...)
 		w.restarts = binary.AppendUvarint(w.restarts, uint64(len(w.dict)-w.lastDict))
-		w.restarts = binary.AppendUvarint(w.restarts, uint64(len(w.post)-w.lastPost))
-		w.lastDict, w.lastPost = len(w.dict), len(w.post)
+		w.restarts = binary.AppendUvarint(w.restarts, uint64(w.postLen()-w.lastPost))
+		w.lastDict, w.lastPost = len(w.dict), w.postLen()
 	} else {
 		for shared < len(word) && shared < len(w.prev) && word[shared] == w.prev[shared] {
 			shared++
 		}
 	}
-	start := len(w.post)
+	start := w.postLen()
 	for _, p := range pieces {
 		w.post = append(w.post, p...)
 	}
@@ -283,13 +299,36 @@ func (w *segmentWriter) entry(word string, count int, pieces ...[]byte) {
 	w.dict = binary.AppendUvarint(w.dict, uint64(len(word)-shared))
 	w.dict = append(w.dict, word[shared:]...)
 	w.dict = binary.AppendUvarint(w.dict, uint64(count))
-	w.dict = binary.AppendUvarint(w.dict, uint64(len(w.post)-start))
+	w.dict = binary.AppendUvarint(w.dict, uint64(w.postLen()-start))
 	w.prev = word
 	w.n++
+	if w.sink != nil && len(w.post) >= sinkPiece {
+		w.send()
+	}
 }
 
-// bytes returns the segment.
-func (w *segmentWriter) bytes() []byte {
+// sinkPiece is how many bytes of postings a segmentWriter gathers before
+// it writes them to its sink.
+const sinkPiece = 64 << 10
+
+// postLen returns the length of the postings so far.
+func (w *segmentWriter) postLen() int { return w.sent + len(w.post) }
+
+// send writes the postings gathered to the sink.
+func (w *segmentWriter) send() {
+	if w.err == nil && len(w.post) > 0 {
+		_, w.err = w.sink.Write(w.post)
+	}
+	w.sent += len(w.post)
+	w.post = w.post[:0]
+}
+
+// bytes returns the segment: all of it, or with a sink, what comes before
+// the postings, the sink having had the rest.
+func (w *segmentWriter) bytes() ([]byte, error) {
+	if w.sink != nil {
+		w.send()
+	}
 	out := make([]byte, 0, len(w.head)+3*binary.MaxVarintLen64+len(w.restarts)+len(w.dict)+len(w.post))
 	out = append(out, w.head...)
 	out = binary.AppendUvarint(out, uint64(w.n))
@@ -297,5 +336,5 @@ func (w *segmentWriter) bytes() []byte {
 	out = append(out, w.restarts...)
 	out = binary.AppendUvarint(out, uint64(len(w.dict)))
 	out = append(out, w.dict...)
-	return append(out, w.post...)
+	return append(out, w.post...), w.err
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"iter"
 	"slices"
 )
@@ -11,7 +12,12 @@ import (
 // Merge writes parts of one field as one segment, without their deleted
 // documents: a document held by several parts must be deleted in all of
 // them but one.
-func Merge(parts []Part) ([]byte, error) {
+func Merge(parts []Part) ([]byte, error) { return MergeTo(parts, nil) }
+
+// MergeTo is Merge with the segment's postings written to post as they
+// are made, as Builder.SegmentTo writes them: the segment is the bytes
+// returned followed by those written.
+func MergeTo(parts []Part, post io.Writer) ([]byte, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("postings: merge: no segments")
 	}
@@ -34,6 +40,7 @@ func Merge(parts []Part) ([]byte, error) {
 		}
 	}
 	w := newSegmentWriter(fields, docs, lens)
+	w.sink = post
 	srcs := make([]*dictSource, len(parts))
 	scanErrs := make([]error, len(parts))
 	for k, p := range parts {
@@ -91,7 +98,11 @@ func Merge(parts []Part) ([]byte, error) {
 			return nil, fmt.Errorf("postings: merge: %w", err)
 		}
 	}
-	return w.bytes(), nil
+	out, err := w.bytes()
+	if err != nil {
+		return nil, fmt.Errorf("postings: merge: %w", err)
+	}
+	return out, nil
 }
 
 // concatenate writes a word's postings from the parts at holds as the

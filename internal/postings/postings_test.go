@@ -502,3 +502,53 @@ func TestOpenAtReadsInPieces(t *testing.T) {
 		t.Fatalf("OpenAt with the reader broken = %v, want %v", err, errBroken)
 	}
 }
+
+// pieces records the writes it gets.
+type pieces struct {
+	bytes.Buffer
+	writes int
+}
+
+func (p *pieces) Write(b []byte) (int, error) {
+	p.writes++
+	return p.Buffer.Write(b)
+}
+
+// TestPostingsWrittenAsTheyCome: a segment built or merged with its
+// postings written out as they are made is, put back together, the
+// segment made in memory, and the writer gets them in pieces; its error
+// is the builder's and the merge's.
+func TestPostingsWrittenAsTheyCome(t *testing.T) {
+	docs := corpus(31, 1200)
+	whole := build(t, docs)
+	b := NewBuilder(3)
+	for _, d := range docs {
+		b.Add(d.id, d.fields...)
+	}
+	var post pieces
+	front, err := b.SegmentTo(&post)
+	if err != nil || !bytes.Equal(append(front, post.Bytes()...), whole) || post.writes < 2 || len(front) > len(whole)/2 {
+		t.Fatalf("SegmentTo: %d bytes and %d in %d writes (%v), want the %d of Segment, most of them written in pieces",
+			len(front), post.Len(), post.writes, err, len(whole))
+	}
+
+	halves := []Part{{Seg: open(t, build(t, docs[:500]))}, {Seg: open(t, build(t, docs[500:]))}}
+	merged, err := Merge(halves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post = pieces{}
+	front, err = MergeTo(halves, &post)
+	if err != nil || !bytes.Equal(append(front, post.Bytes()...), merged) || post.writes < 2 {
+		t.Fatalf("MergeTo: %d bytes and %d in %d writes (%v), want the %d of Merge", len(front), post.Len(), post.writes, err, len(merged))
+	}
+	if _, err := MergeTo(halves, failing{}); !errors.Is(err, errFailing) {
+		t.Fatalf("MergeTo a failing writer: %v", err)
+	}
+}
+
+var errFailing = errors.New("no room")
+
+type failing struct{}
+
+func (failing) Write([]byte) (int, error) { return 0, errFailing }

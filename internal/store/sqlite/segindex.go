@@ -83,10 +83,10 @@ func (f ftsTable) delete(ctx context.Context, key crawl.ID) error {
 
 // Segments and their merges.
 const (
-	segBlock       = 64 << 10 // bytes of a segment a row of index_blocks holds
-	segFlushBytes  = 4 << 20  // folded text a transaction holds before it writes a segment
-	segMergeFactor = 8        // segments of a level and field that are merged into one
-	segMergeMax    = 16 << 20 // bytes of segments a merge takes at most (it holds two or three times its output)
+	segBlock       = 16 << 10  // bytes of a segment a row of index_blocks holds
+	segFlushBytes  = 4 << 20   // folded text a transaction holds before it writes a segment
+	segMergeFactor = 8         // segments of a level and field that are merged into one
+	segMergeMax    = 256 << 20 // bytes of segments a merge takes at most
 	segRetired     = 10 * time.Minute
 )
 
@@ -262,7 +262,7 @@ func (w *segWriter) flush(ctx context.Context) error {
 			}
 			attrs = a.append(attrs)
 		}
-		id, err := w.t.writeSegment(ctx, textField, len(w.texts), w.text.Segment(), attrs)
+		id, err := w.t.writeSegment(ctx, textField, 0, len(w.texts), attrs, w.text.SegmentTo)
 		if err != nil {
 			return err
 		}
@@ -286,7 +286,7 @@ func (w *segWriter) flush(ctx context.Context) error {
 				return fmt.Errorf("full-text index %d: document %d twice", s.d.key, s.doc)
 			}
 		}
-		id, err := w.t.writeSegment(ctx, anchorsField, len(w.anchors), w.anch.Segment(), nil)
+		id, err := w.t.writeSegment(ctx, anchorsField, 0, len(w.anchors), nil, w.anch.SegmentTo)
 		if err != nil {
 			return err
 		}
@@ -341,31 +341,77 @@ func (w *segWriter) finish(ctx context.Context) error {
 }
 
 // writeSegment stores a segment and its documents' attributes, and
-// returns its ID.
-func (t *txn) writeSegment(ctx context.Context, field int, docs int, data, attrs []byte) (int64, error) {
-	return t.writeSegmentAt(ctx, field, 0, docs, data, attrs)
-}
-
-// writeSegmentAt stores a segment of the given level.
-func (t *txn) writeSegmentAt(ctx context.Context, field, level, docs int, data, attrs []byte) (int64, error) {
+// returns its ID. build makes the segment: it writes the segment's
+// postings (its last region and most of it) to the writer it is given as
+// they are made, stored a block at a time as index_blocks rows 0, 1, …,
+// and returns the rest, its front, stored after them as rows -1, -2, …:
+// a segment is never held whole in memory.
+func (t *txn) writeSegment(ctx context.Context, field, level, docs int, attrs []byte, build func(post io.Writer) ([]byte, error)) (int64, error) {
 	var id int64
 	if attrs == nil {
 		attrs = []byte{}
 	}
-	if err := t.queryRow(ctx, `INSERT INTO index_segments (field, level, docs, size, attrs) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-		field, level, docs, len(data), attrs).Scan(&id); err != nil {
+	if err := t.queryRow(ctx, `INSERT INTO index_segments (field, level, docs, size, front, attrs) VALUES (?, ?, ?, 0, 0, ?) RETURNING id`,
+		field, level, docs, attrs).Scan(&id); err != nil {
 		return 0, fmt.Errorf("segment: %w", err)
 	}
 	ins, err := t.prep(ctx, `INSERT INTO index_blocks (segment, n, data) VALUES (?, ?, ?)`)
 	if err != nil {
 		return 0, err
 	}
-	for n := 0; n*segBlock < len(data); n++ {
-		if _, err := ins.ExecContext(ctx, id, n, data[n*segBlock:min(len(data), (n+1)*segBlock)]); err != nil {
-			return 0, fmt.Errorf("segment %d: %w", id, err)
-		}
+	post := &blockWriter{ctx: ctx, ins: ins, seg: id}
+	front, err := build(post)
+	if err == nil {
+		err = post.flush()
+	}
+	for i := 0; err == nil && i*segBlock < len(front); i++ {
+		_, err = ins.ExecContext(ctx, id, -1-i, front[i*segBlock:min(len(front), (i+1)*segBlock)])
+	}
+	if err == nil {
+		_, err = t.exec(ctx, `UPDATE index_segments SET size = ?, front = ? WHERE id = ?`, len(front)+post.size, len(front), id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("segment %d: %w", id, err)
 	}
 	return id, nil
+}
+
+// blockWriter stores a segment's postings as they come, a block a row.
+type blockWriter struct {
+	ctx  context.Context
+	ins  *sql.Stmt
+	seg  int64
+	n    int    // the next block's number
+	buf  []byte // less than a block
+	size int    // bytes written
+}
+
+func (w *blockWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	w.size += n
+	for len(p) > 0 {
+		k := min(len(p), segBlock-len(w.buf))
+		w.buf, p = append(w.buf, p[:k]...), p[k:]
+		if len(w.buf) == segBlock {
+			if err := w.flush(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// flush stores what the writer holds as a block.
+func (w *blockWriter) flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	if _, err := w.ins.ExecContext(w.ctx, w.seg, w.n, w.buf); err != nil {
+		return err
+	}
+	w.n++
+	w.buf = w.buf[:0]
+	return nil
 }
 
 // mergeSegments merges the segments of each field and level that has
@@ -407,14 +453,14 @@ func (t *txn) mergeSegments(ctx context.Context) error {
 
 // mergeInput is a segment a merge takes.
 type mergeInput struct {
-	id, size int64
-	attrs    []byte
+	id, size, front int64
+	attrs           []byte
 }
 
 // mergeInputs returns the smallest segments of a field and level, up to
 // segMergeFactor of them and segMergeMax bytes.
 func (t *txn) mergeInputs(ctx context.Context, field, level int) ([]mergeInput, error) {
-	rows, err := t.tx.QueryContext(ctx, `SELECT id, size, attrs FROM index_segments
+	rows, err := t.tx.QueryContext(ctx, `SELECT id, size, front, attrs FROM index_segments
 		WHERE retired = 0 AND field = ? AND level = ? ORDER BY size, id LIMIT ?`, field, level, segMergeFactor)
 	if err != nil {
 		return nil, err
@@ -424,7 +470,7 @@ func (t *txn) mergeInputs(ctx context.Context, field, level int) ([]mergeInput, 
 	total := int64(0)
 	for rows.Next() {
 		var m mergeInput
-		if err := rows.Scan(&m.id, &m.size, &m.attrs); err != nil {
+		if err := rows.Scan(&m.id, &m.size, &m.front, &m.attrs); err != nil {
 			return nil, err
 		}
 		if total += m.size; total > segMergeMax {
@@ -445,7 +491,7 @@ func (t *txn) merge(ctx context.Context, field, level int, in []mergeInput) erro
 	cache := newBlockCache(len(in) * 4 * segBlock)
 	docs := 0
 	for i, m := range in {
-		seg, err := postings.OpenAt(blockReader{ctx: ctx, seg: m.id, q: t.tx, cache: cache}, m.size)
+		seg, err := postings.OpenAt(blockReader{ctx: ctx, seg: m.id, front: m.front, q: t.tx, cache: cache}, m.size)
 		if err != nil {
 			return fmt.Errorf("segment %d: %w", m.id, err)
 		}
@@ -472,16 +518,14 @@ func (t *txn) merge(ctx context.Context, field, level int, in []mergeInput) erro
 			}
 		}
 	}
-	data, err := postings.Merge(parts)
-	if err != nil {
-		return err
-	}
 	slices.SortFunc(live, func(a, b docAttrs) int { return cmp.Compare(a.doc, b.doc) })
 	var attrs []byte
 	for _, a := range live {
 		attrs = a.append(attrs)
 	}
-	id, err := t.writeSegmentAt(ctx, field, level, docs, data, attrs)
+	id, err := t.writeSegment(ctx, field, level, docs, attrs, func(post io.Writer) ([]byte, error) {
+		return postings.MergeTo(parts, post)
+	})
 	if err != nil {
 		return err
 	}
@@ -522,10 +566,12 @@ func (t *txn) deletedIn(ctx context.Context, seg int64) (map[uint32]bool, error)
 	return del, rows.Err()
 }
 
-// blockReader reads a segment from its rows of index_blocks.
+// blockReader reads a segment from its rows of index_blocks (see
+// writeSegment).
 type blockReader struct {
 	ctx   context.Context
 	seg   int64
+	front int64 // the length of what comes before the postings
 	q     queryer
 	cache *blockCache // nil: none
 }
@@ -540,12 +586,15 @@ func (r blockReader) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < len(p) {
 		at := off + int64(n)
-		b, err := r.block(at / segBlock)
+		block, in := -1-at/segBlock, at%segBlock // in the front
+		if at >= r.front {
+			block, in = (at-r.front)/segBlock, (at-r.front)%segBlock
+		}
+		b, err := r.block(block)
 		if err != nil {
 			return n, err
 		}
-		in := int(at % segBlock)
-		if in >= len(b) {
+		if in >= int64(len(b)) {
 			return n, io.EOF
 		}
 		n += copy(p[n:], b[in:])

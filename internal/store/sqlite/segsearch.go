@@ -92,9 +92,9 @@ func (db *DB) segView(ctx context.Context) (*segView, error) {
 
 // segRow is a row of index_segments as a refresh reads it.
 type segRow struct {
-	id, size int64
-	field    int
-	attrs    []byte
+	id, size, front int64
+	field           int
+	attrs           []byte
 }
 
 // refreshView returns old brought up to the index's current generation.
@@ -121,14 +121,14 @@ func (db *DB) refreshView(ctx context.Context, old *segView) (*segView, error) {
 		for _, s := range old.segs {
 			have[s.id] = true
 		}
-		rs, err := tx.QueryContext(ctx, `SELECT id, size, field, CASE WHEN id IN (SELECT value FROM json_each(?)) THEN NULL ELSE attrs END
+		rs, err := tx.QueryContext(ctx, `SELECT id, size, front, field, CASE WHEN id IN (SELECT value FROM json_each(?)) THEN NULL ELSE attrs END
 			FROM index_segments WHERE retired = 0 ORDER BY id`, idsJSON(have))
 		if err != nil {
 			return err
 		}
 		for rs.Next() {
 			var r segRow
-			if err := rs.Scan(&r.id, &r.size, &r.field, &r.attrs); err != nil {
+			if err := rs.Scan(&r.id, &r.size, &r.front, &r.field, &r.attrs); err != nil {
 				rs.Close()
 				return err
 			}
@@ -175,7 +175,7 @@ func (db *DB) refreshView(ctx context.Context, old *segView) (*segView, error) {
 			v.segs = append(v.segs, s)
 			continue
 		}
-		seg, err := postings.OpenAt(blockReader{ctx: context.WithoutCancel(ctx), seg: r.id, q: db.r, cache: db.segs.cache}, r.size)
+		seg, err := postings.OpenAt(blockReader{ctx: context.WithoutCancel(ctx), seg: r.id, front: r.front, q: db.r, cache: db.segs.cache}, r.size)
 		if err != nil {
 			return nil, fmt.Errorf("index: segment %d: %w", r.id, err)
 		}

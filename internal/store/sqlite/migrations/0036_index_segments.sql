@@ -25,11 +25,14 @@ CREATE TABLE IF NOT EXISTS index_segments (
     level   INTEGER NOT NULL,
     docs    INTEGER NOT NULL,
     size    INTEGER NOT NULL,
+    front   INTEGER NOT NULL,
     attrs   BLOB NOT NULL,
     retired INTEGER NOT NULL DEFAULT 0
 );
 
--- A segment's bytes, in blocks of segBlock bytes (the last shorter).
+-- A segment's bytes, in blocks of segBlock bytes: its postings (the
+-- bytes from front on) in blocks 0, 1, …, and what comes before them in
+-- blocks -1, -2, … (the last of each shorter).
 CREATE TABLE IF NOT EXISTS index_blocks (
     segment INTEGER NOT NULL,
     n       INTEGER NOT NULL,
