@@ -66,7 +66,19 @@ func countMatches(ms []matched, byWork bool) (int, crawl.Facets) {
 		seen[c] = true
 		return true
 	}
+	pages := 0 // the matches of no work, each a result of its own
 	for _, m := range ms {
+		if m.work == 0 {
+			pages++
+			f.Host[m.host]++
+			if m.typ != "" {
+				f.Type[m.typ]++
+			}
+			if m.year != 0 {
+				f.Year[m.year]++
+			}
+			continue
+		}
 		r := m.result()
 		all[r] = true
 		if once(counted{r: r, facet: 'h', s: m.host}) {
@@ -79,7 +91,7 @@ func countMatches(ms []matched, byWork bool) (int, crawl.Facets) {
 			f.Year[m.year]++
 		}
 	}
-	return len(all), f
+	return pages + len(all), f
 }
 
 // firstOfEach keeps, of ranked matches, the first of each result (by
@@ -112,6 +124,32 @@ const (
 // one; keys of no work are left out.
 func (db *DB) worksOf(ctx context.Context, keys []crawl.ID, into map[crawl.ID]int64) error {
 	const chunk = 500
+	if len(keys) > 8*chunk {
+		// Many: one reading of every copy costs less than the look-ups.
+		byPage := make(map[crawl.ID]crawl.ID, len(keys))
+		for _, k := range keys {
+			byPage[urlIDOfKey(k)] = k
+		}
+		rows, err := db.r.QueryContext(ctx, `SELECT page_id, work_id FROM work_copies`)
+		if err != nil {
+			return fmt.Errorf("sqlite: search: works: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var page crawl.ID
+			var work int64
+			if err := rows.Scan(&page, &work); err != nil {
+				return fmt.Errorf("sqlite: search: works: %w", err)
+			}
+			if k, ok := byPage[page]; ok {
+				into[k] = work
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("sqlite: search: works: %w", err)
+		}
+		return nil
+	}
 	for len(keys) > 0 {
 		n := min(len(keys), chunk)
 		args := make([]any, n)

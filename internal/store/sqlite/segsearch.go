@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"database/sql"
 	"errors"
@@ -244,7 +245,12 @@ func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query
 	}
 	need := r.Offset + limit
 	var ms []matched
-	var cands []cand
+	// The candidates: by work, every match; else the best
+	// need+rankCandidates by bm25.
+	top := &candHeap{keep: need + rankCandidates}
+	if r.ByWork {
+		top.keep = math.MaxInt
+	}
 	n := 0
 	err = v.ix.Each(q, indexWeights, func(h postings.Hit) bool {
 		if n++; n%1024 == 0 && ctx.Err() != nil {
@@ -255,7 +261,7 @@ func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query
 			return true
 		}
 		ms = append(ms, matched{key: a.key, host: a.host, typ: a.typ, year: a.year})
-		cands = append(cands, cand{id: a.key, score: -h.Score})
+		top.add(cand{id: a.key, score: -h.Score})
 		return true
 	})
 	if err == nil {
@@ -286,16 +292,8 @@ func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query
 	trimFacets(res.Facets.Host)
 	trimFacets(res.Facets.Type)
 
-	best := func(a, b cand) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	}
-	slices.SortFunc(cands, best)
-	if !r.ByWork {
-		cands = cands[:min(len(cands), need+rankCandidates)]
-	}
+	cands := top.cands
+	slices.SortFunc(cands, betterCand)
 	if r.PageRankWeight > 0 {
 		read, err := db.r.PrepareContext(ctx, `SELECT coalesce((SELECT rank FROM ranks WHERE url_id = ?), 0)`)
 		if err != nil {
@@ -309,7 +307,7 @@ func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query
 			}
 			cands[i].score *= 1 + r.PageRankWeight*math.Log1p(pr)
 		}
-		slices.SortStableFunc(cands, best)
+		slices.SortStableFunc(cands, betterCand)
 	}
 	if r.ByWork {
 		cands = firstOfEach(cands, works)
@@ -332,4 +330,38 @@ func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query
 func (a *docAttrs) passes(r crawl.SearchRequest) bool {
 	return (r.Host == "" || a.host == r.Host) && (r.Type == "" || a.typ == r.Type) && (r.Lang == "" || a.lang == r.Lang) &&
 		(r.YearFrom == 0 || a.year >= r.YearFrom) && (r.YearTo == 0 || a.year >= 1 && a.year <= r.YearTo)
+}
+
+// betterCand orders candidates best first: by score, then by key.
+func betterCand(a, b cand) int {
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.id, b.id)
+}
+
+// candHeap keeps the best keep candidates added: a heap whose top is the
+// worst kept.
+type candHeap struct {
+	keep  int
+	cands []cand
+}
+
+func (h *candHeap) add(c cand) {
+	if len(h.cands) < h.keep {
+		heap.Push(h, c)
+	} else if betterCand(c, h.cands[0]) < 0 {
+		h.cands[0] = c
+		heap.Fix(h, 0)
+	}
+}
+
+func (h *candHeap) Len() int           { return len(h.cands) }
+func (h *candHeap) Less(i, j int) bool { return betterCand(h.cands[i], h.cands[j]) > 0 }
+func (h *candHeap) Swap(i, j int)      { h.cands[i], h.cands[j] = h.cands[j], h.cands[i] }
+func (h *candHeap) Push(x any)         { h.cands = append(h.cands, x.(cand)) }
+func (h *candHeap) Pop() any {
+	x := h.cands[len(h.cands)-1]
+	h.cands = h.cands[:len(h.cands)-1]
+	return x
 }
