@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"cmp"
 	"container/list"
 	"context"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -85,6 +87,7 @@ func (f ftsTable) delete(ctx context.Context, key crawl.ID) error {
 const (
 	segBlock       = 16 << 10  // bytes of a segment a row of index_blocks holds
 	segFlushBytes  = 4 << 20   // folded text a transaction holds before it writes a segment
+	segSplitDocs   = 64        // documents a transaction writes before it builds segments at once
 	segMergeFactor = 8         // segments of a level and field that are merged into one
 	segMergeMax    = 256 << 20 // bytes of segments a merge takes at most
 	segRetired     = 10 * time.Minute
@@ -107,10 +110,12 @@ type segWriter struct {
 	anchors []segDoc // anchor texts waiting for theirs
 	held    int      // bytes of texts and anchors
 	pending map[crawl.ID]bool
-	text    *postings.Builder
-	anch    *postings.Builder
-	next    uint32 // the next document number (0: not read yet)
-	changed bool
+	// builders: one for each segment of titles and texts built at once
+	// (writeTexts); anch: anchor texts.
+	builders []*postings.Builder
+	anch     *postings.Builder
+	next     uint32 // the next document number (0: not read yet)
+	changed  bool
 }
 
 // segDoc is a document, or its anchor texts, waiting for a segment.
@@ -248,32 +253,8 @@ func (w *segWriter) flush(ctx context.Context) error {
 	byDoc := func(a, b segDoc) int { return cmp.Compare(a.doc, b.doc) }
 	if len(w.texts) > 0 {
 		slices.SortFunc(w.texts, byDoc)
-		if w.text == nil {
-			w.text = postings.NewBuilder(2)
-		}
-		var attrs []byte
-		for _, s := range w.texts {
-			if !w.text.Add(s.doc, s.d.title, s.d.body) {
-				return fmt.Errorf("full-text index %d: document %d twice", s.d.key, s.doc)
-			}
-			a, err := w.attrsOf(ctx, s.d)
-			if err != nil {
-				return err
-			}
-			attrs = a.append(attrs)
-		}
-		id, err := w.t.writeSegment(ctx, textField, 0, len(w.texts), attrs, w.text.SegmentTo)
-		if err != nil {
+		if err := w.writeTexts(ctx); err != nil {
 			return err
-		}
-		ins, err := w.t.prep(ctx, `INSERT INTO index_docs (key, doc, segment) VALUES (?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		for _, s := range w.texts {
-			if _, err := ins.ExecContext(ctx, s.d.key, s.doc, id); err != nil {
-				return fmt.Errorf("full-text index %d: %w", s.d.key, err)
-			}
 		}
 	}
 	if len(w.anchors) > 0 {
@@ -303,6 +284,67 @@ func (w *segWriter) flush(ctx context.Context) error {
 	// The builders keep their memory for the next segments.
 	w.texts, w.anchors, w.held = w.texts[:0], w.anchors[:0], 0
 	clear(w.pending)
+	return nil
+}
+
+// writeTexts writes the titles and texts the transaction holds, in
+// document order, as segments: one for each core, built at once (the
+// tokenizing is most of the work), then stored one after the other.
+func (w *segWriter) writeTexts(ctx context.Context) error {
+	n := min(runtime.GOMAXPROCS(0), max(1, len(w.texts)/segSplitDocs))
+	for len(w.builders) < n {
+		w.builders = append(w.builders, postings.NewBuilder(2))
+	}
+	built := make([]struct {
+		front []byte
+		post  bytes.Buffer
+		err   error
+	}, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		part := w.texts[i*len(w.texts)/n : (i+1)*len(w.texts)/n]
+		wg.Go(func() {
+			b := w.builders[i]
+			for _, s := range part {
+				if !b.Add(s.doc, s.d.title, s.d.body) {
+					built[i].err = fmt.Errorf("full-text index %d: document %d twice", s.d.key, s.doc)
+					return
+				}
+			}
+			built[i].front, built[i].err = b.SegmentTo(&built[i].post)
+		})
+	}
+	wg.Wait()
+	ins, err := w.t.prep(ctx, `INSERT INTO index_docs (key, doc, segment) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		if built[i].err != nil {
+			return built[i].err
+		}
+		part := w.texts[i*len(w.texts)/n : (i+1)*len(w.texts)/n]
+		var attrs []byte
+		for _, s := range part {
+			a, err := w.attrsOf(ctx, s.d)
+			if err != nil {
+				return err
+			}
+			attrs = a.append(attrs)
+		}
+		id, err := w.t.writeSegment(ctx, textField, 0, len(part), attrs, func(post io.Writer) ([]byte, error) {
+			_, err := post.Write(built[i].post.Bytes())
+			return built[i].front, err
+		})
+		if err != nil {
+			return err
+		}
+		for _, s := range part {
+			if _, err := ins.ExecContext(ctx, s.d.key, s.doc, id); err != nil {
+				return fmt.Errorf("full-text index %d: %w", s.d.key, err)
+			}
+		}
+	}
 	return nil
 }
 
