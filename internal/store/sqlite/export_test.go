@@ -118,3 +118,6 @@ func (db *DB) SegmentsForTest(ctx context.Context) (map[int]int, error) {
 	}
 	return out, rows.Err()
 }
+
+// EngineForTest returns the store's index engine.
+func (db *DB) EngineForTest() string { return db.engine }

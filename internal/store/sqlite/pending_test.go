@@ -117,17 +117,21 @@ func (c *delayCrawl) expect(q string, want ...string) {
 	}
 }
 
-// consistent checks that every document is in pages_fts or waits, never
-// both and nothing else: pages_fts holds one row per document not
-// waiting, plus the previous rows the waiting ones will replace.
+// consistent checks that every document is in the index or waits,
+// never both and nothing else: the index holds one document per document
+// not waiting, plus the previous ones the waiting ones will replace.
 func (c *delayCrawl) consistent() {
 	c.t.Helper()
 	var docs, waiting, replaced, rows, orphans int
+	indexed := `SELECT count(*) FROM pages_fts_docsize`
+	if c.db.engine == EngineSegments {
+		indexed = `SELECT count(*) FROM index_docs`
+	}
 	for q, into := range map[string]*int{
-		`SELECT count(*) FROM search_docs`:                                                   &docs,
-		`SELECT count(*) FROM search_pending`:                                                &waiting,
-		`SELECT count(*) FROM search_pending WHERE indexed`:                                  &replaced,
-		`SELECT count(*) FROM pages_fts_docsize`:                                             &rows,
+		`SELECT count(*) FROM search_docs`:                  &docs,
+		`SELECT count(*) FROM search_pending`:               &waiting,
+		`SELECT count(*) FROM search_pending WHERE indexed`: &replaced,
+		indexed: &rows,
 		`SELECT count(*) FROM search_pending WHERE key NOT IN (SELECT key FROM search_docs)`: &orphans,
 	} {
 		if err := c.db.r.QueryRow(q).Scan(into); err != nil {
@@ -138,9 +142,9 @@ func (c *delayCrawl) consistent() {
 		c.t.Errorf("%d waiting rows have no document", orphans)
 	}
 	if rows != docs-waiting+replaced {
-		c.t.Errorf("pages_fts holds %d rows for %d documents, %d of them waiting (%d replacing a row)", rows, docs, waiting, replaced)
+		c.t.Errorf("the index holds %d documents for %d, %d of them waiting (%d replacing a document)", rows, docs, waiting, replaced)
 	}
-	if c.db.w == nil {
+	if c.db.w == nil || c.db.engine != EngineFTS5 {
 		return
 	}
 	if _, err := c.db.w.Exec(`INSERT INTO pages_fts (pages_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
@@ -157,6 +161,13 @@ func (c *delayCrawl) waiting() int {
 	return n
 }
 
+// forEachEngine runs test on a store of each engine of the embedded index.
+func forEachEngine(t *testing.T, test func(t *testing.T, engine string)) {
+	for _, engine := range []string{EngineFTS5, EngineSegments} {
+		t.Run(engine, func(t *testing.T) { test(t, engine) })
+	}
+}
+
 func link(target, anchor string) crawl.Link {
 	return crawl.Link{Target: target, TargetID: crawl.URLID(target), Anchor: anchor}
 }
@@ -167,10 +178,12 @@ func link(target, anchor string) crawl.Link {
 // until its new one is written, and one that leaves the index while
 // waiting leaves no row behind; the end-of-crawl pass, Close and the open
 // after a crash write every row that waits.
-func TestIndexDelay(t *testing.T) {
+func TestIndexDelay(t *testing.T) { forEachEngine(t, testIndexDelay) }
+
+func testIndexDelay(t *testing.T, engine string) {
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "delay.db")
-	db, err := Open(ctx, file, Options{IndexDelay: time.Hour})
+	db, err := Open(ctx, file, Options{IndexDelay: time.Hour, Engine: engine})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,9 +297,11 @@ func TestIndexDelay(t *testing.T) {
 
 // TestIndexDelayDue checks that a commit writes the rows that have waited
 // the delay, and only those, finding them through the index by time.
-func TestIndexDelayDue(t *testing.T) {
+func TestIndexDelayDue(t *testing.T) { forEachEngine(t, testIndexDelayDue) }
+
+func testIndexDelayDue(t *testing.T, engine string) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "due.db"), Options{IndexDelay: 50 * time.Millisecond})
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "due.db"), Options{IndexDelay: 50 * time.Millisecond, Engine: engine})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,9 +341,11 @@ func TestIndexDelayDue(t *testing.T) {
 // RefreshAnchors writes the waiting rows and the changed anchors by
 // itself, as the rank pass runs it before SetRanks; SetRanks after it
 // leaves the index as SetRanks alone would.
-func TestRefreshAnchorsBeforeRanks(t *testing.T) {
+func TestRefreshAnchorsBeforeRanks(t *testing.T) { forEachEngine(t, testRefreshAnchorsBeforeRanks) }
+
+func testRefreshAnchorsBeforeRanks(t *testing.T, engine string) {
 	ctx := context.Background()
-	c := newDelayCrawl(t, Options{IndexDelay: time.Hour})
+	c := newDelayCrawl(t, Options{IndexDelay: time.Hour, Engine: engine})
 	db := c.db
 	const a, b, d = "http://a.test/a", "http://a.test/b", "http://b.test/d"
 	c.commit(map[string]string{a: "alpha words", b: "beta words"}, map[string][]crawl.Link{a: {link(b, "zebra")}})
@@ -359,8 +376,12 @@ func TestRefreshAnchorsBeforeRanks(t *testing.T) {
 // transaction of its own) is the probe: left alone when nothing was
 // committed, put right once something was.
 func TestSetRanksLooksAgainOnlyAfterWrites(t *testing.T) {
+	forEachEngine(t, testSetRanksLooksAgainOnlyAfterWrites)
+}
+
+func testSetRanksLooksAgainOnlyAfterWrites(t *testing.T, engine string) {
 	ctx := context.Background()
-	c := newDelayCrawl(t, Options{IndexDelay: time.Hour})
+	c := newDelayCrawl(t, Options{IndexDelay: time.Hour, Engine: engine})
 	db := c.db
 	const a, b, d, e = "http://a.test/a", "http://a.test/b", "http://b.test/d", "http://b.test/e"
 	ranks := map[crawl.ID]float64{crawl.URLID(a): 1, crawl.URLID(b): 2, crawl.URLID(d): 1, crawl.URLID(e): 1}
@@ -444,8 +465,12 @@ func (c *endsAfter) Err() error {
 // context's error, and its transaction leaves nothing done (every
 // document still waits); the next pass does the work.
 func TestRefreshAnchorsStopsWhenItsContextEnds(t *testing.T) {
+	forEachEngine(t, testRefreshAnchorsStopsWhenItsContextEnds)
+}
+
+func testRefreshAnchorsStopsWhenItsContextEnds(t *testing.T, engine string) {
 	ctx := context.Background()
-	c := newDelayCrawl(t, Options{IndexDelay: time.Hour})
+	c := newDelayCrawl(t, Options{IndexDelay: time.Hour, Engine: engine})
 	db := c.db
 	texts := map[string]string{}
 	links := map[string][]crawl.Link{}

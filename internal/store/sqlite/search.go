@@ -58,7 +58,7 @@ func (t *txn) indexPage(ctx context.Context, p *crawl.Page) error {
 	if title == "" && p.Meta != nil {
 		title = p.Meta.Title
 	}
-	t.fts = append(t.fts, ftsOp{id: ftsKey(p.ID), insert: true, title: title, body: body})
+	t.fts = append(t.fts, ftsOp{id: ftsKey(p.ID), insert: true, title: title, body: body, attrs: pageAttrs(p)})
 	return nil
 }
 
@@ -74,6 +74,7 @@ type ftsOp struct {
 	id          crawl.ID // the page's full-text key (ftsKey)
 	insert      bool     // insert the row; else delete it
 	title, body string
+	attrs       *docAttrs // the page's, for the segments engine
 }
 
 // flushFTS applies the transaction's full-text writes: the last write of
@@ -185,7 +186,7 @@ func (t *txn) flushFTS(ctx context.Context) error {
 	} else {
 		for _, id := range ids {
 			if op := t.fts[last[id]]; op.insert {
-				if err := text.insert(ctx, foldedDoc{key: id, title: query.Fold(op.title), body: query.Fold(op.body), anchors: query.Fold(anchors[id])}); err != nil {
+				if err := text.insert(ctx, foldedDoc{key: id, title: query.Fold(op.title), body: query.Fold(op.body), anchors: query.Fold(anchors[id]), attrs: op.attrs}); err != nil {
 					return err
 				}
 			}

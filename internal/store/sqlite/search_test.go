@@ -32,7 +32,7 @@ func docURL(i int) string { return fmt.Sprintf("http://h%d.test/doc/%d", i%4, i)
 func newSearchCorpus(t *testing.T, n int) *searchCorpus {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, migratedFile(t), sqlite.Options{})
+	db, err := sqlite.Open(ctx, migratedFile(t), sqlite.Options{Engine: sqlite.EngineFTS5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func TestSearchTierJoinsWithNewAnchors(t *testing.T) {
 func openFileCorpus(t *testing.T) (c *searchCorpus, file string) {
 	t.Helper()
 	file = filepath.Join(t.TempDir(), "s.db")
-	db, err := sqlite.Open(context.Background(), file, sqlite.Options{})
+	db, err := sqlite.Open(context.Background(), file, sqlite.Options{Engine: sqlite.EngineFTS5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -326,7 +326,7 @@ func (w *segWriter) writeTexts(ctx context.Context) error {
 		part := w.texts[i*len(w.texts)/n : (i+1)*len(w.texts)/n]
 		var attrs []byte
 		for _, s := range part {
-			a, err := w.attrsOf(ctx, s.d)
+			a, err := w.attrsOf(s.d)
 			if err != nil {
 				return err
 			}
@@ -348,20 +348,25 @@ func (w *segWriter) writeTexts(ctx context.Context) error {
 	return nil
 }
 
-// attrsOf returns the attributes of d's page (docAttrs): those it came
-// with, or those of the page as the transaction leaves it.
-func (w *segWriter) attrsOf(ctx context.Context, d foldedDoc) (docAttrs, error) {
-	if d.attrs != nil {
-		a := *d.attrs
-		a.key = d.key
-		return a, nil
+// attrsOf returns the attributes of d's page (docAttrs), which every
+// document written whole comes with.
+func (w *segWriter) attrsOf(d foldedDoc) (docAttrs, error) {
+	if d.attrs == nil {
+		return docAttrs{}, fmt.Errorf("full-text index %d: a document without its page's attributes", d.key)
 	}
-	a := docAttrs{key: d.key}
-	if err := w.t.queryRow(ctx, `SELECT host, doc_type, lang, year FROM pages WHERE url_id = ?`, urlIDOfKey(d.key)).Scan(
-		&a.host, &a.typ, &a.lang, &a.year); err != nil {
-		return a, fmt.Errorf("full-text index %d: %w", d.key, err)
-	}
+	a := *d.attrs
+	a.key = d.key
 	return a, nil
+}
+
+// pageAttrs are the attributes of a page as its row in pages has them
+// (pageArgs).
+func pageAttrs(p *crawl.Page) *docAttrs {
+	a := &docAttrs{host: crawl.HostKey(p.URL), lang: p.Lang}
+	if p.Meta != nil {
+		a.typ, a.year = p.Meta.Type, p.Meta.Year
+	}
+	return a
 }
 
 // finish writes what is left of the transaction's documents, merges the
@@ -573,7 +578,7 @@ func (t *txn) merge(ctx context.Context, field, level int, in []mergeInput) erro
 	}
 	moved := `UPDATE index_docs SET segment = ?1 WHERE segment = ?2`
 	if field == anchorsField {
-		moved = `UPDATE index_docs SET anchors = ?1 WHERE anchors = ?2`
+		moved = `UPDATE index_docs SET anchors = ?1 WHERE anchors = ?2 AND anchors <> 0`
 	}
 	now := time.Now().UnixMilli()
 	for _, old := range in {
@@ -769,33 +774,44 @@ func (c *blockCache) put(seg, n int64, data []byte) {
 	}
 }
 
-// chooseEngine sets the store's engine: the database's, or, for a
-// database that has no indexed document, the one opts asks for.
+// chooseEngine sets the store's engine: the database's, or the one opts
+// asks for (EngineSegments when it asks for none, for a database that
+// has no page yet). A database of pages asked for another engine gets it
+// with its index rebuilt, at this open (a maintenance task).
 func (db *DB) chooseEngine(ctx context.Context, opts Options) error {
 	db.segs.cache = newBlockCache(segCacheBytes)
 	if err := db.r.QueryRowContext(ctx, `SELECT engine FROM index_state`).Scan(&db.engine); err != nil {
 		return fmt.Errorf("sqlite: open %s: index engine: %w", db.path, err)
 	}
-	switch opts.Engine {
-	case "", db.engine:
+	want := cmp.Or(opts.Engine, EngineSegments)
+	switch want {
+	case db.engine:
 		return nil
 	case EngineFTS5, EngineSegments:
 	default:
 		return fmt.Errorf("sqlite: open %s: unknown index engine %q", db.path, opts.Engine)
 	}
 	if opts.ReadOnly {
+		if opts.Engine == "" {
+			return nil
+		}
 		return fmt.Errorf("sqlite: open %s: the index's engine is %s, not %s", db.path, db.engine, opts.Engine)
 	}
-	var docs int
-	if err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM search_docs LIMIT 1)`).Scan(&docs); err != nil {
+	var pages int
+	if err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM pages LIMIT 1)`).Scan(&pages); err != nil {
 		return fmt.Errorf("sqlite: open %s: index engine: %w", db.path, err)
 	}
-	if docs > 0 {
-		return fmt.Errorf("sqlite: open %s: the index's engine is %s, not %s, and it holds documents", db.path, db.engine, opts.Engine)
+	if pages > 0 && opts.Engine == "" {
+		return nil
 	}
-	if _, err := db.w.ExecContext(ctx, `UPDATE index_state SET engine = ?`, opts.Engine); err != nil {
+	q := `UPDATE index_state SET engine = ?`
+	if pages > 0 {
+		db.log.Info("changing the search index's engine; the index is rebuilt", "db", db.path, "from", db.engine, "to", want)
+		q += `; INSERT OR IGNORE INTO maintenance (task) VALUES ('reindex')`
+	}
+	if _, err := db.w.ExecContext(ctx, q, want); err != nil {
 		return fmt.Errorf("sqlite: open %s: index engine: %w", db.path, err)
 	}
-	db.engine = opts.Engine
+	db.engine = want
 	return nil
 }

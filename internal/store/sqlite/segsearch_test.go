@@ -17,11 +17,11 @@ import (
 	"github.com/acrawler/acrawler/internal/store/storetest"
 )
 
-// TestIndexConformanceSegments runs the index conformance suite on the
-// segments engine, written through the store's commit path.
-func TestIndexConformanceSegments(t *testing.T) {
+// TestIndexConformanceFTS5 runs the index conformance suite on the FTS5
+// engine (TestIndexConformance runs it on the default, the segments).
+func TestIndexConformanceFTS5(t *testing.T) {
 	indextest.Run(t, indextest.Features{Folding: true}, func(t *testing.T) crawl.Index {
-		db, err := sqlite.Open(context.Background(), migratedFile(t), sqlite.Options{Engine: sqlite.EngineSegments})
+		db, err := sqlite.Open(context.Background(), migratedFile(t), sqlite.Options{Engine: sqlite.EngineFTS5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,4 +251,60 @@ func sameResults(got, want crawl.SearchResult) string {
 		}
 	}
 	return ""
+}
+
+// TestEngineChange: a database keeps its engine when opened without one;
+// asked for the other, it gets it with its index rebuilt, and finds what
+// it found; a reader cannot change it, and an unknown engine is refused.
+func TestEngineChange(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "c.db")
+	db, err := sqlite.Open(ctx, file, sqlite.Options{Engine: sqlite.EngineFTS5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &searchCorpus{db: db, pages: map[string]*crawl.Page{}}
+	r := rand.New(rand.NewPCG(3, 4))
+	var pages []*crawl.Page
+	for i := range 60 {
+		pages = append(pages, enginePage(r, i, 0))
+	}
+	c.commit(t, pages...)
+	q := crawl.SearchRequest{Query: "learn*", Limit: 100}
+	want := c.search(t, q)
+	if want.Total == 0 {
+		t.Fatal("the corpus does not match the query")
+	}
+	db.Close()
+	for _, step := range []struct {
+		opts    sqlite.Options
+		engine  string
+		refused bool
+	}{
+		{sqlite.Options{}, sqlite.EngineFTS5, false},
+		{sqlite.Options{ReadOnly: true, Engine: sqlite.EngineSegments}, "", true},
+		{sqlite.Options{Engine: "lucene"}, "", true},
+		{sqlite.Options{Engine: sqlite.EngineSegments}, sqlite.EngineSegments, false},
+		{sqlite.Options{}, sqlite.EngineSegments, false},
+		{sqlite.Options{ReadOnly: true}, sqlite.EngineSegments, false},
+		{sqlite.Options{Engine: sqlite.EngineFTS5}, sqlite.EngineFTS5, false},
+	} {
+		db, err := sqlite.Open(ctx, file, step.opts)
+		if step.refused {
+			if err == nil {
+				db.Close()
+				t.Fatalf("Open(%+v) was not refused", step.opts)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Open(%+v): %v", step.opts, err)
+		}
+		got, err := db.Search(ctx, q)
+		engine := db.EngineForTest()
+		db.Close()
+		if err != nil || engine != step.engine || got.Total != want.Total || fmt.Sprint(got.Facets) != fmt.Sprint(want.Facets) {
+			t.Fatalf("Open(%+v): engine %s, %d matches (%v), want %s and %d", step.opts, engine, got.Total, err, step.engine, want.Total)
+		}
+	}
 }

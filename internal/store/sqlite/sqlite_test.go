@@ -259,13 +259,13 @@ func TestWALCutBack(t *testing.T) {
 	}
 }
 
-// TestConformanceSegments runs the store suite on the segments engine of
-// the embedded index.
-func TestConformanceSegments(t *testing.T) {
+// TestConformanceFTS5 runs the store suite on the FTS5 engine of the
+// embedded index (TestConformance runs it on the default, the segments).
+func TestConformanceFTS5(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
 		file := migratedFile(t)
 		return func() (crawl.Store, error) {
-			return sqlite.Open(context.Background(), file, sqlite.Options{Engine: sqlite.EngineSegments})
+			return sqlite.Open(context.Background(), file, sqlite.Options{Engine: sqlite.EngineFTS5})
 		}
 	})
 }

@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS index_docs (
     anchors INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS index_docs_segment ON index_docs (segment);
+CREATE INDEX IF NOT EXISTS index_docs_anchors ON index_docs (anchors) WHERE anchors <> 0;
 
 -- The documents deleted from segments that still count, in the order of
 -- their deletion (seq, never given twice), which readers follow.
