@@ -85,7 +85,7 @@ func (f ftsTable) delete(ctx context.Context, key crawl.ID) error {
 
 // Segments and their merges.
 const (
-	segBlock       = 16 << 10  // bytes of a segment a row of index_blocks holds
+	segBlock       = 4000      // bytes of a segment a row of index_blocks holds: one 4 KiB page's worth
 	segFlushBytes  = 4 << 20   // folded text a transaction holds before it writes a segment
 	segSplitDocs   = 64        // documents a transaction writes before it builds segments at once
 	segMergeFactor = 8         // segments of a level and field that are merged into one
@@ -402,7 +402,7 @@ func (t *txn) writeSegment(ctx context.Context, field, level, docs int, attrs []
 		field, level, docs, attrs).Scan(&id); err != nil {
 		return 0, fmt.Errorf("segment: %w", err)
 	}
-	ins, err := t.prep(ctx, `INSERT INTO index_blocks (segment, n, data) VALUES (?, ?, ?)`)
+	ins, err := t.prep(ctx, `INSERT INTO index_blocks (id, data) VALUES (?, ?)`)
 	if err != nil {
 		return 0, err
 	}
@@ -411,8 +411,11 @@ func (t *txn) writeSegment(ctx context.Context, field, level, docs int, attrs []
 	if err == nil {
 		err = post.flush()
 	}
+	if len(front) > blockHalf*segBlock {
+		err = errors.New("a segment's front of more than 2²³ blocks")
+	}
 	for i := 0; err == nil && i*segBlock < len(front); i++ {
-		_, err = ins.ExecContext(ctx, id, -1-i, front[i*segBlock:min(len(front), (i+1)*segBlock)])
+		_, err = ins.ExecContext(ctx, blockRow(id, int64(-1-i)), front[i*segBlock:min(len(front), (i+1)*segBlock)])
 	}
 	if err == nil {
 		_, err = t.exec(ctx, `UPDATE index_segments SET size = ?, front = ? WHERE id = ?`, len(front)+post.size, len(front), id)
@@ -453,7 +456,10 @@ func (w *blockWriter) flush() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	if _, err := w.ins.ExecContext(w.ctx, w.seg, w.n, w.buf); err != nil {
+	if w.n == blockHalf {
+		return errors.New("a segment of more than 2²³ blocks")
+	}
+	if _, err := w.ins.ExecContext(w.ctx, blockRow(w.seg, int64(w.n)), w.buf); err != nil {
 		return err
 	}
 	w.n++
@@ -486,17 +492,43 @@ func (t *txn) mergeSegments(ctx context.Context) error {
 			}
 		}
 	}
-	gone := time.Now().Add(-segRetired).UnixMilli()
-	_, err := t.exec(ctx, `DELETE FROM index_blocks WHERE segment IN
-		(SELECT id FROM index_segments WHERE retired BETWEEN 1 AND ?)`, gone)
-	if err == nil {
-		_, err = t.exec(ctx, `DELETE FROM index_segments WHERE retired BETWEEN 1 AND ?`, gone)
-	}
+	return t.dropRetired(ctx, time.Now().Add(-segRetired))
+}
+
+// dropRetired deletes the segments retired before a time, and their
+// blocks.
+func (t *txn) dropRetired(ctx context.Context, before time.Time) error {
+	rows, err := t.tx.QueryContext(ctx, `DELETE FROM index_segments WHERE retired BETWEEN 1 AND ? RETURNING id`, before.UnixMilli())
 	if err != nil {
-		return fmt.Errorf("merge: %w", err)
+		return fmt.Errorf("retired segments: %w", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("retired segments: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("retired segments: %w", err)
+	}
+	for _, id := range ids {
+		if _, err := t.exec(ctx, `DELETE FROM index_blocks WHERE id BETWEEN ? AND ?`, blockRow(id, -blockHalf), blockRow(id, blockHalf-1)); err != nil {
+			return fmt.Errorf("retired segment %d: %w", id, err)
+		}
 	}
 	return nil
 }
+
+// blockHalf bounds a segment's block numbers: from -blockHalf to
+// blockHalf-1, 32 GB of postings.
+const blockHalf = 1 << 23
+
+// blockRow is the row ID of block n of segment seg in index_blocks.
+func blockRow(seg, n int64) int64 { return seg<<24 | (n + blockHalf) }
 
 // mergeInput is a segment a merge takes.
 type mergeInput struct {
@@ -655,7 +687,7 @@ func (r blockReader) block(n int64) ([]byte, error) {
 		return b, nil
 	}
 	var b []byte
-	err := r.q.QueryRowContext(r.ctx, `SELECT data FROM index_blocks WHERE segment = ? AND n = ?`, r.seg, n).Scan(&b)
+	err := r.q.QueryRowContext(r.ctx, `SELECT data FROM index_blocks WHERE id = ?`, blockRow(r.seg, n)).Scan(&b)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, io.EOF

@@ -32,13 +32,13 @@ CREATE TABLE IF NOT EXISTS index_segments (
 
 -- A segment's bytes, in blocks of segBlock bytes: its postings (the
 -- bytes from front on) in blocks 0, 1, …, and what comes before them in
--- blocks -1, -2, … (the last of each shorter).
+-- blocks -1, -2, … (the last of each shorter). A block's row ID is its
+-- segment's ID and its number (blockID), and a block fits in one page of
+-- the table, which it takes alone: a read of a block is a read of a page.
 CREATE TABLE IF NOT EXISTS index_blocks (
-    segment INTEGER NOT NULL,
-    n       INTEGER NOT NULL,
-    data    BLOB NOT NULL,
-    PRIMARY KEY (segment, n)
-) WITHOUT ROWID;
+    id   INTEGER PRIMARY KEY,
+    data BLOB NOT NULL
+);
 
 -- Each indexed document: its number, the segment that holds its title and
 -- text, and the one that holds its anchor texts (0: none).
