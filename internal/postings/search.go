@@ -95,6 +95,7 @@ func (ix *Index) Each(q query.Query, weights []float64, fn func(Hit) bool) error
 	}
 	sizes := make([]int, ix.fields)
 	hits := make([]int, len(pos)*ix.fields)
+	sc := newScorer(st, weights)
 	m, err := ix.matcher(ps)
 	if err != nil || m == nil {
 		return err
@@ -108,7 +109,7 @@ func (ix *Index) Each(q query.Query, weights []float64, fn func(Hit) bool) error
 				hits[p*ix.fields+int(k>>fieldShift)]++
 			}
 		}
-		if !fn(Hit{Doc: d, Score: BM25(st, sizes, hits, weights)}) {
+		if !fn(Hit{Doc: d, Score: sc.score(sizes, hits)}) {
 			return nil
 		}
 	}
@@ -169,35 +170,55 @@ type Stats struct {
 // where absent). It adds in FTS5's order, so that equal inputs give equal
 // results to the last bit.
 func BM25(st Stats, sizes []int, hits []int, weights []float64) float64 {
-	const k1, b = 1.2, 0.75
+	return newScorer(st, weights).score(sizes, hits)
+}
+
+// scorer is BM25 for one query: what depends on the index alone,
+// computed once.
+type scorer struct {
+	idf     []float64 // each phrase's
+	avgdl   float64
+	weights []float64
+}
+
+func newScorer(st Stats, weights []float64) scorer {
 	var total int64
 	for _, n := range st.FieldTotal {
 		total += n
 	}
-	avgdl := float64(total) / float64(st.Rows)
+	s := scorer{avgdl: float64(total) / float64(st.Rows), weights: weights}
+	for _, nHit := range st.PhraseRows {
+		idf := math.Log((float64(st.Rows-nHit) + 0.5) / (float64(nHit) + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		s.idf = append(s.idf, idf)
+	}
+	return s
+}
+
+// score is BM25 of one document.
+func (s scorer) score(sizes []int, hits []int) float64 {
+	const k1, b = 1.2, 0.75
 	var d int
 	for _, n := range sizes {
 		d += n
 	}
 	nCol := len(sizes)
 	score := 0.0
-	for p, nHit := range st.PhraseRows {
-		idf := math.Log((float64(st.Rows-nHit) + 0.5) / (float64(nHit) + 0.5))
-		if idf <= 0 {
-			idf = 1e-6
-		}
+	for p, idf := range s.idf {
 		freq := 0.0
 		for c := range nCol {
 			w := 1.0
-			if c < len(weights) {
-				w = weights[c]
+			if c < len(s.weights) {
+				w = s.weights[c]
 			}
 			// FTS5 adds the weight once per instance.
 			for range hits[p*nCol+c] {
 				freq += w
 			}
 		}
-		score += idf * ((freq * (k1 + 1)) / (freq + k1*(1-b+b*float64(d)/avgdl)))
+		score += idf * ((freq * (k1 + 1)) / (freq + k1*(1-b+b*float64(d)/s.avgdl)))
 	}
 	return -score
 }

@@ -41,13 +41,7 @@ func countMatches(ms []matched, byWork bool) (int, crawl.Facets) {
 	f := crawl.Facets{Host: map[string]int{}, Type: map[string]int{}, Year: map[int]int{}}
 	if !byWork {
 		for _, m := range ms {
-			f.Host[m.host]++
-			if m.typ != "" {
-				f.Type[m.typ]++
-			}
-			if m.year != 0 {
-				f.Year[m.year]++
-			}
+			countFacets(&f, m)
 		}
 		return len(ms), f
 	}
@@ -70,13 +64,7 @@ func countMatches(ms []matched, byWork bool) (int, crawl.Facets) {
 	for _, m := range ms {
 		if m.work == 0 {
 			pages++
-			f.Host[m.host]++
-			if m.typ != "" {
-				f.Type[m.typ]++
-			}
-			if m.year != 0 {
-				f.Year[m.year]++
-			}
+			countFacets(&f, m)
 			continue
 		}
 		r := m.result()
@@ -92,6 +80,17 @@ func countMatches(ms []matched, byWork bool) (int, crawl.Facets) {
 		}
 	}
 	return pages + len(all), f
+}
+
+// countFacets counts a result in the facets of its values.
+func countFacets(f *crawl.Facets, m matched) {
+	f.Host[m.host]++
+	if m.typ != "" {
+		f.Type[m.typ]++
+	}
+	if m.year != 0 {
+		f.Year[m.year]++
+	}
 }
 
 // firstOfEach keeps, of ranked matches, the first of each result (by

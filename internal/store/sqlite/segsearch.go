@@ -244,7 +244,10 @@ func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query
 		limit = 10
 	}
 	need := r.Offset + limit
+	// By work, the matches are kept to be counted once their works are
+	// known; else each is counted as it comes.
 	var ms []matched
+	total, facets := 0, crawl.Facets{Host: map[string]int{}, Type: map[string]int{}, Year: map[int]int{}}
 	// The candidates: by work, every match; else the best
 	// need+rankCandidates by bm25.
 	top := &candHeap{keep: need + rankCandidates}
@@ -260,7 +263,13 @@ func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query
 		if a == nil || !a.passes(r) {
 			return true
 		}
-		ms = append(ms, matched{key: a.key, host: a.host, typ: a.typ, year: a.year})
+		m := matched{key: a.key, host: a.host, typ: a.typ, year: a.year}
+		if r.ByWork {
+			ms = append(ms, m)
+		} else {
+			total++
+			countFacets(&facets, m)
+		}
 		top.add(cand{id: a.key, score: -h.Score})
 		return true
 	})
@@ -288,7 +297,10 @@ func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query
 		}
 	}
 	res.ByWork = r.ByWork
-	res.Total, res.Facets = countMatches(ms, r.ByWork)
+	res.Total, res.Facets = total, facets
+	if r.ByWork {
+		res.Total, res.Facets = countMatches(ms, true)
+	}
 	trimFacets(res.Facets.Host)
 	trimFacets(res.Facets.Type)
 
