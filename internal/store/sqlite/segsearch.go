@@ -353,13 +353,17 @@ func betterCand(a, b cand) int {
 }
 
 // candHeap keeps the best keep candidates added: a heap whose top is the
-// worst kept.
+// worst kept (or, keeping math.MaxInt, every one, in no order).
 type candHeap struct {
 	keep  int
 	cands []cand
 }
 
 func (h *candHeap) add(c cand) {
+	if h.keep == math.MaxInt {
+		h.cands = append(h.cands, c) // all: sorted at the end
+		return
+	}
 	if len(h.cands) < h.keep {
 		heap.Push(h, c)
 	} else if betterCand(c, h.cands[0]) < 0 {
