@@ -97,9 +97,17 @@ func countFacets(f *crawl.Facets, m matched) {
 // their works, with the works of cands in works): a work's best-ranked
 // copy stands for it.
 func firstOfEach(cands []cand, works map[crawl.ID]int64) []cand {
-	seen := make(map[result]bool, len(cands))
-	out := make([]cand, 0, len(cands))
+	return firstOfEachUpTo(cands, works, len(cands))
+}
+
+// firstOfEachUpTo is firstOfEach up to n results.
+func firstOfEachUpTo(cands []cand, works map[crawl.ID]int64, n int) []cand {
+	seen := make(map[result]bool, min(n, len(cands)))
+	out := make([]cand, 0, min(n, len(cands)))
 	for _, c := range cands {
+		if len(out) == n {
+			break
+		}
 		r := matched{key: c.id, work: works[c.id]}.result()
 		if !seen[r] {
 			seen[r] = true

@@ -322,7 +322,7 @@ func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query
 		slices.SortStableFunc(cands, betterCand)
 	}
 	if r.ByWork {
-		cands = firstOfEach(cands, works)
+		cands = firstOfEachUpTo(cands, works, need)
 	}
 	if r.Offset < len(cands) {
 		for _, c := range cands[r.Offset:min(len(cands), need)] {
