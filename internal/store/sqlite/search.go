@@ -530,18 +530,28 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	if err != nil {
 		return res, err
 	}
-	if r.Offset < len(cands) {
-		for _, c := range cands[r.Offset:min(len(cands), need)] {
-			h, err := db.hit(ctx, q, c.id)
-			if err != nil {
-				return res, err
-			}
-			h.Score = c.score
-			res.Hits = append(res.Hits, h)
-		}
+	if res.Hits, err = db.hits(ctx, q, cands, r.Offset, need); err != nil {
+		return res, err
 	}
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// hits returns the results of the ranked candidates from offset to
+// need, with their fields and snippets.
+func (db *DB) hits(ctx context.Context, q query.Query, cands []cand, offset, need int) ([]crawl.SearchHit, error) {
+	var out []crawl.SearchHit
+	if offset < len(cands) {
+		for _, c := range cands[offset:min(len(cands), need)] {
+			h, err := db.hit(ctx, q, c.id)
+			if err != nil {
+				return nil, err
+			}
+			h.Score = c.score
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 // estimateMatches estimates the number of matches from the n-th smallest

@@ -324,15 +324,8 @@ func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query
 	if r.ByWork {
 		cands = firstOfEachUpTo(cands, works, need)
 	}
-	if r.Offset < len(cands) {
-		for _, c := range cands[r.Offset:min(len(cands), need)] {
-			h, err := db.hit(ctx, q, c.id)
-			if err != nil {
-				return res, err
-			}
-			h.Score = c.score
-			res.Hits = append(res.Hits, h)
-		}
+	if res.Hits, err = db.hits(ctx, q, cands, r.Offset, need); err != nil {
+		return res, err
 	}
 	res.Took = time.Since(start)
 	return res, nil
