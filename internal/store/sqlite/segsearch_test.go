@@ -308,3 +308,62 @@ func TestEngineChange(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchesWhileCommitting: searches of the segments engine run while
+// commits add pages and merge segments; each sees a whole generation of
+// the index (a total that never falls and never counts a page twice), and
+// the last finds every page.
+func TestSearchesWhileCommitting(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "w.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c := &searchCorpus{db: db, pages: map[string]*crawl.Page{}}
+	const batches, size = 12, 25
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			last := 0
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				res, err := db.Search(ctx, crawl.SearchRequest{Query: "common", Limit: 5})
+				if err == nil && (res.Total < last || res.Total > batches*size) {
+					err = fmt.Errorf("total %d after %d", res.Total, last)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				last = res.Total
+			}
+		}()
+	}
+	for b := range batches {
+		var pages []*crawl.Page
+		for i := range size {
+			n := b*size + i
+			pages = append(pages, &crawl.Page{URL: docURL(n), Title: fmt.Sprintf("Page %d", n), Text: "Some common text."})
+		}
+		c.commit(t, pages...)
+	}
+	close(done)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res, err := db.Search(ctx, crawl.SearchRequest{Query: "common"}); err != nil || res.Total != batches*size {
+		t.Fatalf("after the commits: %d matches, %v; want %d", res.Total, err, batches*size)
+	}
+	if levels, err := db.SegmentsForTest(ctx); err != nil || levels[-1] == 0 {
+		t.Fatalf("segments by level (retired at -1): %v, %v; want merged segments", levels, err)
+	}
+}
