@@ -198,7 +198,7 @@ func TestBulkBoundedInBytes(t *testing.T) {
 	client := startFake(t, fake)
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	stats, err := indexer.New(out, client, indexer.Config{MaxBackoff: 10 * time.Millisecond, Log: log}).Drain(ctx, false)
 	if err != nil {
