@@ -281,15 +281,7 @@ var (
 // tierText returns the transaction's writer of the search tier's FTS5
 // table.
 func (t *txn) tierText(ctx context.Context) (fullText, error) {
-	del, err := t.prep(ctx, tierDelete)
-	if err != nil {
-		return nil, err
-	}
-	ins, err := t.prep(ctx, tierInsert)
-	if err != nil {
-		return nil, err
-	}
-	return ftsTable{del: del, ins: ins}, nil
+	return t.ftsTable(ctx, tierDelete, tierInsert)
 }
 
 // setTier updates the search tier: the pages del leave the tier's

@@ -47,11 +47,17 @@ func (t *txn) text(ctx context.Context) (fullText, error) {
 	if t.db.engine == EngineSegments {
 		return t.segWriter(), nil
 	}
-	del, err := t.prep(ctx, ftsDelete)
+	return t.ftsTable(ctx, ftsDelete, ftsInsert)
+}
+
+// ftsTable returns the writer of an FTS5 table, by its delete and insert
+// statements.
+func (t *txn) ftsTable(ctx context.Context, deleteSQL, insertSQL string) (fullText, error) {
+	del, err := t.prep(ctx, deleteSQL)
 	if err != nil {
 		return nil, err
 	}
-	ins, err := t.prep(ctx, ftsInsert)
+	ins, err := t.prep(ctx, insertSQL)
 	if err != nil {
 		return nil, err
 	}
@@ -811,7 +817,6 @@ func (c *blockCache) put(seg, n int64, data []byte) {
 // has no page yet). A database of pages asked for another engine gets it
 // with its index rebuilt, at this open (a maintenance task).
 func (db *DB) chooseEngine(ctx context.Context, opts Options) error {
-	db.segs.cache = newBlockCache(segCacheBytes)
 	if err := db.r.QueryRowContext(ctx, `SELECT engine FROM index_state`).Scan(&db.engine); err != nil {
 		return fmt.Errorf("sqlite: open %s: index engine: %w", db.path, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -118,12 +119,16 @@ func (db *DB) refreshView(ctx context.Context, old *segView) (*segView, error) {
 		if err := tx.QueryRowContext(ctx, `SELECT gen FROM index_state`).Scan(&v.gen); err != nil {
 			return err
 		}
-		have := map[int64]bool{}
-		for _, s := range old.segs {
-			have[s.id] = true
+		have := make([]int64, len(old.segs)) // their attributes are read already
+		for i, s := range old.segs {
+			have[i] = s.id
+		}
+		known, err := json.Marshal(have)
+		if err != nil {
+			return err
 		}
 		rs, err := tx.QueryContext(ctx, `SELECT id, size, front, field, CASE WHEN id IN (SELECT value FROM json_each(?)) THEN NULL ELSE attrs END
-			FROM index_segments WHERE retired = 0 ORDER BY id`, idsJSON(have))
+			FROM index_segments WHERE retired = 0 ORDER BY id`, string(known))
 		if err != nil {
 			return err
 		}
@@ -213,18 +218,6 @@ func (db *DB) refreshView(ctx context.Context, old *segView) (*segView, error) {
 		v.bySeg[s.seg] = s
 	}
 	return v, nil
-}
-
-// idsJSON is a JSON array of the IDs of have.
-func idsJSON(have map[int64]bool) string {
-	b := []byte{'['}
-	for id := range have {
-		if len(b) > 1 {
-			b = append(b, ',')
-		}
-		b = fmt.Appendf(b, "%d", id)
-	}
-	return string(append(b, ']'))
 }
 
 // indexWeights are the fields' weights in bm25, in the segments' order.

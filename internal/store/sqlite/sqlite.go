@@ -116,7 +116,8 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: negative index delay %s", opts.IndexDelay)
 	}
 	db := &DB{path: file, outbox: opts.Outbox, near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance),
-		indexDelay: opts.IndexDelay, log: logOrDiscard(opts.Log), stmts: map[string]*sql.Stmt{}, want: map[string]struct{}{}}
+		indexDelay: opts.IndexDelay, log: logOrDiscard(opts.Log), stmts: map[string]*sql.Stmt{}, want: map[string]struct{}{},
+		segs: segReader{cache: newBlockCache(segCacheBytes)}}
 	if !opts.ReadOnly {
 		if err := db.acquireLock(); err != nil {
 			return nil, err
