@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"runtime"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
@@ -18,34 +19,56 @@ type foldedDoc struct {
 	err                  error
 }
 
-// docsAhead is how many documents readDocs keeps read ahead of the writes.
+// docsAhead is how many documents each reader of readDocs keeps read
+// ahead of the writes.
 const docsAhead = 64
 
+// docsRun is how many consecutive documents of readDocs one reader reads
+// before the next reader's turn, and docsReaders how many readers read
+// them at most: reading, decompressing and folding a document costs more
+// than tokenizing it, and the end-of-crawl pass waited on one reader.
+const (
+	docsRun     = 32
+	docsReaders = 2
+)
+
 // readDocs reads the documents of keys, in order, for the transaction to
-// write into a full-text table: on a reader connection, in a goroutine of
-// its own, docsAhead ahead of the writes, so that the end-of-crawl pass
-// reads, decompresses and folds on one core while its writer tokenizes
-// and writes on the other. anchors replaces the anchor texts of the
-// documents whose anchors the transaction changed. A reader sees the last
-// commit, not the transaction: the titles and texts of these documents
-// must be as committed, as they are in the rank pass, which changes only
-// anchor texts. The store's readers are open whenever it can be written
-// (Open). stop ends the reading early; next returns an error once the
-// reading failed.
+// write into a full-text table: on reader connections, in goroutines of
+// their own, each docsAhead ahead of the writes, so that the end-of-crawl
+// pass reads, decompresses and folds on the cores its writer's tokenizing
+// leaves. Up to docsReaders readers take turns of docsRun keys each, and
+// next gives the documents back in the order of keys. anchors replaces
+// the anchor texts of the documents whose anchors the transaction
+// changed. A reader sees the last commit, not the transaction: the
+// titles and texts of these documents must be as committed, as they are
+// in the rank pass, which changes only anchor texts. The store's readers
+// are open whenever it can be written (Open). stop ends the reading
+// early; next returns an error once the reading failed.
 func (t *txn) readDocs(ctx context.Context, keys []crawl.ID, anchors map[crawl.ID]string) (next func() (foldedDoc, error), stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
-	docs := make(chan foldedDoc, docsAhead)
-	go func() {
-		defer close(docs)
-		if err := readDocsOn(ctx, t.db.r, keys, anchors, docs); err != nil {
-			select {
-			case docs <- foldedDoc{err: err}:
-			case <-ctx.Done():
-			}
+	n := min(docsReaders, runtime.GOMAXPROCS(0), (len(keys)+docsRun-1)/docsRun)
+	chans := make([]chan foldedDoc, max(n, 1))
+	for i := range chans {
+		docs := make(chan foldedDoc, docsAhead)
+		chans[i] = docs
+		var mine []crawl.ID // reader i's keys: turns i, i+n, i+2n, …
+		for at := i * docsRun; at < len(keys); at += len(chans) * docsRun {
+			mine = append(mine, keys[at:min(at+docsRun, len(keys))]...)
 		}
-	}()
+		go func() {
+			defer close(docs)
+			if err := readDocsOn(ctx, t.db.r, mine, anchors, docs); err != nil {
+				select {
+				case docs <- foldedDoc{err: err}:
+				case <-ctx.Done():
+				}
+			}
+		}()
+	}
+	read := 0
 	next = func() (foldedDoc, error) {
-		d, ok := <-docs
+		d, ok := <-chans[read/docsRun%len(chans)]
+		read++
 		if !ok {
 			return d, fmt.Errorf("documents: %w", context.Cause(ctx))
 		}
@@ -53,7 +76,9 @@ func (t *txn) readDocs(ctx context.Context, keys []crawl.ID, anchors map[crawl.I
 	}
 	stop = func() {
 		cancel()
-		for range docs {
+		for _, docs := range chans {
+			for range docs {
+			}
 		}
 	}
 	return next, stop

@@ -14,8 +14,9 @@ import (
 )
 
 // readDocs gives the documents in the order asked, folded, with the
-// transaction's anchor texts where it has them; fails on a document that
-// is not there; and leaves no reader behind when stopped early.
+// transaction's anchor texts where it has them, however many readers read
+// them; fails on a document that is not there; and leaves no reader
+// behind when stopped early.
 func TestReadDocs(t *testing.T) {
 	ctx := context.Background()
 	c := newDelayCrawl(t, Options{})
@@ -63,8 +64,21 @@ func TestReadDocs(t *testing.T) {
 		}
 		stop()
 
-		// Stopped after one of many, the reader ends.
+		// Many documents come from readers taking turns, in the order
+		// asked.
 		many := slices.Repeat(keys, 200)
+		next, stop = tx.readDocs(ctx, many, nil)
+		for i, key := range many {
+			if d, err := next(); err != nil || d.key != key {
+				t.Fatalf("document %d of many: key %d, %v; want key %d", i, d.key, err, key)
+			}
+		}
+		if _, err := next(); err == nil {
+			t.Error("a document read after the last of many")
+		}
+		stop()
+
+		// Stopped after one of many, the readers end.
 		next, stop = tx.readDocs(ctx, many, nil)
 		if _, err := next(); err != nil {
 			t.Errorf("first of many: %v", err)

@@ -23,6 +23,15 @@ func SetSearchLimitsForTest(exact, share, tier, scored, candidates int) (restore
 	}
 }
 
+// SetSegmentFlushForTest sets how many bytes of folded text a
+// transaction holds before it builds them into segments, and returns a
+// function that restores it.
+func SetSegmentFlushForTest(n int) (restore func()) {
+	old := segFlushBytes
+	segFlushBytes = n
+	return func() { segFlushBytes = old }
+}
+
 // ExecForTest runs statements on the writer connection.
 func (db *DB) ExecForTest(ctx context.Context, sql string) error {
 	_, err := db.w.ExecContext(ctx, sql)

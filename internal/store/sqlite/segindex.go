@@ -92,12 +92,15 @@ func (f ftsTable) delete(ctx context.Context, key crawl.ID) error {
 // Segments and their merges.
 const (
 	segBlock       = 4000      // bytes of a segment a row of index_blocks holds: one 4 KiB page's worth
-	segFlushBytes  = 4 << 20   // folded text a transaction holds before it writes a segment
 	segSplitDocs   = 64        // documents a transaction writes before it builds segments at once
 	segMergeFactor = 8         // segments of a level and field that are merged into one
 	segMergeMax    = 256 << 20 // bytes of segments a merge takes at most
 	segRetired     = 10 * time.Minute
 )
+
+// segFlushBytes is how many bytes of folded text a transaction holds
+// before it builds them into segments (a variable for tests).
+var segFlushBytes = 4 << 20
 
 // The segments' fields: a document's title and text are in a segment at
 // field 0 (two fields), its inbound anchor texts in one at field 2, so
@@ -122,6 +125,10 @@ type segWriter struct {
 	anch     *postings.Builder
 	next     uint32 // the next document number (0: not read yet)
 	changed  bool
+	// building: the titles and texts of the segments being built while
+	// the writer goes on (flushAhead); spare: a slice of texts for reuse.
+	building *textBuild
+	spare    []segDoc
 }
 
 // segDoc is a document, or its anchor texts, waiting for a segment.
@@ -191,8 +198,9 @@ func (w *segWriter) setAnchors(ctx context.Context, key crawl.ID, anchors string
 	return w.hold(ctx, key, len(anchors))
 }
 
-// hold counts what the transaction holds of the document of key, and
-// writes its segments once that is segFlushBytes.
+// hold counts what the transaction holds of the document of key; once
+// that is segFlushBytes, the titles and texts held are built into
+// segments while the writer goes on (flushAhead).
 func (w *segWriter) hold(ctx context.Context, key crawl.ID, n int) error {
 	if w.pending == nil {
 		w.pending = map[crawl.ID]bool{}
@@ -201,7 +209,7 @@ func (w *segWriter) hold(ctx context.Context, key crawl.ID, n int) error {
 	w.held += n
 	w.changed = true
 	if w.held >= segFlushBytes {
-		return w.flush(ctx)
+		return w.flushAhead(ctx)
 	}
 	return nil
 }
@@ -209,7 +217,7 @@ func (w *segWriter) hold(ctx context.Context, key crawl.ID, n int) error {
 // settle writes the segments the transaction holds when one of them has
 // key's document, so that the index's tables say where it is.
 func (w *segWriter) settle(ctx context.Context, key crawl.ID) error {
-	if w.pending[key] {
+	if w.pending[key] || w.building != nil && w.building.keys[key] {
 		return w.flush(ctx)
 	}
 	return nil
@@ -254,15 +262,70 @@ func (w *segWriter) deleted(ctx context.Context, key crawl.ID, seg int64, doc ui
 }
 
 // flush writes the documents and anchor texts the transaction holds as
-// segments, each in document order.
+// segments, each in document order, after the batch being built.
 func (w *segWriter) flush(ctx context.Context) error {
-	byDoc := func(a, b segDoc) int { return cmp.Compare(a.doc, b.doc) }
+	if err := w.storeBuild(ctx); err != nil {
+		return err
+	}
 	if len(w.texts) > 0 {
 		slices.SortFunc(w.texts, byDoc)
-		if err := w.writeTexts(ctx); err != nil {
+		w.building = w.buildTexts()
+		if err := w.storeBuild(ctx); err != nil {
 			return err
 		}
 	}
+	if err := w.flushAnchors(ctx); err != nil {
+		return err
+	}
+	clear(w.pending)
+	return nil
+}
+
+// flushAhead is flush with the titles and texts left building while the
+// writer goes on: it stores the batch built before, and starts this one.
+// The anchor texts of its documents wait for the next flush, since where
+// a document's anchors are is written in its index_docs row, which is
+// written when its text is stored.
+func (w *segWriter) flushAhead(ctx context.Context) error {
+	if err := w.storeBuild(ctx); err != nil {
+		return err
+	}
+	var later []segDoc
+	if len(w.texts) > 0 {
+		slices.SortFunc(w.texts, byDoc)
+		keys := make(map[crawl.ID]bool, len(w.texts))
+		for _, s := range w.texts {
+			keys[s.d.key] = true
+		}
+		w.building = w.buildTexts()
+		w.building.keys = keys
+		now := w.anchors[:0]
+		for _, s := range w.anchors {
+			if keys[s.d.key] {
+				later = append(later, s)
+			} else {
+				now = append(now, s)
+			}
+		}
+		w.anchors = now
+	}
+	if err := w.flushAnchors(ctx); err != nil {
+		return err
+	}
+	// What the writer holds now is in the batch being built (settle).
+	w.anchors = append(w.anchors, later...)
+	for _, s := range later {
+		w.held += len(s.d.anchors)
+	}
+	clear(w.pending)
+	return nil
+}
+
+func byDoc(a, b segDoc) int { return cmp.Compare(a.doc, b.doc) }
+
+// flushAnchors writes the anchor texts the transaction holds as a
+// segment.
+func (w *segWriter) flushAnchors(ctx context.Context) error {
 	if len(w.anchors) > 0 {
 		slices.SortFunc(w.anchors, byDoc)
 		if w.anch == nil {
@@ -288,48 +351,77 @@ func (w *segWriter) flush(ctx context.Context) error {
 		}
 	}
 	// The builders keep their memory for the next segments.
-	w.texts, w.anchors, w.held = w.texts[:0], w.anchors[:0], 0
-	clear(w.pending)
+	w.anchors, w.held = w.anchors[:0], 0
 	return nil
 }
 
-// writeTexts writes the titles and texts the transaction holds, in
-// document order, as segments: one for each core, built at once (the
-// tokenizing is most of the work), then stored one after the other.
-func (w *segWriter) writeTexts(ctx context.Context) error {
+// textBuild is a batch of titles and texts being made into segments:
+// one for each core, built at once (the tokenizing is most of the work)
+// while the writer goes on, then stored one after the other (storeBuild).
+type textBuild struct {
+	texts []segDoc          // in document order
+	keys  map[crawl.ID]bool // the documents' keys (settle)
+	built []builtSegment    // one for each builder
+	wg    sync.WaitGroup
+}
+
+// builtSegment is a segment a builder made: its front and its postings.
+type builtSegment struct {
+	front []byte
+	post  bytes.Buffer
+	err   error
+}
+
+// buildTexts starts building the titles and texts the transaction holds
+// (texts, in document order) into segments, on the segWriter's builders,
+// and takes them from the segWriter.
+func (w *segWriter) buildTexts() *textBuild {
 	n := min(runtime.GOMAXPROCS(0), max(1, len(w.texts)/segSplitDocs))
 	for len(w.builders) < n {
 		w.builders = append(w.builders, postings.NewBuilder(2))
 	}
-	built := make([]struct {
-		front []byte
-		post  bytes.Buffer
-		err   error
-	}, n)
-	var wg sync.WaitGroup
+	b := &textBuild{texts: w.texts, built: make([]builtSegment, n)}
+	w.texts, w.spare = w.spare[:0], nil
 	for i := range n {
-		part := w.texts[i*len(w.texts)/n : (i+1)*len(w.texts)/n]
-		wg.Go(func() {
-			b := w.builders[i]
+		part := b.part(i)
+		b.wg.Go(func() {
+			builder := w.builders[i]
 			for _, s := range part {
-				if !b.Add(s.doc, s.d.title, s.d.body) {
-					built[i].err = fmt.Errorf("full-text index %d: document %d twice", s.d.key, s.doc)
+				if !builder.Add(s.doc, s.d.title, s.d.body) {
+					b.built[i].err = fmt.Errorf("full-text index %d: document %d twice", s.d.key, s.doc)
 					return
 				}
 			}
-			built[i].front, built[i].err = b.SegmentTo(&built[i].post)
+			b.built[i].front, b.built[i].err = builder.SegmentTo(&b.built[i].post)
 		})
 	}
-	wg.Wait()
+	return b
+}
+
+// part returns the documents of the batch's i-th segment.
+func (b *textBuild) part(i int) []segDoc {
+	n := len(b.built)
+	return b.texts[i*len(b.texts)/n : (i+1)*len(b.texts)/n]
+}
+
+// storeBuild waits for the batch being built, if there is one, and stores
+// its segments and where its documents are.
+func (w *segWriter) storeBuild(ctx context.Context) error {
+	b := w.building
+	if b == nil {
+		return nil
+	}
+	w.building = nil
+	b.wg.Wait()
 	ins, err := w.t.prep(ctx, `INSERT INTO index_docs (key, doc, segment) VALUES (?, ?, ?)`)
 	if err != nil {
 		return err
 	}
-	for i := range n {
-		if built[i].err != nil {
-			return built[i].err
+	for i := range b.built {
+		if b.built[i].err != nil {
+			return b.built[i].err
 		}
-		part := w.texts[i*len(w.texts)/n : (i+1)*len(w.texts)/n]
+		part := b.part(i)
 		var attrs []byte
 		for _, s := range part {
 			a, err := w.attrsOf(s.d)
@@ -339,8 +431,8 @@ func (w *segWriter) writeTexts(ctx context.Context) error {
 			attrs = a.append(attrs)
 		}
 		id, err := w.t.writeSegment(ctx, textField, 0, len(part), attrs, func(post io.Writer) ([]byte, error) {
-			_, err := post.Write(built[i].post.Bytes())
-			return built[i].front, err
+			_, err := post.Write(b.built[i].post.Bytes())
+			return b.built[i].front, err
 		})
 		if err != nil {
 			return err
@@ -351,6 +443,8 @@ func (w *segWriter) writeTexts(ctx context.Context) error {
 			}
 		}
 	}
+	clear(b.texts) // the texts, for the collector
+	w.spare = b.texts
 	return nil
 }
 

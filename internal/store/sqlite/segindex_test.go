@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/query"
 )
 
 // FuzzDecodeAttrs: attributes read are written again as they were read,
@@ -110,5 +111,65 @@ func TestSegmentRowsReadBack(t *testing.T) {
 	}
 	if _, err := r.ReadAt(make([]byte, 2), int64(len(whole)-1)); !errors.Is(err, io.EOF) {
 		t.Fatalf("ReadAt past the end: %v, want io.EOF", err)
+	}
+}
+
+// TestDocumentsWrittenAgainWhileBuilt: with segments of a few documents,
+// a transaction builds its earlier documents' segments while it goes on;
+// writing one of them again, or its anchor texts, stores what is built
+// first, so that each document is found once, by its last words, and by
+// the anchor texts it was given last.
+func TestDocumentsWrittenAgainWhileBuilt(t *testing.T) {
+	defer SetSegmentFlushForTest(300)()
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "s.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const n = 60
+	doc := func(i int, word string) foldedDoc {
+		return foldedDoc{key: crawl.ID(i + 1), title: "title", body: fmt.Sprintf("%s text%d of some length to fill the segments quickly", word, i), attrs: &docAttrs{}}
+	}
+	var settled int
+	if err := db.tx(ctx, func(t *txn) error {
+		w := t.segWriter()
+		for i := range n {
+			if err := w.insert(ctx, doc(i, "alpha")); err != nil {
+				return err
+			}
+		}
+		// Every document again, the last first: the latest are held or
+		// being built.
+		for i := n - 1; i >= 0; i-- {
+			if w.building != nil && w.building.keys[crawl.ID(i+1)] || w.pending[crawl.ID(i+1)] {
+				settled++
+			}
+			if err := w.insert(ctx, doc(i, "beta")); err != nil {
+				return err
+			}
+			if err := w.setAnchors(ctx, crawl.ID(i+1), fmt.Sprintf("gamma anchor%d", i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if settled == 0 {
+		t.Fatal("no document was written again while held or built: the test does not test")
+	}
+	v, err := db.segView(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]int{"alpha": 0, "beta": n, "gamma": n, "text7": 1, "anchor7": 1, "title": n} {
+		_, total, err := v.ix.Search(query.Parse(q), indexWeights, 10)
+		if err != nil || total != want {
+			t.Errorf("%q: %d found, %v; want %d", q, total, err, want)
+		}
+	}
+	if got := v.ix.Docs(); got != n {
+		t.Errorf("%d documents in the index, want %d", got, n)
 	}
 }

@@ -65,13 +65,22 @@ func enginePage(r *rand.Rand, i, v int) *crawl.Page {
 // asks both the same searches: the segments engine must give the same
 // totals, facets, hits and scores as FTS5, as pages are committed, after
 // the rank pass refreshed their anchor texts, after pages changed and
-// went, with an index delay, and once opened again.
+// went, with an index delay, and once opened again; and with segments
+// built from a few documents each, so that a transaction's segments are
+// built while it goes on, and written early when it writes one of their
+// documents again.
 func TestEnginesAgree(t *testing.T) {
 	for _, delay := range []time.Duration{0, time.Hour} {
 		t.Run(fmt.Sprintf("delay=%s", delay), func(t *testing.T) {
 			testEnginesAgree(t, delay)
 		})
 	}
+	t.Run("small segments", func(t *testing.T) {
+		defer sqlite.SetSegmentFlushForTest(2000)()
+		for _, delay := range []time.Duration{0, time.Hour} {
+			testEnginesAgree(t, delay)
+		}
+	})
 }
 
 func testEnginesAgree(t *testing.T, delay time.Duration) {
