@@ -22,7 +22,7 @@ var layers = func() map[string][]string {
 		"internal/fingerprint", "internal/score", "internal/scope", "internal/schedule",
 		"internal/query", "internal/rank", "internal/maintext", "internal/scholar",
 		"internal/title", "internal/cite", "internal/works", "internal/passage",
-		"internal/postings",
+		"internal/postings", "internal/urlrun",
 	}
 	m := map[string][]string{
 		// The domain: the standard library only.
