@@ -54,7 +54,7 @@ func TestRankLeftToTheLastProcess(t *testing.T) {
 		return stderr
 	}
 	d := apptest.OpenDB(t, db)
-	ranked := func() int64 { return apptest.QueryInt(t, d, `SELECT count(*) FROM pages WHERE pagerank <> 0`) }
+	ranked := func() int64 { return apptest.QueryInt(t, d, `SELECT count(*) FROM ranks WHERE rank <> 0`) }
 
 	log := crawlOnce()
 	if !strings.Contains(log, "PageRank left to the crawl's last process") || strings.Contains(log, "PageRank computed") {

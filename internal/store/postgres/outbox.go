@@ -71,7 +71,8 @@ func (db *DB) OutboxNext(ctx context.Context, limit int, lease time.Duration, no
 		}
 		pages := map[crawl.ID]loaded{}
 		b = t.batch()
-		b.Queue(`SELECT `+pageColumns+`, pagerank, anchors FROM pages WHERE url_id = ANY($1)`, pageIDs).Query(func(rows pgx.Rows) error {
+		b.Queue(`SELECT `+pageColumns+`, coalesce((SELECT rank FROM ranks WHERE url_id = pages.url_id), 0), anchors
+			FROM pages WHERE url_id = ANY($1)`, pageIDs).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var l loaded
 				p, err := scanPage(extraScan{rows, []any{&l.rank, &l.anchors}})

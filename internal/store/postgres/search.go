@@ -149,7 +149,7 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 	// (normalization 1). Snippets are made here, not by the server
 	// (package snippet), from the indexed text, title and anchor texts.
 	score := `ts_rank_cd(` + rankWeights + `, p.search, q.q, 1)
-				* (1 + ` + param(weight) + `::float8 * ln(1 + greatest(p.pagerank, 0)))`
+				* (1 + ` + param(weight) + `::float8 * ln(1 + greatest(coalesce(pr.rank, 0), 0)))`
 	// By work, the other matches are ranked when the first rankedMatches
 	// hold fewer results than the page needs, and a result is its first
 	// match (the matches of rankedMatches come first): every match of
@@ -162,10 +162,10 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 			LEFT JOIN work_copies wc ON wc.page_id = c.url_id) < ` + param(limit+offset)
 	}
 	ranked := `(SELECT p.url_id, 0 AS tier, ` + score + ` AS score
-				FROM cand JOIN pages p ON p.url_id = cand.url_id, q)
+				FROM cand JOIN pages p ON p.url_id = cand.url_id LEFT JOIN ranks pr ON pr.url_id = p.url_id, q)
 			UNION ALL
 			(SELECT p.url_id, 1, ` + score + `
-				FROM pages p, q WHERE ` + deep + ` AND ` + cond + `
+				FROM pages p LEFT JOIN ranks pr ON pr.url_id = p.url_id, q WHERE ` + deep + ` AND ` + cond + `
 				AND p.url_id NOT IN (SELECT url_id FROM cand))`
 	if r.ByWork {
 		ranked = `SELECT r.url_id, r.tier, r.score FROM (SELECT r.*, row_number() OVER (PARTITION BY ` + resultKey("r.url_id") + `
@@ -173,8 +173,8 @@ func (db *DB) Search(ctx context.Context, r crawl.SearchRequest) (crawl.SearchRe
 			FROM (` + ranked + `) r LEFT JOIN work_copies wc ON wc.page_id = r.url_id) r WHERE r.n = 1`
 	}
 	hitsSQL := matches + `,
-		cand AS MATERIALIZED (SELECT p.url_id FROM pages p, q WHERE ` + cond + `
-			ORDER BY p.pagerank DESC, p.url_id LIMIT ` + param(rankedMatches) + `),
+		cand AS MATERIALIZED (SELECT p.url_id FROM pages p LEFT JOIN ranks pr ON pr.url_id = p.url_id, q WHERE ` + cond + `
+			ORDER BY coalesce(pr.rank, 0) DESC, p.url_id LIMIT ` + param(rankedMatches) + `),
 		top AS (SELECT url_id, tier, score FROM (` + ranked + `) r
 			ORDER BY tier, score DESC, url_id LIMIT ` + param(limit) + ` OFFSET ` + param(offset) + `)
 		SELECT p.url_id, p.url, p.title, coalesce(p.metadata->>'title', ''), ` + bodyOf("p") + `, ` + titleOf("p") + `, p.anchors,
@@ -325,22 +325,25 @@ func (db *DB) LinkGraph(ctx context.Context) iter.Seq2[[2]crawl.ID, error] {
 // setRanksBatch is the number of pages SetRanks updates per transaction.
 const setRanksBatch = 1_000
 
-// setRanksSQL rewrites the pages of $1 whose rank ($3 of $2, else
-// unchanged) or anchor text changed, and with $4 queues their external
-// documents. a is MATERIALIZED so that each page's anchors are gathered
-// once: inlined, the subquery ran once for each of the four places that
-// name a.anchors.
-var setRanksSQL = `WITH a AS MATERIALIZED (SELECT p.url_id, v.rank,
+// setRanksSQL records the ranks $3 of the pages $2 (in ranks, where
+// only a rank that changed is written), rewrites the pages of $1 whose
+// anchor text changed, and with $4 queues the external documents of the
+// pages of either. a is MATERIALIZED so that each page's anchors are
+// gathered once: inlined, the subquery ran once for each place that
+// names a.anchors.
+var setRanksSQL = `WITH a AS MATERIALIZED (SELECT p.url_id,
 		CASE WHEN p.search IS NULL THEN '' ELSE ` + anchorsOf("p.url_id") + ` END AS anchors
-	FROM pages p LEFT JOIN unnest($2::bigint[], $3::float8[]) AS v(id, rank) ON v.id = p.url_id
-	WHERE p.url_id = ANY($1))
-	, u AS (UPDATE pages p SET pagerank = coalesce(a.rank, p.pagerank), anchors = a.anchors,
-		search = CASE WHEN p.anchors = a.anchors THEN p.search
-			ELSE ts_filter(p.search, '{a,c}') || ` + anchorVector("a.anchors") + ` END
-	FROM a WHERE p.url_id = a.url_id AND (p.anchors <> a.anchors OR p.pagerank <> coalesce(a.rank, p.pagerank))
-	RETURNING p.url_id, p.indexed_key)
+	FROM pages p WHERE p.url_id = ANY($1))
+	, r AS (INSERT INTO ranks (url_id, rank) SELECT v.id, v.rank FROM unnest($2::bigint[], $3::float8[]) AS v(id, rank) ORDER BY v.id
+		ON CONFLICT (url_id) DO UPDATE SET rank = excluded.rank WHERE ranks.rank <> excluded.rank
+		RETURNING url_id)
+	, u AS (UPDATE pages p SET anchors = a.anchors, search = ts_filter(p.search, '{a,c}') || ` + anchorVector("a.anchors") + `
+		FROM a WHERE p.url_id = a.url_id AND p.anchors <> a.anchors
+		RETURNING p.url_id)
 	INSERT INTO outbox (url_id, op, doc_key)
-		SELECT url_id, 'upsert', indexed_key FROM u WHERE $4 AND indexed_key <> '' ORDER BY url_id`
+		SELECT p.url_id, 'upsert', p.indexed_key FROM pages p
+		WHERE $4 AND p.indexed_key <> '' AND p.url_id IN (SELECT url_id FROM u UNION SELECT url_id FROM r)
+		ORDER BY p.url_id`
 
 // noJIT turns JIT compilation off for the rest of a transaction. The
 // planner's cost estimates of the rank pass's and the inlinks merge's

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -346,8 +347,8 @@ func xmin(t *testing.T, dsn, schema string, u string) string {
 }
 
 // TestSetRanksRewritesChanges: a page is indexed with the anchors of the
-// links already recorded to it; SetRanks adds those of later links and
-// rewrites only the pages whose rank or anchors changed.
+// links already recorded to it; SetRanks adds those of later links,
+// rewrites only the pages whose anchors changed, and records ranks apart.
 func TestSetRanksRewritesChanges(t *testing.T) {
 	dsn, schema := freshSchema(t)
 	db := open(t, dsn, schema)
@@ -371,9 +372,15 @@ func TestSetRanksRewritesChanges(t *testing.T) {
 	if err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.URLID(x): 2, crawl.URLID(hub): 0}); err != nil {
 		t.Fatal(err)
 	}
-	if xmin(t, dsn, schema, x) == xv || xmin(t, dsn, schema, hub) != hv {
-		t.Errorf("SetRanks rewrote the wrong pages: x (new rank) %v, hub (same rank) %v",
+	// Ranks are rows of their own: a page whose rank alone changed is
+	// not rewritten.
+	if xmin(t, dsn, schema, x) != xv || xmin(t, dsn, schema, hub) != hv {
+		t.Errorf("SetRanks rewrote pages whose rank alone changed: x (new rank) %v, hub (rank 0) %v",
 			xmin(t, dsn, schema, x) != xv, xmin(t, dsn, schema, hub) != hv)
+	}
+	var rank float64
+	if err := queryRow(t, dsn, schema, `SELECT rank FROM ranks WHERE url_id = $1`, []any{int64(crawl.URLID(x))}, &rank); err != nil || rank != 2 {
+		t.Errorf("x's rank recorded as %v (%v), want 2", rank, err)
 	}
 	indexPages(t, db, map[string][]crawl.Link{late: link("Quantum")}, &crawl.Page{URL: late, Title: "Late", Text: "more"})
 	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "quantum"})); len(got) != 0 {
@@ -395,7 +402,7 @@ func TestSetRanksRewritesChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ranks float64
-	if err := queryRow(t, dsn, schema, `SELECT sum(pagerank) FROM pages`, nil, &ranks); err != nil || ranks != 0 {
+	if err := queryRow(t, dsn, schema, `SELECT coalesce(sum(rank), 0) FROM ranks`, nil, &ranks); err != nil || ranks != 0 {
 		t.Errorf("ranks after NaN, +Inf and -1 sum to %v (%v), want 0", ranks, err)
 	}
 }
@@ -878,5 +885,65 @@ func TestFreshLinks(t *testing.T) {
 			[]any{int64(crawl.URLID(u))}, &got); err != nil || got != want {
 			t.Errorf("anchors of %s's links = %q (%v), want %q", u, got, err, want)
 		}
+	}
+}
+
+// TestRanksMigration: migration 0024 moves the pages' ranks into ranks
+// (those that are not 0), drops the column, and grants ranks to a role
+// granted pages.
+func TestRanksMigration(t *testing.T) {
+	ctx := context.Background()
+	dsn, schema := freshSchema(t)
+	files, err := os.ReadDir("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []string
+	for _, f := range files {
+		v, err := strconv.Atoi(strings.SplitN(f.Name(), "_", 2)[0])
+		if err != nil || v >= 24 {
+			continue
+		}
+		b, err := os.ReadFile("migrations/" + f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		exec(t, dsn, schema, string(b))
+		versions = append(versions, fmt.Sprintf("(%d)", v))
+	}
+	role := schema + "_reader"
+	exec(t, dsn, schema, `DO $$ BEGIN CREATE ROLE `+role+`;
+		EXCEPTION WHEN insufficient_privilege THEN NULL; END $$`)
+	var hasRole bool
+	if err := queryRow(t, dsn, schema, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, []any{role}, &hasRole); err != nil {
+		t.Fatal(err)
+	}
+	if hasRole {
+		t.Cleanup(func() {
+			exec(t, dsn, schema, `DROP OWNED BY `+role)
+			exec(t, dsn, schema, `DROP ROLE `+role)
+		})
+		exec(t, dsn, schema, `GRANT SELECT ON pages TO `+role)
+	}
+	exec(t, dsn, schema, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+		INSERT INTO schema_migrations (version) VALUES `+strings.Join(versions, ", ")+`;
+		INSERT INTO pages (url_id, url, status, fetched_at, pagerank) VALUES (1, 'http://a.test/1', 200, 1, 3.5), (2, 'http://a.test/2', 200, 1, 0)`)
+	if _, _, err := postgres.Migrate(ctx, dsn, postgres.Options{Schema: schema}); err != nil {
+		t.Fatal(err)
+	}
+	var ranks string
+	var column, granted bool
+	if err := queryRow(t, dsn, schema, `SELECT
+		(SELECT string_agg(url_id || '=' || rank, ' ' ORDER BY url_id) FROM ranks),
+		EXISTS (SELECT 1 FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = 'pages' AND column_name = 'pagerank'),
+		CASE WHEN $2 THEN has_table_privilege($1, 'ranks', 'SELECT') ELSE false END`, []any{role, hasRole}, &ranks, &column, &granted); err != nil {
+		t.Fatal(err)
+	}
+	if ranks != "1=3.5" || column {
+		t.Errorf("ranks %q, pages.pagerank still there: %v; want 1=3.5 and no column", ranks, column)
+	}
+	if hasRole && !granted {
+		t.Errorf("%s, granted pages, was not granted ranks", role)
 	}
 }
