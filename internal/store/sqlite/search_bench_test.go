@@ -145,11 +145,13 @@ func BenchmarkSearch(b *testing.B) {
 			name    string
 			queries []string
 			byWork  bool
-		}{{"frequent", frequent, false}, {"uniform", uniform, false}, {"frequent-by-work", frequent, true}, {"uniform-by-work", uniform, true}} {
+			weight  float64 // the link-graph rank's weight (serve's default: 0.5)
+		}{{"frequent", frequent, false, 0}, {"uniform", uniform, false, 0}, {"frequent-by-work", frequent, true, 0}, {"uniform-by-work", uniform, true, 0},
+			{"frequent-by-work-ranked", frequent, true, 0.5}} {
 			lat := make([]time.Duration, len(set.queries))
 			for i, q := range set.queries {
 				t0 := time.Now()
-				if _, err := st.Search(ctx, crawl.SearchRequest{Query: q, Limit: 10, ByWork: set.byWork}); err != nil {
+				if _, err := st.Search(ctx, crawl.SearchRequest{Query: q, Limit: 10, ByWork: set.byWork, PageRankWeight: set.weight}); err != nil {
 					b.Fatal(err)
 				}
 				lat[i] = time.Since(t0)

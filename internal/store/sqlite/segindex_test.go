@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -171,5 +172,109 @@ func TestDocumentsWrittenAgainWhileBuilt(t *testing.T) {
 	}
 	if got := v.ix.Docs(); got != n {
 		t.Errorf("%d documents in the index, want %d", got, n)
+	}
+}
+
+// TestBestOfEachUpTo: the first result of each work taken from a heap
+// are those of the candidates sorted, whatever the ties, copies and
+// number asked.
+func TestBestOfEachUpTo(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		n := rnd.IntN(300)
+		cands := make([]cand, n)
+		works := map[crawl.ID]int64{}
+		for i := range cands {
+			cands[i] = cand{id: crawl.ID(rnd.Int64N(1000) - 500), score: float64(rnd.IntN(20))}
+			if rnd.IntN(3) == 0 {
+				works[cands[i].id] = rnd.Int64N(10) + 1
+			}
+		}
+		want := slices.Clone(cands)
+		slices.SortFunc(want, betterCand)
+		k := rnd.IntN(n + 2)
+		if got, w := bestOfEachUpTo(slices.Clone(cands), works, k), firstOfEachUpTo(want, works, k); !slices.Equal(got, w) {
+			t.Fatalf("round %d, %d of %d: %v, want %v", round, k, n, got, w)
+		}
+	}
+}
+
+// TestBlendRanks: every candidate's score is blended with its own rank,
+// over several statements' worth of candidates.
+func TestBlendRanks(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	n := 2*rankChunk + 7
+	ranks := map[crawl.ID]float64{}
+	cands := make([]cand, n)
+	for i := range cands {
+		id := crawl.ID(i*7919 - 3000)
+		cands[i] = cand{id: ftsKey(id), score: 2}
+		if i%3 != 0 {
+			ranks[id] = float64(i % 11)
+		}
+	}
+	for id, r := range ranks {
+		if _, err := db.w.ExecContext(ctx, `INSERT INTO ranks (url_id, rank) VALUES (?, ?)`, id, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.blendRanks(ctx, cands, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cands {
+		if want := 2 * (1 + 0.5*math.Log1p(ranks[urlIDOfKey(c.id)])); c.score != want {
+			t.Fatalf("candidate %d: score %v, want %v", i, c.score, want)
+		}
+	}
+}
+
+// TestBestBlendedOfEach: a search by work that blends only the
+// candidates that may stand for its works gives the works and
+// candidates, and scores, that blending every match gives, for pages of
+// results near and far; and blends fewer than all when it can.
+func TestBestBlendedOfEach(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "r.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rnd := rand.New(rand.NewPCG(5, 6))
+	n := 6*rankChunk + 11
+	cands := make([]cand, n)
+	works := map[crawl.ID]int64{}
+	for i := range cands {
+		id := crawl.ID(i*104729 - 7_000_000)
+		cands[i] = cand{id: ftsKey(id), score: 1 + float64(rnd.IntN(400))/10}
+		if rnd.IntN(4) == 0 {
+			works[cands[i].id] = rnd.Int64N(300) + 1
+		}
+		if rnd.IntN(2) == 0 {
+			if _, err := db.w.ExecContext(ctx, `INSERT INTO ranks (url_id, rank) VALUES (?, ?)`, id, rnd.Float64()*rnd.Float64()*20); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, need := range []int{1, 10, 60, 2000} {
+		all := slices.Clone(cands)
+		if err := db.blendRanks(ctx, all, 0.5); err != nil {
+			t.Fatal(err)
+		}
+		want := bestOfEachUpTo(all, works, need)
+		some, err := db.bestBlendedOfEach(ctx, slices.Clone(cands), works, need, 0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bestOfEachUpTo(some, works, need); !slices.Equal(got, want) {
+			t.Fatalf("the best %d works: %v, want %v", need, got, want)
+		}
+		if need <= 10 && len(some) == len(cands) {
+			t.Errorf("the best %d works: every candidate blended", need)
+		}
 	}
 }

@@ -298,30 +298,144 @@ func (db *DB) searchSegments(ctx context.Context, r crawl.SearchRequest, q query
 	trimFacets(res.Facets.Type)
 
 	cands := top.cands
-	slices.SortFunc(cands, betterCand)
-	if r.PageRankWeight > 0 {
-		read, err := db.r.PrepareContext(ctx, `SELECT coalesce((SELECT rank FROM ranks WHERE url_id = ?), 0)`)
-		if err != nil {
-			return res, fmt.Errorf("sqlite: search: %w", err)
+	switch {
+	case r.ByWork && r.PageRankWeight > 0 && len(cands) > 4*rankChunk:
+		if cands, err = db.bestBlendedOfEach(ctx, cands, works, need, r.PageRankWeight); err != nil {
+			return res, err
 		}
-		defer read.Close()
-		for i := range cands {
-			var pr float64
-			if err := read.QueryRowContext(ctx, urlIDOfKey(cands[i].id)).Scan(&pr); err != nil {
-				return res, fmt.Errorf("sqlite: search: %w", err)
-			}
-			cands[i].score *= 1 + r.PageRankWeight*math.Log1p(pr)
+	case r.PageRankWeight > 0:
+		if err := db.blendRanks(ctx, cands, r.PageRankWeight); err != nil {
+			return res, err
 		}
-		slices.SortStableFunc(cands, betterCand)
 	}
 	if r.ByWork {
-		cands = firstOfEachUpTo(cands, works, need)
+		// Every match is a candidate: the first of each work are taken
+		// best first from a heap, not from all of them sorted.
+		cands = bestOfEachUpTo(cands, works, need)
+	} else {
+		slices.SortFunc(cands, betterCand)
 	}
 	if res.Hits, err = db.hits(ctx, q, cands, r.Offset, need); err != nil {
 		return res, err
 	}
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// rankChunk is how many candidates' ranks blendRanks reads a statement.
+const rankChunk = 500
+
+// blendRanks multiplies the score of each candidate by 1 + weight·ln(1 +
+// its link-graph rank), reading the ranks rankChunk a statement.
+func (db *DB) blendRanks(ctx context.Context, cands []cand, weight float64) error {
+	read, err := db.r.PrepareContext(ctx, `SELECT j.key, coalesce(r.rank, 0) FROM json_each(?) j LEFT JOIN ranks r ON r.url_id = j.value`)
+	if err != nil {
+		return fmt.Errorf("sqlite: search: ranks: %w", err)
+	}
+	defer read.Close()
+	ids := make([]crawl.ID, 0, min(len(cands), rankChunk))
+	for at := 0; at < len(cands); at += rankChunk {
+		part := cands[at:min(at+rankChunk, len(cands))]
+		ids = ids[:0]
+		for _, c := range part {
+			ids = append(ids, urlIDOfKey(c.id))
+		}
+		rows, err := read.QueryContext(ctx, jsonIDs(ids))
+		if err != nil {
+			return fmt.Errorf("sqlite: search: ranks: %w", err)
+		}
+		for rows.Next() {
+			var i int
+			var pr float64
+			if err := rows.Scan(&i, &pr); err != nil {
+				rows.Close()
+				return fmt.Errorf("sqlite: search: ranks: %w", err)
+			}
+			if i >= 0 && i < len(part) {
+				part[i].score *= 1 + weight*math.Log1p(pr)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return fmt.Errorf("sqlite: search: ranks: %w", err)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("sqlite: search: ranks: %w", err)
+		}
+	}
+	return nil
+}
+
+// bestBlendedOfEach returns, of cands (every match of a search by work),
+// those that may stand for the n best works once blended with their
+// link-graph ranks (blendRanks), blended: without reading the rank of
+// every match. The candidates are blended best first by bm25, rankChunk
+// at a time, until n works have a blended score above what any
+// candidate left could reach (its bm25 score times the boost of the
+// highest rank recorded). The first of each of the n works is then the
+// same as with every match blended.
+func (db *DB) bestBlendedOfEach(ctx context.Context, cands []cand, works map[crawl.ID]int64, n int, weight float64) ([]cand, error) {
+	var maxRank float64
+	if err := db.r.QueryRowContext(ctx, `SELECT coalesce(max(rank), 0) FROM ranks`).Scan(&maxRank); err != nil {
+		return nil, fmt.Errorf("sqlite: search: ranks: %w", err)
+	}
+	boost := 1 + weight*math.Log1p(maxRank)
+	if math.IsNaN(boost) || math.IsInf(boost, 0) {
+		return cands, db.blendRanks(ctx, cands, weight)
+	}
+	h := &candHeap{keep: math.MaxInt, cands: cands, best: true}
+	heap.Init(h)
+	var done []cand
+	best := map[result]float64{} // each work's best blended score
+	for h.Len() > 0 {
+		at := len(done)
+		for h.Len() > 0 && len(done)-at < rankChunk {
+			done = append(done, heap.Pop(h).(cand))
+		}
+		part := done[at:]
+		if err := db.blendRanks(ctx, part, weight); err != nil {
+			return nil, err
+		}
+		for _, c := range part {
+			r := matched{key: c.id, work: works[c.id]}.result()
+			if s, ok := best[r]; !ok || c.score > s {
+				best[r] = c.score
+			}
+		}
+		if h.Len() == 0 || len(best) < n {
+			continue
+		}
+		next := h.cands[0].score
+		bound := max(next, next*boost)
+		above := 0
+		for _, s := range best {
+			if s > bound {
+				above++
+			}
+		}
+		if above >= n {
+			break
+		}
+	}
+	return done, nil
+}
+
+// bestOfEachUpTo is firstOfEachUpTo of cands in betterCand's order,
+// without sorting them all: a heap of them gives them best first until n
+// results are found.
+func bestOfEachUpTo(cands []cand, works map[crawl.ID]int64, n int) []cand {
+	h := &candHeap{keep: math.MaxInt, cands: cands, best: true}
+	heap.Init(h)
+	seen := make(map[result]bool, min(n, len(cands)))
+	out := make([]cand, 0, min(n, len(cands)))
+	for h.Len() > 0 && len(out) < n {
+		c := heap.Pop(h).(cand)
+		r := matched{key: c.id, work: works[c.id]}.result()
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // passes reports whether a document passes a request's filters.
@@ -339,10 +453,12 @@ func betterCand(a, b cand) int {
 }
 
 // candHeap keeps the best keep candidates added: a heap whose top is the
-// worst kept (or, keeping math.MaxInt, every one, in no order).
+// worst kept (or, keeping math.MaxInt, every one, in no order). With best,
+// it is a heap whose top is the best (bestOfEachUpTo).
 type candHeap struct {
 	keep  int
 	cands []cand
+	best  bool
 }
 
 func (h *candHeap) add(c cand) {
@@ -358,10 +474,15 @@ func (h *candHeap) add(c cand) {
 	}
 }
 
-func (h *candHeap) Len() int           { return len(h.cands) }
-func (h *candHeap) Less(i, j int) bool { return betterCand(h.cands[i], h.cands[j]) > 0 }
-func (h *candHeap) Swap(i, j int)      { h.cands[i], h.cands[j] = h.cands[j], h.cands[i] }
-func (h *candHeap) Push(x any)         { h.cands = append(h.cands, x.(cand)) }
+func (h *candHeap) Len() int { return len(h.cands) }
+func (h *candHeap) Less(i, j int) bool {
+	if h.best {
+		return betterCand(h.cands[i], h.cands[j]) < 0
+	}
+	return betterCand(h.cands[i], h.cands[j]) > 0
+}
+func (h *candHeap) Swap(i, j int) { h.cands[i], h.cands[j] = h.cands[j], h.cands[i] }
+func (h *candHeap) Push(x any)    { h.cands = append(h.cands, x.(cand)) }
 func (h *candHeap) Pop() any {
 	x := h.cands[len(h.cands)-1]
 	h.cands = h.cands[:len(h.cands)-1]
