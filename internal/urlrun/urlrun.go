@@ -213,24 +213,15 @@ func (r *reader) byte() byte {
 	return c
 }
 
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, k := binary.Uvarint(r.b)
-	if k <= 0 {
-		r.err = ErrCorrupt
-		return 0
-	}
-	r.b = r.b[k:]
-	return v
-}
+func (r *reader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
+func (r *reader) varint() int64   { return readVarint(r, binary.Varint) }
 
-func (r *reader) varint() int64 {
+// readVarint reads a varint with decode (binary.Uvarint or Varint).
+func readVarint[T uint64 | int64](r *reader, decode func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, k := binary.Varint(r.b)
+	v, k := decode(r.b)
 	if k <= 0 {
 		r.err = ErrCorrupt
 		return 0

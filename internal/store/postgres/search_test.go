@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -894,35 +893,9 @@ func TestFreshLinks(t *testing.T) {
 func TestRanksMigration(t *testing.T) {
 	ctx := context.Background()
 	dsn, schema := freshSchema(t)
-	files, err := os.ReadDir("migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var versions []string
-	for _, f := range files {
-		v, err := strconv.Atoi(strings.SplitN(f.Name(), "_", 2)[0])
-		if err != nil || v >= 24 {
-			continue
-		}
-		b, err := os.ReadFile("migrations/" + f.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		exec(t, dsn, schema, string(b))
-		versions = append(versions, fmt.Sprintf("(%d)", v))
-	}
-	role := schema + "_reader"
-	exec(t, dsn, schema, `DO $$ BEGIN CREATE ROLE `+role+`;
-		EXCEPTION WHEN insufficient_privilege THEN NULL; END $$`)
-	var hasRole bool
-	if err := queryRow(t, dsn, schema, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, []any{role}, &hasRole); err != nil {
-		t.Fatal(err)
-	}
+	versions := migrateBelow(t, dsn, schema, 24)
+	role, hasRole := readerRole(t, dsn, schema)
 	if hasRole {
-		t.Cleanup(func() {
-			exec(t, dsn, schema, `DROP OWNED BY `+role)
-			exec(t, dsn, schema, `DROP ROLE `+role)
-		})
 		exec(t, dsn, schema, `GRANT SELECT ON pages TO `+role)
 	}
 	exec(t, dsn, schema, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());

@@ -189,37 +189,9 @@ func TestURLTextSQL(t *testing.T) {
 func TestPackedURLsMigration(t *testing.T) {
 	ctx := context.Background()
 	dsn, schema := freshSchema(t)
-	files, err := os.ReadDir("migrations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var versions []string
-	for _, f := range files {
-		v, err := strconv.Atoi(strings.SplitN(f.Name(), "_", 2)[0])
-		if err != nil || v >= 19 {
-			continue
-		}
-		b, err := os.ReadFile("migrations/" + f.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		exec(t, dsn, schema, string(b))
-		versions = append(versions, fmt.Sprintf("(%d)", v))
-	}
-	// A role of the test's own to grant to, where its user may create
-	// one; the role is dropped with its privileges at the end.
-	role := schema + "_reader"
-	exec(t, dsn, schema, `DO $$ BEGIN CREATE ROLE `+role+`;
-		EXCEPTION WHEN insufficient_privilege THEN NULL; END $$`)
-	var hasRole bool
-	if err := queryRow(t, dsn, schema, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, []any{role}, &hasRole); err != nil {
-		t.Fatal(err)
-	}
+	versions := migrateBelow(t, dsn, schema, 19)
+	role, hasRole := readerRole(t, dsn, schema)
 	if hasRole {
-		t.Cleanup(func() {
-			exec(t, dsn, schema, `DROP OWNED BY `+role)
-			exec(t, dsn, schema, `DROP ROLE `+role)
-		})
 		exec(t, dsn, schema, `GRANT SELECT ON urls TO `+role)
 	}
 	exec(t, dsn, schema, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
@@ -285,4 +257,49 @@ func dumpURLRows(t *testing.T, dsn, schema string) string {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// migrateBelow applies the migrations below version to the schema, as a
+// database of that age has them, and returns their versions as SQL
+// values, "(1)", "(2)", …, for schema_migrations.
+func migrateBelow(t *testing.T, dsn, schema string, version int) []string {
+	t.Helper()
+	files, err := os.ReadDir("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []string
+	for _, f := range files {
+		v, err := strconv.Atoi(strings.SplitN(f.Name(), "_", 2)[0])
+		if err != nil || v >= version {
+			continue
+		}
+		b, err := os.ReadFile("migrations/" + f.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		exec(t, dsn, schema, string(b))
+		versions = append(versions, fmt.Sprintf("(%d)", v))
+	}
+	return versions
+}
+
+// readerRole creates a role of the test's own to grant to, where its
+// user may create one (ok: it could); the role is dropped with its
+// privileges at the end.
+func readerRole(t *testing.T, dsn, schema string) (role string, ok bool) {
+	t.Helper()
+	role = schema + "_reader"
+	exec(t, dsn, schema, `DO $$ BEGIN CREATE ROLE `+role+`;
+		EXCEPTION WHEN insufficient_privilege THEN NULL; END $$`)
+	if err := queryRow(t, dsn, schema, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, []any{role}, &ok); err != nil {
+		t.Fatal(err)
+	}
+	if ok {
+		t.Cleanup(func() {
+			exec(t, dsn, schema, `DROP OWNED BY `+role)
+			exec(t, dsn, schema, `DROP ROLE `+role)
+		})
+	}
+	return role, ok
 }
