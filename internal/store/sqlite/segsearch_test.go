@@ -62,7 +62,8 @@ func enginePage(r *rand.Rand, i, v int) *crawl.Page {
 }
 
 // TestEnginesAgree writes the same crawl into a store of each engine and
-// asks both the same searches: the segments engine must give the same
+// asks both the same searches (by page and by work, with and without
+// the link-graph rank): the segments engine must give the same
 // totals, facets, hits and scores as FTS5, as pages are committed, after
 // the rank pass refreshed their anchor texts, after pages changed and
 // went, with an index delay, and once opened again; and with segments
@@ -145,6 +146,7 @@ func testEnginesAgree(t *testing.T, delay time.Duration) {
 		if i%4 == 0 {
 			q.PageRankWeight = 0.5
 		}
+		q.ByWork = i%7 < 2
 		queries = append(queries, q)
 	}
 	queries = append(queries, crawl.SearchRequest{Query: "unicode", Limit: 50}, crawl.SearchRequest{Query: "deep learning", Limit: 1000})
