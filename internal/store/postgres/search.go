@@ -300,26 +300,54 @@ const linkGraphBatch = 20_000
 
 // LinkGraph streams the links whose target has a page row, by source and
 // target, a batch per query (keyset pagination), so that no transaction
-// or connection is held while the caller works.
+// or connection is held while the caller works. Which targets have a
+// page row is read first, 8 bytes a page, and the links are kept by a
+// search of it, as the SQLite store does: a look-up of each link's target
+// in pages by the server was most of the reading (1.1 s against 0.17 s
+// for 485,000 links).
 func (db *DB) LinkGraph(ctx context.Context) iter.Seq2[[2]crawl.ID, error] {
-	lowest := [2]int64{math.MinInt64, math.MinInt64}
-	return keyset.Stream(ctx, linkGraphBatch, lowest, func(ctx context.Context, op string, after [2]int64, batch int) ([][2]crawl.ID, error) {
-		rows, err := db.pool.Query(ctx, `SELECT l.source_id, l.target_id FROM links l
-			WHERE (l.source_id, l.target_id) `+op+` ($1, $2) AND EXISTS (SELECT 1 FROM pages p WHERE p.url_id = l.target_id)
-			ORDER BY l.source_id, l.target_id LIMIT $3`, after[0], after[1], batch)
+	return func(yield func([2]crawl.ID, error) bool) {
+		pages, err := db.pageIDs(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("postgres: link graph: %w", err)
+			yield([2]crawl.ID{}, fmt.Errorf("postgres: link graph: %w", err))
+			return
 		}
-		got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) ([2]crawl.ID, error) {
-			var e [2]crawl.ID
-			err := row.Scan(&e[0], &e[1])
-			return e, err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("postgres: link graph: %w", err)
+		lowest := [2]int64{math.MinInt64, math.MinInt64}
+		links := keyset.Stream(ctx, linkGraphBatch, lowest, func(ctx context.Context, op string, after [2]int64, batch int) ([][2]crawl.ID, error) {
+			rows, err := db.pool.Query(ctx, `SELECT l.source_id, l.target_id FROM links l
+				WHERE (l.source_id, l.target_id) `+op+` ($1, $2) ORDER BY l.source_id, l.target_id LIMIT $3`, after[0], after[1], batch)
+			if err != nil {
+				return nil, fmt.Errorf("postgres: link graph: %w", err)
+			}
+			got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) ([2]crawl.ID, error) {
+				var e [2]crawl.ID
+				err := row.Scan(&e[0], &e[1])
+				return e, err
+			})
+			if err != nil {
+				return nil, fmt.Errorf("postgres: link graph: %w", err)
+			}
+			return got, nil
+		}, func(e [2]crawl.ID) [2]int64 { return [2]int64{int64(e[0]), int64(e[1])} })
+		for e, err := range links {
+			if err != nil {
+				yield(e, err)
+				return
+			}
+			if _, ok := slices.BinarySearch(pages, int64(e[1])); ok && !yield(e, nil) {
+				return
+			}
 		}
-		return got, nil
-	}, func(e [2]crawl.ID) [2]int64 { return [2]int64{int64(e[0]), int64(e[1])} })
+	}
+}
+
+// pageIDs returns the IDs of the pages recorded, in increasing order.
+func (db *DB) pageIDs(ctx context.Context) ([]int64, error) {
+	rows, err := db.pool.Query(ctx, `SELECT url_id FROM pages ORDER BY url_id`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }
 
 // setRanksBatch is the number of pages SetRanks updates per transaction.

@@ -1543,6 +1543,8 @@ func testRanks(t *testing.T, e *env) {
 	pageLinks["http://a.test/hub"] = []crawl.Link{
 		{TargetID: crawl.URLID("http://a.test/x"), Target: "http://a.test/x", Anchor: "Quantum decoherence paper"},
 		{TargetID: crawl.URLID("http://a.test/y"), Target: "http://a.test/y", Anchor: "other"},
+		// A URL never fetched: no page, so no node of the graph.
+		{TargetID: crawl.URLID("http://a.test/unfetched"), Target: "http://a.test/unfetched", Anchor: "later"},
 	}
 	defer delete(pageLinks, "http://a.test/hub")
 	e.commitPages(
@@ -1562,8 +1564,9 @@ func testRanks(t *testing.T, e *env) {
 		}
 		edges = append(edges, edge)
 	}
-	if len(edges) != 2 {
-		t.Fatalf("LinkGraph = %v, want the hub's 2 links", edges)
+	if len(edges) != 2 || edges[0][0] != hub || edges[1][0] != hub || edges[0][1] == edges[1][1] ||
+		edges[0][1] != x && edges[0][1] != y || edges[1][1] != x && edges[1][1] != y {
+		t.Fatalf("LinkGraph = %v, want the hub's 2 links to pages (x %d, y %d), not the one to a URL without a page", edges, x, y)
 	}
 	if err := e.s.SetRanks(e.ctx, map[crawl.ID]float64{x: 0.1, y: 20, hub: 1}); err != nil {
 		t.Fatal(err)
