@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -102,9 +104,15 @@ func firstOfEach(cands []cand, works map[crawl.ID]int64) []cand {
 
 // firstOfEachUpTo is firstOfEach up to n results.
 func firstOfEachUpTo(cands []cand, works map[crawl.ID]int64, n int) []cand {
-	seen := make(map[result]bool, min(n, len(cands)))
-	out := make([]cand, 0, min(n, len(cands)))
-	for _, c := range cands {
+	return firstOfEachOf(slices.Values(cands), len(cands), works, n)
+}
+
+// firstOfEachOf is firstOfEachUpTo of the candidates ranked gives, in
+// their order (size of them at most).
+func firstOfEachOf(ranked iter.Seq[cand], size int, works map[crawl.ID]int64, n int) []cand {
+	seen := make(map[result]bool, min(n, size))
+	out := make([]cand, 0, min(n, size))
+	for c := range ranked {
 		if len(out) == n {
 			break
 		}

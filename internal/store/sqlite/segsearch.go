@@ -425,17 +425,11 @@ func (db *DB) bestBlendedOfEach(ctx context.Context, cands []cand, works map[cra
 func bestOfEachUpTo(cands []cand, works map[crawl.ID]int64, n int) []cand {
 	h := &candHeap{keep: math.MaxInt, cands: cands, best: true}
 	heap.Init(h)
-	seen := make(map[result]bool, min(n, len(cands)))
-	out := make([]cand, 0, min(n, len(cands)))
-	for h.Len() > 0 && len(out) < n {
-		c := heap.Pop(h).(cand)
-		r := matched{key: c.id, work: works[c.id]}.result()
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, c)
+	best := func(yield func(cand) bool) {
+		for h.Len() > 0 && yield(heap.Pop(h).(cand)) {
 		}
 	}
-	return out
+	return firstOfEachOf(best, len(cands), works, n)
 }
 
 // passes reports whether a document passes a request's filters.
