@@ -73,24 +73,26 @@ func TestGrownTablesAnalyzed(t *testing.T) {
 
 // TestSearchVectorsNotAnalyzed: an analysis of pages keeps statistics of
 // its columns but none of the search vectors, whose statistics cost
-// nearly all of it and which no plan reads (migration 0022).
+// nearly all of it and which no plan reads (migration 0022), nor of the
+// metadata, which no plan reads either (migration 0025).
 func TestSearchVectorsNotAnalyzed(t *testing.T) {
 	testDSN(t)
 	dsn, schema := freshSchema(t)
 	db := open(t, dsn, schema)
 	var pages []*crawl.Page
 	for i := range 40 {
-		pages = append(pages, &crawl.Page{URL: fmt.Sprintf("http://a.test/%d", i), Title: "okapi", Text: fmt.Sprintf("okapi habitat and range %d", i)})
+		pages = append(pages, &crawl.Page{URL: fmt.Sprintf("http://a.test/%d", i), Title: "okapi", Text: fmt.Sprintf("okapi habitat and range %d", i),
+			Meta: &crawl.Metadata{Title: fmt.Sprintf("Okapi %d", i)}})
 	}
 	indexPages(t, db, nil, pages...)
 	exec(t, dsn, schema, `ANALYZE pages`)
 	var cols []string
 	if err := queryRow(t, dsn, schema, `SELECT coalesce(array_agg(attname::text ORDER BY attname), '{}') FROM pg_stats
-		WHERE schemaname = current_schema() AND tablename = 'pages' AND attname IN ('search', 'title', 'url_id')`, nil, &cols); err != nil {
+		WHERE schemaname = current_schema() AND tablename = 'pages' AND attname IN ('metadata', 'search', 'title', 'url_id')`, nil, &cols); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(cols, []string{"title", "url_id"}) {
-		t.Errorf("columns of pages with statistics: %v; want title and url_id, not search", cols)
+		t.Errorf("columns of pages with statistics: %v; want title and url_id, not search or metadata", cols)
 	}
 	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "habitat", Limit: 50})); len(got) != 40 {
 		t.Errorf("Search(habitat) found %d pages, want 40", len(got))
