@@ -16,7 +16,7 @@ import (
 // TestGrownTablesAnalyzed checks that a store handle analyzes the tables
 // it grew (a generic plan made on the empty tables of a new crawl would
 // otherwise read them whole for the connection's life), once they grew,
-// and not again until they grow more.
+// and not again until they double.
 func TestGrownTablesAnalyzed(t *testing.T) {
 	testDSN(t)
 	defer postgres.SetAnalyzeEvery(500)()
@@ -68,6 +68,15 @@ func TestGrownTablesAnalyzed(t *testing.T) {
 	db.WaitAnalyzed()
 	if n := relpages("urls"); n <= before {
 		t.Errorf("urls relpages %d after it grew, was %d: not analyzed again", n, before)
+	}
+	// Grown by half, not doubled: not analyzed again, in the background
+	// or when asked.
+	before = relpages("urls")
+	add(6000, 9000)
+	db.WaitAnalyzed()
+	got, err = db.AnalyzeGrown(ctx)
+	if n := relpages("urls"); err != nil || n != before || slices.Contains(got, schema+".urls") || slices.Contains(got, "urls") {
+		t.Errorf("urls analyzed again after growing by half: relpages %d, was %d; analyzed %v, %v", n, before, got, err)
 	}
 }
 
