@@ -61,7 +61,11 @@ import (
 // for a quick run; ACRAWLER_THROUGHPUT_FLAGS adds crawl flags to every
 // crawl (e.g. "--warc off" to see what the archive costs);
 // ACRAWLER_THROUGHPUT_PROFILE names a file to keep the stages run's CPU
-// profile in; ACRAWLER_THROUGHPUT_BASELINE names the tree of an earlier
+// profile in; ACRAWLER_THROUGHPUT_TRACE names a file to record the stages
+// run's execution trace in, and has it report where the committing
+// goroutine's time went (writer-…-%: running, runnable waiting for a
+// processor, in system calls, waiting for results or locks);
+// ACRAWLER_THROUGHPUT_BASELINE names the tree of an earlier
 // commit (`git archive COMMIT | tar -x -C DIR`) whose program each crawl
 // sub-benchmark also runs, right after its own crawl, reporting its figures
 // as base-… and the ratio as x-base: on a shared machine only such
@@ -540,12 +544,14 @@ func crawlStages(b *testing.B, args []string) {
 	}
 	var out phaseWriter
 	var errb bytes.Buffer
+	stopTrace := traceWriter(b)
 	cpu0, start := cputime.Process(), time.Now()
 	err = Run(context.Background(), args, &out, &errb)
 	elapsed, cpu := time.Since(start), cputime.Process()-cpu0
 	if profiling {
 		pprof.StopCPUProfile()
 	}
+	stopTrace()
 	f.Close()
 	if err != nil {
 		b.Fatalf("%v\n%s\n%s", err, out.buf.String(), errb.String())
