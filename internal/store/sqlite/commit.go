@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"math/bits"
 	"slices"
 	"strings"
@@ -42,6 +43,9 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 				return fmt.Errorf("%s: %w", results[i].URL.URL, err)
 			}
 		}
+		if err := c.addDiscovered(ctx, lim, now, &st); err != nil {
+			return err
+		}
 		if err := c.flushLinkURLs(ctx); err != nil {
 			return err
 		}
@@ -76,6 +80,10 @@ type committer struct {
 	linkers []linker
 	// prepared is the preparation of the result being recorded.
 	prepared any
+	// offers are the URLs the batch's results discovered, in their
+	// order, and discovered says whose they are (addDiscovered).
+	offers     []crawl.NewURL
+	discovered []discoveredBy
 
 	// linkTexts are the URL texts of the link targets recorded that the
 	// URLs admitted did not show to be in urls (see flushLinkURLs).
@@ -248,23 +256,12 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 	} else if (r.Outcome == crawl.OutcomeFailed || r.Outcome == crawl.OutcomeRetry) && r.ErrorKind != "" {
 		hs.errKind = r.ErrorKind
 	}
-	t.inURLs = nil
+	// The URLs it discovered are offered with the whole batch's, in the
+	// batch's order, after its last result (addDiscovered).
 	if len(r.Discovered) > 0 {
-		as, err := t.addURLs(ctx, r.Discovered, lim, now)
-		if err != nil {
-			return err
-		}
-		hs.discovered = int64(as.Added)
-		st.Add.Offered += as.Offered
-		st.Add.Added += as.Added
-		st.Add.Known += as.Known
-		st.Add.OverDepth += as.OverDepth
-		st.Add.OverHostCap += as.OverHostCap
-		st.Add.Hosts = mergeIDs(st.Add.Hosts, as.Hosts)
-		st.Add.CappedHosts = mergeIDs(st.Add.CappedHosts, as.CappedHosts)
+		c.discovered = append(c.discovered, discoveredBy{host: r.URL.HostID, from: len(c.offers), to: len(c.offers) + len(r.Discovered)})
+		c.offers = append(c.offers, r.Discovered...)
 	}
-	// After the URLs it admits: a target the crawl did not take keeps
-	// its URL text with the links.
 	if err := c.insertLinks(ctx, r.URL.ID, r.Links); err != nil {
 		return err
 	}
@@ -293,7 +290,7 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 			top_priority = CASE WHEN ?6 > 0 THEN max(top_priority, ?16) ELSE top_priority END
 		WHERE id = ?15`,
 		next, h.Delay.Milliseconds(), h.Backoff, hostFetched, hostBytes, hostQueued,
-		hs.status[2], hs.status[3], hs.status[4], hs.status[5], hs.duplicates, hs.blocked, hs.discovered, h.Trap,
+		hs.status[2], hs.status[3], hs.status[4], hs.status[5], hs.duplicates, hs.blocked, 0, h.Trap,
 		r.URL.HostID, r.URL.Priority); err != nil {
 		return err
 	}
@@ -306,11 +303,58 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 	return nil
 }
 
-// hostStatDelta is what one result adds to its host's outcome counts.
+// hostStatDelta is what one result adds to its host's outcome counts
+// (the URLs it discovered are counted by addDiscovered).
 type hostStatDelta struct {
-	status                          [6]int64
-	duplicates, blocked, discovered int64
-	errKind                         string
+	status              [6]int64
+	duplicates, blocked int64
+	errKind             string
+}
+
+// discoveredBy is where the URLs one result discovered are among the
+// batch's offers (offers[from:to]), and the host of the page that found
+// them.
+type discoveredBy struct {
+	host     crawl.ID
+	from, to int
+}
+
+// addDiscovered offers the URLs the batch's results discovered, in the
+// order of the results, as one offer of them all: the decisions are those
+// of the results' offers made one after another (a URL two results found
+// is admitted for the first; a host's cap admits its first offers), for a
+// few statements a batch instead of a few a result. Each page's host
+// counts the URLs admitted of those its page found (discovered).
+func (c *committer) addDiscovered(ctx context.Context, lim crawl.Limits, now time.Time, st *crawl.CommitStats) error {
+	if len(c.offers) == 0 {
+		return nil
+	}
+	admitted := make([]bool, len(c.offers))
+	as, err := c.t.addURLsEach(ctx, c.offers, lim, now, admitted)
+	if err != nil {
+		return err
+	}
+	st.Add.Offered += as.Offered
+	st.Add.Added += as.Added
+	st.Add.Known += as.Known
+	st.Add.OverDepth += as.OverDepth
+	st.Add.OverHostCap += as.OverHostCap
+	st.Add.Hosts = mergeIDs(st.Add.Hosts, as.Hosts)
+	st.Add.CappedHosts = mergeIDs(st.Add.CappedHosts, as.CappedHosts)
+	found := map[crawl.ID]int64{}
+	for _, d := range c.discovered {
+		for _, ok := range admitted[d.from:d.to] {
+			if ok {
+				found[d.host]++
+			}
+		}
+	}
+	hosts := slices.Sorted(maps.Keys(found))
+	return c.t.inChunks(ctx, len(hosts), 2, `UPDATE hosts SET discovered = discovered + a.n
+		FROM (SELECT column1 AS host_id, column2 AS n FROM (VALUES %s) WHERE column1 IS NOT NULL) AS a
+		WHERE hosts.id = a.host_id`, func(i int, a []any) {
+		a[0], a[1] = hosts[i], found[hosts[i]]
+	}, nil)
 }
 
 // countInlinks counts each new page of the batch as an inbound link of

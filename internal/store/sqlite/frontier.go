@@ -24,7 +24,7 @@ type txn struct {
 	stmts  map[string]*sql.Stmt // statements prepared in this transaction (prep)
 	staged stagedTx             // what it did to the staged inbound links
 	// inURLs holds URL IDs the last addURLs found in urls or added to
-	// it: a result's links to them need not ask urls again (insertLinks).
+	// it: a batch's links to them need not ask urls again (flushLinkURLs).
 	inURLs map[crawl.ID]bool
 	// indexDue: the transaction writes the full-text rows that have waited
 	// the index delay (a commit's do; pending.go).
@@ -139,6 +139,12 @@ func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 // rows themselves go to the end of urls, which is kept in arrival order
 // (migration 0023): a batch writes the few pages its rows fill.
 func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits, now time.Time) (crawl.AddStats, error) {
+	return t.addURLsEach(ctx, urls, lim, now, nil)
+}
+
+// addURLsEach is addURLs that also sets admitted[i], if admitted is not
+// nil, for each offer urls[i] it admitted.
+func (t *txn) addURLsEach(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits, now time.Time, admitted []bool) (crawl.AddStats, error) {
 	st := crawl.AddStats{Offered: len(urls)}
 	if len(urls) == 0 {
 		return st, nil
@@ -230,6 +236,9 @@ func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 			known[u.ID] = true
 			t.db.seq++
 			ins = append(ins, admit{u, t.db.seq})
+			if admitted != nil {
+				admitted[i] = true
+			}
 			if hs.added == 0 || u.Priority > hs.top {
 				hs.top = u.Priority
 			}

@@ -191,12 +191,11 @@ func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []cr
 	if err := c.stage(ctx, source, fresh, anchors); err != nil {
 		return err
 	}
-	// A target the crawl did not take keeps its URL text in link_urls.
-	// Those the result's own discovered URLs (addURLs, just before) did
-	// not show to be in urls are looked up once for the whole batch, at
-	// its end (flushLinkURLs).
+	// A target the crawl did not take keeps its URL text in link_urls:
+	// the targets are looked up once for the whole batch, at its end
+	// (flushLinkURLs).
 	for _, id := range fresh {
-		if c.t.inURLs[id] || texts[id] == "" {
+		if texts[id] == "" {
 			continue
 		}
 		if c.linkTexts == nil {
@@ -212,9 +211,15 @@ func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []cr
 // flushLinkURLs keeps in link_urls the URL text of each link target the
 // batch recorded (insertLinks) that urls does not hold. The targets are
 // looked up once each, in ID order, many a statement, instead of once for
-// each page linking to them, a statement a page. A target added to urls
-// later in the batch needs no text of its own: urls has it.
+// each page linking to them, a statement a page; those the batch's
+// discovered URLs showed to be in urls (addDiscovered, which runs first)
+// are not. A target added to urls in the batch needs no text of its own:
+// urls has it.
 func (c *committer) flushLinkURLs(ctx context.Context) error {
+	for id := range c.t.inURLs {
+		delete(c.linkTexts, id)
+	}
+	c.t.inURLs = nil
 	if len(c.linkTexts) == 0 {
 		return nil
 	}

@@ -145,6 +145,7 @@ var recrawlTests = []test{
 
 var statsTests = []test{
 	{"HostOutcomesAndTraps", testHostStats},
+	{"DiscoveredInOneBatch", testDiscoveredInOneBatch},
 	{"MetricsOverTime", testMetrics},
 	{"SourceErrors", testSourceErrors},
 }
@@ -1139,6 +1140,53 @@ func testHostStats(t *testing.T, e *env) {
 		h.Blocked != 1 || h.Discovered != 2 || h.Errors["timeout"] != 1 || h.Errors["http 503"] != 1 ||
 		h.Trap != "discovery rate not falling: /cal?month=N" || h.Admitted != 8 || h.Queued != 3 {
 		t.Errorf("HostStats = %+v", h)
+	}
+}
+
+// testDiscoveredInOneBatch commits, in one batch, pages of two hosts
+// that discover URLs of a third: the decisions are those of the results
+// recorded one after another. A URL both pages found is admitted for the
+// first, which alone counts it as discovered; the third host's cap
+// admits the first offers; a link to a URL left out keeps its text.
+func testDiscoveredInOneBatch(t *testing.T, e *env) {
+	lim := crawl.Limits{MaxPagesPerHost: 2}
+	e.add(lim, U("http://a.test/1", 0, 0), U("http://c.test/1", 0, 0))
+	var cs []crawl.ClaimedURL
+	for _, h := range e.claimHosts("p", 2) {
+		cs = append(cs, e.claimURLs("p", h.ID, 1, lim)...)
+	}
+	if len(cs) != 2 {
+		t.Fatalf("claimed %v", urlsOf(cs))
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].URL < cs[j].URL })
+	x, y, z := U("http://b.test/x", 1, 0), U("http://b.test/y", 1, 0), U("http://b.test/z", 1, 0)
+	ra, rc := done(cs[0], "from a"), done(cs[1], "from c")
+	ra.Discovered = []crawl.NewURL{x, y}
+	rc.Discovered = []crawl.NewURL{x, z}
+	rc.Links = []crawl.Link{{TargetID: x.ID, Target: x.URL, Anchor: "x"}, {TargetID: z.ID, Target: z.URL, Anchor: "z"}}
+	st := e.commit(lim, ra, rc)
+	if a := st.Add; a.Offered != 4 || a.Added != 2 || a.Known != 1 || a.OverHostCap != 1 ||
+		len(a.CappedHosts) != 1 || a.CappedHosts[0] != crawl.HashID("http://b.test") {
+		t.Errorf("commit's additions %+v; want 4 offered, 2 added, 1 known, 1 over b.test's cap", a)
+	}
+	if _, err := e.s.URL(e.ctx, z.ID); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("b.test/z, over the cap, stored: %v", err)
+	}
+	stats, err := e.s.HostStats(e.ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]int64{}
+	for _, h := range stats {
+		found[h.Key] = h.Discovered
+	}
+	if found["http://a.test"] != 2 || found["http://c.test"] != 0 {
+		t.Errorf("discovered by host %v; want a.test 2 (x and y), c.test 0 (x known, z refused)", found)
+	}
+	ls, err := e.s.Links(e.ctx, rc.URL.ID)
+	sort.Slice(ls, func(i, j int) bool { return ls[i].Target < ls[j].Target })
+	if err != nil || len(ls) != 2 || ls[0] != rc.Links[0] || ls[1] != rc.Links[1] {
+		t.Errorf("links of c.test/1 = %+v, %v; want %+v", ls, err, rc.Links)
 	}
 }
 
