@@ -26,6 +26,9 @@ type txn struct {
 	// inURLs holds URL IDs the last addURLs found in urls or added to
 	// it: a batch's links to them need not ask urls again (flushLinkURLs).
 	inURLs map[crawl.ID]bool
+	// confirmed are URL IDs the transaction found in urls or added to
+	// it, for db.inURLs once it commits.
+	confirmed []crawl.ID
 	// indexDue: the transaction writes the full-text rows that have waited
 	// the index delay (a commit's do; pending.go).
 	indexDue bool
@@ -91,6 +94,9 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) (err error) {
 	}
 	db.anchorsFresh = t.anchorsFresh
 	db.staged.apply(&t.staged)
+	for _, id := range t.confirmed {
+		db.inURLs.add(id)
+	}
 	if len(db.want) > 0 {
 		db.prepareWanted(ctx)
 	}

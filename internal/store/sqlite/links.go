@@ -218,8 +218,14 @@ func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []cr
 func (c *committer) flushLinkURLs(ctx context.Context) error {
 	for id := range c.t.inURLs {
 		delete(c.linkTexts, id)
+		c.t.confirmed = append(c.t.confirmed, id)
 	}
 	c.t.inURLs = nil
+	for id := range c.linkTexts {
+		if c.t.db.inURLs.has(id) {
+			delete(c.linkTexts, id)
+		}
+	}
 	if len(c.linkTexts) == 0 {
 		return nil
 	}
@@ -233,6 +239,7 @@ func (c *committer) flushLinkURLs(ctx context.Context) error {
 				return err
 			}
 			have[id] = true
+			c.t.confirmed = append(c.t.confirmed, id)
 			return nil
 		}); err != nil {
 		return fmt.Errorf("link targets: %w", err)
@@ -246,6 +253,29 @@ func (c *committer) flushLinkURLs(ctx context.Context) error {
 	}
 	clear(c.linkTexts)
 	return nil
+}
+
+// urlIDCache remembers URL IDs committed in urls, so that the link
+// targets of a batch that are known need not be looked up there again
+// (flushLinkURLs): the targets of a crawl's links are mostly the same
+// pages, linked again and again. A URL is never removed from urls, so an
+// ID once there stays true; the cache is a table of urlIDSlots IDs, each
+// in the slot its low bits give, a newer one taking an older's place.
+// Only IDs of committed transactions are added (DB.tx).
+type urlIDCache struct{ slots []crawl.ID }
+
+// urlIDSlots is the size of urlIDCache's table: 1 MiB.
+const urlIDSlots = 1 << 17
+
+func (c *urlIDCache) has(id crawl.ID) bool {
+	return c.slots != nil && id != 0 && c.slots[uint64(id)%urlIDSlots] == id
+}
+
+func (c *urlIDCache) add(id crawl.ID) {
+	if c.slots == nil {
+		c.slots = make([]crawl.ID, urlIDSlots)
+	}
+	c.slots[uint64(id)%urlIDSlots] = id
 }
 
 // deleteLinks removes a page's outlinks and their inlinks (those staged

@@ -84,6 +84,7 @@ type DB struct {
 	want  map[string]struct{}
 
 	staged stagedLinks // the staged inbound links (staged.go), guarded by mu
+	inURLs urlIDCache  // URL IDs committed in urls (links.go), guarded by mu
 
 	indexDelay time.Duration // Options.IndexDelay
 	engine     string        // the embedded index's engine (EngineFTS5, EngineSegments)

@@ -1147,20 +1147,21 @@ func testHostStats(t *testing.T, e *env) {
 // that discover URLs of a third: the decisions are those of the results
 // recorded one after another. A URL both pages found is admitted for the
 // first, which alone counts it as discovered; the third host's cap
-// admits the first offers; a link to a URL left out keeps its text.
+// admits the first offers; a link to a URL left out keeps its text, in
+// that batch and in the next.
 func testDiscoveredInOneBatch(t *testing.T, e *env) {
 	lim := crawl.Limits{MaxPagesPerHost: 2}
-	e.add(lim, U("http://a.test/1", 0, 0), U("http://c.test/1", 0, 0))
+	e.add(lim, U("http://a.test/1", 0, 0), U("http://a.test/2", 0, 0), U("http://c.test/1", 0, 0))
 	var cs []crawl.ClaimedURL
 	for _, h := range e.claimHosts("p", 2) {
-		cs = append(cs, e.claimURLs("p", h.ID, 1, lim)...)
+		cs = append(cs, e.claimURLs("p", h.ID, 2, lim)...)
 	}
-	if len(cs) != 2 {
+	if len(cs) != 3 {
 		t.Fatalf("claimed %v", urlsOf(cs))
 	}
 	sort.Slice(cs, func(i, j int) bool { return cs[i].URL < cs[j].URL })
 	x, y, z := U("http://b.test/x", 1, 0), U("http://b.test/y", 1, 0), U("http://b.test/z", 1, 0)
-	ra, rc := done(cs[0], "from a"), done(cs[1], "from c")
+	ra, rc := done(cs[0], "from a"), done(cs[2], "from c")
 	ra.Discovered = []crawl.NewURL{x, y}
 	rc.Discovered = []crawl.NewURL{x, z}
 	rc.Links = []crawl.Link{{TargetID: x.ID, Target: x.URL, Anchor: "x"}, {TargetID: z.ID, Target: z.URL, Anchor: "z"}}
@@ -1183,10 +1184,15 @@ func testDiscoveredInOneBatch(t *testing.T, e *env) {
 	if found["http://a.test"] != 2 || found["http://c.test"] != 0 {
 		t.Errorf("discovered by host %v; want a.test 2 (x and y), c.test 0 (x known, z refused)", found)
 	}
-	ls, err := e.s.Links(e.ctx, rc.URL.ID)
-	sort.Slice(ls, func(i, j int) bool { return ls[i].Target < ls[j].Target })
-	if err != nil || len(ls) != 2 || ls[0] != rc.Links[0] || ls[1] != rc.Links[1] {
-		t.Errorf("links of c.test/1 = %+v, %v; want %+v", ls, err, rc.Links)
+	ra2 := done(cs[1], "from a again")
+	ra2.Links = rc.Links
+	e.commit(lim, ra2)
+	for _, r := range []crawl.Result{rc, ra2} {
+		ls, err := e.s.Links(e.ctx, r.URL.ID)
+		sort.Slice(ls, func(i, j int) bool { return ls[i].Target < ls[j].Target })
+		if err != nil || len(ls) != 2 || ls[0] != r.Links[0] || ls[1] != r.Links[1] {
+			t.Errorf("links of %s = %+v, %v; want %+v", r.URL.URL, ls, err, r.Links)
+		}
 	}
 }
 
