@@ -36,6 +36,9 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 		if err != nil {
 			return err
 		}
+		if err := c.prefetch(ctx, results); err != nil {
+			return err
+		}
 		now := time.Now()
 		for i := range results {
 			c.at = i
@@ -67,7 +70,7 @@ type committer struct {
 	t                             *txn
 	state, page, hashIns, hashGet *sql.Stmt
 	pageSched                     *sql.Stmt // pageUpsertScheduled
-	pageExists, nearDup, isAlias  *sql.Stmt
+	nearDup, isAlias              *sql.Stmt
 	ls                            linkStmts
 	args                          []any
 
@@ -80,6 +83,11 @@ type committer struct {
 	linkers []linker
 	// prepared is the preparation of the result being recorded.
 	prepared any
+	// hasPage and hasLinks hold the IDs of the batch's results that have
+	// a pages row and an outlinks row, read for the whole batch before
+	// its first result (prefetch) and kept up to date as it writes them;
+	// hasLinks is nil outside Commit (insertLinks then looks).
+	hasPage, hasLinks map[crawl.ID]bool
 	// offers are the URLs the batch's results discovered, in their
 	// order, and discovered says whose they are (addDiscovered).
 	offers     []crawl.NewURL
@@ -111,7 +119,6 @@ func (t *txn) prepareCommit(ctx context.Context) (*committer, error) {
 	c.page = prep(pageUpsert)
 	c.pageSched = prep(pageUpsertScheduled)
 	c.nearDup = prep(nearDupQuery)
-	c.pageExists = prep(`SELECT 1 FROM pages WHERE url_id = ?`)
 	c.isAlias = prep(`SELECT canonical <> '' AND canonical <> url FROM pages WHERE url_id = ?`)
 	c.hashIns = prep(`INSERT INTO content_hashes (hash, url_id) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`)
 	c.hashGet = prep(`SELECT url_id FROM content_hashes WHERE hash = ?`)
@@ -203,13 +210,7 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 	newPage := false
 	if p := r.Page; p != nil && r.Outcome == crawl.OutcomeDone {
 		p.ID = r.URL.ID
-		var one int
-		switch err := c.pageExists.QueryRowContext(ctx, p.ID).Scan(&one); {
-		case errors.Is(err, sql.ErrNoRows):
-			newPage = true
-		case err != nil:
-			return err
-		}
+		newPage = !c.hasPage[p.ID]
 		rv := r.Revisit
 		// A revisit that found the page unchanged (304) or gone (404, 410)
 		// leaves the recorded page as it was: only its schedule and history
@@ -231,6 +232,7 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 			if err := c.savePageIndexed(ctx, p, rv, st, reindex); err != nil {
 				return err
 			}
+			c.hasPage[p.ID] = true
 			if !newPage {
 				t.add("pages", -1) // recorded again, not a new page
 			}
@@ -317,6 +319,38 @@ type hostStatDelta struct {
 type discoveredBy struct {
 	host     crawl.ID
 	from, to int
+}
+
+// prefetch reads which of the batch's results have a pages row and an
+// outlinks row, in two statements a chunk of the batch, in ID order,
+// rather than two a result.
+func (c *committer) prefetch(ctx context.Context, results []crawl.Result) error {
+	ids := make([]crawl.ID, 0, len(results))
+	for i := range results {
+		ids = append(ids, results[i].URL.ID)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	c.hasPage, c.hasLinks = make(map[crawl.ID]bool), make(map[crawl.ID]bool)
+	for _, q := range []struct {
+		sql string
+		has map[crawl.ID]bool
+	}{
+		{`SELECT url_id FROM pages WHERE url_id IN (%s)`, c.hasPage},
+		{`SELECT source_id FROM outlinks WHERE source_id IN (%s)`, c.hasLinks},
+	} {
+		if err := c.t.inChunks(ctx, len(ids), 1, q.sql, func(i int, a []any) { a[0] = ids[i] }, func(rows *sql.Rows) error {
+			var id crawl.ID
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			q.has[id] = true
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // addDiscovered offers the URLs the batch's results discovered, in the

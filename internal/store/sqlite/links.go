@@ -145,7 +145,7 @@ func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []cr
 	}
 	var prev []outlinks.Link
 	var old []byte
-	switch err := c.ls.get.QueryRowContext(ctx, source).Scan(&old); {
+	switch err := c.outlinksOf(ctx, source, &old); {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return err
@@ -167,6 +167,9 @@ func (c *committer) insertLinks(ctx context.Context, source crawl.ID, links []cr
 	}
 	if _, err := c.ls.put.ExecContext(ctx, source, c.ls.buf); err != nil {
 		return err
+	}
+	if c.hasLinks != nil {
+		c.hasLinks[source] = true
 	}
 	c.t.add("links", int64(n-len(prev)))
 	// The targets new to this source, in order, with their URL text.
@@ -255,6 +258,16 @@ func (c *committer) flushLinkURLs(ctx context.Context) error {
 	return nil
 }
 
+// outlinksOf reads the outlinks row of source into links, or gives
+// sql.ErrNoRows if there is none: without a look when the batch's
+// prefetch showed it has none.
+func (c *committer) outlinksOf(ctx context.Context, source crawl.ID, links *[]byte) error {
+	if c.hasLinks != nil && !c.hasLinks[source] {
+		return sql.ErrNoRows
+	}
+	return c.ls.get.QueryRowContext(ctx, source).Scan(links)
+}
+
 // urlIDCache remembers URL IDs committed in urls, so that the link
 // targets of a batch that are known need not be looked up there again
 // (flushLinkURLs): the targets of a crawl's links are mostly the same
@@ -282,7 +295,7 @@ func (c *urlIDCache) add(id crawl.ID) {
 // go with the outlinks row they are read from).
 func (c *committer) deleteLinks(ctx context.Context, source crawl.ID) error {
 	var old []byte
-	switch err := c.ls.get.QueryRowContext(ctx, source).Scan(&old); {
+	switch err := c.outlinksOf(ctx, source, &old); {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil
 	case err != nil:
@@ -298,6 +311,9 @@ func (c *committer) deleteLinks(ctx context.Context, source crawl.ID) error {
 	}
 	if _, err := c.t.exec(ctx, `DELETE FROM outlinks WHERE source_id = ?`, source); err != nil {
 		return err
+	}
+	if c.hasLinks != nil {
+		delete(c.hasLinks, source)
 	}
 	c.t.unstage(source, ts)
 	c.t.add("links", -int64(len(ts)))
