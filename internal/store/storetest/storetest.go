@@ -146,6 +146,7 @@ var recrawlTests = []test{
 var statsTests = []test{
 	{"HostOutcomesAndTraps", testHostStats},
 	{"DiscoveredInOneBatch", testDiscoveredInOneBatch},
+	{"PolitenessOfOneBatch", testPolitenessOfOneBatch},
 	{"MetricsOverTime", testMetrics},
 	{"SourceErrors", testSourceErrors},
 }
@@ -1193,6 +1194,38 @@ func testDiscoveredInOneBatch(t *testing.T, e *env) {
 		if err != nil || len(ls) != 2 || ls[0] != r.Links[0] || ls[1] != r.Links[1] {
 			t.Errorf("links of %s = %+v, %v; want %+v", r.URL.URL, ls, err, r.Links)
 		}
+	}
+}
+
+// testPolitenessOfOneBatch commits three results of a host in one batch:
+// the host keeps the latest next fetch time any of them set, and the
+// delay and back-off of the last, as if recorded one after another.
+func testPolitenessOfOneBatch(t *testing.T, e *env) {
+	for i := range 4 {
+		e.add(crawl.Limits{}, U(fmt.Sprintf("http://a.test/%d", i), 0, 0))
+	}
+	hs := e.claimHosts("p", 1)
+	cs := e.claimURLs("p", hs[0].ID, 3, crawl.Limits{})
+	if len(cs) != 3 {
+		t.Fatalf("claimed %v", urlsOf(cs))
+	}
+	var rs []crawl.Result
+	for i, u := range []crawl.HostUpdate{
+		{NextFetchAt: e.now.Add(3 * time.Hour), Delay: time.Second, Backoff: 1},
+		{NextFetchAt: e.now.Add(5 * time.Hour), Delay: 2 * time.Second},
+		{NextFetchAt: e.now.Add(time.Hour), Delay: 4 * time.Second, Backoff: 3},
+	} {
+		r := done(cs[i], "t")
+		r.Host = u
+		rs = append(rs, r)
+	}
+	e.commit(crawl.Limits{}, rs...)
+	if err := e.s.ReleaseHosts(e.ctx, "p", rel(hs[0].ID)); err != nil {
+		t.Fatal(err)
+	}
+	hs = e.claimHosts("q", 1)
+	if len(hs) != 1 || !hs[0].NextFetchAt.Equal(e.now.Add(5*time.Hour)) || hs[0].Delay != 4*time.Second || hs[0].Backoff != 3 || hs[0].Fetched != 3 {
+		t.Errorf("host after one batch = %+v; want the next fetch 5h on, delay 4s, back-off 3, 3 fetched", hs)
 	}
 }
 
