@@ -287,12 +287,12 @@ func (c *committer) result(ctx context.Context, r *crawl.Result, lim crawl.Limit
 			backoff = CASE WHEN ?1 IS NULL THEN backoff ELSE ?3 END,
 			fetched = fetched + ?4, bytes = bytes + ?5, queued = queued + ?6,
 			s2xx = s2xx + ?7, s3xx = s3xx + ?8, s4xx = s4xx + ?9, s5xx = s5xx + ?10,
-			duplicates = duplicates + ?11, blocked = blocked + ?12, discovered = discovered + ?13,
-			trap = CASE WHEN ?14 <> '' THEN ?14 ELSE trap END,
-			top_priority = CASE WHEN ?6 > 0 THEN max(top_priority, ?16) ELSE top_priority END
-		WHERE id = ?15`,
+			duplicates = duplicates + ?11, blocked = blocked + ?12,
+			trap = CASE WHEN ?13 <> '' THEN ?13 ELSE trap END,
+			top_priority = CASE WHEN ?6 > 0 THEN max(top_priority, ?15) ELSE top_priority END
+		WHERE id = ?14`,
 		next, h.Delay.Milliseconds(), h.Backoff, hostFetched, hostBytes, hostQueued,
-		hs.status[2], hs.status[3], hs.status[4], hs.status[5], hs.duplicates, hs.blocked, 0, h.Trap,
+		hs.status[2], hs.status[3], hs.status[4], hs.status[5], hs.duplicates, hs.blocked, h.Trap,
 		r.URL.HostID, r.URL.Priority); err != nil {
 		return err
 	}
