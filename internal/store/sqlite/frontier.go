@@ -27,7 +27,7 @@ type txn struct {
 	// it: a batch's links to them need not ask urls again (flushLinkURLs).
 	inURLs map[crawl.ID]bool
 	// confirmed are URL IDs the transaction found in urls or added to
-	// it, for db.inURLs once it commits.
+	// it, for db.knownURLs once it commits.
 	confirmed []crawl.ID
 	// indexDue: the transaction writes the full-text rows that have waited
 	// the index delay (a commit's do; pending.go).
@@ -95,7 +95,7 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) (err error) {
 	db.anchorsFresh = t.anchorsFresh
 	db.staged.apply(&t.staged)
 	for _, id := range t.confirmed {
-		db.inURLs.add(id)
+		db.knownURLs.add(id)
 	}
 	if len(db.want) > 0 {
 		db.prepareWanted(ctx)

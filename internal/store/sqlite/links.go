@@ -225,7 +225,7 @@ func (c *committer) flushLinkURLs(ctx context.Context) error {
 	}
 	c.t.inURLs = nil
 	for id := range c.linkTexts {
-		if c.t.db.inURLs.has(id) {
+		if c.t.db.knownURLs.has(id) {
 			delete(c.linkTexts, id)
 		}
 	}

@@ -83,8 +83,8 @@ type DB struct {
 	stmts map[string]*sql.Stmt
 	want  map[string]struct{}
 
-	staged stagedLinks // the staged inbound links (staged.go), guarded by mu
-	inURLs urlIDCache  // URL IDs committed in urls (links.go), guarded by mu
+	staged    stagedLinks // the staged inbound links (staged.go), guarded by mu
+	knownURLs urlIDCache  // URL IDs committed in urls (links.go), guarded by mu
 
 	indexDelay time.Duration // Options.IndexDelay
 	engine     string        // the embedded index's engine (EngineFTS5, EngineSegments)
