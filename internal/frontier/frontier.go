@@ -336,19 +336,13 @@ func (f *Frontier) Status() Status {
 // from one goroutine; Config.Wake is called when background I/O has made
 // work ready.
 func (f *Frontier) Next(ctx context.Context) (Task, bool, time.Time, error) {
-	retried := false
 	for {
-		t, ok, wake, claimed, st, err := f.next(ctx)
+		t, ok, wake, st, err := f.next(ctx)
 		if st == waitIO {
 			if err := f.waitIO(ctx); err != nil {
 				return Task{}, false, time.Time{}, err
 			}
-			continue
-		}
-		if claimed && !ok && err == nil && !retried {
-			// Hosts just claimed may be due now: look at them at once.
-			retried = true
-			continue
+			continue // hosts the I/O claimed may be due now
 		}
 		return t, ok, wake, err
 	}
@@ -401,27 +395,27 @@ type ioResult struct {
 	values   map[crawl.ID]int // host values learned (HostValues)
 }
 
-func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, claimedAny bool, st nextState, err error) {
+func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, st nextState, err error) {
 	f.mu.Lock()
 	if f.stopped {
 		f.mu.Unlock()
-		return Task{}, false, time.Time{}, false, answered, ErrStopped
+		return Task{}, false, time.Time{}, answered, ErrStopped
 	}
 	if err := f.ioErr; err != nil {
 		f.ioErr = nil
 		f.mu.Unlock()
-		return Task{}, false, time.Time{}, false, answered, err
+		return Task{}, false, time.Time{}, answered, err
 	}
 	if t, ok := f.nextReturnLocked(); ok {
 		// A claim given back costs no request: it goes back to the queue
 		// whatever budget is spent (Status counts it pending till then).
 		f.mu.Unlock()
-		return t, true, time.Time{}, false, answered, nil
+		return t, true, time.Time{}, answered, nil
 	}
 	if errors.Is(f.budget, crawl.ErrByteBudget) {
 		// Bandwidth is spent: not even claimed URLs are fetched.
 		f.mu.Unlock()
-		return Task{}, false, time.Time{}, false, answered, nil
+		return Task{}, false, time.Time{}, answered, nil
 	}
 	now := f.cfg.Now()
 	// Hosts whose time has come move to the ready heap, each with its next
@@ -499,7 +493,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		f.pending.renew = append(f.pending.renew, r.renew...)
 		if f.ready.Len() == 0 {
 			f.mu.Unlock()
-			return Task{}, false, time.Time{}, false, waitIO, nil
+			return Task{}, false, time.Time{}, waitIO, nil
 		}
 	case f.ready.Len() > 0:
 		// Work is ready: hand it out and do the store I/O meanwhile.
@@ -509,23 +503,17 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 			f.startIOLocked(ctx, r)
 		}
 	default:
-		// Nothing to hand out: do the store I/O now.
+		// Nothing to hand out: do the store I/O and wait for it. It runs
+		// as a background round does, whatever becomes of ctx: a claim
+		// the store makes lands in the frontier, for Stop to return, and
+		// is not lost to a caller that stopped waiting (a claim cut off
+		// by the end of the crawl's time would leave its URLs in flight).
 		r.releases, f.toRelease = f.toRelease, nil
 		r.marks, f.toMark = f.toMark, nil
 		if !r.empty() {
-			f.ioBusy = true
-			f.stampLocked(&r)
+			f.startIOLocked(ctx, r)
 			f.mu.Unlock()
-			res := f.doIO(ctx, r)
-			f.mu.Lock()
-			f.ioBusy = false
-			f.ioCond.Broadcast()
-			if err := f.applyLocked(ctx, r, res); err != nil {
-				f.mu.Unlock()
-				return Task{}, false, time.Time{}, len(res.claimed) > 0, answered, err
-			}
-			// Hosts just claimed or renewed may be due now.
-			claimedAny = len(res.claimed) > 0 || len(r.renew) > len(res.lost)
+			return Task{}, false, time.Time{}, waitIO, nil
 		}
 	}
 	defer f.mu.Unlock()
@@ -551,36 +539,36 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 		if len(f.toRelease) > 0 {
 			wake = now // releases to flush
 		}
-		return Task{}, false, wake, claimedAny, answered, nil
+		return Task{}, false, wake, answered, nil
 	}
 	if bar, barred := f.barLocked(now); barred && f.heldBack(f.ready.top().rank, bar) {
 		// Under a budget, the best ready host ranks too far below a host
 		// that may take a request soon: its slot stays unused, until that
 		// host's time or its URLs come.
 		if f.ioBusy {
-			return Task{}, false, time.Time{}, claimedAny, waitIO, nil
+			return Task{}, false, time.Time{}, waitIO, nil
 		}
 		if f.waiting.Len() > 0 {
 			wake = f.waiting.top().due()
 		}
-		return Task{}, false, wake, claimedAny, answered, nil
+		return Task{}, false, wake, answered, nil
 	}
 	h := f.ready.pop()
 	if f.needsRobots(h, now) {
 		h.robotsBusy = true
 		h.inflight++
 		h.spacedUntil = now.Add(f.gap(h))
-		return Task{Kind: FetchRobots, HostID: h.ID, Host: h.Key, Delay: f.gap(h), h: h}, true, time.Time{}, false, answered, nil
+		return Task{Kind: FetchRobots, HostID: h.ID, Host: h.Key, Delay: f.gap(h), h: h}, true, time.Time{}, answered, nil
 	}
 	u := h.buf[0]
 	h.buf = h.buf[1:]
 	if h.refused != nil {
 		f.schedule(h)
-		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: h.refused.Error(), Err: h.refused, h: h}, true, time.Time{}, false, answered, nil
+		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: h.refused.Error(), Err: h.refused, h: h}, true, time.Time{}, answered, nil
 	}
 	if f.gaveUpRobots(h) {
 		f.schedule(h)
-		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: "robots.txt unavailable", h: h}, true, time.Time{}, false, answered, nil
+		return Task{Kind: SkipURL, HostID: h.ID, Host: h.Key, URL: u, Reason: "robots.txt unavailable", h: h}, true, time.Time{}, answered, nil
 	}
 	h.inflight++
 	h.spacedUntil = now.Add(f.gap(h))
@@ -595,7 +583,7 @@ func (f *Frontier) next(ctx context.Context) (t Task, ok bool, wake time.Time, c
 			f.startIOLocked(ctx, ioRound{refill: []*host{h}, now: now})
 		}
 	}
-	return Task{Kind: FetchURL, HostID: h.ID, Host: h.Key, URL: u, Robots: h.group, Trap: h.Trap, h: h}, true, time.Time{}, false, answered, nil
+	return Task{Kind: FetchURL, HostID: h.ID, Host: h.Key, URL: u, Robots: h.group, Trap: h.Trap, h: h}, true, time.Time{}, answered, nil
 }
 
 // startIOLocked runs a round of store I/O in the background, then the

@@ -94,3 +94,55 @@ func TestStopWhileStoreHangs(t *testing.T) {
 		t.Fatal("Stop did not return while the store hung")
 	}
 }
+
+// lateStore makes each claim of URLs the store answers too late for its
+// caller: the caller's context ends while the claim runs (cancel), the
+// claim is made all the same, and the store reports the end of its
+// context if it saw one, as a database does that committed a statement
+// whose answer came after its client gave up.
+type lateStore struct {
+	crawl.Store
+	cancel context.CancelFunc
+}
+
+func (s lateStore) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.Claim, error) {
+	s.cancel()
+	cs, err := s.Store.ClaimURLsOf(context.WithoutCancel(ctx), owner, hosts, n, lim, now)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return cs, err
+}
+
+// A claim running when Next's context ends (the crawl's time is up) still
+// lands in the frontier, and Stop returns its URLs: a clean stop leaves no
+// URL in flight.
+func TestClaimOutlivingNextIsReturned(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	urls := []crawl.NewURL{storetest.U("http://a.test/1", 0, 2), storetest.U("http://a.test/2", 0, 1)}
+	if _, err := st.AddURLs(context.Background(), urls, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	knownRobots(t, st, c, urls...)
+	ctx, cancel := context.WithCancel(context.Background())
+	f := frontier.New(lateStore{Store: st, cancel: cancel}, frontier.Config{Owner: "test", Token: "acrawler", Now: c.now})
+	if task, ok, _, err := f.Next(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Next whose context ended during a claim = %+v, %v, %v; want context.Canceled", task, ok, err)
+	}
+	back := f.Stop(5 * time.Second)
+	cnt, err := st.Counters(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cnt.InFlight == 0 {
+		t.Fatal("the claim took no URL: the test proves nothing")
+	}
+	if int64(len(back)) != cnt.InFlight {
+		t.Errorf("Stop returned %d URLs, the store has %d in flight", len(back), cnt.InFlight)
+	}
+}
