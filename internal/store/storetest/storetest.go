@@ -117,6 +117,7 @@ var frontierTests = []test{
 	{"InboundLinksRaisePriority", testInlinks},
 	{"InboundLinksOfABatch", testInlinksBatch},
 	{"InboundLinksOfFetchedURLs", testInlinksOfFetched},
+	{"InboundLinksOfUnknownURLs", testInlinksUnknown},
 	{"TrapFlagComesBackOnClaim", testTrapOnClaim},
 	{"BestHostsFirst", testBestHostsFirst},
 	{"StagedOffers", testStagedOffers},
@@ -1069,6 +1070,23 @@ func testInlinks(t *testing.T, e *env) {
 	rec, err := e.s.URL(e.ctx, x)
 	if err != nil || rec.Inlinks != 3 || rec.Priority != 4 {
 		t.Fatalf("after 3 pages linking: %+v, %v; want 3 inlinks and priority 0+2+2 (capped at 4)", rec, err)
+	}
+}
+
+// testInlinksUnknown: a link to a URL the store does not hold is not
+// counted, even once the URL is added later.
+func testInlinksUnknown(t *testing.T, e *env) {
+	lim := crawl.Limits{InlinkBonus: 2, MaxInlinkBonus: 4}
+	e.add(lim, U("http://a.test/1", 0, 10))
+	hs := e.claimHosts("p", 1)
+	c := e.claimURLs("p", hs[0].ID, 1, lim)[0]
+	r := done(c, "page")
+	r.Links = []crawl.Link{{TargetID: crawl.URLID("http://b.test/y"), Target: "http://b.test/y"}}
+	e.commit(lim, r)
+	e.add(lim, U("http://b.test/y", 1, 0))
+	rec, err := e.s.URL(e.ctx, crawl.URLID("http://b.test/y"))
+	if err != nil || rec.Inlinks != 0 || rec.Priority != 0 {
+		t.Fatalf("URL linked before it was added: %+v, %v; want 0 inlinks and priority 0", rec, err)
 	}
 }
 
