@@ -329,12 +329,14 @@ func (f *Frontier) Status() Status {
 // other hosts have work ready, that I/O runs in the background while Next
 // hands their work out, so one host's claim waiting behind a long commit
 // does not hold up the others. Next waits for the store only when it has
-// nothing else to hand out, and not past the end of a request (Done) or
-// the time a host comes due. A host's buffer is topped up in the background
-// before it runs dry. Among the hosts whose time has come, the one whose
-// best URL has the highest priority goes first. Next is meant to be called
-// from one goroutine; Config.Wake is called when background I/O has made
-// work ready.
+// nothing else to hand out, and not past the end of a request (Done), the
+// time a host comes due or the end of ctx; the store I/O goes on without
+// it all the same, so that what a claim took reaches the frontier (and
+// Stop returns it) whenever the caller stops waiting. A host's buffer is
+// topped up in the background before it runs dry. Among the hosts whose
+// time has come, the one whose best URL has the highest priority goes
+// first. Next is meant to be called from one goroutine; Config.Wake is
+// called when background I/O has made work ready.
 func (f *Frontier) Next(ctx context.Context) (Task, bool, time.Time, error) {
 	for {
 		t, ok, wake, st, err := f.next(ctx)
