@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/acrawler/acrawler/internal/apptest"
+	"github.com/acrawler/acrawler/internal/crawl"
 )
 
 // readSeedFile is the URLs of a seeds file, in order.
@@ -111,23 +113,37 @@ func TestSeedsFileCrawl(t *testing.T) {
 	crawled := func(db string, extra ...string) []string {
 		mustCrawl(t, append(append([]string{"crawl", "--db", db}, flags...), extra...)...)
 		d := apptest.OpenDB(t, db)
-		return apptest.QueryStrings(t, d, `SELECT url || ' ' || priority || ' ' || depth || ' ' || via FROM `+d.URLs()+` AS urls ORDER BY seq`)
+		return apptest.QueryStrings(t, d, `SELECT url || ' ' || priority || ' ' || depth || ' ' || via FROM `+d.URLs()+` AS urls
+			ORDER BY host_id, arrival`)
 	}
 	fromFile := crawled(filepath.Join(dir, "file.db"), "--seeds", file)
 	fromArgs := crawled(filepath.Join(dir, "args.db"), args...)
 	if len(fromFile) != n || strings.Join(fromFile, "\n") != strings.Join(fromArgs, "\n") {
 		t.Fatalf("%d seeds from the file, %d from arguments (want %d, the same)", len(fromFile), len(fromArgs), n)
 	}
-	if !strings.HasPrefix(fromFile[0], "http://www.inst0.test/p/0?a=1&b=2 ") || !strings.HasSuffix(fromFile[0], " 0 seed") {
+	// Each host's seeds in the file's order.
+	byHost := func(rows []string) map[string][]string {
+		m := map[string][]string{}
+		for _, row := range rows {
+			u := strings.SplitN(row, " ", 2)[0]
+			m[crawl.HostKey(u)] = append(m[crawl.HostKey(u)], u)
+		}
+		return m
+	}
+	all := byHost(fromFile)
+	if h := all["http://www.inst0.test"]; len(h) == 0 || h[0] != "http://www.inst0.test/p/0?a=1&b=2" || h[1] != "http://www.inst0.test/p/40?a=1&b=2" {
+		t.Errorf("inst0's first seeds %q", h[:min(2, len(h))])
+	}
+	if !strings.HasSuffix(fromFile[0], " 0 seed") {
 		t.Errorf("first seed %q", fromFile[0])
 	}
 	capped := crawled(filepath.Join(dir, "capped.db"), "--seeds", file, "--max-pages-per-host", "300")
 	if len(capped) != 40*300 {
 		t.Fatalf("%d seeds admitted under a cap of 300 for 40 hosts", len(capped))
 	}
-	for i, row := range capped {
-		if !strings.HasPrefix(row, strings.SplitN(fromFile[i], " ", 2)[0]+" ") {
-			t.Fatalf("seed %d admitted under the cap is %q, want the file's %q", i, row, fromFile[i])
+	for host, us := range byHost(capped) {
+		if want := all[host][:min(300, len(all[host]))]; !slices.Equal(us, want) {
+			t.Fatalf("%s's seeds admitted under the cap: %d, from %q; want its first 300 in the file, from %q", host, len(us), us[0], want[0])
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
+	"github.com/acrawler/acrawler/internal/store/sqlite"
 	"github.com/acrawler/acrawler/internal/testweb"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -207,13 +208,19 @@ func FinalURLs(t testing.TB, db string) []string {
 	return QueryStrings(t, d, `SELECT url FROM `+d.URLs()+` AS urls WHERE state IN (2, 3, 4, 5) ORDER BY url`)
 }
 
-// URLs is the urls table for a query that reads URLs' text: each row's
-// url is the whole URL. Both stores keep it without its host's origin,
-// hosts.key (the stores' fullURLSQL), or, for a URL that does not begin
-// with its host's key, whole behind a "!".
+// URLs is the urls table for a query that reads URLs' text and ways:
+// each row's url is the whole URL, via the way's name, and arrival
+// orders a host's URLs as they were admitted. Both stores
+// keep the text without its host's origin, hosts.key (the stores'
+// fullURLSQL), or, for a URL that does not begin with its host's key,
+// whole behind a "!"; SQLite keeps a way as a number (sqlite.ViaNameSQL).
 func (d *DB) URLs() string {
+	via, arrival := "u.via", "u.seq"
+	if !d.PG {
+		via, arrival = sqlite.ViaNameSQL("u.via"), "u.rowid"
+	}
 	return `(SELECT u.id, CASE WHEN substr(u.url, 1, 1) = '!' THEN substr(u.url, 2) ELSE coalesce(h.key, '') || u.url END AS url,
-		u.host_id, u.depth, u.priority, u.state, u.via, u.parent_id, u.seq, u.attempts, u.retry_at, u.discovered_at,
+		u.host_id, u.depth, u.priority, u.state, ` + via + ` AS via, u.parent_id, ` + arrival + ` AS arrival, u.attempts, u.retry_at, u.discovered_at,
 		u.fetched_at, u.error, u.kind, u.lastmod, u.changefreq, u.inlinks
 		FROM urls u LEFT JOIN hosts h ON h.id = u.host_id)`
 }

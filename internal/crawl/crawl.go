@@ -168,7 +168,7 @@ type NewURL struct {
 	Host       string // host key (scheme://host[:port]) of URL
 	Depth      int
 	Priority   int
-	Parent     ID // the page it was found on; 0 for seeds
+	Parent     ID // the page that redirected to it (the engine keeps no other); 0 for none
 	Via        Via
 	Kind       Kind
 	LastMod    time.Time // from a sitemap, zero if unknown

@@ -609,8 +609,16 @@ func (e *Engine) seedsInScope(out []crawl.NewURL, seeds []string) int {
 	return n
 }
 
+// newURL makes the offer of u, found by via from the URL parent (0 for
+// none). Only a redirect's target keeps its parent: redirectHops follows
+// redirect chains back through it, while the page a link was found on is
+// in the link graph, and a parent kept for every URL would cost each
+// queued URL 8 bytes of the store.
 func (e *Engine) newURL(u, anchor string, depth int, parent crawl.ID, via crawl.Via) crawl.NewURL {
 	host := urlnorm.HostKey(u)
+	if via != crawl.ViaRedirect {
+		parent = 0
+	}
 	return crawl.NewURL{
 		ID:       crawl.URLID(u),
 		URL:      u,

@@ -57,7 +57,6 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) (err error) {
 		return err
 	}
 	t := &txn{db: db, tx: tx, delta: map[string]int64{}}
-	seq := db.seq
 	if !db.staged.loaded {
 		if err := t.loadStaged(ctx); err != nil {
 			tx.Rollback()
@@ -66,30 +65,25 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) (err error) {
 	}
 	if err := fn(t); err != nil {
 		tx.Rollback()
-		db.seq = seq
 		return err
 	}
 	if err := t.flushFTS(ctx); err != nil {
 		tx.Rollback()
-		db.seq = seq
 		return err
 	}
 	if t.segs != nil {
 		if err := t.segs.finish(ctx); err != nil {
 			tx.Rollback()
-			db.seq = seq
 			return fmt.Errorf("full-text index: %w", err)
 		}
 	}
 	for name, n := range t.delta {
 		if _, err := t.exec(ctx, `UPDATE counters SET value = value + ? WHERE name = ?`, n, name); err != nil {
 			tx.Rollback()
-			db.seq = seq
 			return err
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		db.seq = seq
 		return err
 	}
 	db.anchorsFresh = t.anchorsFresh
@@ -135,13 +129,14 @@ func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 // host at its cap refuses new ones.
 //
 // The decisions are taken in offer order, as the offers came: a host's cap
-// admits its first offers, and the admitted are numbered (seq, the order a
-// host's URLs of one priority are fetched in) in that order. The store is
-// read and written in ID order: the hosts are inserted, their counts read
-// and updated sorted by host ID, the offers looked up and the admitted
-// inserted sorted by URL ID, so that each page of the indexes they touch
-// (urls_id, urls_queue, the host indexes: all begin with host bits) is
-// dirtied once, in one pass, however the offers interleave hosts. The
+// admits its first offers, and a host's admitted are inserted in that
+// order (their rowids are the order a host's URLs of one priority are
+// fetched in). The store is read and written in ID order: the hosts are
+// inserted, their counts read and updated sorted by host ID, the offers
+// looked up sorted by URL ID and the admitted inserted host by host, so
+// that each page of the indexes they touch (urls_id, urls_queue, the host
+// indexes: all begin with host bits) is dirtied once, in one pass, however
+// the offers interleave hosts. The
 // rows themselves go to the end of urls, which is kept in arrival order
 // (migration 0023): a batch writes the few pages its rows fill.
 func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits, now time.Time) (crawl.AddStats, error) {
@@ -219,11 +214,7 @@ func (t *txn) addURLsEach(ctx context.Context, urls []crawl.NewURL, lim crawl.Li
 	}); err != nil {
 		return st, err
 	}
-	type admit struct {
-		u   *crawl.NewURL
-		seq int64
-	}
-	var ins []admit
+	var ins []*crawl.NewURL
 	for i := range urls {
 		u := &urls[i]
 		hs := hosts[u.HostID]
@@ -240,8 +231,7 @@ func (t *txn) addURLsEach(ctx context.Context, urls []crawl.NewURL, lim crawl.Li
 			}
 		default:
 			known[u.ID] = true
-			t.db.seq++
-			ins = append(ins, admit{u, t.db.seq})
+			ins = append(ins, u)
 			if admitted != nil {
 				admitted[i] = true
 			}
@@ -252,15 +242,19 @@ func (t *txn) addURLsEach(ctx context.Context, urls []crawl.NewURL, lim crawl.Li
 			st.Added++
 		}
 	}
-	slices.SortFunc(ins, func(a, b admit) int { return cmp.Compare(a.u.ID, b.u.ID) })
+	// Host by host (whose IDs begin with their host's bits, so the URLs'
+	// entries in urls_id are near each other too), and in admission order
+	// within a host: the rowid is the order a host's queued URLs of one
+	// priority are claimed in.
+	slices.SortStableFunc(ins, func(a, b *crawl.NewURL) int { return cmp.Compare(a.HostID, b.HostID) })
 	nowMS := now.UnixMilli()
-	if err := t.inChunks(ctx, len(ins), 12, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq,
+	if err := t.inChunks(ctx, len(ins), 11, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id,
 			discovered_at, kind, lastmod, changefreq)
-		SELECT column1, column2, column3, column4, column5, 0, column6, column7, column8, column9, column10, column11, column12
+		SELECT column1, column2, column3, column4, column5, 0, column6, column7, column8, column9, column10, column11
 		FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
-		u := ins[i].u
-		a[0], a[1], a[2], a[3], a[4], a[5] = u.ID, crawl.RelURL(u.URL, u.Host), u.HostID, u.Depth, u.Priority, string(u.Via)
-		a[6], a[7], a[8], a[9], a[10], a[11] = u.Parent, ins[i].seq, nowMS, u.Kind, ms(u.LastMod), u.ChangeFreq
+		u := ins[i]
+		a[0], a[1], a[2], a[3], a[4], a[5] = u.ID, crawl.RelURL(u.URL, u.Host), u.HostID, u.Depth, u.Priority, viaCode(u.Via)
+		a[6], a[7], a[8], a[9], a[10] = u.Parent, nowMS, u.Kind, ms(u.LastMod), u.ChangeFreq
 	}, nil); err != nil {
 		return st, err
 	}
@@ -276,7 +270,6 @@ func (t *txn) addURLsEach(ctx context.Context, urls []crawl.NewURL, lim crawl.Li
 	st.Hosts = hostIDs
 	t.inURLs = known
 	t.add("queued", int64(st.Added))
-	t.add("seq", int64(st.Added))
 	return st, nil
 }
 
@@ -782,26 +775,30 @@ func (t *txn) claimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 			}
 		}
 		rows, err := t.query(ctx, `UPDATE urls SET state = 1, attempts = attempts + 1
-			WHERE id IN (SELECT id FROM urls WHERE host_id = ? AND state = 0 AND retry_at <= ?
-			             ORDER BY priority DESC, seq LIMIT ?)
-			RETURNING id, url, host_id, depth, priority, attempts - 1, seq, kind, lastmod, via, changefreq`, host, now.UnixMilli(), n)
+			WHERE rowid IN (SELECT rowid FROM urls WHERE host_id = ? AND state = 0 AND retry_at <= ?
+			                ORDER BY priority DESC, rowid LIMIT ?)
+			RETURNING id, url, host_id, depth, priority, attempts - 1, rowid, kind, lastmod, via, changefreq`, host, now.UnixMilli(), n)
 		if err != nil {
 			return err
 		}
 		type claimed struct {
 			u   crawl.ClaimedURL
-			seq int64
+			seq int64 // the rowid: the order of admission within the host
 		}
 		var cs []claimed
 		for rows.Next() {
 			var c claimed
 			var lastmod int64
-			var via string
+			var via any
 			if err := rows.Scan(&c.u.ID, &c.u.URL, &c.u.HostID, &c.u.Depth, &c.u.Priority, &c.u.Attempts, &c.seq, &c.u.Kind, &lastmod, &via, &c.u.ChangeFreq); err != nil {
 				rows.Close()
 				return err
 			}
-			c.u.URL, c.u.LastMod, c.u.Via = crawl.FullURL(c.u.URL, key), fromMS(lastmod), crawl.Via(via)
+			c.u.URL, c.u.LastMod = crawl.FullURL(c.u.URL, key), fromMS(lastmod)
+			if c.u.Via, err = viaOf(via); err != nil {
+				rows.Close()
+				return err
+			}
 			cs = append(cs, c)
 		}
 		rows.Close()
@@ -852,7 +849,7 @@ func (t *txn) claimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 // refreshTop sets a host's top_priority to its best queued URL's.
 func (t *txn) refreshTop(ctx context.Context, host crawl.ID) error {
 	_, err := t.exec(ctx, `UPDATE hosts SET top_priority = coalesce(
-		(SELECT priority FROM urls WHERE host_id = ?1 AND state = 0 ORDER BY priority DESC, seq LIMIT 1), -1000000000)
+		(SELECT priority FROM urls WHERE host_id = ?1 AND state = 0 ORDER BY priority DESC LIMIT 1), -1000000000)
 		WHERE id = ?1`, host)
 	return err
 }

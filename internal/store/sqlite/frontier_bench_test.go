@@ -63,9 +63,9 @@ func BenchmarkClaimHosts(b *testing.B) {
 				 SELECT i, 'http://h' || i || '.test', 1, 1, i * 7919 % 10, ?2 - ?3 / 2 + (i * 104729 % ?3) FROM n`,
 				// As ReleaseHosts and claims leave them.
 				`UPDATE hosts SET due = next_fetch_at <= ?2`,
-				`INSERT INTO urls (id, url, host_id, depth, priority, state, via, seq, discovered_at)
-				 SELECT id << 32, '/', id, 0, top_priority, 0, 'seed', id, 0 FROM hosts`,
-				`UPDATE counters SET value = ?1 WHERE name IN ('queued', 'seq')`,
+				`INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
+				 SELECT id << 32, '/', id, 0, top_priority, 0, 1, 0 FROM hosts`,
+				`UPDATE counters SET value = ?1 WHERE name = 'queued'`,
 			} {
 				if _, err := db.w.ExecContext(ctx, q, hosts, now.UnixMilli(), spread); err != nil {
 					b.Fatal(err)
@@ -339,13 +339,13 @@ func BenchmarkClaimLarge(b *testing.B) {
 			// Host IDs in the high bits of the URL IDs, as crawl.URLID lays them out.
 			`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1),
 			 m(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM m WHERE j < ?2)
-			 INSERT INTO urls (id, url, host_id, depth, priority, state, via, seq, discovered_at)
+			 INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
 			 SELECT (i << 24) | j, '/papers/' || j || '/a-page-of-research', i, 1,
-			        CASE WHEN j = 1 THEN 9 ELSE (i * 7919 + j * 31) % 9 END, 0, 'link', i * ?2 + j, 0
-			 FROM n, m`,
+			        CASE WHEN j = 1 THEN 9 ELSE (i * 7919 + j * 31) % 9 END, 0, 0, 0
+			 FROM n, m ORDER BY i, j`,
 			// No ANALYZE: the store runs none, so a crawl's planner has no
 			// statistics either.
-			`UPDATE counters SET value = ?1 * ?2 WHERE name IN ('queued', 'seq')`,
+			`UPDATE counters SET value = ?1 * ?2 WHERE name = 'queued'`,
 		} {
 			if _, err := db.w.ExecContext(ctx, q, hosts, urls/hosts); err != nil {
 				b.Fatal(err)

@@ -40,7 +40,7 @@ func TestURLsByArrivalMigration(t *testing.T) {
 	db, urls := openWithURLs(t, file, 50)
 	var err error
 	// The table as it was: keyed by URL ID.
-	if err := db.ExecForTest(ctx, `CREATE TABLE old_urls AS SELECT * FROM urls;
+	if err := db.ExecForTest(ctx, `CREATE TABLE old_urls AS SELECT *, rowid AS seq FROM urls;
 		DROP TABLE urls;
 		CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT NOT NULL, host_id INTEGER NOT NULL, depth INTEGER NOT NULL,
 			priority INTEGER NOT NULL, state INTEGER NOT NULL, via TEXT NOT NULL, parent_id INTEGER NOT NULL DEFAULT 0,
@@ -48,7 +48,10 @@ func TestURLsByArrivalMigration(t *testing.T) {
 			discovered_at INTEGER NOT NULL, fetched_at INTEGER NOT NULL DEFAULT 0, error TEXT,
 			kind INTEGER NOT NULL DEFAULT 0, lastmod INTEGER NOT NULL DEFAULT 0, changefreq TEXT NOT NULL DEFAULT '',
 			inlinks INTEGER NOT NULL DEFAULT 0);
-		INSERT INTO urls SELECT * FROM old_urls;
+		INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq, attempts, retry_at,
+			discovered_at, fetched_at, error, kind, lastmod, changefreq, inlinks)
+			SELECT id, url, host_id, depth, priority, state, via, parent_id, seq, attempts, retry_at,
+			discovered_at, fetched_at, error, kind, lastmod, changefreq, inlinks FROM old_urls;
 		DROP TABLE old_urls;
 		CREATE INDEX urls_queue ON urls (host_id, priority DESC, seq) WHERE state = 0;
 		CREATE INDEX urls_inflight ON urls (host_id) WHERE state = 1;

@@ -85,8 +85,8 @@ func TestHostValueAsInSQL(t *testing.T) {
 			if rng.IntN(10) == 0 {
 				kind = int64(crawl.KindSitemap)
 			}
-			exec(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, seq, discovered_at, fetched_at, kind)
-				VALUES (?, ?, ?, 1, ?, 2, 'link', ?, 1, ?, ?)`, id, u, crawl.HashID(h), rng.IntN(23)-10, len(ids), fetched, kind)
+			exec(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at, fetched_at, kind)
+				VALUES (?, ?, ?, 1, ?, 2, 0, 1, ?, ?)`, id, u, crawl.HashID(h), rng.IntN(23)-10, fetched, kind)
 		}
 	}
 	// IDs no URL has: of the shared bits, of others.

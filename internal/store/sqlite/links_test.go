@@ -58,8 +58,8 @@ func TestCompactLinksMigration(t *testing.T) {
 			}
 			urls[u] = true
 			stmts = append(stmts, fmt.Sprintf(`INSERT INTO hosts (id, key) VALUES (%d, '%s') ON CONFLICT DO NOTHING`, host(u), u[:strings.Index(u[7:], "/")+7]),
-				fmt.Sprintf(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq, discovered_at) VALUES (%d, '%s', %d, 0, 0, 2, 'seed', 0, %d, 1)`,
-					id(u), u[strings.Index(u[7:], "/")+7:], host(u), len(urls)))
+				fmt.Sprintf(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, discovered_at) VALUES (%d, '%s', %d, 0, 0, 2, 1, 0, 1)`,
+					id(u), u[strings.Index(u[7:], "/")+7:], host(u)))
 		}
 		nf := 0
 		if r.nofollow {

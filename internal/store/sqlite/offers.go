@@ -80,7 +80,7 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 				host = u.Host
 			}
 			a[0], a[1], a[2], a[3], a[4], a[5] = u.ID, crawl.RelURL(u.URL, u.Host), u.HostID, host, u.Depth, u.Priority
-			a[6], a[7], a[8], a[9], a[10], a[11] = string(u.Via), u.Parent, nowMS, u.Kind, ms(u.LastMod), u.ChangeFreq
+			a[6], a[7], a[8], a[9], a[10], a[11] = viaCode(u.Via), u.Parent, nowMS, u.Kind, ms(u.LastMod), u.ChangeFreq
 			a[12] = lim.MaxPagesPerHost
 		}, nil); err != nil {
 			return err
@@ -133,9 +133,9 @@ func (t *txn) stagedOffers(ctx context.Context) (int64, error) {
 // mergeOffers decides on the staged offers, in offer order as addURLs
 // does, and empties the stage. An offer is known if its URL is in urls
 // or offered earlier in the stage; a host's cap (the offer's) admits its
-// first offers; the admitted are numbered (seq) by their place in the
-// stage, so a host's in offer order (with gaps: the seq counter moves on
-// by the stage's size). The statements read the stage sorted: the known
+// first offers; a host's admitted are inserted in offer order (their
+// rowids are the order a host's URLs of one priority are fetched in).
+// The statements read the stage sorted: the known
 // offers are found and deleted from the stage's URL IDs and places
 // alone, sorted by URL ID (the stored URLs looked up in that order, an
 // earlier offer of the URL next to each repeat); the rest are counted by
@@ -247,37 +247,36 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 	if _, err := t.exec(ctx, `DELETE FROM offers`); err != nil {
 		return 0, err
 	}
-	t.db.seq += n
 	t.add("queued", added)
-	t.add("seq", n)
 	return added, nil
 }
 
 // insertOffers inserts the staged offers into urls, sorted by host and
-// offer, each numbered (seq) by its place in the stage. When a host's cap
-// may refuse some (capped), each host's offers are numbered with a
-// window and only its first are admitted; that numbering, and the copy
+// offer. When a host's cap may refuse some (capped), each host's offers
+// are numbered with a window and only its first are admitted; that
+// numbering, and the copy
 // of the sorted rows SQLite makes for the join with hosts, cost as much
 // again as the sort and the insert, so a stage that no cap can touch
 // (seeds, mostly) goes without.
 func (t *txn) insertOffers(ctx context.Context, capped bool) (int64, error) {
-	q := `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq,
+	q := `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id,
 			discovered_at, kind, lastmod, changefreq)
-		SELECT n.id, n.url, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, ? + n.rowid,
+		SELECT n.id, n.url, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id,
 			n.discovered_at, n.kind, n.lastmod, n.changefreq
 		FROM offers AS n ORDER BY n.host_id, n.rowid`
 	if capped {
-		q = `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq,
+		q = `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id,
 			discovered_at, kind, lastmod, changefreq)
-		SELECT n.id, n.url, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, ? + n.ord,
+		SELECT n.id, n.url, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id,
 			n.discovered_at, n.kind, n.lastmod, n.changefreq
 		FROM (SELECT rowid AS ord, id, url, host_id, depth, priority, via, parent_id, discovered_at, kind, lastmod,
 					changefreq, cap, row_number() OVER (PARTITION BY host_id ORDER BY rowid) AS k
 				FROM offers) AS n
 			JOIN hosts ON hosts.id = n.host_id
-			WHERE n.cap <= 0 OR hosts.admitted + n.k <= n.cap`
+			WHERE n.cap <= 0 OR hosts.admitted + n.k <= n.cap
+			ORDER BY n.host_id, n.ord`
 	}
-	res, err := t.exec(ctx, q, t.db.seq)
+	res, err := t.exec(ctx, q)
 	if err != nil {
 		return 0, err
 	}

@@ -33,10 +33,9 @@ func dumpFrontier(t *testing.T, db *DB) string {
 	var b strings.Builder
 	for _, q := range []string{
 		`SELECT id, url, host_id, depth, priority, state, via, parent_id, kind, lastmod, changefreq,
-			row_number() OVER (PARTITION BY host_id ORDER BY seq, id) FROM urls ORDER BY id`,
+			row_number() OVER (PARTITION BY host_id ORDER BY rowid) FROM urls ORDER BY id`,
 		`SELECT id, key, admitted, queued, has_queued, top_priority FROM hosts ORDER BY id`,
 		`SELECT name, value FROM counters WHERE name = 'queued'`,
-		`SELECT (SELECT value FROM counters WHERE name = 'seq') >= (SELECT max(seq) FROM urls)`,
 	} {
 		rows, err := db.w.Query(q)
 		if err != nil {
@@ -63,9 +62,8 @@ func dumpFrontier(t *testing.T, db *DB) string {
 // when the stage is large, the rest at the end) leave the frontier as the
 // same offers added batch by batch: the same URLs admitted (known ones,
 // those offered twice, over depth and over a host's cap refused), each
-// host's in the same order (seq: a merge numbers them by their place in
-// the stage, with gaps), the same priorities, host counts and queued
-// counter, and the seq counter past every URL's.
+// host's in the same order (their rowids'), the same priorities, host
+// counts and queued counter.
 func TestStagedOffersDecideAsAdds(t *testing.T) {
 	defer func(m, s int64) { stageMin, stageShare = m, s }(stageMin, stageShare)
 	stageMin, stageShare = 50, 1<<40
@@ -146,8 +144,8 @@ func TestStagedOffersOrder(t *testing.T) {
 // URLs (within a batch, across batches, of a stored URL) and whose host
 // cap is set on some batches only decides as the same batches added in
 // turn: a repeat is refused and does not count against the cap, a URL is
-// admitted at its first offer (its seq and priority), the capped batch's
-// offers are numbered after the uncapped ones before them, and the
+// admitted at its first offer (its place and priority), the capped
+// batch's offers come after the uncapped ones before them, and the
 // offers after it are admitted under no cap again.
 func TestStagedOffersOneMerge(t *testing.T) {
 	defer func(m int64) { stageMin = m }(stageMin)
@@ -204,11 +202,11 @@ func TestStagedOffersOneMerge(t *testing.T) {
 			}
 			var got string
 			if err := staged.w.QueryRow(`SELECT group_concat(u.url || ':' || u.priority, ' ') FROM (SELECT url, priority FROM urls
-				WHERE host_id = ? ORDER BY seq, id) AS u`, crawl.HashID("http://a.test")).Scan(&got); err != nil {
+				WHERE host_id = ? ORDER BY rowid) AS u`, crawl.HashID("http://a.test")).Scan(&got); err != nil {
 				t.Fatal(err)
 			}
 			if got != c.a {
-				t.Errorf("a.test's URLs in seq order %q, want %q", got, c.a)
+				t.Errorf("a.test's URLs in admission order %q, want %q", got, c.a)
 			}
 		})
 	}

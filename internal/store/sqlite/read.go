@@ -19,7 +19,7 @@ import (
 // URL returns the record of one URL.
 func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 	var u crawl.URLRecord
-	var via string
+	var via any
 	var disc, fetched, retry, lastmod int64
 	var errText sql.NullString
 	err := db.r.QueryRowContext(ctx, `SELECT u.id, `+fullURLSQL+`, u.host_id, u.depth, u.priority, u.state,
@@ -33,7 +33,9 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 	if err != nil {
 		return u, fmt.Errorf("sqlite: url %d: %w", id, err)
 	}
-	u.Via = crawl.Via(via)
+	if u.Via, err = viaOf(via); err != nil {
+		return u, fmt.Errorf("sqlite: url %d: %w", id, err)
+	}
 	u.DiscoveredAt, u.FetchedAt, u.RetryAt, u.LastMod = fromMS(disc), fromMS(fetched), fromMS(retry), fromMS(lastmod)
 	u.Error = errText.String
 	return u, nil

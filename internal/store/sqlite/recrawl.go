@@ -140,7 +140,7 @@ func (db *DB) FinishRun(ctx context.Context, run int, unseenLimit int, now time.
 				WHERE l.target_id = pages.url_id AND l.source_id <> pages.url_id AND s.gone = 0)
 			THEN 0 ELSE unseen_runs + 1 END
 			WHERE gone = 0 AND url_id IN (
-				SELECT u.id FROM urls u WHERE u.kind = 0 AND u.via <> 'seed' AND u.host_id IN (
+				SELECT u.id FROM urls u WHERE u.kind = 0 AND u.via <> `+fmt.Sprint(viaCode(crawl.ViaSeed))+` AND u.host_id IN (
 					SELECT DISTINCT u2.host_id FROM page_history h JOIN urls u2 ON u2.id = h.url_id WHERE h.run = ?))`,
 			run); err != nil {
 			return err

@@ -31,8 +31,8 @@ func BenchmarkScheduleDue(b *testing.B) {
 		`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
 		 INSERT INTO hosts (id, key) SELECT i, 'http://h' || i || '.test' FROM n`,
 		`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
-		 INSERT INTO urls (id, url, host_id, depth, priority, state, via, seq, discovered_at)
-		 SELECT i, '/p/' || i, i % ?1 + 1, 1, 0, 2, 'link', i, 0 FROM n`,
+		 INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
+		 SELECT i, '/p/' || i, i % ?1 + 1, 1, 0, 2, 0, 0 FROM n`,
 		// Next check times: a permutation of the window, so that the due
 		// pages are scattered over hosts and IDs.
 		`INSERT INTO pages (url_id, url, status, fetched_at, checked_at, next_check_at, interval_ms)

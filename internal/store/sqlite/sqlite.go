@@ -69,8 +69,7 @@ type DB struct {
 	// lockCreated: this open created the lock file (see dropCreatedLock).
 	lockCreated bool
 
-	mu     sync.Mutex // serializes write transactions and guards seq and anchorsFresh
-	seq    int64
+	mu     sync.Mutex // serializes write transactions and guards anchorsFresh
 	outbox bool
 	near   int // near-duplicate distance; negative: none
 	// anchorsFresh: the last write transaction committed was
@@ -150,9 +149,6 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 		}
 		if err := db.recover(ctx); err != nil {
 			return nil, fmt.Errorf("sqlite: recover in-flight urls: %w", err)
-		}
-		if err := db.w.QueryRowContext(ctx, `SELECT value FROM counters WHERE name = 'seq'`).Scan(&db.seq); err != nil {
-			return nil, fmt.Errorf("sqlite: open %s: %w", file, err)
 		}
 	} else if _, err := os.Stat(file); err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", file, err)

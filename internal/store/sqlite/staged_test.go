@@ -37,8 +37,8 @@ func TestStagedInlinks(t *testing.T) {
 	}
 	// Inlinks lists a source by its URL.
 	for i, src := range sources {
-		if _, err := db.w.ExecContext(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, seq, discovered_at)
-			VALUES (?, ?, 1, 0, 0, 2, 'seed', ?, 1)`, src, fmt.Sprint("http://s.test/", i), i); err != nil {
+		if _, err := db.w.ExecContext(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
+			VALUES (?, ?, 1, 0, 0, 2, 1, 1)`, src, fmt.Sprint("http://s.test/", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -203,8 +203,8 @@ func TestInlinkAnchorsMigration(t *testing.T) {
 			return err
 		}
 		for _, src := range ids {
-			if _, err := tx.exec(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, seq, discovered_at)
-				VALUES (?, ?, 1, 0, 0, 2, 'seed', ?, 1)`, src, fmt.Sprint("http://t.test/", src), src); err != nil {
+			if _, err := tx.exec(ctx, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
+				VALUES (?, ?, 1, 0, 0, 2, 1, 1)`, src, fmt.Sprint("http://t.test/", src)); err != nil {
 				return err
 			}
 			if _, err := tx.exec(ctx, `INSERT INTO pages (url_id, url, status, content_type, title, text, host, fetched_at)

@@ -284,12 +284,12 @@ func dumpURLs(t *testing.T, db *DB) string {
 	t.Helper()
 	var b strings.Builder
 	for _, q := range []string{
-		`SELECT u.rowid, u.id, ` + fullURLSQL + `, u.host_id, u.depth, u.priority, u.state, u.via, u.seq, u.attempts, u.error
+		`SELECT u.rowid, u.id, ` + fullURLSQL + `, u.host_id, u.depth, u.priority, u.state, u.via, u.attempts, u.error
 			FROM urls u LEFT JOIN hosts h ON h.id = u.host_id ORDER BY u.rowid`,
 		`SELECT u.rowid, u.id, ` + fullURLSQL + `, u.host_id, u.host, u.via
 			FROM offers u LEFT JOIN (SELECT host_id AS id, host AS key FROM offers WHERE host IS NOT NULL) h ON h.id = u.host_id
 			ORDER BY u.rowid`,
-		`SELECT id, rowid FROM urls INDEXED BY urls_queue WHERE state = 0 ORDER BY host_id, priority DESC, seq`,
+		`SELECT id, rowid FROM urls INDEXED BY urls_queue WHERE state = 0 ORDER BY host_id, priority DESC, rowid`,
 	} {
 		rows, err := db.w.Query(q)
 		if err != nil {

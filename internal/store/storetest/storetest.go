@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -310,41 +311,47 @@ func (e *env) checkBalance(admitted int64) {
 }
 
 func testPriorityOrder(t *testing.T, e *env) {
-	st := e.add(crawl.Limits{},
+	// URLs of one priority are claimed in the order they were found, which
+	// is not their IDs' order.
+	var mids []crawl.NewURL
+	var ids []crawl.ID
+	for i := range 5 {
+		u := U(fmt.Sprintf("http://a.test/mid%d", i+1), 1, 5)
+		mids, ids = append(mids, u), append(ids, u.ID)
+	}
+	if slices.IsSorted(ids) {
+		t.Fatal("the URLs of priority 5 are in ID order: pick others")
+	}
+	st := e.add(crawl.Limits{}, append([]crawl.NewURL{
 		U("http://a.test/low", 1, 1),
 		U("http://a.test/high", 2, 9),
-		U("http://a.test/mid1", 1, 5),
-		U("http://a.test/mid2", 1, 5),
-		U("http://b.test/", 0, 0),
-	)
-	if st.Added != 5 || st.Known != 0 || len(st.Hosts) != 2 {
-		t.Fatalf("AddURLs = %+v, want 5 added on 2 hosts", st)
+	}, append(mids, U("http://b.test/", 0, 0))...)...)
+	if st.Added != 8 || st.Known != 0 || len(st.Hosts) != 2 {
+		t.Fatalf("AddURLs = %+v, want 8 added on 2 hosts", st)
 	}
 	hs := e.claimHosts("p1", 10)
 	if got := hostKeys(hs); !eq(got, []string{"http://a.test", "http://b.test"}) {
 		t.Fatalf("ClaimHosts = %v", got)
 	}
 	a := crawl.HashID("http://a.test")
-	got := urlsOf(e.claimURLs("p1", a, 3, crawl.Limits{}))
-	want := []string{"http://a.test/high", "http://a.test/mid1", "http://a.test/mid2"}
-	if !eq(got, want) {
-		t.Fatalf("ClaimURLs = %v, want %v (priority, then discovery order)", got, want)
-	}
-	got = urlsOf(e.claimURLs("p1", a, 3, crawl.Limits{}))
-	if !eq(got, []string{"http://a.test/low"}) {
-		t.Fatalf("second ClaimURLs = %v, want [low]", got)
-	}
-	if got := e.claimURLs("p1", a, 3, crawl.Limits{}); len(got) != 0 {
-		t.Fatalf("third ClaimURLs = %v, want none", urlsOf(got))
+	for _, want := range [][]string{
+		{"http://a.test/high", "http://a.test/mid1", "http://a.test/mid2"},
+		{"http://a.test/mid3", "http://a.test/mid4", "http://a.test/mid5"},
+		{"http://a.test/low"},
+		nil,
+	} {
+		if got := urlsOf(e.claimURLs("p1", a, 3, crawl.Limits{})); !eq(got, want) {
+			t.Fatalf("ClaimURLs = %v, want %v (priority, then discovery order)", got, want)
+		}
 	}
 	if s := e.state("http://a.test/high"); s != crawl.StateInFlight {
 		t.Errorf("state after claim = %v, want in-flight", s)
 	}
 	c := e.counters()
-	if c.Queued != 1 || c.InFlight != 4 || c.Reserved != 4 {
-		t.Errorf("counters = %+v, want queued 1, in-flight 4, reserved 4", c)
+	if c.Queued != 1 || c.InFlight != 7 || c.Reserved != 7 {
+		t.Errorf("counters = %+v, want queued 1, in-flight 7, reserved 7", c)
 	}
-	e.checkBalance(5)
+	e.checkBalance(8)
 }
 
 func testSeenSet(t *testing.T, e *env) {

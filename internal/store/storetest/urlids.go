@@ -26,10 +26,10 @@ func OldURLIDRows() []string {
 	a, b := id("http://a.test"), id("http://b.test")
 	return []string{
 		fmt.Sprintf(`INSERT INTO hosts (id, key) VALUES (%d, 'http://a.test'), (%d, 'http://b.test')`, a, b),
-		fmt.Sprintf(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, seq, discovered_at) VALUES
-			(%d, '%s', %d, 0, 0, 2, 'seed', 0, 1, 1),
-			(%d, '%s', %d, 1, 0, 0, 'link', %d, 2, 1),
-			(%d, '%s', %d, 0, 0, 2, 'seed', 0, 3, 1)`,
+		fmt.Sprintf(`INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, discovered_at) VALUES
+			(%d, '%s', %d, 0, 0, 2, 'seed', 0, 1),
+			(%d, '%s', %d, 1, 0, 0, 'link', %d, 1),
+			(%d, '%s', %d, 0, 0, 2, 'seed', 0, 1)`,
 			id(oldA), oldA, a, id(oldQ), oldQ, a, id(oldA), id(oldB), oldB, b),
 		fmt.Sprintf(`INSERT INTO pages (url_id, url, status, content_type, title, text, host, fetched_at, duplicate_of) VALUES
 			(%d, '%s', 200, 'text/html', 'Migrated page', 'words about lighthouses', 'http://a.test', 1, 0),

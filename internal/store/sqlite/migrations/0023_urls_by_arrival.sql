@@ -8,6 +8,10 @@
 -- that index's). Existing rows are copied host by host in their queue
 -- order, so that a host's URLs start out together. Re-runnable: a second
 -- run copies the table again.
+-- (A database made older by lowering its version, as tests do, may lack
+-- seq, which migration 0037 drops: it is added back, and the rowid breaks
+-- the ties.)
+ALTER TABLE urls ADD COLUMN IF NOT EXISTS seq INTEGER NOT NULL DEFAULT 0;
 DROP TABLE IF EXISTS urls_by_arrival;
 CREATE TABLE urls_by_arrival (
     id            INTEGER NOT NULL,
@@ -33,7 +37,7 @@ INSERT INTO urls_by_arrival (id, url, host_id, depth, priority, state, via, pare
         discovered_at, fetched_at, error, kind, lastmod, changefreq, inlinks)
     SELECT id, url, host_id, depth, priority, state, via, parent_id, seq, attempts, retry_at,
         discovered_at, fetched_at, error, kind, lastmod, changefreq, inlinks
-    FROM urls ORDER BY host_id, seq;
+    FROM urls ORDER BY host_id, seq, rowid;
 DROP TABLE urls;
 ALTER TABLE urls_by_arrival RENAME TO urls;
 CREATE UNIQUE INDEX urls_id ON urls (id);

@@ -17,6 +17,9 @@ UPDATE offers SET url = CASE
         ELSE '!' || url END
     FROM (SELECT o.rowid AS ord, h.key FROM offers o LEFT JOIN hosts h ON h.id = o.host_id) AS k
     WHERE k.ord = offers.rowid;
+-- (A database made older by lowering its version, as tests do, may lack
+-- seq, which migration 0037 drops: it is added back.)
+ALTER TABLE urls ADD COLUMN IF NOT EXISTS seq INTEGER NOT NULL DEFAULT 0;
 DROP TABLE IF EXISTS urls_relative;
 CREATE TABLE urls_relative (
     id            INTEGER NOT NULL,
