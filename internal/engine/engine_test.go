@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -763,5 +764,52 @@ func TestChainDoesNotWaitForBatches(t *testing.T) {
 		if p := tc.page(fmt.Sprintf("http://a.test/p%d", n)); p == nil || p.Status != 200 {
 			t.Fatalf("/p%d: %+v", n, p)
 		}
+	}
+}
+
+// sitemapFailingStore fails the first fails adds that hold a sitemap, as
+// a store that went away would.
+type sitemapFailingStore struct {
+	crawl.Store
+	mu     sync.Mutex
+	fails  int
+	failed int
+}
+
+func (s *sitemapFailingStore) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error) {
+	s.mu.Lock()
+	fail := s.failed < s.fails && slices.ContainsFunc(urls, func(u crawl.NewURL) bool { return u.Kind == crawl.KindSitemap })
+	if fail {
+		s.failed++
+	}
+	s.mu.Unlock()
+	if fail {
+		return crawl.AddStats{}, errOutage
+	}
+	return s.Store.AddURLs(ctx, urls, lim)
+}
+
+// A host's sitemaps that could not be queued when its robots.txt was read
+// (the store away, past --store-outage) are offered again: robots.txt is
+// not recorded as read, so it is fetched again and the sitemap read.
+func TestSitemapsOfferedAgainAfterAFailedAdd(t *testing.T) {
+	t.Parallel()
+	tc := newTestCrawl(t, sitemapSite("/sitemap.xml", map[string]http.HandlerFunc{
+		"/sitemap.xml": func(rw http.ResponseWriter, r *http.Request) {
+			xmlBody(rw, urlset("http://a.test/listed"))
+		},
+	}), "http://a.test/")
+	// Two failures: the add is tried again once before it is given up.
+	tc.cfg.StoreOutage = time.Millisecond
+	st := &sitemapFailingStore{Store: tc.open(), fails: 2}
+	tc.crawlOn(st, 20*time.Second)
+	if st.failed != 2 {
+		t.Fatalf("%d adds of sitemaps failed, want 2", st.failed)
+	}
+	if p := tc.page("http://a.test/listed"); p == nil || p.Status != 200 {
+		t.Errorf("the page listed in the sitemap was not fetched: %+v", p)
+	}
+	if n := tc.web.requests("http://a.test/robots.txt"); n != 2 {
+		t.Errorf("robots.txt was requested %d times, want 2", n)
 	}
 }

@@ -31,10 +31,12 @@ func (e *Engine) sitemapURL(u string, depth int, parent crawl.ID) crawl.NewURL {
 }
 
 // offerSitemaps queues a host's sitemaps once its robots.txt is known: its
-// Sitemap: lines, or /sitemap.xml when there are none.
-func (e *Engine) offerSitemaps(ctx context.Context, host string, lines []string) {
+// Sitemap: lines, or /sitemap.xml when there are none. It returns the
+// store's error when they could not be queued: the caller then does not
+// record robots.txt as read, or they would never be offered again.
+func (e *Engine) offerSitemaps(ctx context.Context, host string, lines []string) error {
 	if e.cfg.NoSitemaps {
-		return
+		return nil
 	}
 	var urls []crawl.NewURL
 	if len(lines) == 0 {
@@ -48,20 +50,25 @@ func (e *Engine) offerSitemaps(ctx context.Context, host string, lines []string)
 		if r := e.cfg.Scope.Check(u); r != scope.In && r != scope.Excluded {
 			continue // a sitemap on another site is not ours to read
 		}
-		if e.seen.testAndAdd(crawl.URLID(u)) {
-			continue
-		}
 		urls = append(urls, e.sitemapURL(u, 0, 0))
 	}
 	if len(urls) == 0 {
-		return
+		return nil
 	}
+	// Offered whether or not seen: a host's sitemaps are few, the store
+	// knows the ones it holds, and one marked seen but not queued (the
+	// store lost with this add) would not be offered again.
 	if _, err := e.storeRetry(ctx, "add sitemaps", func() error {
 		_, err := e.store.AddURLs(ctx, urls, e.cfg.Frontier.Limits)
 		return err
 	}); err != nil {
 		e.cfg.Log.Warn("queue sitemaps", "host", host, "err", err)
+		return err
 	}
+	for _, u := range urls {
+		e.seen.testAndAdd(u.ID)
+	}
+	return nil
 }
 
 // fetchSitemap fetches a sitemap (or index) and offers its entries.

@@ -177,15 +177,24 @@ func (e *Engine) fetchRobots(ctx context.Context, t frontier.Task) {
 			fb.Throttled, fb.RetryAfter = true, resp.RetryAfter
 		}
 	}
-	if err := e.fr.RobotsDone(ctx, t, status, body, fb); err != nil {
-		e.cfg.Log.Warn("save robots.txt", "host", t.Host, "err", err)
-	}
+	// The sitemaps are queued before robots.txt is recorded as read. When
+	// they could not be (the store away, or the crawl stopping), robots.txt
+	// is not recorded: it is fetched again when the host's URLs are next
+	// handed out (by a resumed crawl, at once), and the sitemaps offered
+	// again. A store that refused them would refuse them again: robots.txt
+	// is recorded then.
 	if status != 0 && status < 500 && status != http.StatusTooManyRequests {
 		var lines []string
 		if status >= 200 && status < 300 {
 			lines = robots.Parse(body).Sitemaps()
 		}
-		e.offerSitemaps(ctx, t.Host, lines)
+		if err := e.offerSitemaps(ctx, t.Host, lines); err != nil && !errors.Is(err, crawl.ErrRefused) {
+			e.fr.Done(ctx, t, fb)
+			return
+		}
+	}
+	if err := e.fr.RobotsDone(ctx, t, status, body, fb); err != nil {
+		e.cfg.Log.Warn("save robots.txt", "host", t.Host, "err", err)
 	}
 }
 
