@@ -710,6 +710,15 @@ func (db *DB) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n
 	return out, nil
 }
 
+// claimURLsSQL claims up to ?3 of host ?1's queued URLs due by ?2: the
+// best first, and among URLs of one priority those admitted first, which
+// is rowid order. It reads urls_queue, (host_id, priority DESC), in that
+// order: an index entry ends with its row's rowid.
+const claimURLsSQL = `UPDATE urls SET state = 1, attempts = attempts + 1
+	WHERE rowid IN (SELECT rowid FROM urls WHERE host_id = ?1 AND state = 0 AND retry_at <= ?2
+	                ORDER BY priority DESC, rowid LIMIT ?3)
+	RETURNING id, url, host_id, depth, priority, attempts - 1, rowid, kind, lastmod, via, changefreq`
+
 // claimURLs marks up to n of the host's best ready URLs in flight. The
 // outcomes a caller acts on (lease lost, a budget spent) are in the
 // Claim's Err; the error is the store's.
@@ -774,10 +783,7 @@ func (t *txn) claimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 				return nil
 			}
 		}
-		rows, err := t.query(ctx, `UPDATE urls SET state = 1, attempts = attempts + 1
-			WHERE rowid IN (SELECT rowid FROM urls WHERE host_id = ? AND state = 0 AND retry_at <= ?
-			                ORDER BY priority DESC, rowid LIMIT ?)
-			RETURNING id, url, host_id, depth, priority, attempts - 1, rowid, kind, lastmod, via, changefreq`, host, now.UnixMilli(), n)
+		rows, err := t.query(ctx, claimURLsSQL, host, now.UnixMilli(), n)
 		if err != nil {
 			return err
 		}

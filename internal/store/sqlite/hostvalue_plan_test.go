@@ -60,3 +60,36 @@ func TestHostValueReadsIndex(t *testing.T) {
 		t.Errorf("link targets not looked up by ID in the order given: %q", targets)
 	}
 }
+
+// TestClaimReadsQueueInOrder: a claim reads a host's queued URLs from
+// urls_queue in the order it hands them out (priority, then rowid), with
+// no sort of the host's queue.
+func TestClaimReadsQueueInOrder(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "crawl.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.w.QueryContext(ctx, `EXPLAIN QUERY PLAN `+claimURLsSQL, 1, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(plan, "; ")
+	if !strings.Contains(all, "SEARCH urls USING INDEX urls_queue (host_id=?)") || strings.Contains(all, "TEMP B-TREE") {
+		t.Errorf("claim plan %q; want urls_queue read in order, no sort", all)
+	}
+}
