@@ -214,7 +214,11 @@ func (t *txn) addURLsEach(ctx context.Context, urls []crawl.NewURL, lim crawl.Li
 	}); err != nil {
 		return st, err
 	}
-	var ins []*crawl.NewURL
+	type admit struct {
+		u *crawl.NewURL
+		n int // admission order
+	}
+	var ins []admit
 	for i := range urls {
 		u := &urls[i]
 		hs := hosts[u.HostID]
@@ -231,7 +235,7 @@ func (t *txn) addURLsEach(ctx context.Context, urls []crawl.NewURL, lim crawl.Li
 			}
 		default:
 			known[u.ID] = true
-			ins = append(ins, u)
+			ins = append(ins, admit{u, len(ins)})
 			if admitted != nil {
 				admitted[i] = true
 			}
@@ -246,13 +250,13 @@ func (t *txn) addURLsEach(ctx context.Context, urls []crawl.NewURL, lim crawl.Li
 	// entries in urls_id are near each other too), and in admission order
 	// within a host: the rowid is the order a host's queued URLs of one
 	// priority are claimed in.
-	slices.SortStableFunc(ins, func(a, b *crawl.NewURL) int { return cmp.Compare(a.HostID, b.HostID) })
+	slices.SortFunc(ins, func(a, b admit) int { return cmp.Or(cmp.Compare(a.u.HostID, b.u.HostID), cmp.Compare(a.n, b.n)) })
 	nowMS := now.UnixMilli()
 	if err := t.inChunks(ctx, len(ins), 11, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id,
 			discovered_at, kind, lastmod, changefreq)
 		SELECT column1, column2, column3, column4, column5, 0, column6, column7, column8, column9, column10, column11
 		FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
-		u := ins[i]
+		u := ins[i].u
 		a[0], a[1], a[2], a[3], a[4], a[5] = u.ID, crawl.RelURL(u.URL, u.Host), u.HostID, u.Depth, u.Priority, viaCode(u.Via)
 		a[6], a[7], a[8], a[9], a[10] = u.Parent, nowMS, u.Kind, ms(u.LastMod), u.ChangeFreq
 	}, nil); err != nil {
