@@ -20,27 +20,7 @@ func TestHostValueReadsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	plan := func(q string, args ...any) []string {
-		t.Helper()
-		rows, err := db.w.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, detail)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	plan := func(q string, args ...any) []string { return queryPlan(t, db, q, args...) }
 	// The host's pages are p, the targets' tp.
 	pages := 0
 	for _, detail := range append(plan(hostPagesSQL, 1, crawl.HostValueWindow), plan(linkTargetsSQL, "[1,2]", 6)...) {
@@ -71,25 +51,32 @@ func TestClaimReadsQueueInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.w.QueryContext(ctx, `EXPLAIN QUERY PLAN `+claimURLsSQL, 1, 2, 3)
+	all := strings.Join(queryPlan(t, db, claimURLsSQL, 1, 2, 3), "; ")
+	if !strings.Contains(all, "SEARCH urls USING INDEX urls_queue (host_id=?)") || strings.Contains(all, "TEMP B-TREE") {
+		t.Errorf("claim plan %q; want urls_queue read in order, no sort", all)
+	}
+}
+
+// queryPlan is the detail of each step of SQLite's plan for q on the
+// writer's connection.
+func queryPlan(t testing.TB, db *DB, q string, args ...any) []string {
+	t.Helper()
+	rows, err := db.w.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var plan []string
+	var out []string
 	for rows.Next() {
 		var id, parent, unused int
 		var detail string
 		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
 			t.Fatal(err)
 		}
-		plan = append(plan, detail)
+		out = append(out, detail)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	all := strings.Join(plan, "; ")
-	if !strings.Contains(all, "SEARCH urls USING INDEX urls_queue (host_id=?)") || strings.Contains(all, "TEMP B-TREE") {
-		t.Errorf("claim plan %q; want urls_queue read in order, no sort", all)
-	}
+	return out
 }

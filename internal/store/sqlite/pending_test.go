@@ -306,21 +306,7 @@ func testIndexDelayDue(t *testing.T, engine string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.w.QueryContext(ctx, `EXPLAIN QUERY PLAN `+dueTake, 1, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	rows.Close()
-	if p := strings.Join(plan, "; "); !strings.Contains(p, "INDEX search_pending_at") || strings.Contains(p, "TEMP B-TREE") {
+	if p := strings.Join(queryPlan(t, db, dueTake, 1, 10), "; "); !strings.Contains(p, "INDEX search_pending_at") || strings.Contains(p, "TEMP B-TREE") {
 		t.Errorf("the rows due are found by %q, want the index on at", p)
 	}
 	c := &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0)}
