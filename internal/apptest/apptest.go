@@ -210,10 +210,10 @@ func FinalURLs(t testing.TB, db string) []string {
 
 // URLs is the urls table for a query that reads URLs' text and ways:
 // each row's url is the whole URL, via the way's name, and arrival
-// orders a host's URLs as they were admitted. Both stores
-// keep the text without its host's origin, hosts.key (the stores'
-// fullURLSQL), or, for a URL that does not begin with its host's key,
-// whole behind a "!"; SQLite keeps a way as a number (sqlite.ViaNameSQL).
+// orders a host's URLs as they were admitted. Both stores keep the text
+// without its host's origin, hosts.key (the stores' fullURLSQL), or, for
+// a URL that does not begin with its host's key, whole behind a "!";
+// SQLite keeps a way as a number (sqlite.ViaNameSQL).
 func (d *DB) URLs() string {
 	via, arrival := "u.via", "u.seq"
 	if !d.PG {

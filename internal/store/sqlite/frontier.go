@@ -136,9 +136,9 @@ func (db *DB) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits
 // looked up sorted by URL ID and the admitted inserted host by host, so
 // that each page of the indexes they touch (urls_id, urls_queue, the host
 // indexes: all begin with host bits) is dirtied once, in one pass, however
-// the offers interleave hosts. The
-// rows themselves go to the end of urls, which is kept in arrival order
-// (migration 0023): a batch writes the few pages its rows fill.
+// the offers interleave hosts. The rows themselves go to the end of urls,
+// which is kept in arrival order (migration 0023): a batch writes the few
+// pages its rows fill.
 func (t *txn) addURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits, now time.Time) (crawl.AddStats, error) {
 	return t.addURLsEach(ctx, urls, lim, now, nil)
 }

@@ -135,9 +135,8 @@ func (t *txn) stagedOffers(ctx context.Context) (int64, error) {
 // or offered earlier in the stage; a host's cap (the offer's) admits its
 // first offers; a host's admitted are inserted in offer order (their
 // rowids are the order a host's URLs of one priority are fetched in).
-// The statements read the stage sorted: the known
-// offers are found and deleted from the stage's URL IDs and places
-// alone, sorted by URL ID (the stored URLs looked up in that order, an
+// The statements read the stage sorted: the known offers are found and
+// deleted from the stage's URL IDs and places alone, sorted by URL ID (the stored URLs looked up in that order, an
 // earlier offer of the URL next to each repeat); the rest are counted by
 // host, the new hosts inserted from the counts by host ID, and then
 // inserted by host ID then offer (URL IDs begin with their host's bits,
@@ -254,10 +253,11 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 // insertOffers inserts the staged offers into urls, sorted by host and
 // offer. When a host's cap may refuse some (capped), each host's offers
 // are numbered with a window and only its first are admitted; that
-// numbering, and the copy
-// of the sorted rows SQLite makes for the join with hosts, cost as much
-// again as the sort and the insert, so a stage that no cap can touch
-// (seeds, mostly) goes without.
+// numbering, the copy of the sorted rows SQLite makes for the join with
+// hosts, and the sort of the admitted by host and offer again (their
+// rowids are the claim order: SQLite does not carry the window's order
+// out of the copy) cost more than the sort and the insert, so a stage
+// that no cap can touch (seeds, mostly) goes without.
 func (t *txn) insertOffers(ctx context.Context, capped bool) (int64, error) {
 	q := `INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id,
 			discovered_at, kind, lastmod, changefreq)
