@@ -130,3 +130,23 @@ func (db *DB) SegmentsForTest(ctx context.Context) (map[int]int, error) {
 
 // EngineForTest returns the store's index engine.
 func (db *DB) EngineForTest() string { return db.engine }
+
+// SetCheckpointFrames sets how many frames the writer writes between two
+// of the checkpointer's checkpoints, for the stores opened until the
+// returned function restores it.
+func SetCheckpointFrames(n int64) (restore func()) {
+	old := checkpointFrames
+	checkpointFrames = n
+	return func() { checkpointFrames = old }
+}
+
+// CheckpointRoundsForTest returns how many checkpoints the checkpointer
+// did to the end; -1 when the store has none.
+func (db *DB) CheckpointRoundsForTest() int64 {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.ckpt == nil {
+		return -1
+	}
+	return db.ckpt.rounds.Load()
+}

@@ -86,6 +86,7 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) (err error) {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	db.ckpt.wrote()
 	db.anchorsFresh = t.anchorsFresh
 	db.staged.apply(&t.staged)
 	for _, id := range t.confirmed {

@@ -91,8 +91,10 @@ var walVFS struct {
 }
 
 // walWrites counts the writes SQLite asked for on files opened through
-// walVFS (asked) and those the base VFS made (base): what the tests read.
-var walWrites struct{ asked, base atomic.Int64 }
+// walVFS (asked) and those the base VFS made (base), what the tests read,
+// and the frames written to WAL files (frames), what the checkpointer
+// follows (checkpoint.go).
+var walWrites struct{ asked, base, frames atomic.Int64 }
 
 // registerWALVFS registers walVFS (once per process).
 var registerWALVFS = sync.OnceValue(func() error {
@@ -206,6 +208,9 @@ func (s *walBuf) baseWrite(tls *libc.TLS, file, p uintptr, amt int32, off int64)
 func walWrite(tls *libc.TLS, file, p uintptr, amt int32, off int64) int32 {
 	s := walState(file)
 	walWrites.asked.Add(1)
+	if s.wal != 0 && amt == walFrameHeader {
+		walWrites.frames.Add(1)
+	}
 	if s.n > 0 && (off != s.start+s.n || s.n+int64(amt) > walBufSize) {
 		if rc := s.flush(tls, file); rc != sqlite3.SQLITE_OK {
 			return rc
