@@ -1,15 +1,12 @@
 package sqlite
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/store/storetest"
@@ -25,20 +22,8 @@ func TestCheckpointerSurvivesKill(t *testing.T) {
 		return
 	}
 	file := filepath.Join(t.TempDir(), "killed.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckpointerSurvivesKill$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "ACRAWLER_TEST_CHECKPOINT_CHILD="+file)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(out)
+	cmd, lines := startChild(t, "TestCheckpointerSurvivesKill", "ACRAWLER_TEST_CHECKPOINT_CHILD", file)
 	last, rounds := int64(-1), int64(0)
-	timeout := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
-	defer timeout.Stop()
 	for (last < 300 || rounds < 3) && lines.Scan() {
 		var n, r int64
 		if _, err := fmt.Sscan(strings.TrimSpace(lines.Text()), &n, &r); err == nil {

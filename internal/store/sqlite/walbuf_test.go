@@ -230,20 +230,8 @@ func TestWALCommitsSurviveKill(t *testing.T) {
 		return
 	}
 	file := filepath.Join(t.TempDir(), "w.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWALCommitsSurviveKill$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "ACRAWLER_TEST_WAL_CHILD="+file)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(out)
+	cmd, lines := startChild(t, "TestWALCommitsSurviveKill", "ACRAWLER_TEST_WAL_CHILD", file)
 	last := int64(-1)
-	timeout := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
-	defer timeout.Stop()
 	for last < 400 && lines.Scan() {
 		if n, err := strconv.ParseInt(strings.TrimSpace(lines.Text()), 10, 64); err == nil {
 			last = n
@@ -264,6 +252,29 @@ func TestWALCommitsSurviveKill(t *testing.T) {
 	if most < last {
 		t.Errorf("after the kill the database holds rows up to %d, but %d was committed", most, last)
 	}
+}
+
+// startChild runs the test named again in a process of its own, with
+// the environment variable env set to file, and returns the process and
+// the lines it prints. The process is killed when the test ends, or
+// after a minute.
+func startChild(t *testing.T, test, env, file string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"="+file)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	t.Cleanup(func() {
+		timeout.Stop()
+		cmd.Process.Kill()
+	})
+	return cmd, bufio.NewScanner(out)
 }
 
 // walCommitForever commits a row a transaction to file and prints each
