@@ -209,11 +209,10 @@ func (db *DB) maintain(ctx context.Context) error {
 // at 16 MiB a lean crawl ran 25% slower than at 32; at 24 the default
 // crawl's CPU a page was as at 32 (stage profiles of the same period), for
 // 16 MB less of the process. The readers of a store open for writing (the
-// crawl's: host values, figures) get the smallest: each page cached takes
-// 8 KiB of the process (SQLite's page and header in the allocator's next
-// power of two), so the two readers a crawl keeps open held some 30 MB at
-// 8 MiB each, for reads that gain little from them. A store open
-// read-only (search, the API) gives its readers more.
+// crawl's: host values, figures) get the smallest: the two readers a
+// crawl keeps open held some 30 MB at 8 MiB each, when each page cached
+// took 8 KiB (before pagecache.go), for reads that gain little from them.
+// A store open read-only (search, the API) gives its readers more.
 const (
 	writerCacheKiB      = 24 << 10
 	readerCacheKiB      = 8 << 10
