@@ -5,8 +5,8 @@ package sqlite
 // A checkpoint copies the log's frames back into the database file and
 // syncs both files. SQLite runs one in the connection that commits, right
 // after the commit that takes the log past wal_autocheckpoint frames: the
-// crawl's writer spent 220–300 ms on each of 40,000 frames, holding the
-// store's write lock. Claims and the next commit waited, the workers'
+// crawl's writer spent 220–300 ms on each such checkpoint (40,000
+// frames), holding the store's write lock. Claims and the next commit waited, the workers'
 // results filled their queue, and both processors were half idle for that
 // time, every few thousand pages.
 //
@@ -112,21 +112,7 @@ func (db *DB) checkpoints(c *checkpointer) {
 	defer close(c.done)
 	ctx := context.Background()
 	for range c.wake {
-		var err error
-		for range checkpointRounds {
-			before := walWrites.frames.Load()
-			if err = c.checkpoint(ctx, "PASSIVE"); err != nil || walWrites.frames.Load()-before < checkpointTail {
-				break
-			}
-		}
-		if err != nil {
-			db.log.Warn("checkpoint of the write-ahead log failed; the writer's own will copy it", "db", db.path, "err", err)
-			continue
-		}
-		db.mu.Lock()
-		err = c.checkpoint(ctx, "PASSIVE")
-		db.mu.Unlock()
-		if err != nil {
+		if err := db.checkpoint(ctx, c); err != nil {
 			db.log.Warn("checkpoint of the write-ahead log failed; the writer's own will copy it", "db", db.path, "err", err)
 			continue
 		}
@@ -134,13 +120,30 @@ func (db *DB) checkpoints(c *checkpointer) {
 	}
 }
 
-// checkpoint runs one checkpoint of the given mode. A checkpoint that
-// could not do all it was asked (busy: another checkpoint ran, or readers
-// held the log) is no error.
-func (c *checkpointer) checkpoint(ctx context.Context, mode string) error {
+// checkpoint copies the log back: beside the writer while it commits
+// more than checkpointTail frames during a copy (up to checkpointRounds
+// copies), then the rest with the writer held.
+func (db *DB) checkpoint(ctx context.Context, c *checkpointer) error {
+	for range checkpointRounds {
+		before := walWrites.frames.Load()
+		if err := c.passive(ctx); err != nil {
+			return err
+		}
+		if walWrites.frames.Load()-before < checkpointTail {
+			break
+		}
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return c.passive(ctx)
+}
+
+// passive runs a passive checkpoint. One that could not copy all the log
+// (another checkpoint ran, or readers held the log) is no error.
+func (c *checkpointer) passive(ctx context.Context) error {
 	var busy, log, copied int
-	if err := c.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &log, &copied); err != nil {
-		return fmt.Errorf("%s checkpoint: %w", mode, err)
+	if err := c.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &copied); err != nil {
+		return fmt.Errorf("passive checkpoint: %w", err)
 	}
 	return nil
 }
