@@ -16,11 +16,16 @@ package sqlite
 // 4 KB a slot, 40 MB).
 //
 // SQLite takes the setting only before it starts, which is at the first
-// connection the process opens: the store sets it when its package is
-// initialized, before any, and a process that opened SQLite first goes
-// on without it.
+// connection the process opens: Open sets it before its first connection
+// when the process's first store is opened for writing (a crawl). A
+// process whose first store is opened read-only (serve, stats, export)
+// goes without it, so that it does not hold the 40 MB for caches it may
+// never fill; its pages are allocated as they are read. So does a
+// process that opened SQLite before the store did.
 
 import (
+	"sync"
+
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -34,9 +39,23 @@ const (
 	cachedPageSize = 4096
 )
 
-// pageCacheSlot is the size of a slot of the buffer, 0 when SQLite was
-// not given one.
-var pageCacheSlot = configurePageCache()
+var (
+	pageCacheOnce sync.Once
+	// pageCacheSlot is the size of a slot of the buffer, 0 when SQLite
+	// was not given one. Set once, by usePageCache.
+	pageCacheSlot int
+)
+
+// usePageCache gives SQLite the buffer if this is the process's first
+// store and it is opened for writing; it is called before the store's
+// first connection.
+func usePageCache(readOnly bool) {
+	pageCacheOnce.Do(func() {
+		if !readOnly {
+			pageCacheSlot = configurePageCache()
+		}
+	})
+}
 
 // configurePageCache gives SQLite the buffer, and returns the size of its
 // slots (0 if SQLite refused it).

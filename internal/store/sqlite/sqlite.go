@@ -117,6 +117,7 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 	if opts.IndexDelay < 0 {
 		return nil, fmt.Errorf("sqlite: negative index delay %s", opts.IndexDelay)
 	}
+	usePageCache(opts.ReadOnly)
 	db := &DB{path: file, outbox: opts.Outbox, near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance),
 		indexDelay: opts.IndexDelay, log: logOrDiscard(opts.Log), stmts: map[string]*sql.Stmt{}, want: map[string]struct{}{},
 		segs: segReader{cache: newBlockCache(segCacheBytes)}}
@@ -397,6 +398,7 @@ func Migrate(ctx context.Context, file string, opts Options) (from, to int, err 
 		return 0, 0, err
 	}
 	defer db.Close()
+	usePageCache(false)
 	if db.w, err = sql.Open("sqlite", dsn(file, false, writerCacheKiB)); err != nil {
 		return 0, 0, fmt.Errorf("sqlite: open %s: %w", file, err)
 	}
