@@ -12,14 +12,17 @@ package sqlite
 // follow each other in the file are copied into a buffer of walBufSize
 // bytes and written as one (31 frames of 4 KiB pages). The buffer is
 // written out
-//   - on a WAL file, right after the page of a commit frame, before the
-//     write of that page returns (a commit frame is the one whose header
-//     carries the database size after the commit,
+//   - on a WAL file, right after the header of a commit frame and again
+//     right after its page, before the write returns (a commit frame is
+//     the one whose header carries the database size after the commit,
 //     https://sqlite.org/fileformat2.html#walformat): SQLite publishes a
 //     commit in the wal-index only after its frames are written, so
 //     readers on other connections, and a restart after the process is
 //     killed, find every committed frame in the file, as without the
-//     buffer;
+//     buffer. The header goes at once because a commit that overwrote
+//     frames it had written rewrites the headers from the first of them
+//     on (their checksums change), the commit frame's last, and then
+//     publishes the commit with no other call to the file;
 //   - before any other operation on the file (read, sync, truncate, size,
 //     file control, locks, shared-memory map and locks, memory map, close;
 //     not memory barriers, which cannot report a failed write), so that
@@ -208,6 +211,16 @@ func (s *walBuf) baseWrite(tls *libc.TLS, file, p uintptr, amt int32, off int64)
 func walWrite(tls *libc.TLS, file, p uintptr, amt int32, off int64) int32 {
 	s := walState(file)
 	walWrites.asked.Add(1)
+	src := unsafe.Slice(cval[byte](p), amt)
+	// A commit frame's header, and the write after it (its page), are
+	// written out at once, each with what the buffer holds before it.
+	// The page's write cannot wait for a later one: SQLite publishes the
+	// commit when it returns. Nor can the header's: a commit that
+	// overwrote frames it had written rewrites the headers after them,
+	// the commit frame's last, and then publishes with no other call to
+	// the file.
+	commitHeader := s.wal != 0 && amt == walFrameHeader && binary.BigEndian.Uint32(src[4:8]) != 0
+	commitPage := s.commit != 0
 	if s.wal != 0 && amt == walFrameHeader {
 		walWrites.frames.Add(1)
 	}
@@ -220,21 +233,18 @@ func walWrite(tls *libc.TLS, file, p uintptr, amt int32, off int64) int32 {
 		s.buf = libc.Xmalloc(tls, walBufSize)
 	}
 	if s.buf == 0 || amt > walBufSize {
-		s.commit = 0
+		s.commit = int32(b2i(commitHeader))
 		return s.baseWrite(tls, file, p, amt, off)
 	}
 	if s.n == 0 {
 		s.start = off
 	}
-	src := unsafe.Slice(cval[byte](p), amt)
 	copy(unsafe.Slice(cval[byte](s.buf+uintptr(s.n)), amt), src)
 	s.n += int64(amt)
-	if s.commit != 0 {
-		// The page of the commit frame whose header came last.
-		return s.flush(tls, file)
-	}
-	if s.wal != 0 && amt == walFrameHeader && binary.BigEndian.Uint32(src[4:8]) != 0 {
-		s.commit = 1
+	if commitHeader || commitPage {
+		rc := s.flush(tls, file)
+		s.commit = int32(b2i(commitHeader))
+		return rc
 	}
 	return sqlite3.SQLITE_OK
 }

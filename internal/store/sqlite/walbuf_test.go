@@ -157,6 +157,82 @@ func TestWALCommitsSeenAtOnce(t *testing.T) {
 	}
 }
 
+// TestWALCommitFrameWritten: when a commit returns, its frames are in
+// the WAL file whatever the commit frame's place in the buffer, and so
+// are the frame headers a commit rewrites (SQLite rewrites the headers
+// of the frames after one a transaction overwrote, the commit frame's
+// last, with no other call to the file before it publishes the commit).
+// Transactions of 1 to 80 pages put the commit frame at every place in
+// the buffer, among them its header as the last write that fits and its
+// page past the end; every fifth one also overwrites pages it spilled.
+// After each commit a reader reads every row, and a copy of the files, as
+// a process killed then would leave them, opens with every row.
+func TestWALCommitFrameWritten(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "w.db")
+	w := openWALWriter(t, file, 64) // spills: frames written before the commit
+	mustExec(t, w, `PRAGMA wal_autocheckpoint = 0`)
+	mustExec(t, w, `CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)`)
+	r, err := sql.Open("sqlite", readerDSN(file, false, 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var rows, bytes int64
+	for k := 1; k <= 80; k++ {
+		tx, err := w.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := rows
+		for range k {
+			mustExec(t, tx, `INSERT INTO t (id, v) VALUES (?, zeroblob(4000))`, rows)
+			rows++
+			bytes += 4000
+		}
+		if k%5 == 0 {
+			// Pages written to the log before the commit, changed again:
+			// overwritten in place, their headers rewritten at the commit.
+			mustExec(t, tx, `UPDATE t SET v = randomblob(3999) WHERE id BETWEEN ? AND ?`, first, first+int64(k)/2)
+			bytes -= int64(k)/2 + 1
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%d rows of %d bytes", rows, bytes)
+		if got, err := countRows(r); err != nil || got != want {
+			t.Fatalf("after a transaction of %d rows the reader sees %s (%v), want %s", k, got, err, want)
+		}
+		cp := filepath.Join(dir, fmt.Sprintf("copy%d.db", k))
+		for _, suffix := range []string{"", "-wal"} {
+			b, err := os.ReadFile(file + suffix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(cp+suffix, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := sql.Open("sqlite", "file:"+cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := countRows(c)
+		c.Close()
+		if err != nil || got != want {
+			t.Fatalf("after a transaction of %d rows a copy of the files holds %s (%v), want %s", k, got, err, want)
+		}
+	}
+}
+
+// countRows reads every row of t and says how many there are and their
+// bytes.
+func countRows(d *sql.DB) (string, error) {
+	var n, b int64
+	err := d.QueryRow(`SELECT count(*), coalesce(sum(length(v)), 0) FROM t`).Scan(&n, &b)
+	return fmt.Sprintf("%d rows of %d bytes", n, b), err
+}
+
 // TestCheckpointCopiesSeenAtOnce: a checkpoint that copies part of the
 // log (a reader holds an older snapshot) records the pages it copied, and
 // readers that start after it read those pages from the database file:
