@@ -170,14 +170,7 @@ func TestWALCommitsSeenAtOnce(t *testing.T) {
 func TestWALCommitFrameWritten(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "w.db")
-	w := openWALWriter(t, file, 64) // spills: frames written before the commit
-	mustExec(t, w, `PRAGMA wal_autocheckpoint = 0`)
-	mustExec(t, w, `CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)`)
-	r, err := sql.Open("sqlite", readerDSN(file, false, 64))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	w, r := openWALPair(t, file, 64) // spills: frames written before the commit
 	var rows, bytes int64
 	for k := 1; k <= 80; k++ {
 		tx, err := w.Begin()
@@ -225,6 +218,22 @@ func TestWALCommitFrameWritten(t *testing.T) {
 	}
 }
 
+// openWALPair opens file's writer as openWALWriter does, without
+// automatic checkpoints, with a table t of rows, and a reader connection
+// as the store's readers are.
+func openWALPair(t *testing.T, file string, cacheKiB int) (w, r *sql.DB) {
+	t.Helper()
+	w = openWALWriter(t, file, cacheKiB)
+	mustExec(t, w, `PRAGMA wal_autocheckpoint = 0`)
+	mustExec(t, w, `CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)`)
+	r, err := sql.Open("sqlite", readerDSN(file, false, 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return w, r
+}
+
 // countRows reads every row of t and says how many there are and their
 // bytes.
 func countRows(d *sql.DB) (string, error) {
@@ -238,15 +247,7 @@ func countRows(d *sql.DB) (string, error) {
 // readers that start after it read those pages from the database file:
 // they must be there when it does.
 func TestCheckpointCopiesSeenAtOnce(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "w.db")
-	w := openWALWriter(t, file, 2048)
-	mustExec(t, w, `PRAGMA wal_autocheckpoint = 0`)
-	mustExec(t, w, `CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)`)
-	r, err := sql.Open("sqlite", readerDSN(file, false, 64))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	w, r := openWALPair(t, filepath.Join(t.TempDir(), "w.db"), 2048)
 	var rows, bytes int64
 	insert := func(n int) {
 		t.Helper()
