@@ -199,20 +199,38 @@ func (db *DB) ChangeStats(ctx context.Context) ([]crawl.ChangeStat, error) {
 	return out, rows.Err()
 }
 
-// prevFetches loads what the store knows of the last fetch of claimed URLs.
+// prevFetches loads what the store knows of the last fetch of claimed
+// URLs, the URLs never fetched left without, in one statement.
 func (t *txn) prevFetches(ctx context.Context, urls []crawl.ClaimedURL) error {
-	for i := range urls {
+	if len(urls) == 0 {
+		return nil
+	}
+	at := make(map[crawl.ID]int, len(urls))
+	ids := make([]crawl.ID, len(urls))
+	for i, u := range urls {
+		at[u.ID], ids[i] = i, u.ID
+	}
+	rows, err := t.query(ctx, `SELECT p.url_id, p.etag, p.last_modified, p.content_hash, p.bytes, p.fetched_at,
+			p.interval_ms, p.misses, p.doc_type, u.changefreq
+		FROM json_each(?) j CROSS JOIN pages p ON p.url_id = j.value JOIN urls u ON u.id = p.url_id`, jsonIDs(ids))
+	if err != nil {
+		return fmt.Errorf("last fetches: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id crawl.ID
 		var p crawl.PrevFetch
 		var fetched, interval int64
-		err := t.queryRow(ctx, `SELECT p.etag, p.last_modified, p.content_hash, p.bytes, p.fetched_at,
-				p.interval_ms, p.misses, p.doc_type, u.changefreq
-			FROM pages p JOIN urls u ON u.id = p.url_id WHERE p.url_id = ?`, urls[i].ID).Scan(
-			&p.ETag, &p.LastModified, &p.ContentHash, &p.Bytes, &fetched, &interval, &p.Misses, &p.Type, &p.ChangeFreq)
-		if err != nil {
-			continue // never fetched
+		if err := rows.Scan(&id, &p.ETag, &p.LastModified, &p.ContentHash, &p.Bytes, &fetched, &interval, &p.Misses, &p.Type, &p.ChangeFreq); err != nil {
+			return fmt.Errorf("last fetches: %w", err)
 		}
 		p.FetchedAt, p.Interval = fromMS(fetched), time.Duration(interval)*time.Millisecond
-		urls[i].Prev = &p
+		if i, ok := at[id]; ok {
+			urls[i].Prev = &p
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("last fetches: %w", err)
 	}
 	return nil
 }
