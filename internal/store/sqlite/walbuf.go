@@ -219,9 +219,10 @@ func walWrite(tls *libc.TLS, file, p uintptr, amt int32, off int64) int32 {
 	// overwrote frames it had written rewrites the headers after them,
 	// the commit frame's last, and then publishes with no other call to
 	// the file.
-	commitHeader := s.wal != 0 && amt == walFrameHeader && binary.BigEndian.Uint32(src[4:8]) != 0
+	header := s.wal != 0 && amt == walFrameHeader
+	commitHeader := header && binary.BigEndian.Uint32(src[4:8]) != 0
 	commitPage := s.commit != 0
-	if s.wal != 0 && amt == walFrameHeader {
+	if header {
 		walWrites.frames.Add(1)
 	}
 	if s.n > 0 && (off != s.start+s.n || s.n+int64(amt) > walBufSize) {
