@@ -39,6 +39,15 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 		if err := c.prefetch(ctx, results); err != nil {
 			return err
 		}
+		// The staged offers are decided on before the batch's own
+		// (addDiscovered would), and the packed URLs the batch links to
+		// become rows, whose inbound links are counted.
+		if _, err := t.mergeOffers(ctx); err != nil {
+			return err
+		}
+		if err := c.unpackTargets(ctx, results); err != nil {
+			return err
+		}
 		now := time.Now()
 		for i := range results {
 			c.at = i
@@ -351,6 +360,23 @@ func (c *committer) prefetch(ctx context.Context, results []crawl.Result) error 
 		}
 	}
 	return nil
+}
+
+// unpackTargets makes the packed URLs that the results link to rows of
+// urls (runs.go); the targets known to be in urls are not looked up.
+func (c *committer) unpackTargets(ctx context.Context, results []crawl.Result) error {
+	if !c.t.db.hasRuns {
+		return nil
+	}
+	var ids []crawl.ID
+	for i := range results {
+		for _, l := range results[i].Links {
+			if !c.t.db.knownURLs.has(l.TargetID) {
+				ids = append(ids, l.TargetID)
+			}
+		}
+	}
+	return c.t.unpackURLs(ctx, ids)
 }
 
 // addDiscovered offers the URLs the batch's results discovered, in the

@@ -150,3 +150,11 @@ func (db *DB) CheckpointRoundsForTest() int64 {
 	}
 	return db.ckpt.rounds.Load()
 }
+
+// SetPackMinForTest sets the fewest staged offers a merge packs into runs
+// (runs.go), and returns a function that restores it.
+func SetPackMinForTest(n int64) (restore func()) {
+	old := packMin
+	packMin = n
+	return func() { packMin = old }
+}

@@ -63,6 +63,13 @@ func (db *DB) tx(ctx context.Context, fn func(*txn) error) (err error) {
 			return err
 		}
 	}
+	if !db.runsRead {
+		if err := t.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM queue_runs)`).Scan(&db.hasRuns); err != nil {
+			tx.Rollback()
+			return err
+		}
+		db.runsRead = true
+	}
 	if err := fn(t); err != nil {
 		tx.Rollback()
 		return err
@@ -202,18 +209,29 @@ func (t *txn) addURLsEach(ctx context.Context, urls []crawl.NewURL, lim crawl.Li
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
+	// Known: in urls, or packed in a run (seen).
 	known := make(map[crawl.ID]bool, len(ids))
-	if err := t.inChunks(ctx, len(ids), 1, `SELECT id FROM urls WHERE id IN (%s)`, func(i int, a []any) {
-		a[0] = ids[i]
-	}, func(rows *sql.Rows) error {
-		var id crawl.ID
-		if err := rows.Scan(&id); err != nil {
-			return err
+	var packed []crawl.ID
+	look := []string{`SELECT id FROM urls WHERE id IN (%s)`}
+	if t.db.hasRuns {
+		look = append(look, `SELECT id FROM seen WHERE id IN (%s)`)
+	}
+	for i, q := range look {
+		if err := t.inChunks(ctx, len(ids), 1, q, func(i int, a []any) {
+			a[0] = ids[i]
+		}, func(rows *sql.Rows) error {
+			var id crawl.ID
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			known[id] = true
+			if i > 0 {
+				packed = append(packed, id)
+			}
+			return nil
+		}); err != nil {
+			return st, err
 		}
-		known[id] = true
-		return nil
-	}); err != nil {
-		return st, err
 	}
 	type admit struct {
 		u *crawl.NewURL
@@ -273,6 +291,9 @@ func (t *txn) addURLsEach(ctx context.Context, urls []crawl.NewURL, lim crawl.Li
 		}
 	}
 	st.Hosts = hostIDs
+	for _, id := range packed { // not rows of urls
+		delete(known, id)
+	}
 	t.inURLs = known
 	t.add("queued", int64(st.Added))
 	return st, nil
@@ -773,6 +794,9 @@ func (t *txn) claimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 			}
 			if hb >= lim.MaxHostBytes {
 				// The host spent its share: what it has queued is skipped.
+				if err := t.unpackHost(ctx, host); err != nil {
+					return err
+				}
 				res, err := t.exec(ctx, `UPDATE urls SET state = 5, error = 'host byte budget reached'
 					WHERE host_id = ? AND state = 0`, host)
 				if err != nil {
@@ -788,6 +812,57 @@ func (t *txn) claimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 				return nil
 			}
 		}
+		var packed bool
+		if t.db.hasRuns {
+			if err := t.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM queue_runs WHERE host_id = ?)`, host).Scan(&packed); err != nil {
+				return err
+			}
+		}
+		claim := t.claimRows
+		if packed {
+			claim = t.claimFromRuns
+		}
+		var err error
+		if out, err = claim(ctx, host, key, n, now); err != nil {
+			return err
+		}
+		if err := t.prevFetches(ctx, out); err != nil {
+			return err
+		}
+		if len(out) == 0 {
+			var at sql.NullInt64
+			if err := t.queryRow(ctx, `SELECT min(retry_at) FROM urls WHERE host_id = ? AND state = 0`, host).Scan(&at); err != nil {
+				return err
+			}
+			if at.Valid {
+				next = fromMS(max(at.Int64, 1))
+			}
+		}
+		k := int64(len(out))
+		if k > 0 {
+			if _, err := t.exec(ctx, `UPDATE hosts SET queued = queued - ? WHERE id = ?`, k, host); err != nil {
+				return err
+			}
+			if err := t.refreshTop(ctx, host); err != nil {
+				return err
+			}
+		}
+		t.add("queued", -k)
+		t.add("inflight", k)
+		t.add("reserved", k)
+		return nil
+	}()
+	if err != nil || budgetErr != nil {
+		return crawl.Claim{Err: budgetErr}, err
+	}
+	return crawl.Claim{URLs: out, Next: next}, nil
+}
+
+// claimRows marks up to n of the host's best ready rows of urls in
+// flight, and returns them best first.
+func (t *txn) claimRows(ctx context.Context, host crawl.ID, key string, n int, now time.Time) ([]crawl.ClaimedURL, error) {
+	var out []crawl.ClaimedURL
+	err := func() error {
 		rows, err := t.query(ctx, claimURLsSQL, host, now.UnixMilli(), n)
 		if err != nil {
 			return err
@@ -825,42 +900,48 @@ func (t *txn) claimURLs(ctx context.Context, owner string, host crawl.ID, n int,
 		for _, c := range cs {
 			out = append(out, c.u)
 		}
-		if err := t.prevFetches(ctx, out); err != nil {
-			return err
-		}
-		if len(out) == 0 {
-			var at sql.NullInt64
-			if err := t.queryRow(ctx, `SELECT min(retry_at) FROM urls WHERE host_id = ? AND state = 0`, host).Scan(&at); err != nil {
-				return err
-			}
-			if at.Valid {
-				next = fromMS(max(at.Int64, 1))
-			}
-		}
-		k := int64(len(out))
-		if k > 0 {
-			if _, err := t.exec(ctx, `UPDATE hosts SET queued = queued - ? WHERE id = ?`, k, host); err != nil {
-				return err
-			}
-			if err := t.refreshTop(ctx, host); err != nil {
-				return err
-			}
-		}
-		t.add("queued", -k)
-		t.add("inflight", k)
-		t.add("reserved", k)
 		return nil
 	}()
-	if err != nil || budgetErr != nil {
-		return crawl.Claim{Err: budgetErr}, err
+	return out, err
+}
+
+// claimFromRuns marks up to n of the host's best ready URLs in flight,
+// from its rows and its runs (claimPacked), and returns them best first.
+func (t *txn) claimFromRuns(ctx context.Context, host crawl.ID, key string, n int, now time.Time) ([]crawl.ClaimedURL, error) {
+	rows, err := t.query(ctx, `SELECT rowid, id, url, depth, priority, attempts, kind, lastmod, via, changefreq, discovered_at
+		FROM urls WHERE host_id = ?1 AND state = 0 AND retry_at <= ?2 ORDER BY priority DESC, rowid LIMIT ?3`, host, now.UnixMilli(), n)
+	if err != nil {
+		return nil, err
 	}
-	return crawl.Claim{URLs: out, Next: next}, nil
+	var cands []claimCand
+	for rows.Next() {
+		var c claimCand
+		var lastmod int64
+		var via any
+		if err := rows.Scan(&c.rowid, &c.u.ID, &c.u.URL, &c.u.Depth, &c.u.Priority, &c.u.Attempts, &c.u.Kind, &lastmod, &via,
+			&c.u.ChangeFreq, &c.disc); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		c.u.URL, c.u.HostID, c.u.LastMod = crawl.FullURL(c.u.URL, key), host, fromMS(lastmod)
+		if c.u.Via, err = viaOf(via); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		cands = append(cands, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return t.claimPacked(ctx, host, key, n, cands)
 }
 
 // refreshTop sets a host's top_priority to its best queued URL's.
 func (t *txn) refreshTop(ctx context.Context, host crawl.ID) error {
-	_, err := t.exec(ctx, `UPDATE hosts SET top_priority = coalesce(
-		(SELECT priority FROM urls WHERE host_id = ?1 AND state = 0 ORDER BY priority DESC LIMIT 1), -1000000000)
+	_, err := t.exec(ctx, `UPDATE hosts SET top_priority = max(
+		coalesce((SELECT priority FROM urls WHERE host_id = ?1 AND state = 0 ORDER BY priority DESC LIMIT 1), -1000000000),
+		coalesce((SELECT top FROM queue_runs WHERE host_id = ?1 ORDER BY top DESC LIMIT 1), -1000000000))
 		WHERE id = ?1`, host)
 	return err
 }

@@ -89,11 +89,14 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 		if err != nil {
 			return err
 		}
-		var stored sql.NullInt64
-		if err := t.queryRow(ctx, `SELECT max(rowid) FROM urls`).Scan(&stored); err != nil {
+		// The URLs stored: urls's rows (its rowids are in arrival order)
+		// and the packed ones.
+		var stored int64
+		if err := t.queryRow(ctx, `SELECT coalesce((SELECT max(rowid) FROM urls), 0)
+			+ (SELECT value FROM counters WHERE name = 'packed')`).Scan(&stored); err != nil {
 			return err
 		}
-		if staged < max(stageMin, stored.Int64/stageShare) {
+		if staged < max(stageMin, stored/stageShare) {
 			return nil
 		}
 		added, err := t.mergeOffers(ctx)
@@ -180,14 +183,16 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 	// needs.
 	var drop bool
 	if err := t.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM offers GROUP BY id
-		HAVING count(*) > 1 OR EXISTS (SELECT 1 FROM urls WHERE urls.id = offers.id))`).Scan(&drop); err != nil {
+		HAVING count(*) > 1 OR EXISTS (SELECT 1 FROM urls WHERE urls.id = offers.id)
+			OR EXISTS (SELECT 1 FROM seen WHERE seen.id = offers.id))`).Scan(&drop); err != nil {
 		return 0, err
 	}
 	if drop {
 		if _, err := t.exec(ctx, `DELETE FROM offers WHERE rowid IN (
 			SELECT s.ord FROM (SELECT rowid AS ord, id, row_number() OVER (PARTITION BY id ORDER BY rowid) AS d
 				FROM offers) AS s
-			WHERE s.d > 1 OR EXISTS (SELECT 1 FROM urls WHERE urls.id = s.id))`); err != nil {
+			WHERE s.d > 1 OR EXISTS (SELECT 1 FROM urls WHERE urls.id = s.id)
+				OR EXISTS (SELECT 1 FROM seen WHERE seen.id = s.id))`); err != nil {
 			return 0, err
 		}
 	}
@@ -221,6 +226,25 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 	if _, err := t.exec(ctx, newHosts); err != nil {
 		return 0, err
 	}
+	if n >= packMin {
+		added, hosts, err := t.packOffers(ctx, capped)
+		if err != nil {
+			return 0, err
+		}
+		if capped {
+			// Some offers were refused: what each host was admitted.
+			if _, err := t.exec(ctx, `DELETE FROM temp.merged_hosts`); err != nil {
+				return 0, err
+			}
+			if err := t.inChunks(ctx, len(hosts), 3, `INSERT INTO temp.merged_hosts (host_id, n, top)
+				SELECT * FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
+				a[0], a[1], a[2] = hosts[i].id, hosts[i].n, hosts[i].top
+			}, nil); err != nil {
+				return 0, err
+			}
+		}
+		return added, t.endMerge(ctx, added)
+	}
 	added, err := t.insertOffers(ctx, capped)
 	if err != nil {
 		return 0, err
@@ -235,19 +259,25 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 			return 0, err
 		}
 	}
+	return added, t.endMerge(ctx, added)
+}
+
+// endMerge records what a merge admitted to each host (temp.merged_hosts)
+// and in all, and empties the stage.
+func (t *txn) endMerge(ctx context.Context, added int64) error {
 	for _, q := range hostsAdded(`SELECT host_id, n, top FROM temp.merged_hosts`) {
 		if _, err := t.exec(ctx, q); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	if _, err := t.exec(ctx, `DELETE FROM temp.merged_hosts`); err != nil {
-		return 0, err
+		return err
 	}
 	if _, err := t.exec(ctx, `DELETE FROM offers`); err != nil {
-		return 0, err
+		return err
 	}
 	t.add("queued", added)
-	return added, nil
+	return nil
 }
 
 // insertOffers inserts the staged offers into urls, sorted by host and

@@ -28,7 +28,14 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 		&u.ID, &u.URL, &u.HostID, &u.Depth, &u.Priority, &u.State, &u.Attempts, &via, &u.Parent,
 		&disc, &fetched, &retry, &errText, &u.Kind, &lastmod, &u.ChangeFreq, &u.Inlinks)
 	if errors.Is(err, sql.ErrNoRows) {
-		return u, fmt.Errorf("sqlite: url %d: %w", id, crawl.ErrNotFound)
+		p, ok, err := db.packedURL(ctx, id)
+		switch {
+		case err != nil:
+			return u, fmt.Errorf("sqlite: url %d: %w", id, err)
+		case !ok:
+			return u, fmt.Errorf("sqlite: url %d: %w", id, crawl.ErrNotFound)
+		}
+		return p, nil
 	}
 	if err != nil {
 		return u, fmt.Errorf("sqlite: url %d: %w", id, err)

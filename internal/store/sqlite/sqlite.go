@@ -84,6 +84,10 @@ type DB struct {
 
 	staged    stagedLinks // the staged inbound links (staged.go), guarded by mu
 	knownURLs urlIDCache  // URL IDs committed in urls (links.go), guarded by mu
+	// hasRuns: runs may hold packed URLs (runs.go), so the look-ups of
+	// URLs by ID ask seen too; read at the first transaction, guarded by
+	// mu.
+	hasRuns, runsRead bool
 
 	ckpt *checkpointer // copies the log back beside the writer (checkpoint.go); guarded by mu
 

@@ -259,6 +259,20 @@ func TestWALCutBack(t *testing.T) {
 	}
 }
 
+// TestConformancePacked runs the store suite with every merge of staged
+// offers packing the URLs it admits into runs (runs.go), as only large
+// ones do by default.
+func TestConformancePacked(t *testing.T) {
+	defer sqlite.SetPackMinForTest(0)()
+	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
+		file := migratedFile(t)
+		t.Cleanup(func() { hostsQueuedAgree(t, file) })
+		return func() (crawl.Store, error) {
+			return sqlite.Open(context.Background(), file, sqlite.Options{})
+		}
+	})
+}
+
 // TestConformanceFTS5 runs the store suite on the FTS5 engine of the
 // embedded index (TestConformance runs it on the default, the segments).
 func TestConformanceFTS5(t *testing.T) {

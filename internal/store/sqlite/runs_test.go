@@ -1,0 +1,298 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/storetest"
+)
+
+// dumpHosts is what a frontier's hosts and counters hold, whatever
+// keeps its URLs.
+func dumpHosts(t *testing.T, db *DB) string {
+	t.Helper()
+	var b strings.Builder
+	rows, err := db.w.Query(`SELECT id, key, admitted, queued, has_queued, top_priority FROM hosts ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, admitted, queued, has, top int64
+		var key string
+		if err := rows.Scan(&id, &key, &admitted, &queued, &has, &top); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(&b, id, key, admitted, queued, has, top)
+	}
+	for _, name := range []string{"queued", "inflight"} {
+		var n int64
+		if err := db.w.QueryRow(`SELECT value FROM counters WHERE name = ?`, name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(&b, name, n)
+	}
+	return b.String()
+}
+
+// packedCounts are the runs, the seen entries and the counter of packed
+// URLs of db.
+func packedCounts(t *testing.T, db *DB) (runs, seen, packed int64) {
+	t.Helper()
+	if err := db.w.QueryRow(`SELECT (SELECT count(*) FROM queue_runs), (SELECT count(*) FROM seen),
+		(SELECT value FROM counters WHERE name = 'packed')`).Scan(&runs, &seen, &packed); err != nil {
+		t.Fatal(err)
+	}
+	return runs, seen, packed
+}
+
+// sameURL reports how two stores' records of a URL differ ("" if not
+// at all), but for when it was found.
+func sameURL(a, b crawl.URLRecord) string {
+	a.DiscoveredAt, b.DiscoveredAt = time.Time{}, time.Time{}
+	if a != b {
+		return fmt.Sprintf("%+v, want %+v", b, a)
+	}
+	return ""
+}
+
+// packedPair gives the same random offers (storetest.OfferAsAdds) to a
+// store that adds them as rows and to one that stages them, every merge
+// packing what it admits; both are closed when t ends.
+func packedPair(t *testing.T) (added, staged *DB) {
+	t.Helper()
+	m, s, p := stageMin, stageShare, packMin
+	t.Cleanup(func() { stageMin, stageShare, packMin = m, s, p })
+	stageMin, stageShare, packMin = 50, 1<<40, 0
+	dir := t.TempDir()
+	added, staged = openOffers(t, filepath.Join(dir, "added.db")), openOffers(t, filepath.Join(dir, "staged.db"))
+	t.Cleanup(func() { added.Close(); staged.Close() })
+	storetest.OfferAsAdds(t, added, staged)
+	return added, staged
+}
+
+// TestPackedOffersClaimAsAdds: offers staged and merged into runs leave
+// the frontier as the same offers added batch by batch, as the store
+// answers for it. The hosts' counts and ranks are the same; each URL
+// reads the same by ID; a committed page's links to packed URLs count
+// and raise their priority as they do rows'; and the hosts' URLs are
+// claimed in the same order, rows and runs together, until none is left
+// and the runs are empty.
+func TestPackedOffersClaimAsAdds(t *testing.T) {
+	ctx := context.Background()
+	added, staged := packedPair(t)
+	runs, seen, packed := packedCounts(t, staged)
+	if runs == 0 || seen < 100 || packed != seen {
+		t.Fatalf("%d runs holding %d URLs, the counter %d: want the offers packed and counted", runs, seen, packed)
+	}
+	if a, s := dumpHosts(t, added), dumpHosts(t, staged); a != s {
+		t.Fatalf("packed offers left the hosts\n%s\nadded batch by batch\n%s", s, a)
+	}
+	var ids []crawl.ID
+	rows, err := added.w.Query(`SELECT id FROM urls ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id crawl.ID
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	sameURLs := func(when string, ids []crawl.ID) {
+		t.Helper()
+		for _, id := range ids {
+			a, err := added.URL(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := staged.URL(ctx, id)
+			if err != nil {
+				t.Fatalf("%s: URL(%s) of the packed store: %v", when, a.URL, err)
+			}
+			if d := sameURL(a, s); d != "" {
+				t.Fatalf("%s: URL(%d) = %s", when, id, d)
+			}
+		}
+	}
+	sameURLs("packed", ids)
+
+	// A page links to queued URLs, packed in one store: the commit
+	// counts the links and raises their priority in both alike.
+	now := time.Now()
+	lim := crawl.Limits{InlinkBonus: 3, MaxInlinkBonus: 9}
+	var page crawl.ClaimedURL
+	for i, db := range []*DB{added, staged} {
+		hs, err := db.ClaimHosts(ctx, "o", 1, time.Hour, now)
+		if err != nil || len(hs) != 1 {
+			t.Fatalf("ClaimHosts = %+v, %v", hs, err)
+		}
+		cs, _, err := db.ClaimURLs(ctx, "o", hs[0].ID, 1, lim, now)
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("ClaimURLs = %+v, %v", cs, err)
+		}
+		if i == 1 && cs[0] != page {
+			t.Fatalf("the packed store claimed %+v first, want %+v", cs[0], page)
+		}
+		page = cs[0]
+	}
+	var targets []crawl.ID
+	var links []crawl.Link
+	for i, id := range ids {
+		if u, _ := added.URL(ctx, id); i%4 == 0 && u.State == crawl.StateQueued {
+			targets = append(targets, id)
+			links = append(links, crawl.Link{TargetID: id, Target: u.URL, Anchor: "a"})
+		}
+	}
+	if len(targets) < 20 {
+		t.Fatalf("only %d queued URLs to link to", len(targets))
+	}
+	res := crawl.Result{URL: page, Outcome: crawl.OutcomeDone, Links: links,
+		Page: &crawl.Page{URL: page.URL, Status: 200, ContentType: "text/html", Text: "a page", FetchedAt: now}}
+	for _, db := range []*DB{added, staged} {
+		if _, err := db.Commit(ctx, []crawl.Result{res}, lim); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.ReleaseHosts(ctx, "o", []crawl.HostRelease{{ID: page.HostID}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameURLs("linked", targets)
+	if u, _ := staged.URL(ctx, targets[0]); u.Inlinks != 1 || u.Priority == 0 {
+		t.Fatalf("a linked URL reads %+v: want its inbound link counted", u)
+	}
+	if _, after, _ := packedCounts(t, staged); after >= seen {
+		t.Fatalf("%d URLs packed after a commit linked to %d of them, %d before", after, len(targets), seen)
+	}
+
+	// Every host's URLs, claimed a few at a time. A URL a link took out
+	// of its run is a row with the time it was found, but not its place
+	// among its host's URLs found in the same millisecond: claims of one
+	// host, priority and millisecond (in the packed store) are compared
+	// as a set.
+	type claim struct {
+		c   crawl.ClaimedURL
+		key string
+	}
+	claimAll := func(db *DB) []claim {
+		var out []claim
+		for range 100 {
+			hs, err := db.ClaimHosts(ctx, "p", 1000, time.Hour, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hs) == 0 {
+				return out
+			}
+			slices.SortFunc(hs, func(a, b crawl.Host) int { return strings.Compare(a.Key, b.Key) })
+			var rel []crawl.HostRelease
+			for _, h := range hs {
+				for {
+					cs, _, err := db.ClaimURLs(ctx, "p", h.ID, 7, crawl.Limits{}, now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(cs) == 0 {
+						break
+					}
+					for _, c := range cs {
+						out = append(out, claim{c: c})
+					}
+				}
+				rel = append(rel, crawl.HostRelease{ID: h.ID})
+			}
+			if err := db.ReleaseHosts(ctx, "p", rel); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Fatal("hosts still claimable after 100 rounds")
+		return nil
+	}
+	canonical := func(cs []claim) []string {
+		for i := range cs {
+			var disc int64
+			if err := staged.w.QueryRow(`SELECT discovered_at FROM urls WHERE id = ?`, cs[i].c.ID).Scan(&disc); err != nil {
+				t.Fatal(err)
+			}
+			cs[i].key = fmt.Sprint(cs[i].c.HostID, cs[i].c.Priority, disc)
+		}
+		out := make([]string, 0, len(cs))
+		for lo := 0; lo < len(cs); {
+			hi := lo + 1
+			for hi < len(cs) && cs[hi].key == cs[lo].key {
+				hi++
+			}
+			block := cs[lo:hi]
+			slices.SortFunc(block, func(x, y claim) int { return strings.Compare(x.c.URL, y.c.URL) })
+			for _, c := range block {
+				out = append(out, fmt.Sprintf("%+v", c.c))
+			}
+			lo = hi
+		}
+		return out
+	}
+	ca, cs := claimAll(added), claimAll(staged)
+	a, s := canonical(ca), canonical(cs)
+	if len(a) < 100 {
+		t.Fatalf("claimed %d URLs: the test claims too few", len(a))
+	}
+	if !slices.Equal(a, s) {
+		for i := range min(len(a), len(s)) {
+			if a[i] != s[i] {
+				t.Fatalf("claim %d of the packed store: %s\nwant %s", i, s[i], a[i])
+			}
+		}
+		t.Fatalf("the packed store claimed %d URLs, want %d", len(s), len(a))
+	}
+	if runs, seen, packed := packedCounts(t, staged); runs != 0 || seen != 0 || packed != 0 {
+		t.Errorf("after every URL was claimed: %d runs holding %d URLs, the counter %d", runs, seen, packed)
+	}
+	if a, s := dumpHosts(t, added), dumpHosts(t, staged); a != s {
+		t.Errorf("after the claims, the packed store's hosts\n%s\nwant\n%s", s, a)
+	}
+}
+
+// TestPackedHostOverBytes: a host that spent its byte share has all its
+// queued URLs skipped, the packed ones too, as a store of rows skips
+// them.
+func TestPackedHostOverBytes(t *testing.T) {
+	ctx := context.Background()
+	added, staged := packedPair(t)
+	var host crawl.ID
+	if err := staged.w.QueryRow(`SELECT host_id FROM queue_runs GROUP BY host_id ORDER BY count(*) DESC LIMIT 1`).Scan(&host); err != nil {
+		t.Fatal(err)
+	}
+	for _, db := range []*DB{added, staged} {
+		if _, err := db.w.Exec(`UPDATE hosts SET bytes = 1000, lease_owner = 'o', lease_until = ? WHERE id = ?`,
+			time.Now().Add(time.Hour).UnixMilli(), host); err != nil {
+			t.Fatal(err)
+		}
+		if cs, _, err := db.ClaimURLs(ctx, "o", host, 5, crawl.Limits{MaxHostBytes: 500}, time.Now()); len(cs) != 0 || err != crawl.ErrHostBytes {
+			t.Fatalf("ClaimURLs of a host over its bytes = %+v, %v; want %v", cs, err, crawl.ErrHostBytes)
+		}
+	}
+	skipped := func(db *DB) (n int64) {
+		if err := db.w.QueryRow(`SELECT value FROM counters WHERE name = 'skipped'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if a, s := skipped(added), skipped(staged); a == 0 || a != s {
+		t.Errorf("skipped %d URLs of the packed store, want %d", s, a)
+	}
+	if a, s := dumpHosts(t, added), dumpHosts(t, staged); a != s {
+		t.Errorf("after the skip, the packed store's hosts\n%s\nwant\n%s", s, a)
+	}
+	var left int
+	if err := staged.w.QueryRow(`SELECT count(*) FROM queue_runs WHERE host_id = ?`, host).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d runs left of the host (%v), want none", left, err)
+	}
+}
