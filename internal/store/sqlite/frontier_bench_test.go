@@ -124,8 +124,9 @@ func BenchmarkClaimHosts(b *testing.B) {
 // below two million), the adds per second and the bytes the process read
 // and wrote per URL (the kernel's read_bytes and write_bytes, and the
 // read and write calls' rchar and wchar, from /proc/self/io); then the
-// database's bytes per URL (file and write-ahead log) and the process's
-// peak RSS. all-adds/s and all-written-B/URL are over the whole run: a
+// database's bytes per URL (file and write-ahead log; and by table and
+// index, packed URLs' runs and free pages included: reportFrontierBytes)
+// and the process's peak RSS. all-adds/s and all-written-B/URL are over the whole run: a
 // staged run merges in large steps (the last of 10M URLs merges the
 // 3.6M staged after 6.4M), which the last million does not take whole.
 //
@@ -235,11 +236,14 @@ func benchAdd(b *testing.B, n, hosts int, stage bool) {
 	reportFrontierBytes(b, db, n)
 }
 
-// reportFrontierBytes reports the pages the frontier's table and indexes
-// fill (SQLite's dbstat), per URL, and what the table's rows hold of them.
+// reportFrontierBytes reports the pages the frontier's tables and
+// indexes fill (SQLite's dbstat: its rows and its packed URLs' runs and
+// seen entries), per URL, what the table's rows hold of them, and the
+// free pages.
 func reportFrontierBytes(b *testing.B, db *DB, n int) {
 	rows, err := db.r.Query(`SELECT name, sum(pgsize), sum(payload) FROM dbstat
-		WHERE name IN ('urls', 'urls_id', 'urls_queue', 'urls_inflight', 'urls_host_fetched', 'offers') GROUP BY name`)
+		WHERE name IN ('urls', 'urls_id', 'urls_queue', 'urls_inflight', 'urls_host_fetched', 'offers',
+			'queue_runs', 'queue_runs_host', 'seen') GROUP BY name`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -263,6 +267,11 @@ func reportFrontierBytes(b *testing.B, db *DB, n int) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(all)/float64(n), "frontier-B/URL")
+	var free int64
+	if err := db.r.QueryRow(`SELECT freelist_count * page_size FROM pragma_freelist_count, pragma_page_size`).Scan(&free); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(free)/float64(n), "free-B/URL")
 }
 
 // cpuTime is the CPU time the process used so far (user and system).

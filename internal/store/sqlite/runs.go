@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -18,10 +19,11 @@ import (
 // bytes with its index entries, nearly all of it the B-tree's cell,
 // header and entries, not the URL. A large merge of staged offers
 // (seeds, sitemaps, archive listings: packMin offers or more) writes the
-// URLs it admits host by host, best first, runSize to a record of runs
-// (urlrun: the texts front-coded and compressed together, each URL's
-// fields a few bytes), and each URL's ID to seen, which says where it is.
-// A packed URL takes about 50 bytes.
+// URLs it admits host by host, best first, up to runSize to a record of
+// queue_runs (urlrun: the texts front-coded and compressed together, each
+// URL's fields a few bytes; a host's last run takes the new URLs that
+// fit), and each URL's ID to seen, which says where it is. A packed URL
+// takes about 60 bytes with its seen entry (docs/scale.md).
 //
 // A packed URL is queued, and counted so (hosts.queued, the counter
 // queued); the counter packed counts them apart. It becomes a row of urls
@@ -33,7 +35,7 @@ import (
 //
 // A claim takes a host's best URLs from its rows and its runs together:
 // by priority, then by arrival (discovered_at, to the millisecond; a row
-// first on a tie). A host's runs are read best first (runs_host); a run
+// first on a tie). A host's runs are read best first (queue_runs_host); a run
 // is read only when its best URL could come before the best candidate
 // read so far, so a claim reads about one run for each merge that gave
 // its host URLs of the priority it takes.
@@ -171,6 +173,10 @@ func (t *txn) packOffers(ctx context.Context, capped bool) (int64, []hostAdded, 
 		h.top = max(h.top, r.priority)
 		if e, ok := packable(&r, p.key); ok {
 			p.add(e, r.id)
+			// A host of many URLs is written as its runs fill.
+			if err := p.flush(ctx, 4096); err != nil {
+				return 0, nil, err
+			}
 			continue
 		}
 		p.rows = append(p.rows, r)
@@ -418,13 +424,7 @@ func (t *txn) unpackURLs(ctx context.Context, ids []crawl.ID) error {
 		}); err != nil {
 		return fmt.Errorf("packed urls: %w", err)
 	}
-	for _, run := range slices.Sorted(func(yield func(int64) bool) {
-		for r := range byRun {
-			if !yield(r) {
-				return
-			}
-		}
-	}) {
+	for _, run := range slices.Sorted(maps.Keys(byRun)) {
 		want := map[crawl.ID]bool{}
 		for _, id := range byRun[run] {
 			want[id] = true
