@@ -1,11 +1,13 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/store/storetest"
+	"github.com/acrawler/acrawler/internal/urlrun"
 )
 
 // benchSizes reads a list of sizes from the environment variable name
@@ -342,9 +345,7 @@ func BenchmarkClaimLarge(b *testing.B) {
 		}
 		b.Cleanup(func() { db.Close() })
 		for _, q := range []string{
-			`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
-			 INSERT INTO hosts (id, key, queued, admitted, top_priority, next_fetch_at, due)
-			 SELECT i, 'http://h' || i || '.test', ?2, ?2, 9, 0, 1 FROM n`,
+			claimLargeHosts,
 			// Host IDs in the high bits of the URL IDs, as crawl.URLID lays them out.
 			`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1),
 			 m(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM m WHERE j < ?2)
@@ -359,6 +360,70 @@ func BenchmarkClaimLarge(b *testing.B) {
 			if _, err := db.w.ExecContext(ctx, q, hosts, urls/hosts); err != nil {
 				b.Fatal(err)
 			}
+		}
+		return []crawl.Store{db}
+	})
+}
+
+// claimLargeHosts writes the hosts of a large frontier (?1 of them, ?2
+// URLs each, every host due), for BenchmarkClaimLarge and
+// BenchmarkClaimLargePacked.
+const claimLargeHosts = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+	INSERT INTO hosts (id, key, queued, admitted, top_priority, next_fetch_at, due)
+	SELECT i, 'http://h' || i || '.test', ?2, ?2, 9, 0, 1 FROM n`
+
+// BenchmarkClaimLargePacked is BenchmarkClaimLarge with the URLs packed
+// into runs, as a large merge of staged offers writes them (runs.go): the
+// same hosts, paths and priorities, each host's URLs best first in runs
+// of runSize.
+//
+//	ACRAWLER_BENCH_FRONTIER=10000000:1000000 go test -run '^$' -bench BenchmarkClaimLargePacked -benchtime 30000x -timeout 60m ./internal/store/sqlite
+func BenchmarkClaimLargePacked(b *testing.B) {
+	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) []crawl.Store {
+		if owners != 1 {
+			b.Skip("one process writes a SQLite store")
+		}
+		ctx := context.Background()
+		db, err := Open(ctx, filepath.Join(b.TempDir(), "claim.db"), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		per := urls / hosts
+		if _, err := db.w.ExecContext(ctx, claimLargeHosts, hosts, per); err != nil {
+			b.Fatal(err)
+		}
+		err = db.tx(ctx, func(t *txn) error {
+			p := packer{t: t}
+			for i := 1; i <= hosts; i++ {
+				p.key = fmt.Sprintf("http://h%d.test", i)
+				p.hosts = append(p.hosts[:0], hostAdded{id: crawl.ID(i)})
+				entries := make([]urlrun.Entry, per)
+				for j := range entries {
+					prio := (i*7919 + (j+1)*31) % 9
+					if j == 0 {
+						prio = 9
+					}
+					entries[j] = urlrun.Entry{Path: fmt.Sprintf("/papers/%d/a-page-of-research", j+1), Priority: int64(prio), Depth: 1}
+				}
+				slices.SortStableFunc(entries, func(a, b urlrun.Entry) int { return cmp.Compare(b.Priority, a.Priority) })
+				for _, e := range entries {
+					p.add(e, urlID(e.Path, p.key, crawl.ID(i)))
+				}
+				if err := p.endHost(ctx); err != nil {
+					return err
+				}
+			}
+			if err := p.flush(ctx, 0); err != nil {
+				return err
+			}
+			t.add("queued", p.packed)
+			t.add("packed", p.packed)
+			t.db.hasRuns = true
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
 		}
 		return []crawl.Store{db}
 	})
