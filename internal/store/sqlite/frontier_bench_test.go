@@ -335,15 +335,8 @@ func peakRSS(b *testing.B) int64 {
 //	ACRAWLER_BENCH_FRONTIER=10000000:1000000 go test -run '^$' -bench BenchmarkClaimLarge -benchtime 30000x -timeout 60m ./internal/store/sqlite
 func BenchmarkClaimLarge(b *testing.B) {
 	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) []crawl.Store {
-		if owners != 1 {
-			b.Skip("one process writes a SQLite store")
-		}
 		ctx := context.Background()
-		db, err := Open(ctx, filepath.Join(b.TempDir(), "claim.db"), Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { db.Close() })
+		db := claimLargeStore(b, owners)
 		for _, q := range []string{
 			claimLargeHosts,
 			// Host IDs in the high bits of the URL IDs, as crawl.URLID lays them out.
@@ -365,6 +358,20 @@ func BenchmarkClaimLarge(b *testing.B) {
 	})
 }
 
+// claimLargeStore opens the empty store of a claim benchmark, for one
+// owner (one process writes a SQLite store).
+func claimLargeStore(b *testing.B, owners int) *DB {
+	if owners != 1 {
+		b.Skip("one process writes a SQLite store")
+	}
+	db, err := Open(context.Background(), filepath.Join(b.TempDir(), "claim.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
+}
+
 // claimLargeHosts writes the hosts of a large frontier (?1 of them, ?2
 // URLs each, every host due), for BenchmarkClaimLarge and
 // BenchmarkClaimLargePacked.
@@ -380,20 +387,13 @@ const claimLargeHosts = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1
 //	ACRAWLER_BENCH_FRONTIER=10000000:1000000 go test -run '^$' -bench BenchmarkClaimLargePacked -benchtime 30000x -timeout 60m ./internal/store/sqlite
 func BenchmarkClaimLargePacked(b *testing.B) {
 	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) []crawl.Store {
-		if owners != 1 {
-			b.Skip("one process writes a SQLite store")
-		}
 		ctx := context.Background()
-		db, err := Open(ctx, filepath.Join(b.TempDir(), "claim.db"), Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { db.Close() })
+		db := claimLargeStore(b, owners)
 		per := urls / hosts
 		if _, err := db.w.ExecContext(ctx, claimLargeHosts, hosts, per); err != nil {
 			b.Fatal(err)
 		}
-		err = db.tx(ctx, func(t *txn) error {
+		err := db.tx(ctx, func(t *txn) error {
 			p := packer{t: t}
 			for i := 1; i <= hosts; i++ {
 				p.key = fmt.Sprintf("http://h%d.test", i)
