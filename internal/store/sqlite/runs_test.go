@@ -3,8 +3,10 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -294,5 +296,99 @@ func TestPackedHostOverBytes(t *testing.T) {
 	var left int
 	if err := staged.w.QueryRow(`SELECT count(*) FROM queue_runs WHERE host_id = ?`, host).Scan(&left); err != nil || left != 0 {
 		t.Errorf("%d runs left of the host (%v), want none", left, err)
+	}
+}
+
+// TestPackedSurvivesKill: a store that stages offers, packs them in
+// merges and claims from the runs, killed (SIGKILL) while it does, opens
+// again whole: every URL a returned call staged is known (a row, packed
+// or staged still), the packed counter is what seen holds, and every
+// host's queue count is its queued rows and packed URLs.
+func TestPackedSurvivesKill(t *testing.T) {
+	if file := os.Getenv("ACRAWLER_TEST_PACKED_CHILD"); file != "" {
+		packForever(t, file)
+		return
+	}
+	file := filepath.Join(t.TempDir(), "killed.db")
+	cmd, lines := startChild(t, "TestPackedSurvivesKill", "ACRAWLER_TEST_PACKED_CHILD", file)
+	last := int64(-1)
+	for last < 40 && lines.Scan() {
+		if n, err := strconv.ParseInt(strings.TrimSpace(lines.Text()), 10, 64); err == nil {
+			last = n
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if last < 40 {
+		t.Fatalf("the child staged up to batch %d before it stopped, want 40", last)
+	}
+	db, err := Open(context.Background(), file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.MergeStaged(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var known, runs, seen, packed, queuedRows, hostsQueued, queued int64
+	var check string
+	if err := db.w.QueryRow(`SELECT (SELECT count(*) FROM urls) + (SELECT count(*) FROM seen),
+		(SELECT count(*) FROM queue_runs), (SELECT count(*) FROM seen), (SELECT value FROM counters WHERE name = 'packed'),
+		(SELECT count(*) FROM urls WHERE state = 0), (SELECT sum(queued) FROM hosts),
+		(SELECT value FROM counters WHERE name = 'queued')`).Scan(&known, &runs, &seen, &packed, &queuedRows, &hostsQueued, &queued); err != nil {
+		t.Fatal(err)
+	}
+	if want := (last + 1) * packKillBatch; known < want {
+		t.Errorf("after the kill the store knows %d URLs, but batches up to %d (%d URLs) were staged", known, last, want)
+	}
+	if runs == 0 || packed != seen || hostsQueued != queuedRows+packed || queued != hostsQueued {
+		t.Errorf("after the kill: %d runs, %d in seen, the packed counter %d; hosts queue %d, rows queued %d, the counter %d",
+			runs, seen, packed, hostsQueued, queuedRows, queued)
+	}
+	if err := db.w.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Errorf("integrity_check after the kill: %q, %v", check, err)
+	}
+}
+
+const packKillBatch = 400
+
+// packForever stages batches of URLs into the store at file, each merge
+// packing them, and claims a few of a host after each batch, printing the
+// batch's number once the staging call has returned, until it is killed.
+func packForever(t *testing.T, file string) {
+	stageMin, stageShare, packMin = 1000, 1<<40, 0
+	ctx := context.Background()
+	db, err := Open(ctx, file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for b := int64(0); ; b++ {
+		urls := make([]crawl.NewURL, packKillBatch)
+		for i := range urls {
+			urls[i] = storetest.U(fmt.Sprintf("http://h%d.test/batch/%d/url/%d", i%13, b, i), 0, i%5)
+		}
+		if _, err := db.StageURLs(ctx, urls, crawl.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println(b)
+		hs, err := db.ClaimHosts(ctx, "o", 2, time.Hour, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hs {
+			if _, _, err := db.ClaimURLs(ctx, "o", h.ID, 3, crawl.Limits{}, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var rel []crawl.HostRelease
+		for _, h := range hs {
+			rel = append(rel, crawl.HostRelease{ID: h.ID})
+		}
+		if err := db.ReleaseHosts(ctx, "o", rel); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
