@@ -77,14 +77,12 @@ func packable(r *packedRow, key string) (urlrun.Entry, bool) {
 		Discovered: r.disc, LastMod: r.lastmod, ChangeFreq: uint8(cf), Parent: int64(r.parent)}, true
 }
 
-// runURL is a packed URL's ID and row values, for urls.
+// runURL is a packed URL's ID (urlID of its path), host and row values,
+// for urls.
 type runURL struct {
-	host crawl.ID
-	key  string
-	e    *urlrun.Entry
+	id, host crawl.ID
+	e        *urlrun.Entry
 }
-
-func (r runURL) id() crawl.ID { return urlID(r.e.Path, r.key, r.host) }
 
 // packedRow is a staged offer a packing merge reads.
 type packedRow struct {
@@ -369,7 +367,7 @@ func (t *txn) insertRunURLs(ctx context.Context, us []runURL, state crawl.State,
 			discovered_at, kind, lastmod, changefreq)
 		SELECT * FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
 		u := us[i]
-		a[0], a[1], a[2], a[3], a[4], a[5], a[6] = u.id(), u.e.Path, u.host, u.e.Depth, u.e.Priority, int(state), attempts
+		a[0], a[1], a[2], a[3], a[4], a[5], a[6] = u.id, u.e.Path, u.host, u.e.Depth, u.e.Priority, int(state), attempts
 		a[7], a[8], a[9], a[10], a[11], a[12] = int64(u.e.Via), u.e.Parent, u.e.Discovered, int(u.e.Kind), u.e.LastMod, changeFreqs[u.e.ChangeFreq]
 	}, nil)
 }
@@ -483,10 +481,10 @@ func (t *txn) unpackRun(ctx context.Context, run int64, take func(crawl.ID) bool
 	var ids []crawl.ID
 	left := entries[:0:0]
 	for i := range entries {
-		u := runURL{host: host, key: key, e: &entries[i]}
-		if id := u.id(); take(id) {
+		u := runURL{id: urlID(entries[i].Path, key, host), host: host, e: &entries[i]}
+		if take(u.id) {
 			moved = append(moved, u)
-			ids = append(ids, id)
+			ids = append(ids, u.id)
 		} else {
 			left = append(left, entries[i])
 		}
@@ -624,13 +622,12 @@ func (t *txn) claimPacked(ctx context.Context, host crawl.ID, key string, n int,
 		}
 		e := &c.run.entries[taken[c.run]]
 		taken[c.run]++
-		u := runURL{host: host, key: key, e: e}
 		via, err := viaOf(int64(e.Via))
 		if err != nil {
 			return nil, err
 		}
-		id := u.id()
-		moved = append(moved, u)
+		id := urlID(e.Path, key, host)
+		moved = append(moved, runURL{id: id, host: host, e: e})
 		ids = append(ids, id)
 		claimed = append(claimed, crawl.ClaimedURL{ID: id, URL: crawl.FullURL(e.Path, key), HostID: host, Depth: int(e.Depth),
 			Priority: int(e.Priority), Kind: crawl.Kind(e.Kind), LastMod: fromMS(e.LastMod), ChangeFreq: changeFreqs[e.ChangeFreq],
@@ -680,7 +677,7 @@ func (db *DB) packedURL(ctx context.Context, id crawl.ID) (crawl.URLRecord, bool
 	}
 	for i := range entries {
 		e := &entries[i]
-		if u := (runURL{host: host, key: key, e: e}); u.id() == id {
+		if urlID(e.Path, key, host) == id {
 			via, err := viaOf(int64(e.Via))
 			if err != nil {
 				return crawl.URLRecord{}, false, err
