@@ -160,7 +160,7 @@ func checkSeeded(t *testing.T, label string, d *apptest.DB, n int) {
 	t.Helper()
 	q := `SELECT count(*) FROM urls`
 	if !d.PG && apptest.QueryInt(t, d, `SELECT count(*) FROM sqlite_master WHERE name = 'seen'`) == 1 {
-		q = `SELECT (SELECT count(*) FROM urls) + (SELECT count(*) FROM seen)`
+		q = `SELECT (SELECT count(*) FROM urls) + (` + packedURLs + `)`
 	}
 	var queued int
 	if err := d.Row(q).Scan(&queued); err != nil || queued != n {

@@ -16,19 +16,26 @@ import (
 	"github.com/acrawler/acrawler/internal/store/keyset"
 )
 
-// URL returns the record of one URL.
+// URL returns the record of one URL. It reads urls, then the runs, in
+// one read transaction: a URL that a claim moves from its run to urls in
+// between is in one of them.
 func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 	var u crawl.URLRecord
+	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return u, fmt.Errorf("sqlite: url %d: %w", id, err)
+	}
+	defer tx.Rollback()
 	var via any
 	var disc, fetched, retry, lastmod int64
 	var errText sql.NullString
-	err := db.r.QueryRowContext(ctx, `SELECT u.id, `+fullURLSQL+`, u.host_id, u.depth, u.priority, u.state,
+	err = tx.QueryRowContext(ctx, `SELECT u.id, `+fullURLSQL+`, u.host_id, u.depth, u.priority, u.state,
 		u.attempts, u.via, u.parent_id, u.discovered_at, u.fetched_at, u.retry_at, u.error, u.kind, u.lastmod, u.changefreq,
 		u.inlinks FROM urls u LEFT JOIN hosts h ON h.id = u.host_id WHERE u.id = ?`, id).Scan(
 		&u.ID, &u.URL, &u.HostID, &u.Depth, &u.Priority, &u.State, &u.Attempts, &via, &u.Parent,
 		&disc, &fetched, &retry, &errText, &u.Kind, &lastmod, &u.ChangeFreq, &u.Inlinks)
 	if errors.Is(err, sql.ErrNoRows) {
-		p, ok, err := db.packedURL(ctx, id)
+		p, ok, err := packedURL(ctx, tx, id)
 		switch {
 		case err != nil:
 			return u, fmt.Errorf("sqlite: url %d: %w", id, err)

@@ -33,6 +33,12 @@ import (
 // add, the claim and the look-ups by ID reads urls as before. A URL never
 // goes back into a run.
 //
+// A URL keeps its seen entry when it leaves its run: the entry still says
+// the URL is known, and deleting it would be a random page write for
+// every URL claimed, the claim's largest cost at ten million URLs. So a
+// URL is packed when seen has it and urls does not; then the run seen
+// names holds it. Every look-up of a packed URL asks urls first.
+//
 // A claim takes a host's best URLs from its rows and its runs together:
 // by priority, then by arrival (discovered_at, to the millisecond; a row
 // first on a tie). A host's runs are read best first (queue_runs_host); a run
@@ -361,8 +367,9 @@ func (p *packer) flush(ctx context.Context, atLeast int) error {
 }
 
 // insertRunURLs inserts packed URLs leaving their runs as rows of urls,
-// in state (queued or in flight) with attempts.
+// in state (queued or in flight) with attempts; their seen entries stay.
 func (t *txn) insertRunURLs(ctx context.Context, us []runURL, state crawl.State, attempts int) error {
+	t.add("packed", -int64(len(us)))
 	return t.inChunks(ctx, len(us), 13, `INSERT INTO urls (id, url, host_id, depth, priority, state, attempts, via, parent_id,
 			discovered_at, kind, lastmod, changefreq)
 		SELECT * FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
@@ -370,16 +377,6 @@ func (t *txn) insertRunURLs(ctx context.Context, us []runURL, state crawl.State,
 		a[0], a[1], a[2], a[3], a[4], a[5], a[6] = u.id, u.e.Path, u.host, u.e.Depth, u.e.Priority, int(state), attempts
 		a[7], a[8], a[9], a[10], a[11], a[12] = int64(u.e.Via), u.e.Parent, u.e.Discovered, int(u.e.Kind), u.e.LastMod, changeFreqs[u.e.ChangeFreq]
 	}, nil)
-}
-
-// leaveRuns removes the IDs of packed URLs that became rows from seen.
-func (t *txn) leaveRuns(ctx context.Context, ids []crawl.ID) error {
-	slices.Sort(ids)
-	if err := t.inChunks(ctx, len(ids), 1, `DELETE FROM seen WHERE id IN (%s)`, func(i int, a []any) { a[0] = ids[i] }, nil); err != nil {
-		return err
-	}
-	t.add("packed", -int64(len(ids)))
-	return nil
 }
 
 // rewriteRun keeps the entries left of run id, or deletes it when none
@@ -410,7 +407,8 @@ func (t *txn) unpackURLs(ctx context.Context, ids []crawl.ID) error {
 	ids = slices.Sorted(slices.Values(ids))
 	ids = slices.Compact(ids)
 	byRun := map[int64][]crawl.ID{}
-	if err := t.inChunks(ctx, len(ids), 1, `SELECT id, run FROM seen WHERE id IN (%s)`, func(i int, a []any) { a[0] = ids[i] },
+	if err := t.inChunks(ctx, len(ids), 1, `SELECT id, run FROM seen s WHERE id IN (%s)
+		AND NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id)`, func(i int, a []any) { a[0] = ids[i] },
 		func(rows *sql.Rows) error {
 			var id crawl.ID
 			var run int64
@@ -478,13 +476,11 @@ func (t *txn) unpackRun(ctx context.Context, run int64, take func(crawl.ID) bool
 		return err
 	}
 	var moved []runURL
-	var ids []crawl.ID
 	left := entries[:0:0]
 	for i := range entries {
 		u := runURL{id: urlID(entries[i].Path, key, host), host: host, e: &entries[i]}
 		if take(u.id) {
 			moved = append(moved, u)
-			ids = append(ids, u.id)
 		} else {
 			left = append(left, entries[i])
 		}
@@ -493,9 +489,6 @@ func (t *txn) unpackRun(ctx context.Context, run int64, take func(crawl.ID) bool
 		return nil
 	}
 	if err := t.insertRunURLs(ctx, moved, crawl.StateQueued, 0); err != nil {
-		return err
-	}
-	if err := t.leaveRuns(ctx, ids); err != nil {
 		return err
 	}
 	return t.rewriteRun(ctx, run, left)
@@ -611,7 +604,6 @@ func (t *txn) claimPacked(ctx context.Context, host crawl.ID, key string, n int,
 	runs.Close()
 	var rowids []int64
 	var moved []runURL
-	var ids []crawl.ID
 	claimed := make([]crawl.ClaimedURL, 0, len(out))
 	taken := map[*claimRun]int{} // of each run, how many are in claimed so far
 	for _, c := range out {
@@ -628,7 +620,6 @@ func (t *txn) claimPacked(ctx context.Context, host crawl.ID, key string, n int,
 		}
 		id := urlID(e.Path, key, host)
 		moved = append(moved, runURL{id: id, host: host, e: e})
-		ids = append(ids, id)
 		claimed = append(claimed, crawl.ClaimedURL{ID: id, URL: crawl.FullURL(e.Path, key), HostID: host, Depth: int(e.Depth),
 			Priority: int(e.Priority), Kind: crawl.Kind(e.Kind), LastMod: fromMS(e.LastMod), ChangeFreq: changeFreqs[e.ChangeFreq],
 			Via: via})
@@ -650,20 +641,17 @@ func (t *txn) claimPacked(ctx context.Context, host crawl.ID, key string, n int,
 		if err := t.insertRunURLs(ctx, moved, crawl.StateInFlight, 1); err != nil {
 			return nil, err
 		}
-		if err := t.leaveRuns(ctx, ids); err != nil {
-			return nil, err
-		}
 	}
 	return claimed, nil
 }
 
 // packedURL returns the record of a packed URL, or false if id is not
-// one.
-func (db *DB) packedURL(ctx context.Context, id crawl.ID) (crawl.URLRecord, bool, error) {
+// one, read in tx, in which urls does not have id.
+func packedURL(ctx context.Context, tx *sql.Tx, id crawl.ID) (crawl.URLRecord, bool, error) {
 	var host crawl.ID
 	var key string
 	var data []byte
-	err := db.r.QueryRowContext(ctx, `SELECT r.host_id, h.key, r.data FROM seen s JOIN queue_runs r ON r.id = s.run
+	err := tx.QueryRowContext(ctx, `SELECT r.host_id, h.key, r.data FROM seen s JOIN queue_runs r ON r.id = s.run
 		JOIN hosts h ON h.id = r.host_id WHERE s.id = ?`, id).Scan(&host, &key, &data)
 	if err == sql.ErrNoRows {
 		return crawl.URLRecord{}, false, nil

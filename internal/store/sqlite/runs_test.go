@@ -13,6 +13,7 @@ import (
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/store/storetest"
+	"github.com/acrawler/acrawler/internal/urlrun"
 )
 
 // dumpHosts is what a frontier's hosts and counters hold, whatever
@@ -43,15 +44,64 @@ func dumpHosts(t *testing.T, db *DB) string {
 	return b.String()
 }
 
-// packedCounts are the runs, the seen entries and the counter of packed
-// URLs of db.
-func packedCounts(t *testing.T, db *DB) (runs, seen, packed int64) {
+// packedCounts are the runs of db, the URLs they hold and the counter of
+// packed URLs. It fails t unless seen says where each of those URLs is,
+// urls has none of them, and every other seen entry is a row's.
+func packedCounts(t *testing.T, db *DB) (runs, held, packed int64) {
 	t.Helper()
-	if err := db.w.QueryRow(`SELECT (SELECT count(*) FROM queue_runs), (SELECT count(*) FROM seen),
-		(SELECT value FROM counters WHERE name = 'packed')`).Scan(&runs, &seen, &packed); err != nil {
+	holds := map[crawl.ID]int64{}
+	rows, err := db.w.Query(`SELECT r.id, r.host_id, h.key, r.data FROM queue_runs r JOIN hosts h ON h.id = r.host_id`)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return runs, seen, packed
+	for rows.Next() {
+		var run int64
+		var host crawl.ID
+		var key string
+		var data []byte
+		if err := rows.Scan(&run, &host, &key, &data); err != nil {
+			t.Fatal(err)
+		}
+		entries, err := urlrun.Decode(data)
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		for _, e := range entries {
+			holds[urlID(e.Path, key, host)] = run
+		}
+		runs++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	rows, err = db.w.Query(`SELECT id, run FROM seen s WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var unheld int64
+	for rows.Next() {
+		var id crawl.ID
+		var run int64
+		if err := rows.Scan(&id, &run); err != nil {
+			t.Fatal(err)
+		}
+		if holds[id] != run {
+			unheld++
+		}
+		held++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if unheld > 0 || held != int64(len(holds)) {
+		t.Fatalf("%d seen entries without a row, %d of them not in the run they name; the runs hold %d URLs", held, unheld, len(holds))
+	}
+	if err := db.w.QueryRow(`SELECT value FROM counters WHERE name = 'packed'`).Scan(&packed); err != nil {
+		t.Fatal(err)
+	}
+	return runs, held, packed
 }
 
 // sameURL reports how two stores' records of a URL differ ("" if not
@@ -260,6 +310,22 @@ func TestPackedOffersClaimAsAdds(t *testing.T) {
 	if a, s := dumpHosts(t, added), dumpHosts(t, staged); a != s {
 		t.Errorf("after the claims, the packed store's hosts\n%s\nwant\n%s", s, a)
 	}
+
+	// A page links to URLs claimed from runs that are gone: their seen
+	// entries stay, and the links count as links to rows.
+	links, targets = links[:0], targets[:0]
+	for _, c := range ca[1:] {
+		links = append(links, crawl.Link{TargetID: c.c.ID, Target: c.c.URL, Anchor: "b"})
+		targets = append(targets, c.c.ID)
+	}
+	res = crawl.Result{URL: ca[0].c, Outcome: crawl.OutcomeDone, Links: links,
+		Page: &crawl.Page{URL: ca[0].c.URL, Status: 200, ContentType: "text/html", Text: "another page", FetchedAt: now}}
+	for _, db := range []*DB{added, staged} {
+		if _, err := db.Commit(ctx, []crawl.Result{res}, lim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameURLs("claimed and linked", targets)
 }
 
 // TestPackedHostOverBytes: a host that spent its byte share has all its
@@ -302,7 +368,7 @@ func TestPackedHostOverBytes(t *testing.T) {
 // TestPackedSurvivesKill: a store that stages offers, packs them in
 // merges and claims from the runs, killed (SIGKILL) while it does, opens
 // again whole: every URL a returned call staged is known (a row, packed
-// or staged still), the packed counter is what seen holds, and every
+// or staged still), the packed counter is what the runs hold, and every
 // host's queue count is its queued rows and packed URLs.
 func TestPackedSurvivesKill(t *testing.T) {
 	if file := os.Getenv("ACRAWLER_TEST_PACKED_CHILD"); file != "" {
@@ -332,12 +398,12 @@ func TestPackedSurvivesKill(t *testing.T) {
 	if _, err := db.MergeStaged(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	var known, runs, seen, packed, queuedRows, hostsQueued, queued int64
+	runs, seen, packed := packedCounts(t, db)
+	var known, queuedRows, hostsQueued, queued int64
 	var check string
-	if err := db.w.QueryRow(`SELECT (SELECT count(*) FROM urls) + (SELECT count(*) FROM seen),
-		(SELECT count(*) FROM queue_runs), (SELECT count(*) FROM seen), (SELECT value FROM counters WHERE name = 'packed'),
+	if err := db.w.QueryRow(`SELECT (SELECT count(*) FROM urls) + ?,
 		(SELECT count(*) FROM urls WHERE state = 0), (SELECT sum(queued) FROM hosts),
-		(SELECT value FROM counters WHERE name = 'queued')`).Scan(&known, &runs, &seen, &packed, &queuedRows, &hostsQueued, &queued); err != nil {
+		(SELECT value FROM counters WHERE name = 'queued')`, seen).Scan(&known, &queuedRows, &hostsQueued, &queued); err != nil {
 		t.Fatal(err)
 	}
 	if want := (last + 1) * packKillBatch; known < want {

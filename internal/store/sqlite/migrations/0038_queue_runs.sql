@@ -4,8 +4,9 @@
 -- top is its best URL's priority, first its earliest URL's arrival (Unix
 -- milliseconds), which a claim compares with its other candidates'. seen
 -- says which run holds each packed URL; a URL leaves its run (for a row of
--- urls) when it is claimed or linked to. The counter packed is how many
--- URLs the runs hold. Re-runnable.
+-- urls) when it is claimed or linked to, and keeps its seen entry, so a URL
+-- is packed when seen has it and urls does not. The counter packed is how
+-- many URLs the runs hold. Re-runnable.
 CREATE TABLE IF NOT EXISTS queue_runs (
     id      INTEGER PRIMARY KEY,
     host_id INTEGER NOT NULL,
