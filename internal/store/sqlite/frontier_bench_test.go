@@ -334,16 +334,21 @@ func peakRSS(b *testing.B) int64 {
 //
 //	ACRAWLER_BENCH_FRONTIER=10000000:1000000 go test -run '^$' -bench BenchmarkClaimLarge -benchtime 30000x -timeout 60m ./internal/store/sqlite
 func BenchmarkClaimLarge(b *testing.B) {
+	urlLow := strconv.FormatInt(1<<(64-crawl.URLHostBits)-1, 10) // the bits of a URL ID that are the URL's
 	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) []crawl.Store {
 		ctx := context.Background()
 		db := claimLargeStore(b, owners)
 		for _, q := range []string{
 			claimLargeHosts,
-			// Host IDs in the high bits of the URL IDs, as crawl.URLID lays them out.
+			// The URL IDs the packed benchmark's URLs have (urlID: the
+			// host's ID in the high bits, the URL's hash below), so that
+			// the pages a commit inserts fall where a crawl's do, not in
+			// ID order.
 			`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1),
 			 m(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM m WHERE j < ?2)
 			 INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
-			 SELECT (i << 24) | j, '/papers/' || j || '/a-page-of-research', i, 1,
+			 SELECT (i & ~`+urlLow+`) | (acrawler_url_id('http://h' || i || '.test/papers/' || j || '/a-page-of-research') & `+urlLow+`),
+			        '/papers/' || j || '/a-page-of-research', i, 1,
 			        CASE WHEN j = 1 THEN 9 ELSE (i * 7919 + j * 31) % 9 END, 0, 0, 0
 			 FROM n, m ORDER BY i, j`,
 			// No ANALYZE: the store runs none, so a crawl's planner has no
