@@ -347,7 +347,7 @@ func BenchmarkClaimLarge(b *testing.B) {
 			`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1),
 			 m(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM m WHERE j < ?2)
 			 INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
-			 SELECT (i & ~`+urlLow+`) | (acrawler_url_id('http://h' || i || '.test/papers/' || j || '/a-page-of-research') & `+urlLow+`),
+			 SELECT (i & ~` + urlLow + `) | (acrawler_url_id('http://h' || i || '.test/papers/' || j || '/a-page-of-research') & ` + urlLow + `),
 			        '/papers/' || j || '/a-page-of-research', i, 1,
 			        CASE WHEN j = 1 THEN 9 ELSE (i * 7919 + j * 31) % 9 END, 0, 0, 0
 			 FROM n, m ORDER BY i, j`,
