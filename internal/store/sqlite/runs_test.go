@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -377,19 +376,7 @@ func TestPackedSurvivesKill(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "killed.db")
 	cmd, lines := startChild(t, "TestPackedSurvivesKill", "ACRAWLER_TEST_PACKED_CHILD", file)
-	last := int64(-1)
-	for last < 40 && lines.Scan() {
-		if n, err := strconv.ParseInt(strings.TrimSpace(lines.Text()), 10, 64); err == nil {
-			last = n
-		}
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	if last < 40 {
-		t.Fatalf("the child staged up to batch %d before it stopped, want 40", last)
-	}
+	last := killAt(t, cmd, lines, 40) // the last batch staged
 	db, err := Open(context.Background(), file, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -308,19 +308,7 @@ func TestWALCommitsSurviveKill(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "w.db")
 	cmd, lines := startChild(t, "TestWALCommitsSurviveKill", "ACRAWLER_TEST_WAL_CHILD", file)
-	last := int64(-1)
-	for last < 400 && lines.Scan() {
-		if n, err := strconv.ParseInt(strings.TrimSpace(lines.Text()), 10, 64); err == nil {
-			last = n
-		}
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	if last < 400 {
-		t.Fatalf("the child committed up to %d before it stopped, want 400", last)
-	}
+	last := killAt(t, cmd, lines, 400)
 	d := openWALWriter(t, file, 2048) // as the next run opens it
 	var most int64
 	if err := d.QueryRow(`SELECT max(id) FROM t`).Scan(&most); err != nil {
@@ -352,6 +340,27 @@ func startChild(t *testing.T, test, env, file string) (*exec.Cmd, *bufio.Scanner
 		cmd.Process.Kill()
 	})
 	return cmd, bufio.NewScanner(out)
+}
+
+// killAt kills the child cmd (SIGKILL) once it has printed a number of
+// at least n on a line of lines, and returns the last number it printed;
+// it fails t if the child stopped before.
+func killAt(t *testing.T, cmd *exec.Cmd, lines *bufio.Scanner, n int64) int64 {
+	t.Helper()
+	last := int64(-1)
+	for last < n && lines.Scan() {
+		if v, err := strconv.ParseInt(strings.TrimSpace(lines.Text()), 10, 64); err == nil {
+			last = v
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if last < n {
+		t.Fatalf("the child printed up to %d before it stopped, want %d", last, n)
+	}
+	return last
 }
 
 // walCommitForever commits a row a transaction to file and prints each
