@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,6 +18,7 @@ import (
 //
 //	ACRAWLER_TEST_POSTGRES=... ACRAWLER_BENCH_FRONTIER=10000000:1000000 ACRAWLER_BENCH_OWNERS=1,4 go test -run '^$' -bench BenchmarkClaimLarge -benchtime 30000x -timeout 60m ./internal/store/postgres
 func BenchmarkClaimLarge(b *testing.B) {
+	urlLow := strconv.FormatInt(1<<(64-crawl.URLHostBits)-1, 10) // the bits of a URL ID that are the URL's
 	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) []crawl.Store {
 		dsn, schema := freshSchema(b)
 		ctx := context.Background()
@@ -29,11 +31,15 @@ func BenchmarkClaimLarge(b *testing.B) {
 		for _, q := range []string{
 			`SET search_path TO ` + schema,
 			`SET maintenance_work_mem = '256MB'`,
-			// Host IDs in the high bits of the URL IDs, as crawl.URLID lays them out.
 			`INSERT INTO hosts (id, key, queued, admitted, top_priority, next_fetch_at, due)
 			 SELECT i, 'http://h' || i || '.test', $2, $2, 9, 0, true FROM generate_series(1, $1::bigint) i`,
+			// The URL IDs of SQLite's benchmark: the host's ID in the
+			// high bits (0 for these small host IDs), a hash of the URL
+			// below, so that the pages a commit inserts fall where a
+			// crawl's do (pages is keyed by URL ID), not in ID order.
 			`INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
-			 SELECT (h << 24) | j, 'http://h' || h || '.test/papers/' || j || '/a-page-of-research', h, 1,
+			 SELECT (h & ~` + urlLow + `) | (hashtextextended('http://h' || h || '.test/papers/' || j || '/a-page-of-research', 0) & ` + urlLow + `),
+			        'http://h' || h || '.test/papers/' || j || '/a-page-of-research', h, 1,
 			        CASE WHEN j = 1 THEN 9 ELSE (h * 7919 + j * 31) % 9 END, 0, 'link', 0
 			 FROM generate_series(1, $1::bigint) h, generate_series(1, $2::bigint) j`,
 			`UPDATE counters SET queued = $1::bigint * $2, hosts = $1 WHERE slot = 0`,

@@ -112,7 +112,8 @@ type hostAdded struct {
 // host, best first; an offer a run cannot hold goes to urls. A host whose
 // last run has room for all its new URLs gets them in that run, so that
 // a host given a few URLs by each of several merges has one run, not one
-// a merge. It returns how many it admitted and to which hosts. The hosts
+// a merge. It returns how many it admitted and, when capped, to which
+// hosts (uncapped, the merge's hosts are temp.merged_hosts already). The hosts
 // are those of temp.merged_hosts (the stage's), read with their keys and
 // last runs beside the offers, in host order.
 func (t *txn) packOffers(ctx context.Context, capped bool) (int64, []hostAdded, error) {
@@ -129,7 +130,7 @@ func (t *txn) packOffers(ctx context.Context, capped bool) (int64, []hostAdded, 
 	if err := t.queryRow(ctx, `SELECT max(id) FROM queue_runs`).Scan(&next); err != nil {
 		return 0, nil, err
 	}
-	p := packer{t: t, run: next.Int64}
+	p := packer{t: t, run: next.Int64, keepHosts: capped}
 	hosts, err := t.tx.QueryContext(ctx, `SELECT m.host_id, h.key, r.id, r.data FROM temp.merged_hosts m
 		JOIN hosts h ON h.id = m.host_id
 		LEFT JOIN queue_runs r ON r.id = (SELECT max(id) FROM queue_runs s WHERE s.host_id = m.host_id)
@@ -200,9 +201,12 @@ func (t *txn) packOffers(ctx context.Context, capped bool) (int64, []hostAdded, 
 		t.db.hasRuns = true
 		t.add("packed", p.packed)
 	}
-	var added int64
+	added := p.added
 	for _, h := range p.hosts {
 		added += h.n
+	}
+	if !capped {
+		return added, nil, nil
 	}
 	return added, p.hosts, nil
 }
@@ -210,10 +214,16 @@ func (t *txn) packOffers(ctx context.Context, capped bool) (int64, []hostAdded, 
 // packer writes a merge's runs, seen entries and unpackable rows, in
 // batches.
 type packer struct {
-	t     *txn
-	run   int64 // the last run's ID
-	hosts []hostAdded
-	key   string // the host's
+	t   *txn
+	run int64 // the last run's ID
+	// hosts are the hosts the merge admitted to, the last the one being
+	// written; unless keepHosts, only that one is kept, and added counts
+	// the URLs admitted to those before it (a merge of 100M offers spans
+	// a million hosts).
+	hosts     []hostAdded
+	keepHosts bool
+	added     int64
+	key       string // the host's
 	// last is the host's last run, if it has room for more URLs (its ID
 	// 0 when not): its entries, which the host's new ones join as long
 	// as they fit.
@@ -244,6 +254,10 @@ func (p *packer) startHost(hosts *sql.Rows, host crawl.ID) error {
 		}
 		if id != host {
 			continue
+		}
+		if !p.keepHosts && len(p.hosts) > 0 {
+			p.added += p.hosts[0].n
+			p.hosts = p.hosts[:0]
 		}
 		p.hosts = append(p.hosts, hostAdded{id: host, top: math.MinInt})
 		p.last = claimRun{}
@@ -323,11 +337,12 @@ func (p *packer) endHost(ctx context.Context) error {
 }
 
 // flush writes the runs, seen entries and rows gathered, once there are
-// at least atLeast seen entries. The seen entries go in ID order: a
+// at least atLeast seen entries and rows (a merge of offers that runs
+// cannot hold holds no more of them). The seen entries go in ID order: a
 // host's URL IDs begin with its bits, and the hosts come in ID order, so
 // the merge writes seen from one end to the other.
 func (p *packer) flush(ctx context.Context, atLeast int) error {
-	if len(p.seen) < atLeast {
+	if len(p.seen)+len(p.rows) < atLeast {
 		return nil
 	}
 	t := p.t
