@@ -216,7 +216,7 @@ func benchClaim(b *testing.B, owners int, lim crawl.Limits, links bool) {
 	}
 	c := storetest.ClaimCycle{Hosts: 8, PerHost: 8, Lim: lim}
 	if links {
-		c.Links = func(u string) []crawl.Link { return hostLinks(u, perHost) }
+		c.Page = func(u crawl.ClaimedURL) ([]crawl.Link, []crawl.NewURL) { return hostLinks(u.URL, perHost), nil }
 	}
 	storetest.BenchClaims(b, stores, c)
 }

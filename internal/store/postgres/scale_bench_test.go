@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,8 +20,7 @@ import (
 //
 //	ACRAWLER_TEST_POSTGRES=... ACRAWLER_BENCH_FRONTIER=10000000:1000000 ACRAWLER_BENCH_OWNERS=1,4 go test -run '^$' -bench BenchmarkClaimLarge -benchtime 30000x -timeout 60m ./internal/store/postgres
 func BenchmarkClaimLarge(b *testing.B) {
-	urlLow := strconv.FormatInt(1<<(64-crawl.URLHostBits)-1, 10) // the bits of a URL ID that are the URL's
-	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) []crawl.Store {
+	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) storetest.LargeFrontier {
 		dsn, schema := freshSchema(b)
 		ctx := context.Background()
 		open(b, dsn, schema) // migrates the schema
@@ -33,13 +34,14 @@ func BenchmarkClaimLarge(b *testing.B) {
 			`SET maintenance_work_mem = '256MB'`,
 			`INSERT INTO hosts (id, key, queued, admitted, top_priority, next_fetch_at, due)
 			 SELECT i, 'http://h' || i || '.test', $2, $2, 9, 0, true FROM generate_series(1, $1::bigint) i`,
-			// The URL IDs of SQLite's benchmark: the host's ID in the
+			// URL IDs laid out as crawl.URLID's: the host's ID in the
 			// high bits (0 for these small host IDs), a hash of the URL
-			// below, so that the pages a commit inserts fall where a
-			// crawl's do (pages is keyed by URL ID), not in ID order.
+			// below (claimLargeURLID), so that the pages a commit
+			// inserts fall where a crawl's do (pages is keyed by URL
+			// ID), not in ID order.
 			`INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
-			 SELECT (h & ~` + urlLow + `) | (hashtextextended('http://h' || h || '.test/papers/' || j || '/a-page-of-research', 0) & ` + urlLow + `),
-			        'http://h' || h || '.test/papers/' || j || '/a-page-of-research', h, 1,
+			 SELECT ` + claimLargeURLIDSQL(`'http://h' || h || '.test/papers/' || j || '/a-page-of-research'`, "h") + `,
+			        '/papers/' || j || '/a-page-of-research', h, 1,
 			        CASE WHEN j = 1 THEN 9 ELSE (h * 7919 + j * 31) % 9 END, 0, 'link', 0
 			 FROM generate_series(1, $1::bigint) h, generate_series(1, $2::bigint) j`,
 			`UPDATE counters SET queued = $1::bigint * $2, hosts = $1 WHERE slot = 0`,
@@ -53,6 +55,24 @@ func BenchmarkClaimLarge(b *testing.B) {
 				b.Fatalf("%s: %v", q, err)
 			}
 		}
+		// The IDs computed in SQL are those computed in Go.
+		rows, err := conn.Query(ctx, `SELECT u.id, h.key || u.url, u.host_id FROM urls u JOIN hosts h ON h.id = u.host_id LIMIT 100`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for rows.Next() {
+			var id, host crawl.ID
+			var u string
+			if err := rows.Scan(&id, &u, &host); err != nil {
+				b.Fatal(err)
+			}
+			if want := claimLargeURLID(u, host); id != want {
+				b.Fatalf("URL %s: ID %d, claimLargeURLID %d", u, id, want)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			b.Fatal(err)
+		}
 		stores := make([]crawl.Store, owners)
 		for w := range stores {
 			db, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, MaxConns: 2})
@@ -62,6 +82,33 @@ func BenchmarkClaimLarge(b *testing.B) {
 			b.Cleanup(func() { db.Close() })
 			stores[w] = db
 		}
-		return stores
+		wal, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { wal.Close(ctx) })
+		return storetest.LargeFrontier{Stores: stores, URLID: claimLargeURLID, Written: func() int64 {
+			var v int64
+			if err := wal.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint`).Scan(&v); err != nil {
+				b.Fatal(err)
+			}
+			return v
+		}}
 	})
+}
+
+// claimLargeURLID is the ID BenchmarkClaimLarge gives URL u of host: the
+// host's ID's high bits (crawl.URLHostBits), the first 52 bits of the
+// URL's MD5 below, which SQL computes as well (claimLargeURLIDSQL).
+func claimLargeURLID(u string, host crawl.ID) crawl.ID {
+	sum := md5.Sum([]byte(u))
+	low := binary.BigEndian.Uint64(sum[:8]) >> crawl.URLHostBits
+	return crawl.ID(uint64(host)&^(1<<(64-crawl.URLHostBits)-1) | low)
+}
+
+// claimLargeURLIDSQL is claimLargeURLID in SQL, of the expressions u and
+// host.
+func claimLargeURLIDSQL(u, host string) string {
+	low := strconv.FormatInt(1<<(64-crawl.URLHostBits)-1, 10)
+	return `((` + host + `) & ~` + low + `) | ('x' || substr(md5(` + u + `), 1, 13))::bit(52)::bigint`
 }

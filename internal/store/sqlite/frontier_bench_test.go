@@ -335,7 +335,7 @@ func peakRSS(b *testing.B) int64 {
 //	ACRAWLER_BENCH_FRONTIER=10000000:1000000 go test -run '^$' -bench BenchmarkClaimLarge -benchtime 30000x -timeout 60m ./internal/store/sqlite
 func BenchmarkClaimLarge(b *testing.B) {
 	urlLow := strconv.FormatInt(1<<(64-crawl.URLHostBits)-1, 10) // the bits of a URL ID that are the URL's
-	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) []crawl.Store {
+	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) storetest.LargeFrontier {
 		ctx := context.Background()
 		db := claimLargeStore(b, owners)
 		for _, q := range []string{
@@ -359,8 +359,22 @@ func BenchmarkClaimLarge(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		return []crawl.Store{db}
+		return claimLargeFrontier(b, db)
 	})
+}
+
+// claimLargeFrontier is what a claim benchmark measures of db: its URL
+// IDs (urlID, the host keys "http://hI.test"), the bytes the process
+// writes.
+func claimLargeFrontier(b *testing.B, db *DB) storetest.LargeFrontier {
+	return storetest.LargeFrontier{
+		Stores: []crawl.Store{db},
+		URLID: func(u string, host crawl.ID) crawl.ID {
+			key := crawl.HostKey(u)
+			return urlID(u[len(key):], key, host)
+		},
+		Written: func() int64 { return readProcIO(b).writeBytes },
+	}
 }
 
 // claimLargeStore opens the empty store of a claim benchmark, for one
@@ -391,7 +405,7 @@ const claimLargeHosts = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1
 //
 //	ACRAWLER_BENCH_FRONTIER=10000000:1000000 go test -run '^$' -bench BenchmarkClaimLargePacked -benchtime 30000x -timeout 60m ./internal/store/sqlite
 func BenchmarkClaimLargePacked(b *testing.B) {
-	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) []crawl.Store {
+	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) storetest.LargeFrontier {
 		ctx := context.Background()
 		db := claimLargeStore(b, owners)
 		per := urls / hosts
@@ -430,6 +444,6 @@ func BenchmarkClaimLargePacked(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return []crawl.Store{db}
+		return claimLargeFrontier(b, db)
 	})
 }
