@@ -3,6 +3,7 @@ package sqlite
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -334,33 +335,150 @@ func peakRSS(b *testing.B) int64 {
 //
 //	ACRAWLER_BENCH_FRONTIER=10000000:1000000 go test -run '^$' -bench BenchmarkClaimLarge -benchtime 30000x -timeout 60m ./internal/store/sqlite
 func BenchmarkClaimLarge(b *testing.B) {
-	urlLow := strconv.FormatInt(1<<(64-crawl.URLHostBits)-1, 10) // the bits of a URL ID that are the URL's
 	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) storetest.LargeFrontier {
-		ctx := context.Background()
 		db := claimLargeStore(b, owners)
-		for _, q := range []string{
-			claimLargeHosts,
-			// The URL IDs the packed benchmark's URLs have (urlID: the
-			// host's ID in the high bits, the URL's hash below), so that
-			// the pages a commit inserts fall where a crawl's do, not in
-			// ID order.
-			`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1),
-			 m(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM m WHERE j < ?2)
-			 INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
-			 SELECT (i & ~` + urlLow + `) | (acrawler_url_id('http://h' || i || '.test/papers/' || j || '/a-page-of-research') & ` + urlLow + `),
-			        '/papers/' || j || '/a-page-of-research', i, 1,
-			        CASE WHEN j = 1 THEN 9 ELSE (i * 7919 + j * 31) % 9 END, 0, 0, 0
-			 FROM n, m ORDER BY i, j`,
-			// No ANALYZE: the store runs none, so a crawl's planner has no
-			// statistics either.
-			`UPDATE counters SET value = ?1 * ?2 WHERE name = 'queued'`,
-		} {
-			if _, err := db.w.ExecContext(ctx, q, hosts, urls/hosts); err != nil {
-				b.Fatal(err)
-			}
-		}
+		writeClaimLargeRows(b, db, urls, hosts)
 		return claimLargeFrontier(b, db)
 	})
+}
+
+// writeClaimLargeRows writes the frontier of BenchmarkClaimLarge into db:
+// urls URLs over hosts hosts, as rows.
+func writeClaimLargeRows(b *testing.B, db *DB, urls, hosts int) {
+	urlLow := strconv.FormatInt(1<<(64-crawl.URLHostBits)-1, 10) // the bits of a URL ID that are the URL's
+	for _, q := range []string{
+		claimLargeHosts,
+		// The URL IDs the packed benchmark's URLs have (urlID: the
+		// host's ID in the high bits, the URL's hash below), so that
+		// the pages a commit inserts fall where a crawl's do, not in
+		// ID order.
+		`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1),
+		 m(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM m WHERE j < ?2)
+		 INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
+		 SELECT (i & ~` + urlLow + `) | (acrawler_url_id('http://h' || i || '.test/papers/' || j || '/a-page-of-research') & ` + urlLow + `),
+		        '/papers/' || j || '/a-page-of-research', i, 1,
+		        CASE WHEN j = 1 THEN 9 ELSE (i * 7919 + j * 31) % 9 END, 0, 0, 0
+		 FROM n, m ORDER BY i, j`,
+		// No ANALYZE: the store runs none, so a crawl's planner has no
+		// statistics either.
+		`UPDATE counters SET value = ?1 * ?2 WHERE name = 'queued'`,
+	} {
+		if _, err := db.w.ExecContext(context.Background(), q, hosts, urls/hosts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCommitWrites tells where the writes of page commits go in a
+// large frontier: BenchmarkClaimLarge's rows (the first size of
+// ACRAWLER_BENCH_FRONTIER, 1000000:100000 by default), then b.N of its
+// claim rounds (64 hosts, 4 URLs a host, one Commit), the pages shaped by
+// storetest.LinkedPage (ACRAWLER_BENCH_LINKS: 1, the default, links or
+// found). The checkpointer is held off, so the write-ahead log keeps a
+// frame for every page each commit wrote; it reports the frames a page
+// crawled, in all and by table or index (dbstat names each frame's page),
+// with the frames a page of it written (how many of the commits wrote
+// it), and the bytes the write calls wrote a page crawled (wchar: more
+// than the frames when a commit's pages outgrow the writer's cache and
+// are written to the log more than once). A checkpoint would write each
+// page once more.
+//
+//	ACRAWLER_BENCH_FRONTIER=3000000:300000 go test -run '^$' -bench BenchmarkCommitWrites -benchtime 40x ./internal/store/sqlite
+func BenchmarkCommitWrites(b *testing.B) {
+	defer func(n int64) { checkpointFrames = n }(checkpointFrames)
+	checkpointFrames = 1 << 40 // and wal_autocheckpoint twice that
+	ctx := context.Background()
+	urls, hosts := 1_000_000, 100_000
+	if v := os.Getenv("ACRAWLER_BENCH_FRONTIER"); v != "" {
+		u, h, _ := strings.Cut(strings.Split(v, ",")[0], ":")
+		var err1, err2 error
+		urls, err1 = strconv.Atoi(u)
+		hosts, err2 = strconv.Atoi(h)
+		if err1 != nil || err2 != nil || hosts <= 0 || urls < hosts {
+			b.Fatalf("ACRAWLER_BENCH_FRONTIER: %q is not URLS:HOSTS", v)
+		}
+	}
+	parts := cmp.Or(os.Getenv("ACRAWLER_BENCH_LINKS"), "1")
+	file := filepath.Join(b.TempDir(), "writes.db")
+	db, err := Open(ctx, file, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	writeClaimLargeRows(b, db, urls, hosts)
+	if _, err := db.w.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		b.Fatal(err)
+	}
+	page := storetest.LinkedPage(hosts, urls/hosts, claimLargeFrontier(b, db).URLID, parts)
+	now := time.Unix(1_800_000_000, 0)
+	crawled, added := 0, 0
+	io0 := readProcIO(b)
+	b.ResetTimer()
+	for range b.N {
+		now = now.Add(100 * time.Millisecond)
+		hs, err := db.ClaimHosts(ctx, "bench", 64, time.Minute, now)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, a, err := storetest.ClaimRound(ctx, db, "bench", hs, 4, crawl.Limits{}, now, now.Add(time.Minute), page)
+		if err != nil {
+			b.Fatal(err)
+		}
+		crawled, added = crawled+n, added+a
+	}
+	b.StopTimer()
+	io1 := readProcIO(b)
+	if crawled == 0 {
+		b.Fatal("no page crawled")
+	}
+	wal, err := os.ReadFile(file + "-wal")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const walHeader, frameHeader = 32, 24
+	size := int(binary.BigEndian.Uint32(wal[8:]))
+	frames := map[uint32]int{} // by page number
+	total := 0
+	for off := walHeader; off+frameHeader+size <= len(wal); off += frameHeader + size {
+		frames[binary.BigEndian.Uint32(wal[off:])]++
+		total++
+	}
+	names := map[uint32]string{}
+	rows, err := db.w.QueryContext(ctx, `SELECT name, pageno FROM dbstat`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		var pgno uint32
+		if err := rows.Scan(&name, &pgno); err != nil {
+			b.Fatal(err)
+		}
+		names[pgno] = name
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	type tally struct{ frames, pages int }
+	by := map[string]*tally{}
+	for pgno, n := range frames {
+		name := cmp.Or(names[pgno], "(free pages)")
+		if by[name] == nil {
+			by[name] = &tally{}
+		}
+		by[name].frames += n
+		by[name].pages++
+	}
+	per := func(n int64) float64 { return float64(n) / float64(crawled) }
+	b.ReportMetric(per(int64(total)), "frames/page")
+	b.ReportMetric(float64(added)/float64(crawled), "added/page")
+	b.ReportMetric(per(io1.wchar-io0.wchar), "wchar-B/page")
+	for name, t := range by {
+		if per(int64(t.frames)) >= 0.05 {
+			b.ReportMetric(per(int64(t.frames)), name+"-frames/page")
+			b.ReportMetric(float64(t.frames)/float64(t.pages), name+"-frames/page-written")
+		}
+	}
 }
 
 // claimLargeFrontier is what a claim benchmark measures of db: its URL
