@@ -27,7 +27,11 @@ type LargeFrontier struct {
 	Written func() int64
 }
 
-// RunClaimLarge runs BenchClaimLarge over the frontiers setup writes:
+// RunClaimLarge runs the cycle of crawl processes over each large
+// frontier setup writes (one store handle an owner, as if each were a
+// process of its own): ClaimHosts (64), then ClaimRound over them (up to
+// 4 URLs a host, released a minute on), the clock advancing 100 ms a
+// cycle. A frontier is
 // urls URLs over hosts hosts, host i's key "http://hI.test" and its URLs
 // "http://hI.test/papers/J/a-page-of-research" for J from 1 (every host
 // with as many URLs queued, the first of them at priority 9, the others
@@ -84,15 +88,6 @@ func RunClaimLarge(b *testing.B, setup func(b *testing.B, urls, hosts, owners in
 			})
 		}
 	}
-}
-
-// BenchClaimLarge runs the cycle of crawl processes over a large frontier
-// the caller wrote into the stores (one handle an owner, as if each were a
-// process of its own; every host due): ClaimHosts (64), then ClaimRound
-// over them (up to 4 URLs a host, released a minute on), the clock
-// advancing 100 ms a cycle.
-func BenchClaimLarge(b *testing.B, stores []crawl.Store) {
-	BenchClaims(b, stores, ClaimCycle{Hosts: 64, PerHost: 4, Step: 100 * time.Millisecond, Next: time.Minute})
 }
 
 // LinkedPage gives each page of a RunClaimLarge frontier (hosts hosts of
