@@ -31,11 +31,11 @@ type LargeFrontier struct {
 // frontier setup writes (one store handle an owner, as if each were a
 // process of its own): ClaimHosts (64), then ClaimRound over them (up to
 // 4 URLs a host, released a minute on), the clock advancing 100 ms a
-// cycle. A frontier is
-// urls URLs over hosts hosts, host i's key "http://hI.test" and its URLs
-// "http://hI.test/papers/J/a-page-of-research" for J from 1 (every host
-// with as many URLs queued, the first of them at priority 9, the others
-// 0–8, every host due), read by the owners store handles it returns.
+// cycle. A frontier is urls URLs over hosts hosts, host i's key
+// "http://hI.test" and its URLs "http://hI.test/papers/J/a-page-of-research"
+// for J from 1 (every host with as many URLs queued, the first of them at
+// priority 9, the others 0–8, every host due), read by the owners store
+// handles it returns.
 // Sizes are URLS:HOSTS pairs from ACRAWLER_BENCH_FRONTIER
 // (1000000:100000 by default), owners from ACRAWLER_BENCH_OWNERS (1 by
 // default). With ACRAWLER_BENCH_LINKS set (1, or "links" or "found":
