@@ -102,8 +102,7 @@ func BenchmarkClaimLarge(b *testing.B) {
 // URL's MD5 below, which SQL computes as well (claimLargeURLIDSQL).
 func claimLargeURLID(u string, host crawl.ID) crawl.ID {
 	sum := md5.Sum([]byte(u))
-	low := binary.BigEndian.Uint64(sum[:8]) >> crawl.URLHostBits
-	return crawl.ID(uint64(host)&^(1<<(64-crawl.URLHostBits)-1) | low)
+	return crawl.URLIDOf(crawl.ID(binary.BigEndian.Uint64(sum[:8])>>crawl.URLHostBits), host)
 }
 
 // claimLargeURLIDSQL is claimLargeURLID in SQL, of the expressions u and

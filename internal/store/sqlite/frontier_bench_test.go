@@ -388,16 +388,8 @@ func BenchmarkCommitWrites(b *testing.B) {
 	defer func(n int64) { checkpointFrames = n }(checkpointFrames)
 	checkpointFrames = 1 << 40 // and wal_autocheckpoint twice that
 	ctx := context.Background()
-	urls, hosts := 1_000_000, 100_000
-	if v := os.Getenv("ACRAWLER_BENCH_FRONTIER"); v != "" {
-		u, h, _ := strings.Cut(strings.Split(v, ",")[0], ":")
-		var err1, err2 error
-		urls, err1 = strconv.Atoi(u)
-		hosts, err2 = strconv.Atoi(h)
-		if err1 != nil || err2 != nil || hosts <= 0 || urls < hosts {
-			b.Fatalf("ACRAWLER_BENCH_FRONTIER: %q is not URLS:HOSTS", v)
-		}
-	}
+	sizes := storetest.LargeFrontierSizes(b)
+	urls, hosts := sizes[0][0], sizes[0][1]
 	parts := cmp.Or(os.Getenv("ACRAWLER_BENCH_LINKS"), "1")
 	file := filepath.Join(b.TempDir(), "writes.db")
 	db, err := Open(ctx, file, Options{})

@@ -27,6 +27,26 @@ type LargeFrontier struct {
 	Written func() int64
 }
 
+// LargeFrontierSizes are the sizes of the large frontiers to measure: the
+// URLS:HOSTS pairs of ACRAWLER_BENCH_FRONTIER, 1000000:100000 by default.
+func LargeFrontierSizes(b *testing.B) [][2]int {
+	v := os.Getenv("ACRAWLER_BENCH_FRONTIER")
+	if v == "" {
+		return [][2]int{{1_000_000, 100_000}}
+	}
+	var sizes [][2]int
+	for _, f := range strings.Split(v, ",") {
+		u, h, ok := strings.Cut(strings.TrimSpace(f), ":")
+		nu, err1 := strconv.Atoi(u)
+		nh, err2 := strconv.Atoi(h)
+		if !ok || err1 != nil || err2 != nil || nu < nh || nh <= 0 {
+			b.Fatalf("ACRAWLER_BENCH_FRONTIER: %q is not a list of URLS:HOSTS", v)
+		}
+		sizes = append(sizes, [2]int{nu, nh})
+	}
+	return sizes
+}
+
 // RunClaimLarge runs the cycle of crawl processes over each large
 // frontier setup writes (one store handle an owner, as if each were a
 // process of its own): ClaimHosts (64), then ClaimRound over them (up to
@@ -35,27 +55,14 @@ type LargeFrontier struct {
 // "http://hI.test" and its URLs "http://hI.test/papers/J/a-page-of-research"
 // for J from 1 (every host with as many URLs queued, the first of them at
 // priority 9, the others 0–8, every host due), read by the owners store
-// handles it returns.
-// Sizes are URLS:HOSTS pairs from ACRAWLER_BENCH_FRONTIER
-// (1000000:100000 by default), owners from ACRAWLER_BENCH_OWNERS (1 by
-// default). With ACRAWLER_BENCH_LINKS set (1, or "links" or "found":
-// LinkedPage's parts) each page fetched links to 30 URLs and offers them,
-// and the run reports the URLs added a page. Where the setup says how,
-// it reports the bytes the store wrote a page and a URL added.
+// handles it returns. Sizes are LargeFrontierSizes, owners from
+// ACRAWLER_BENCH_OWNERS (1 by default). With ACRAWLER_BENCH_LINKS set
+// (1, or "links" or "found": LinkedPage's parts) each page fetched links
+// to 30 URLs and offers them, and the run reports the URLs added a page.
+// Where the setup says how, it reports the bytes the store wrote a page
+// and a URL added.
 func RunClaimLarge(b *testing.B, setup func(b *testing.B, urls, hosts, owners int) LargeFrontier) {
-	sizes := [][2]int{{1_000_000, 100_000}}
-	if v := os.Getenv("ACRAWLER_BENCH_FRONTIER"); v != "" {
-		sizes = sizes[:0]
-		for _, f := range strings.Split(v, ",") {
-			u, h, ok := strings.Cut(strings.TrimSpace(f), ":")
-			nu, err1 := strconv.Atoi(u)
-			nh, err2 := strconv.Atoi(h)
-			if !ok || err1 != nil || err2 != nil || nu < nh || nh <= 0 {
-				b.Fatalf("ACRAWLER_BENCH_FRONTIER: %q is not a list of URLS:HOSTS", v)
-			}
-			sizes = append(sizes, [2]int{nu, nh})
-		}
-	}
+	sizes := LargeFrontierSizes(b)
 	owners := []int{1}
 	if v := os.Getenv("ACRAWLER_BENCH_OWNERS"); v != "" {
 		owners = owners[:0]
