@@ -39,11 +39,19 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 		if err := c.prefetch(ctx, results); err != nil {
 			return err
 		}
-		// The staged offers are decided on before the batch's own
-		// (addDiscovered would), and the packed URLs the batch links to
-		// become rows, whose inbound links are counted.
-		if _, err := t.mergeOffers(ctx); err != nil {
+		stage, stored, err := t.stagesFinds(ctx)
+		if err != nil {
 			return err
+		}
+		c.stagesFinds = stage
+		// Unless the batch's discoveries are staged after them (finds.go),
+		// the staged offers are decided on before the batch's own
+		// (addDiscovered would). The packed URLs the batch links to become
+		// rows, whose inbound links are counted.
+		if !stage {
+			if _, err := t.mergeOffers(ctx); err != nil {
+				return err
+			}
 		}
 		if err := c.unpackTargets(ctx, results); err != nil {
 			return err
@@ -55,7 +63,12 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 				return fmt.Errorf("%s: %w", results[i].URL.URL, err)
 			}
 		}
-		if err := c.addDiscovered(ctx, lim, now, &st); err != nil {
+		if stage {
+			err = c.stageDiscovered(ctx, lim, &st)
+		} else {
+			err = c.addDiscovered(ctx, lim, now, &st)
+		}
+		if err != nil {
 			return err
 		}
 		if err := c.flushLinkURLs(ctx); err != nil {
@@ -63,6 +76,11 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 		}
 		if err := c.countInlinks(ctx, lim); err != nil {
 			return err
+		}
+		if stage {
+			if err := c.mergeFinds(ctx, stored, &st); err != nil {
+				return err
+			}
 		}
 		if t.stagedCount() >= mergeLinks {
 			return t.mergeStaged(ctx)
@@ -105,6 +123,9 @@ type committer struct {
 	// linkTexts are the URL texts of the link targets recorded that the
 	// URLs admitted did not show to be in urls (see flushLinkURLs).
 	linkTexts map[crawl.ID]string
+	// stagesFinds says that the batch's discoveries, and the inbound
+	// links of URLs not known to be rows, are staged (finds.go).
+	stagesFinds bool
 }
 
 // linker is a new page of the batch, at index at, whose links count.
@@ -470,6 +491,25 @@ func (c *committer) countInlinks(ctx context.Context, lim crawl.Limits) error {
 	// may fail), which SQLite runs without that journal; a failure fails
 	// the whole transaction.
 	slices.Sort(ids)
+	if c.stagesFinds {
+		// The targets not known to be rows are counted at the next merge.
+		rows := make(map[crawl.ID]bool, len(c.t.confirmed))
+		for _, id := range c.t.confirmed {
+			rows[id] = true
+		}
+		var known, later []crawl.ID
+		for _, id := range ids {
+			if _, live := c.live[id]; live || rows[id] || c.t.db.knownURLs.has(id) {
+				known = append(known, id)
+			} else {
+				later = append(later, id)
+			}
+		}
+		if err := c.stageCounts(ctx, later, func(id crawl.ID) int { n := counts[id]; return n.pre + n.post }, lim); err != nil {
+			return err
+		}
+		ids = known
+	}
 	var groups []count
 	byCount := map[count][]crawl.ID{}
 	for _, id := range ids {

@@ -158,3 +158,12 @@ func SetPackMinForTest(n int64) (restore func()) {
 	packMin = n
 	return func() { packMin = old }
 }
+
+// SetStageFindsForTest makes commits stage their discoveries from from
+// URLs stored on, and merge the stage once it holds least offers; it
+// returns a function that restores the defaults.
+func SetStageFindsForTest(from, least int64) (restore func()) {
+	f, m, s := findsFrom, findsMin, findsShare
+	findsFrom, findsMin, findsShare = from, least, 1<<62
+	return func() { findsFrom, findsMin, findsShare = f, m, s }
+}

@@ -497,9 +497,9 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 			if len(cands) > 0 || merged {
 				break
 			}
-			if added, err := t.mergeOffers(ctx); err != nil {
+			if as, err := t.mergeOffers(ctx); err != nil {
 				return err
-			} else if added == 0 {
+			} else if as.Added == 0 {
 				break
 			}
 			if err := t.wakeHosts(ctx, nowMS); err != nil {

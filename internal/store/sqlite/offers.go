@@ -59,48 +59,23 @@ var (
 func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error) {
 	st := crawl.AddStats{Offered: len(urls)}
 	err := db.tx(ctx, func(t *txn) error {
-		st.OverDepth = 0
-		keep := make([]int, 0, len(urls))
-		first := make(map[crawl.ID]bool)
-		for i, u := range urls {
-			if lim.OverDepth(u.Depth) {
-				st.OverDepth++
-				continue
-			}
-			keep = append(keep, i)
-		}
-		nowMS := time.Now().UnixMilli()
-		if err := t.inChunks(ctx, len(keep), 13, `INSERT INTO offers (id, url, host_id, host, depth, priority, via, parent_id,
-				discovered_at, kind, lastmod, changefreq, cap)
-			SELECT * FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
-			u := &urls[keep[i]]
-			var host any
-			if !first[u.HostID] {
-				first[u.HostID] = true
-				host = u.Host
-			}
-			a[0], a[1], a[2], a[3], a[4], a[5] = u.ID, crawl.RelURL(u.URL, u.Host), u.HostID, host, u.Depth, u.Priority
-			a[6], a[7], a[8], a[9], a[10], a[11] = viaCode(u.Via), u.Parent, nowMS, u.Kind, ms(u.LastMod), u.ChangeFreq
-			a[12] = lim.MaxPagesPerHost
-		}, nil); err != nil {
+		var err error
+		if st.OverDepth, err = t.stageOffers(ctx, urls, lim, nil); err != nil {
 			return err
 		}
 		staged, err := t.stagedOffers(ctx)
 		if err != nil {
 			return err
 		}
-		// The URLs stored: urls's rows (its rowids are in arrival order)
-		// and the packed ones.
-		var stored int64
-		if err := t.queryRow(ctx, `SELECT coalesce((SELECT max(rowid) FROM urls), 0)
-			+ (SELECT value FROM counters WHERE name = 'packed')`).Scan(&stored); err != nil {
+		stored, err := t.storedURLs(ctx)
+		if err != nil {
 			return err
 		}
 		if staged < max(stageMin, stored/stageShare) {
 			return nil
 		}
-		added, err := t.mergeOffers(ctx)
-		st.Added = int(added)
+		merged, err := t.mergeOffers(ctx)
+		st.Added = merged.Added
 		return err
 	})
 	if err != nil {
@@ -112,16 +87,56 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 // MergeStaged decides on every staged offer now (see StageURLs) and
 // returns how many URLs it added.
 func (db *DB) MergeStaged(ctx context.Context) (int, error) {
-	var added int64
+	var merged crawl.AddStats
 	err := db.tx(ctx, func(t *txn) error {
 		var err error
-		added, err = t.mergeOffers(ctx)
+		merged, err = t.mergeOffers(ctx)
 		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: merge staged urls: %w", err)
 	}
-	return int(added), nil
+	return merged.Added, nil
+}
+
+// stageOffers appends the offers not over lim's depth to the stage, in
+// their order, under lim's host cap, and returns how many were over it.
+// foundBy, if not nil, gives the host whose page discovered offer i.
+func (t *txn) stageOffers(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits, foundBy func(i int) crawl.ID) (int, error) {
+	keep := make([]int, 0, len(urls))
+	for i, u := range urls {
+		if !lim.OverDepth(u.Depth) {
+			keep = append(keep, i)
+		}
+	}
+	first := make(map[crawl.ID]bool)
+	nowMS := time.Now().UnixMilli()
+	err := t.inChunks(ctx, len(keep), 14, `INSERT INTO offers (id, url, host_id, host, depth, priority, via, parent_id,
+			discovered_at, kind, lastmod, changefreq, cap, found_by)
+		SELECT * FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
+		u := &urls[keep[i]]
+		var host, by any
+		if !first[u.HostID] {
+			first[u.HostID] = true
+			host = u.Host
+		}
+		if foundBy != nil {
+			by = foundBy(keep[i])
+		}
+		a[0], a[1], a[2], a[3], a[4], a[5] = u.ID, crawl.RelURL(u.URL, u.Host), u.HostID, host, u.Depth, u.Priority
+		a[6], a[7], a[8], a[9], a[10], a[11] = viaCode(u.Via), u.Parent, nowMS, u.Kind, ms(u.LastMod), u.ChangeFreq
+		a[12], a[13] = lim.MaxPagesPerHost, by
+	}, nil)
+	return len(urls) - len(keep), err
+}
+
+// storedURLs is the number of URLs stored: urls's rows (its rowids are
+// in arrival order) and the packed ones.
+func (t *txn) storedURLs(ctx context.Context) (int64, error) {
+	var stored int64
+	err := t.queryRow(ctx, `SELECT coalesce((SELECT max(rowid) FROM urls), 0)
+		+ (SELECT value FROM counters WHERE name = 'packed')`).Scan(&stored)
+	return stored, err
 }
 
 // stagedOffers is the number of offers staged. The stage is only
@@ -149,14 +164,19 @@ func (t *txn) stagedOffers(ctx context.Context) (int64, error) {
 // some, they are found again to count each host's. The offers' columns
 // ride through the one sort by host: read back from the stage by rowid
 // in host order, each would cost a random read of the stage.
-func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
+func (t *txn) mergeOffers(ctx context.Context) (crawl.AddStats, error) {
+	var st crawl.AddStats
 	n, err := t.stagedOffers(ctx)
-	if err != nil || n == 0 {
-		return 0, err
+	if err != nil {
+		return st, err
 	}
+	if n == 0 {
+		return st, t.applyInlinkCounts(ctx)
+	}
+	st.Offered = int(n)
 	var last sql.NullInt64
 	if err := t.queryRow(ctx, `SELECT max(rowid) FROM urls`).Scan(&last); err != nil {
-		return 0, err
+		return st, err
 	}
 	// The statements sort the stage (by host, by URL, by host and offer),
 	// and SQLite gives each sort as much memory as the page cache before
@@ -166,10 +186,10 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 	// keeps the pages they dirty in memory up to the writer's cache (of
 	// 4 KiB pages), as before, so that none is written to the log twice.
 	if _, err := t.tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_spill = %d`, writerCacheKiB/4)); err != nil {
-		return 0, err
+		return st, err
 	}
 	if _, err := t.tx.ExecContext(ctx, `PRAGMA cache_size = -2048`); err != nil {
-		return 0, err
+		return st, err
 	}
 	defer t.tx.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA cache_size = -%d`, writerCacheKiB))
 	// Offers of URLs already stored, and offers of a URL offered earlier
@@ -185,34 +205,46 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 	if err := t.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM offers GROUP BY id
 		HAVING count(*) > 1 OR EXISTS (SELECT 1 FROM urls WHERE urls.id = offers.id)
 			OR EXISTS (SELECT 1 FROM seen WHERE seen.id = offers.id))`).Scan(&drop); err != nil {
-		return 0, err
+		return st, err
 	}
 	if drop {
-		if _, err := t.exec(ctx, `DELETE FROM offers WHERE rowid IN (
+		res, err := t.exec(ctx, `DELETE FROM offers WHERE rowid IN (
 			SELECT s.ord FROM (SELECT rowid AS ord, id, row_number() OVER (PARTITION BY id ORDER BY rowid) AS d
 				FROM offers) AS s
 			WHERE s.d > 1 OR EXISTS (SELECT 1 FROM urls WHERE urls.id = s.id)
-				OR EXISTS (SELECT 1 FROM seen WHERE seen.id = s.id))`); err != nil {
-			return 0, err
+				OR EXISTS (SELECT 1 FROM seen WHERE seen.id = s.id))`)
+		if err != nil {
+			return st, err
 		}
+		known, _ := res.RowsAffected()
+		st.Known = int(known)
 	}
 	// Each host's offers, counted once: whether a host cap can refuse
 	// any of them, the hosts to insert (an offer carries its host's name
-	// when it is the first of its host in its batch), and, when no cap
-	// can refuse, what each host is admitted.
+	// when it is the first of its host in its batch), whether a page's
+	// commit discovered any (finds), and, when no cap can refuse, what
+	// each host is admitted.
 	if _, err := t.exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS merged_hosts
-		(host_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, top INTEGER NOT NULL, cap INTEGER, host TEXT)`); err != nil {
-		return 0, err
+		(host_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, top INTEGER NOT NULL, cap INTEGER, host TEXT, finds INTEGER)`); err != nil {
+		return st, err
 	}
-	if _, err := t.exec(ctx, `INSERT INTO temp.merged_hosts (host_id, n, top, cap, host)
-		SELECT host_id, count(*), max(priority), min(CASE WHEN cap > 0 THEN cap END), max(host) FROM offers
-		GROUP BY host_id ORDER BY host_id`); err != nil {
-		return 0, err
+	if _, err := t.exec(ctx, `INSERT INTO temp.merged_hosts (host_id, n, top, cap, host, finds)
+		SELECT host_id, count(*), max(priority), min(CASE WHEN cap > 0 THEN cap END), max(host), max(found_by IS NOT NULL)
+		FROM offers GROUP BY host_id ORDER BY host_id`); err != nil {
+		return st, err
 	}
-	var capped bool
-	if err := t.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM temp.merged_hosts AS a LEFT JOIN hosts ON hosts.id = a.host_id
-		WHERE a.cap IS NOT NULL AND coalesce(hosts.admitted, 0) + a.n > a.cap)`).Scan(&capped); err != nil {
-		return 0, err
+	const overCap = `FROM temp.merged_hosts AS a LEFT JOIN hosts ON hosts.id = a.host_id
+		WHERE a.cap IS NOT NULL AND coalesce(hosts.admitted, 0) + a.n > a.cap`
+	var capped, finds bool
+	if err := t.queryRow(ctx, `SELECT EXISTS (SELECT 1 `+overCap+`),
+		EXISTS (SELECT 1 FROM temp.merged_hosts WHERE finds) OR EXISTS (SELECT 1 FROM inlink_counts)`).Scan(&capped, &finds); err != nil {
+		return st, err
+	}
+	if finds && capped {
+		// The commit that merges reports the hosts whose cap refused.
+		if err := t.ids(ctx, `SELECT a.host_id `+overCap+` ORDER BY a.host_id`, &st.CappedHosts); err != nil {
+			return st, err
+		}
 	}
 	// New hosts. When no cap can refuse, each is admitted URLs: it goes
 	// into the ready-host indexes as it is inserted (has_queued, its best
@@ -224,47 +256,71 @@ func (t *txn) mergeOffers(ctx context.Context) (int64, error) {
 			WHERE host IS NOT NULL ORDER BY host_id ON CONFLICT (id) DO NOTHING`
 	}
 	if _, err := t.exec(ctx, newHosts); err != nil {
-		return 0, err
+		return st, err
 	}
-	if n >= packMin {
+	if finds {
+		if err := t.countFinds(ctx, capped); err != nil {
+			return st, err
+		}
+	}
+	// A stage of URLs discovered by pages goes into rows: their inbound
+	// links are counted on the rows (a link to a packed URL makes it a
+	// row at once).
+	if n >= packMin && !finds {
 		added, hosts, err := t.packOffers(ctx, capped)
 		if err != nil {
-			return 0, err
+			return st, err
 		}
+		st.Added, st.OverHostCap = int(added), int(n)-st.Known-int(added)
 		if capped {
 			// Some offers were refused: what each host was admitted.
 			if _, err := t.exec(ctx, `DELETE FROM temp.merged_hosts`); err != nil {
-				return 0, err
+				return st, err
 			}
 			if err := t.inChunks(ctx, len(hosts), 3, `INSERT INTO temp.merged_hosts (host_id, n, top)
 				SELECT * FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
 				a[0], a[1], a[2] = hosts[i].id, hosts[i].n, hosts[i].top
 			}, nil); err != nil {
-				return 0, err
+				return st, err
 			}
 		}
-		return added, t.endMerge(ctx, added)
+		return st, t.endMerge(ctx, added, false, &st)
 	}
 	added, err := t.insertOffers(ctx, capped)
 	if err != nil {
-		return 0, err
+		return st, err
 	}
+	st.Added, st.OverHostCap = int(added), int(n)-st.Known-int(added)
 	if capped {
 		// Some offers were refused: count what each host was admitted.
 		if _, err := t.exec(ctx, `DELETE FROM temp.merged_hosts`); err != nil {
-			return 0, err
+			return st, err
 		}
 		if _, err := t.exec(ctx, `INSERT INTO temp.merged_hosts (host_id, n, top)
 			SELECT host_id, count(*), max(priority) FROM urls WHERE rowid > ? GROUP BY host_id ORDER BY host_id`, last.Int64); err != nil {
-			return 0, err
+			return st, err
 		}
 	}
-	return added, t.endMerge(ctx, added)
+	if finds {
+		if err := t.findsLinkTexts(ctx, last.Int64, capped); err != nil {
+			return st, err
+		}
+		if err := t.applyInlinkCounts(ctx); err != nil {
+			return st, err
+		}
+	}
+	return st, t.endMerge(ctx, added, finds, &st)
 }
 
 // endMerge records what a merge admitted to each host (temp.merged_hosts)
-// and in all, and empties the stage.
-func (t *txn) endMerge(ctx context.Context, added int64) error {
+// and in all, and empties the stage. With report, the hosts admitted URLs
+// go to st.Hosts.
+func (t *txn) endMerge(ctx context.Context, added int64, report bool, st *crawl.AddStats) error {
+	if report {
+		if err := t.ids(ctx, `SELECT host_id FROM temp.merged_hosts WHERE n > 0 ORDER BY host_id`, &st.Hosts); err != nil {
+			return err
+		}
+	}
 	for _, q := range hostsAdded(`SELECT host_id, n, top FROM temp.merged_hosts`) {
 		if _, err := t.exec(ctx, q); err != nil {
 			return err
@@ -278,6 +334,23 @@ func (t *txn) endMerge(ctx context.Context, added int64) error {
 	}
 	t.add("queued", added)
 	return nil
+}
+
+// ids appends the IDs q returns to dst.
+func (t *txn) ids(ctx context.Context, q string, dst *[]crawl.ID) error {
+	rows, err := t.query(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id crawl.ID
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		*dst = append(*dst, id)
+	}
+	return rows.Err()
 }
 
 // insertOffers inserts the staged offers into urls, sorted by host and

@@ -273,6 +273,21 @@ func TestConformancePacked(t *testing.T) {
 	})
 }
 
+// TestConformanceStagedFinds runs the store suite with every commit
+// staging its discoveries and the inbound links of URLs not known to be
+// rows, and merging them before it ends (finds.go), as commits in a large
+// frontier do once the stage is large.
+func TestConformanceStagedFinds(t *testing.T) {
+	defer sqlite.SetStageFindsForTest(0, 1)()
+	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
+		file := migratedFile(t)
+		t.Cleanup(func() { hostsQueuedAgree(t, file) })
+		return func() (crawl.Store, error) {
+			return sqlite.Open(context.Background(), file, sqlite.Options{})
+		}
+	})
+}
+
 // TestConformanceFTS5 runs the store suite on the FTS5 engine of the
 // embedded index (TestConformance runs it on the default, the segments).
 func TestConformanceFTS5(t *testing.T) {

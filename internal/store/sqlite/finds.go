@@ -1,0 +1,153 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// Discoveries staged. In a large frontier a commit's new URLs fall on
+// random pages of urls_id, urls_queue and hosts, a page of 4 KiB written
+// for an entry of a few bytes, in every commit (docs/scale.md, "A crawl's
+// commits in a large frontier"). Once the store holds findsFrom URLs, a
+// commit therefore appends the URLs its pages discovered to the stage of
+// offers (offers.go), each with the host of the page that found it, and
+// the inbound links it counts for URLs not known to be rows of urls to
+// inlink_counts, both in commit order. A merge decides on them as on any
+// staged offers, adds those it admits to their finders' discovered
+// counts, keeps the texts of the link targets it refuses (link_urls), and
+// then applies the counts, sorted by URL. A commit merges when the stage
+// holds one offer for every findsShare URLs stored, so that a merge
+// writes each index page about once for many commits; ClaimHosts merges
+// when it finds no host, so a crawl does not end while URLs wait. A
+// smaller store adds a commit's discoveries at once: its pages stay in
+// the writer's cache, and the URLs a page finds are claimable by the
+// next claim of its host.
+var (
+	findsFrom  int64 = 1_000_000
+	findsShare int64 = 16
+	findsMin   int64 = 1
+)
+
+// stagesFinds says whether the commit stages its discoveries, and the
+// URLs stored.
+func (t *txn) stagesFinds(ctx context.Context) (bool, int64, error) {
+	stored, err := t.storedURLs(ctx)
+	return err == nil && stored >= findsFrom, stored, err
+}
+
+// stageDiscovered stages the URLs the batch's results discovered, in
+// their order, each with the host of the page that found it. The commit's
+// stats count them offered and those over depth; a merge counts the
+// rest. A target staged needs no text of its own in link_urls: the merge
+// writes those it refuses.
+func (c *committer) stageDiscovered(ctx context.Context, lim crawl.Limits, st *crawl.CommitStats) error {
+	if len(c.offers) == 0 {
+		return nil
+	}
+	by := make([]crawl.ID, len(c.offers))
+	for _, d := range c.discovered {
+		for i := d.from; i < d.to; i++ {
+			by[i] = d.host
+		}
+	}
+	over, err := c.t.stageOffers(ctx, c.offers, lim, func(i int) crawl.ID { return by[i] })
+	if err != nil {
+		return err
+	}
+	st.Add.Offered += len(c.offers)
+	st.Add.OverDepth += over
+	for _, u := range c.offers {
+		if !lim.OverDepth(u.Depth) {
+			delete(c.linkTexts, u.ID)
+		}
+	}
+	return nil
+}
+
+// stageCounts appends to inlink_counts the inbound links counted for
+// ids, URLs not known to be rows of urls, under lim's bonus.
+func (c *committer) stageCounts(ctx context.Context, ids []crawl.ID, n func(crawl.ID) int, lim crawl.Limits) error {
+	bonus, capped := lim.InlinkBonus, lim.MaxInlinkBonus/lim.InlinkBonus
+	return c.t.inChunks(ctx, len(ids), 4, `INSERT INTO inlink_counts (id, n, bonus, cap)
+		SELECT * FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
+		a[0], a[1], a[2], a[3] = ids[i], n(ids[i]), bonus, capped
+	}, nil)
+}
+
+// mergeFinds merges the stage if it holds one offer for every findsShare
+// URLs stored, and adds what the merge decided to st.
+func (c *committer) mergeFinds(ctx context.Context, stored int64, st *crawl.CommitStats) error {
+	n, err := c.t.stagedOffers(ctx)
+	if err != nil || n < max(findsMin, stored/findsShare) {
+		return err
+	}
+	as, err := c.t.mergeOffers(ctx)
+	if err != nil {
+		return err
+	}
+	st.Add.Added += as.Added
+	st.Add.Known += as.Known
+	st.Add.OverHostCap += as.OverHostCap
+	st.Add.Hosts = mergeIDs(st.Add.Hosts, as.Hosts)
+	st.Add.CappedHosts = mergeIDs(st.Add.CappedHosts, as.CappedHosts)
+	return nil
+}
+
+// countFinds adds to each finder's discovered count the staged offers it
+// found that the merge admits: all of them, or, when a host cap refuses
+// some (capped), those within their host's cap in stage order, as
+// insertOffers admits them. It runs before the insert, while the hosts'
+// admitted counts are those before the merge.
+func (t *txn) countFinds(ctx context.Context, capped bool) error {
+	src := `SELECT found_by AS host_id, count(*) AS n FROM offers WHERE found_by IS NOT NULL GROUP BY found_by`
+	if capped {
+		src = `SELECT o.found_by AS host_id, count(*) AS n
+			FROM (SELECT found_by, host_id, cap, row_number() OVER (PARTITION BY host_id ORDER BY rowid) AS k FROM offers) AS o
+			JOIN hosts AS h ON h.id = o.host_id
+			WHERE o.found_by IS NOT NULL AND (o.cap <= 0 OR h.admitted + o.k <= o.cap)
+			GROUP BY o.found_by`
+	}
+	_, err := t.exec(ctx, `UPDATE hosts SET discovered = discovered + a.n FROM (`+src+`) AS a WHERE hosts.id = a.host_id`)
+	return err
+}
+
+// findsLinkTexts keeps link_urls to the link targets urls does not hold,
+// after a merge that inserted the rows past rowid last: the URLs it
+// admitted lose the texts that commits wrote while they were staged, and
+// the discovered URLs a cap refused (capped) get theirs.
+func (t *txn) findsLinkTexts(ctx context.Context, last int64, capped bool) error {
+	if _, err := t.exec(ctx, `DELETE FROM link_urls WHERE id IN (SELECT id FROM urls WHERE rowid > ?)`, last); err != nil {
+		return err
+	}
+	if !capped {
+		return nil
+	}
+	_, err := t.exec(ctx, `INSERT INTO link_urls (id, url) SELECT u.id, `+fullURLSQL+`
+		FROM offers AS u LEFT JOIN hosts AS h ON h.id = u.host_id
+		WHERE u.found_by IS NOT NULL AND NOT EXISTS (SELECT 1 FROM urls WHERE urls.id = u.id)
+		ORDER BY u.id ON CONFLICT (id) DO NOTHING`)
+	return err
+}
+
+// applyInlinkCounts applies the inbound links staged in inlink_counts to
+// the URLs' rows, sorted by URL, as countInlinks applies a commit's: the
+// count grows by the links, and a queued URL's priority by the bonus for
+// each link while its count is below the cap. Counts of URLs that are not
+// rows (refused, or never offered) are dropped.
+func (t *txn) applyInlinkCounts(ctx context.Context) error {
+	var staged bool
+	if err := t.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM inlink_counts)`).Scan(&staged); err != nil || !staged {
+		return err
+	}
+	if _, err := t.exec(ctx, `UPDATE OR FAIL urls SET
+			inlinks = inlinks + a.n,
+			priority = priority + CASE WHEN state = 0 AND a.cap - inlinks > 0
+				THEN a.bonus * CASE WHEN a.n < a.cap - inlinks THEN a.n ELSE a.cap - inlinks END ELSE 0 END
+		FROM (SELECT id, sum(n) AS n, max(bonus) AS bonus, max(cap) AS cap FROM inlink_counts GROUP BY id ORDER BY id) AS a
+		WHERE urls.id = a.id`); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, `DELETE FROM inlink_counts`)
+	return err
+}

@@ -1,0 +1,203 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+)
+
+// TestStagedFindsDecideAsCommits: commits that stage their pages'
+// discoveries and the inbound links of URLs not known to be rows, merged
+// once at the end, leave the store as the same commits adding them at
+// once: the same URLs admitted (known, over depth and over a host's cap
+// refused), in the same order, with the same priorities and inbound-link
+// counts, the same host counts (discovered included), the same texts
+// kept for the link targets the frontier does not hold, and the same
+// links read back.
+func TestStagedFindsDecideAsCommits(t *testing.T) {
+	dir := t.TempDir()
+	run := func(name string, from int64) (string, int) {
+		defer SetStageFindsForTest(from, 1<<62)()
+		db := openOffers(t, filepath.Join(dir, name+".db"))
+		defer db.Close()
+		added, staged := commitFinds(t, db)
+		if from == 0 {
+			if staged == 0 {
+				t.Fatal("nothing was staged")
+			}
+			n, err := db.MergeStaged(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			added += n
+		}
+		return dumpFinds(t, db), added
+	}
+	direct, directAdded := run("direct", 1<<62)
+	staged, stagedAdded := run("staged", 0)
+	if direct != staged {
+		t.Errorf("staged discoveries left\n%s\nadded at once\n%s", staged, direct)
+	}
+	if directAdded != stagedAdded {
+		t.Errorf("%d URLs added staged, %d at once", stagedAdded, directAdded)
+	}
+	for _, want := range []string{"link_urls", "capped"} {
+		if !strings.Contains(direct, want) {
+			t.Errorf("the test made no %s", want)
+		}
+	}
+}
+
+// commitFinds claims a few hosts' seeds and commits them in batches,
+// each page linking to seeds and to new URLs, offering the new ones the
+// first time it sees them (as the engine does) and some again. It
+// returns the URLs the commits added and the offers staged at the end.
+func commitFinds(t *testing.T, db *DB) (added int, staged int64) {
+	t.Helper()
+	ctx := context.Background()
+	lim := crawl.Limits{MaxDepth: 2, MaxPagesPerHost: 7, InlinkBonus: 3, MaxInlinkBonus: 9}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var seeds []crawl.NewURL
+	for h := range 5 {
+		for i := range 4 {
+			seeds = append(seeds, offerURL(fmt.Sprintf("http://h%d.test/s%d", h, i), 0, 10))
+		}
+	}
+	if _, err := db.AddURLs(ctx, seeds, lim); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	hosts, err := db.ClaimHosts(ctx, "o", 100, time.Hour, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claimed []crawl.ClaimedURL
+	for _, h := range hosts {
+		us, _, err := db.ClaimURLs(ctx, "o", h.ID, 100, lim, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		claimed = append(claimed, us...)
+	}
+	slices.SortFunc(claimed, func(a, b crawl.ClaimedURL) int { return strings.Compare(a.URL, b.URL) })
+	if len(claimed) != len(seeds) {
+		t.Fatalf("claimed %d of %d seeds", len(claimed), len(seeds))
+	}
+	// New URLs on the seeds' hosts and on two new ones.
+	var pool []string
+	for h := range 7 {
+		for i := range 6 {
+			pool = append(pool, fmt.Sprintf("http://h%d.test/p%d", h, i))
+		}
+	}
+	offered := map[string]bool{}
+	depth := map[string]int{}
+	var batch []crawl.Result
+	for i, c := range claimed {
+		r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone,
+			Page: &crawl.Page{URL: c.URL, Status: 200, ContentType: "text/html", FetchedAt: now, Title: "t", Text: "x"}}
+		for range 6 {
+			target := pool[rng.IntN(len(pool))]
+			if rng.IntN(4) == 0 {
+				target = claimed[rng.IntN(len(claimed))].URL
+			}
+			r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(target), Target: target,
+				Anchor: "a", NoFollow: rng.IntN(8) == 0})
+			if strings.Contains(target, "/p") && (!offered[target] || rng.IntN(6) == 0) {
+				offered[target] = true
+				// A URL is over depth every time or never: one refused
+				// over depth and admitted later loses the links counted
+				// before when added at once, not when staged.
+				if depth[target] == 0 {
+					depth[target] = 1 + rng.IntN(3)/2*2
+				}
+				u := offerURL(target, depth[target], rng.IntN(5))
+				u.Parent = c.ID
+				r.Discovered = append(r.Discovered, u)
+			}
+		}
+		batch = append(batch, r)
+		if len(batch) == 3 || i == len(claimed)-1 {
+			st, err := db.Commit(ctx, batch, lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			added += st.Add.Added
+			batch = batch[:0]
+		}
+	}
+	staged, err = db.stagedOffersForTest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return added, staged
+}
+
+func (db *DB) stagedOffersForTest(ctx context.Context) (int64, error) {
+	var n int64
+	err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM offers`).Scan(&n)
+	return n, err
+}
+
+// dumpFinds is dumpFrontier with the URLs' inbound links, the hosts'
+// discovered counts, the texts of link targets, the links each seed
+// reads back, and whether a cap refused any URL.
+func dumpFinds(t *testing.T, db *DB) string {
+	t.Helper()
+	ctx := context.Background()
+	var b strings.Builder
+	b.WriteString(dumpFrontier(t, db))
+	for _, q := range []string{
+		`SELECT 'inlinks', id, inlinks FROM urls ORDER BY id`,
+		`SELECT 'discovered', id, discovered FROM hosts ORDER BY id`,
+		`SELECT 'link_urls', id, url FROM link_urls ORDER BY id`,
+		`SELECT 'capped', count(*) FROM hosts WHERE admitted >= 7`,
+		`SELECT 'staged', (SELECT count(*) FROM offers), (SELECT count(*) FROM inlink_counts)`,
+	} {
+		rows, err := db.w.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			v := make([]any, len(cols))
+			p := make([]any, len(cols))
+			for i := range v {
+				p[i] = &v[i]
+			}
+			if err := rows.Scan(p...); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, v...)
+		}
+		rows.Close()
+	}
+	var sources []crawl.ID
+	rows, err := db.w.QueryContext(ctx, `SELECT source_id FROM outlinks ORDER BY source_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id crawl.ID
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, id)
+	}
+	rows.Close()
+	for _, s := range sources {
+		ls, err := db.Links(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintln(&b, "outlinks", s, ls)
+	}
+	return b.String()
+}
