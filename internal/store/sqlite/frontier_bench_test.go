@@ -238,6 +238,7 @@ func benchAdd(b *testing.B, n, hosts int, stage bool) {
 	b.ReportMetric(float64(disk)/float64(n), "disk-B/URL")
 	b.ReportMetric(float64(peakRSS(b))/(1<<20), "peak-RSS-MB")
 	reportFrontierBytes(b, db, n)
+	b.ReportMetric(float64(settledDisk(b, db, file))/float64(n), "settled-disk-B/URL")
 }
 
 // reportFrontierBytes reports the pages the frontier's tables and
@@ -556,4 +557,36 @@ func BenchmarkClaimLargePacked(b *testing.B) {
 		}
 		return claimLargeFrontier(b, db)
 	})
+}
+
+// settledDisk is the database's size on disk, file and WAL, once the WAL
+// that the last transactions grew is copied back (a checkpoint, as the
+// store's checkpointer makes) and the next write transaction starts it
+// over, cutting it to walSizeLimit: what a crawl keeps on disk after a
+// large merge.
+func settledDisk(b *testing.B, db *DB, file string) int64 {
+	ctx := context.Background()
+	for range 100 {
+		var busy, log, done int
+		if err := db.w.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &done); err != nil {
+			b.Fatal(err)
+		}
+		if log == done {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := db.tx(ctx, func(t *txn) error {
+		_, err := t.exec(ctx, `UPDATE counters SET value = value WHERE name = 'queued'`)
+		return err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	var disk int64
+	for _, suffix := range []string{"", "-wal"} {
+		if fi, err := os.Stat(file + suffix); err == nil {
+			disk += fi.Size()
+		}
+	}
+	return disk
 }
