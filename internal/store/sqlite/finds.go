@@ -75,12 +75,19 @@ func (c *committer) stageCounts(ctx context.Context, ids []crawl.ID, n func(craw
 	}, nil)
 }
 
-// mergeFinds merges the stage if it holds one offer for every findsShare
-// URLs stored, and adds what the merge decided to st.
+// mergeFinds merges the stage if it holds one offer or staged count for
+// every findsShare URLs stored, and adds what the merge decided to st.
+// The counts are part of the measure because they can grow without
+// offers: a link to a URL out of the crawl's scope is counted until the
+// merge finds no row for it.
 func (c *committer) mergeFinds(ctx context.Context, stored int64, st *crawl.CommitStats) error {
-	n, err := c.t.stagedOffers(ctx)
-	if err != nil || n < max(findsMin, stored/findsShare) {
+	var n int64
+	if err := c.t.queryRow(ctx, `SELECT coalesce((SELECT max(rowid) FROM offers), 0)
+		+ coalesce((SELECT max(rowid) FROM inlink_counts), 0)`).Scan(&n); err != nil {
 		return err
+	}
+	if n < max(findsMin, stored/findsShare) {
+		return nil
 	}
 	as, err := c.t.mergeOffers(ctx)
 	if err != nil {

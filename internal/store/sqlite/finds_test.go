@@ -201,3 +201,61 @@ func dumpFinds(t *testing.T, db *DB) string {
 	}
 	return b.String()
 }
+
+// TestStagedCountsMerged: commits whose pages link to URLs nobody offers
+// (out of the crawl's scope) stage counts for them and no offer; the
+// counts alone bring the merge, which drops them.
+func TestStagedCountsMerged(t *testing.T) {
+	defer SetStageFindsForTest(0, 50)()
+	ctx := context.Background()
+	db := openOffers(t, filepath.Join(t.TempDir(), "counts.db"))
+	defer db.Close()
+	lim := crawl.Limits{InlinkBonus: 1, MaxInlinkBonus: 5}
+	var seeds []crawl.NewURL
+	for i := range 30 {
+		seeds = append(seeds, offerURL(fmt.Sprintf("http://a.test/s%d", i), 0, 0))
+	}
+	if _, err := db.AddURLs(ctx, seeds, lim); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	hosts, err := db.ClaimHosts(ctx, "o", 1, time.Hour, now)
+	if err != nil || len(hosts) != 1 {
+		t.Fatalf("ClaimHosts = %v, %v", hosts, err)
+	}
+	claimed, _, err := db.ClaimURLs(ctx, "o", hosts[0].ID, 30, lim, now)
+	if err != nil || len(claimed) != 30 {
+		t.Fatalf("claimed %d, %v", len(claimed), err)
+	}
+	most, merges, last := int64(0), 0, int64(0)
+	for i := 0; i < len(claimed); i += 3 {
+		var batch []crawl.Result
+		for _, c := range claimed[i : i+3] {
+			r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone,
+				Page: &crawl.Page{URL: c.URL, Status: 200, ContentType: "text/html", FetchedAt: now, Title: "t", Text: "x"}}
+			for j := range 10 {
+				target := fmt.Sprintf("http://elsewhere.test/%s/%d", c.URL[len("http://a.test/"):], j)
+				r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(target), Target: target})
+			}
+			batch = append(batch, r)
+		}
+		if _, err := db.Commit(ctx, batch, lim); err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM inlink_counts`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n < last {
+			merges++
+		}
+		most, last = max(most, n), n
+	}
+	if merges == 0 || most >= 50+30 {
+		t.Errorf("%d merges, at most %d counts staged: want merges once 50 are staged", merges, most)
+	}
+	var rows int64
+	if err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM urls`).Scan(&rows); err != nil || rows != 30 {
+		t.Errorf("%d rows of urls, %v: want the 30 seeds alone", rows, err)
+	}
+}
