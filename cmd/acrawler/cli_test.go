@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -188,10 +189,24 @@ func TestResumeAfterKill(t *testing.T) {
 		t.Skip("builds the binary and crawls twice")
 	}
 	t.Parallel()
-	testResumeAfterKill(t, apptest.Backends[1])
+	testResumeAfterKill(t, apptest.Backends[1], 0)
 }
 
-func testResumeAfterKill(t *testing.T, be apptest.Backend) {
+// TestResumeAfterKillStagedFinds is TestResumeAfterKill on a SQLite store
+// that already holds a million URLs: its commits stage the URLs their
+// pages discover, so the kill finds some staged and the resumed crawl
+// has them merged.
+func TestResumeAfterKillStagedFinds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a store of a million URLs and crawls twice")
+	}
+	t.Parallel()
+	testResumeAfterKill(t, apptest.Backends[0], 1_000_000)
+}
+
+// testResumeAfterKill crawls be, filled first (apptest.FillSQLite) with
+// fill URLs when fill is not 0.
+func testResumeAfterKill(t *testing.T, be apptest.Backend, fill int) {
 	bin := programPath(t)
 	cfg := testweb.Config{Seed: 11, PagesPerSite: 40}
 	seeds := []string{"http://www.northfield-university.test/", "http://journal-of-applied-crawling.test/", "http://lab.quantum-optics-institute.test/"}
@@ -208,6 +223,13 @@ func testResumeAfterKill(t *testing.T, be apptest.Backend) {
 	// The same crawl, killed with SIGKILL part way and run again.
 	web := apptest.NewWeb(t, cfg)
 	db := be.NewDB(t)
+	final := func() []string { return apptest.FinalURLs(t, db) }
+	if fill > 0 {
+		apptest.FillSQLite(t, db, fill)
+		final = func() []string {
+			return slices.DeleteFunc(apptest.FinalURLs(t, db), func(u string) bool { return strings.HasPrefix(u, "/old/") })
+		}
+	}
 	// A restarted process is a new lease owner: with PostgreSQL it waits
 	// for the dead one's leases to expire.
 	args := append(web.CrawlArgs(db, "--delay", "15ms", "--max-depth", "0", "--lease", "2s", "--no-pdf"), seeds...)
@@ -228,7 +250,7 @@ func testResumeAfterKill(t *testing.T, be apptest.Backend) {
 	cmd.Process.Kill() // SIGKILL: no chance to clean up
 	cmd.Wait()
 	atKill := map[string]bool{}
-	for _, u := range apptest.FinalURLs(t, db) {
+	for _, u := range final() {
 		atKill[u] = true
 	}
 	if len(atKill) == 0 || len(atKill) >= len(want) {
@@ -240,7 +262,7 @@ func testResumeAfterKill(t *testing.T, be apptest.Backend) {
 	if err != nil {
 		t.Fatalf("resumed crawl: %v\n%s", err, out)
 	}
-	got := apptest.FinalURLs(t, db)
+	got := final()
 	if onlyRef, onlyResumed := apptest.Diff(want, got); len(onlyRef)+len(onlyResumed) > 0 {
 		t.Errorf("resumed crawl differs from the uninterrupted one: %d only in the reference %s, %d only in the resumed %s",
 			len(onlyRef), apptest.Short(onlyRef), len(onlyResumed), apptest.Short(onlyResumed))

@@ -277,3 +277,28 @@ func FirstLines(s string, n int) string {
 	lines := strings.SplitAfter(s, "\n")
 	return strings.TrimSuffix(strings.Join(lines[:min(n, len(lines))], ""), "\n")
 }
+
+// FillSQLite makes db a SQLite crawl database holding n URLs fetched
+// long ago, of a host no web of the tests has and without a hosts row:
+// their text is "/old/N". It makes the store as large as a crawl's that
+// has seen n URLs, quickly.
+func FillSQLite(t testing.TB, db string, n int) {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), db, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
+		SELECT -i, '/old/' || i, -1, 0, 0, 2, 1, 1 FROM n`, n); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -848,8 +848,10 @@ func (e *Engine) finished(ctx context.Context) (bool, StopReason, error) {
 		e.cfg.Log.Warn("read counters", "err", err)
 		return false, "", nil
 	}
-	// Other processes may still hold hosts or URLs in flight; wait for them.
-	return c.Queued == 0 && c.InFlight == 0, StopDone, nil
+	// Other processes may still hold hosts or URLs in flight; wait for
+	// them. Staged URLs are decided on by the next claim that finds no
+	// host.
+	return c.Queued == 0 && c.InFlight == 0 && c.Staged == 0, StopDone, nil
 }
 
 func (e *Engine) notify() {

@@ -22,7 +22,9 @@ import (
 // when it finds no host, so a crawl does not end while URLs wait. A
 // smaller store adds a commit's discoveries at once: its pages stay in
 // the writer's cache, and the URLs a page finds are claimable by the
-// next claim of its host.
+// next claim of its host. A commit also merges when the stage holds as
+// many as the URLs queued, so that a crawl does not wait for its new URLs,
+// and the crawl is not over while URLs are staged (Counters.Staged).
 var (
 	findsFrom  int64 = 1_000_000
 	findsShare int64 = 16
@@ -76,17 +78,21 @@ func (c *committer) stageCounts(ctx context.Context, ids []crawl.ID, n func(craw
 }
 
 // mergeFinds merges the stage if it holds one offer or staged count for
-// every findsShare URLs stored, and adds what the merge decided to st.
-// The counts are part of the measure because they can grow without
-// offers: a link to a URL out of the crawl's scope is counted until the
-// merge finds no row for it.
+// every findsShare URLs stored, or as many as the URLs queued, and adds
+// what the merge decided to st. The counts are part of the measure
+// because they can grow without offers: a link to a URL out of the
+// crawl's scope is counted until the merge finds no row for it. The
+// queued are, because a crawl whose queue runs short would wait for its
+// new URLs (a store of many URLs fetched, few queued, is the crawl of a
+// few sites).
 func (c *committer) mergeFinds(ctx context.Context, stored int64, st *crawl.CommitStats) error {
-	var n int64
+	var n, queued int64
 	if err := c.t.queryRow(ctx, `SELECT coalesce((SELECT max(rowid) FROM offers), 0)
-		+ coalesce((SELECT max(rowid) FROM inlink_counts), 0)`).Scan(&n); err != nil {
+		+ coalesce((SELECT max(rowid) FROM inlink_counts), 0), (SELECT value FROM counters WHERE name = 'queued')`).Scan(&n, &queued); err != nil {
 		return err
 	}
-	if n < max(findsMin, stored/findsShare) {
+	queued += c.t.delta["queued"]
+	if n < max(findsMin, min(stored/findsShare, queued)) {
 		return nil
 	}
 	as, err := c.t.mergeOffers(ctx)

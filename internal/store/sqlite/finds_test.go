@@ -259,3 +259,24 @@ func TestStagedCountsMerged(t *testing.T) {
 		t.Errorf("%d rows of urls, %v: want the 30 seeds alone", rows, err)
 	}
 }
+
+// TestCountersStaged: Counters reports the URLs staged until a merge
+// decides on them, so that a crawl is not over while some wait.
+func TestCountersStaged(t *testing.T) {
+	ctx := context.Background()
+	db := openOffers(t, filepath.Join(t.TempDir(), "staged.db"))
+	defer db.Close()
+	if _, err := db.StageURLs(ctx, []crawl.NewURL{offerURL("http://a.test/1", 0, 0), offerURL("http://a.test/2", 0, 0)}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Counters(ctx)
+	if err != nil || c.Staged != 2 || c.Queued != 0 {
+		t.Fatalf("Counters = %+v, %v; want 2 staged, none queued", c, err)
+	}
+	if _, err := db.MergeStaged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := db.Counters(ctx); err != nil || c.Staged != 0 || c.Queued != 2 {
+		t.Fatalf("after the merge Counters = %+v, %v; want none staged, 2 queued", c, err)
+	}
+}

@@ -313,8 +313,8 @@ func (t *txn) mergeOffers(ctx context.Context) (crawl.AddStats, error) {
 }
 
 // endMerge records what a merge admitted to each host (temp.merged_hosts)
-// and in all, and empties the stage. With report, the hosts admitted URLs
-// go to st.Hosts.
+// and in all, and empties the stage. With report (the stage held URLs
+// that pages discovered), the hosts admitted URLs go to st.Hosts.
 func (t *txn) endMerge(ctx context.Context, added int64, report bool, st *crawl.AddStats) error {
 	if report {
 		if err := t.ids(ctx, `SELECT host_id FROM temp.merged_hosts WHERE n > 0 ORDER BY host_id`, &st.Hosts); err != nil {
@@ -333,6 +333,8 @@ func (t *txn) endMerge(ctx context.Context, added int64, report bool, st *crawl.
 		return err
 	}
 	t.add("queued", added)
+	t.db.log.Debug("sqlite: staged URLs merged", "offers", st.Offered, "added", added, "known", st.Known,
+		"over_host_cap", st.OverHostCap, "discovered", report)
 	return nil
 }
 

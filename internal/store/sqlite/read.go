@@ -220,7 +220,9 @@ func (db *DB) Counters(ctx context.Context) (crawl.Counters, error) {
 	if err := rows.Err(); err != nil {
 		return c, fmt.Errorf("sqlite: counters: %w", err)
 	}
-	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM hosts`).Scan(&c.Hosts); err != nil {
+	// The stage is only appended to and emptied whole: its largest rowid
+	// is its size.
+	if err := db.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM hosts), (SELECT coalesce(max(rowid), 0) FROM offers)`).Scan(&c.Hosts, &c.Staged); err != nil {
 		return c, fmt.Errorf("sqlite: counters: %w", err)
 	}
 	return c, nil
