@@ -164,6 +164,13 @@ func (t *txn) stagedOffers(ctx context.Context) (int64, error) {
 // some, they are found again to count each host's. The offers' columns
 // ride through the one sort by host: read back from the stage by rowid
 // in host order, each would cost a random read of the stage.
+//
+// A stage that holds URLs pages discovered, or inbound links counted for
+// URLs not yet rows, is merged into rows, and the merge also raises the
+// finders' discovered counts, keeps link_urls to the targets urls does
+// not hold, and applies the counts (finds.go). It returns what it
+// decided; the hosts admitted URLs and those a cap refused only for such
+// a stage, whose commit reports them.
 func (t *txn) mergeOffers(ctx context.Context) (crawl.AddStats, error) {
 	var st crawl.AddStats
 	n, err := t.stagedOffers(ctx)
