@@ -154,45 +154,13 @@ func dumpFinds(t *testing.T, db *DB) string {
 	ctx := context.Background()
 	var b strings.Builder
 	b.WriteString(dumpFrontier(t, db))
-	for _, q := range []string{
+	dumpRows(t, db, &b,
 		`SELECT 'inlinks', id, inlinks FROM urls ORDER BY id`,
 		`SELECT 'discovered', id, discovered FROM hosts ORDER BY id`,
 		`SELECT 'link_urls', id, url FROM link_urls ORDER BY id`,
 		`SELECT 'capped', count(*) FROM hosts WHERE admitted >= 7`,
-		`SELECT 'staged', (SELECT count(*) FROM offers), (SELECT count(*) FROM inlink_counts)`,
-	} {
-		rows, err := db.w.QueryContext(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			v := make([]any, len(cols))
-			p := make([]any, len(cols))
-			for i := range v {
-				p[i] = &v[i]
-			}
-			if err := rows.Scan(p...); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintln(&b, v...)
-		}
-		rows.Close()
-	}
-	var sources []crawl.ID
-	rows, err := db.w.QueryContext(ctx, `SELECT source_id FROM outlinks ORDER BY source_id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id crawl.ID
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		sources = append(sources, id)
-	}
-	rows.Close()
-	for _, s := range sources {
+		`SELECT 'staged', (SELECT count(*) FROM offers), (SELECT count(*) FROM inlink_counts)`)
+	for _, s := range queryIDs(t, db, `SELECT source_id FROM outlinks ORDER BY source_id`) {
 		ls, err := db.Links(ctx, s)
 		if err != nil {
 			t.Fatal(err)
@@ -279,4 +247,26 @@ func TestCountersStaged(t *testing.T) {
 	if c, err := db.Counters(ctx); err != nil || c.Staged != 0 || c.Queued != 2 {
 		t.Fatalf("after the merge Counters = %+v, %v; want none staged, 2 queued", c, err)
 	}
+}
+
+// queryIDs returns the IDs q returns.
+func queryIDs(t *testing.T, db *DB, q string) []crawl.ID {
+	t.Helper()
+	rows, err := db.w.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []crawl.ID
+	for rows.Next() {
+		var id crawl.ID
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }

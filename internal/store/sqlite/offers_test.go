@@ -31,12 +31,18 @@ func openOffers(t *testing.T, file string) *DB {
 func dumpFrontier(t *testing.T, db *DB) string {
 	t.Helper()
 	var b strings.Builder
-	for _, q := range []string{
+	dumpRows(t, db, &b,
 		`SELECT id, url, host_id, depth, priority, state, via, parent_id, kind, lastmod, changefreq,
 			row_number() OVER (PARTITION BY host_id ORDER BY rowid) FROM urls ORDER BY id`,
 		`SELECT id, key, admitted, queued, has_queued, top_priority FROM hosts ORDER BY id`,
-		`SELECT name, value FROM counters WHERE name = 'queued'`,
-	} {
+		`SELECT name, value FROM counters WHERE name = 'queued'`)
+	return b.String()
+}
+
+// dumpRows writes the rows each query returns to b, a line a row.
+func dumpRows(t *testing.T, db *DB, b *strings.Builder, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
 		rows, err := db.w.Query(q)
 		if err != nil {
 			t.Fatal(err)
@@ -51,11 +57,10 @@ func dumpFrontier(t *testing.T, db *DB) string {
 			if err := rows.Scan(p...); err != nil {
 				t.Fatal(err)
 			}
-			fmt.Fprintln(&b, v...)
+			fmt.Fprintln(b, v...)
 		}
 		rows.Close()
 	}
-	return b.String()
 }
 
 // TestStagedOffersDecideAsAdds: offers staged and merged (some merges

@@ -145,19 +145,7 @@ func TestPackedOffersClaimAsAdds(t *testing.T) {
 	if a, s := dumpHosts(t, added), dumpHosts(t, staged); a != s {
 		t.Fatalf("packed offers left the hosts\n%s\nadded batch by batch\n%s", s, a)
 	}
-	var ids []crawl.ID
-	rows, err := added.w.Query(`SELECT id FROM urls ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id crawl.ID
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
+	ids := queryIDs(t, added, `SELECT id FROM urls ORDER BY id`)
 	sameURLs := func(when string, ids []crawl.ID) {
 		t.Helper()
 		for _, id := range ids {
