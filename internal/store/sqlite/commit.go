@@ -90,6 +90,7 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 	if err != nil {
 		return crawl.CommitStats{}, fmt.Errorf("sqlite: commit: %w", err)
 	}
+	db.reportHeldOver(&st)
 	return st, nil
 }
 

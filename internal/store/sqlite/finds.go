@@ -99,12 +99,40 @@ func (c *committer) mergeFinds(ctx context.Context, stored int64, st *crawl.Comm
 	if err != nil {
 		return err
 	}
-	st.Add.Added += as.Added
-	st.Add.Known += as.Known
-	st.Add.OverHostCap += as.OverHostCap
-	st.Add.Hosts = mergeIDs(st.Add.Hosts, as.Hosts)
-	st.Add.CappedHosts = mergeIDs(st.Add.CappedHosts, as.CappedHosts)
+	addMerge(&st.Add, as)
 	return nil
+}
+
+// addMerge adds what a merge decided to st.
+func addMerge(st *crawl.AddStats, as crawl.AddStats) {
+	st.Added += as.Added
+	st.Known += as.Known
+	st.OverHostCap += as.OverHostCap
+	st.Hosts = mergeIDs(st.Hosts, as.Hosts)
+	st.CappedHosts = mergeIDs(st.CappedHosts, as.CappedHosts)
+}
+
+// heldOver keeps what a merge of discoveries that ClaimHosts ran decided
+// for the next commit to report: a claim has no figures to give, and the
+// crawl's count of new URLs and the hosts woken for them come from
+// commits. A merge gives hosts only for a stage of discoveries (not of
+// seeds alone); one that admitted no URL and met no cap is not kept.
+func (db *DB) heldOver(as crawl.AddStats) {
+	if as.Hosts == nil && as.CappedHosts == nil {
+		return
+	}
+	db.mu.Lock()
+	addMerge(&db.claimMerges, as)
+	db.mu.Unlock()
+}
+
+// reportHeldOver adds to st what merges that ClaimHosts ran decided since
+// the last commit. It runs after the commit's transaction.
+func (db *DB) reportHeldOver(st *crawl.CommitStats) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	addMerge(&st.Add, db.claimMerges)
+	db.claimMerges = crawl.AddStats{}
 }
 
 // countFinds adds to each finder's discovered count the staged offers it

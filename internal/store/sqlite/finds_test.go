@@ -270,3 +270,49 @@ func queryIDs(t *testing.T, db *DB, q string) []crawl.ID {
 	}
 	return ids
 }
+
+// TestClaimMergeReported: discoveries that a claim finding no host
+// merges are reported by the next commit, as those a commit merges are.
+func TestClaimMergeReported(t *testing.T) {
+	defer SetStageFindsForTest(0, 1<<62)()
+	ctx := context.Background()
+	db := openOffers(t, filepath.Join(t.TempDir(), "claim.db"))
+	defer db.Close()
+	if _, err := db.AddURLs(ctx, []crawl.NewURL{offerURL("http://a.test/1", 0, 0), offerURL("http://a.test/2", 0, 0)}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	hosts, err := db.ClaimHosts(ctx, "o", 1, time.Hour, now)
+	if err != nil || len(hosts) != 1 {
+		t.Fatalf("ClaimHosts = %v, %v", hosts, err)
+	}
+	claimed, _, err := db.ClaimURLs(ctx, "o", hosts[0].ID, 2, crawl.Limits{}, now)
+	if err != nil || len(claimed) != 2 {
+		t.Fatalf("claimed %d, %v", len(claimed), err)
+	}
+	result := func(c crawl.ClaimedURL, found ...string) crawl.Result {
+		r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone,
+			Page: &crawl.Page{URL: c.URL, Status: 200, ContentType: "text/html", FetchedAt: now, Title: "t", Text: "x"}}
+		for _, u := range found {
+			r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(u), Target: u})
+			r.Discovered = append(r.Discovered, offerURL(u, 1, 0))
+		}
+		return r
+	}
+	st, err := db.Commit(ctx, []crawl.Result{result(claimed[0], "http://b.test/1", "http://b.test/2")}, crawl.Limits{})
+	if err != nil || st.Add.Offered != 2 || st.Add.Added != 0 {
+		t.Fatalf("the first commit = %+v, %v; want 2 offered and staged", st.Add, err)
+	}
+	// No host to claim (a.test is held): the claim merges, and claims b.
+	hosts, err = db.ClaimHosts(ctx, "p", 1, time.Hour, now)
+	if err != nil || len(hosts) != 1 || hosts[0].Key != "http://b.test" {
+		t.Fatalf("ClaimHosts = %+v, %v; want b.test after a merge", hosts, err)
+	}
+	st, err = db.Commit(ctx, []crawl.Result{result(claimed[1])}, crawl.Limits{})
+	if err != nil || st.Add.Added != 2 || len(st.Add.Hosts) != 1 || st.Add.Hosts[0] != hosts[0].ID {
+		t.Fatalf("the next commit = %+v, %v; want the claim's merge reported: 2 added to b.test", st.Add, err)
+	}
+	if st, err = db.Commit(ctx, nil, crawl.Limits{}); err != nil || st.Add.Added != 0 {
+		t.Fatalf("a later commit = %+v, %v; want it reported once", st.Add, err)
+	}
+}

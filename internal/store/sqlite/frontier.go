@@ -458,7 +458,9 @@ func scanHost(sc interface{ Scan(...any) error }) (crawl.Host, error) {
 // change hosts_claim with it (migration 0018).
 func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Duration, now time.Time) ([]crawl.Host, error) {
 	var out []crawl.Host
+	var claimMerge crawl.AddStats
 	err := db.tx(ctx, func(t *txn) error {
+		claimMerge = crawl.AddStats{}
 		nowMS := now.UnixMilli()
 		if err := t.wakeHosts(ctx, nowMS); err != nil {
 			return err
@@ -497,9 +499,12 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 			if len(cands) > 0 || merged {
 				break
 			}
-			if as, err := t.mergeOffers(ctx); err != nil {
+			as, err := t.mergeOffers(ctx)
+			if err != nil {
 				return err
-			} else if as.Added == 0 {
+			}
+			claimMerge = as
+			if as.Added == 0 {
 				break
 			}
 			if err := t.wakeHosts(ctx, nowMS); err != nil {
@@ -558,6 +563,7 @@ func (db *DB) ClaimHosts(ctx context.Context, owner string, n int, lease time.Du
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: claim hosts: %w", err)
 	}
+	db.heldOver(claimMerge)
 	return out, nil
 }
 

@@ -84,6 +84,9 @@ type DB struct {
 
 	staged    stagedLinks // the staged inbound links (staged.go), guarded by mu
 	knownURLs urlIDCache  // URL IDs committed in urls (links.go), guarded by mu
+	// claimMerges is what merges of discoveries that ClaimHosts ran
+	// decided, for the next commit to report (finds.go), guarded by mu.
+	claimMerges crawl.AddStats
 	// hasRuns: runs may hold packed URLs (runs.go), so the look-ups of
 	// URLs by ID ask seen too; read at the first transaction, guarded by
 	// mu.
