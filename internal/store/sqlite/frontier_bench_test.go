@@ -219,12 +219,7 @@ func benchAdd(b *testing.B, n, hosts int, stage bool) {
 	}
 	took, cpu := time.Since(start), cpuTime()-cpu0
 	io1 := readProcIO(b)
-	var disk int64
-	for _, suffix := range []string{"", "-wal"} {
-		if fi, err := os.Stat(file + suffix); err == nil {
-			disk += fi.Size()
-		}
-	}
+	disk := diskSize(file)
 	per := func(v int64) float64 { return float64(v) / float64(last) }
 	b.ReportMetric(float64(last)/took.Seconds(), "adds/s")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(last), "CPU-µs/URL")
@@ -588,6 +583,11 @@ func settledDisk(b *testing.B, db *DB, file string) int64 {
 	}); err != nil {
 		b.Fatal(err)
 	}
+	return diskSize(file)
+}
+
+// diskSize is the bytes a database takes on disk, file and WAL.
+func diskSize(file string) int64 {
 	var disk int64
 	for _, suffix := range []string{"", "-wal"} {
 		if fi, err := os.Stat(file + suffix); err == nil {
