@@ -16,15 +16,15 @@ import (
 // inlink_counts, both in commit order. A merge decides on them as on any
 // staged offers, adds those it admits to their finders' discovered
 // counts, keeps the texts of the link targets it refuses (link_urls), and
-// then applies the counts, sorted by URL. A commit merges when the stage
-// holds one offer for every findsShare URLs stored, so that a merge
-// writes each index page about once for many commits; ClaimHosts merges
-// when it finds no host, so a crawl does not end while URLs wait. A
-// smaller store adds a commit's discoveries at once: its pages stay in
-// the writer's cache, and the URLs a page finds are claimable by the
-// next claim of its host. A commit also merges when the stage holds as
-// many as the URLs queued, so that a crawl does not wait for its new URLs,
-// and the crawl is not over while URLs are staged (Counters.Staged).
+// then applies the counts, sorted by URL.
+//
+// A commit merges when the stage (offers and counts) holds one entry for
+// every findsShare URLs stored, so that a merge writes each index page
+// about once for many commits, or as many as the URLs queued, so that a
+// crawl whose queue runs short does not wait for its new URLs. ClaimHosts
+// merges when it finds no host, and the crawl is not over while URLs are
+// staged (Counters.Staged). A smaller store adds a commit's discoveries
+// at once: its pages stay in the writer's cache.
 var (
 	findsFrom  int64 = 1_000_000
 	findsShare int64 = 16
