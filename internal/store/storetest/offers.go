@@ -70,11 +70,12 @@ type Stager interface {
 // OfferAsAdds gives the same random offers to added by AddURLs and to
 // staged by StageURLs, batch by batch, then merges staged's stage, and
 // returns how many StageURLs calls merged. The offers repeat URLs (in a
-// batch and across batches), include URLs already stored (a first batch
-// added to both) and offers over the depth limit and over the host cap;
-// each batch is made under one host cap (25) or none, so that a host's
-// offers in one stage share a cap (see StageURLs). A store's test then
-// compares the two frontiers.
+// batch and across batches; the last batches offer mostly URLs offered
+// before), include URLs already stored (a first batch added to both)
+// and offers over the depth limit and over the host cap; each batch is
+// made under one host cap (25) or none, so that a host's offers in one
+// stage share a cap (see StageURLs). A store's test then compares the
+// two frontiers.
 func OfferAsAdds(t *testing.T, added, staged Stager) (merges int) {
 	t.Helper()
 	ctx := context.Background()
@@ -94,10 +95,18 @@ func OfferAsAdds(t *testing.T, added, staged Stager) (merges int) {
 			t.Fatal(err)
 		}
 	}
+	offered := first
 	for i := range 40 {
 		batch := make([]crawl.NewURL, rng.IntN(30))
 		for j := range batch {
+			// The last batches offer mostly URLs offered before, as a
+			// crawl's pages do: the stages they make are mostly known.
+			if i >= 25 && rng.IntN(5) != 0 {
+				batch[j] = offered[rng.IntN(len(offered))]
+				continue
+			}
 			batch[j] = offer()
+			offered = append(offered, batch[j])
 		}
 		lim := crawl.Limits{MaxDepth: 2}
 		if i%3 != 0 {
