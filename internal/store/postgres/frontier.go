@@ -725,93 +725,84 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 	return nil
 }
 
-// claimSQL returns the statement that claims a host's best ready URLs in
-// one go: it checks the lease (the host row is already locked by the
-// transaction) and the byte budget, claims no more than the page budget
-// has left (when pages is set: run under the budget lock), then moves the
-// claimed URLs from the host's and the crawl's queued counts to in flight,
-// in the transaction's counters slot. When hostBytes is set and the host's
-// bytes reached the host byte budget, it claims nothing and skips the
-// host's queued URLs instead, locking them in ID order (as every
-// transaction that waits for URL rows does).
+// claimSQL claims the best ready URLs of many hosts in one statement:
+// for each host of $1 (in that order) whose lease the owner holds, and
+// while the crawl's byte budget is not spent, up to $5 of its queued URLs
+// due by $2, best first (the host rows are already locked by the
+// transaction). The page budget, when set, is shared in the hosts' order:
+// the claims are numbered across hosts and those past what the budget has
+// left are not made (run under the budget lock). The claimed URLs move
+// from their hosts' and the crawl's queued counts to in flight, in the
+// transaction's counters slot. A held host whose bytes reached the host
+// byte budget claims nothing and has its queued URLs skipped instead,
+// locked in ID order (as every transaction that waits for URL rows does),
+// while the page budget has room after the hosts before it.
 //
-// The host's best queued priority becomes that of its next queued URL
-// (the statement's snapshot still shows the claimed URLs as queued).
-// Each claimed URL comes with its recorded page's last fetch, if any
-// (crawl.PrevFetch): the page row is only read, never locked.
+// A host's best queued priority becomes that of its next queued URL (the
+// statement's snapshot still shows the claimed URLs as queued). Each
+// claimed URL comes with its host and its recorded page's last fetch, if
+// any (crawl.PrevFetch): the page row is only read, never locked. One
+// statement for all the hosts, not one a host: the server plans, starts
+// and answers once, and updates the counters row once.
 //
-// Parameters: $1 host, $2 now, $3 owner, $4 session, $5 n, $6 MaxBytes,
-// $7 counters slot, then MaxPages if pages, then MaxHostBytes if hostBytes.
-func claimSQL(pages, hostBytes bool) string {
-	noPrio := strconv.Itoa(noPriority)
-	limit, pagesLeft := "$5", ""
-	next := 8
-	if pages {
-		limit = "(SELECT greatest(least($5, $8 - coalesce(sum(reserved), 0)::bigint), 0) FROM counters)"
-		pagesLeft = "AND (SELECT coalesce(sum(reserved), 0) FROM counters) < $8"
-		next++
-	}
-	hostOK, skip, skipped := "", "", "0"
-	if hostBytes {
-		p := fmt.Sprintf("$%d", next)
-		hostOK = "AND bytes < " + p
-		skip = `, s AS (
+// Parameters: $1 hosts, $2 now, $3 owner, $4 session, $5 n, $6 MaxBytes,
+// $7 counters slot, $8 MaxPages, $9 MaxHostBytes (0: no budget).
+var claimSQL = `WITH x AS (
+	SELECT h.id, x.ord, h.bytes
+	FROM unnest($1::bigint[]) WITH ORDINALITY AS x(id, ord)
+	JOIN hosts h ON h.id = x.id
+	WHERE h.lease_owner = $3 AND h.lease_session = $4
+	  AND ($6::bigint <= 0 OR (SELECT sum(bytes) FROM counters) < $6)
+), b AS (
+	SELECT CASE WHEN $8::bigint > 0 THEN greatest($8 - (SELECT coalesce(sum(reserved), 0) FROM counters), 0)::bigint END AS left
+), pick AS (
+	SELECT u.id, x.ord, row_number() OVER (ORDER BY x.ord, u.priority DESC, u.seq) AS k
+	FROM x CROSS JOIN LATERAL (
+		SELECT id, priority, seq FROM urls
+		WHERE host_id = x.id AND state = 0 AND retry_at <= $2
+		ORDER BY priority DESC, seq
+		LIMIT $5
+		FOR UPDATE SKIP LOCKED) AS u
+	WHERE $9::bigint <= 0 OR x.bytes < $9
+), c AS (
+	UPDATE urls SET state = 1, attempts = attempts + 1, claimed_at = $2
+	FROM pick, b
+	WHERE urls.id = pick.id AND (b.left IS NULL OR pick.k <= b.left)
+	RETURNING urls.id, urls.host_id, urls.url, urls.depth, urls.priority, urls.attempts - 1 AS attempts, urls.seq,
+		urls.kind, urls.lastmod, urls.via, urls.changefreq
+), sx AS (
+	SELECT x.id FROM x, b
+	WHERE $9::bigint > 0 AND x.bytes >= $9
+	  AND (b.left IS NULL OR (SELECT count(*) FROM pick WHERE pick.ord < x.ord AND pick.k <= b.left) < b.left)
+), s AS (
 	UPDATE urls SET state = 5, error = 'host byte budget reached'
 	WHERE id IN (
-		SELECT id FROM urls
-		WHERE host_id = $1 AND state = 0
-		  AND EXISTS (SELECT 1 FROM hosts WHERE id = $1 AND lease_owner = $3 AND lease_session = $4 AND bytes >= ` + p + `)
-		  AND ($6::bigint <= 0 OR (SELECT sum(bytes) FROM counters) < $6)
-		  ` + pagesLeft + `
+		SELECT id FROM urls WHERE host_id IN (SELECT id FROM sx) AND state = 0
 		ORDER BY id
 		FOR NO KEY UPDATE)
-	RETURNING 1
-)`
-		skipped = "(SELECT count(*) FROM s)"
-	}
-	return `WITH c AS (
-	UPDATE urls SET state = 1, attempts = attempts + 1, claimed_at = $2
-	WHERE id IN (
-		SELECT id FROM urls
-		WHERE host_id = $1 AND state = 0 AND retry_at <= $2
-		  AND EXISTS (SELECT 1 FROM hosts WHERE id = $1 AND lease_owner = $3 AND lease_session = $4 ` + hostOK + `)
-		  AND ($6::bigint <= 0 OR (SELECT sum(bytes) FROM counters) < $6)
-		ORDER BY priority DESC, seq
-		LIMIT ` + limit + `
-		FOR UPDATE SKIP LOCKED)
-	RETURNING id, url, depth, priority, attempts - 1 AS attempts, seq, kind, lastmod, via, changefreq
-)` + skip + `, k AS (
-	SELECT (SELECT count(*) FROM c) AS n, ` + skipped + ` AS skipped
+	RETURNING host_id
+), k AS (
+	SELECT host_id, sum(n) AS n, sum(skipped) AS skipped FROM (
+		SELECT host_id, 1 AS n, 0 AS skipped FROM c
+		UNION ALL SELECT host_id, 0, 1 FROM s) AS a
+	GROUP BY host_id
 ), h AS (
 	UPDATE hosts SET queued = queued - k.n - k.skipped,
-		top_priority = CASE WHEN k.skipped > 0 THEN ` + noPrio + ` ELSE coalesce((
-			SELECT priority FROM urls WHERE host_id = $1 AND state = 0 AND id NOT IN (SELECT id FROM c)
-			ORDER BY priority DESC, seq LIMIT 1), ` + noPrio + `) END
-	FROM k WHERE hosts.id = $1 AND k.n + k.skipped > 0
+		top_priority = CASE WHEN k.skipped > 0 THEN ` + strconv.Itoa(noPriority) + ` ELSE coalesce((
+			SELECT priority FROM urls WHERE host_id = k.host_id AND state = 0 AND id NOT IN (SELECT id FROM c WHERE c.host_id = k.host_id)
+			ORDER BY priority DESC, seq LIMIT 1), ` + strconv.Itoa(noPriority) + `) END
+	FROM k WHERE hosts.id = k.host_id
 ), t AS (
 	INSERT INTO counters AS x (slot, queued, inflight, reserved, skipped)
-		SELECT $7, -k.n - k.skipped, k.n, k.n, k.skipped FROM k WHERE k.n + k.skipped > 0
+		SELECT $7, -sum(k.n + k.skipped), sum(k.n), sum(k.n), sum(k.skipped) FROM k HAVING count(*) > 0
 	ON CONFLICT (slot) DO UPDATE SET queued = x.queued + excluded.queued, inflight = x.inflight + excluded.inflight,
 		reserved = x.reserved + excluded.reserved, skipped = x.skipped + excluded.skipped
 )
-SELECT c.id, ` + fullURLSQL("c.url", "(SELECT key FROM hosts WHERE id = $1)") + `, c.depth, c.priority, c.attempts, c.kind, c.lastmod, c.via, c.changefreq, p.url_id IS NOT NULL,
+SELECT c.host_id, c.id, ` + fullURLSQL("c.url", "hk.key") + `, c.depth, c.priority, c.attempts, c.kind, c.lastmod, c.via, c.changefreq, p.url_id IS NOT NULL,
 	coalesce(p.etag, ''), coalesce(p.last_modified, ''), p.content_hash, coalesce(p.bytes, 0), coalesce(p.fetched_at, 0),
 	coalesce(p.interval_ms, 0), coalesce(p.misses, 0), coalesce(p.doc_type, '')
-FROM c LEFT JOIN pages p ON p.url_id = c.id ORDER BY c.priority DESC, c.seq`
-}
-
-// claimStmts are the claim statements by [pages][hostBytes] budget.
-var claimStmts = [2][2]string{
-	{claimSQL(false, false), claimSQL(false, true)},
-	{claimSQL(true, false), claimSQL(true, true)},
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
+FROM c JOIN hosts hk ON hk.id = c.host_id LEFT JOIN pages p ON p.url_id = c.id
+ORDER BY c.host_id, c.priority DESC, c.seq`
 
 // RecordTraps records hosts' suspected-trap descriptions, keeping a
 // host's first. Each host is its own statement, outside any transaction:
@@ -831,29 +822,29 @@ func (db *DB) RecordTraps(ctx context.Context, traps map[crawl.ID]string) error 
 
 // ClaimURLsOf claims for every host, in the order given (the page budget
 // goes to the first), in one transaction and one round trip: the hosts'
-// rows are locked first, in ID order (the order commits lock hosts in, so
-// that a claim and a commit cannot deadlock on them), then each host's
-// best ready URLs are marked in flight. A claim of many hosts costs the
-// server one transaction where it cost one a host, each with its round
-// trip.
+// rows are locked first, in ID order (the order commits lock them in, so
+// that a claim and a commit cannot deadlock on them), then one statement
+// marks the hosts' best ready URLs in flight (claimSQL). A host given
+// twice is claimed for at its first place.
 func (db *DB) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.Claim, error) {
 	cs := make([]hostClaim, len(hosts))
 	byID := make(map[crawl.ID][]int, len(hosts)) // indexes in hosts
-	ids := make([]int64, 0, len(hosts))
+	order := make([]int64, 0, len(hosts))        // the hosts, each once, in order
 	for i, h := range hosts {
 		cs[i].host = h
 		if byID[h] == nil {
-			ids = append(ids, int64(h))
+			order = append(order, int64(h))
 		}
 		byID[h] = append(byID[h], i)
 	}
+	ids := slices.Clone(order)
 	slices.Sort(ids)
 	var reserved, bytes int64
 	err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
 		b := t.batch()
 		// Lock order is hosts, then URLs, then counters.
 		for i := range cs {
-			cs[i].held = nil
+			cs[i].held, cs[i].out = nil, nil
 		}
 		b.Queue(`SELECT id, lease_owner = $2 AND lease_session = $3, bytes FROM hosts
 			WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, ids, owner, db.session).Query(func(rows pgx.Rows) error {
@@ -875,9 +866,31 @@ func (db *DB) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n
 			// budget holds across processes.
 			b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.budgetLock())
 		}
-		for i := range cs {
-			cs[i].queue(b, db, t.slot, owner, n, lim, now)
-		}
+		b.Queue(claimSQL, order, now.UnixMilli(), owner, db.session, int64(max(n, 0)), lim.MaxBytes, t.slot,
+			lim.MaxPages, lim.MaxHostBytes).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				u := crawl.ClaimedURL{ClaimedAt: time.UnixMilli(now.UnixMilli())}
+				var lastmod, fetched, interval int64
+				var via string
+				var recorded bool
+				var prev crawl.PrevFetch
+				var misses int32
+				if err := rows.Scan(&u.HostID, &u.ID, &u.URL, &u.Depth, &u.Priority, &u.Attempts, &u.Kind, &lastmod, &via, &u.ChangeFreq,
+					&recorded, &prev.ETag, &prev.LastModified, &prev.ContentHash, &prev.Bytes, &fetched, &interval, &misses,
+					&prev.Type); err != nil {
+					return err
+				}
+				u.LastMod, u.Via = fromMS(lastmod), crawl.Via(via)
+				if recorded {
+					prev.FetchedAt, prev.Interval = fromMS(fetched), time.Duration(interval)*time.Millisecond
+					prev.Misses, prev.ChangeFreq = int(misses), u.ChangeFreq
+					u.Prev = &prev
+				}
+				c := &cs[byID[u.HostID][0]]
+				c.out = append(c.out, u)
+			}
+			return nil
+		})
 		if lim.MaxPages > 0 || lim.MaxBytes > 0 {
 			b.Queue(`SELECT coalesce(sum(reserved), 0)::bigint, coalesce(sum(bytes), 0)::bigint FROM counters`).QueryRow(func(row pgx.Row) error {
 				return row.Scan(&reserved, &bytes)
@@ -935,43 +948,6 @@ type hostClaim struct {
 	out       []crawl.ClaimedURL
 	held      *bool // whether owner holds the host's lease; nil: no such host
 	hostBytes int64
-}
-
-// queue adds the host's claim to b: its best ready URLs marked in
-// flight, if owner holds its lease (the statement checks).
-func (c *hostClaim) queue(b *pgx.Batch, db *DB, slot int64, owner string, n int, lim crawl.Limits, now time.Time) {
-	c.out = nil
-	args := []any{int64(c.host), now.UnixMilli(), owner, db.session, int64(max(n, 0)), lim.MaxBytes, slot}
-	if lim.MaxPages > 0 {
-		args = append(args, lim.MaxPages)
-	}
-	if lim.MaxHostBytes > 0 {
-		args = append(args, lim.MaxHostBytes)
-	}
-	q := claimStmts[b2i(lim.MaxPages > 0)][b2i(lim.MaxHostBytes > 0)]
-	b.Queue(q, args...).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			u := crawl.ClaimedURL{HostID: c.host, ClaimedAt: time.UnixMilli(now.UnixMilli())}
-			var lastmod, fetched, interval int64
-			var via string
-			var recorded bool
-			var prev crawl.PrevFetch
-			var misses int32
-			if err := rows.Scan(&u.ID, &u.URL, &u.Depth, &u.Priority, &u.Attempts, &u.Kind, &lastmod, &via, &u.ChangeFreq,
-				&recorded, &prev.ETag, &prev.LastModified, &prev.ContentHash, &prev.Bytes, &fetched, &interval, &misses,
-				&prev.Type); err != nil {
-				return err
-			}
-			u.LastMod, u.Via = fromMS(lastmod), crawl.Via(via)
-			if recorded {
-				prev.FetchedAt, prev.Interval = fromMS(fetched), time.Duration(interval)*time.Millisecond
-				prev.Misses, prev.ChangeFreq = int(misses), u.ChangeFreq
-				u.Prev = &prev
-			}
-			c.out = append(c.out, u)
-		}
-		return nil
-	})
 }
 
 // ValueHosts learns what each host is worth to a crawl after research from
