@@ -73,8 +73,10 @@ type FrontierStore interface {
 	// order, each with what ClaimURLs would have returned for it (lease
 	// lost or a budget spent in Claim.Err). A store that serializes its
 	// writes does them in one transaction, so that a frontier refilling
-	// many hosts waits for the store once. The error is the store's; with
-	// it come the claims made before it, if any.
+	// many hosts waits for the store once. Callers give each host once (a
+	// host given twice may be claimed for at its first place only). The
+	// error is the store's; with it come the claims made before it, if
+	// any.
 	ClaimURLsOf(ctx context.Context, owner string, hosts []ID, n int, lim Limits, now time.Time) ([]Claim, error)
 
 	// Commit records a batch of results in one transaction: URL states,
