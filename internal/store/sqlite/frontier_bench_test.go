@@ -408,7 +408,7 @@ func BenchmarkCommitWrites(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		n, a, err := storetest.ClaimRound(ctx, db, "bench", hs, 4, crawl.Limits{}, now, now.Add(time.Minute), page)
+		n, a, err := storetest.ClaimRound(ctx, db, "bench", hs, 4, crawl.Limits{}, now, now.Add(time.Minute), page, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

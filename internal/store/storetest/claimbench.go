@@ -162,9 +162,11 @@ type ClaimCycle struct {
 
 // BenchClaims runs cycles of c on every store at once, one owner a store,
 // until b.N URLs are claimed and committed, and reports URLs claimed and
-// committed per second and the milliseconds a ClaimHosts call took on
-// average; with links, the URLs added a page, and with Written, the bytes
-// written a page and a URL added.
+// committed per second, the milliseconds a ClaimHosts call took on
+// average, and the microseconds a URL spent in each of the cycle's other
+// calls (ClaimURLsOf, Commit, ReleaseHosts; with several owners, summed
+// over them); with links, the URLs added a page, and with Written, the
+// bytes written a page and a URL added.
 func BenchClaims(b *testing.B, stores []crawl.Store, c ClaimCycle) {
 	ctx := context.Background()
 	page := c.Page
@@ -174,6 +176,7 @@ func BenchClaims(b *testing.B, stores []crawl.Store, c ClaimCycle) {
 	var clock atomic.Int64
 	clock.Store(time.Unix(1_800_000_000, 0).UnixMilli())
 	var claimed, added, claims, inClaim atomic.Int64
+	var inRounds [3]atomic.Int64 // RoundTimes' fields, in nanoseconds
 	var failed atomic.Value
 	var wg sync.WaitGroup
 	var written0 int64
@@ -204,10 +207,14 @@ func BenchClaims(b *testing.B, stores []crawl.Store, c ClaimCycle) {
 				if c.Next > 0 {
 					next = now.Add(c.Next)
 				}
-				n, a, err := ClaimRound(ctx, s, owner, hs, c.PerHost, c.Lim, now, next, page)
+				var took RoundTimes
+				n, a, err := ClaimRound(ctx, s, owner, hs, c.PerHost, c.Lim, now, next, page, &took)
 				if err != nil {
 					failed.Store(err)
 					return
+				}
+				for i, d := range []time.Duration{took.ClaimURLs, took.Commit, took.Release} {
+					inRounds[i].Add(int64(d))
 				}
 				claimed.Add(int64(n))
 				added.Add(int64(a))
@@ -221,6 +228,9 @@ func BenchClaims(b *testing.B, stores []crawl.Store, c ClaimCycle) {
 	}
 	b.ReportMetric(float64(claimed.Load())/b.Elapsed().Seconds(), "urls/s")
 	b.ReportMetric(float64(inClaim.Load())/float64(claims.Load())/1e6, "ms/ClaimHosts")
+	for i, name := range []string{"ClaimURLsOf", "Commit", "ReleaseHosts"} {
+		b.ReportMetric(float64(inRounds[i].Load())/float64(claimed.Load())/1e3, name+"-µs/URL")
+	}
 	if c.Page != nil {
 		b.ReportMetric(float64(added.Load())/float64(claimed.Load()), "added/page")
 	}
@@ -233,13 +243,20 @@ func BenchClaims(b *testing.B, stores []crawl.Store, c ClaimCycle) {
 	}
 }
 
+// RoundTimes is how long a ClaimRound's calls took.
+type RoundTimes struct{ ClaimURLs, Commit, Release time.Duration }
+
 // ClaimRound is the cycle of a crawl process over the hosts hs it leased:
 // ClaimURLsOf (up to n a host), one Commit of the fetched results (pages
-// with the links and found URLs page gives them), ReleaseHosts with the next fetch time next (or
-// none, if zero). It returns the URLs claimed and committed and the URLs
-// the commit added.
+// with the links and found URLs page gives them), ReleaseHosts with the
+// next fetch time next (or none, if zero). It returns the URLs claimed and
+// committed and the URLs the commit added, and, if took is not nil, sets
+// how long each call took.
 func ClaimRound(ctx context.Context, s crawl.Store, owner string, hs []crawl.Host, n int, lim crawl.Limits, now, next time.Time,
-	page func(u crawl.ClaimedURL) ([]crawl.Link, []crawl.NewURL)) (claimed, added int, err error) {
+	page func(u crawl.ClaimedURL) ([]crawl.Link, []crawl.NewURL), took *RoundTimes) (claimed, added int, err error) {
+	if took == nil {
+		took = &RoundTimes{}
+	}
 	ids := make([]crawl.ID, len(hs))
 	rel := make([]crawl.HostRelease, len(hs))
 	for i, h := range hs {
@@ -249,7 +266,9 @@ func ClaimRound(ctx context.Context, s crawl.Store, owner string, hs []crawl.Hos
 			rel[i].HostUpdate = crawl.HostUpdate{NextFetchAt: next, Delay: time.Second}
 		}
 	}
+	t0 := time.Now()
 	cs, err := s.ClaimURLsOf(ctx, owner, ids, n, lim, now)
+	took.ClaimURLs = time.Since(t0)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -261,9 +280,14 @@ func ClaimRound(ctx context.Context, s crawl.Store, owner string, hs []crawl.Hos
 				Page: &crawl.Page{URL: u.URL, Status: 200, Title: "t", Text: "text of " + u.URL, Bytes: 1000}})
 		}
 	}
+	t0 = time.Now()
 	st, err := s.Commit(ctx, rs, lim)
+	took.Commit = time.Since(t0)
 	if err != nil {
 		return 0, 0, err
 	}
-	return len(rs), st.Add.Added, s.ReleaseHosts(ctx, owner, rel)
+	t0 = time.Now()
+	err = s.ReleaseHosts(ctx, owner, rel)
+	took.Release = time.Since(t0)
+	return len(rs), st.Add.Added, err
 }
