@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
 )
 
@@ -48,22 +50,7 @@ func TestHotPathByHost(t *testing.T) {
 	}
 	for _, budgets := range [][2]int64{{0, 0}, {1000, 1 << 20}} {
 		args := []any{[]int64{host, host + 1}, int64(1_800_000_000_000), "owner", int64(1), int64(8), int64(0), int64(0), budgets[0], budgets[1]}
-		rows, err := conn.Query(ctx, `EXPLAIN (COSTS OFF) `+claimSQL, args...)
-		if err != nil {
-			t.Fatalf("EXPLAIN claimSQL: %v", err)
-		}
-		var plan []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, line)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
+		plan := explain(t, conn, claimSQL, args...)
 		reads := map[string]int{}
 		for i, line := range plan {
 			m := scan.FindStringSubmatch(line)
@@ -98,28 +85,39 @@ func TestHotPathByHost(t *testing.T) {
 // links), not once for each place that names them.
 func TestSetRanksReadsAnchorsOnce(t *testing.T) {
 	db := openPlanDB(t)
-	rows, err := db.pool.Query(context.Background(), `EXPLAIN (COSTS OFF) `+setRanksSQL, []int64{1, 2}, []int64{1}, []float64{0.5}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
+	plan := explain(t, db.pool, setRanksSQL, []int64{1, 2}, []int64{1}, []float64{0.5}, false)
 	links := 0
 	onLinks := regexp.MustCompile(`\bon links\b`)
+	for _, line := range plan {
+		if onLinks.MatchString(line) {
+			links++
+		}
+	}
+	if links != 1 {
+		t.Errorf("the rank pass's statement reads links %d times, want once:\n%s", links, strings.Join(plan, "\n"))
+	}
+}
+
+// explain returns the lines of q's plan (EXPLAIN without costs) for args.
+func explain(t *testing.T, db interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, q string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(context.Background(), `EXPLAIN (COSTS OFF) `+q, args...)
+	if err != nil {
+		t.Fatalf("EXPLAIN: %v", err)
+	}
+	defer rows.Close()
+	var plan []string
 	for rows.Next() {
 		var line string
 		if err := rows.Scan(&line); err != nil {
 			t.Fatal(err)
 		}
 		plan = append(plan, line)
-		if onLinks.MatchString(line) {
-			links++
-		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if links != 1 {
-		t.Errorf("the rank pass's statement reads links %d times, want once:\n%s", links, strings.Join(plan, "\n"))
-	}
+	return plan
 }
