@@ -312,6 +312,12 @@ func (c *committer) deleteLinks(ctx context.Context, source crawl.ID) error {
 	if _, err := c.t.exec(ctx, `DELETE FROM outlinks WHERE source_id = ?`, source); err != nil {
 		return err
 	}
+	// The targets lost a link, and maybe an anchor text: the next pass
+	// looks at them (changedAnchors).
+	if _, err := c.t.exec(ctx, `INSERT OR IGNORE INTO anchors_stale (key) SELECT `+sqlFTSKey("value")+` FROM json_each(?)`,
+		jsonIDs(ts)); err != nil {
+		return err
+	}
 	if c.hasLinks != nil {
 		delete(c.hasLinks, source)
 	}
@@ -494,15 +500,138 @@ func anchorsOf(key string) string {
 // one scan of the links: what it holds in memory is bounded by it.
 var anchorChunk = 100_000
 
+// anchorsFullShare decides how changedAnchors looks for changed anchor
+// texts: every document, when the sources marked since the last pass are
+// a 1/anchorsFullShare share of the pages or more; else only the targets
+// of their links and the documents marked.
+var anchorsFullShare = 4
+
 // changedAnchors returns, in key order, the documents whose anchor texts
-// (anchorsOf) differ from those indexed. It reads the compact links in
-// their own order (by source), once per anchorChunk documents, and
-// gathers each target's texts in memory: asking anchorsOf of each
-// document would look every inbound link up again. The texts are
+// (anchorsOf) differ from those indexed, and takes the marks that say
+// where to look (migration 0040): the sources whose links were merged into
+// inlinks since the last pass (anchors_sources, and those staged now),
+// and the documents that lost a link (anchors_stale). Only a document
+// among their targets, or marked, can have changed. When they are few
+// (anchorsFullShare), it reads those documents' anchors alone
+// (markedChangedAnchors), so that a pass after a small crawl into a large
+// store costs what changed; when they are many, it reads every document's
+// (allChangedAnchors), as a sequential read of the links costs less than
+// as many look-ups.
+func (t *txn) changedAnchors(ctx context.Context) ([]anchorDoc, error) {
+	var sources, pages int64
+	if err := t.queryRow(ctx, `SELECT
+		(SELECT count(*) FROM (SELECT source_id FROM anchors_sources UNION SELECT source_id FROM inlinks_staged)),
+		coalesce((SELECT value FROM counters WHERE name = 'pages'), 0)`).Scan(&sources, &pages); err != nil {
+		return nil, err
+	}
+	var out []anchorDoc
+	var err error
+	if sources*int64(anchorsFullShare) >= pages {
+		out, err = t.allChangedAnchors(ctx)
+	} else {
+		out, err = t.markedChangedAnchors(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.exec(ctx, `DELETE FROM anchors_sources`); err != nil {
+		return nil, err
+	}
+	if _, err := t.exec(ctx, `DELETE FROM anchors_stale`); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// markedChangedAnchors is changedAnchors over the marked documents and the
+// targets of the marked and staged sources' links: each document's anchor
+// texts read by anchorsFor, from its range of inlinks and the staged links.
+func (t *txn) markedChangedAnchors(ctx context.Context) ([]anchorDoc, error) {
+	keys := map[crawl.ID]bool{}
+	rows, err := t.tx.QueryContext(ctx, `SELECT key FROM anchors_stale`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var k crawl.ID
+		if err := rows.Scan(&k); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		keys[k] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = t.tx.QueryContext(ctx, `SELECT source_id, links FROM outlinks WHERE source_id IN
+		(SELECT source_id FROM anchors_sources UNION SELECT source_id FROM inlinks_staged) ORDER BY source_id`)
+	if err != nil {
+		return nil, err
+	}
+	var targets []int64
+	for rows.Next() {
+		var src crawl.ID
+		var b sql.RawBytes
+		if err := rows.Scan(&src, &b); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if targets, err = outlinks.Targets(targets[:0], b); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("links of %d: %w", src, err)
+		}
+		for _, tg := range targets {
+			keys[ftsKey(crawl.ID(tg))] = true
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	doc, err := t.prep(ctx, `SELECT anchors, key IN (SELECT url_id FROM search_tier) FROM search_docs WHERE key = ?`)
+	if err != nil {
+		return nil, err
+	}
+	read, err := t.prep(ctx, anchorsRead)
+	if err != nil {
+		return nil, err
+	}
+	// Two statements a document: they run under perRow(ctx), and the loop
+	// checks ctx between documents.
+	row := perRow(ctx)
+	var out []anchorDoc
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var old string
+		var tier bool
+		switch err := doc.QueryRowContext(row, k).Scan(&old, &tier); {
+		case errors.Is(err, sql.ErrNoRows):
+			continue // not a document
+		case err != nil:
+			return nil, err
+		}
+		a, err := t.anchorsFor(row, read, urlIDOfKey(k))
+		if err != nil {
+			return nil, err
+		}
+		if a != old {
+			out = append(out, anchorDoc{key: k, anchors: a, tier: tier})
+		}
+	}
+	return out, nil
+}
+
+// allChangedAnchors is changedAnchors over every document. It reads the
+// compact links in their own order (by source), once per anchorChunk
+// documents, and gathers each target's texts in memory: asking anchorsOf
+// of each document would look every inbound link up again. The texts are
 // anchorsOf's: the first 200 distinct non-empty ones in source order,
 // joined by spaces and cut at maxAnchors characters (TestAnchorsGathered
 // compares the two).
-func (t *txn) changedAnchors(ctx context.Context) ([]anchorDoc, error) {
+func (t *txn) allChangedAnchors(ctx context.Context) ([]anchorDoc, error) {
 	type target struct {
 		key  crawl.ID
 		old  string

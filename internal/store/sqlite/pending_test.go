@@ -360,7 +360,7 @@ func testRefreshAnchorsBeforeRanks(t *testing.T, engine string) {
 // anchor, and with no commit between them the search for changes is
 // skipped. A stale anchor text planted behind the store's back (no
 // transaction of its own) is the probe: left alone when nothing was
-// committed, put right once something was.
+// committed, put right once a commit links to its page.
 func TestSetRanksLooksAgainOnlyAfterWrites(t *testing.T) {
 	forEachEngine(t, testSetRanksLooksAgainOnlyAfterWrites)
 }
@@ -409,13 +409,15 @@ func testSetRanksLooksAgainOnlyAfterWrites(t *testing.T, engine string) {
 	if got := anchorsOf(b); got != "stale" {
 		t.Errorf("with nothing committed since RefreshAnchors, SetRanks looked for changed anchors again (b's: %q)", got)
 	}
-	c.commit(map[string]string{e: "epsilon words"}, nil)
+	// A commit that links to b: the pass looks at b again.
+	c.commit(map[string]string{e: "epsilon words"}, map[string][]crawl.Link{e: {link(b, "yak")}})
 	if err := db.SetRanks(ctx, ranks); err != nil {
 		t.Fatal(err)
 	}
-	if got := anchorsOf(b); got != "zebra" {
-		t.Errorf("after a commit, b's anchor texts are %q, want them gathered again (zebra)", got)
+	if got := anchorsOf(b); !strings.Contains(got, "zebra") || !strings.Contains(got, "yak") {
+		t.Errorf("after a commit linking to b, b's anchor texts are %q, want them gathered again (zebra and yak)", got)
 	}
+	c.expect("yak", b)
 	c.expect("words", a, b, d, e)
 	c.consistent()
 }

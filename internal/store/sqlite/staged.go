@@ -218,6 +218,11 @@ func (t *txn) mergeStaged(ctx context.Context) error {
 	}, nil); err != nil {
 		return fmt.Errorf("merge staged links: %w", err)
 	}
+	// The merged sources' targets may have new anchor texts: the next
+	// pass looks at them (changedAnchors).
+	if _, err := t.exec(ctx, `INSERT OR IGNORE INTO anchors_sources (source_id) SELECT source_id FROM inlinks_staged`); err != nil {
+		return fmt.Errorf("merge staged links: %w", err)
+	}
 	if _, err := t.exec(ctx, `DELETE FROM inlinks_staged`); err != nil {
 		return fmt.Errorf("merge staged links: %w", err)
 	}
