@@ -338,9 +338,11 @@ func (c *committer) run(ctx context.Context) error {
 	near := queueNear(b, c.pages, c.db.near)
 	if len(changed) > 0 {
 		// The pages changed: their outlinks are those of the new versions.
-		b.Queue(`DELETE FROM links WHERE source_id = ANY($1)`, changed).Exec(func(ct pgconn.CommandTag) error {
-			d.links -= ct.RowsAffected()
-			return nil
+		b.Queue(deleteLinksSQL, changed).QueryRow(func(row pgx.Row) error {
+			var n int64
+			err := row.Scan(&n)
+			d.links -= n
+			return err
 		})
 	}
 	freshLinks.queue(t, b, true, &d.links)

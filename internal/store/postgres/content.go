@@ -406,9 +406,8 @@ func (db *DB) Reparse(ctx context.Context, p *crawl.Page, links []crawl.Link) er
 			})
 		}
 		near := queueNear(b, []*crawl.Page{p}, db.near)
-		b.Queue(`DELETE FROM links WHERE source_id = $1`, int64(p.ID)).Exec(func(ct pgconn.CommandTag) error {
-			deleted = ct.RowsAffected()
-			return nil
+		b.Queue(deleteLinksSQL, []int64{int64(p.ID)}).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&deleted)
 		})
 		var lr linkRows
 		lr.add(p.ID, links)
@@ -508,4 +507,14 @@ func (r *linkRows) queue(t *txn, b *pgx.Batch, fresh bool, n *int64) {
 		*n += ct.RowsAffected()
 		return nil
 	})
+	// Their targets may have new anchor texts: the rank pass looks at the
+	// sources' links (SetRanks).
+	b.Queue(`INSERT INTO anchors_sources (source_id) SELECT DISTINCT unnest($1::bigint[]) ORDER BY 1 ON CONFLICT DO NOTHING`, r.src)
 }
+
+// deleteLinksSQL deletes the links of the pages $1 and marks their targets
+// for the rank pass (SetRanks), which looks at the anchor texts of those
+// that lost a link; it returns how many links it deleted.
+const deleteLinksSQL = `WITH d AS (DELETE FROM links WHERE source_id = ANY($1) RETURNING target_id),
+	m AS (INSERT INTO anchors_stale (url_id) SELECT DISTINCT target_id FROM d ORDER BY 1 ON CONFLICT DO NOTHING)
+	SELECT count(*) FROM d`

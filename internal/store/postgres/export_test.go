@@ -76,3 +76,7 @@ func FullURLSQLForTest(rel, key string) string { return fullURLSQL(rel, key) }
 
 // RelURLSQLForTest is relURLSQL.
 func RelURLSQLForTest(u, key string) string { return relURLSQL(u, key) }
+
+// AnchorsOf is anchorsOf: the SQL of the anchor text indexed for the page
+// whose ID is the SQL expression id.
+func AnchorsOf(id string) string { return anchorsOf(id) }

@@ -353,16 +353,18 @@ func (db *DB) pageIDs(ctx context.Context) ([]int64, error) {
 // setRanksBatch is the number of pages SetRanks updates per transaction.
 const setRanksBatch = 1_000
 
-// setRanksSQL records the ranks $3 of the pages $2 (in ranks, where
-// only a rank that changed is written), rewrites the pages of $1 whose
-// anchor text changed, and with $4 queues the external documents of the
-// pages of either. a is MATERIALIZED so that each page's anchors are
-// gathered once: inlined, the subquery ran once for each place that
-// names a.anchors.
-var setRanksSQL = `WITH a AS MATERIALIZED (SELECT p.url_id,
+// setRanksSQL records the ranks $4 of the pages $3 (in ranks, where
+// only a rank that changed is written), takes the marks of the URLs from
+// $1 to $2 (anchors_stale) and rewrites those of their pages (with $6,
+// all the pages from $1 to $2) whose anchor text changed, and with $5
+// queues the external documents of the pages of either. a is
+// MATERIALIZED so that each page's anchors are gathered once: inlined,
+// the subquery ran once for each place that names a.anchors.
+var setRanksSQL = `WITH st AS (DELETE FROM anchors_stale WHERE url_id >= $1 AND url_id <= $2 RETURNING url_id)
+	, a AS MATERIALIZED (SELECT p.url_id,
 		CASE WHEN p.search IS NULL THEN '' ELSE ` + anchorsOf("p.url_id") + ` END AS anchors
-	FROM pages p WHERE p.url_id = ANY($1))
-	, r AS (INSERT INTO ranks (url_id, rank) SELECT v.id, v.rank FROM unnest($2::bigint[], $3::float8[]) AS v(id, rank) ORDER BY v.id
+	FROM pages p WHERE p.url_id >= $1 AND p.url_id <= $2 AND ($6 OR p.url_id IN (SELECT url_id FROM st)))
+	, r AS (INSERT INTO ranks (url_id, rank) SELECT v.id, v.rank FROM unnest($3::bigint[], $4::float8[]) AS v(id, rank) ORDER BY v.id
 		ON CONFLICT (url_id) DO UPDATE SET rank = excluded.rank WHERE ranks.rank <> excluded.rank
 		RETURNING url_id)
 	, u AS (UPDATE pages p SET anchors = a.anchors, search = ts_filter(p.search, '{a,c}') || ` + anchorVector("a.anchors") + `
@@ -370,8 +372,24 @@ var setRanksSQL = `WITH a AS MATERIALIZED (SELECT p.url_id,
 		RETURNING p.url_id)
 	INSERT INTO outbox (url_id, op, doc_key)
 		SELECT p.url_id, 'upsert', p.indexed_key FROM pages p
-		WHERE $4 AND p.indexed_key <> '' AND p.url_id IN (SELECT url_id FROM u UNION SELECT url_id FROM r)
+		WHERE $5 AND p.indexed_key <> '' AND p.url_id IN (SELECT url_id FROM u UNION SELECT url_id FROM r)
 		ORDER BY p.url_id`
+
+// anchorsFullShare decides where SetRanks looks for changed anchor texts:
+// at every page, when the pages marked (sources and targets) are a
+// 1/anchorsFullShare share of the pages or more; else only at the targets
+// of the marks.
+var anchorsFullShare int64 = 4
+
+// markStaleSQL turns the marks of pages whose links were recorded
+// (anchors_sources) into marks of the targets of their links with an
+// anchor text (anchors_stale), where SetRanks looks for changed anchor
+// texts. A mark made meanwhile stays for the next pass.
+const markStaleSQL = `WITH s AS (DELETE FROM anchors_sources RETURNING source_id)
+	INSERT INTO anchors_stale (url_id)
+	SELECT DISTINCT l.target_id FROM links l WHERE l.source_id IN (SELECT source_id FROM s) AND l.anchor <> ''
+	ORDER BY 1
+	ON CONFLICT DO NOTHING`
 
 // noJIT turns JIT compilation off for the rest of a transaction. The
 // planner's cost estimates of the rank pass's and the inlinks merge's
@@ -381,16 +399,38 @@ var setRanksSQL = `WITH a AS MATERIALIZED (SELECT p.url_id,
 const noJIT = `SET LOCAL jit = off`
 
 // SetRanks records ranks (a rank that is not a finite non-negative number
-// is recorded as 0) and refreshes the indexed anchor text of every indexed
-// page. It goes through the pages in URL ID order, a batch per
-// transaction of two round trips: lock the batch's page rows in that order
-// (as commits lock theirs), then rewrite those whose rank or anchors
-// changed, each once, and, with an outbox, queue an upsert of the
-// external documents of those (ranks and anchors are fields of theirs). Commits therefore wait for one batch at most, but
+// is recorded as 0) and refreshes the indexed anchor text of the indexed
+// pages that may have a new one: the targets of links recorded or
+// deleted since the last pass, which commits mark (markStaleSQL), or
+// every page when the marks are many (anchorsFullShare). It goes
+// through the pages in URL ID order, a batch per transaction of two round
+// trips: lock the batch's page rows in that order (as commits lock
+// theirs), then take the marks of the batch's range of IDs and rewrite the
+// pages whose rank or anchors changed, each once, and, with an outbox,
+// queue an upsert of the external documents of those (ranks and anchors
+// are fields of theirs). Commits therefore wait for one batch at most, but
 // SetRanks is not atomic: after an error, some pages have their new rank
-// and anchors, and calling it again completes the work.
+// and anchors, and calling it again completes the work (a batch's marks
+// go with its transaction).
 func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
+	var marked, pages int64
+	if err := db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM anchors_sources) + (SELECT count(*) FROM anchors_stale),
+		(SELECT coalesce(sum(pages), 0) FROM counters)`).Scan(&marked, &pages); err != nil {
+		return fmt.Errorf("postgres: set ranks: %w", err)
+	}
+	// Many marks: every page is looked at, and the marks made until now
+	// are taken at once (one implicit transaction); those made meanwhile
+	// stay for the next pass.
+	all := marked*anchorsFullShare >= pages
+	q := markStaleSQL
+	if all {
+		q = `DELETE FROM anchors_sources; DELETE FROM anchors_stale`
+	}
+	if _, err := db.pool.Exec(ctx, q); err != nil {
+		return fmt.Errorf("postgres: set ranks: %w", err)
+	}
 	after, op := int64(math.MinInt64), ">="
+	lo := int64(math.MinInt64) // the lowest ID whose marks the next batch takes
 	for {
 		var ids []int64
 		err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
@@ -425,7 +465,10 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 			b = t.batch()
 			if len(ids) > 0 {
 				b.Queue(noJIT)
-				b.Queue(setRanksSQL, ids, rankIDs, vals, db.outbox)
+				b.Queue(setRanksSQL, lo, ids[len(ids)-1], rankIDs, vals, db.outbox, all)
+			} else {
+				// Past the last page: the marks of URLs that are no pages.
+				b.Queue(`DELETE FROM anchors_stale WHERE url_id >= $1`, lo)
 			}
 			return t.commit(ctx, b)
 		})
@@ -438,5 +481,9 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 			return nil
 		}
 		after, op = ids[len(ids)-1], ">"
+		if after == math.MaxInt64 {
+			return nil
+		}
+		lo = after + 1
 	}
 }

@@ -920,3 +920,93 @@ func TestRanksMigration(t *testing.T) {
 		t.Errorf("%s, granted pages, was not granted ranks", role)
 	}
 }
+
+// TestSetRanksLooksAtMarkedPages: the rank pass refreshes the anchor texts
+// of the pages whose inbound links changed since it last ran (links a
+// commit recorded, links a reparse replaced), as anchorsOf gives them, and
+// reads no other page's: a page planted with a wrong anchor text and no
+// mark keeps it, until a link to it is recorded.
+func TestSetRanksLooksAtMarkedPages(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	ctx := context.Background()
+	u := func(i int) string { return fmt.Sprintf("http://h%d.test/p%d", i%3, i) }
+	link := func(i int, anchor string) crawl.Link {
+		return crawl.Link{TargetID: crawl.URLID(u(i)), Target: u(i), Anchor: anchor}
+	}
+	// Forty pages, each linking to the next two: enough pages for a few
+	// marks to be looked at alone (anchorsFullShare).
+	var pages []*crawl.Page
+	links := map[string][]crawl.Link{}
+	for i := range 40 {
+		pages = append(pages, &crawl.Page{URL: u(i), Title: "Page", Text: "body"})
+		links[u(i)] = []crawl.Link{link((i+1)%40, fmt.Sprintf("alpha%d", i)), link((i+2)%40, fmt.Sprintf("beta%d", i))}
+	}
+	indexPages(t, db, links, pages...)
+	// wrong lists the pages whose indexed anchor text is not anchorsOf's.
+	wrong := func() []string {
+		t.Helper()
+		var got []string
+		if err := queryRow(t, dsn, schema, `SELECT coalesce(array_agg(h.key || u.url ORDER BY p.url_id), '{}') FROM pages p
+			JOIN urls u ON u.id = p.url_id JOIN hosts h ON h.id = u.host_id
+			WHERE p.search IS NOT NULL AND p.anchors <> `+postgres.AnchorsOf("p.url_id"), nil, &got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if err := db.SetRanks(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if w := wrong(); len(w) > 0 {
+		t.Fatalf("after the first pass, pages with anchor texts that are not anchorsOf's: %v", w)
+	}
+	planted := u(0)
+	exec(t, dsn, schema, `UPDATE pages SET anchors = 'planted' WHERE url_id = $1`, int64(crawl.URLID(planted)))
+	// A new page links to pages 3 and 4; page 5 is reparsed with one link,
+	// to page 4, instead of its two (to 6 and 7).
+	indexPages(t, db, map[string][]crawl.Link{u(40): {link(3, "gamma"), link(4, "delta")}},
+		&crawl.Page{URL: u(40), Title: "New", Text: "body"})
+	p5, err := db.Page(ctx, crawl.URLID(u(5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Reparse(ctx, p5, []crawl.Link{link(4, "epsilon")}); err != nil {
+		t.Fatal(err)
+	}
+	before := wrong()
+	if err := db.SetRanks(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(before, u(3)) || !slices.Contains(before, u(6)) || !slices.Contains(before, u(7)) {
+		t.Errorf("before the pass, pages with anchor texts that are not anchorsOf's: %v; want 3, 6 and 7 among them", before)
+	}
+	if w := wrong(); !slices.Equal(w, []string{planted}) {
+		t.Errorf("after the pass, pages with anchor texts that are not anchorsOf's: %v, want only the planted %s", w, planted)
+	}
+	for q, want := range map[string]string{"gamma": u(3), "epsilon": u(4), "delta": u(4)} {
+		if got := urlsOf(search(t, db, crawl.SearchRequest{Query: q})); !slices.Contains(got, want) {
+			t.Errorf("Search(%s) = %v, want %s among them", q, got, want)
+		}
+	}
+	// A link recorded to the planted page marks it.
+	indexPages(t, db, map[string][]crawl.Link{u(41): {link(0, "zeta")}}, &crawl.Page{URL: u(41), Title: "Newer", Text: "body"})
+	if err := db.SetRanks(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if w := wrong(); len(w) > 0 {
+		t.Errorf("after a link to the planted page, pages with anchor texts that are not anchorsOf's: %v", w)
+	}
+	var marks int
+	if err := queryRow(t, dsn, schema, `SELECT (SELECT count(*) FROM anchors_sources) + (SELECT count(*) FROM anchors_stale)`, nil, &marks); err != nil || marks != 0 {
+		t.Errorf("%d marks left after the pass (%v)", marks, err)
+	}
+}
+
+// BenchmarkPassAfterSmallCrawl measures the rank pass of a small crawl
+// into a large store (storetest.BenchPassAfterSmallCrawl):
+//
+//	ACRAWLER_TEST_POSTGRES=... ACRAWLER_PASS_DOCS=50000 go test -run '^$' -bench BenchmarkPassAfterSmallCrawl -benchtime 5x -timeout 30m ./internal/store/postgres
+func BenchmarkPassAfterSmallCrawl(b *testing.B) {
+	dsn, schema := freshSchema(b)
+	storetest.BenchPassAfterSmallCrawl(b, open(b, dsn, schema))
+}

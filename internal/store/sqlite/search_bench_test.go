@@ -72,7 +72,7 @@ func BenchmarkSearch(b *testing.B) {
 			t := docURL(rng.IntN(docs))
 			ls = append(ls, crawl.Link{TargetID: crawl.URLID(t), Target: t, Anchor: words(zipf, 1+rng.IntN(3))})
 		}
-		return benchDoc(c, now, words(zipf, 8), words(zipf, 300), ls)
+		return storetest.DocResult(c, now, words(zipf, 8), words(zipf, 300), ls)
 	}
 	const batch = 500
 	for i := 0; i < docs && !built; i += batch {
@@ -80,7 +80,7 @@ func BenchmarkSearch(b *testing.B) {
 		for j := range batch {
 			urls = append(urls, docURL(i+j))
 		}
-		crawlDocs(b, st, urls, now, page)
+		storetest.CrawlDocs(b, st, urls, now, page)
 	}
 	indexRate := float64(docs) / time.Since(start).Seconds()
 	start = time.Now()
@@ -160,110 +160,15 @@ func BenchmarkBroadQueries(b *testing.B) {
 	storetest.BenchBroadQueries(b, st, 287)
 }
 
-// benchDoc is the result of a fetched page c of a benchmark's collection.
-func benchDoc(c crawl.ClaimedURL, now time.Time, title, text string, links []crawl.Link) crawl.Result {
-	return crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Links: links, Page: &crawl.Page{URL: c.URL, Status: 200,
-		ContentType: "text/html", Title: title, Text: text, FetchedAt: now, Lang: "en",
-		ContentHash: []byte(fmt.Sprintf("%032x", c.ID)),
-		Meta:        &crawl.Metadata{Type: []string{"article", "other", "listing", "thesis"}[c.ID&3], Year: 2000 + int(c.ID&15)}}}
-}
-
-// crawlDocs adds urls to st and crawls them as one owner whose clock
-// stands at now, page giving each fetched URL's result.
-func crawlDocs(b *testing.B, st *sqlite.DB, urls []string, now time.Time, page func(crawl.ClaimedURL) crawl.Result) {
-	ctx := context.Background()
-	var add []crawl.NewURL
-	for _, u := range urls {
-		add = append(add, storetest.U(u, 1, 0))
-	}
-	if _, err := st.AddURLs(ctx, add, crawl.Limits{}); err != nil {
-		b.Fatal(err)
-	}
-	for {
-		hs, err := st.ClaimHosts(ctx, "b", 300, time.Minute, now)
-		if err != nil || len(hs) == 0 {
-			break
-		}
-		var rs []crawl.Result
-		for _, h := range hs {
-			cs, _, _ := st.ClaimURLs(ctx, "b", h.ID, 1000, crawl.Limits{}, now)
-			for _, c := range cs {
-				rs = append(rs, page(c))
-			}
-		}
-		if _, err := st.Commit(ctx, rs, crawl.Limits{}); err != nil {
-			b.Fatal(err)
-		}
-		var rel []crawl.HostRelease
-		for _, h := range hs {
-			rel = append(rel, crawl.HostRelease{ID: h.ID})
-		}
-		st.ReleaseHosts(ctx, "b", rel)
-	}
-}
-
 // BenchmarkPassAfterSmallCrawl measures the end-of-crawl pass of a small
-// crawl into a large store: ACRAWLER_PASS_DOCS documents (50,000 by
-// default) over 300 hosts, each linking to 8 others with anchor texts,
-// crawled and passed once; then each op crawls 100 new pages, each
-// linking to 8 of the stored documents, and runs the pass again
-// (RefreshAnchors, then SetRanks, as a crawl ends). It reports the
-// milliseconds of the first pass and of a pass after a small crawl:
+// crawl into a large store (storetest.BenchPassAfterSmallCrawl):
 //
 //	ACRAWLER_PASS_DOCS=50000 go test -run '^$' -bench BenchmarkPassAfterSmallCrawl -benchtime 5x -timeout 30m ./internal/store/sqlite
 func BenchmarkPassAfterSmallCrawl(b *testing.B) {
-	docs := 50_000
-	if n, _ := strconv.Atoi(os.Getenv("ACRAWLER_PASS_DOCS")); n > 0 {
-		docs = n
-	}
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "p.db"), sqlite.Options{})
+	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "p.db"), sqlite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	rng := rand.New(rand.NewPCG(5, 6))
-	word := func() string { return fmt.Sprintf("w%d", rng.IntN(5000)) }
-	docURL := func(i int) string { return fmt.Sprintf("http://h%03d.test/doc/%d", i%300, i) }
-	now := time.Unix(1_800_000_000, 0)
-	page := func(c crawl.ClaimedURL) crawl.Result {
-		var ls []crawl.Link
-		for range 8 {
-			t := docURL(rng.IntN(docs))
-			ls = append(ls, crawl.Link{TargetID: crawl.URLID(t), Target: t, Anchor: word() + " " + word()})
-		}
-		return benchDoc(c, now, word()+" "+word(), strings.Repeat(word()+" ", 40), ls)
-	}
-	pass := func() time.Duration {
-		start := time.Now()
-		if err := st.RefreshAnchors(ctx); err != nil {
-			b.Fatal(err)
-		}
-		if err := st.SetRanks(ctx, nil); err != nil {
-			b.Fatal(err)
-		}
-		return time.Since(start)
-	}
-	for i := 0; i < docs; i += 1000 {
-		var urls []string
-		for j := i; j < min(i+1000, docs); j++ {
-			urls = append(urls, docURL(j))
-		}
-		crawlDocs(b, st, urls, now, page)
-	}
-	first := pass()
-	var took time.Duration
-	b.ResetTimer()
-	for n := range b.N {
-		b.StopTimer()
-		var urls []string
-		for j := range 100 {
-			urls = append(urls, docURL(docs+n*100+j))
-		}
-		crawlDocs(b, st, urls, now, page)
-		b.StartTimer()
-		took += pass()
-	}
-	b.ReportMetric(float64(first.Milliseconds()), "first-pass-ms")
-	b.ReportMetric(float64(took.Milliseconds())/float64(b.N), "pass-ms")
+	storetest.BenchPassAfterSmallCrawl(b, st)
 }
