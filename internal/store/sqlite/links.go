@@ -564,29 +564,18 @@ func (t *txn) markedChangedAnchors(ctx context.Context) ([]anchorDoc, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = t.tx.QueryContext(ctx, `SELECT source_id, links FROM outlinks WHERE source_id IN
-		(SELECT source_id FROM anchors_sources UNION SELECT source_id FROM inlinks_staged) ORDER BY source_id`)
-	if err != nil {
-		return nil, err
-	}
 	var targets []int64
-	for rows.Next() {
-		var src crawl.ID
-		var b sql.RawBytes
-		if err := rows.Scan(&src, &b); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if targets, err = outlinks.Targets(targets[:0], b); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("links of %d: %w", src, err)
-		}
-		for _, tg := range targets {
-			keys[ftsKey(crawl.ID(tg))] = true
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := t.eachOutlinks(ctx, `SELECT source_id, links FROM outlinks WHERE source_id IN
+		(SELECT source_id FROM anchors_sources UNION SELECT source_id FROM inlinks_staged) ORDER BY source_id`,
+		func(_ crawl.ID, b []byte) (err error) {
+			if targets, err = outlinks.Targets(targets[:0], b); err != nil {
+				return err
+			}
+			for _, tg := range targets {
+				keys[ftsKey(crawl.ID(tg))] = true
+			}
+			return nil
+		}); err != nil {
 		return nil, err
 	}
 	doc, err := t.prep(ctx, `SELECT anchors, key IN (SELECT url_id FROM search_tier) FROM search_docs WHERE key = ?`)
@@ -667,29 +656,15 @@ func (t *txn) allChangedAnchors(ctx context.Context) ([]anchorDoc, error) {
 			return out, nil
 		}
 		// Their anchor texts, from the links read in source order.
-		rows, err = t.tx.QueryContext(ctx, `SELECT source_id, links FROM outlinks ORDER BY source_id`)
-		if err != nil {
-			return nil, err
-		}
 		add := func(id int64, a []byte, _ bool) {
 			if tg := byID[crawl.ID(id)]; tg != nil {
 				tg.add(a)
 			}
 		}
-		for rows.Next() {
-			var src crawl.ID
-			var b sql.RawBytes
-			if err := rows.Scan(&src, &b); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if scratch, err = outlinks.Walk(b, scratch, add); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("links of %d: %w", src, err)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := t.eachOutlinks(ctx, `SELECT source_id, links FROM outlinks ORDER BY source_id`, func(_ crawl.ID, b []byte) (err error) {
+			scratch, err = outlinks.Walk(b, scratch, add)
+			return err
+		}); err != nil {
 			return nil, err
 		}
 		for _, tg := range chunk {
@@ -703,6 +678,27 @@ func (t *txn) allChangedAnchors(ctx context.Context) ([]anchorDoc, error) {
 		}
 		from = last + 1
 	}
+}
+
+// eachOutlinks runs q, which reads outlinks rows (source_id, links), and
+// gives fn each row, its links valid until fn returns.
+func (t *txn) eachOutlinks(ctx context.Context, q string, fn func(src crawl.ID, links []byte) error) error {
+	rows, err := t.tx.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var src crawl.ID
+		var b sql.RawBytes
+		if err := rows.Scan(&src, &b); err != nil {
+			return err
+		}
+		if err := fn(src, b); err != nil {
+			return fmt.Errorf("links of %d: %w", src, err)
+		}
+	}
+	return rows.Err()
 }
 
 // anchorSet gathers the anchor texts of a document as anchorsOf does:

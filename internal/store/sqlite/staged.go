@@ -77,30 +77,21 @@ type stagedTx struct {
 	byT     map[crawl.ID][]stagedPair // added by target, built by anchorsFor
 }
 
+// stagedOutlinks reads the staged sources' outlinks rows, in source order.
+const stagedOutlinks = `SELECT source_id, links FROM outlinks
+	WHERE source_id IN (SELECT source_id FROM inlinks_staged) ORDER BY source_id`
+
 // loadStaged reads the staged links into the writer's memory, at the start
 // of a transaction (nothing written yet: what it reads is committed).
 func (t *txn) loadStaged(ctx context.Context) error {
 	s := stagedLinks{byTarget: map[crawl.ID][]stagedLink{}}
-	rows, err := t.tx.QueryContext(ctx, `SELECT source_id, links FROM outlinks
-		WHERE source_id IN (SELECT source_id FROM inlinks_staged) ORDER BY source_id`)
-	if err != nil {
-		return fmt.Errorf("staged links: %w", err)
-	}
-	defer rows.Close()
 	var scratch []int64
-	for rows.Next() {
-		var src crawl.ID
-		var b sql.RawBytes
-		if err := rows.Scan(&src, &b); err != nil {
-			return fmt.Errorf("staged links: %w", err)
-		}
-		if scratch, err = outlinks.Walk(b, scratch, func(target int64, a []byte, _ bool) {
+	if err := t.eachOutlinks(ctx, stagedOutlinks, func(src crawl.ID, b []byte) (err error) {
+		scratch, err = outlinks.Walk(b, scratch, func(target int64, a []byte, _ bool) {
 			s.add(crawl.ID(target), src, a)
-		}); err != nil {
-			return fmt.Errorf("staged links of %d: %w", src, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
+		})
+		return err
+	}); err != nil {
 		return fmt.Errorf("staged links: %w", err)
 	}
 	s.loaded = true
@@ -166,11 +157,6 @@ func (t *txn) unstage(source crawl.ID, targets []int64) {
 // so that a page indexed at commit reads its inbound anchors from inlinks
 // alone (anchorsRead, migration 0026).
 func (t *txn) mergeStaged(ctx context.Context) error {
-	rows, err := t.tx.QueryContext(ctx, `SELECT source_id, links FROM outlinks
-		WHERE source_id IN (SELECT source_id FROM inlinks_staged) ORDER BY source_id`)
-	if err != nil {
-		return fmt.Errorf("merge staged links: %w", err)
-	}
 	// The pairs, 24 bytes each, and their anchors end to end: a merge
 	// holds some 131,072 of them (mergeLinks).
 	type pair struct {
@@ -180,23 +166,13 @@ func (t *txn) mergeStaged(ctx context.Context) error {
 	pairs := make([]pair, 0, t.stagedCount())
 	var anchors []byte
 	var scratch []int64
-	for rows.Next() {
-		var src int64
-		var b sql.RawBytes
-		if err := rows.Scan(&src, &b); err != nil {
-			rows.Close()
-			return fmt.Errorf("merge staged links: %w", err)
-		}
-		if scratch, err = outlinks.Walk(b, scratch, func(target int64, a []byte, _ bool) {
-			pairs = append(pairs, pair{target, src, uint32(len(anchors)), uint32(len(a))})
+	if err := t.eachOutlinks(ctx, stagedOutlinks, func(src crawl.ID, b []byte) (err error) {
+		scratch, err = outlinks.Walk(b, scratch, func(target int64, a []byte, _ bool) {
+			pairs = append(pairs, pair{target, int64(src), uint32(len(anchors)), uint32(len(a))})
 			anchors = append(anchors, a...)
-		}); err != nil {
-			rows.Close()
-			return fmt.Errorf("merge staged links of %d: %w", src, err)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		})
+		return err
+	}); err != nil {
 		return fmt.Errorf("merge staged links: %w", err)
 	}
 	slices.SortFunc(pairs, func(a, b pair) int {
