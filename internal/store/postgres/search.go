@@ -419,14 +419,21 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 		return fmt.Errorf("postgres: set ranks: %w", err)
 	}
 	// Many marks: every page is looked at, and the marks made until now
-	// are taken at once (one implicit transaction); those made meanwhile
-	// stay for the next pass.
+	// are taken at once; those made meanwhile stay for the next pass.
 	all := marked*anchorsFullShare >= pages
-	q := markStaleSQL
-	if all {
-		q = `DELETE FROM anchors_sources; DELETE FROM anchors_stale`
-	}
-	if _, err := db.pool.Exec(ctx, q); err != nil {
+	// A commit that replaces a page's links marks targets, then sources,
+	// and this takes sources, then marks targets: the two can deadlock,
+	// and the loser runs again.
+	if err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
+		b := t.batch()
+		if all {
+			b.Queue(`DELETE FROM anchors_sources`)
+			b.Queue(`DELETE FROM anchors_stale`)
+		} else {
+			b.Queue(markStaleSQL)
+		}
+		return t.commit(ctx, b)
+	}); err != nil {
 		return fmt.Errorf("postgres: set ranks: %w", err)
 	}
 	after, op := int64(math.MinInt64), ">="
