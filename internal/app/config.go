@@ -85,6 +85,11 @@ type Config struct {
 	Index     string `toml:"index"`
 	IndexName string `toml:"index_name"`
 	NoRank    bool   `toml:"no_rank"`
+	// RankEvery runs the rank pass (PageRank, the anchor texts that
+	// changed, the pages waiting for the index delay) this often while a
+	// crawl runs, so that a long crawl's search sees its links before it
+	// ends (0: at its end only).
+	RankEvery Duration `toml:"rank_every"`
 	// IndexDelay is how long a page waits after it is stored before the
 	// embedded index (SQLite) tokenizes it, with the anchor texts of the
 	// links found meanwhile (0: at once).
@@ -466,6 +471,7 @@ func (c *Config) crawlFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Proxy, "proxy", c.Proxy, "HTTP proxy `URL` (default: HTTP_PROXY/HTTPS_PROXY)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private", c.AllowPrivate, "allow connecting to loopback, private and link-local addresses")
 	fs.BoolVar(&c.NoRank, "no-rank", c.NoRank, "do not compute PageRank at the end of the crawl")
+	fs.Var(&c.RankEvery, "rank-every", "also run the rank pass (PageRank, changed anchor texts) this often while the crawl runs (0: at its end only)")
 	fs.Var(&c.IndexDelay, "index-delay", "how long a stored page waits before the embedded index tokenizes it with the anchor texts found meanwhile (0: at once; the end of the crawl indexes every page)")
 	fs.StringVar(&c.IndexEngine, "index-engine", c.IndexEngine, "the embedded index's engine for a new SQLite database: fts5 or segments (a database keeps the engine it was made with)")
 	fs.Var(&c.MaxPDFBody, "max-pdf-body", "largest PDF fetched")
@@ -533,7 +539,7 @@ func (c *Config) validate(cmd string) error {
 		neg  bool
 	}{
 		{"max-depth", c.MaxDepth < 0}, {"max-pages", c.MaxPages < 0}, {"max-pages-per-host", c.MaxPagesPerHost < 0},
-		{"max-bytes", c.MaxBytes < 0}, {"max-duration", c.MaxDuration < 0}, {"delay", c.Delay < 0}, {"index-delay", c.IndexDelay < 0},
+		{"max-bytes", c.MaxBytes < 0}, {"max-duration", c.MaxDuration < 0}, {"delay", c.Delay < 0}, {"index-delay", c.IndexDelay < 0}, {"rank-every", c.RankEvery < 0},
 		{"max-crawl-delay", c.MaxCrawlDelay < 0}, {"retry-base", c.RetryBase < 0}, {"max-backoff", c.MaxBackoff < 0},
 		{"robots-retry", c.RobotsRetry < 0}, {"store-outage", c.StoreOutage < 0}, {"revisit-every", c.RevisitEvery < 0},
 	} {

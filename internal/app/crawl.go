@@ -386,7 +386,9 @@ func (j *crawlJob) runCrawl(ctx context.Context) error {
 	j.log.Info("crawl starting", "db", redactDB(cfg.DB), "seeds", j.seeds.count, "workers", cfg.Workers,
 		"delay", time.Duration(cfg.Delay), "scope", cfg.Scope, "order", cfg.Order)
 	stopDrain := j.drainWhileCrawling(ctx)
+	stopRanks := j.rankWhileCrawling(ctx)
 	sum, err := eng.Run(ctx)
+	stopRanks()
 	prog.finish()
 	stopDrain()
 	printSummary(j.stdout, sum, *cfg)
@@ -433,6 +435,45 @@ func (j *crawlJob) drainWhileCrawling(ctx context.Context) (stop func()) {
 		indexer.New(j.store, j.search, indexer.Config{Log: j.log}).Drain(drainCtx, true)
 	}()
 	return func() { cancel(); <-drained }
+}
+
+// rankWhileCrawling runs the rank pass every --rank-every while the crawl
+// runs (never with 0): each pass ranks the link graph committed so far
+// and writes what changed since the last (the anchor texts the stores
+// mark, every page's rank), its writes taking turns with the crawl's
+// commits. The function returned stops the passes, ending one under way
+// (what it wrote stays consistent, and the next pass completes it), and
+// waits for it.
+func (j *crawlJob) rankWhileCrawling(ctx context.Context) (stop func()) {
+	every := time.Duration(j.cfg.RankEvery)
+	if every <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	rankCtx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-rankCtx.Done():
+				return
+			case <-tick.C:
+			}
+			start := time.Now()
+			nodes, edges, err := computeRanks(rankCtx, j.store)
+			switch {
+			case rankCtx.Err() != nil:
+				return
+			case err != nil:
+				j.log.Warn("rank pass during the crawl", "err", err)
+			default:
+				j.log.Info("rank pass during the crawl", "pages", nodes, "links", edges, "took", time.Since(start).Round(time.Millisecond))
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // leaseCounter is a store shared by several crawl processes (PostgreSQL):

@@ -80,3 +80,28 @@ func TestRankLeftToTheLastProcess(t *testing.T) {
 		t.Error("no page ranked after the last process ended")
 	}
 }
+
+// TestRankEvery: with --rank-every, the rank pass runs while the crawl
+// runs, on each store: a crawl that skips the end's pass (--no-rank) ends
+// with its pages ranked and the anchor texts of links found indexed.
+func TestRankEvery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web")
+	}
+	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) {
+		db := be.NewDB(t)
+		web := apptest.NewWeb(t, testweb.Config{Seed: 5, PagesPerSite: 10, NoFaults: true})
+		_, stderr, err := apptest.Run(t, run, web.CrawlArgs(db, "--delay", "50ms", "--no-pdf", "--no-rank", "--rank-every", "50ms",
+			"--log-level", "info", "--max-pages", "40", "http://www.northfield-university.test/")...)
+		if err != nil {
+			t.Fatalf("crawl: %v\n%s", err, stderr)
+		}
+		if !strings.Contains(stderr, "rank pass during the crawl") || strings.Contains(stderr, "PageRank computed") {
+			t.Errorf("the crawl's log shows no rank pass during the crawl, or an end-of-crawl pass despite --no-rank:\n%s", stderr)
+		}
+		d := apptest.OpenDB(t, db)
+		if n := apptest.QueryInt(t, d, `SELECT count(*) FROM ranks WHERE rank <> 0`); n == 0 {
+			t.Error("no page ranked by the passes during the crawl")
+		}
+	})
+}
