@@ -85,7 +85,7 @@ func TestHotPathByHost(t *testing.T) {
 // links), not once for each place that names them.
 func TestSetRanksReadsAnchorsOnce(t *testing.T) {
 	db := openPlanDB(t)
-	plan := explain(t, db.pool, setRanksSQL, int64(1), int64(2), []int64{1}, []float64{0.5}, false, true)
+	plan := explain(t, db.pool, setAnchorsSQL, []int64{1}, []int64{1, 2}, true, false)
 	links := 0
 	onLinks := regexp.MustCompile(`\bon links\b`)
 	for _, line := range plan {

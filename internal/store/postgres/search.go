@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -350,29 +351,44 @@ func (db *DB) pageIDs(ctx context.Context) ([]int64, error) {
 	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }
 
-// setRanksBatch is the number of pages SetRanks updates per transaction.
-const setRanksBatch = 1_000
+// setRanksBatch is the number of pages SetRanks rewrites per
+// transaction; rankBatch is the number of ranks it writes per statement.
+const (
+	setRanksBatch = 1_000
+	rankBatch     = 10_000
+)
 
-// setRanksSQL records the ranks $4 of the pages $3 (in ranks, where
-// only a rank that changed is written), takes the marks of the URLs from
-// $1 to $2 (anchors_stale) and rewrites those of their pages (with $6,
-// all the pages from $1 to $2) whose anchor text changed, and with $5
-// queues the external documents of the pages of either. a is
-// MATERIALIZED so that each page's anchors are gathered once: inlined,
-// the subquery ran once for each place that names a.anchors.
-var setRanksSQL = `WITH st AS (DELETE FROM anchors_stale WHERE url_id >= $1 AND url_id <= $2 RETURNING url_id)
+// setAnchorsSQL takes the marks $1 (anchors_stale) and rewrites the pages
+// among $2 (locked by the transaction) that are marked, or all of them
+// with $3, whose anchor text changed, and with $4 queues the external
+// documents of those and returns their IDs. a is MATERIALIZED so that
+// each page's anchors are gathered once: inlined, the subquery ran once
+// for each place that names a.anchors.
+var setAnchorsSQL = `WITH st AS (DELETE FROM anchors_stale WHERE url_id = ANY($1) RETURNING url_id)
 	, a AS MATERIALIZED (SELECT p.url_id,
 		CASE WHEN p.search IS NULL THEN '' ELSE ` + anchorsOf("p.url_id") + ` END AS anchors
-	FROM pages p WHERE p.url_id >= $1 AND p.url_id <= $2 AND ($6 OR p.url_id IN (SELECT url_id FROM st)))
-	, r AS (INSERT INTO ranks (url_id, rank) SELECT v.id, v.rank FROM unnest($3::bigint[], $4::float8[]) AS v(id, rank) ORDER BY v.id
-		ON CONFLICT (url_id) DO UPDATE SET rank = excluded.rank WHERE ranks.rank <> excluded.rank
-		RETURNING url_id)
+	FROM pages p WHERE p.url_id = ANY($2) AND ($3 OR p.url_id IN (SELECT url_id FROM st)))
 	, u AS (UPDATE pages p SET anchors = a.anchors, search = ts_filter(p.search, '{a,c}') || ` + anchorVector("a.anchors") + `
 		FROM a WHERE p.url_id = a.url_id AND p.anchors <> a.anchors
-		RETURNING p.url_id)
+		RETURNING p.url_id, p.indexed_key)
+	, o AS (INSERT INTO outbox (url_id, op, doc_key)
+		SELECT url_id, 'upsert', indexed_key FROM u WHERE $4 AND indexed_key <> '' ORDER BY url_id
+		RETURNING url_id)
+	SELECT url_id FROM o`
+
+// setRanksSQL records the ranks $2 of the URLs $1 that are recorded pages
+// (where only a rank that changed is written), and with $3 queues the
+// external documents of the pages whose rank it wrote, but those of $4
+// (queued by the pass already). It locks no page: ranks are rows of their
+// own.
+const setRanksSQL = `WITH r AS (INSERT INTO ranks (url_id, rank)
+		SELECT v.id, v.rank FROM unnest($1::bigint[], $2::float8[]) AS v(id, rank)
+		WHERE EXISTS (SELECT 1 FROM pages p WHERE p.url_id = v.id) ORDER BY v.id
+		ON CONFLICT (url_id) DO UPDATE SET rank = excluded.rank WHERE ranks.rank <> excluded.rank
+		RETURNING url_id)
 	INSERT INTO outbox (url_id, op, doc_key)
 		SELECT p.url_id, 'upsert', p.indexed_key FROM pages p
-		WHERE $5 AND p.indexed_key <> '' AND p.url_id IN (SELECT url_id FROM u UNION SELECT url_id FROM r)
+		WHERE $3 AND p.indexed_key <> '' AND p.url_id IN (SELECT url_id FROM r) AND NOT p.url_id = ANY($4)
 		ORDER BY p.url_id`
 
 // anchorsFullShare decides where SetRanks looks for changed anchor texts:
@@ -402,16 +418,18 @@ const noJIT = `SET LOCAL jit = off`
 // is recorded as 0) and refreshes the indexed anchor text of the indexed
 // pages that may have a new one: the targets of links recorded or
 // deleted since the last pass, which commits mark (markStaleSQL), or
-// every page when the marks are many (anchorsFullShare). It goes
-// through the pages in URL ID order, a batch per transaction of two round
-// trips: lock the batch's page rows in that order (as commits lock
-// theirs), then take the marks of the batch's range of IDs and rewrite the
-// pages whose rank or anchors changed, each once, and, with an outbox,
-// queue an upsert of the external documents of those (ranks and anchors
-// are fields of theirs). Commits therefore wait for one batch at most, but
-// SetRanks is not atomic: after an error, some pages have their new rank
-// and anchors, and calling it again completes the work (a batch's marks
-// go with its transaction).
+// every page when the marks are many (anchorsFullShare).
+//
+// The anchor texts go a batch of pages per transaction of two round
+// trips, in URL ID order: lock the batch's page rows in that order (as
+// commits lock theirs), then take their marks and rewrite those whose
+// anchors changed, and, with an outbox, queue an upsert of their external
+// documents. The ranks then go rankBatch a statement, locking no page
+// (with an outbox, queueing the external documents of the pages whose
+// rank changed: ranks and anchors are fields of theirs). Commits
+// therefore wait for one batch at most, but SetRanks is not atomic: after
+// an error, some pages have their new rank and anchors, and calling it
+// again completes the work (a batch's marks go with its transaction).
 func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 	var marked, pages int64
 	if err := db.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM anchors_sources) + (SELECT count(*) FROM anchors_stale),
@@ -436,61 +454,110 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 	}); err != nil {
 		return fmt.Errorf("postgres: set ranks: %w", err)
 	}
-	after, op := int64(math.MinInt64), ">="
-	lo := int64(math.MinInt64) // the lowest ID whose marks the next batch takes
-	for {
-		var ids []int64
-		err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
-			ids = ids[:0]
+	queued, err := db.setAnchors(ctx, all)
+	if err != nil {
+		return fmt.Errorf("postgres: set ranks: %w", err)
+	}
+	slices.Sort(queued)
+	ids := slices.Sorted(maps.Keys(ranks))
+	for len(ids) > 0 {
+		n := min(len(ids), rankBatch)
+		// The batch's pages whose documents the anchors' batches queued.
+		lo, _ := slices.BinarySearch(queued, int64(ids[0]))
+		hi, _ := slices.BinarySearch(queued, int64(ids[n-1])+1)
+		if ids[n-1] == math.MaxInt64 {
+			hi = len(queued)
+		}
+		rankIDs, vals := make([]int64, n), make([]float64, n)
+		for i, id := range ids[:n] {
+			v := ranks[id]
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				v = 0
+			}
+			rankIDs[i], vals[i] = int64(id), v
+		}
+		if err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
 			b := t.batch()
-			b.Queue(`SELECT url_id FROM pages WHERE url_id `+op+` $1 ORDER BY url_id LIMIT $2 FOR NO KEY UPDATE`,
-				after, setRanksBatch).Query(func(rows pgx.Rows) error {
+			b.Queue(noJIT)
+			b.Queue(setRanksSQL, rankIDs, vals, db.outbox, queued[lo:hi])
+			return t.commit(ctx, b)
+		}); err != nil {
+			return fmt.Errorf("postgres: set ranks: %w", err)
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// setAnchors rewrites the anchor texts of SetRanks: with all, of every
+// page, a batch of pages at a time; else of the marked pages, a batch of
+// marks at a time (a mark of a URL that is no page goes with its batch).
+// It returns the pages whose external documents it queued.
+func (db *DB) setAnchors(ctx context.Context, all bool) ([]int64, error) {
+	var queued []int64
+	// A batch's rows, in ID order from after (op): the pages, locked, or
+	// the marks, each with its page locked if it is one.
+	batch := func(op string) string {
+		if all {
+			return `SELECT url_id, true FROM pages WHERE url_id ` + op + ` $1 ORDER BY url_id LIMIT $2 FOR NO KEY UPDATE`
+		}
+		return `SELECT m.url_id, p.url_id IS NOT NULL FROM
+			(SELECT url_id FROM anchors_stale WHERE url_id ` + op + ` $1 ORDER BY url_id LIMIT $2) m
+			LEFT JOIN LATERAL (SELECT url_id FROM pages WHERE url_id = m.url_id FOR NO KEY UPDATE) p ON true
+			ORDER BY m.url_id`
+	}
+	after, op := int64(math.MinInt64), ">="
+	for {
+		var ids, pages, batchQueued []int64
+		err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
+			ids, pages, batchQueued = ids[:0], pages[:0], batchQueued[:0]
+			b := t.batch()
+			b.Queue(batch(op), after, setRanksBatch).Query(func(rows pgx.Rows) error {
 				for rows.Next() {
 					var id int64
-					if err := rows.Scan(&id); err != nil {
+					var page bool
+					if err := rows.Scan(&id, &page); err != nil {
 						return err
 					}
 					ids = append(ids, id)
+					if page {
+						pages = append(pages, id)
+					}
 				}
 				return nil
 			})
 			if err := t.send(ctx, b); err != nil {
 				return err
 			}
-			var rankIDs []int64
-			var vals []float64
-			for _, id := range ids {
-				v, ok := ranks[crawl.ID(id)]
-				if !ok {
-					continue
-				}
-				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-					v = 0
-				}
-				rankIDs, vals = append(rankIDs, id), append(vals, v)
-			}
 			b = t.batch()
 			if len(ids) > 0 {
+				marks := ids
+				if all {
+					marks = nil // taken at the start
+				}
 				b.Queue(noJIT)
-				b.Queue(setRanksSQL, lo, ids[len(ids)-1], rankIDs, vals, db.outbox, all)
-			} else {
-				// Past the last page: the marks of URLs that are no pages.
-				b.Queue(`DELETE FROM anchors_stale WHERE url_id >= $1`, lo)
+				b.Queue(setAnchorsSQL, marks, pages, all, db.outbox).Query(func(rows pgx.Rows) error {
+					for rows.Next() {
+						var id int64
+						if err := rows.Scan(&id); err != nil {
+							return err
+						}
+						batchQueued = append(batchQueued, id)
+					}
+					return nil
+				})
 			}
 			return t.commit(ctx, b)
 		})
 		if err != nil {
-			return fmt.Errorf("postgres: set ranks: %w", err)
+			return nil, err
 		}
-		// The batches end on an empty one: a batch is short when a page
-		// went away while it waited for its lock.
+		queued = append(queued, batchQueued...)
+		// The batches end on an empty one: a batch of pages is short when
+		// a page went away while it waited for its lock.
 		if len(ids) == 0 {
-			return nil
+			return queued, nil
 		}
 		after, op = ids[len(ids)-1], ">"
-		if after == math.MaxInt64 {
-			return nil
-		}
-		lo = after + 1
 	}
 }

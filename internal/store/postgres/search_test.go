@@ -1010,3 +1010,43 @@ func BenchmarkPassAfterSmallCrawl(b *testing.B) {
 	dsn, schema := freshSchema(b)
 	storetest.BenchPassAfterSmallCrawl(b, open(b, dsn, schema))
 }
+
+// TestSetRanksQueuesEachPageOnce: with an outbox, the rank pass queues
+// one upsert of a page's external document when both its anchor text and
+// its rank changed (they are written apart), and one for a page whose
+// rank alone changed.
+func TestSetRanksQueuesEachPageOnce(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db, err := postgres.Open(context.Background(), dsn, postgres.Options{Schema: schema, Outbox: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	x, hub, late := "http://a.test/x", "http://a.test/hub", "http://b.test/late"
+	link := func(anchor string) []crawl.Link {
+		return []crawl.Link{{TargetID: crawl.URLID(x), Target: x, Anchor: anchor}}
+	}
+	indexPages(t, db, map[string][]crawl.Link{hub: link("Decoherence")},
+		&crawl.Page{URL: hub, Title: "Hub", Text: "links"}, &crawl.Page{URL: x, Title: "Report", Text: "results"})
+	indexPages(t, db, map[string][]crawl.Link{late: link("Quantum")}, &crawl.Page{URL: late, Title: "Late", Text: "more"})
+	exec(t, dsn, schema, `DELETE FROM outbox`)
+	if err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.URLID(x): 2, crawl.URLID(hub): 1, crawl.URLID(late): 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := queryRow(t, dsn, schema, `SELECT coalesce(array_agg(h.key || u.url || ' ' || n ORDER BY 1), '{}') FROM
+		(SELECT url_id, count(*) AS n FROM outbox WHERE op = 'upsert' GROUP BY url_id) o
+		JOIN urls u ON u.id = o.url_id JOIN hosts h ON h.id = u.host_id`, nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{hub + " 1", x + " 1", late + " 1"}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("upserts queued by the pass, by page: %v, want %v", got, want)
+	}
+	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "quantum"})); !slices.Equal(got, []string{x}) {
+		t.Errorf("Search(quantum) = %v after the pass, want x", got)
+	}
+}
