@@ -388,7 +388,7 @@ const setRanksSQL = `WITH r AS (INSERT INTO ranks (url_id, rank)
 		RETURNING url_id)
 	INSERT INTO outbox (url_id, op, doc_key)
 		SELECT p.url_id, 'upsert', p.indexed_key FROM pages p
-		WHERE $3 AND p.indexed_key <> '' AND p.url_id IN (SELECT url_id FROM r) AND NOT p.url_id = ANY($4)
+		WHERE $3 AND p.indexed_key <> '' AND p.url_id IN (SELECT url_id FROM r) AND NOT p.url_id = ANY(coalesce($4::bigint[], '{}'))
 		ORDER BY p.url_id`
 
 // anchorsFullShare decides where SetRanks looks for changed anchor texts:
@@ -420,11 +420,11 @@ const noJIT = `SET LOCAL jit = off`
 // deleted since the last pass, which commits mark (markStaleSQL), or
 // every page when the marks are many (anchorsFullShare).
 //
-// The anchor texts go a batch of pages per transaction of two round
-// trips, in URL ID order: lock the batch's page rows in that order (as
-// commits lock theirs), then take their marks and rewrite those whose
-// anchors changed, and, with an outbox, queue an upsert of their external
-// documents. The ranks then go rankBatch a statement, locking no page
+// The anchor texts go a batch of pages (or of marks) per transaction of
+// two round trips, in URL ID order: lock the batch's page rows in that
+// order (as commits lock theirs), then take their marks and rewrite those
+// whose anchors changed, and, with an outbox, queue an upsert of their
+// external documents. The ranks then go rankBatch a statement, locking no page
 // (with an outbox, queueing the external documents of the pages whose
 // rank changed: ranks and anchors are fields of theirs). Commits
 // therefore wait for one batch at most, but SetRanks is not atomic: after

@@ -1049,4 +1049,16 @@ func TestSetRanksQueuesEachPageOnce(t *testing.T) {
 	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "quantum"})); !slices.Equal(got, []string{x}) {
 		t.Errorf("Search(quantum) = %v after the pass, want x", got)
 	}
+	// A pass that changes a rank and no anchor text queues that page.
+	exec(t, dsn, schema, `DELETE FROM outbox`)
+	if err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.URLID(x): 2, crawl.URLID(hub): 3, crawl.URLID(late): 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	var queued []int64
+	if err := queryRow(t, dsn, schema, `SELECT coalesce(array_agg(url_id ORDER BY id), '{}') FROM outbox WHERE op = 'upsert'`, nil, &queued); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(queued, []int64{int64(crawl.URLID(hub))}) {
+		t.Errorf("upserts queued by a pass that changed the hub's rank alone: %v, want the hub's (%d)", queued, crawl.URLID(hub))
+	}
 }
