@@ -79,6 +79,11 @@ func indexPages(t testing.TB, s crawl.Store, links map[string][]crawl.Link, page
 	}
 }
 
+// linkTo is a link to target with an anchor text.
+func linkTo(target, anchor string) crawl.Link {
+	return crawl.Link{TargetID: crawl.URLID(target), Target: target, Anchor: anchor}
+}
+
 func search(t testing.TB, s crawl.Store, r crawl.SearchRequest) crawl.SearchResult {
 	t.Helper()
 	res, err := s.Search(context.Background(), r)
@@ -353,10 +358,7 @@ func TestSetRanksRewritesChanges(t *testing.T) {
 	db := open(t, dsn, schema)
 	ctx := context.Background()
 	x, hub, late := "http://a.test/x", "http://a.test/hub", "http://b.test/late"
-	link := func(anchor string) []crawl.Link {
-		return []crawl.Link{{TargetID: crawl.URLID(x), Target: x, Anchor: anchor}}
-	}
-	indexPages(t, db, map[string][]crawl.Link{hub: link("Decoherence")},
+	indexPages(t, db, map[string][]crawl.Link{hub: {linkTo(x, "Decoherence")}},
 		&crawl.Page{URL: hub, Title: "Hub", Text: "links"}, &crawl.Page{URL: x, Title: "Report", Text: "results"})
 	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "decoherence"})); len(got) != 1 || got[0] != x {
 		t.Errorf("Search(decoherence) = %v, want x, indexed with the anchors of the links of its batch", got)
@@ -381,7 +383,7 @@ func TestSetRanksRewritesChanges(t *testing.T) {
 	if err := queryRow(t, dsn, schema, `SELECT rank FROM ranks WHERE url_id = $1`, []any{int64(crawl.URLID(x))}, &rank); err != nil || rank != 2 {
 		t.Errorf("x's rank recorded as %v (%v), want 2", rank, err)
 	}
-	indexPages(t, db, map[string][]crawl.Link{late: link("Quantum")}, &crawl.Page{URL: late, Title: "Late", Text: "more"})
+	indexPages(t, db, map[string][]crawl.Link{late: {linkTo(x, "Quantum")}}, &crawl.Page{URL: late, Title: "Late", Text: "more"})
 	if got := urlsOf(search(t, db, crawl.SearchRequest{Query: "quantum"})); len(got) != 0 {
 		t.Errorf("Search(quantum) = %v before SetRanks, want nothing", got)
 	}
@@ -931,9 +933,7 @@ func TestSetRanksLooksAtMarkedPages(t *testing.T) {
 	db := open(t, dsn, schema)
 	ctx := context.Background()
 	u := func(i int) string { return fmt.Sprintf("http://h%d.test/p%d", i%3, i) }
-	link := func(i int, anchor string) crawl.Link {
-		return crawl.Link{TargetID: crawl.URLID(u(i)), Target: u(i), Anchor: anchor}
-	}
+	link := func(i int, anchor string) crawl.Link { return linkTo(u(i), anchor) }
 	// Forty pages, each linking to the next two: enough pages for a few
 	// marks to be looked at alone (anchorsFullShare).
 	var pages []*crawl.Page
@@ -1024,12 +1024,9 @@ func TestSetRanksQueuesEachPageOnce(t *testing.T) {
 	defer db.Close()
 	ctx := context.Background()
 	x, hub, late := "http://a.test/x", "http://a.test/hub", "http://b.test/late"
-	link := func(anchor string) []crawl.Link {
-		return []crawl.Link{{TargetID: crawl.URLID(x), Target: x, Anchor: anchor}}
-	}
-	indexPages(t, db, map[string][]crawl.Link{hub: link("Decoherence")},
+	indexPages(t, db, map[string][]crawl.Link{hub: {linkTo(x, "Decoherence")}},
 		&crawl.Page{URL: hub, Title: "Hub", Text: "links"}, &crawl.Page{URL: x, Title: "Report", Text: "results"})
-	indexPages(t, db, map[string][]crawl.Link{late: link("Quantum")}, &crawl.Page{URL: late, Title: "Late", Text: "more"})
+	indexPages(t, db, map[string][]crawl.Link{late: {linkTo(x, "Quantum")}}, &crawl.Page{URL: late, Title: "Late", Text: "more"})
 	exec(t, dsn, schema, `DELETE FROM outbox`)
 	if err := db.SetRanks(ctx, map[crawl.ID]float64{crawl.URLID(x): 2, crawl.URLID(hub): 1, crawl.URLID(late): 0.5}); err != nil {
 		t.Fatal(err)
