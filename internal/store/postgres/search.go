@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -377,14 +376,15 @@ var setAnchorsSQL = `WITH st AS (DELETE FROM anchors_stale WHERE url_id = ANY($1
 	SELECT url_id FROM o`
 
 // setRanksSQL records the ranks $2 of the URLs $1 that are recorded pages
-// (where only a rank that changed is written), and with $3 queues the
+// (where only a rank that moved by more than crawl.RankTolerance is
+// written), and with $3 queues the
 // external documents of the pages whose rank it wrote, but those of $4
 // (queued by the pass already). It locks no page: ranks are rows of their
 // own.
-const setRanksSQL = `WITH r AS (INSERT INTO ranks (url_id, rank)
+var setRanksSQL = `WITH r AS (INSERT INTO ranks (url_id, rank)
 		SELECT v.id, v.rank FROM unnest($1::bigint[], $2::float8[]) AS v(id, rank)
 		WHERE EXISTS (SELECT 1 FROM pages p WHERE p.url_id = v.id) ORDER BY v.id
-		ON CONFLICT (url_id) DO UPDATE SET rank = excluded.rank WHERE ranks.rank <> excluded.rank
+		ON CONFLICT (url_id) DO UPDATE SET rank = excluded.rank WHERE ` + crawl.RankMovedSQL("ranks.rank", "excluded.rank") + `
 		RETURNING url_id)
 	INSERT INTO outbox (url_id, op, doc_key)
 		SELECT p.url_id, 'upsert', p.indexed_key FROM pages p
@@ -459,7 +459,10 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 		return fmt.Errorf("postgres: set ranks: %w", err)
 	}
 	slices.Sort(queued)
-	ids := slices.Sorted(maps.Keys(ranks))
+	ids, err := db.movedRanks(ctx, ranks)
+	if err != nil {
+		return fmt.Errorf("postgres: set ranks: %w", err)
+	}
 	for len(ids) > 0 {
 		n := min(len(ids), rankBatch)
 		// The batch's pages whose documents the anchors' batches queued.
@@ -470,11 +473,7 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 		}
 		rankIDs, vals := make([]int64, n), make([]float64, n)
 		for i, id := range ids[:n] {
-			v := ranks[id]
-			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				v = 0
-			}
-			rankIDs[i], vals[i] = int64(id), v
+			rankIDs[i], vals[i] = int64(id), rankValue(ranks[id])
 		}
 		if err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
 			b := t.batch()
@@ -487,6 +486,48 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 		ids = ids[n:]
 	}
 	return nil
+}
+
+// rankValue is the rank recorded for the computed rank v: 0 for one that
+// is not a number, infinite or negative.
+func rankValue(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0
+	}
+	return v
+}
+
+// movedRanks returns, in ID order, the pages of ranks whose rank is to be
+// written: those with no recorded rank and those whose recorded rank is
+// not within crawl.RankTolerance of the new one. The recorded ranks are
+// read in one pass over the narrow table, so that a pass after a small
+// crawl sends, and the server looks up, only the ranks that moved.
+// (setRanksSQL compares again, for a rank another process wrote since.)
+func (db *DB) movedRanks(ctx context.Context, ranks map[crawl.ID]float64) ([]crawl.ID, error) {
+	kept := make(map[crawl.ID]bool)
+	rows, err := db.pool.Query(ctx, `SELECT url_id, rank FROM ranks`)
+	if err != nil {
+		return nil, err
+	}
+	var id crawl.ID
+	var old float64
+	_, err = pgx.ForEachRow(rows, []any{&id, &old}, func() error {
+		if r, ok := ranks[id]; ok && !crawl.RankMoved(old, rankValue(r)) {
+			kept[id] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]crawl.ID, 0, len(ranks)-len(kept))
+	for id := range ranks {
+		if !kept[id] {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
 }
 
 // setAnchors rewrites the anchor texts of SetRanks: with all, of every

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -954,9 +953,41 @@ const ranksRows = 200
 // narrow ranks table, in URL ID order and many rows per statement, so that
 // its b-tree grows at the end when it is new: what updating every wide
 // page row (and its pages_search entry) cost is gone. A URL that is not a
-// recorded page gets no rank, as before ranks had a table of their own.
+// recorded page gets no rank, as before ranks had a table of their own. A
+// recorded rank within crawl.RankTolerance of the new one is kept: the
+// recorded ranks are read first, in one pass over the narrow table, so
+// that a pass after a small crawl writes, and looks up, only the ranks
+// that moved.
 func (t *txn) setRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
-	ids := slices.Sorted(maps.Keys(ranks))
+	kept := make(map[crawl.ID]bool)
+	rows, err := t.tx.QueryContext(ctx, `SELECT url_id, rank FROM ranks`)
+	if err != nil {
+		return fmt.Errorf("ranks: %w", err)
+	}
+	for rows.Next() {
+		var id crawl.ID
+		var old float64
+		if err := rows.Scan(&id, &old); err != nil {
+			rows.Close()
+			return fmt.Errorf("ranks: %w", err)
+		}
+		if r, ok := ranks[id]; ok && !crawl.RankMoved(old, r) {
+			kept[id] = true
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("ranks: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("ranks: %w", err)
+	}
+	ids := make([]crawl.ID, 0, len(ranks)-len(kept))
+	for id := range ranks {
+		if !kept[id] {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
 	stmts := map[int]*sql.Stmt{}
 	args := make([]any, 0, 2*ranksRows)
 	for len(ids) > 0 {

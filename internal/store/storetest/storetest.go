@@ -1713,4 +1713,23 @@ func testRanks(t *testing.T, e *env) {
 			t.Errorf("snippet of %s for alpha = %q", h.URL, marked(h))
 		}
 	}
+	// A rank that moved by less than crawl.RankTolerance is kept, one that
+	// moved by more is written. Two pages whose text matches alike, so that
+	// rank alone orders them: q (10.08) stays ahead of p raised from 10 to
+	// 10.099, and falls behind p raised to 10.2.
+	e.commitPages(&crawl.Page{URL: "http://a.test/p", Title: "Twin", Text: "zebra crossing"},
+		&crawl.Page{URL: "http://a.test/q", Title: "Twin", Text: "zebra crossing"})
+	p, q := crawl.URLID("http://a.test/p"), crawl.URLID("http://a.test/q")
+	ranked := func(ranks map[crawl.ID]float64, want string) {
+		t.Helper()
+		if err := e.s.SetRanks(e.ctx, ranks); err != nil {
+			t.Fatal(err)
+		}
+		if got := hitURLs(e.search(crawl.SearchRequest{Query: "zebra", PageRankWeight: 1})); len(got) != 2 || got[0] != want {
+			t.Errorf("ranked search after SetRanks(p %g, q %g) = %v, want %s first", ranks[p], ranks[q], got, want)
+		}
+	}
+	ranked(map[crawl.ID]float64{p: 10, q: 10.08}, "http://a.test/q")
+	ranked(map[crawl.ID]float64{p: 10.099, q: 10.08}, "http://a.test/q")
+	ranked(map[crawl.ID]float64{p: 10.2, q: 10.08}, "http://a.test/p")
 }
