@@ -440,8 +440,9 @@ func (j *crawlJob) drainWhileCrawling(ctx context.Context) (stop func()) {
 // rankWhileCrawling runs the rank pass every --rank-every while the crawl
 // runs (never with 0): each pass ranks the link graph committed so far
 // and writes what changed since the last (the anchor texts the stores
-// mark, every page's rank), its writes taking turns with the crawl's
-// commits. The function returned stops the passes, ending one under way
+// mark, the ranks that moved), its writes taking turns with the crawl's
+// commits. In a fleet on one PostgreSQL, a process whose time comes while
+// another's pass runs leaves its own out (lockedRanks). The function returned stops the passes, ending one under way
 // (what it wrote stays consistent, and the next pass completes it), and
 // waits for it.
 func (j *crawlJob) rankWhileCrawling(ctx context.Context) (stop func()) {
@@ -462,12 +463,14 @@ func (j *crawlJob) rankWhileCrawling(ctx context.Context) (stop func()) {
 			case <-tick.C:
 			}
 			start := time.Now()
-			nodes, edges, err := computeRanks(rankCtx, j.store)
+			nodes, edges, ran, err := lockedRanks(rankCtx, j.store, false)
 			switch {
 			case rankCtx.Err() != nil:
 				return
 			case err != nil:
 				j.log.Warn("rank pass during the crawl", "err", err)
+			case !ran:
+				j.log.Info("rank pass during the crawl left to the process running one")
 			default:
 				j.log.Info("rank pass during the crawl", "pages", nodes, "links", edges, "took", time.Since(start).Round(time.Millisecond))
 			}
@@ -504,7 +507,8 @@ func (j *crawlJob) othersAtWork(ctx context.Context) int64 {
 	return n
 }
 
-// rankPass computes PageRank over the link graph after a crawl; a failure
+// rankPass computes PageRank over the link graph after a crawl, after the
+// pass another process of a fleet may be running (lockedRanks); a failure
 // is logged, not the crawl's.
 //
 // The crawl's heap, mostly garbage once its workers have stopped, is
@@ -515,7 +519,7 @@ func (j *crawlJob) othersAtWork(ctx context.Context) int64 {
 func (j *crawlJob) rankPass(ctx context.Context) {
 	debug.FreeOSMemory()
 	start := time.Now()
-	if nodes, edges, err := computeRanks(ctx, j.store); err != nil {
+	if nodes, edges, _, err := lockedRanks(ctx, j.store, true); err != nil {
 		j.log.Warn("PageRank", "err", err)
 	} else {
 		j.log.Info("PageRank computed", "pages", nodes, "links", edges, "took", time.Since(start).Round(time.Millisecond))

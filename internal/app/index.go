@@ -64,6 +64,29 @@ func drainFor(ctx context.Context, st crawl.Store, c *opensearch.Client, d time.
 	return stats, err
 }
 
+// rankLocker is a store that the processes of a fleet share (PostgreSQL),
+// whose rank passes take turns: LockRanks holds its rank lock until
+// unlock is called, waiting for it with wait, else answering ok false at
+// once when another process holds it.
+type rankLocker interface {
+	LockRanks(ctx context.Context, wait bool) (unlock func(), ok bool, err error)
+}
+
+// lockedRanks is computeRanks under st's rank lock, when it has one (see
+// rankLocker): with wait after the pass another process is running, else
+// not at all while one runs (ran false).
+func lockedRanks(ctx context.Context, st crawl.RankStore, wait bool) (nodes, edges int, ran bool, err error) {
+	if l, ok := st.(rankLocker); ok {
+		unlock, ok, err := l.LockRanks(ctx, wait)
+		if err != nil || !ok {
+			return 0, 0, false, err
+		}
+		defer unlock()
+	}
+	nodes, edges, err = computeRanks(ctx, st)
+	return nodes, edges, true, err
+}
+
 // computeRanks runs PageRank over the stored link graph and records it.
 func computeRanks(ctx context.Context, st crawl.RankStore) (nodes, edges int, err error) {
 	// A store that can refresh its index's anchor texts apart from the
@@ -125,7 +148,7 @@ func Rank(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 	}
 	defer st.Close()
 	start := time.Now()
-	nodes, edges, err := computeRanks(ctx, st)
+	nodes, edges, _, err := lockedRanks(ctx, st, true)
 	if err != nil {
 		return fmt.Errorf("rank: %w", err)
 	}

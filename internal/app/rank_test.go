@@ -105,3 +105,48 @@ func TestRankEvery(t *testing.T) {
 		}
 	})
 }
+
+// TestRankEveryTakesTurns: on PostgreSQL, a process whose time for a rank
+// pass during the crawl comes while another process of the fleet runs
+// one leaves its own out, and says so; a pass that is to run waits for
+// the other's, then ranks.
+func TestRankEveryTakesTurns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls the test web")
+	}
+	t.Parallel()
+	db := apptest.Backends[1].NewDB(t) // skips without a PostgreSQL server
+	ctx := context.Background()
+	st, err := OpenStore(ctx, db, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Another process is ranking.
+	unlock, ok, err := st.(rankLocker).LockRanks(ctx, false)
+	if err != nil || !ok {
+		t.Fatalf("LockRanks = %v, %v", ok, err)
+	}
+	web := apptest.NewWeb(t, testweb.Config{Seed: 5, PagesPerSite: 10, NoFaults: true})
+	_, stderr, err := apptest.Run(t, run, web.CrawlArgs(db, "--delay", "50ms", "--no-pdf", "--no-rank", "--rank-every", "50ms",
+		"--log-level", "info", "--max-pages", "40", "http://www.northfield-university.test/")...)
+	if err != nil {
+		t.Fatalf("crawl: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "rank pass during the crawl left to the process running one") || strings.Contains(stderr, "rank pass during the crawl\" pages=") {
+		t.Errorf("a crawl ranked while another process held the rank lock, or did not say it left the pass:\n%s", stderr)
+	}
+	d := apptest.OpenDB(t, db)
+	if n := apptest.QueryInt(t, d, `SELECT count(*) FROM ranks WHERE rank <> 0`); n != 0 {
+		t.Errorf("%d pages ranked by a process while another held the rank lock", n)
+	}
+	// A pass that is to run (the end of a crawl's, acrawler rank) waits
+	// for the other process's, then ranks.
+	time.AfterFunc(300*time.Millisecond, unlock)
+	if _, errs, err := apptest.Run(t, run, "rank", "--db", db); err != nil {
+		t.Fatalf("rank: %v\n%s", err, errs)
+	}
+	if n := apptest.QueryInt(t, d, `SELECT count(*) FROM ranks WHERE rank <> 0`); n == 0 {
+		t.Error("no page ranked once the other process let the lock go")
+	}
+}

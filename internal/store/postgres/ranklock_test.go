@@ -1,0 +1,57 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestLockRanks: one handle at a time holds a schema's rank lock; a try
+// by another fails while it is held, a wait ends when it is let go, and a
+// handle on another schema has a lock of its own.
+func TestLockRanks(t *testing.T) {
+	testDSN(t)
+	ctx := context.Background()
+	dsn, schema := freshSchema(t)
+	a, b := open(t, dsn, schema), open(t, dsn, schema)
+	unlock, ok, err := a.LockRanks(ctx, false)
+	if err != nil || !ok {
+		t.Fatalf("first LockRanks = %v, %v; want the lock", ok, err)
+	}
+	if _, ok, err := b.LockRanks(ctx, false); err != nil || ok {
+		t.Fatalf("LockRanks by another handle while it is held = %v, %v; want refused", ok, err)
+	}
+	dsn2, schema2 := freshSchema(t)
+	if u, ok, err := open(t, dsn2, schema2).LockRanks(ctx, false); err != nil || !ok {
+		t.Errorf("LockRanks on another schema = %v, %v; want its own lock", ok, err)
+	} else {
+		u()
+	}
+	got := make(chan bool, 1)
+	go func() {
+		u, ok, err := b.LockRanks(ctx, true)
+		if err == nil && ok {
+			u()
+		}
+		got <- ok
+	}()
+	select {
+	case <-got:
+		t.Fatal("a waiting LockRanks returned while the lock was held")
+	case <-time.After(200 * time.Millisecond):
+	}
+	unlock()
+	select {
+	case ok := <-got:
+		if !ok {
+			t.Error("a waiting LockRanks did not get the lock once it was let go")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a waiting LockRanks still waits after the lock was let go")
+	}
+	if u, ok, err := a.LockRanks(ctx, false); err != nil || !ok {
+		t.Errorf("LockRanks after both let go = %v, %v; want the lock", ok, err)
+	} else {
+		u()
+	}
+}
