@@ -11,23 +11,32 @@ import (
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
+// fleetStore is a fresh PostgreSQL --db value, and a store handle on it
+// that plays another process of the fleet, for a test that crawls the test
+// web (skipped with -short) in parallel with the others.
+func fleetStore(t *testing.T) (string, crawl.Store) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("crawls the test web")
+	}
+	t.Parallel()
+	db := apptest.Backends[1].NewDB(t) // skips without a PostgreSQL server
+	st, err := OpenStore(context.Background(), db, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return db, st
+}
+
 // TestRankLeftToTheLastProcess: on PostgreSQL, a crawl process that ends
 // while another process of the crawl holds hosts leaves the
 // PageRank pass to the last one (every process ranking the whole graph
 // when it ends would rewrite every page's rank once per process); the
 // last one ranks.
 func TestRankLeftToTheLastProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crawls the test web")
-	}
-	t.Parallel()
-	db := apptest.Backends[1].NewDB(t) // skips without a PostgreSQL server
+	db, st := fleetStore(t)
 	ctx := context.Background()
-	st, err := OpenStore(ctx, db, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	// Another process holds a URL of a host outside the crawl's scope.
 	const other = "http://other-process.test/paper"
 	host := crawl.HostKey(other)
@@ -111,17 +120,8 @@ func TestRankEvery(t *testing.T) {
 // one leaves its own out, and says so; a pass that is to run waits for
 // the other's, then ranks.
 func TestRankEveryTakesTurns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crawls the test web")
-	}
-	t.Parallel()
-	db := apptest.Backends[1].NewDB(t) // skips without a PostgreSQL server
+	db, st := fleetStore(t)
 	ctx := context.Background()
-	st, err := OpenStore(ctx, db, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	// Another process is ranking.
 	unlock, ok, err := st.(rankLocker).LockRanks(ctx, false)
 	if err != nil || !ok {
