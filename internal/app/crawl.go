@@ -442,9 +442,9 @@ func (j *crawlJob) drainWhileCrawling(ctx context.Context) (stop func()) {
 // and writes what changed since the last (the anchor texts the stores
 // mark, the ranks that moved), its writes taking turns with the crawl's
 // commits. In a fleet on one PostgreSQL, a process whose time comes while
-// another's pass runs leaves its own out (lockedRanks). The function returned stops the passes, ending one under way
-// (what it wrote stays consistent, and the next pass completes it), and
-// waits for it.
+// another's pass runs leaves its own out (lockedRanks). The function
+// returned stops the passes, ending one under way (what it wrote stays
+// consistent, and the next pass completes it), and waits for it.
 func (j *crawlJob) rankWhileCrawling(ctx context.Context) (stop func()) {
 	every := time.Duration(j.cfg.RankEvery)
 	if every <= 0 {

@@ -3,7 +3,9 @@ package crawl
 import (
 	"context"
 	"iter"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -158,14 +160,42 @@ type RankStore interface {
 const RankTolerance = 0.01
 
 // RankMoved reports whether the rank new differs from the recorded rank
-// old by more than RankTolerance of new, so that old is to be rewritten.
+// old by more than RankTolerance of new (or is not a number), so that old
+// is to be rewritten.
 func RankMoved(old, new float64) bool {
-	return math.Abs(old-new) > RankTolerance*math.Abs(new)
+	return !(math.Abs(old-new) <= RankTolerance*math.Abs(new))
 }
 
 // RankMovedSQL is RankMoved in SQL, of the expressions old and new.
 func RankMovedSQL(old, new string) string {
-	return "abs(" + old + " - " + new + ") > " + strconv.FormatFloat(RankTolerance, 'g', -1, 64) + " * abs(" + new + ")"
+	return "NOT (abs(" + old + " - " + new + ") <= " + strconv.FormatFloat(RankTolerance, 'g', -1, 64) + " * abs(" + new + "))"
+}
+
+// MovedRanks returns, in ID order, the pages of ranks whose rank is to be
+// recorded: those with no recorded rank, and those whose recorded rank
+// moved (RankMoved). recorded gives the recorded ranks in ID order; it is
+// read until the last page of ranks, and the IDs share one slice.
+func MovedRanks(ranks map[ID]float64, recorded iter.Seq2[ID, float64]) []ID {
+	ids := slices.Sorted(maps.Keys(ranks))
+	out, i := ids[:0], 0
+	for id, old := range recorded {
+		for i < len(ids) && ids[i] < id {
+			out = append(out, ids[i])
+			i++
+		}
+		if i == len(ids) {
+			break
+		}
+		if ids[i] == id {
+			if RankMoved(old, ranks[id]) {
+				out = append(out, id)
+			}
+			if i++; i == len(ids) {
+				break
+			}
+		}
+	}
+	return append(out, ids[i:]...)
 }
 
 // OutboxStore is the queue of operations for an external index, written

@@ -498,36 +498,29 @@ func rankValue(v float64) float64 {
 }
 
 // movedRanks returns, in ID order, the pages of ranks whose rank is to be
-// written: those with no recorded rank and those whose recorded rank is
-// not within crawl.RankTolerance of the new one. The recorded ranks are
-// read in one pass over the narrow table, so that a pass after a small
-// crawl sends, and the server looks up, only the ranks that moved.
-// (setRanksSQL compares again, for a rank another process wrote since.)
+// written (crawl.MovedRanks): the recorded ranks are read in one pass over
+// the narrow table, so that a pass after a small crawl sends, and the
+// server looks up, only the ranks that moved. (setRanksSQL compares
+// again, for a rank another process wrote since.)
 func (db *DB) movedRanks(ctx context.Context, ranks map[crawl.ID]float64) ([]crawl.ID, error) {
-	kept := make(map[crawl.ID]bool)
-	rows, err := db.pool.Query(ctx, `SELECT url_id, rank FROM ranks`)
+	rows, err := db.pool.Query(ctx, `SELECT url_id, rank FROM ranks ORDER BY url_id`)
 	if err != nil {
 		return nil, err
 	}
-	var id crawl.ID
-	var old float64
-	_, err = pgx.ForEachRow(rows, []any{&id, &old}, func() error {
-		if r, ok := ranks[id]; ok && !crawl.RankMoved(old, rankValue(r)) {
-			kept[id] = true
+	defer rows.Close()
+	ids := crawl.MovedRanks(ranks, func(yield func(crawl.ID, float64) bool) {
+		for rows.Next() {
+			var id crawl.ID
+			var old float64
+			if err = rows.Scan(&id, &old); err != nil || !yield(id, old) {
+				return
+			}
 		}
-		return nil
 	})
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = rows.Err()
 	}
-	ids := make([]crawl.ID, 0, len(ranks)-len(kept))
-	for id := range ranks {
-		if !kept[id] {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids, nil
+	return ids, err
 }
 
 // setAnchors rewrites the anchor texts of SetRanks: with all, of every

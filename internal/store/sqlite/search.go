@@ -959,35 +959,28 @@ const ranksRows = 200
 // that a pass after a small crawl writes, and looks up, only the ranks
 // that moved.
 func (t *txn) setRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
-	kept := make(map[crawl.ID]bool)
-	rows, err := t.tx.QueryContext(ctx, `SELECT url_id, rank FROM ranks`)
+	rows, err := t.tx.QueryContext(ctx, `SELECT url_id, rank FROM ranks ORDER BY url_id`)
 	if err != nil {
 		return fmt.Errorf("ranks: %w", err)
 	}
-	for rows.Next() {
-		var id crawl.ID
-		var old float64
-		if err := rows.Scan(&id, &old); err != nil {
-			rows.Close()
-			return fmt.Errorf("ranks: %w", err)
+	ids := crawl.MovedRanks(ranks, func(yield func(crawl.ID, float64) bool) {
+		for rows.Next() {
+			var id crawl.ID
+			var old float64
+			if err = rows.Scan(&id, &old); err != nil || !yield(id, old) {
+				return
+			}
 		}
-		if r, ok := ranks[id]; ok && !crawl.RankMoved(old, r) {
-			kept[id] = true
-		}
+	})
+	if err == nil {
+		err = rows.Err()
 	}
-	if err := rows.Close(); err != nil {
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("ranks: %w", err)
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("ranks: %w", err)
-	}
-	ids := make([]crawl.ID, 0, len(ranks)-len(kept))
-	for id := range ranks {
-		if !kept[id] {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
 	stmts := map[int]*sql.Stmt{}
 	args := make([]any, 0, 2*ranksRows)
 	for len(ids) > 0 {
