@@ -171,14 +171,26 @@ func RankMovedSQL(old, new string) string {
 	return "NOT (abs(" + old + " - " + new + ") <= " + strconv.FormatFloat(RankTolerance, 'g', -1, 64) + " * abs(" + new + "))"
 }
 
+// RankRows are the recorded ranks, rows of an ID and a rank in ID order,
+// as database/sql and pgx read them.
+type RankRows interface {
+	Next() bool
+	Scan(dest ...any) error
+}
+
 // MovedRanks returns, in ID order, the pages of ranks whose rank is to be
 // recorded: those with no recorded rank, and those whose recorded rank
-// moved (RankMoved). recorded gives the recorded ranks in ID order; it is
-// read until the last page of ranks, and the IDs share one slice.
-func MovedRanks(ranks map[ID]float64, recorded iter.Seq2[ID, float64]) []ID {
+// moved (RankMoved). recorded is read until the last page of ranks; the
+// IDs share one slice.
+func MovedRanks(ranks map[ID]float64, recorded RankRows) ([]ID, error) {
 	ids := slices.Sorted(maps.Keys(ranks))
 	out, i := ids[:0], 0
-	for id, old := range recorded {
+	for i < len(ids) && recorded.Next() {
+		var id ID
+		var old float64
+		if err := recorded.Scan(&id, &old); err != nil {
+			return nil, err
+		}
 		for i < len(ids) && ids[i] < id {
 			out = append(out, ids[i])
 			i++
@@ -190,12 +202,10 @@ func MovedRanks(ranks map[ID]float64, recorded iter.Seq2[ID, float64]) []ID {
 			if RankMoved(old, ranks[id]) {
 				out = append(out, id)
 			}
-			if i++; i == len(ids) {
-				break
-			}
+			i++
 		}
 	}
-	return append(out, ids[i:]...)
+	return append(out, ids[i:]...), nil
 }
 
 // OutboxStore is the queue of operations for an external index, written

@@ -508,15 +508,7 @@ func (db *DB) movedRanks(ctx context.Context, ranks map[crawl.ID]float64) ([]cra
 		return nil, err
 	}
 	defer rows.Close()
-	ids := crawl.MovedRanks(ranks, func(yield func(crawl.ID, float64) bool) {
-		for rows.Next() {
-			var id crawl.ID
-			var old float64
-			if err = rows.Scan(&id, &old); err != nil || !yield(id, old) {
-				return
-			}
-		}
-	})
+	ids, err := crawl.MovedRanks(ranks, rows)
 	if err == nil {
 		err = rows.Err()
 	}

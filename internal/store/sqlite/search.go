@@ -963,15 +963,7 @@ func (t *txn) setRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 	if err != nil {
 		return fmt.Errorf("ranks: %w", err)
 	}
-	ids := crawl.MovedRanks(ranks, func(yield func(crawl.ID, float64) bool) {
-		for rows.Next() {
-			var id crawl.ID
-			var old float64
-			if err = rows.Scan(&id, &old); err != nil || !yield(id, old) {
-				return
-			}
-		}
-	})
+	ids, err := crawl.MovedRanks(ranks, rows)
 	if err == nil {
 		err = rows.Err()
 	}
