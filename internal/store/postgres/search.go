@@ -473,7 +473,11 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 		}
 		rankIDs, vals := make([]int64, n), make([]float64, n)
 		for i, id := range ids[:n] {
-			rankIDs[i], vals[i] = int64(id), rankValue(ranks[id])
+			v := ranks[id]
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				v = 0
+			}
+			rankIDs[i], vals[i] = int64(id), v
 		}
 		if err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
 			b := t.batch()
@@ -486,15 +490,6 @@ func (db *DB) SetRanks(ctx context.Context, ranks map[crawl.ID]float64) error {
 		ids = ids[n:]
 	}
 	return nil
-}
-
-// rankValue is the rank recorded for the computed rank v: 0 for one that
-// is not a number, infinite or negative.
-func rankValue(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0
-	}
-	return v
 }
 
 // movedRanks returns, in ID order, the pages of ranks whose rank is to be
