@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/acrawler/acrawler/internal/crawl"
 )
 
 // The store's statements are prepared once a connection, and PostgreSQL
@@ -49,7 +47,7 @@ ORDER BY c.relname`
 // analyzeLock is the advisory lock key an analysis holds, so that one
 // process analyzes at a time (the others, finding it taken, leave it).
 func (db *DB) analyzeLock() int64 {
-	return int64(crawl.HashID("acrawler/postgres analyze:" + db.schema))
+	return db.lockKey("analyze")
 }
 
 // analyzeGrown analyzes the tables that grew since their last analysis,

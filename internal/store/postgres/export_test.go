@@ -66,7 +66,7 @@ func SetMergeApart(min int64, ranges int) (restore func()) {
 
 // MaintainLockForTest is the advisory lock the maintenance of the store
 // in schema holds.
-func MaintainLockForTest(schema string) int64 { return (&DB{schema: schema}).maintainLock() }
+func MaintainLockForTest(schema string) int64 { return (&DB{scope: schema}).maintainLock() }
 
 // HostRangeForTest is hostRange.
 func HostRangeForTest(r int) (lo, hi int64) { return hostRange(r) }

@@ -222,7 +222,7 @@ SELECT (SELECT hi FROM b), (SELECT count(*) FROM d), (SELECT count(*) FROM w)`
 // one process merges at a time (the others, finding it taken, leave the
 // merge to it).
 func (db *DB) mergeLock() int64 {
-	return int64(crawl.HashID("acrawler/postgres inlinks merge:" + db.schema))
+	return db.lockKey("inlinks merge")
 }
 
 // mergeInlinks merges the staged inbound links into the URL rows, a

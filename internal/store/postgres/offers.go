@@ -242,7 +242,7 @@ var (
 // stageLock is the advisory lock key a merge holds, so that merges take
 // turns: the second finds the offers the first decided gone.
 func (db *DB) stageLock() int64 {
-	return int64(crawl.HashID("acrawler/postgres stage merge:" + db.schema))
+	return db.lockKey("stage merge")
 }
 
 // mergeStaged decides on the staged offers and empties the stage. One

@@ -105,6 +105,7 @@ type DB struct {
 	pool     *pgxpool.Pool
 	target   string // host:port/database, for messages; never the password
 	schema   string
+	scope    string // the schema the store's advisory locks are keys of (lockKey)
 	readOnly bool
 	outbox   bool         // queue external-index operations with page writes
 	near     int          // near-duplicate distance; negative: none
@@ -206,8 +207,19 @@ func connect(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: connect to %s: %w", target, err)
 	}
+	// A crawl is one schema's tables, named by Schema or by the DSN's
+	// search_path: the locks of crawls in different schemas of one server
+	// are apart either way. current_schema() is NULL while no schema of the
+	// search_path exists; the setting itself tells such crawls apart.
+	scope := opts.Schema
+	if scope == "" {
+		if err := pool.QueryRow(ctx, `SELECT coalesce(current_schema(), current_setting('search_path'))`).Scan(&scope); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("postgres: connect to %s: %w", target, err)
+		}
+	}
 	session := 1<<32 + rand.Int64N(1<<61)
-	return &DB{pool: pool, target: target, schema: opts.Schema, readOnly: opts.ReadOnly, outbox: opts.Outbox,
+	return &DB{pool: pool, target: target, schema: opts.Schema, scope: scope, readOnly: opts.ReadOnly, outbox: opts.Outbox,
 		near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance), session: session, slots: slotPool{base: session},
 		snippets: snippets, log: logOrDiscard(opts.Log)}, nil
 }
@@ -321,7 +333,7 @@ func (db *DB) where() string {
 // advisory lock so that processes starting together apply them once.
 func (db *DB) migrate(ctx context.Context) (from, to int, err error) {
 	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(crawl.HashID("acrawler/postgres migrate:"+db.schema))); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, db.lockKey("migrate")); err != nil {
 			return err
 		}
 		if db.schema != "" {
@@ -415,9 +427,16 @@ func (db *DB) maintain(ctx context.Context) error {
 	return nil
 }
 
+// lockKey is the key of the advisory lock name of the store's schema:
+// processes of one crawl share it, crawls in other schemas of the server
+// have their own.
+func (db *DB) lockKey(name string) int64 {
+	return int64(crawl.HashID("acrawler/postgres " + name + ":" + db.scope))
+}
+
 // maintainLock is the advisory lock maintain holds while it works.
 func (db *DB) maintainLock() int64 {
-	return int64(crawl.HashID("acrawler/postgres maintain:" + db.schema))
+	return db.lockKey("maintain")
 }
 
 // checkVersion makes sure a database opened read-only holds a crawl this

@@ -43,7 +43,7 @@ func (p *slotPool) put(s int64) {
 // budgetLock is the advisory lock key under which ClaimURLs checks and
 // raises the crawl's reserved page count; nothing else raises it.
 func (db *DB) budgetLock() int64 {
-	return int64(crawl.HashID("acrawler/postgres page budget:" + db.schema))
+	return db.lockKey("page budget")
 }
 
 // txn is one write transaction on one connection. Its statements are sent

@@ -29,7 +29,7 @@ func workPage(p *crawl.Page) works.Page {
 // works: a copy finds its work and joins it as one step, whichever
 // process commits it.
 func (db *DB) worksLock() int64 {
-	return int64(crawl.HashID("acrawler/postgres works:" + db.schema))
+	return db.lockKey("works")
 }
 
 // joinWorks records the pages of a commit in the works, in the commit's
