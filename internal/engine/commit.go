@@ -42,9 +42,6 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 			_, err := e.storeRetry(ctx, "commit", func() error {
 				var err error
 				st, err = e.store.Commit(ctx, batch, e.cfg.Frontier.Limits)
-				if err != nil && !e.commitDown.Swap(true) {
-					e.notify() // the dispatcher stops handing out work
-				}
 				return err
 			})
 			if err != nil {
@@ -55,7 +52,6 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 				e.gaveUpErr = err
 				close(e.gaveUp)
 			} else {
-				e.commitDown.Store(false)
 				if e.copies != nil {
 					if err := e.copies.learnOriginals(ctx, batch, e.store.URL); err != nil {
 						e.cfg.Log.Warn("copies: the copied host not known; its mirror is not recorded yet", "err", err)

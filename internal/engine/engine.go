@@ -208,9 +208,10 @@ type Engine struct {
 	results chan crawl.Result
 	pending atomic.Int64 // results sent and not yet committed
 	working atomic.Int64 // workers at a task (their results not counted in pending yet)
-	// commitDown is set while a commit fails and is retried: nothing is
-	// handed out then, since no result could be recorded.
-	commitDown atomic.Bool
+	// storeDown counts the store calls failing and retried (storeRetry): a
+	// commit, an add of sitemaps or seeds, a queueing of due pages. While
+	// one is, nothing is handed out, since no result could be recorded.
+	storeDown atomic.Int64
 	// gaveUp is closed when the committer gives up (gaveUpErr says why):
 	// the store was unavailable for longer than StoreOutage.
 	gaveUp    chan struct{}
@@ -648,8 +649,8 @@ func (e *Engine) dispatch(ctx context.Context, tasks chan<- frontier.Task) (Stop
 			return StopStoreError, e.gaveUpErr
 		default:
 		}
-		if e.commitDown.Load() {
-			// The committer is retrying; it gives up after StoreOutage.
+		if e.storeDown.Load() > 0 {
+			// A store call is retried; it gives up after StoreOutage.
 			if storeDown.IsZero() {
 				storeDown = e.cfg.Now()
 				e.cfg.Log.Warn("store unavailable; fetching paused", "store_outage", e.cfg.StoreOutage)
@@ -890,11 +891,25 @@ func (e *Engine) renewLoop(ctx context.Context) {
 // storeRetry runs a store operation, retrying through an outage of up to
 // StoreOutage. An operation the store refused (crawl.ErrRefused) is not
 // retried: it would fail the same way for the whole outage.
-func (e *Engine) storeRetry(ctx context.Context, what string, fn func() error) (int, error) {
+//
+// While it retries, fetching pauses (storeDown): it is counted before the
+// failure is logged, and the dispatcher is woken when the store answered
+// again. A commit that gives up wakes it by closing gaveUp.
+func (e *Engine) storeRetry(ctx context.Context, what string, fn func() error) (tries int, err error) {
 	start := e.cfg.Now()
 	backoff := 100 * time.Millisecond
-	for tries := 1; ; tries++ {
-		err := fn()
+	for tries = 1; ; tries++ {
+		err = fn()
+		if tries == 1 && err != nil && ctx.Err() == nil && !errors.Is(err, crawl.ErrRefused) {
+			e.storeDown.Add(1)
+			e.notify()
+			defer func() {
+				e.storeDown.Add(-1)
+				if err == nil {
+					e.notify()
+				}
+			}()
+		}
 		if err == nil {
 			if tries > 1 {
 				e.cfg.Log.Info("store available again", "op", what)

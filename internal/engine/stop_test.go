@@ -220,7 +220,7 @@ func (w *web) total() int {
 // saying so; and a resumed crawl records every page once.
 func TestStoreOutageStopsFetching(t *testing.T) {
 	t.Parallel()
-	const hosts, pages = 5, 60
+	const hosts, pages = 6, 300
 	var seeds []string
 	for h := range hosts {
 		seeds = append(seeds, fmt.Sprintf("http://h%d.test/0", h))
@@ -407,5 +407,104 @@ func TestStopBeforeTheCrawlIsNoError(t *testing.T) {
 				t.Errorf("stop reason %q, want %q", sum.Reason, StopInterrupt)
 			}
 		})
+	}
+}
+
+// addOutageStore fails every AddURLs while down, and nothing else: an
+// outage met first by a worker queueing a host's sitemaps.
+type addOutageStore struct {
+	crawl.Store
+	mu      sync.Mutex
+	down    bool
+	noticed func() // called at the first AddURLs that finds the store down
+	once    sync.Once
+}
+
+func (s *addOutageStore) set(down bool) {
+	s.mu.Lock()
+	s.down = down
+	s.mu.Unlock()
+}
+
+func (s *addOutageStore) AddURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limits) (crawl.AddStats, error) {
+	s.mu.Lock()
+	down := s.down
+	s.mu.Unlock()
+	if down {
+		s.once.Do(s.noticed)
+		return crawl.AddStats{}, errOutage
+	}
+	return s.Store.AddURLs(ctx, urls, lim)
+}
+
+// A store call other than a commit that meets the outage pauses fetching
+// as a failing commit does: only what was handed out before is requested
+// until the store answers again, and then the crawl goes on to the end.
+func TestStoreOutageMetByAnAddPausesFetching(t *testing.T) {
+	t.Parallel()
+	const hosts, pages = 6, 300
+	var seeds []string
+	for h := range hosts {
+		seeds = append(seeds, fmt.Sprintf("http://h%d.test/0", h))
+	}
+	// The store goes down as the last host's robots.txt is served, late:
+	// the sitemaps it names are the first thing the crawl cannot queue,
+	// while the other workers crawl the other hosts.
+	st := &addOutageStore{}
+	site := chainSite(pages)
+	last := fmt.Sprintf("h%d.test", hosts-1)
+	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
+		if r.Host == last && r.URL.Path == "/robots.txt" {
+			time.Sleep(300 * time.Millisecond)
+			st.set(true)
+		}
+		site(rw, r)
+	}, seeds...)
+	tc.cfg.Workers = 4
+	tc.cfg.TrapPolicy = TrapWarn
+	tc.cfg.StoreOutage = time.Minute
+	atNotice := make(chan int, 1)
+	st.Store, st.noticed = tc.open(), func() { atNotice <- tc.web.total() }
+	type ended struct {
+		sum Summary
+		err error
+	}
+	done := make(chan ended, 1)
+	go func() {
+		e, err := New(st, tc.cfg)
+		if err != nil {
+			done <- ended{err: err}
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		sum, err := e.Run(ctx)
+		done <- ended{sum, err}
+	}()
+	var noticed int
+	select {
+	case noticed = <-atNotice:
+	case got := <-done:
+		t.Fatalf("the crawl ended (%v) before the outage", got.err)
+	}
+	time.Sleep(time.Second)
+	after := tc.web.total() - noticed
+	t.Logf("%d requests before the outage was met, %d in the second after", noticed, after)
+	// Each worker may hold a task handed out before the outage was met,
+	// and the dispatcher one more it was handing out.
+	if after > tc.cfg.Workers+1 {
+		t.Errorf("%d requests after the outage was met, want at most %d (in flight)", after, tc.cfg.Workers+1)
+	}
+	st.set(false)
+	got := <-done
+	if got.err != nil {
+		t.Fatalf("Run after the store came back: %v", got.err)
+	}
+	for h := range hosts {
+		for i := range pages {
+			if u := fmt.Sprintf("http://h%d.test/%d", h, i); tc.page(u) == nil {
+				t.Errorf("%s not recorded", u)
+			}
+		}
 	}
 }
