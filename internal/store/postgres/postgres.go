@@ -82,8 +82,10 @@ type Options struct {
 	// may be writing: nothing is migrated and every write fails.
 	ReadOnly bool
 	// Schema is the PostgreSQL schema holding the crawl's tables (it
-	// becomes the connections' search_path); empty means the server's
-	// default search_path. Open creates it when missing unless ReadOnly.
+	// becomes the connections' search_path); empty means the first schema
+	// of the DSN's search_path, or, when that starts with "$user" (the
+	// server's default), the first of it that exists. Open creates it
+	// when missing unless ReadOnly.
 	Schema string
 	// Outbox makes page writes (Commit, Reparse, FinishRun, SetRanks,
 	// RebuildIndex) queue operations for an external index (OpenSearch),
@@ -207,19 +209,28 @@ func connect(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: connect to %s: %w", target, err)
 	}
-	// A crawl is one schema's tables, named by Schema or by the DSN's
-	// search_path: the locks of crawls in different schemas of one server
-	// are apart either way. current_schema() is NULL while no schema of the
-	// search_path exists; the setting itself tells such crawls apart.
-	scope := opts.Schema
-	if scope == "" {
-		if err := pool.QueryRow(ctx, `SELECT coalesce(current_schema(), current_setting('search_path'))`).Scan(&scope); err != nil {
+	// A crawl is one schema's tables, named by Schema or else first in the
+	// DSN's search_path, which an open for writing creates as it does
+	// Schema; the locks of crawls in different schemas of one server are
+	// apart either way. A search_path that starts with "$user" (the
+	// server's default) leaves the schema to the server: the first of it
+	// that exists.
+	schema, scope := opts.Schema, opts.Schema
+	if schema == "" {
+		var path, current string
+		if err := pool.QueryRow(ctx, `SELECT current_setting('search_path'), coalesce(current_schema(), '')`).Scan(&path, &current); err != nil {
 			pool.Close()
 			return nil, fmt.Errorf("postgres: connect to %s: %w", target, err)
 		}
+		var ok bool
+		if schema, ok = firstSchema(path); ok {
+			scope = schema
+		} else {
+			scope = cmp.Or(current, path)
+		}
 	}
 	session := 1<<32 + rand.Int64N(1<<61)
-	return &DB{pool: pool, target: target, schema: opts.Schema, scope: scope, readOnly: opts.ReadOnly, outbox: opts.Outbox,
+	return &DB{pool: pool, target: target, schema: schema, scope: scope, readOnly: opts.ReadOnly, outbox: opts.Outbox,
 		near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance), session: session, slots: slotPool{base: session},
 		snippets: snippets, log: logOrDiscard(opts.Log)}, nil
 }

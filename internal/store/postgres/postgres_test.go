@@ -2,8 +2,11 @@ package postgres_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -590,5 +593,34 @@ func TestForeignSchemaIsRefused(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("the foreign schema holds %d relations after the refused opens, want its 2 tables", n)
+	}
+}
+
+// TestSchemaOfTheDSNCreated: a schema named first in the DSN's
+// search_path that does not exist yet is created by the first open for
+// writing, and the crawl's tables are made in it, as with Options.Schema.
+func TestSchemaOfTheDSNCreated(t *testing.T) {
+	dsn := testDSN(t)
+	ctx := context.Background()
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "acrawler_test_" + hex.EncodeToString(b[:])
+	t.Cleanup(func() { exec(t, dsn, "public", `DROP SCHEMA IF EXISTS `+schema+` CASCADE`) })
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", strings.ToUpper(schema)+", public") // unquoted: folded
+	u.RawQuery = q.Encode()
+	db, err := postgres.Open(ctx, u.String(), postgres.Options{MaxConns: 2})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	db.Close()
+	var tables int
+	if err := queryRow(t, dsn, "public", `SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename IN ('urls', 'pages')`,
+		[]any{schema}, &tables); err != nil || tables != 2 {
+		t.Errorf("%d of the crawl's tables in schema %s (%v), want 2", tables, schema, err)
 	}
 }
