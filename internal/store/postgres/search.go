@@ -40,7 +40,7 @@ const (
 	maxTitle       = 10_000  // characters of the title indexed
 	maxBody        = 100_000 // characters of the text indexed
 	maxAnchors     = 2_000   // characters of inbound anchor text indexed
-	maxAnchorLinks = 200     // inbound links read for their anchor texts
+	maxAnchorTexts = 200     // distinct inbound anchor texts indexed
 )
 
 // Weights of ts_rank_cd for labels D, C, B, A: a word in the title counts
@@ -69,12 +69,13 @@ func anchorVector(a string) string {
 }
 
 // anchorsOf is the inbound anchor text indexed for the page whose ID is
-// the expression id: the distinct anchors of up to maxAnchorLinks links to
-// it, sorted (so that the same links give the same text), cut to
-// maxAnchors characters.
+// the expression id, SQLite's: the first maxAnchorTexts distinct
+// non-empty anchors of the links to it in the order of their sources'
+// IDs, joined in that order and cut to maxAnchors characters.
 func anchorsOf(id string) string {
-	return fmt.Sprintf(`coalesce((SELECT left(string_agg(d.anchor, ' ' ORDER BY d.anchor), %d) FROM (SELECT DISTINCT l.anchor FROM
-		(SELECT anchor FROM links WHERE target_id = %s AND anchor <> '' LIMIT %d) l) d), '')`, maxAnchors, id, maxAnchorLinks)
+	return fmt.Sprintf(`coalesce((SELECT left(string_agg(d.anchor, ' ' ORDER BY d.first), %d) FROM
+		(SELECT anchor, min(source_id) AS first FROM links WHERE target_id = %s AND anchor <> ''
+			GROUP BY anchor ORDER BY first LIMIT %d) d), '')`, maxAnchors, id, maxAnchorTexts)
 }
 
 // rankedMatches is how many matches of a search at most are ranked by

@@ -24,7 +24,7 @@ const (
 	weightTitle   = 10.0
 	weightBody    = 1.0
 	weightAnchors = 4.0
-	maxAnchors    = 2000 // bytes of inbound anchor text indexed per page
+	maxAnchors    = 2000 // characters of inbound anchor text indexed per page
 	maxBody       = 200_000
 )
 

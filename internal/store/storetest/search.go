@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ var searchTests = []test{
 	{"SearchFacetsListEveryYear", testSearchYears},
 	{"SearchFoldsCaseAndDiacritics", testSearchFold},
 	{"SearchFoldsInboundAnchors", testSearchFoldAnchors},
+	{"SearchAnchorsFirstDistinct", testSearchAnchorsFirstDistinct},
 	{"SearchByWork", testSearchByWork},
 	{"SearchSnippets", testSearchSnippets},
 }
@@ -530,6 +532,51 @@ func testSearchFoldAnchors(t *testing.T, e *env) {
 			t.Errorf("Search(%q) = %v, want the page the anchor names", q, got)
 		}
 	}
+}
+
+// testSearchAnchorsFirstDistinct: a page with more distinct inbound
+// anchor texts than are indexed is found by the first 200 of them in the
+// order of the linking pages' IDs, a text repeated counting once, and not
+// by the others, however the links were recorded: at its commit and after
+// a rank pass, on every store alike.
+func testSearchAnchorsFirstDistinct(t *testing.T, e *env) {
+	const target, sources = "http://a.test/much-linked", 210
+	var srcs []string
+	for i := range sources {
+		srcs = append(srcs, fmt.Sprintf("http://src.test/s%d", i))
+	}
+	slices.SortFunc(srcs, func(a, b string) int { return cmp.Compare(crawl.URLID(a), crawl.URLID(b)) })
+	// The source j-th in ID order links with the word of j, but the
+	// second, which repeats the first's.
+	word := func(j int) string { return fmt.Sprintf("zq%c%c", 'a'+j/26, 'a'+j%26) }
+	for j := sources - 1; j >= 0; j-- { // recorded in the reverse order
+		w := word(j)
+		if j == 1 {
+			w = word(0)
+		}
+		pageLinks[srcs[j]] = []crawl.Link{{TargetID: crawl.URLID(target), Target: target, Anchor: "see " + w}}
+		e.commitPages(&crawl.Page{URL: srcs[j], Title: "Source", Text: "a page that links"})
+		delete(pageLinks, srcs[j])
+	}
+	e.commitPages(&crawl.Page{URL: target, Title: "Target", Text: "a page linked from many"})
+	check := func(when string) {
+		t.Helper()
+		for j, want := range map[int]bool{0: true, 2: true, 150: true, 200: true, 201: false, sources - 1: false} {
+			got := hitURLs(e.search(crawl.SearchRequest{Query: word(j)}))
+			if want && !eq(got, []string{target}) || !want && len(got) > 0 {
+				t.Errorf("%s: search %s (the anchor of source %d in ID order) = %v; want the target: %v", when, word(j), j, got, want)
+			}
+		}
+	}
+	check("at its commit")
+	ranks := map[crawl.ID]float64{crawl.URLID(target): 2}
+	for _, u := range srcs {
+		ranks[crawl.URLID(u)] = 1
+	}
+	if err := e.s.SetRanks(e.ctx, ranks); err != nil {
+		t.Fatal(err)
+	}
+	check("after a rank pass")
 }
 
 // workSearchPages are the copies of a paper (landing page, PDF,
