@@ -203,6 +203,15 @@ func chainSite(n int) http.HandlerFunc {
 	}
 }
 
+// chainSeeds are the first pages of n chain sites, hosts h0.test, h1.test, …
+func chainSeeds(n int) []string {
+	var seeds []string
+	for h := range n {
+		seeds = append(seeds, fmt.Sprintf("http://h%d.test/0", h))
+	}
+	return seeds
+}
+
 // totalRequests counts the requests a test web received.
 func (w *web) total() int {
 	w.mu.Lock()
@@ -220,12 +229,8 @@ func (w *web) total() int {
 // saying so; and a resumed crawl records every page once.
 func TestStoreOutageStopsFetching(t *testing.T) {
 	t.Parallel()
-	const hosts, pages = 6, 300
-	var seeds []string
-	for h := range hosts {
-		seeds = append(seeds, fmt.Sprintf("http://h%d.test/0", h))
-	}
-	tc := newTestCrawl(t, chainSite(pages), seeds...)
+	const hosts, pages = 5, 60
+	tc := newTestCrawl(t, chainSite(pages), chainSeeds(hosts)...)
 	tc.cfg.NoSitemaps = true
 	tc.cfg.Workers = 4
 	tc.cfg.TrapPolicy = TrapWarn // a chain of new pages is not a trap here
@@ -443,10 +448,6 @@ func (s *addOutageStore) AddURLs(ctx context.Context, urls []crawl.NewURL, lim c
 func TestStoreOutageMetByAnAddPausesFetching(t *testing.T) {
 	t.Parallel()
 	const hosts, pages = 6, 300
-	var seeds []string
-	for h := range hosts {
-		seeds = append(seeds, fmt.Sprintf("http://h%d.test/0", h))
-	}
 	// The store goes down as the last host's robots.txt is served, late:
 	// the sitemaps it names are the first thing the crawl cannot queue,
 	// while the other workers crawl the other hosts.
@@ -459,7 +460,7 @@ func TestStoreOutageMetByAnAddPausesFetching(t *testing.T) {
 			st.set(true)
 		}
 		site(rw, r)
-	}, seeds...)
+	}, chainSeeds(hosts)...)
 	tc.cfg.Workers = 4
 	tc.cfg.TrapPolicy = TrapWarn
 	tc.cfg.StoreOutage = time.Minute
