@@ -447,16 +447,20 @@ func (s *addOutageStore) AddURLs(ctx context.Context, urls []crawl.NewURL, lim c
 // until the store answers again, and then the crawl goes on to the end.
 func TestStoreOutageMetByAnAddPausesFetching(t *testing.T) {
 	t.Parallel()
-	const hosts, pages = 6, 300
-	// The store goes down as the last host's robots.txt is served, late:
-	// the sitemaps it names are the first thing the crawl cannot queue,
-	// while the other workers crawl the other hosts.
+	const hosts, pages = 6, 100
+	// The store goes down as the last host's robots.txt is served, held
+	// until the other hosts are partly crawled: the sitemaps it names are
+	// the first thing the crawl cannot queue, while the other workers have
+	// pages left to fetch.
 	st := &addOutageStore{}
 	site := chainSite(pages)
 	last := fmt.Sprintf("h%d.test", hosts-1)
-	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
+	var tc *testCrawl
+	tc = newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
 		if r.Host == last && r.URL.Path == "/robots.txt" {
-			time.Sleep(300 * time.Millisecond)
+			for deadline := time.Now().Add(time.Minute); tc.web.total() < 60 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 			st.set(true)
 		}
 		site(rw, r)
@@ -477,9 +481,12 @@ func TestStoreOutageMetByAnAddPausesFetching(t *testing.T) {
 			done <- ended{err: err}
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		sum, err := e.Run(ctx)
+		if ctx.Err() != nil {
+			err = fmt.Errorf("the crawl did not end in 2 minutes: %w", ctx.Err())
+		}
 		done <- ended{sum, err}
 	}()
 	var noticed int

@@ -40,7 +40,7 @@ func firstSchema(searchPath string) (name string, ok bool) {
 		s = s[:i]
 	}
 	s = strings.TrimRight(s, " \t\n\r\f")
-	if s == "" || s == "$user" || strings.ContainsAny(s, ` "`+"\t\n\r\f") {
+	if s == "" || s == "$user" || strings.ContainsAny(s, " \t\n\r\f") {
 		return "", false
 	}
 	return clipName(asciiLower(s)), true

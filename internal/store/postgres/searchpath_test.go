@@ -34,6 +34,7 @@ var searchPaths = []struct {
 	{`""`, "", false},
 	{`"a" b`, "", false},
 	{"a b", "", false},
+	{`Ab"c, public`, `ab"c`, true}, // a quote inside an unquoted name is a character of it
 }
 
 func TestFirstSchema(t *testing.T) {
