@@ -99,12 +99,7 @@ func TestRankEvery(t *testing.T) {
 	}
 	apptest.ForEachBackend(t, func(t *testing.T, be apptest.Backend) {
 		db := be.NewDB(t)
-		web := apptest.NewWeb(t, testweb.Config{Seed: 5, PagesPerSite: 10, NoFaults: true})
-		_, stderr, err := apptest.Run(t, run, web.CrawlArgs(db, "--delay", "50ms", "--no-pdf", "--no-rank", "--rank-every", "50ms",
-			"--log-level", "info", "--max-pages", "40", "http://www.northfield-university.test/")...)
-		if err != nil {
-			t.Fatalf("crawl: %v\n%s", err, stderr)
-		}
+		stderr := crawlRankingEvery(t, db)
 		if !strings.Contains(stderr, "rank pass during the crawl") || strings.Contains(stderr, "PageRank computed") {
 			t.Errorf("the crawl's log shows no rank pass during the crawl, or an end-of-crawl pass despite --no-rank:\n%s", stderr)
 		}
@@ -113,6 +108,19 @@ func TestRankEvery(t *testing.T) {
 			t.Error("no page ranked by the passes during the crawl")
 		}
 	})
+}
+
+// crawlRankingEvery crawls 40 pages of the test web into db with rank
+// passes every 50 ms and none at the end, and returns the crawl's log.
+func crawlRankingEvery(t *testing.T, db string) string {
+	t.Helper()
+	web := apptest.NewWeb(t, testweb.Config{Seed: 5, PagesPerSite: 10, NoFaults: true})
+	_, stderr, err := apptest.Run(t, run, web.CrawlArgs(db, "--delay", "50ms", "--no-pdf", "--no-rank", "--rank-every", "50ms",
+		"--log-level", "info", "--max-pages", "40", "http://www.northfield-university.test/")...)
+	if err != nil {
+		t.Fatalf("crawl: %v\n%s", err, stderr)
+	}
+	return stderr
 }
 
 // TestRankEveryTakesTurns: on PostgreSQL, a process whose time for a rank
@@ -127,12 +135,7 @@ func TestRankEveryTakesTurns(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("LockRanks = %v, %v", ok, err)
 	}
-	web := apptest.NewWeb(t, testweb.Config{Seed: 5, PagesPerSite: 10, NoFaults: true})
-	_, stderr, err := apptest.Run(t, run, web.CrawlArgs(db, "--delay", "50ms", "--no-pdf", "--no-rank", "--rank-every", "50ms",
-		"--log-level", "info", "--max-pages", "40", "http://www.northfield-university.test/")...)
-	if err != nil {
-		t.Fatalf("crawl: %v\n%s", err, stderr)
-	}
+	stderr := crawlRankingEvery(t, db)
 	if !strings.Contains(stderr, "rank pass during the crawl left to the process running one") || strings.Contains(stderr, "rank pass during the crawl\" pages=") {
 		t.Errorf("a crawl ranked while another process held the rank lock, or did not say it left the pass:\n%s", stderr)
 	}

@@ -215,20 +215,17 @@ func connect(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	// apart either way. A search_path that starts with "$user" (the
 	// server's default) leaves the schema to the server: the first of it
 	// that exists.
-	schema, scope := opts.Schema, opts.Schema
+	schema, scope := opts.Schema, ""
 	if schema == "" {
 		var path, current string
 		if err := pool.QueryRow(ctx, `SELECT current_setting('search_path'), coalesce(current_schema(), '')`).Scan(&path, &current); err != nil {
 			pool.Close()
 			return nil, fmt.Errorf("postgres: connect to %s: %w", target, err)
 		}
-		var ok bool
-		if schema, ok = firstSchema(path); ok {
-			scope = schema
-		} else {
-			scope = cmp.Or(current, path)
-		}
+		schema, _ = firstSchema(path) // "": the server's choice
+		scope = cmp.Or(current, path)
 	}
+	scope = cmp.Or(schema, scope)
 	session := 1<<32 + rand.Int64N(1<<61)
 	return &DB{pool: pool, target: target, schema: schema, scope: scope, readOnly: opts.ReadOnly, outbox: opts.Outbox,
 		near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance), session: session, slots: slotPool{base: session},

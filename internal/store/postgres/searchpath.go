@@ -40,10 +40,13 @@ func firstSchema(searchPath string) (name string, ok bool) {
 		s = s[:i]
 	}
 	s = strings.TrimRight(s, " \t\n\r\f")
-	if s == "" || s == "$user" || strings.ContainsAny(s, " \t\n\r\f") {
+	if s == "$user" || strings.ContainsAny(s, " \t\n\r\f") {
 		return "", false
 	}
-	return clipName(asciiLower(s)), true
+	if name = clipName(asciiLower(s)); name == "" {
+		return "", false
+	}
+	return name, true
 }
 
 // maxNameBytes is the longest name the server keeps (NAMEDATALEN - 1).
@@ -65,10 +68,11 @@ func clipName(s string) string {
 // asciiLower folds the ASCII letters of s to lower case, as the server
 // folds an unquoted identifier (other letters keep their case).
 func asciiLower(s string) string {
-	return strings.Map(func(r rune) rune {
-		if 'A' <= r && r <= 'Z' {
-			return r + 'a' - 'A'
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
 		}
-		return r
-	}, s)
+	}
+	return string(b)
 }
