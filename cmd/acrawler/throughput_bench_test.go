@@ -605,11 +605,12 @@ func stageMetric(s string) string {
 const (
 	stageWeb        = "test web (server, not counted)"
 	stageEndPass    = "end-of-crawl pass (rank, close)"
-	stageFTS        = "write: FTS5 postings"
+	stageFTS        = "write: full-text index"
+	stageIndexBuild = "index: segments built"
 	stageLinks      = "write: link rows"
 	stagePages      = "write: page rows"
 	stageInlinks    = "write: inlink counts"
-	stageTxCommit   = "write: transaction commit, syscalls"
+	stageTxCommit   = "write: commit, checkpoints, syscalls"
 	stageWriteOther = "write: URLs, frontier state, other"
 	stageMainText   = "main text"
 	stageWARC       = "WARC (record, gzip, write)"
@@ -626,7 +627,7 @@ const (
 
 var stageOrder = []string{stageFetch, stageTokenize, stageURLs, stageExtract, stageMainText, stageWARC,
 	stageFrontier, stageFTS, stageLinks, stagePages, stageInlinks, stageTxCommit, stageWriteOther,
-	stageEndPass, stageGC, stageOther, stageWeb}
+	stageIndexBuild, stageEndPass, stageGC, stageOther, stageWeb}
 
 type stageRule struct {
 	stage  string
@@ -639,7 +640,13 @@ var stageRules = []stageRule{
 	{stageEndPass, "", []string{".computeRanks", "sqlite.readDocsOn"}}, // the pass and its reader
 	{stagePages, "", []string{"sqlite.(*DB).PrepareResult"}},           // a page row's texts, compressed in the workers
 	{stageEndPass, ".crawlOrRecrawl", []string{"sqlite.(*DB).Close", "postgres.(*DB).Close"}},
-	{stageFTS, commitLoopFunc, []string{"flushFTS", "fts5", "Fts5"}},
+	// The index's segments are built on goroutines of their own, in the
+	// end-of-crawl pass for the pages that waited for the index delay, in
+	// commits for those indexed at once; and the log is copied back to the
+	// database by a goroutine of its own: neither has its caller's frames.
+	{stageIndexBuild, "", []string{"sqlite.(*segWriter).buildTexts"}},
+	{stageTxCommit, "", []string{"sqlite.(*DB).checkpoints"}},
+	{stageFTS, commitLoopFunc, []string{"flushFTS", "fts5", "Fts5", "sqlite.(*segWriter)", "sqlite.(*txn).indexDocs"}},
 	{stageLinks, commitLoopFunc, []string{"insertLinks"}},
 	{stagePages, commitLoopFunc, []string{"savePage"}},
 	{stageInlinks, commitLoopFunc, []string{"countInlinks"}},
@@ -733,6 +740,8 @@ func TestClassifyStage(t *testing.T) {
 		{"rank pass", []string{"modernc.org/sqlite/lib._fts5UnicodeTokenize", "github.com/acrawler/acrawler/internal/store/sqlite.(*txn).refreshAnchors", "main.computeRanks", "main.crawlOrRecrawl"}, stageEndPass},
 		{"rank pass's reader", []string{"modernc.org/libc.Xpread", "github.com/acrawler/acrawler/internal/store/sqlite.readDocsOn", "github.com/acrawler/acrawler/internal/store/sqlite.(*txn).readDocs.func1"}, stageEndPass},
 		{"texts compressed in a worker", []string{"github.com/klauspost/compress/s2.Encode", "github.com/acrawler/acrawler/internal/store/sqlite.packText", "github.com/acrawler/acrawler/internal/store/sqlite.(*DB).PrepareResult", worker}, stagePages},
+		{"segments built", []string{"github.com/acrawler/acrawler/internal/postings.(*Builder).Add", "github.com/acrawler/acrawler/internal/store/sqlite.(*segWriter).buildTexts.func1", "sync.(*WaitGroup).Go.func1"}, stageIndexBuild},
+		{"background checkpoint", []string{"modernc.org/libc.Xpwrite", "github.com/acrawler/acrawler/internal/store/sqlite.(*DB).checkpoint", "github.com/acrawler/acrawler/internal/store/sqlite.(*DB).checkpoints"}, stageTxCommit},
 		{"last checkpoint", []string{"modernc.org/sqlite/lib._walCheckpoint", "github.com/acrawler/acrawler/internal/store/sqlite.(*DB).Close", "main.crawlOrRecrawl"}, stageEndPass},
 		{"test web", []string{"github.com/acrawler/acrawler/internal/testweb.(*Uniform).Page", "net/http.(*conn).serve"}, stageWeb},
 		{"frontier", []string{"modernc.org/sqlite/lib._sqlite3VdbeExec", "github.com/acrawler/acrawler/internal/frontier.(*Frontier).next", "github.com/acrawler/acrawler/internal/engine.(*Engine).dispatch"}, stageFrontier},
