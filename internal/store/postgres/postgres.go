@@ -435,9 +435,9 @@ func (db *DB) maintain(ctx context.Context) error {
 	return nil
 }
 
-// lockKey is the key of the advisory lock name of the store's schema:
-// processes of one crawl share it, crawls in other schemas of the server
-// have their own.
+// lockKey is the key of the store's advisory lock called name, in its
+// schema: processes of one crawl share it, crawls in other schemas of the
+// server have their own.
 func (db *DB) lockKey(name string) int64 {
 	return int64(crawl.HashID("acrawler/postgres " + name + ":" + db.scope))
 }
