@@ -101,7 +101,7 @@ func run(ctx context.Context, src string, hosts, pages, rounds, batch, merge int
 	}
 	data, err := load(ctx, src)
 	if err != nil {
-		return err
+		return fmt.Errorf("read %s: %w", src, err)
 	}
 	fmt.Printf("replaying %d pages, %d links, %d URLs from %s\n", len(data.pages), data.links, len(data.urls), src)
 	fmt.Printf("CPU a page: the writes (merges included), the merges into inlinks, the reads of the pages' texts\n")
@@ -192,7 +192,7 @@ func load(ctx context.Context, file string) (*source, error) {
 			return nil, err
 		}
 		if len(s.ddl) == n {
-			return nil, fmt.Errorf("%s: no table %s: not an acrawler database", file, t)
+			return nil, fmt.Errorf("no table %s: not an acrawler database", t)
 		}
 	}
 	// The URLs as a claim leaves them: in flight, not fetched, no links
@@ -249,7 +249,7 @@ func load(ctx context.Context, file string) (*source, error) {
 		s.pageID = append(s.pageID, p[0].(int64))
 	}
 	if len(s.pages) == 0 {
-		return nil, errors.New(file + ": no pages")
+		return nil, errors.New("no pages")
 	}
 	return s, nil
 }
