@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,7 +51,10 @@ import (
 //     end to end and for the crawl phase (until the frontier is exhausted),
 //     the end-of-crawl pass's seconds (PageRank, anchor text, search tier),
 //     CPU per page for each phase and peak RSS, all of the crawler's
-//     process alone, and the ratios to the bare loop.
+//     process alone, and the ratios to the bare loop; and, on Linux, how
+//     busy the whole machine was in each phase (machine-busy-%, every
+//     process's share of the cores: near 100 the crawl has no core to
+//     spare).
 //   - sqlite/default-stages: the default crawl in this process under the
 //     CPU profiler, its samples split by stage (fetch, parse, extract, main
 //     text, WARC, frontier, write, end-of-crawl pass, GC); the test web's
@@ -167,17 +171,18 @@ func containsFlag(args []string, flag string) bool {
 // throughputRun is the figures of one or more runs of the bare loop or of
 // a crawl.
 type throughputRun struct {
-	pages                int64
-	elapsed, crawl       time.Duration // end to end; the crawl phase
-	cpu, crawlCPU        time.Duration
-	serverCPU            time.Duration // PostgreSQL's processes, when local
-	peakRSS, crawlRSS    int64
-	diskBytes, linkBytes int64 // SQLite: the database and WAL; the tables and indexes of links
-	links                int64 // links recorded
-	phases               bool  // crawl and crawlCPU are measured
-	runs                 int
-	minRate, maxRate     float64
-	minCPUPage, maxCPUPg float64
+	pages                 int64
+	elapsed, crawl        time.Duration // end to end; the crawl phase
+	cpu, crawlCPU         time.Duration
+	serverCPU             time.Duration // PostgreSQL's processes, when local
+	peakRSS, crawlRSS     int64
+	diskBytes, linkBytes  int64     // SQLite: the database and WAL; the tables and indexes of links
+	links                 int64     // links recorded
+	phases                bool      // crawl and crawlCPU are measured
+	crawlTicks, passTicks busyTicks // the machine's, in each phase (Linux)
+	runs                  int
+	minRate, maxRate      float64
+	minCPUPage, maxCPUPg  float64
 }
 
 func (r *throughputRun) add(o throughputRun) {
@@ -204,6 +209,8 @@ func (r *throughputRun) add(o throughputRun) {
 	r.linkBytes += o.linkBytes
 	r.links += o.links
 	r.phases = o.phases
+	r.crawlTicks = r.crawlTicks.plus(o.crawlTicks)
+	r.passTicks = r.passTicks.plus(o.passTicks)
 }
 
 func (r *throughputRun) pagesPerSec() float64 { return float64(r.pages) / r.elapsed.Seconds() }
@@ -232,6 +239,12 @@ func (r *throughputRun) report(b *testing.B, prefix string) {
 		b.ReportMetric(pass.Seconds()/float64(r.runs), prefix+"end-pass-s")
 		b.ReportMetric(float64((r.cpu-r.crawlCPU).Microseconds())/pages, prefix+"end-pass-cpu-µs/page")
 		b.ReportMetric(float64(r.crawlRSS)/(1<<20), prefix+"crawl-phase-peak-RSS-MiB")
+		// Every process's share of the machine: whether the cores had
+		// time to spare (the test web's server is in it too).
+		if r.crawlTicks.total > 0 && r.passTicks.total > 0 {
+			b.ReportMetric(r.crawlTicks.percent(), prefix+"crawl-phase-machine-busy-%")
+			b.ReportMetric(r.passTicks.percent(), prefix+"end-pass-machine-busy-%")
+		}
 	}
 	if prefix == "" {
 		b.ReportMetric(pages/float64(r.runs), "pages/run")
@@ -365,15 +378,18 @@ func crawlProcess(b *testing.B, bin string, args []string) throughputRun {
 		b.Fatal(err)
 	}
 	start := time.Now()
+	t0, _ := machineTicks()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
 	var r throughputRun
+	t1 := t0
 	var out bytes.Buffer
 	br := bufio.NewReader(stdout)
 	if line, err := br.ReadString('\n'); err == nil {
 		r.crawl = time.Since(start)
 		r.crawlCPU, r.crawlRSS, r.phases = procCPU(cmd.Process.Pid)
+		t1, _ = machineTicks()
 		out.WriteString(line)
 	}
 	io.Copy(&out, br)
@@ -381,6 +397,8 @@ func crawlProcess(b *testing.B, bin string, args []string) throughputRun {
 		b.Fatalf("%v\n%s\n%s", err, out.String(), errb.String())
 	}
 	r.elapsed = time.Since(start)
+	t2, _ := machineTicks()
+	r.crawlTicks, r.passTicks = t1.minus(t0), t2.minus(t1)
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	r.peakRSS = ru.Maxrss << 10
@@ -390,6 +408,47 @@ func crawlProcess(b *testing.B, bin string, args []string) throughputRun {
 		b.Logf("%s", strings.TrimSpace(lines[1]))
 	}
 	return r
+}
+
+// busyTicks are the machine's clock ticks of work and in all, from the
+// first line of /proc/stat.
+type busyTicks struct{ busy, total uint64 }
+
+func (t busyTicks) plus(o busyTicks) busyTicks  { return busyTicks{t.busy + o.busy, t.total + o.total} }
+func (t busyTicks) minus(o busyTicks) busyTicks { return busyTicks{t.busy - o.busy, t.total - o.total} }
+func (t busyTicks) percent() float64            { return 100 * float64(t.busy) / float64(max(t.total, 1)) }
+
+// machineTicks reads the machine's ticks so far; ok is false where
+// /proc/stat cannot be read.
+func machineTicks() (busyTicks, bool) {
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return busyTicks{}, false
+	}
+	line, _, _ := strings.Cut(string(stat), "\n")
+	return parseCPUTicks(line)
+}
+
+// parseCPUTicks reads the "cpu" line of /proc/stat: user, nice, system,
+// idle, iowait, irq, softirq and steal ticks (guest time is counted in
+// user already); idle and iowait are the ticks without work.
+func parseCPUTicks(line string) (busyTicks, bool) {
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return busyTicks{}, false
+	}
+	var t busyTicks
+	for i, v := range f[1:9] {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return busyTicks{}, false
+		}
+		t.total += n
+		if i != 3 && i != 4 {
+			t.busy += n
+		}
+	}
+	return t, true
 }
 
 // procCPU returns a running process's CPU time and peak RSS so far, from
@@ -751,5 +810,34 @@ func TestClassifyStage(t *testing.T) {
 		if got := classify(c.frames); got != c.want {
 			t.Errorf("%s: classify = %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestParseCPUTicks checks the reading of /proc/stat's first line: the
+// ticks without work are idle and iowait, and guest time (in user
+// already) is not counted twice.
+func TestParseCPUTicks(t *testing.T) {
+	for _, c := range []struct {
+		line        string
+		busy, total uint64
+		ok          bool
+	}{
+		{"cpu  100 5 30 800 40 2 3 1 50 0", 141, 981, true},
+		{"cpu 1 2 3 4 5 6 7 8", 27, 36, true},
+		{"cpu0 100 5 30 800 40 2 3 1 0 0", 0, 0, false},
+		{"cpu 1 2 3", 0, 0, false},
+		{"cpu 1 2 3 x 5 6 7 8", 0, 0, false},
+		{"", 0, 0, false},
+	} {
+		got, ok := parseCPUTicks(c.line)
+		if ok != c.ok || got != (busyTicks{c.busy, c.total}) {
+			t.Errorf("parseCPUTicks(%q) = %+v, %v; want {%d %d}, %v", c.line, got, ok, c.busy, c.total, c.ok)
+		}
+	}
+	if p := (busyTicks{141, 981}).minus(busyTicks{41, 481}).percent(); p != 20 {
+		t.Errorf("busy share of the difference = %v, want 20", p)
+	}
+	if t1, ok := machineTicks(); ok && (t1.total == 0 || t1.busy > t1.total) {
+		t.Errorf("machineTicks() = %+v", t1)
 	}
 }
