@@ -70,6 +70,11 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 		clear(batch)
 		batch = batch[:0]
 		e.pending.Add(-n)
+		if e.pending.Load() == 0 && e.working.Load() == 0 {
+			// The hosts that wait to see whether these results bring
+			// them URLs need not wait.
+			e.fr.Settle()
+		}
 		e.notify()
 	}
 	for {

@@ -767,6 +767,33 @@ func TestChainDoesNotWaitForBatches(t *testing.T) {
 	}
 }
 
+// TestCrawlEndsOnceSettled: when the last results are recorded, the hosts
+// whose claims found nothing while results were on their way look again
+// at once instead of after ClaimEvery (an hour here), and the crawl ends.
+func TestCrawlEndsOnceSettled(t *testing.T) {
+	t.Parallel()
+	tc := newTestCrawl(t, func(rw http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			html(rw, `<a href="/a">a</a> <a href="/b">b</a>`)
+		case "/a", "/b":
+			html(rw, `a leaf`)
+		default:
+			http.NotFound(rw, r)
+		}
+	}, "http://a.test/")
+	tc.cfg.Frontier.ClaimEvery = time.Hour
+	sum := tc.crawl(20 * time.Second)
+	if sum.Reason != StopDone {
+		t.Fatalf("the crawl stopped for %q, want %q", sum.Reason, StopDone)
+	}
+	for _, u := range []string{"http://a.test/", "http://a.test/a", "http://a.test/b"} {
+		if p := tc.page(u); p == nil || p.Status != 200 {
+			t.Fatalf("%s: %+v", u, p)
+		}
+	}
+}
+
 // sitemapFailingStore fails the first fails adds that hold a sitemap, as
 // a store that went away would.
 type sitemapFailingStore struct {

@@ -1437,6 +1437,22 @@ func (f *Frontier) AdmittedAny() {
 	}
 }
 
+// Settle tells the frontier that every result of the tasks it handed out
+// has been recorded (Config.Settled holds): the held hosts whose last
+// claim found nothing, and which wait ClaimEvery to look again in case
+// those results brought them URLs, look again at once, and that look is
+// final. Without it every crawl's end waited up to ClaimEvery for them.
+func (f *Frontier) Settle() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, h := range f.hosts {
+		if h.emptyClaims > 0 && !h.wakeAt.IsZero() {
+			h.wakeAt = time.Time{}
+			f.waiting.fix(h)
+		}
+	}
+}
+
 // wakeLocked makes a held host waiting for work claim again at once.
 func (f *Frontier) wakeLocked(h *host) {
 	h.emptyClaims = 0

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -622,5 +623,44 @@ func TestSettledClaimLetsHostGo(t *testing.T) {
 				t.Fatalf("hosts held after the claim that found nothing = %d, want %d", held, want)
 			}
 		})
+	}
+}
+
+// TestSettleEndsIdleChecks: a host whose claim found nothing while results
+// were on their way waits ClaimEvery to look again; once they are all
+// recorded (Settle), it looks again at once, and is let go.
+func TestSettleEndsIdleChecks(t *testing.T) {
+	var settled atomic.Bool
+	only := storetest.U("http://a.test/1", 0, 1)
+	f, c, st := setup(t, frontier.Config{Batch: 4, ClaimEvery: time.Hour, Wake: func() {},
+		Settled: settled.Load}, only)
+	knownRobots(t, st, c, only)
+	task, _ := waitTask(t, f, c)
+	upd := f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	if _, err := st.Commit(context.Background(), []crawl.Result{{URL: task.URL, Outcome: crawl.OutcomeSkipped, Host: upd}}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	// held polls Next while the clock stands still: the idle checks, an
+	// hour apart, do not come.
+	held := func() int {
+		n := 1
+		for range 100 {
+			if _, ok, _ := next(t, f); ok {
+				t.Fatal("a task with nothing queued")
+			}
+			if n = f.Status().Hosts; n == 0 {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		return n
+	}
+	if n := held(); n != 1 {
+		t.Fatalf("hosts held after a claim that found nothing, results on their way = %d, want 1", n)
+	}
+	settled.Store(true)
+	f.Settle()
+	if n := held(); n != 0 {
+		t.Fatalf("hosts held once settled = %d, want 0", n)
 	}
 }
