@@ -205,6 +205,10 @@ type Engine struct {
 	archiveErrors atomic.Int64
 	sitemapSlots  chan struct{} // bounds the sitemap bodies held at once (sitemapSlots)
 
+	// results holds a whole batch (commitBatch), or four a worker if that
+	// is more: while the writer commits one batch the workers make the
+	// next. With half a batch the workers stopped during each commit and
+	// merge, and the machine idled (design/write-path.md, step 32).
 	results chan crawl.Result
 	pending atomic.Int64 // results sent and not yet committed
 	working atomic.Int64 // workers at a task (their results not counted in pending yet)
@@ -246,7 +250,7 @@ func New(store Store, cfg Config) (*Engine, error) {
 
 		sitemapSlots: make(chan struct{}, sitemapSlots),
 
-		results: make(chan crawl.Result, 4*cfg.Workers),
+		results: make(chan crawl.Result, max(commitBatch, 4*cfg.Workers)),
 		wake:    make(chan struct{}, 1),
 		gaveUp:  make(chan struct{}),
 	}
