@@ -208,7 +208,8 @@ type Engine struct {
 	// results holds a whole batch (commitBatch), or four a worker if that
 	// is more: while the writer commits one batch the workers make the
 	// next. With half a batch the workers stopped during each commit and
-	// merge, and the machine idled (design/write-path.md, step 32).
+	// merge, and the machine idled (docs/design/write-path.md has the
+	// figures).
 	results chan crawl.Result
 	pending atomic.Int64 // results sent and not yet committed
 	working atomic.Int64 // workers at a task (their results not counted in pending yet)
