@@ -607,19 +607,7 @@ func TestSettledClaimLetsHostGo(t *testing.T) {
 			if _, err := st.Commit(context.Background(), []crawl.Result{{URL: task.URL, Outcome: crawl.OutcomeSkipped, Host: upd}}, crawl.Limits{}); err != nil {
 				t.Fatal(err)
 			}
-			// The clock stands still: the idle checks, an hour apart, do not
-			// come.
-			held := 1
-			for range 100 {
-				if _, ok, _ := next(t, f); ok {
-					t.Fatal("a task with nothing queued")
-				}
-				if held = f.Status().Hosts; held == 0 {
-					break
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			if want := map[bool]int{true: 0, false: 1}[settled]; held != want {
+			if want, held := map[bool]int{true: 0, false: 1}[settled], heldWhileIdle(t, f); held != want {
 				t.Fatalf("hosts held after the claim that found nothing = %d, want %d", held, want)
 			}
 		})
@@ -640,27 +628,30 @@ func TestSettleEndsIdleChecks(t *testing.T) {
 	if _, err := st.Commit(context.Background(), []crawl.Result{{URL: task.URL, Outcome: crawl.OutcomeSkipped, Host: upd}}, crawl.Limits{}); err != nil {
 		t.Fatal(err)
 	}
-	// held polls Next while the clock stands still: the idle checks, an
-	// hour apart, do not come.
-	held := func() int {
-		n := 1
-		for range 100 {
-			if _, ok, _ := next(t, f); ok {
-				t.Fatal("a task with nothing queued")
-			}
-			if n = f.Status().Hosts; n == 0 {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		return n
-	}
-	if n := held(); n != 1 {
+	if n := heldWhileIdle(t, f); n != 1 {
 		t.Fatalf("hosts held after a claim that found nothing, results on their way = %d, want 1", n)
 	}
 	settled.Store(true)
 	f.Settle()
-	if n := held(); n != 0 {
+	if n := heldWhileIdle(t, f); n != 0 {
 		t.Fatalf("hosts held once settled = %d, want 0", n)
 	}
+}
+
+// heldWhileIdle asks f for tasks for a while, with nothing queued and the
+// clock standing still (idle checks ClaimEvery apart do not come), and
+// returns how many hosts it then holds: 0 as soon as it let all go.
+func heldWhileIdle(t *testing.T, f *frontier.Frontier) int {
+	t.Helper()
+	held := 1
+	for range 100 {
+		if _, ok, _ := next(t, f); ok {
+			t.Fatal("a task with nothing queued")
+		}
+		if held = f.Status().Hosts; held == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return held
 }
