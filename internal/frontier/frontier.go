@@ -196,10 +196,11 @@ type Frontier struct {
 	ioCancel context.CancelFunc // cancels the running round (Stop, past its wait)
 	pending  ioRound
 	ioErr    error
-	// admits counts the calls of Admitted and AdmittedAny; a round of
-	// I/O notes it when it starts (stampLocked). ended counts the tasks
-	// done (Done), for waitIO.
+	// admits counts the calls of Admitted and AdmittedAny, settles those
+	// of Settle; a round of I/O notes both when it starts (stampLocked).
+	// ended counts the tasks done (Done), for waitIO.
 	admits  uint64
+	settles uint64
 	ended   uint64
 	mirrors map[crawl.ID]bool // hosts taken for mirrors (Mirror)
 	// marked is what this process recorded, or queued to record, of the
@@ -371,10 +372,11 @@ type ioRound struct {
 	budget   error
 	now      time.Time
 	// settled is whether the process was settled (Config.Settled, and no
-	// task in flight) when the round started, admits the frontier's
-	// count of admissions then.
+	// task in flight) when the round started; admits and settles are the
+	// frontier's counts of admissions and of Settle then.
 	settled bool
 	admits  uint64
+	settles uint64
 }
 
 func (r *ioRound) empty() bool {
@@ -634,6 +636,7 @@ func (f *Frontier) startIOLocked(ctx context.Context, r ioRound) {
 // result is not made yet).
 func (f *Frontier) stampLocked(r *ioRound) {
 	r.admits = f.admits
+	r.settles = f.settles
 	r.settled = f.cfg.Settled != nil && f.cfg.Settled()
 	for _, h := range f.hosts {
 		if !r.settled {
@@ -1174,6 +1177,12 @@ func (f *Frontier) applyLocked(ctx context.Context, r ioRound, res ioResult) err
 			storeErr = err
 		}
 	}
+	if f.settles != r.settles {
+		// Settle came while the round ran: the hosts whose claims found
+		// nothing, stamped before it, look again at once, not ClaimEvery
+		// later; that look is final if the process is still settled.
+		f.settleLocked()
+	}
 	if err := f.renewedLocked(r, res); err != nil {
 		storeErr = err
 	}
@@ -1445,6 +1454,13 @@ func (f *Frontier) AdmittedAny() {
 func (f *Frontier) Settle() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.settles++
+	f.settleLocked()
+}
+
+// settleLocked makes the held hosts whose last claim found nothing look
+// again at once (Settle).
+func (f *Frontier) settleLocked() {
 	for _, h := range f.hosts {
 		if h.emptyClaims > 0 && !h.wakeAt.IsZero() {
 			h.wakeAt = time.Time{}

@@ -325,14 +325,19 @@ func BenchmarkFrontier(b *testing.B) {
 	}
 }
 
-// gatedStore holds ClaimURLsOf calls until the gate opens.
+// gatedStore holds ClaimURLsOf calls until the gate opens, first telling
+// entered (when not nil) that a call waits.
 type gatedStore struct {
 	crawl.Store
-	gate chan struct{} // nil: open
+	gate    chan struct{} // nil: open
+	entered chan struct{}
 }
 
 func (g *gatedStore) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.Claim, error) {
 	if g.gate != nil {
+		if g.entered != nil {
+			g.entered <- struct{}{}
+		}
 		<-g.gate
 	}
 	return g.Store.ClaimURLsOf(ctx, owner, hosts, n, lim, now)
@@ -635,6 +640,55 @@ func TestSettleEndsIdleChecks(t *testing.T) {
 	f.Settle()
 	if n := heldWhileIdle(t, f); n != 0 {
 		t.Fatalf("hosts held once settled = %d, want 0", n)
+	}
+}
+
+// TestSettleDuringClaim: a claim that started before the last results
+// were recorded and finds nothing after Settle came does not make its
+// host wait ClaimEvery: the host looks again at once, and is let go.
+func TestSettleDuringClaim(t *testing.T) {
+	var settled atomic.Bool
+	only := storetest.U("http://a.test/1", 0, 1)
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "f.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.AddURLs(context.Background(), []crawl.NewURL{only}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	knownRobots(t, st, c, only)
+	gs := &gatedStore{Store: st}
+	f := frontier.New(gs, frontier.Config{Owner: "test", Token: "acrawler", Now: c.now, Batch: 4,
+		ClaimEvery: time.Hour, Wake: func() {}, Settled: settled.Load})
+	task, _ := waitTask(t, f, c)
+	upd := f.Done(context.Background(), task, frontier.Feedback{Requested: true, Finished: c.now()})
+	if _, err := st.Commit(context.Background(), []crawl.Result{{URL: task.URL, Outcome: crawl.OutcomeSkipped, Host: upd}}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	// The host's next claim starts while the result is still counted as
+	// on its way, and waits at the store.
+	gs.gate, gs.entered = make(chan struct{}), make(chan struct{})
+	asked := make(chan struct{})
+	go func() {
+		defer close(asked)
+		if task, ok, _, err := f.Next(context.Background()); err != nil || ok {
+			t.Errorf("Next = %+v, %v, %v; want no task", task, ok, err)
+		}
+	}()
+	select {
+	case <-gs.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no claim of the host's URLs")
+	}
+	settled.Store(true)
+	f.Settle()
+	gs.entered = nil
+	close(gs.gate)
+	<-asked
+	if n := heldWhileIdle(t, f); n != 0 {
+		t.Fatalf("hosts held after Settle came during their claim = %d, want 0", n)
 	}
 }
 
