@@ -21,6 +21,13 @@ const (
 	commitEvery = 100 * time.Millisecond
 )
 
+// heldBytes is how many bytes the results on their way to the store may
+// hold (Engine.heldOf), queued or in the batch being committed: the
+// queue's count alone let a crawl of large PDFs (up to 2 MiB of text
+// each, the PDF reader's bound) hold gigabytes. A batch is committed once
+// it holds half of it; pages of the usual size fill a batch long before.
+const heldBytes = 64 << 20
+
 // commitLoop records results in batches: one transaction for up to
 // commitBatch results or commitEvery, whichever comes first, or at once
 // when no other result is on its way (the workers idle, none queued): the
@@ -32,6 +39,7 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var failed error
+	var batchHeld int64 // the room its results take (heldOf)
 	flush := func() {
 		if len(batch) == 0 {
 			return
@@ -69,6 +77,8 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 		}
 		clear(batch)
 		batch = batch[:0]
+		e.held.Release(batchHeld)
+		batchHeld = 0
 		e.pending.Add(-n)
 		if e.pending.Load() == 0 && e.working.Load() == 0 {
 			// The hosts that wait to see whether these results bring
@@ -98,8 +108,9 @@ func (e *Engine) commitLoop(ctx context.Context) error {
 			timer.Reset(e.cfg.commitEvery)
 		}
 		batch = append(batch, r)
+		batchHeld += e.heldOf(&r)
 		// Nothing else on its way: none queued, no worker at a task.
-		if len(batch) >= commitBatch || len(e.results) == 0 && e.working.Load() == 0 {
+		if len(batch) >= commitBatch || 2*batchHeld >= e.cfg.heldBytes || len(e.results) == 0 && e.working.Load() == 0 {
 			flush()
 		}
 	}

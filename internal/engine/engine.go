@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/extract"
 	"github.com/acrawler/acrawler/internal/fetch"
@@ -91,8 +93,10 @@ type Config struct {
 	Now           func() time.Time
 
 	// commitEvery is how long a batch of results gathers before it is
-	// committed (tests; default the constant).
+	// committed, heldBytes how many bytes the results on their way to
+	// the store may hold (tests; default the constants).
 	commitEvery time.Duration
+	heldBytes   int64
 }
 
 func (c *Config) defaults() error {
@@ -122,6 +126,9 @@ func (c *Config) defaults() error {
 	}
 	if c.commitEvery <= 0 {
 		c.commitEvery = commitEvery
+	}
+	if c.heldBytes <= 0 {
+		c.heldBytes = heldBytes
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -211,6 +218,10 @@ type Engine struct {
 	// merge, and the machine idled (docs/design/write-path.md has the
 	// figures).
 	results chan crawl.Result
+	// held bounds the bytes of the results on their way to the store,
+	// queued or in the batch being committed (heldBytes): a worker waits
+	// for room before it queues its result.
+	held    *semaphore.Weighted
 	pending atomic.Int64 // results sent and not yet committed
 	working atomic.Int64 // workers at a task (their results not counted in pending yet)
 	// storeDown counts the store calls failing and retried (storeRetry): a
@@ -252,6 +263,7 @@ func New(store Store, cfg Config) (*Engine, error) {
 		sitemapSlots: make(chan struct{}, sitemapSlots),
 
 		results: make(chan crawl.Result, max(commitBatch, 4*cfg.Workers)),
+		held:    semaphore.NewWeighted(cfg.heldBytes),
 		wake:    make(chan struct{}, 1),
 		gaveUp:  make(chan struct{}),
 	}
@@ -869,7 +881,41 @@ func (e *Engine) notify() {
 
 func (e *Engine) send(r crawl.Result) {
 	e.pending.Add(1)
+	e.queue(r)
+}
+
+// queue hands a result, already counted in pending, to the committer once
+// the results on their way leave room for its bytes (heldOf). The room
+// is given back when its batch is committed, whether or not the commit
+// succeeded, so the wait ends; it does not end with the crawl's context,
+// since a stopped crawl's results are still committed.
+func (e *Engine) queue(r crawl.Result) {
+	if err := e.held.Acquire(context.Background(), e.heldOf(&r)); err != nil {
+		panic(err) // unreachable: a context that never ends
+	}
 	e.results <- r
+}
+
+// heldOf is the room r takes among the results on their way to the
+// store: an estimate of the memory it holds (its page's texts, and as
+// much again for what the store prepared of them, its links and the URLs
+// it found), at most the whole room, so that a result larger than that
+// goes alone.
+func (e *Engine) heldOf(r *crawl.Result) int64 {
+	n := 512
+	if p := r.Page; p != nil {
+		n += 2*(len(p.Text)+len(p.MainText)) + len(p.Title) + len(p.URL)
+		if m := p.Meta; m != nil {
+			n += len(m.Abstract)
+		}
+	}
+	for _, l := range r.Links {
+		n += 64 + len(l.Target) + len(l.Anchor)
+	}
+	for _, u := range r.Discovered {
+		n += 64 + len(u.URL)
+	}
+	return min(int64(n), e.cfg.heldBytes)
 }
 
 // renewLoop keeps the host leases alive.

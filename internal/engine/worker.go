@@ -31,7 +31,7 @@ func (e *Engine) work(ctx context.Context, tasks <-chan frontier.Task) {
 		}
 		e.working.Add(-1)
 		if ok {
-			e.results <- r
+			e.queue(r)
 		}
 		e.notify()
 	}
