@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
@@ -110,4 +111,44 @@ func BenchmarkOf(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzOf: any query and texts give snippets without an error, of at most
+// Words words (and an ellipsis), in valid UTF-8 when the texts are, with
+// marks inside the snippet, in order and apart.
+func FuzzOf(f *testing.F) {
+	f.Add("zoe muller", "Letters of Zoe Muller", "a letter from Zoë Müller about it", "")
+	f.Add(`"exact phrase" -not OR site:a.test ti:word`, "A title", "an exact phrase here", "the okapi page")
+	f.Add(`NEAR(a b) "unterminated * ^ :`, "\x01\x02", "\x01 word \x02 \xff\xfe word", "word")
+	f.Add("r*", "", strings.Repeat("research ", 300), "")
+	m := newMaker(f)
+	f.Fuzz(func(t *testing.T, q, title, body, anchors string) {
+		if len(q) > 1000 || len(title) > 1000 || len(body) > 64<<10 || len(anchors) > 4000 {
+			return
+		}
+		text, tsnip, err := m.Of(context.Background(), query.Parse(q), title, body, anchors)
+		if err != nil {
+			t.Fatalf("Of(%q): %v", q, err)
+		}
+		h := crawl.SearchHit{Title: title}
+		snippet.Set(&h, text, tsnip)
+		if n := len(strings.Fields(h.Snippet)); n > snippet.Words+2 {
+			t.Errorf("snippet of %d words: %q", n, h.Snippet)
+		}
+		if utf8.ValidString(title) && utf8.ValidString(body) && !utf8.ValidString(h.Snippet) {
+			t.Errorf("snippet not UTF-8: %q", h.Snippet)
+		}
+		for _, marks := range []struct {
+			s     string
+			marks [][2]int
+		}{{h.Snippet, h.Marks}, {h.Title, h.TitleMarks}} {
+			end := 0
+			for _, mk := range marks.marks {
+				if mk[0] < end || mk[1] <= mk[0] || mk[1] > len(marks.s) {
+					t.Fatalf("marks %v of %q", marks.marks, marks.s)
+				}
+				end = mk[1]
+			}
+		}
+	})
 }
