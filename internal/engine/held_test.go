@@ -63,12 +63,27 @@ func TestResultsHeldBounded(t *testing.T) {
 	// main text, twice): the results on their way hold three at most.
 	tc.cfg.heldBytes = 750 << 10
 	st := &blockingStore{Store: tc.open(), block: "/p", entered: make(chan struct{}), open: make(chan struct{})}
-	done := make(chan Summary, 1)
-	go func() { done <- tc.crawlOn(st, 60*time.Second) }()
+	e, err := New(st, tc.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	type ended struct {
+		sum Summary
+		err error
+	}
+	done := make(chan ended, 1)
+	go func() {
+		sum, err := e.Run(ctx)
+		done <- ended{sum, err}
+	}()
 	select {
 	case <-st.entered:
 	case <-time.After(30 * time.Second):
 		close(st.open)
+		cancel()
+		<-done
 		t.Fatal("no page committed")
 	}
 	// Wait until the workers stop fetching (no new request for 300 ms).
@@ -92,9 +107,9 @@ func TestResultsHeldBounded(t *testing.T) {
 	if last > 5 {
 		t.Errorf("%d pages fetched while a commit held, want at most 5", last)
 	}
-	sum := <-done
-	if sum.Reason != StopDone {
-		t.Fatalf("the crawl stopped for %q, want %q", sum.Reason, StopDone)
+	end := <-done
+	if end.err != nil || end.sum.Reason != StopDone {
+		t.Fatalf("the crawl stopped for %q (%v), want %q", end.sum.Reason, end.err, StopDone)
 	}
 	for i := range pages {
 		u := fmt.Sprintf("http://a.test/p%d", i)
