@@ -23,6 +23,7 @@ import (
 	"html/template"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -104,6 +105,13 @@ type Config struct {
 	// one), so that a flood of them leaves the rest to ordinary searches.
 	// 0: DefaultMaxSearches().
 	MaxSearches int
+	// MaxClientSearches caps the slots one client holds at once, a
+	// client being the address a request comes from: its requests beyond
+	// it wait as for a slot, so that one address sending many requests
+	// leaves the other slots to other clients. 0: no cap. Behind a
+	// reverse proxy every user has the proxy's address, so leave it 0
+	// there (or as large as MaxSearches).
+	MaxClientSearches int
 	// Gatherer supplies the metrics /metrics shows besides the server's own
 	// request metrics. Nil: the Go runtime and process collectors.
 	Gatherer prometheus.Gatherer
@@ -120,6 +128,7 @@ type Server struct {
 	timeout    time.Duration
 	slots      chan struct{} // one token per request reading the store
 	costly     chan struct{} // one token per costly request, which also holds a slot
+	clients    *clientSlots  // the slots each client holds (Config.MaxClientSearches); nil: no cap
 	log        *slog.Logger
 	metrics    http.Handler
 	requests   *prometheus.CounterVec
@@ -168,6 +177,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSearches == 0 {
 		cfg.MaxSearches = DefaultMaxSearches()
 	}
+	if cfg.MaxClientSearches < 0 {
+		return nil, fmt.Errorf("api: new: negative MaxClientSearches %d", cfg.MaxClientSearches)
+	}
 	if math.IsNaN(cfg.PageRankWeight) || math.IsInf(cfg.PageRankWeight, 0) || cfg.PageRankWeight < 0 {
 		return nil, fmt.Errorf("api: new: page rank weight %v is not a finite number ≥ 0", cfg.PageRankWeight)
 	}
@@ -181,6 +193,9 @@ func New(cfg Config) (*Server, error) {
 		health:     make(chan struct{}, 1),
 		costly:     make(chan struct{}, max(1, cfg.MaxSearches/4)),
 		log:        cfg.Log,
+	}
+	if cfg.MaxClientSearches > 0 {
+		s.clients = &clientSlots{each: cfg.MaxClientSearches, held: map[string]*clientTokens{}}
 	}
 	if s.index == nil {
 		s.index = cfg.Backend
@@ -325,6 +340,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
 	defer cancel()
+	ctx = context.WithValue(ctx, clientKey{}, clientOf(r))
 	if err := rt.h(s, sw, r.WithContext(ctx)); err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, context.DeadlineExceeded) {
 			// The backend may report its interruption in its own words.
@@ -366,9 +382,10 @@ func (w *statusWriter) code() int {
 }
 
 // acquire takes one of the slots of the requests that read the store,
-// and for a costly request one of the costly slots first, waiting up to
-// queueWait in all; release gives them back. It fails with errBusy when
-// none came free in time, or with ctx's error.
+// and first one of its client's (Config.MaxClientSearches) and for a
+// costly request one of the costly slots, waiting up to queueWait in all;
+// release gives them back. It fails with errBusy when none came free in
+// time, or with ctx's error.
 func (s *Server) acquire(ctx context.Context, costly bool) (release func(), err error) {
 	t := time.NewTimer(queueWait)
 	defer t.Stop()
@@ -388,6 +405,21 @@ func (s *Server) acquire(ctx context.Context, costly bool) (release func(), err 
 			return ctx.Err()
 		}
 	}
+	var client *clientTokens
+	if s.clients != nil {
+		addr, _ := ctx.Value(clientKey{}).(string)
+		client = s.clients.enter(addr)
+		if err := take(client.ch); err != nil {
+			s.clients.leave(client)
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				<-client.ch
+				s.clients.leave(client)
+			}
+		}()
+	}
 	if costly {
 		if err := take(s.costly); err != nil {
 			return nil, err
@@ -404,7 +436,63 @@ func (s *Server) acquire(ctx context.Context, costly bool) (release func(), err 
 		if costly {
 			<-s.costly
 		}
+		if client != nil {
+			<-client.ch
+			s.clients.leave(client)
+		}
 	}, nil
+}
+
+// clientKey is the context key of a request's client address (clientOf).
+type clientKey struct{}
+
+// clientOf is the address a request comes from: the connection's remote
+// host, without its port.
+func clientOf(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// clientSlots are the slots each client holds (Config.MaxClientSearches):
+// a client has an entry while one of its requests holds or waits for a
+// slot, so the map is as large as the requests in progress.
+type clientSlots struct {
+	each int
+	mu   sync.Mutex
+	held map[string]*clientTokens
+}
+
+// clientTokens holds one token per slot its client holds, and counts the
+// requests using the entry.
+type clientTokens struct {
+	addr  string
+	ch    chan struct{}
+	users int
+}
+
+// enter returns addr's entry, made if it has none, counted as used.
+func (c *clientSlots) enter(addr string) *clientTokens {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.held[addr]
+	if t == nil {
+		t = &clientTokens{addr: addr, ch: make(chan struct{}, c.each)}
+		c.held[addr] = t
+	}
+	t.users++
+	return t
+}
+
+// leave ends a use of an entry, dropping it after its last.
+func (c *clientSlots) leave(t *clientTokens) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.users--; t.users == 0 {
+		delete(c.held, t.addr)
+	}
 }
 
 // Costly searches: what makes a search read much of the index.

@@ -414,6 +414,8 @@ type readiness struct {
 	Reason      string `json:"reason,omitempty"`
 	StoreInUse  int    `json:"store_requests_in_flight"`
 	MaxSearches int    `json:"max_store_requests"`
+	// MaxClient is Config.MaxClientSearches, when set.
+	MaxClient int `json:"max_store_requests_per_client,omitempty"`
 }
 
 // handleReady answers whether the server can take more work now: the
@@ -425,6 +427,9 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) error {
 	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 	defer cancel()
 	v := readiness{Status: "ok", StoreInUse: len(s.slots), MaxSearches: cap(s.slots)}
+	if s.clients != nil {
+		v.MaxClient = s.clients.each
+	}
 	if _, err := s.backend.Page(ctx, 0); err != nil && !errors.Is(err, crawl.ErrNotFound) {
 		if r.Context().Err() != nil {
 			return err

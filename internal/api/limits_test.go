@@ -161,6 +161,54 @@ func TestCostlySearchesShareAQuarter(t *testing.T) {
 	}
 }
 
+// A client (the address requests come from) holds at most
+// MaxClientSearches slots: with its share taken, its next request gets
+// 503 whatever its port, another address's is answered, and once its
+// requests end it is answered again.
+func TestClientSearchesCapped(t *testing.T) {
+	t.Parallel() // it waits for a slot more than it computes
+	g := newGated(api.StoreBackend(collection(t), 0))
+	s, err := api.New(api.Config{Backend: g, MaxSearches: 4, MaxClientSearches: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := func(addr, target string) int {
+		r := httptest.NewRequest(http.MethodGet, target, nil)
+		r.RemoteAddr = addr
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w.Code
+	}
+	var wg sync.WaitGroup
+	codes := make(chan int, 2)
+	for port := range 2 {
+		wg.Go(func() { codes <- from(fmt.Sprintf("192.0.2.1:%d", 4000+port), "/search?q=block") })
+	}
+	g.waitFor(2)
+	if c := from("192.0.2.1:5000", "/search?q=crawling"); c != http.StatusServiceUnavailable {
+		t.Errorf("a third search of a client holding its 2 slots = %d, want 503", c)
+	}
+	for _, addr := range []string{"192.0.2.2:4000", "[2001:db8::1]:4000"} {
+		if c := from(addr, "/search?q=crawling"); c != http.StatusOK {
+			t.Errorf("a search from %s while another client holds its share = %d, want 200", addr, c)
+		}
+	}
+	close(g.gate)
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		if c != http.StatusOK {
+			t.Errorf("a search that held a client's slot = %d, want 200", c)
+		}
+	}
+	if c := from("192.0.2.1:5000", "/search?q=crawling"); c != http.StatusOK {
+		t.Errorf("the client's search once its others ended = %d, want 200", c)
+	}
+	if _, err := api.New(api.Config{Backend: g, MaxClientSearches: -1}); err == nil {
+		t.Error("New accepted MaxClientSearches -1")
+	}
+}
+
 // tooBroad is a backend that refuses every search as query.Check does.
 type tooBroad struct{ api.Backend }
 

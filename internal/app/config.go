@@ -133,11 +133,12 @@ type Config struct {
 
 // serveConfig is the [serve] section: the search API and web page.
 type ServeConfig struct {
-	Addr           string   `toml:"addr"`
-	PageRankWeight float64  `toml:"pagerank_weight"`
-	MaxSearches    int      `toml:"max_searches"`
-	Timeout        Duration `toml:"timeout"`
-	Grace          Duration `toml:"grace"`
+	Addr              string   `toml:"addr"`
+	PageRankWeight    float64  `toml:"pagerank_weight"`
+	MaxSearches       int      `toml:"max_searches"`
+	MaxClientSearches int      `toml:"max_client_searches"`
+	Timeout           Duration `toml:"timeout"`
+	Grace             Duration `toml:"grace"`
 }
 
 // reparseConfig is the [reparse] section.
@@ -349,6 +350,7 @@ func (c *Config) flags(cmd string, fs *flag.FlagSet) {
 		fs.StringVar(&c.Serve.Addr, "addr", c.Serve.Addr, "`address` to serve on")
 		fs.Float64Var(&c.Serve.PageRankWeight, "pagerank-weight", c.Serve.PageRankWeight, "how much link-graph rank moves the score")
 		fs.IntVar(&c.Serve.MaxSearches, "max-searches", c.Serve.MaxSearches, "requests that read the store at once (searches, documents, the dashboard); more wait a second, then get 503 with Retry-After")
+		fs.IntVar(&c.Serve.MaxClientSearches, "max-client-searches", c.Serve.MaxClientSearches, "of those, how many one client address may hold at once (0: no cap; behind a reverse proxy every user shares the proxy's address)")
 		fs.Var(&c.Serve.Timeout, "timeout", "time budget of a request; past it the answer is 503 with Retry-After")
 		fs.Var(&c.Serve.Grace, "grace", "on a stop, how long requests in progress may take to finish")
 	case "reindex":
@@ -607,6 +609,8 @@ func (c *Config) validate(cmd string) error {
 	switch {
 	case s.MaxSearches < 1:
 		return usagef("serve: --max-searches must be at least 1, got %d", s.MaxSearches)
+	case s.MaxClientSearches < 0:
+		return usagef("serve: --max-client-searches cannot be negative, got %d", s.MaxClientSearches)
 	case s.Timeout <= 0 || s.Grace < 0:
 		return usagef("serve: --timeout must be positive and --grace not negative, got %v and %v", time.Duration(s.Timeout), time.Duration(s.Grace))
 	case c.Reparse.Workers < 1:

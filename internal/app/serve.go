@@ -51,7 +51,7 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer) error {
 		external = c
 	}
 	srv, err := api.New(api.Config{Backend: api.StoreBackend(st, 200), Index: external, Normalize: norm.Normalize, PageRankWeight: sc.PageRankWeight,
-		Timeout: timeout, MaxSearches: sc.MaxSearches, Log: log})
+		Timeout: timeout, MaxSearches: sc.MaxSearches, MaxClientSearches: sc.MaxClientSearches, Log: log})
 	if err != nil {
 		return err
 	}

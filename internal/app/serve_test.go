@@ -359,7 +359,7 @@ func TestServeStopsInItsOwnWords(t *testing.T) {
 	if err := run(context.Background(), []string{"migrate", "--db", db}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range [][]string{{"--max-searches", "0"}, {"--timeout", "0s"}, {"--grace", "-1s"}} {
+	for _, bad := range [][]string{{"--max-searches", "0"}, {"--max-client-searches", "-1"}, {"--timeout", "0s"}, {"--grace", "-1s"}} {
 		err := run(context.Background(), append([]string{"serve", "--db", db}, bad...), io.Discard, io.Discard)
 		var u UsageError
 		if !errors.As(err, &u) {
@@ -376,7 +376,7 @@ func TestServeStopsInItsOwnWords(t *testing.T) {
 	var out, errb lockedBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--db", db, "--addr", addr, "--max-searches", "3", "--grace", "1s"}, &out, &errb)
+		done <- run(ctx, []string{"serve", "--db", db, "--addr", addr, "--max-searches", "3", "--max-client-searches", "2", "--grace", "1s"}, &out, &errb)
 	}()
 	var ready string
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -389,8 +389,8 @@ func TestServeStopsInItsOwnWords(t *testing.T) {
 		ready = string(b)
 		break
 	}
-	if !strings.Contains(ready, `"max_store_requests":3`) {
-		t.Errorf("/readyz = %q, want the --max-searches capacity", ready)
+	if !strings.Contains(ready, `"max_store_requests":3`) || !strings.Contains(ready, `"max_store_requests_per_client":2`) {
+		t.Errorf("/readyz = %q, want the --max-searches and --max-client-searches capacities", ready)
 	}
 	cancel()
 	if err := <-done; err != nil {
