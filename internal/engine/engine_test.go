@@ -151,6 +151,23 @@ func (tc *testCrawl) runOn(ctx context.Context, st Store) Summary {
 	return sum
 }
 
+// ended is how a crawl run in the background ended (runLater).
+type ended struct {
+	sum Summary
+	err error
+}
+
+// runLater runs e until ctx ends, in a goroutine of its own; how it ended
+// comes on the channel.
+func runLater(ctx context.Context, e *Engine) <-chan ended {
+	done := make(chan ended, 1)
+	go func() {
+		sum, err := e.Run(ctx)
+		done <- ended{sum, err}
+	}()
+	return done
+}
+
 // crawl runs a crawl bounded by limit and fails the test if it takes that
 // long.
 func (tc *testCrawl) crawl(limit time.Duration) Summary {

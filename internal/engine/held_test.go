@@ -69,15 +69,7 @@ func TestResultsHeldBounded(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	type ended struct {
-		sum Summary
-		err error
-	}
-	done := make(chan ended, 1)
-	go func() {
-		sum, err := e.Run(ctx)
-		done <- ended{sum, err}
-	}()
+	done := runLater(ctx, e)
 	select {
 	case <-st.entered:
 	case <-time.After(30 * time.Second):

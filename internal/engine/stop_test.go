@@ -314,15 +314,7 @@ func TestStopDuringStoreOutage(t *testing.T) {
 				time.Sleep(500 * time.Millisecond) // the crawl meets the outage
 				cancel()                           // SIGINT
 			}()
-			type ended struct {
-				sum Summary
-				err error
-			}
-			done := make(chan ended, 1)
-			go func() {
-				sum, err := e.Run(ctx)
-				done <- ended{sum, err}
-			}()
+			done := runLater(ctx, e)
 			select {
 			case got := <-done:
 				if got.sum.Reason != StopInterrupt {
@@ -470,10 +462,6 @@ func TestStoreOutageMetByAnAddPausesFetching(t *testing.T) {
 	tc.cfg.StoreOutage = time.Minute
 	atNotice := make(chan int, 1)
 	st.Store, st.noticed = tc.open(), func() { atNotice <- tc.web.total() }
-	type ended struct {
-		sum Summary
-		err error
-	}
 	done := make(chan ended, 1)
 	go func() {
 		e, err := New(st, tc.cfg)
