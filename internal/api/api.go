@@ -415,8 +415,7 @@ func (s *Server) acquire(ctx context.Context, costly bool) (release func(), err 
 		}
 		defer func() {
 			if err != nil {
-				<-client.ch
-				s.clients.leave(client)
+				s.clients.give(client)
 			}
 		}()
 	}
@@ -437,8 +436,7 @@ func (s *Server) acquire(ctx context.Context, costly bool) (release func(), err 
 			<-s.costly
 		}
 		if client != nil {
-			<-client.ch
-			s.clients.leave(client)
+			s.clients.give(client)
 		}
 	}, nil
 }
@@ -484,6 +482,13 @@ func (c *clientSlots) enter(addr string) *clientTokens {
 	}
 	t.users++
 	return t
+}
+
+// give gives back the slot a request of t's client held, and ends its
+// use of the entry.
+func (c *clientSlots) give(t *clientTokens) {
+	<-t.ch
+	c.leave(t)
 }
 
 // leave ends a use of an entry, dropping it after its last.
