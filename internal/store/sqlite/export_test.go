@@ -151,19 +151,36 @@ func (db *DB) CheckpointRoundsForTest() int64 {
 	return db.ckpt.rounds.Load()
 }
 
-// SetPackMinForTest sets the fewest staged offers a merge packs into runs
-// (runs.go), and returns a function that restores it.
-func SetPackMinForTest(n int64) (restore func()) {
-	old := packMin
-	packMin = n
-	return func() { packMin = old }
+// PackedForTest is o for a store whose every merge of staged offers
+// packs the URLs it admits into runs (runs.go), as only large ones do by
+// default.
+func PackedForTest(o Options) Options {
+	tu := defaultTuning
+	tu.packMin = 0
+	o.tune = &tu
+	return o
 }
 
-// SetStageFindsForTest makes commits stage their discoveries from from
-// URLs stored on, and merge the stage once it holds least offers; it
-// returns a function that restores the defaults.
-func SetStageFindsForTest(from, least int64) (restore func()) {
-	f, m, s := findsFrom, findsMin, findsShare
-	findsFrom, findsMin, findsShare = from, least, 1<<62
-	return func() { findsFrom, findsMin, findsShare = f, m, s }
+// StagedFindsForTest is o for a store whose commits stage their
+// discoveries from from URLs stored on, and merge the stage once it
+// holds least offers (finds.go).
+func StagedFindsForTest(o Options, from, least int64) Options {
+	tu := stagedFinds(from, least)
+	o.tune = &tu
+	return o
+}
+
+// stagedFinds is the tuning of StagedFindsForTest.
+func stagedFinds(from, least int64) tuning {
+	tu := defaultTuning
+	tu.findsFrom, tu.findsMin, tu.findsShare = from, least, 1<<62
+	return tu
+}
+
+// stagedOffers is the tuning of a store that merges its staged offers
+// once it holds least, and packs those of a merge of pack or more.
+func stagedOffers(least, pack int64) tuning {
+	tu := defaultTuning
+	tu.stageMin, tu.stageShare, tu.packMin = least, 1<<40, pack
+	return tu
 }

@@ -24,18 +24,19 @@ import (
 // crawl whose queue runs short does not wait for its new URLs. ClaimHosts
 // merges when it finds no host, and the crawl is not over while URLs are
 // staged (Counters.Staged). A smaller store adds a commit's discoveries
-// at once: its pages stay in the writer's cache.
-var (
-	findsFrom  int64 = 1_000_000
-	findsShare int64 = 16
-	findsMin   int64 = 1
+// at once: its pages stay in the writer's cache. (The defaults of a
+// store's tuning.)
+const (
+	findsFrom  = 1_000_000
+	findsShare = 16
+	findsMin   = 1
 )
 
 // stagesFinds says whether the commit stages its discoveries, and the
 // URLs stored.
 func (t *txn) stagesFinds(ctx context.Context) (bool, int64, error) {
 	stored, err := t.storedURLs(ctx)
-	return err == nil && stored >= findsFrom, stored, err
+	return err == nil && stored >= t.db.tune.findsFrom, stored, err
 }
 
 // stageDiscovered stages the URLs the batch's results discovered, in
@@ -92,7 +93,8 @@ func (c *committer) mergeFinds(ctx context.Context, stored int64, st *crawl.Comm
 		return err
 	}
 	queued += c.t.delta["queued"]
-	if n < max(findsMin, min(stored/findsShare, queued)) {
+	tu := &c.t.db.tune
+	if n < max(tu.findsMin, min(stored/tu.findsShare, queued)) {
 		return nil
 	}
 	as, err := c.t.mergeOffers(ctx)

@@ -24,8 +24,7 @@ import (
 func TestStagedFindsDecideAsCommits(t *testing.T) {
 	dir := t.TempDir()
 	run := func(name string, from int64) (string, int) {
-		defer SetStageFindsForTest(from, 1<<62)()
-		db := openOffers(t, filepath.Join(dir, name+".db"))
+		db := openTuned(t, filepath.Join(dir, name+".db"), stagedFinds(from, 1<<62))
 		defer db.Close()
 		added, staged := commitFinds(t, db)
 		if from == 0 {
@@ -174,9 +173,8 @@ func dumpFinds(t *testing.T, db *DB) string {
 // (out of the crawl's scope) stage counts for them and no offer; the
 // counts alone bring the merge, which drops them.
 func TestStagedCountsMerged(t *testing.T) {
-	defer SetStageFindsForTest(0, 50)()
 	ctx := context.Background()
-	db := openOffers(t, filepath.Join(t.TempDir(), "counts.db"))
+	db := openTuned(t, filepath.Join(t.TempDir(), "counts.db"), stagedFinds(0, 50))
 	defer db.Close()
 	lim := crawl.Limits{InlinkBonus: 1, MaxInlinkBonus: 5}
 	var seeds []crawl.NewURL
@@ -274,9 +272,8 @@ func queryIDs(t *testing.T, db *DB, q string) []crawl.ID {
 // TestClaimMergeReported: discoveries that a claim finding no host
 // merges are reported by the next commit, as those a commit merges are.
 func TestClaimMergeReported(t *testing.T) {
-	defer SetStageFindsForTest(0, 1<<62)()
 	ctx := context.Background()
-	db := openOffers(t, filepath.Join(t.TempDir(), "claim.db"))
+	db := openTuned(t, filepath.Join(t.TempDir(), "claim.db"), stagedFinds(0, 1<<62))
 	defer db.Close()
 	if _, err := db.AddURLs(ctx, []crawl.NewURL{offerURL("http://a.test/1", 0, 0), offerURL("http://a.test/2", 0, 0)}, crawl.Limits{}); err != nil {
 		t.Fatal(err)

@@ -36,10 +36,11 @@ import (
 // seeds over 200,000 hosts: three merges, where 400,000 took four and
 // 12% more CPU). The largest stage is the same (800,000 offers, then
 // one as large as the URLs stored), and the merge's sorts spill to
-// temporary files past 2 MiB whatever its size.
-var (
-	stageMin   int64 = 800_000
-	stageShare int64 = 1
+// temporary files past 2 MiB whatever its size. (The defaults of a
+// store's tuning.)
+const (
+	stageMin   = 800_000
+	stageShare = 1
 )
 
 // StageURLs offers URLs to the frontier as AddURLs does, deciding on them
@@ -71,7 +72,7 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 		if err != nil {
 			return err
 		}
-		if staged < max(stageMin, stored/stageShare) {
+		if staged < max(t.db.tune.stageMin, stored/t.db.tune.stageShare) {
 			return nil
 		}
 		merged, err := t.mergeOffers(ctx)
@@ -273,7 +274,7 @@ func (t *txn) mergeOffers(ctx context.Context) (crawl.AddStats, error) {
 	// A stage of URLs discovered by pages goes into rows: their inbound
 	// links are counted on the rows (a link to a packed URL makes it a
 	// row at once).
-	if n >= packMin && !finds {
+	if n >= t.db.tune.packMin && !finds {
 		added, hosts, err := t.packOffers(ctx, capped)
 		if err != nil {
 			return st, err

@@ -20,7 +20,13 @@ func offerURL(raw string, depth, priority int) crawl.NewURL {
 
 func openOffers(t *testing.T, file string) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), file, Options{})
+	return openTuned(t, file, defaultTuning)
+}
+
+// openTuned opens a store at file with the tuning tu.
+func openTuned(t *testing.T, file string, tu tuning) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), file, Options{tune: &tu})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +76,9 @@ func dumpRows(t *testing.T, db *DB, b *strings.Builder, queries ...string) {
 // host's in the same order (their rowids'), the same priorities, host
 // counts and queued counter.
 func TestStagedOffersDecideAsAdds(t *testing.T) {
-	defer func(m, s int64) { stageMin, stageShare = m, s }(stageMin, stageShare)
-	stageMin, stageShare = 50, 1<<40
+	tu := stagedOffers(50, packMin)
 	dir := t.TempDir()
-	added, staged := openOffers(t, filepath.Join(dir, "added.db")), openOffers(t, filepath.Join(dir, "staged.db"))
+	added, staged := openTuned(t, filepath.Join(dir, "added.db"), tu), openTuned(t, filepath.Join(dir, "staged.db"), tu)
 	defer added.Close()
 	defer staged.Close()
 	merges := storetest.OfferAsAdds(t, added, staged)
@@ -153,8 +158,7 @@ func TestStagedOffersOrder(t *testing.T) {
 // batch's offers come after the uncapped ones before them, and the
 // offers after it are admitted under no cap again.
 func TestStagedOffersOneMerge(t *testing.T) {
-	defer func(m int64) { stageMin = m }(stageMin)
-	stageMin = 1 << 40
+	tu := stagedOffers(1<<40, packMin) // merged only when asked
 	// A cap of 4 refuses offers of a.test and of c.test, a host the
 	// stage brings (the merge numbers each host's offers); one of 100
 	// refuses none, and the merge inserts the stage without numbering.
@@ -169,7 +173,7 @@ func TestStagedOffersOneMerge(t *testing.T) {
 		t.Run(fmt.Sprint("cap ", c.cap), func(t *testing.T) {
 			ctx := context.Background()
 			dir := t.TempDir()
-			added, staged := openOffers(t, filepath.Join(dir, "added.db")), openOffers(t, filepath.Join(dir, "staged.db"))
+			added, staged := openTuned(t, filepath.Join(dir, "added.db"), tu), openTuned(t, filepath.Join(dir, "staged.db"), tu)
 			defer added.Close()
 			defer staged.Close()
 			u := func(path string, priority int) crawl.NewURL { return offerURL("http://a.test"+path, 1, priority) }
@@ -221,11 +225,10 @@ func TestStagedOffersOneMerge(t *testing.T) {
 // offers than its cap, is admitted its first ones only, as AddURLs
 // admits them, though no stored host is near its cap.
 func TestStagedOffersNewHostOverCap(t *testing.T) {
-	defer func(m int64) { stageMin = m }(stageMin)
-	stageMin = 1 << 40
+	tu := stagedOffers(1<<40, packMin) // merged only when asked
 	ctx := context.Background()
 	dir := t.TempDir()
-	added, staged := openOffers(t, filepath.Join(dir, "added.db")), openOffers(t, filepath.Join(dir, "staged.db"))
+	added, staged := openTuned(t, filepath.Join(dir, "added.db"), tu), openTuned(t, filepath.Join(dir, "staged.db"), tu)
 	defer added.Close()
 	defer staged.Close()
 	batch := []crawl.NewURL{offerURL("http://a.test/1", 1, 0)}
@@ -256,8 +259,7 @@ func TestStagedOffersNewHostOverCap(t *testing.T) {
 // URL, or its one offer of a stored URL, among offers that are neither,
 // and refuses it; a stage of neither is admitted whole.
 func TestStagedOffersRepeatOrKnown(t *testing.T) {
-	defer func(m int64) { stageMin = m }(stageMin)
-	stageMin = 1 << 40
+	tu := stagedOffers(1<<40, packMin) // merged only when asked
 	ctx := context.Background()
 	for _, c := range []struct {
 		name  string
@@ -268,7 +270,7 @@ func TestStagedOffersRepeatOrKnown(t *testing.T) {
 		{"a repeat", []string{"a.test/1", "b.test/0", "a.test/2", "b.test/0"}, 3},
 		{"a stored URL", []string{"a.test/1", "b.test/0", "a.test/0"}, 2},
 	} {
-		db := openOffers(t, filepath.Join(t.TempDir(), "crawl.db"))
+		db := openTuned(t, filepath.Join(t.TempDir(), "crawl.db"), tu)
 		if _, err := db.AddURLs(ctx, []crawl.NewURL{offerURL("http://a.test/0", 0, 0)}, crawl.Limits{}); err != nil {
 			t.Fatal(err)
 		}

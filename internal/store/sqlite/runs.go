@@ -48,8 +48,9 @@ import (
 
 // packMin is the fewest staged offers a merge packs; a smaller merge
 // inserts rows, as AddURLs does: a small frontier gains nothing from
-// runs, and rows are what tools read with SQL.
-var packMin int64 = 100_000
+// runs, and rows are what tools read with SQL. (The default of a store's
+// tuning.)
+const packMin = 100_000
 
 // runSize is how many URLs a run holds when a merge writes it: the design
 // measured 22 bytes of text a URL in runs of 64.

@@ -118,11 +118,9 @@ func sameURL(a, b crawl.URLRecord) string {
 // packing what it admits; both are closed when t ends.
 func packedPair(t *testing.T) (added, staged *DB) {
 	t.Helper()
-	m, s, p := stageMin, stageShare, packMin
-	t.Cleanup(func() { stageMin, stageShare, packMin = m, s, p })
-	stageMin, stageShare, packMin = 50, 1<<40, 0
+	tu := stagedOffers(50, 0)
 	dir := t.TempDir()
-	added, staged = openOffers(t, filepath.Join(dir, "added.db")), openOffers(t, filepath.Join(dir, "staged.db"))
+	added, staged = openTuned(t, filepath.Join(dir, "added.db"), tu), openTuned(t, filepath.Join(dir, "staged.db"), tu)
 	t.Cleanup(func() { added.Close(); staged.Close() })
 	storetest.OfferAsAdds(t, added, staged)
 	return added, staged
@@ -399,9 +397,9 @@ const packKillBatch = 400
 // packing them, and claims a few of a host after each batch, printing the
 // batch's number once the staging call has returned, until it is killed.
 func packForever(t *testing.T, file string) {
-	stageMin, stageShare, packMin = 1000, 1<<40, 0
+	tu := stagedOffers(1000, 0)
 	ctx := context.Background()
-	db, err := Open(ctx, file, Options{})
+	db, err := Open(ctx, file, Options{tune: &tu})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,21 @@ type Options struct {
 	// killed process left waiting for the index delay, indexed. nil:
 	// nothing is logged.
 	Log *slog.Logger
+
+	tune *tuning // nil: defaultTuning; tests set smaller sizes (export_test.go)
 }
+
+// tuning is the sizes at which a store stages and packs what it is
+// offered: merges of staged offers (stageMin, stageShare: offers.go),
+// runs (packMin: runs.go) and the staging of commits' discoveries
+// (findsFrom, findsShare, findsMin: finds.go). A store keeps its own, so
+// that tests run the same code on small data side by side.
+type tuning struct {
+	stageMin, stageShare, packMin, findsFrom, findsShare, findsMin int64
+}
+
+var defaultTuning = tuning{stageMin: stageMin, stageShare: stageShare, packMin: packMin,
+	findsFrom: findsFrom, findsShare: findsShare, findsMin: findsMin}
 
 // DB is a crawl store in a SQLite file.
 type DB struct {
@@ -95,10 +109,11 @@ type DB struct {
 	ckpt *checkpointer // copies the log back beside the writer (checkpoint.go); guarded by mu
 
 	indexDelay time.Duration // Options.IndexDelay
-	engine     string        // the embedded index's engine (EngineFTS5, EngineSegments)
-	segs       segReader     // the segments engine's view of the index, for searches
-	log        *slog.Logger  // Options.Log, or a logger that drops everything
-	opened     bool          // Open succeeded (Close writes the rows waiting for the delay)
+	tune       tuning
+	engine     string       // the embedded index's engine (EngineFTS5, EngineSegments)
+	segs       segReader    // the segments engine's view of the index, for searches
+	log        *slog.Logger // Options.Log, or a logger that drops everything
+	opened     bool         // Open succeeded (Close writes the rows waiting for the delay)
 }
 
 var _ crawl.Store = (*DB)(nil)
@@ -127,7 +142,10 @@ func Open(ctx context.Context, file string, opts Options) (*DB, error) {
 	usePageCache(opts.ReadOnly)
 	db := &DB{path: file, outbox: opts.Outbox, near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance),
 		indexDelay: opts.IndexDelay, log: logOrDiscard(opts.Log), stmts: map[string]*sql.Stmt{}, want: map[string]struct{}{},
-		segs: segReader{cache: newBlockCache(segCacheBytes)}}
+		segs: segReader{cache: newBlockCache(segCacheBytes)}, tune: defaultTuning}
+	if opts.tune != nil {
+		db.tune = *opts.tune
+	}
 	if !opts.ReadOnly {
 		if err := db.acquireLock(); err != nil {
 			return nil, err

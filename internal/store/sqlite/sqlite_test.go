@@ -19,6 +19,7 @@ import (
 // checks what the suite cannot see: the ready-host flag agrees with the
 // hosts' counts (see hostsQueuedAgree).
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
 		file := migratedFile(t)
 		t.Cleanup(func() { hostsQueuedAgree(t, file) })
@@ -263,12 +264,12 @@ func TestWALCutBack(t *testing.T) {
 // offers packing the URLs it admits into runs (runs.go), as only large
 // ones do by default.
 func TestConformancePacked(t *testing.T) {
-	defer sqlite.SetPackMinForTest(0)()
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
 		file := migratedFile(t)
 		t.Cleanup(func() { hostsQueuedAgree(t, file) })
 		return func() (crawl.Store, error) {
-			return sqlite.Open(context.Background(), file, sqlite.Options{})
+			return sqlite.Open(context.Background(), file, sqlite.PackedForTest(sqlite.Options{}))
 		}
 	})
 }
@@ -278,12 +279,12 @@ func TestConformancePacked(t *testing.T) {
 // rows, and merging them before it ends (finds.go), as commits in a large
 // frontier do once the stage is large.
 func TestConformanceStagedFinds(t *testing.T) {
-	defer sqlite.SetStageFindsForTest(0, 1)()
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
 		file := migratedFile(t)
 		t.Cleanup(func() { hostsQueuedAgree(t, file) })
 		return func() (crawl.Store, error) {
-			return sqlite.Open(context.Background(), file, sqlite.Options{})
+			return sqlite.Open(context.Background(), file, sqlite.StagedFindsForTest(sqlite.Options{}, 0, 1))
 		}
 	})
 }
@@ -291,6 +292,7 @@ func TestConformanceStagedFinds(t *testing.T) {
 // TestConformanceFTS5 runs the store suite on the FTS5 engine of the
 // embedded index (TestConformance runs it on the default, the segments).
 func TestConformanceFTS5(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
 		file := migratedFile(t)
 		return func() (crawl.Store, error) {

@@ -523,8 +523,7 @@ func (x *embeddedIndex) record(ctx context.Context, pages []*crawl.Page) error {
 // does: "aero" and "ærø" both find the page an "Ærø Œuvre" link points to.
 func testSearchFoldAnchors(t *testing.T, e *env) {
 	target := "http://a.test/catalogue"
-	pageLinks["http://a.test/index"] = []crawl.Link{{TargetID: crawl.URLID(target), Target: target, Anchor: "Ærø Œuvre catalogue"}}
-	defer delete(pageLinks, "http://a.test/index")
+	e.links = map[string][]crawl.Link{"http://a.test/index": {{TargetID: crawl.URLID(target), Target: target, Anchor: "Ærø Œuvre catalogue"}}}
 	e.commitPages(&crawl.Page{URL: "http://a.test/index", Title: "Index", Text: "a list of works"})
 	e.commitPages(&crawl.Page{URL: target, Title: "Works", Text: "paintings and drawings"})
 	for _, q := range []string{"aero", "ærø", "ÆRØ", "oeuvre", "œuvre"} {
@@ -554,9 +553,9 @@ func testSearchAnchorsFirstDistinct(t *testing.T, e *env) {
 		if j == 1 {
 			w = word(0)
 		}
-		pageLinks[srcs[j]] = []crawl.Link{{TargetID: crawl.URLID(target), Target: target, Anchor: "see " + w}}
+		e.links = map[string][]crawl.Link{srcs[j]: {{TargetID: crawl.URLID(target), Target: target, Anchor: "see " + w}}}
 		e.commitPages(&crawl.Page{URL: srcs[j], Title: "Source", Text: "a page that links"})
-		delete(pageLinks, srcs[j])
+		e.links = nil
 	}
 	e.commitPages(&crawl.Page{URL: target, Title: "Target", Text: "a page linked from many"})
 	check := func(when string) {

@@ -171,6 +171,8 @@ type env struct {
 	s    crawl.Store
 	ctx  context.Context
 	now  time.Time
+	// links are the links of the pages commitPages records, by URL.
+	links map[string][]crawl.Link
 }
 
 func (e *env) reopen() crawl.Store {
@@ -1491,7 +1493,7 @@ func (e *env) commitPages(pages ...*crawl.Page) {
 							h := crawl.HashID(p.URL + p.Text)
 							p.ContentHash = []byte(fmt.Sprintf("%016x%016x", uint64(h), uint64(h)))
 						}
-						e.commit(crawl.Limits{}, crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: p, Links: pageLinks[p.URL]})
+						e.commit(crawl.Limits{}, crawl.Result{URL: c, Outcome: crawl.OutcomeDone, Page: p, Links: e.links[p.URL]})
 					}
 				}
 			}
@@ -1501,8 +1503,6 @@ func (e *env) commitPages(pages ...*crawl.Page) {
 		}
 	}
 }
-
-var pageLinks = map[string][]crawl.Link{}
 
 func idsOf(hs []crawl.Host) []crawl.ID {
 	out := make([]crawl.ID, len(hs))
@@ -1652,13 +1652,12 @@ func testCanonicalContent(t *testing.T, e *env) {
 }
 
 func testRanks(t *testing.T, e *env) {
-	pageLinks["http://a.test/hub"] = []crawl.Link{
+	e.links = map[string][]crawl.Link{"http://a.test/hub": {
 		{TargetID: crawl.URLID("http://a.test/x"), Target: "http://a.test/x", Anchor: "Quantum decoherence paper"},
 		{TargetID: crawl.URLID("http://a.test/y"), Target: "http://a.test/y", Anchor: "other"},
 		// A URL never fetched: no page, so no node of the graph.
 		{TargetID: crawl.URLID("http://a.test/unfetched"), Target: "http://a.test/unfetched", Anchor: "later"},
-	}
-	defer delete(pageLinks, "http://a.test/hub")
+	}}
 	e.commitPages(
 		&crawl.Page{URL: "http://a.test/hub", Title: "Hub", Text: "links to everything"},
 		&crawl.Page{URL: "http://a.test/x", Title: "Report X", Text: "measurement results alpha"},
@@ -1694,8 +1693,7 @@ func testRanks(t *testing.T, e *env) {
 	// A link recorded after its target was indexed brings its anchor text
 	// to the index with the next rank pass, and the target keeps the
 	// words it had.
-	pageLinks["http://a.test/late"] = []crawl.Link{{TargetID: y, Target: "http://a.test/y", Anchor: "Zeitgeist survey, İZMİR"}}
-	defer delete(pageLinks, "http://a.test/late")
+	e.links = map[string][]crawl.Link{"http://a.test/late": {{TargetID: y, Target: "http://a.test/y", Anchor: "Zeitgeist survey, İZMİR"}}}
 	e.commitPages(&crawl.Page{URL: "http://a.test/late", Title: "Late", Text: "a page linking late"})
 	if err := e.s.SetRanks(e.ctx, map[crawl.ID]float64{x: 0.1, y: 20, hub: 1, crawl.URLID("http://a.test/late"): 1}); err != nil {
 		t.Fatal(err)
