@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -262,16 +263,39 @@ func TestWALCutBack(t *testing.T) {
 
 // TestConformancePacked runs the store suite with every merge of staged
 // offers packing the URLs it admits into runs (runs.go), as only large
-// ones do by default.
+// ones do by default, and checks that some of its stores packed URLs.
 func TestConformancePacked(t *testing.T) {
 	t.Parallel()
+	var packed atomic.Int64
 	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
 		file := migratedFile(t)
-		t.Cleanup(func() { hostsQueuedAgree(t, file) })
+		t.Cleanup(func() {
+			hostsQueuedAgree(t, file)
+			packed.Add(seenRows(t, file))
+		})
 		return func() (crawl.Store, error) {
 			return sqlite.Open(context.Background(), file, sqlite.PackedForTest(sqlite.Options{}))
 		}
 	})
+	if packed.Load() == 0 {
+		t.Error("no store of the suite packed a URL: it ran on rows alone")
+	}
+}
+
+// seenRows is the number of URLs the store at file ever packed (a URL
+// keeps its entry in seen when it leaves its run).
+func seenRows(t *testing.T, file string) int64 {
+	t.Helper()
+	db, err := sql.Open("sqlite", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow(`SELECT count(*) FROM seen`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestConformanceStagedFinds runs the store suite with every commit
