@@ -109,11 +109,11 @@ type DB struct {
 	ckpt *checkpointer // copies the log back beside the writer (checkpoint.go); guarded by mu
 
 	indexDelay time.Duration // Options.IndexDelay
-	tune       tuning
-	engine     string       // the embedded index's engine (EngineFTS5, EngineSegments)
-	segs       segReader    // the segments engine's view of the index, for searches
-	log        *slog.Logger // Options.Log, or a logger that drops everything
-	opened     bool         // Open succeeded (Close writes the rows waiting for the delay)
+	tune       tuning        // Options' tuning, or defaultTuning
+	engine     string        // the embedded index's engine (EngineFTS5, EngineSegments)
+	segs       segReader     // the segments engine's view of the index, for searches
+	log        *slog.Logger  // Options.Log, or a logger that drops everything
+	opened     bool          // Open succeeded (Close writes the rows waiting for the delay)
 }
 
 var _ crawl.Store = (*DB)(nil)
