@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -58,11 +57,7 @@ func newLazyPDF(log *slog.Logger) *lazyPDF { return &lazyPDF{log: log} }
 
 func (l *lazyPDF) Extract(ctx context.Context, data []byte) (*pdf.Document, error) {
 	l.once.Do(func() {
-		cache := ""
-		if d, err := os.UserCacheDir(); err == nil {
-			cache = filepath.Join(d, "acrawler", "pdfium")
-		}
-		l.ext, l.err = pdf.New(context.WithoutCancel(ctx), pdf.Options{CacheDir: cache})
+		l.ext, l.err = pdf.New(context.WithoutCancel(ctx), pdf.Options{CacheDir: pdf.DefaultCacheDir()})
 		if l.err != nil {
 			l.log.Warn("PDF extraction unavailable", "err", l.err)
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 	"time"
@@ -87,11 +85,7 @@ func TestWorksOfTheTestWeb(t *testing.T) {
 // testPDF is the PDF extractor, its compiled module cached where the
 // program caches it.
 func testPDF(t *testing.T) *pdf.Extractor {
-	cache := ""
-	if d, err := os.UserCacheDir(); err == nil {
-		cache = filepath.Join(d, "acrawler", "pdfium")
-	}
-	x, err := pdf.New(context.Background(), pdf.Options{CacheDir: cache})
+	x, err := pdf.New(context.Background(), pdf.Options{CacheDir: pdf.DefaultCacheDir()})
 	if err != nil {
 		t.Fatalf("PDF extraction: %v", err)
 	}

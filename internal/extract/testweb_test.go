@@ -88,7 +88,7 @@ func TestTestwebPDFs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles PDFium")
 	}
-	pe, err := pdf.New(context.Background(), pdf.Options{CacheDir: t.TempDir()})
+	pe, err := pdf.New(context.Background(), pdf.Options{CacheDir: pdf.DefaultCacheDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

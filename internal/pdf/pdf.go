@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -115,6 +117,17 @@ type Extractor struct {
 
 	mu     sync.RWMutex
 	closed bool
+}
+
+// DefaultCacheDir is where the program keeps the compiled PDFium module:
+// acrawler/pdfium under the user's cache directory (os.UserCacheDir), or
+// "" if there is none.
+func DefaultCacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "acrawler", "pdfium")
 }
 
 // New compiles the PDFium module and starts one instance of it to check

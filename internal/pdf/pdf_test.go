@@ -17,7 +17,8 @@ import (
 
 // cacheDir holds the compiled PDFium module for the Extractors of this
 // test process, so that only the first New compiles it. Set
-// ACRAWLER_PDF_CACHE to share it between runs (fuzz workers, benchmarks).
+// ACRAWLER_PDF_CACHE to share it between runs (fuzz workers, benchmarks,
+// CI, which sets it to pdf.DefaultCacheDir).
 var cacheDir string
 
 func TestMain(m *testing.M) {
