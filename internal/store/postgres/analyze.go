@@ -31,8 +31,8 @@ import (
 // fifth was the rule, and five times now.
 
 // analyzeEvery is how many rows (pages committed, URLs offered) a store
-// handle writes between two looks for grown tables.
-var analyzeEvery = 1000
+// handle writes between two looks for grown tables (tuning.analyzeEvery).
+const analyzeEvery = 1000
 
 // grownSQL lists the tables of the store's schema that more than doubled
 // (and grew by 8 blocks) since their last analysis. The stage of offers
@@ -95,7 +95,7 @@ func (a *analyzer) wrote(db *DB, n int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.pending += n
-	if a.pending < analyzeEvery || a.running || a.closed {
+	if a.pending < db.tune.analyzeEvery || a.running || a.closed {
 		return
 	}
 	a.pending, a.running = 0, true

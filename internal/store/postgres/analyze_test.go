@@ -19,9 +19,8 @@ import (
 // and not again until they double.
 func TestGrownTablesAnalyzed(t *testing.T) {
 	testDSN(t)
-	defer postgres.SetAnalyzeEvery(500)()
 	dsn, schema := freshSchema(t)
-	db := open(t, dsn, schema)
+	db := open(t, dsn, schema, postgres.AnalyzeEvery(500))
 	ctx := context.Background()
 	relpages := func(table string) int64 {
 		t.Helper()

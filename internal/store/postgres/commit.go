@@ -548,7 +548,7 @@ func (c *committer) queuePages(ctx context.Context, b *pgx.Batch) (*pgx.Batch, e
 		if rv := c.revisits[i]; rv != nil {
 			rows.schedule(p, rv, c.now)
 		}
-		if rows.textBytes >= pageChunkBytes && i < len(c.pages)-1 {
+		if rows.textBytes >= c.db.tune.pageChunk && i < len(c.pages)-1 {
 			// The batch so far goes now: a batch's statements are encoded
 			// whole before it is sent, and a commit of 512 pages of
 			// 10 KB held over 100 MB of encoded arrays.
@@ -571,7 +571,7 @@ func (c *committer) queuePages(ctx context.Context, b *pgx.Batch) (*pgx.Batch, e
 // its message: at 4 MiB a crawl of the uniform test web peaked at
 // 213–231 MB of RSS with some 57 MB of encoded arrays live; at 1 MiB,
 // at 134–140 MB, as fast (two runs beside each other).
-var pageChunkBytes = 1 << 20
+const pageChunkBytes = 1 << 20
 
 // SaveRobots caches a host's robots.txt outcome.
 func (db *DB) SaveRobots(ctx context.Context, host crawl.ID, rec crawl.RobotsRecord, upd crawl.HostUpdate) error {

@@ -153,7 +153,6 @@ func TestRefetchedPageIsNoNewInlink(t *testing.T) {
 // commit fails, no inbound link is lost or counted twice, before the last
 // merge and after it.
 func TestCrossLinkingCommits(t *testing.T) {
-	defer postgres.SetMergeRows(1)()
 	dsn, schema := freshSchema(t)
 	ctx := context.Background()
 	now := time.Unix(1_800_000_000, 0)
@@ -167,14 +166,14 @@ func TestCrossLinkingCommits(t *testing.T) {
 		// Last in their host's queue: never claimed.
 		common = append(common, storetest.U(fmt.Sprintf("http://h%d.test/common", w), 0, -1000))
 	}
-	seed := open(t, dsn, schema)
+	seed := open(t, dsn, schema, postgres.MergeRows(1))
 	if _, err := seed.AddURLs(ctx, append(urls, common...), lim); err != nil {
 		t.Fatal(err)
 	}
 	dbs := make([]*postgres.DB, owners)
 	hosts := make([]crawl.ID, owners)
 	for w := range owners {
-		dbs[w] = open(t, dsn, schema)
+		dbs[w] = open(t, dsn, schema, postgres.MergeRows(1))
 		hs, err := dbs[w].ClaimHosts(ctx, fmt.Sprint("o", w), 1, time.Hour, now)
 		if err != nil || len(hs) != 1 {
 			t.Fatalf("ClaimHosts = %v, %v", hs, err)
@@ -220,11 +219,17 @@ func TestCrossLinkingCommits(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want %d inlinks and priority raised by as many", u.URL, r, err, want)
 		}
 	}
+	// The merges ran while the owners committed: without them, half of
+	// the links would still be staged.
+	var staged, links int64
+	if err := queryRow(t, dsn, schema, `SELECT (SELECT count(*) FROM inlinks_staged), (SELECT count(*) FROM links)`,
+		nil, &staged, &links); err != nil || staged > links/4 {
+		t.Errorf("%d of %d links staged before the stores close (%v): the merges did not run", staged, links, err)
+	}
 	// Closing the stores ends their merges and merges what is left.
 	for _, db := range append(dbs, seed) {
 		db.Close()
 	}
-	var staged int64
 	if err := queryRow(t, dsn, schema, `SELECT count(*) FROM inlinks_staged`, nil, &staged); err != nil || staged != 0 {
 		t.Errorf("%d inbound-link rows left staged, %v", staged, err)
 	}

@@ -17,20 +17,43 @@ func (db *DB) Abandon() {
 	db.pool.Close()
 }
 
-// SetMergeRows sets how many staged rows start a handle's background
-// merge, until the returned function restores it.
-func SetMergeRows(n int) (restore func()) {
-	old := mergeRows
-	mergeRows = n
-	return func() { mergeRows = old }
+// Tune is a change of a store's sizes for a test, applied by Tuned.
+type Tune func(*tuning)
+
+// Tuned returns opts with its store's sizes (defaultTuning, or those opts
+// has) changed by each of tunes.
+func Tuned(opts Options, tunes ...Tune) Options {
+	t := defaultTuning
+	if opts.tune != nil {
+		t = *opts.tune
+	}
+	for _, tune := range tunes {
+		tune(&t)
+	}
+	opts.tune = &t
+	return opts
 }
 
-// SetAnalyzeEvery sets how many rows a handle writes between two looks for
-// grown tables, until the returned function restores it.
-func SetAnalyzeEvery(n int) (restore func()) {
-	old := analyzeEvery
-	analyzeEvery = n
-	return func() { analyzeEvery = old }
+// MergeRows sets how many staged rows start a handle's background merge.
+func MergeRows(n int) Tune { return func(t *tuning) { t.mergeRows = n } }
+
+// AnalyzeEvery sets how many rows a handle writes between two looks for
+// grown tables.
+func AnalyzeEvery(n int) Tune { return func(t *tuning) { t.analyzeEvery = n } }
+
+// PageChunkBytes sets how much page text one statement of a commit writes.
+func PageChunkBytes(n int) Tune { return func(t *tuning) { t.pageChunk = n } }
+
+// StageThresholds sets when a stage is large enough to merge (see
+// stageMin, stageShare).
+func StageThresholds(min, share int64) Tune {
+	return func(t *tuning) { t.stageMin, t.stageShare = min, share }
+}
+
+// MergeApart sets the smallest stage merged in ranges apart and the number
+// of ranges (see mergeApartMin, mergeRanges).
+func MergeApart(min int64, ranges int) Tune {
+	return func(t *tuning) { t.mergeApartMin, t.mergeRanges = min, ranges }
 }
 
 // WaitAnalyzed waits for the handle's look for grown tables, if one runs.
@@ -39,37 +62,12 @@ func (db *DB) WaitAnalyzed() { db.grown.wg.Wait() }
 // AnalyzeGrown analyzes the tables that grew now (see analyzeGrown).
 func (db *DB) AnalyzeGrown(ctx context.Context) ([]string, error) { return db.analyzeGrown(ctx) }
 
-// SetPageChunkBytes sets how much page text one statement of a commit
-// writes, until the returned function restores it.
-func SetPageChunkBytes(n int) (restore func()) {
-	old := pageChunkBytes
-	pageChunkBytes = n
-	return func() { pageChunkBytes = old }
-}
-
-// SetStageThresholds sets when a stage is large enough to merge (see
-// stageMin, stageShare), until the returned function restores them.
-func SetStageThresholds(min, share int64) (restore func()) {
-	oldMin, oldShare := stageMin, stageShare
-	stageMin, stageShare = min, share
-	return func() { stageMin, stageShare = oldMin, oldShare }
-}
-
-// SetMergeApart sets the smallest stage merged in ranges apart and the
-// number of ranges (see mergeApartMin, mergeRanges), until the returned
-// function restores them.
-func SetMergeApart(min int64, ranges int) (restore func()) {
-	oldMin, oldRanges := mergeApartMin, mergeRanges
-	mergeApartMin, mergeRanges = min, ranges
-	return func() { mergeApartMin, mergeRanges = oldMin, oldRanges }
-}
-
 // MaintainLockForTest is the advisory lock the maintenance of the store
 // in schema holds.
 func MaintainLockForTest(schema string) int64 { return (&DB{scope: schema}).maintainLock() }
 
 // HostRangeForTest is hostRange.
-func HostRangeForTest(r int) (lo, hi int64) { return hostRange(r) }
+func HostRangeForTest(r, n int) (lo, hi int64) { return hostRange(r, n) }
 
 // FullURLSQLForTest is fullURLSQL.
 func FullURLSQLForTest(rel, key string) string { return fullURLSQL(rel, key) }

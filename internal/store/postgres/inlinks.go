@@ -37,9 +37,10 @@ import (
 // every target a host valuing reads made it the server's largest cost).
 
 // mergeRows is how many rows a store handle stages before it merges the
-// stage (everyone's rows, in the background); mergeChunk is about how
-// many staged rows one merge transaction takes (by target ID).
-var (
+// stage (everyone's rows, in the background; tuning.mergeRows);
+// mergeChunk is about how many staged rows one merge transaction takes
+// (by target ID).
+const (
 	mergeRows  = 1 << 15
 	mergeChunk = 1 << 15
 )
@@ -294,7 +295,7 @@ func (m *inlinkMerger) staged(db *DB, n int) {
 	defer m.mu.Unlock()
 	m.pending += n
 	m.any = true
-	if m.pending < mergeRows || m.running {
+	if m.pending < db.tune.mergeRows || m.running {
 		return
 	}
 	m.pending, m.running = 0, true

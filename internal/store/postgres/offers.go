@@ -49,9 +49,9 @@ import (
 // 2,000,000 seeds over 200,000 hosts take two merges with stageMin
 // 1,000,000 (about 51,000 URLs/s, 790–830 B of WAL a URL), three with
 // 800,000 (48,000/s, 895 B) and six with 100,000 (35,000/s, 1,017 B).
-var (
-	stageMin   int64 = 1_000_000
-	stageShare int64 = 1
+const (
+	stageMin   = 1_000_000
+	stageShare = 1
 )
 
 // offerColumns are the columns StageURLs writes; ord takes its next
@@ -125,7 +125,7 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 	if err := db.pool.QueryRow(ctx, stageSizeSQL).Scan(&staged, &stored); err != nil {
 		return crawl.AddStats{}, fmt.Errorf("postgres: stage urls: %w", err)
 	}
-	if staged < max(stageMin, stored/stageShare) {
+	if staged < max(db.tune.stageMin, stored/db.tune.stageShare) {
 		return st, nil
 	}
 	added, err := db.mergeStaged(ctx)
@@ -234,9 +234,9 @@ const lockStagedHostsSQL = `SELECT count(*) FROM (SELECT 1 FROM hosts
 // of the server's cores, and each range's sorts are a fraction of the
 // stage's. A smaller merge runs the ranges one after the other in one
 // transaction.
-var (
-	mergeRanges         = 2
-	mergeApartMin int64 = 100_000
+const (
+	mergeRanges   = 2
+	mergeApartMin = 100_000
 )
 
 // stageLock is the advisory lock key a merge holds, so that merges take
@@ -272,12 +272,12 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 			return err
 		}
 		var conns []*pgx.Conn
-		if size >= mergeApartMin {
+		if size >= db.tune.mergeApartMin {
 			conns = db.rangeConns(ctx)
 		}
 		if conns == nil {
-			for r := range mergeRanges {
-				n, err := mergeRange(ctx, t, r)
+			for r := range db.tune.mergeRanges {
+				n, err := db.mergeRange(ctx, t, r)
 				if err != nil {
 					return err
 				}
@@ -332,8 +332,8 @@ const mergeMemSQL = `SET LOCAL work_mem = '64MB'`
 // transaction.
 func (db *DB) rangeConns(ctx context.Context) []*pgx.Conn {
 	cfg := db.pool.Config().ConnConfig
-	conns := make([]*pgx.Conn, 0, mergeRanges)
-	for range mergeRanges {
+	conns := make([]*pgx.Conn, 0, db.tune.mergeRanges)
+	for range db.tune.mergeRanges {
 		conn, err := pgx.ConnectConfig(ctx, cfg)
 		if err != nil {
 			for _, c := range conns {
@@ -361,7 +361,7 @@ func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn) (int64, error) 
 				if err := t.send(ctx, b); err != nil {
 					return err
 				}
-				n, err := mergeRange(ctx, t, r)
+				n, err := db.mergeRange(ctx, t, r)
 				if err != nil {
 					return err
 				}
@@ -378,11 +378,11 @@ func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn) (int64, error) 
 }
 
 // mergeRange decides, in t, on the staged offers of range r of the
-// mergeRanges ranges of host IDs: it inserts the hosts without a row,
-// locks the hosts in ID order and runs mergeOffersSQL. The counts go to
-// t's deltas; it returns the URLs admitted.
-func mergeRange(ctx context.Context, t *txn, r int) (int64, error) {
-	lo, hi := hostRange(r)
+// store's ranges of host IDs (tuning.mergeRanges): it inserts the hosts
+// without a row, locks the hosts in ID order and runs mergeOffersSQL. The
+// counts go to t's deltas; it returns the URLs admitted.
+func (db *DB) mergeRange(ctx context.Context, t *txn, r int) (int64, error) {
+	lo, hi := hostRange(r, db.tune.mergeRanges)
 	var hosts, added int64
 	b := t.batch()
 	b.Queue(mergeHostsSQL, lo, hi).Exec(func(ct pgconn.CommandTag) error {
@@ -399,13 +399,13 @@ func mergeRange(ctx context.Context, t *txn, r int) (int64, error) {
 	return added, nil
 }
 
-// hostRange returns the lowest and the highest host ID of range r of
-// mergeRanges, which split the IDs (as signed numbers, from the lowest)
-// into spans of one width, the last taking what is left.
-func hostRange(r int) (lo, hi int64) {
-	width := math.MaxUint64/uint64(mergeRanges) + 1
+// hostRange returns the lowest and the highest host ID of range r of n,
+// which split the IDs (as signed numbers, from the lowest) into spans of
+// one width, the last taking what is left.
+func hostRange(r, n int) (lo, hi int64) {
+	width := math.MaxUint64/uint64(n) + 1
 	lo = int64(uint64(r)*width + 1<<63)
-	if r == mergeRanges-1 {
+	if r == n-1 {
 		return lo, math.MaxInt64
 	}
 	return lo, int64(uint64(r+1)*width - 1 + 1<<63)

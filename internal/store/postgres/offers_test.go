@@ -46,16 +46,16 @@ func offerOf(raw string, depth, priority int) crawl.NewURL { return storetest.U(
 // counters. Each batch is offered under one host cap or none: a host's
 // offers in one stage share a cap (see StageURLs).
 func TestStagedOffersDecideAsAdds(t *testing.T) {
-	defer postgres.SetStageThresholds(50, 1<<40)()
 	for _, apart := range []bool{false, true} {
 		t.Run(fmt.Sprintf("apart=%v", apart), func(t *testing.T) {
+			tunes := []postgres.Tune{postgres.StageThresholds(50, 1<<40)}
 			if apart {
 				// Every merge in three ranges, each a transaction of its own.
-				defer postgres.SetMergeApart(1, 3)()
+				tunes = append(tunes, postgres.MergeApart(1, 3))
 			}
 			dsnA, schemaA := freshSchema(t)
 			dsnS, schemaS := freshSchema(t)
-			added, staged := open(t, dsnA, schemaA), open(t, dsnS, schemaS)
+			added, staged := open(t, dsnA, schemaA, tunes...), open(t, dsnS, schemaS, tunes...)
 			merges := storetest.OfferAsAdds(t, added, staged)
 			if merges == 0 {
 				t.Error("the stage was never merged before the end")
@@ -76,10 +76,9 @@ func TestStagedOffersDecideAsAdds(t *testing.T) {
 // once, in order, for any number of ranges.
 func TestHostRanges(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 4, 7} {
-		restore := postgres.SetMergeApart(1, n)
 		next := int64(math.MinInt64)
 		for r := range n {
-			lo, hi := postgres.HostRangeForTest(r)
+			lo, hi := postgres.HostRangeForTest(r, n)
 			if lo != next || hi < lo {
 				t.Errorf("%d ranges: range %d is %d..%d, want it to begin at %d", n, r, lo, hi, next)
 			}
@@ -88,7 +87,6 @@ func TestHostRanges(t *testing.T) {
 				t.Errorf("%d ranges: the last ends at %d", n, hi)
 			}
 		}
-		restore()
 	}
 }
 
@@ -180,7 +178,6 @@ func TestStagedHostKeys(t *testing.T) {
 // transaction, as AddURLs would, and a role that does not own the tables
 // empties the stage and starts its count again.
 func TestStagedOffersMergedWithoutRangeConnections(t *testing.T) {
-	defer postgres.SetMergeApart(1, 2)()
 	dsn, schema := freshSchema(t)
 	open(t, dsn, schema).Close() // the schema, migrated by the test's user
 	role := schema + "_one"
@@ -206,7 +203,7 @@ func TestStagedOffersMergedWithoutRangeConnections(t *testing.T) {
 	}
 	u.User = url.User(role)
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, u.String(), postgres.Options{Schema: schema, MaxConns: 1})
+	db, err := postgres.Open(ctx, u.String(), postgres.Tuned(postgres.Options{Schema: schema, MaxConns: 1}, postgres.MergeApart(1, 2)))
 	if err != nil {
 		t.Fatalf("Open as %s: %v", role, err)
 	}
@@ -238,14 +235,13 @@ func TestStagedOffersMergedWithoutRangeConnections(t *testing.T) {
 // lose none: each host ends with as many URLs as it was offered, up to
 // its cap, and the counters agree with the rows.
 func TestStagedOffersConcurrent(t *testing.T) {
-	defer postgres.SetStageThresholds(200, 1<<40)()
 	// Merges of 100 offers or more in ranges apart.
-	defer postgres.SetMergeApart(100, 2)()
+	tunes := []postgres.Tune{postgres.StageThresholds(200, 1<<40), postgres.MergeApart(100, 2)}
 	dsn, schema := freshSchema(t)
 	ctx := context.Background()
 	const hosts, paths, cap = 40, 60, 50
 	lim := crawl.Limits{MaxPagesPerHost: cap}
-	procs := []*postgres.DB{open(t, dsn, schema), open(t, dsn, schema), open(t, dsn, schema)}
+	procs := []*postgres.DB{open(t, dsn, schema, tunes...), open(t, dsn, schema, tunes...), open(t, dsn, schema, tunes...)}
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for w := range 6 {

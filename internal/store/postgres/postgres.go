@@ -100,7 +100,23 @@ type Options struct {
 	// schema upgrade, the search index rebuilt after one, and a wait for
 	// another process's rebuild. nil: nothing is logged.
 	Log *slog.Logger
+
+	tune *tuning // nil: defaultTuning; tests set smaller sizes (export_test.go)
 }
+
+// tuning is the sizes at which a store merges what it stages (stageMin,
+// stageShare, mergeApartMin, mergeRanges: offers.go; mergeRows:
+// inlinks.go), looks for grown tables (analyzeEvery: analyze.go) and
+// splits a commit's pages into statements (pageChunkBytes: commit.go). A
+// store keeps its own, so that tests run the same code on small data
+// side by side.
+type tuning struct {
+	stageMin, stageShare, mergeApartMin             int64
+	mergeRanges, mergeRows, analyzeEvery, pageChunk int
+}
+
+var defaultTuning = tuning{stageMin: stageMin, stageShare: stageShare, mergeApartMin: mergeApartMin,
+	mergeRanges: mergeRanges, mergeRows: mergeRows, analyzeEvery: analyzeEvery, pageChunk: pageChunkBytes}
 
 // DB is a crawl store in a PostgreSQL database.
 type DB struct {
@@ -112,6 +128,7 @@ type DB struct {
 	outbox   bool         // queue external-index operations with page writes
 	near     int          // near-duplicate distance; negative: none
 	log      *slog.Logger // Options.Log, or a logger that drops everything
+	tune     tuning       // Options' tuning, or defaultTuning
 
 	// session tells this handle's leases from those its owner took through
 	// an earlier handle, i.e. before a restart.
@@ -227,9 +244,13 @@ func connect(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	scope = cmp.Or(schema, scope)
 	session := 1<<32 + rand.Int64N(1<<61)
-	return &DB{pool: pool, target: target, schema: schema, scope: scope, readOnly: opts.ReadOnly, outbox: opts.Outbox,
+	db := &DB{pool: pool, target: target, schema: schema, scope: scope, readOnly: opts.ReadOnly, outbox: opts.Outbox,
 		near: cmp.Or(opts.NearDistance, crawl.DefaultNearDistance), session: session, slots: slotPool{base: session},
-		snippets: snippets, log: logOrDiscard(opts.Log)}, nil
+		snippets: snippets, log: logOrDiscard(opts.Log), tune: defaultTuning}
+	if opts.tune != nil {
+		db.tune = *opts.tune
+	}
+	return db, nil
 }
 
 // logOrDiscard is log, or a logger that drops everything when it is nil.

@@ -52,9 +52,10 @@ func exec(t testing.TB, dsn, schema, sql string, args ...any) {
 	}
 }
 
-func open(t testing.TB, dsn, schema string) *postgres.DB {
+// open opens the store in schema, its sizes changed by tunes.
+func open(t testing.TB, dsn, schema string, tunes ...postgres.Tune) *postgres.DB {
 	t.Helper()
-	db, err := postgres.Open(context.Background(), dsn, postgres.Options{Schema: schema, MaxConns: 4})
+	db, err := postgres.Open(context.Background(), dsn, postgres.Tuned(postgres.Options{Schema: schema, MaxConns: 4}, tunes...))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -64,6 +65,7 @@ func open(t testing.TB, dsn, schema string) *postgres.DB {
 
 func TestConformance(t *testing.T) {
 	testDSN(t)
+	t.Parallel() // beside TestConformancePageChunks
 	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
 		dsn, schema := freshSchema(t)
 		return func() (crawl.Store, error) {
@@ -78,11 +80,11 @@ func TestConformance(t *testing.T) {
 // transaction.
 func TestConformancePageChunks(t *testing.T) {
 	testDSN(t)
-	defer postgres.SetPageChunkBytes(1)()
+	t.Parallel()
 	factory := func(t *testing.T) func() (crawl.Store, error) {
 		dsn, schema := freshSchema(t)
 		return func() (crawl.Store, error) {
-			return postgres.Open(context.Background(), dsn, postgres.Options{Schema: schema})
+			return postgres.Open(context.Background(), dsn, postgres.Tuned(postgres.Options{Schema: schema}, postgres.PageChunkBytes(1)))
 		}
 	}
 	storetest.RunPages(t, factory)
