@@ -77,19 +77,53 @@ func TestConformance(t *testing.T) {
 // TestConformancePageChunks runs the page, search and recrawl checks with
 // a commit's pages written a statement each (pageChunkBytes), as a commit
 // of many large pages writes them: in several round trips of one
-// transaction.
+// transaction. A statement trigger on pages notes each insert's
+// transaction, so that the test fails if no transaction wrote pages in
+// more than one statement.
 func TestConformancePageChunks(t *testing.T) {
 	testDSN(t)
 	t.Parallel()
+	var split atomic.Int64 // transactions that inserted pages in several statements
+	t.Cleanup(func() {
+		if split.Load() == 0 {
+			t.Error("no transaction of the suite wrote its pages in more than one statement")
+		}
+	})
 	factory := func(t *testing.T) func() (crawl.Store, error) {
 		dsn, schema := freshSchema(t)
+		t.Cleanup(func() { split.Add(splitPageInserts(t, dsn, schema)) })
 		return func() (crawl.Store, error) {
-			return postgres.Open(context.Background(), dsn, postgres.Tuned(postgres.Options{Schema: schema}, postgres.PageChunkBytes(1)))
+			db, err := postgres.Open(context.Background(), dsn, postgres.Tuned(postgres.Options{Schema: schema}, postgres.PageChunkBytes(1)))
+			if err == nil {
+				exec(t, dsn, schema, `CREATE TABLE IF NOT EXISTS page_inserts (xid bigint NOT NULL);
+					CREATE OR REPLACE FUNCTION page_insert() RETURNS trigger LANGUAGE plpgsql AS
+						$$ BEGIN INSERT INTO page_inserts VALUES (txid_current()); RETURN NULL; END $$;
+					CREATE OR REPLACE TRIGGER page_inserts AFTER INSERT ON pages
+						FOR EACH STATEMENT EXECUTE FUNCTION page_insert()`)
+			}
+			return db, err
 		}
 	}
 	storetest.RunPages(t, factory)
 	storetest.RunSearch(t, factory)
 	storetest.RunRecrawl(t, factory)
+}
+
+// splitPageInserts returns how many transactions inserted rows of pages in
+// schema in more than one statement, as the trigger of
+// TestConformancePageChunks noted them (0 if no store was opened there).
+func splitPageInserts(t *testing.T, dsn, schema string) int64 {
+	t.Helper()
+	var watched bool
+	if err := queryRow(t, dsn, schema, `SELECT to_regclass('page_inserts') IS NOT NULL`, nil, &watched); err != nil || !watched {
+		return 0
+	}
+	var n int64
+	if err := queryRow(t, dsn, schema, `SELECT count(*) FROM (SELECT 1 FROM page_inserts GROUP BY xid HAVING count(*) > 1) AS x`,
+		nil, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func TestNearDistance(t *testing.T) {
