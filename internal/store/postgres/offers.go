@@ -257,11 +257,12 @@ func (db *DB) stageLock() int64 {
 // Should the merge fail after some ranges committed, their offers stay
 // staged, and the next merge finds their URLs stored: known, as they are.
 func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
-	var added int64
+	var added, size int64
+	var apart int // ranges merged on connections of their own
 	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
-		added = 0
+		added, apart = 0, 0
 		var staged bool
-		var size, stored int64
+		var stored int64
 		b := t.batch()
 		b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.stageLock())
 		b.Queue(mergeMemSQL)
@@ -288,7 +289,7 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 			if err != nil {
 				return err
 			}
-			added = n
+			added, apart = n, len(conns)
 		}
 		b = t.batch()
 		b.Queue(`TRUNCATE offers`)
@@ -300,6 +301,7 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("merge staged offers: %w", err)
 	}
+	db.log.Debug("postgres: staged URLs merged", "offers", size, "added", added, "ranges_apart", apart)
 	db.grown.wrote(db, int(added))
 	return added, nil
 }
@@ -336,6 +338,8 @@ func (db *DB) rangeConns(ctx context.Context) []*pgx.Conn {
 	for range db.tune.mergeRanges {
 		conn, err := pgx.ConnectConfig(ctx, cfg)
 		if err != nil {
+			db.log.Info("postgres: staged URLs merged in one transaction: the server refused a connection for each range "+
+				"(a role's or the server's connection limit); raise it to merge them at once", "db", db.where(), "err", connectCause(err))
 			for _, c := range conns {
 				c.Close(context.WithoutCancel(ctx))
 			}

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"net/url"
@@ -203,7 +204,9 @@ func TestStagedOffersMergedWithoutRangeConnections(t *testing.T) {
 	}
 	u.User = url.User(role)
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, u.String(), postgres.Tuned(postgres.Options{Schema: schema, MaxConns: 1}, postgres.MergeApart(1, 2)))
+	var logged strings.Builder
+	log := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	db, err := postgres.Open(ctx, u.String(), postgres.Tuned(postgres.Options{Schema: schema, MaxConns: 1, Log: log}, postgres.MergeApart(1, 2)))
 	if err != nil {
 		t.Fatalf("Open as %s: %v", role, err)
 	}
@@ -217,6 +220,14 @@ func TestStagedOffersMergedWithoutRangeConnections(t *testing.T) {
 	}
 	if n, err := db.MergeStaged(ctx); err != nil || n != len(offers) {
 		t.Fatalf("MergeStaged = %d, %v; want %d", n, err, len(offers))
+	}
+	// The merge asked for a connection for each range, was refused, and
+	// said so.
+	for _, want := range []string{`level=INFO msg="postgres: staged URLs merged in one transaction: the server refused`,
+		`level=DEBUG msg="postgres: staged URLs merged" offers=40 added=40 ranges_apart=0`} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("the merge logged\n%s\nwithout %q", logged.String(), want)
+		}
 	}
 	var staged, stored int64
 	if err := queryRow(t, dsn, schema, `SELECT (SELECT count(*) FROM offers), (SELECT count(*) FROM urls)`, nil, &staged, &stored); err != nil ||
@@ -241,7 +252,17 @@ func TestStagedOffersConcurrent(t *testing.T) {
 	ctx := context.Background()
 	const hosts, paths, cap = 40, 60, 50
 	lim := crawl.Limits{MaxPagesPerHost: cap}
-	procs := []*postgres.DB{open(t, dsn, schema, tunes...), open(t, dsn, schema, tunes...), open(t, dsn, schema, tunes...)}
+	var logged strings.Builder // one handler for the three: it writes a record at a time
+	log := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	procs := make([]*postgres.DB, 3)
+	for i := range procs {
+		db, err := postgres.Open(ctx, dsn, postgres.Tuned(postgres.Options{Schema: schema, MaxConns: 4, Log: log}, tunes...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		procs[i] = db
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for w := range 6 {
@@ -290,4 +311,7 @@ func TestStagedOffersConcurrent(t *testing.T) {
 		t.Errorf("%d URLs, %d hosts without %d admitted; want %d URLs", urls, bad, cap, hosts*cap)
 	}
 	checkShared(t, procs[0], dsn, schema, false)
+	if !strings.Contains(logged.String(), " ranges_apart=2") {
+		t.Errorf("no merge in two ranges apart; the merges logged\n%s", logged.String())
+	}
 }
