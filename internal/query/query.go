@@ -817,15 +817,29 @@ func Lexemes(folded string) iter.Seq[string] {
 		start := -1
 		for i := 0; i < len(folded); {
 			c := folded[i]
-			word, mark, n := false, false, 1
 			if c < utf8.RuneSelf {
-				word = 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
-			} else {
-				var r rune
-				r, n = utf8.DecodeRuneInString(folded[i:])
-				word = isWordRune(r)
-				mark = !word && unicode.IsMark(r)
+				// ASCII, most of a folded text: a run of word bytes is read
+				// in one loop, and any other byte ends a word.
+				if asciiWord[c] {
+					if start < 0 {
+						start = i
+					}
+					for i++; i < len(folded) && asciiWord[folded[i]]; i++ {
+					}
+					continue
+				}
+				if start >= 0 {
+					if !yield(folded[start:i]) {
+						return
+					}
+					start = -1
+				}
+				i++
+				continue
 			}
+			r, n := utf8.DecodeRuneInString(folded[i:])
+			word := isWordRune(r)
+			mark := !word && unicode.IsMark(r)
 			switch {
 			case word && start < 0:
 				start = i
@@ -843,6 +857,15 @@ func Lexemes(folded string) iter.Seq[string] {
 		}
 	}
 }
+
+// asciiWord says which bytes are ASCII word characters (letters and
+// digits); it is false for every byte from utf8.RuneSelf up.
+var asciiWord = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
+	}
+	return t
+}()
 
 // tsLexeme quotes a word for to_tsquery: quotes and backslashes are escaped
 // with a backslash, the escape tsquery input understands.
