@@ -64,7 +64,8 @@ type Options struct {
 	MaxMemory int64
 	// CacheDir, if set, is a directory where the compiled PDFium module
 	// is kept so that the next New in this or another process starts in
-	// a fraction of a second instead of several seconds.
+	// a fraction of a second instead of several seconds. If it cannot be
+	// created, read or written, New compiles the module without it.
 	CacheDir string
 }
 
@@ -164,28 +165,20 @@ func New(ctx context.Context, opts Options) (*Extractor, error) {
 		WithCoreFeatures(api.CoreFeaturesV2 | experimental.CoreFeaturesExceptionHandling).
 		WithMemoryLimitPages(uint32(opts.MaxMemory / page)).
 		WithCloseOnContextDone(true)
+	var pool pdfium.Pool
+	var err error
 	if opts.CacheDir != "" {
-		cache, err := wazero.NewCompilationCacheWithDir(opts.CacheDir)
-		if err != nil {
-			return nil, fmt.Errorf("pdf: new: %w", err)
+		// The cache only saves time: a directory that cannot be created
+		// or written (a service's read-only home, a full disk) costs the
+		// compile, not the extraction.
+		var cache wazero.CompilationCache
+		if cache, err = wazero.NewCompilationCacheWithDir(opts.CacheDir); err == nil {
+			pool, err = initPool(rc.WithCompilationCache(cache), opts.Workers)
 		}
-		rc = rc.WithCompilationCache(cache)
 	}
-	pool, err := webassembly.Init(webassembly.Config{
-		// The pool outlives ctx.
-		Context:  context.Background(),
-		MinIdle:  0,
-		MaxIdle:  opts.Workers,
-		MaxTotal: opts.Workers,
-		// An empty file system: documents cannot reach files.
-		FSConfig:      wazero.NewFSConfig(),
-		RuntimeConfig: rc,
-		Stdout:        io.Discard,
-		Stderr:        io.Discard,
-		// A fresh instance per document (a few milliseconds) returns the
-		// memory of each document as soon as it is done.
-		ReuseWorkers: false,
-	})
+	if pool == nil {
+		pool, err = initPool(rc, opts.Workers)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pdf: new: %w", err)
 	}
@@ -197,6 +190,26 @@ func New(ctx context.Context, opts Options) (*Extractor, error) {
 	}
 	inst.Close()
 	return e, nil
+}
+
+// initPool starts the runtime with rc: it compiles the PDFium module, or
+// reads it from rc's compilation cache.
+func initPool(rc wazero.RuntimeConfig, workers int) (pdfium.Pool, error) {
+	return webassembly.Init(webassembly.Config{
+		// The pool outlives New's ctx.
+		Context:  context.Background(),
+		MinIdle:  0,
+		MaxIdle:  workers,
+		MaxTotal: workers,
+		// An empty file system: documents cannot reach files.
+		FSConfig:      wazero.NewFSConfig(),
+		RuntimeConfig: rc,
+		Stdout:        io.Discard,
+		Stderr:        io.Discard,
+		// A fresh instance per document (a few milliseconds) returns the
+		// memory of each document as soon as it is done.
+		ReuseWorkers: false,
+	})
 }
 
 // Close waits for the Extract calls in progress, then stops the runtime.

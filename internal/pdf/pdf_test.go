@@ -109,6 +109,44 @@ func checkText(tb testing.TB, text string) {
 	}
 }
 
+// TestUnusableCacheDir: a cache directory that cannot be created, or
+// whose module file cannot be read or written, costs New the compile,
+// not the extraction.
+func TestUnusableCacheDir(t *testing.T) {
+	sharedExtractor(t) // fills cacheDir
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The module's files of cacheDir, as directories in another: a read
+	// of them fails, and so does a write.
+	blocked := t.TempDir()
+	err := filepath.WalkDir(cacheDir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(cacheDir, path)
+		if err != nil {
+			return err
+		}
+		return os.MkdirAll(filepath.Join(blocked, rel), 0o755)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Join(file, "pdfium"), blocked} {
+		e, err := New(context.Background(), Options{CacheDir: dir})
+		if err != nil {
+			t.Fatalf("New with cache directory %s: %v", dir, err)
+		}
+		d := extract(t, e, readTestdata(t, "twocolumn.pdf"))
+		e.Close()
+		if !strings.Contains(d.Text, "Efficient Crawling of Scholarly Web Sites") {
+			t.Errorf("cache directory %s: text %q", dir, d.Text)
+		}
+	}
+}
+
 func TestExtractTwoColumn(t *testing.T) {
 	d := extract(t, sharedExtractor(t), readTestdata(t, "twocolumn.pdf"))
 	paras := strings.Split(strings.ReplaceAll(d.Text, "\n\n", "\n"), "\n")
