@@ -176,7 +176,7 @@ func New(ctx context.Context, opts Options) (*Extractor, error) {
 			pool, err = initPool(rc.WithCompilationCache(cache), opts.Workers)
 		}
 	}
-	if pool == nil {
+	if opts.CacheDir == "" || err != nil {
 		pool, err = initPool(rc, opts.Workers)
 	}
 	if err != nil {
