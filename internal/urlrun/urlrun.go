@@ -42,11 +42,13 @@ type Entry struct {
 	// order URLs arrive, so it takes a byte or two after the first).
 	Discovered int64
 	// LastMod and ChangeFreq are a sitemap's, 0 when it gave none; Parent
-	// is the ID of the URL that led to this one, 0 for none: each takes
-	// no byte when 0.
+	// is the ID of the URL that led to this one, 0 for none; Inlinks is
+	// the count of pages found linking to the URL: each takes no byte
+	// when 0.
 	LastMod    int64
 	ChangeFreq uint8
 	Parent     int64
+	Inlinks    int64
 }
 
 // Flags of an entry: which of its optional fields it has.
@@ -54,7 +56,8 @@ const (
 	hasLastMod = 1 << iota
 	hasChangeFreq
 	hasParent
-	flagsKnown = hasLastMod | hasChangeFreq | hasParent
+	hasInlinks
+	flagsKnown = hasLastMod | hasChangeFreq | hasParent | hasInlinks
 )
 
 // ErrCorrupt is the error of bytes that are not a run this package wrote.
@@ -97,6 +100,9 @@ func Encode(dst []byte, entries []Entry) ([]byte, error) {
 		if e.Parent != 0 {
 			flags |= hasParent
 		}
+		if e.Inlinks != 0 {
+			flags |= hasInlinks
+		}
 		dst = append(dst, flags, e.Kind, e.Via)
 		dst = binary.AppendVarint(dst, e.Priority)
 		dst = binary.AppendVarint(dst, e.Depth)
@@ -110,6 +116,9 @@ func Encode(dst []byte, entries []Entry) ([]byte, error) {
 		}
 		if flags&hasParent != 0 {
 			dst = binary.LittleEndian.AppendUint64(dst, uint64(e.Parent))
+		}
+		if flags&hasInlinks != 0 {
+			dst = binary.AppendVarint(dst, e.Inlinks)
 		}
 	}
 	packed := s2.Encode(nil, texts)
@@ -161,6 +170,11 @@ func Decode(b []byte) ([]Entry, error) {
 		}
 		if flags&hasParent != 0 {
 			if e.Parent = int64(r.uint64()); e.Parent == 0 && r.err == nil {
+				return nil, ErrCorrupt
+			}
+		}
+		if flags&hasInlinks != 0 {
+			if e.Inlinks = r.varint(); e.Inlinks == 0 && r.err == nil {
 				return nil, ErrCorrupt
 			}
 		}

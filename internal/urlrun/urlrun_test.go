@@ -30,6 +30,9 @@ func sample(n int) []Entry {
 		if i%7 == 0 {
 			es[i].Parent = -int64(i) * 0x0123456789
 		}
+		if i%3 == 0 {
+			es[i].Inlinks = int64(1 + i%11)
+		}
 	}
 	return es
 }
@@ -39,8 +42,8 @@ func sample(n int) []Entry {
 // nothing, everything, or are empty.
 func TestRoundTrip(t *testing.T) {
 	extreme := []Entry{
-		{Path: "", Priority: math.MinInt64, Depth: math.MaxInt64, Kind: 255, Via: 255, Discovered: math.MaxInt64, LastMod: math.MinInt64, ChangeFreq: 255, Parent: math.MinInt64},
-		{Path: "", Discovered: math.MinInt64, LastMod: math.MaxInt64, Parent: -1},
+		{Path: "", Priority: math.MinInt64, Depth: math.MaxInt64, Kind: 255, Via: 255, Discovered: math.MaxInt64, LastMod: math.MinInt64, ChangeFreq: 255, Parent: math.MinInt64, Inlinks: math.MaxInt64},
+		{Path: "", Discovered: math.MinInt64, LastMod: math.MaxInt64, Parent: -1, Inlinks: math.MinInt64},
 		{Path: strings.Repeat("é", MaxPath/2)},
 		{Path: strings.Repeat("é", MaxPath/2)},
 		{Path: "?q=1"},
@@ -82,7 +85,7 @@ func TestRefused(t *testing.T) {
 		"version":      append([]byte{version + 1}, good[1:]...),
 		"no entries":   {version, 0},
 		"trailing":     append(good[:len(good):len(good)], 0),
-		"unknown flag": append([]byte{version, 1, 8}, good[3:]...),
+		"unknown flag": append([]byte{version, 1, 16}, good[3:]...),
 		"lastmod none": func() []byte {
 			// version, 1 entry, flags, kind, via, priority, depth, the
 			// time found (5), then LastMod's delta: 1 is -4 from it, set
@@ -92,6 +95,16 @@ func TestRefused(t *testing.T) {
 				t.Fatalf("LastMod's delta at byte 8 is %d, want -4 as 7", b[8])
 			}
 			b[8] = 9
+			return b
+		}(),
+		"inlinks none": func() []byte {
+			// version, 1 entry, flags, kind, via, priority, depth, the
+			// time found (0), then Inlinks: 3 (6), set to 0.
+			b, _ := Encode(nil, []Entry{{Path: "/a", Inlinks: 3}})
+			if b[8] != 6 {
+				t.Fatalf("Inlinks at byte 8 is %d, want 3 as 6", b[8])
+			}
+			b[8] = 0
 			return b
 		}(),
 	}
@@ -135,15 +148,15 @@ func FuzzDecode(f *testing.F) {
 
 // FuzzRoundTrip: any entries a run can hold decode as they were encoded.
 func FuzzRoundTrip(f *testing.F) {
-	f.Add("/a/b", "/a/c?x", int64(3), int64(1_800_000_000_000), int64(0), uint8(2), int64(7))
-	f.Fuzz(func(t *testing.T, p1, p2 string, prio, found, lastMod int64, freq uint8, parent int64) {
+	f.Add("/a/b", "/a/c?x", int64(3), int64(1_800_000_000_000), int64(0), uint8(2), int64(7), int64(4))
+	f.Fuzz(func(t *testing.T, p1, p2 string, prio, found, lastMod int64, freq uint8, parent, inlinks int64) {
 		if len(p1) > MaxPath || len(p2) > MaxPath {
 			return
 		}
 		es := []Entry{
 			{Path: p1, Priority: prio, Depth: -prio, Discovered: found, LastMod: lastMod, ChangeFreq: freq, Parent: parent, Kind: freq, Via: uint8(prio)},
-			{Path: p2, Priority: -prio, Discovered: found - lastMod, Parent: ^parent},
-			{Path: p1 + p2, LastMod: parent},
+			{Path: p2, Priority: -prio, Discovered: found - lastMod, Parent: ^parent, Inlinks: inlinks},
+			{Path: p1 + p2, LastMod: parent, Inlinks: -inlinks},
 		}
 		b, err := Encode(nil, es)
 		if err != nil {

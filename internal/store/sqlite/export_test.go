@@ -170,6 +170,15 @@ func StagedFindsForTest(o Options, from, least int64) Options {
 	return o
 }
 
+// StagedFindsPackedForTest is StagedFindsForTest with every merge
+// packing the URLs it admits into runs, discoveries included.
+func StagedFindsPackedForTest(o Options, from, least int64) Options {
+	tu := stagedFinds(from, least)
+	tu.packMin = 0
+	o.tune = &tu
+	return o
+}
+
 // stagedFinds is the tuning of StagedFindsForTest.
 func stagedFinds(from, least int64) tuning {
 	tu := defaultTuning

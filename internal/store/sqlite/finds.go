@@ -173,6 +173,19 @@ func (t *txn) findsLinkTexts(ctx context.Context, last int64, capped bool) error
 	return err
 }
 
+// refusedLinkTexts writes the texts of the discovered URLs of the stage
+// that their host's cap refuses (the complement of what packOffers
+// admits when capped), before a packing merge: the URLs it admits lose
+// theirs as it writes them.
+func (t *txn) refusedLinkTexts(ctx context.Context) error {
+	_, err := t.exec(ctx, `INSERT INTO link_urls (id, url) SELECT u.id, `+fullURLSQL+`
+		FROM (SELECT id, url, host_id, found_by, cap, row_number() OVER (PARTITION BY host_id ORDER BY rowid) AS k FROM offers) AS u
+		JOIN hosts AS h ON h.id = u.host_id
+		WHERE u.found_by IS NOT NULL AND NOT (u.cap <= 0 OR h.admitted + u.k <= u.cap)
+		ORDER BY u.id ON CONFLICT (id) DO NOTHING`)
+	return err
+}
+
 // applyInlinkCounts applies the inbound links staged in inlink_counts to
 // the URLs' rows, sorted by URL, as countInlinks applies a commit's: the
 // count grows by the links, and a queued URL's priority by the bonus for

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,37 +21,131 @@ import (
 // refused), in the same order, with the same priorities and inbound-link
 // counts, the same host counts (discovered included), the same texts
 // kept for the link targets the frontier does not hold, and the same
-// links read back.
+// links read back. So do they when the merge packs the URLs it admits
+// into runs: each packed URL reads back by ID with the priority and
+// inbound links its row has, and as a link's target with its text;
+// claims take the URLs from the runs in the
+// order they take them from the rows, and made rows, the runs hold what
+// the rows do.
 func TestStagedFindsDecideAsCommits(t *testing.T) {
 	dir := t.TempDir()
-	run := func(name string, from int64) (string, int) {
-		db := openTuned(t, filepath.Join(dir, name+".db"), stagedFinds(from, 1<<62))
-		defer db.Close()
+	ctx := context.Background()
+	var direct *DB
+	run := func(name string, tu tuning) (string, int) {
+		db := openTuned(t, filepath.Join(dir, name+".db"), tu)
+		if name == "direct" {
+			direct = db
+		}
+		t.Cleanup(func() { db.Close() })
 		added, staged := commitFinds(t, db)
-		if from == 0 {
+		if name != "direct" {
 			if staged == 0 {
 				t.Fatal("nothing was staged")
 			}
-			n, err := db.MergeStaged(context.Background())
+			n, err := db.MergeStaged(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
 			added += n
 		}
+		if name == "packed" {
+			packed := queryIDs(t, db, `SELECT id FROM seen ORDER BY id`)
+			if len(packed) == 0 {
+				t.Fatal("the merge packed no URL")
+			}
+			linked := 0
+			for _, id := range packed {
+				got, err := db.URL(ctx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := direct.URL(ctx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Priority != want.Priority || got.Inlinks != want.Inlinks || got.Depth != want.Depth || got.State != want.State {
+					t.Errorf("packed URL %s: priority %d, %d inbound links, depth %d, state %v; as a row %d, %d, %d, %v",
+						got.URL, got.Priority, got.Inlinks, got.Depth, got.State, want.Priority, want.Inlinks, want.Depth, want.State)
+				}
+				if got.Inlinks > 0 {
+					linked++
+				}
+			}
+			if linked == 0 {
+				t.Error("no packed URL had inbound links: the test shows nothing of their counts")
+			}
+			if got, want := dumpLinks(t, db), dumpLinks(t, direct); got != want {
+				t.Errorf("links to packed URLs read back\n%s\nlinks to rows\n%s", got, want)
+			}
+			db.unpackAllForTest(t)
+		}
 		return dumpFinds(t, db), added
 	}
-	direct, directAdded := run("direct", 1<<62)
-	staged, stagedAdded := run("staged", 0)
-	if direct != staged {
-		t.Errorf("staged discoveries left\n%s\nadded at once\n%s", staged, direct)
+	directDump, directAdded := run("direct", stagedFinds(1<<62, 1<<62))
+	for _, c := range []struct {
+		name string
+		pack int64
+	}{{"staged", 1 << 62}, {"packed", 0}} {
+		tu := stagedFinds(0, 1<<62)
+		tu.packMin = c.pack
+		dump, added := run(c.name, tu)
+		if directDump != dump {
+			t.Errorf("%s discoveries left\n%s\nadded at once\n%s", c.name, dump, directDump)
+		}
+		if directAdded != added {
+			t.Errorf("%d URLs added %s, %d at once", added, c.name, directAdded)
+		}
 	}
-	if directAdded != stagedAdded {
-		t.Errorf("%d URLs added staged, %d at once", stagedAdded, directAdded)
+	claims := map[string]string{}
+	for _, c := range []struct {
+		name string
+		pack int64
+	}{{"claimed-rows", 1 << 62}, {"claimed-runs", 0}} {
+		tu := stagedFinds(0, 1<<62)
+		tu.packMin = c.pack
+		db := openTuned(t, filepath.Join(dir, c.name+".db"), tu)
+		t.Cleanup(func() { db.Close() })
+		commitFinds(t, db)
+		if _, err := db.MergeStaged(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, us := range claimAll(t, db) {
+			for _, u := range us {
+				fmt.Fprintln(&b, u.URL, u.Priority, u.Depth, u.Via, u.Kind)
+			}
+			b.WriteString("--\n")
+		}
+		claims[c.name] = b.String()
+	}
+	if n := strings.Count(claims["claimed-rows"], "/p"); n < 10 {
+		t.Errorf("claims took %d discovered URLs: too few to tell", n)
+	}
+	if claims["claimed-rows"] != claims["claimed-runs"] {
+		t.Errorf("claims from runs\n%s\nfrom rows\n%s", claims["claimed-runs"], claims["claimed-rows"])
 	}
 	for _, want := range []string{"link_urls", "capped"} {
-		if !strings.Contains(direct, want) {
+		if !strings.Contains(directDump, want) {
 			t.Errorf("the test made no %s", want)
 		}
+	}
+}
+
+// unpackAllForTest makes every packed URL a row of urls, queued, as a
+// claim or a link would.
+func (db *DB) unpackAllForTest(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	hosts := queryIDs(t, db, `SELECT DISTINCT host_id FROM queue_runs ORDER BY host_id`)
+	if err := db.tx(ctx, func(tx *txn) error {
+		for _, h := range hosts {
+			if err := tx.unpackHost(ctx, h); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -145,22 +240,34 @@ func (db *DB) stagedOffersForTest(ctx context.Context) (int64, error) {
 	return n, err
 }
 
-// dumpFinds is dumpFrontier with the URLs' inbound links, the hosts'
-// discovered counts, the texts of link targets, the links each seed
-// reads back, and whether a cap refused any URL.
+// dumpFinds is what the frontier holds (as dumpFrontier, each host's URLs
+// numbered in the order a claim takes them), with the URLs' inbound
+// links, the hosts' discovered counts, the texts of link targets, the
+// links each seed reads back, and whether a cap refused any URL.
 func dumpFinds(t *testing.T, db *DB) string {
 	t.Helper()
-	ctx := context.Background()
 	var b strings.Builder
-	b.WriteString(dumpFrontier(t, db))
+	dumpRows(t, db, &b,
+		`SELECT id, url, host_id, depth, priority, state, via, parent_id, kind, lastmod, changefreq,
+			row_number() OVER (PARTITION BY host_id ORDER BY priority DESC, rowid) FROM urls ORDER BY id`,
+		`SELECT id, key, admitted, queued, has_queued, top_priority FROM hosts ORDER BY id`,
+		`SELECT name, value FROM counters WHERE name = 'queued'`)
 	dumpRows(t, db, &b,
 		`SELECT 'inlinks', id, inlinks FROM urls ORDER BY id`,
 		`SELECT 'discovered', id, discovered FROM hosts ORDER BY id`,
 		`SELECT 'link_urls', id, url FROM link_urls ORDER BY id`,
 		`SELECT 'capped', count(*) FROM hosts WHERE admitted >= 7`,
 		`SELECT 'staged', (SELECT count(*) FROM offers), (SELECT count(*) FROM inlink_counts)`)
+	b.WriteString(dumpLinks(t, db))
+	return b.String()
+}
+
+// dumpLinks is the links each recorded page reads back.
+func dumpLinks(t *testing.T, db *DB) string {
+	t.Helper()
+	var b strings.Builder
 	for _, s := range queryIDs(t, db, `SELECT source_id FROM outlinks ORDER BY source_id`) {
-		ls, err := db.Links(ctx, s)
+		ls, err := db.Links(context.Background(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,5 +418,143 @@ func TestClaimMergeReported(t *testing.T) {
 	}
 	if st, err = db.Commit(ctx, nil, crawl.Limits{}); err != nil || st.Add.Added != 0 {
 		t.Fatalf("a later commit = %+v, %v; want it reported once", st.Add, err)
+	}
+}
+
+// TestPackedFindsSurvivesKill: a store whose commits stage their pages'
+// discoveries and whose merges pack them into runs with their inbound
+// links, killed (SIGKILL) while it claims, commits and merges, opens again
+// whole: every URL a returned commit discovered is known with the link of
+// the page that found it counted (staged, packed or a row), the packed
+// counter is what the runs hold, and every host's queue count is its
+// queued rows and packed URLs.
+func TestPackedFindsSurvivesKill(t *testing.T) {
+	if file := os.Getenv("ACRAWLER_TEST_PACKED_FINDS_CHILD"); file != "" {
+		commitFindsForever(t, file)
+		return
+	}
+	file := filepath.Join(t.TempDir(), "killed.db")
+	cmd, lines := startChild(t, "TestPackedFindsSurvivesKill", "ACRAWLER_TEST_PACKED_FINDS_CHILD", file)
+	last := killAt(t, cmd, lines, 30) // the last batch committed
+	db, err := Open(context.Background(), file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.MergeStaged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runs, held, packed := packedCounts(t, db)
+	var queuedRows, hostsQueued, queued int64
+	if err := db.w.QueryRow(`SELECT (SELECT count(*) FROM urls WHERE state = 0), (SELECT sum(queued) FROM hosts),
+		(SELECT value FROM counters WHERE name = 'queued')`).Scan(&queuedRows, &hostsQueued, &queued); err != nil {
+		t.Fatal(err)
+	}
+	if runs == 0 || packed != held || hostsQueued != queuedRows+packed || queued != hostsQueued {
+		t.Errorf("after the kill: %d runs holding %d URLs, the packed counter %d; hosts queue %d, rows queued %d, the counter %d",
+			runs, held, packed, hostsQueued, queuedRows, queued)
+	}
+	var inRuns int
+	for b := range last + 1 {
+		for _, u := range findsOfBatch(b) {
+			r, err := db.URL(ctx, crawl.URLID(u))
+			if err != nil {
+				t.Fatalf("%s, found by batch %d of %d committed: %v", u, b, last, err)
+			}
+			if r.Inlinks < 1 {
+				t.Errorf("%s: %d inbound links, want the link of the page that found it", u, r.Inlinks)
+			}
+			if r.State == crawl.StateQueued {
+				inRuns++
+			}
+		}
+	}
+	if inRuns == 0 {
+		t.Error("no URL a commit discovered is still queued: the test shows nothing of the runs")
+	}
+	var check string
+	if err := db.w.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Errorf("integrity_check after the kill: %q, %v", check, err)
+	}
+}
+
+// findsOfBatch are the URLs the pages of batch b of commitFindsForever
+// discover: four of each of its hosts.
+func findsOfBatch(b int64) []string {
+	var out []string
+	for h := range 13 {
+		for i := range 4 {
+			out = append(out, fmt.Sprintf("http://h%d.test/batch/%d/found/%d", h, b, i))
+		}
+	}
+	return out
+}
+
+// commitFindsForever claims a page of each of 13 hosts a batch and
+// commits them, their pages linking to the URLs of findsOfBatch (offered
+// as found) and to those of the batch before (already known), in a store
+// that stages its discoveries and packs every merge, printing the batch's
+// number once its commit has returned, until it is killed.
+func commitFindsForever(t *testing.T, file string) {
+	tu := stagedFinds(0, 150)
+	tu.packMin = 0
+	ctx := context.Background()
+	db, err := Open(ctx, file, Options{tune: &tu})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := crawl.Limits{InlinkBonus: 2, MaxInlinkBonus: 6}
+	var seeds []crawl.NewURL
+	for h := range 13 {
+		for i := range 1000 {
+			seeds = append(seeds, offerURL(fmt.Sprintf("http://h%d.test/seed/%d", h, i), 0, 1))
+		}
+	}
+	if _, err := db.AddURLs(ctx, seeds, lim); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for b := int64(0); ; b++ {
+		hs, err := db.ClaimHosts(ctx, "o", 13, time.Hour, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rs []crawl.Result
+		var rel []crawl.HostRelease
+		found := findsOfBatch(b)
+		var before []string
+		if b > 0 {
+			before = findsOfBatch(b - 1)
+		}
+		for _, h := range hs {
+			us, _, err := db.ClaimURLs(ctx, "o", h.ID, 1, lim, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel = append(rel, crawl.HostRelease{ID: h.ID})
+			for _, c := range us {
+				r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone,
+					Page: &crawl.Page{URL: c.URL, Status: 200, ContentType: "text/html", FetchedAt: now, Title: "t", Text: "x"}}
+				for _, u := range append(slices.Clone(found), before...) {
+					if crawl.HostKey(u) != crawl.HostKey(c.URL) {
+						continue
+					}
+					r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(u), Target: u, Anchor: "a"})
+					if strings.Contains(u, fmt.Sprintf("/batch/%d/", b)) {
+						r.Discovered = append(r.Discovered, offerURL(u, 1, 2))
+					}
+				}
+				rs = append(rs, r)
+			}
+		}
+		if _, err := db.Commit(ctx, rs, lim); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println(b)
+		if err := db.ReleaseHosts(ctx, "o", rel); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Minute)
 	}
 }

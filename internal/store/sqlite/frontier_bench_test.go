@@ -242,8 +242,7 @@ func benchAdd(b *testing.B, n, hosts int, stage bool) {
 // free pages.
 func reportFrontierBytes(b *testing.B, db *DB, n int) {
 	rows, err := db.r.Query(`SELECT name, sum(pgsize), sum(payload) FROM dbstat
-		WHERE name IN ('urls', 'urls_id', 'urls_queue', 'urls_inflight', 'urls_host_fetched', 'offers',
-			'queue_runs', 'queue_runs_host', 'seen') GROUP BY name`)
+		WHERE name IN (` + frontierTables + `, 'offers') GROUP BY name`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -479,9 +478,25 @@ func claimLargeFrontier(b *testing.B, db *DB) storetest.LargeFrontier {
 			key := crawl.HostKey(u)
 			return urlID(u[len(key):], key, host)
 		},
-		Written: func() int64 { return readProcIO(b).writeBytes },
+		Written:  func() int64 { return readProcIO(b).writeBytes },
+		Frontier: func() int64 { return frontierBytes(b, db) },
 	}
 }
+
+// frontierBytes is the bytes of the pages the frontier's tables and
+// indexes fill (dbstat), the stage of offers and inbound links not merged
+// yet left out.
+func frontierBytes(b *testing.B, db *DB) int64 {
+	var n int64
+	if err := db.r.QueryRow(`SELECT sum(pgsize) FROM dbstat WHERE name IN (` + frontierTables + `)`).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// frontierTables are the frontier's tables and indexes: its rows, and its
+// packed URLs' runs and seen entries.
+const frontierTables = `'urls', 'urls_id', 'urls_queue', 'urls_inflight', 'urls_host_fetched', 'queue_runs', 'queue_runs_host', 'seen'`
 
 // claimLargeStore opens the empty store of a claim benchmark, for one
 // owner (one process writes a SQLite store).

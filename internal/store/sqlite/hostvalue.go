@@ -281,6 +281,22 @@ func learnHost(ctx context.Context, q querier, id crawl.ID) (hostLearned, error)
 		if err := rows.Err(); err != nil {
 			return l, err
 		}
+		// Targets in runs: queued, so never recorded as research.
+		var packed []crawl.ID
+		for i, f := range found {
+			if !f.known {
+				packed = append(packed, crawl.ID(ids[i]))
+			}
+		}
+		inRuns, err := packedTargets(ctx, q, packed)
+		if err != nil {
+			return l, err
+		}
+		for t, p := range inRuns {
+			if i, ok := slices.BinarySearch(ids, int64(t)); ok {
+				found[i] = target{known: true, other: p.host != id, priority: p.priority}
+			}
+		}
 		from := 0
 		for p, end := range ends {
 			for _, t := range targets[from:end] {

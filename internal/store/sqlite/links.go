@@ -326,10 +326,17 @@ func (c *committer) deleteLinks(ctx context.Context, source crawl.ID) error {
 	return nil
 }
 
-// Links returns a page's outlinks, in target ID order.
+// Links returns a page's outlinks, in target ID order. It reads the
+// targets' texts in one read transaction: from urls, link_urls, or the
+// run of a packed URL, which a claim may make a row meanwhile.
 func (db *DB) Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error) {
+	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
+	}
+	defer tx.Rollback()
 	var b []byte
-	switch err := db.r.QueryRowContext(ctx, `SELECT links FROM outlinks WHERE source_id = ?`, source).Scan(&b); {
+	switch err := tx.QueryRowContext(ctx, `SELECT links FROM outlinks WHERE source_id = ?`, source).Scan(&b); {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, nil
 	case err != nil:
@@ -343,7 +350,7 @@ func (db *DB) Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error) 
 	for i, l := range ls {
 		ids[i] = l.Target
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT u.id, `+fullURLSQL+` FROM json_each(?1) j JOIN urls u ON u.id = j.value
+	rows, err := tx.QueryContext(ctx, `SELECT u.id, `+fullURLSQL+` FROM json_each(?1) j JOIN urls u ON u.id = j.value
 		LEFT JOIN hosts h ON h.id = u.host_id UNION ALL SELECT k.id, k.url FROM json_each(?1) j JOIN link_urls k ON k.id = j.value`, jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
@@ -362,6 +369,19 @@ func (db *DB) Links(ctx context.Context, source crawl.ID) ([]crawl.Link, error) 
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
+	}
+	var packed []crawl.ID // the targets neither holds
+	for _, id := range ids {
+		if _, ok := texts[id]; !ok {
+			packed = append(packed, crawl.ID(id))
+		}
+	}
+	inRuns, err := packedTargets(ctx, tx, packed)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: links of %d: %w", source, err)
+	}
+	for id, p := range inRuns {
+		texts[int64(id)] = p.url
 	}
 	out := make([]crawl.Link, len(ls))
 	for i, l := range ls {

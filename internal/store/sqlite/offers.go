@@ -271,11 +271,15 @@ func (t *txn) mergeOffers(ctx context.Context) (crawl.AddStats, error) {
 			return st, err
 		}
 	}
-	// A stage of URLs discovered by pages goes into rows: their inbound
-	// links are counted on the rows (a link to a packed URL makes it a
-	// row at once).
-	if n >= t.db.tune.packMin && !finds {
-		added, hosts, err := t.packOffers(ctx, capped)
+	if n >= t.db.tune.packMin {
+		if finds && capped {
+			// The texts of the discovered URLs a cap refuses, while the
+			// stage holds them (the pack empties it as it starts).
+			if err := t.refusedLinkTexts(ctx); err != nil {
+				return st, err
+			}
+		}
+		added, hosts, err := t.packOffers(ctx, capped, finds)
 		if err != nil {
 			return st, err
 		}
@@ -292,7 +296,14 @@ func (t *txn) mergeOffers(ctx context.Context) (crawl.AddStats, error) {
 				return st, err
 			}
 		}
-		return st, t.endMerge(ctx, added, false, &st)
+		if finds {
+			// The counts of the URLs that took rows, and of those
+			// rows held before.
+			if err := t.applyInlinkCounts(ctx); err != nil {
+				return st, err
+			}
+		}
+		return st, t.endMerge(ctx, added, finds, &st)
 	}
 	added, err := t.insertOffers(ctx, capped)
 	if err != nil {

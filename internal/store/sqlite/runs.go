@@ -18,20 +18,23 @@ import (
 // docs/design/frontier-layout.md). A row of urls costs a URL about 140
 // bytes with its index entries, nearly all of it the B-tree's cell,
 // header and entries, not the URL. A large merge of staged offers
-// (seeds, sitemaps, archive listings: packMin offers or more) writes the
-// URLs it admits host by host, best first, up to runSize to a record of
-// queue_runs (urlrun: the texts front-coded and compressed together, each
-// URL's fields a few bytes; a host's last run takes the new URLs that
-// fit), and each URL's ID to seen, which says where it is. A packed URL
-// takes about 60 bytes with its seen entry (docs/scale.md).
+// (seeds, sitemaps, archive listings, and the discoveries of a large
+// frontier's commits: packMin offers or more) writes the URLs it admits
+// host by host, best first, up to runSize to a record of queue_runs
+// (urlrun: the texts front-coded and compressed together, each URL's
+// fields a few bytes; a host's last run takes the new URLs that fit), and
+// each URL's ID to seen, which says where it is. A packed URL takes about
+// 60 bytes with its seen entry (docs/scale.md). A discovered URL carries
+// the inbound links staged for it, and the priority they gave it.
 //
 // A packed URL is queued, and counted so (hosts.queued, the counter
 // queued); the counter packed counts them apart. It becomes a row of urls
 // when it is claimed (in flight, as a URL claimed from its row) and when
 // a commit's page links to it (queued, so that its inbound links are
 // counted and raise its priority as a row's do); so everything but the
-// add, the claim and the look-ups by ID reads urls as before. A URL never
-// goes back into a run.
+// add, the claim and the look-ups by ID (URL, and a link's target in
+// Links and the host values: packedTargets) reads urls as before. A URL
+// never goes back into a run.
 //
 // A URL keeps its seen entry when it leaves its run: the entry still says
 // the URL is known, and deleting it would be a random page write for
@@ -80,8 +83,8 @@ func packable(r *packedRow, key string) (urlrun.Entry, bool) {
 		urlID(r.rel, key, r.host) != r.id {
 		return urlrun.Entry{}, false
 	}
-	return urlrun.Entry{Path: r.rel, Priority: int64(r.priority), Depth: int64(r.depth), Kind: uint8(r.kind), Via: uint8(v),
-		Discovered: r.disc, LastMod: r.lastmod, ChangeFreq: uint8(cf), Parent: int64(r.parent)}, true
+	return urlrun.Entry{Path: r.rel, Priority: int64(r.priority + r.bonus), Depth: int64(r.depth), Kind: uint8(r.kind), Via: uint8(v),
+		Discovered: r.disc, LastMod: r.lastmod, ChangeFreq: uint8(cf), Parent: int64(r.parent), Inlinks: r.inlinks}, true
 }
 
 // runURL is a packed URL's ID (urlID of its path), host and row values,
@@ -91,13 +94,14 @@ type runURL struct {
 	e        *urlrun.Entry
 }
 
-// packedRow is a staged offer a packing merge reads.
+// packedRow is a staged offer a packing merge reads, with the inbound
+// links staged for it (inlink_counts) and the priority they add.
 type packedRow struct {
-	id, host, parent      crawl.ID
-	rel, changefreq       string
-	depth, priority, kind int
-	via                   any
-	disc, lastmod         int64
+	id, host, parent             crawl.ID
+	rel, changefreq              string
+	depth, priority, kind, bonus int
+	via                          any
+	disc, lastmod, inlinks       int64
 }
 
 // hostAdded is what a merge admitted to a host: how many and their best
@@ -117,21 +121,36 @@ type hostAdded struct {
 // hosts (uncapped, the merge's hosts are temp.merged_hosts already). The hosts
 // are those of temp.merged_hosts (the stage's), read with their keys and
 // last runs beside the offers, in host order.
-func (t *txn) packOffers(ctx context.Context, capped bool) (int64, []hostAdded, error) {
-	const cols = `id, url, host_id, depth, priority, via, parent_id, discovered_at, kind, lastmod, changefreq`
-	q := `SELECT ` + cols + ` FROM offers ORDER BY host_id, priority DESC, rowid`
+//
+// With finds (the stage holds URLs that pages discovered, and inbound
+// links counted for URLs not yet rows), a packed URL takes the links
+// staged for it: its count, and the priority they add as
+// applyInlinkCounts adds it to a queued row (the bonus for each link up
+// to the cap), so that it comes in its run where the row would in its
+// host's queue. An offer that takes a row is counted by
+// applyInlinkCounts, after. The texts commits kept for the link targets
+// it admits go (link_urls): a URL the frontier holds needs none.
+func (t *txn) packOffers(ctx context.Context, capped, finds bool) (int64, []hostAdded, error) {
+	src, ord, where := `offers AS o`, `o.rowid`, ``
 	if capped {
-		q = `SELECT n.` + strings.ReplaceAll(cols, ", ", ", n.") + ` FROM (SELECT rowid AS ord, ` + cols + `, cap,
-				row_number() OVER (PARTITION BY host_id ORDER BY rowid) AS k FROM offers) AS n
-			JOIN hosts ON hosts.id = n.host_id
-			WHERE n.cap <= 0 OR hosts.admitted + n.k <= n.cap
-			ORDER BY n.host_id, n.priority DESC, n.ord`
+		src = `(SELECT rowid AS ord, *, row_number() OVER (PARTITION BY host_id ORDER BY rowid) AS k FROM offers) AS o
+			JOIN hosts ON hosts.id = o.host_id`
+		ord, where = `o.ord`, ` WHERE o.cap <= 0 OR hosts.admitted + o.k <= o.cap`
 	}
+	counted, bonus, order := `0, 0`, ``, `o.priority`
+	if finds {
+		src += ` LEFT JOIN (SELECT id, sum(n) AS n, max(bonus) AS bonus, max(cap) AS cap FROM inlink_counts GROUP BY id) AS c
+			ON c.id = o.id`
+		bonus = `CASE WHEN c.cap > 0 THEN c.bonus * min(c.n, c.cap) ELSE 0 END`
+		counted, order = `coalesce(c.n, 0), `+bonus, `o.priority + `+bonus
+	}
+	q := `SELECT o.id, o.url, o.host_id, o.depth, o.priority, o.via, o.parent_id, o.discovered_at, o.kind, o.lastmod, o.changefreq, ` +
+		counted + ` FROM ` + src + where + ` ORDER BY o.host_id, ` + order + ` DESC, ` + ord
 	var next sql.NullInt64
 	if err := t.queryRow(ctx, `SELECT max(id) FROM queue_runs`).Scan(&next); err != nil {
 		return 0, nil, err
 	}
-	p := packer{t: t, run: next.Int64, keepHosts: capped}
+	p := packer{t: t, run: next.Int64, keepHosts: capped, finds: finds}
 	hosts, err := t.tx.QueryContext(ctx, `SELECT m.host_id, h.key, r.id, r.data FROM temp.merged_hosts m
 		JOIN hosts h ON h.id = m.host_id
 		LEFT JOIN queue_runs r ON r.id = (SELECT max(id) FROM queue_runs s WHERE s.host_id = m.host_id)
@@ -163,7 +182,7 @@ func (t *txn) packOffers(ctx context.Context, capped bool) (int64, []hostAdded, 
 		}
 		var r packedRow
 		if err := rows.Scan(&r.id, &r.rel, &r.host, &r.depth, &r.priority, &r.via, &r.parent, &r.disc, &r.kind,
-			&r.lastmod, &r.changefreq); err != nil {
+			&r.lastmod, &r.changefreq, &r.inlinks, &r.bonus); err != nil {
 			return 0, nil, err
 		}
 		if len(p.hosts) == 0 || p.hosts[len(p.hosts)-1].id != r.host {
@@ -176,7 +195,7 @@ func (t *txn) packOffers(ctx context.Context, capped bool) (int64, []hostAdded, 
 		}
 		h := &p.hosts[len(p.hosts)-1]
 		h.n++
-		h.top = max(h.top, r.priority)
+		h.top = max(h.top, r.priority) // before the links' bonus, as a row's
 		if e, ok := packable(&r, p.key); ok {
 			p.add(e, r.id)
 			// A host of many URLs is written as its runs fill.
@@ -223,6 +242,7 @@ type packer struct {
 	// a million hosts).
 	hosts     []hostAdded
 	keepHosts bool
+	finds     bool // the admitted lose their link targets' texts
 	added     int64
 	key       string // the host's
 	// last is the host's last run, if it has room for more URLs (its ID
@@ -378,6 +398,20 @@ func (p *packer) flush(ctx context.Context, atLeast int) error {
 	}, nil); err != nil {
 		return err
 	}
+	if p.finds {
+		ids := make([]int64, 0, len(p.seen)+len(p.rows))
+		for _, s := range p.seen {
+			ids = append(ids, s[0])
+		}
+		for _, r := range p.rows {
+			ids = append(ids, int64(r.id))
+		}
+		slices.Sort(ids)
+		if err := t.inChunks(ctx, len(ids), 1, `DELETE FROM link_urls WHERE id IN (%s)`,
+			func(i int, a []any) { a[0] = ids[i] }, nil); err != nil {
+			return err
+		}
+	}
 	p.runs, p.seen, p.rows = p.runs[:0], p.seen[:0], p.rows[:0]
 	return nil
 }
@@ -386,12 +420,13 @@ func (p *packer) flush(ctx context.Context, atLeast int) error {
 // in state (queued or in flight) with attempts; their seen entries stay.
 func (t *txn) insertRunURLs(ctx context.Context, us []runURL, state crawl.State, attempts int) error {
 	t.add("packed", -int64(len(us)))
-	return t.inChunks(ctx, len(us), 13, `INSERT INTO urls (id, url, host_id, depth, priority, state, attempts, via, parent_id,
-			discovered_at, kind, lastmod, changefreq)
+	return t.inChunks(ctx, len(us), 14, `INSERT INTO urls (id, url, host_id, depth, priority, state, attempts, via, parent_id,
+			discovered_at, kind, lastmod, changefreq, inlinks)
 		SELECT * FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
 		u := us[i]
 		a[0], a[1], a[2], a[3], a[4], a[5], a[6] = u.id, u.e.Path, u.host, u.e.Depth, u.e.Priority, int(state), attempts
 		a[7], a[8], a[9], a[10], a[11], a[12] = int64(u.e.Via), u.e.Parent, u.e.Discovered, int(u.e.Kind), u.e.LastMod, changeFreqs[u.e.ChangeFreq]
+		a[13] = u.e.Inlinks
 	}, nil)
 }
 
@@ -689,8 +724,82 @@ func packedURL(ctx context.Context, tx *sql.Tx, id crawl.ID) (crawl.URLRecord, b
 			return crawl.URLRecord{ID: id, URL: crawl.FullURL(e.Path, key), HostID: host, Depth: int(e.Depth),
 				Priority: int(e.Priority), State: crawl.StateQueued, Via: via, Parent: crawl.ID(e.Parent),
 				DiscoveredAt: fromMS(e.Discovered), Kind: crawl.Kind(e.Kind), LastMod: fromMS(e.LastMod),
-				ChangeFreq: changeFreqs[e.ChangeFreq]}, true, nil
+				ChangeFreq: changeFreqs[e.ChangeFreq], Inlinks: int(e.Inlinks)}, true, nil
 		}
 	}
 	return crawl.URLRecord{}, false, fmt.Errorf("run of url %d does not hold it", id)
+}
+
+// packedTarget is what a reader of link targets needs of a packed URL.
+type packedTarget struct {
+	url      string
+	host     crawl.ID
+	priority int64
+}
+
+// packedTargets returns the packed URLs among ids, read in q, in which
+// urls holds none of ids: a merge of discoveries packs URLs that pages
+// link to, so a link's target may be in a run until it is claimed or
+// linked again. Each run is decoded once.
+func packedTargets(ctx context.Context, q querier, ids []crawl.ID) (map[crawl.ID]packedTarget, error) {
+	out := map[crawl.ID]packedTarget{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT s.id, r.id, r.host_id, h.key, r.data FROM json_each(?1) j
+		JOIN seen s ON s.id = j.value JOIN queue_runs r ON r.id = s.run JOIN hosts h ON h.id = r.host_id
+		ORDER BY r.id`, jsonIDs(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	want := map[crawl.ID]bool{}
+	var run int64
+	var host crawl.ID
+	var key string
+	var data []byte
+	decode := func() error {
+		if len(want) == 0 {
+			return nil
+		}
+		entries, err := urlrun.Decode(data)
+		if err != nil {
+			return fmt.Errorf("run %d: %w", run, err)
+		}
+		for i := range entries {
+			e := &entries[i]
+			if id := urlID(e.Path, key, host); want[id] {
+				out[id] = packedTarget{url: crawl.FullURL(e.Path, key), host: host, priority: e.Priority}
+				delete(want, id)
+			}
+		}
+		if len(want) > 0 {
+			return fmt.Errorf("run %d does not hold the %d URLs seen puts in it", run, len(want))
+		}
+		return nil
+	}
+	for rows.Next() {
+		var id crawl.ID
+		var r int64
+		var h crawl.ID
+		var k string
+		var d []byte
+		if err := rows.Scan(&id, &r, &h, &k, &d); err != nil {
+			return nil, err
+		}
+		if r != run {
+			if err := decode(); err != nil {
+				return nil, err
+			}
+			run, host, key, data = r, h, k, d
+		}
+		want[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if err := decode(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -265,6 +265,12 @@ func TestWALCutBack(t *testing.T) {
 // ones do by default, and checks that some of its stores packed URLs.
 func TestConformancePacked(t *testing.T) {
 	t.Parallel()
+	conformancePacked(t, sqlite.PackedForTest(sqlite.Options{}))
+}
+
+// conformancePacked runs the store suite on stores opened with opts, and
+// fails t unless one of them packed a URL.
+func conformancePacked(t *testing.T, opts sqlite.Options) {
 	var packed int64 // the checks run one after another
 	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
 		file := migratedFile(t)
@@ -273,7 +279,7 @@ func TestConformancePacked(t *testing.T) {
 			packed += seenRows(t, file)
 		})
 		return func() (crawl.Store, error) {
-			return sqlite.Open(context.Background(), file, sqlite.PackedForTest(sqlite.Options{}))
+			return sqlite.Open(context.Background(), file, opts)
 		}
 	})
 	if packed == 0 {
@@ -310,6 +316,14 @@ func TestConformanceStagedFinds(t *testing.T) {
 			return sqlite.Open(context.Background(), file, sqlite.StagedFindsForTest(sqlite.Options{}, 0, 1))
 		}
 	})
+}
+
+// TestConformanceStagedFindsPacked runs the store suite with every
+// commit staging its discoveries and every merge packing what it admits
+// into runs.
+func TestConformanceStagedFindsPacked(t *testing.T) {
+	t.Parallel()
+	conformancePacked(t, sqlite.StagedFindsPackedForTest(sqlite.Options{}, 0, 1))
 }
 
 // TestConformanceFTS5 runs the store suite on the FTS5 engine of the

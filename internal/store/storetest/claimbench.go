@@ -25,6 +25,9 @@ type LargeFrontier struct {
 	// Written gives the bytes the store has written so far (the
 	// process's writes, the server's WAL); nil: not reported.
 	Written func() int64
+	// Frontier gives the bytes the frontier's tables and indexes take
+	// (the stage of offers not merged yet left out); nil: not reported.
+	Frontier func() int64
 }
 
 // LargeFrontierSizes are the sizes of the large frontiers to measure: the
@@ -84,7 +87,8 @@ func RunClaimLarge(b *testing.B, setup func(b *testing.B, urls, hosts, owners in
 				start := time.Now()
 				f := setup(b, size[0], size[1], n)
 				b.Logf("%d URLs over %d hosts written in %s", size[0]/size[1]*size[1], size[1], time.Since(start).Round(time.Second))
-				c := ClaimCycle{Hosts: 64, PerHost: 4, Step: 100 * time.Millisecond, Next: time.Minute, Written: f.Written}
+				c := ClaimCycle{Hosts: 64, PerHost: 4, Step: 100 * time.Millisecond, Next: time.Minute, Written: f.Written,
+					Frontier: f.Frontier}
 				if linked != "" {
 					if f.URLID == nil {
 						b.Skip("ACRAWLER_BENCH_LINKS: this frontier makes no links")
@@ -155,9 +159,9 @@ type ClaimCycle struct {
 	// Page gives a fetched page's links and the URLs it offers (nil:
 	// none).
 	Page func(u crawl.ClaimedURL) ([]crawl.Link, []crawl.NewURL)
-	// Written gives the bytes the store has written so far (nil: not
-	// reported).
-	Written func() int64
+	// Written gives the bytes the store has written so far, and
+	// Frontier those its frontier takes (nil: not reported).
+	Written, Frontier func() int64
 }
 
 // BenchClaims runs cycles of c on every store at once, one owner a store,
@@ -165,8 +169,9 @@ type ClaimCycle struct {
 // committed per second, the milliseconds a ClaimHosts call took on
 // average, and the microseconds a URL spent in each of the cycle's other
 // calls (ClaimURLsOf, Commit, ReleaseHosts; with several owners, summed
-// over them); with links, the URLs added a page, and with Written, the
-// bytes written a page and a URL added.
+// over them); with links, the URLs added a page; with Written, the bytes
+// written a page and a URL added; and with Frontier, the bytes the
+// frontier grew by a URL added.
 func BenchClaims(b *testing.B, stores []crawl.Store, c ClaimCycle) {
 	ctx := context.Background()
 	page := c.Page
@@ -179,9 +184,12 @@ func BenchClaims(b *testing.B, stores []crawl.Store, c ClaimCycle) {
 	var inRounds [3]atomic.Int64 // RoundTimes' fields, in nanoseconds
 	var failed atomic.Value
 	var wg sync.WaitGroup
-	var written0 int64
+	var written0, frontier0 int64
 	if c.Written != nil {
 		written0 = c.Written()
+	}
+	if c.Frontier != nil {
+		frontier0 = c.Frontier()
 	}
 	b.ResetTimer()
 	for w, s := range stores {
@@ -240,6 +248,9 @@ func BenchClaims(b *testing.B, stores []crawl.Store, c ClaimCycle) {
 		if a := added.Load(); a > 0 {
 			b.ReportMetric(w/float64(a), "written-B/added")
 		}
+	}
+	if a := added.Load(); c.Frontier != nil && a > 0 {
+		b.ReportMetric(float64(c.Frontier()-frontier0)/float64(a), "frontier-B/added")
 	}
 }
 
