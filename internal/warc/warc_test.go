@@ -810,3 +810,38 @@ func TestWriteFailure(t *testing.T) {
 	checkRecord(t, "first", got[0].rec, xs[0])
 	checkRecord(t, "after failure", got[1].rec, xs[2])
 }
+
+// TestLargeRecords: records larger than a member writes in one piece
+// (wholeMax), compressible and not, and one just under it, read back
+// whole, by ReadAt, by Scan and by gowarc's strict reader.
+func TestLargeRecords(t *testing.T) {
+	dir := t.TempDir()
+	var xs []Exchange
+	for i, body := range [][]byte{htmlPage(7, 3*wholeMax), binaryBody(8, 2*wholeMax), htmlPage(9, wholeMax-2<<10)} {
+		xs = append(xs, Exchange{URL: fmt.Sprintf("https://www.example.edu/large/%d", i), Time: baseTime, Status: 200,
+			Proto: "HTTP/1.1", RespHeader: http.Header{"Content-Type": {"text/html"}}, Body: body})
+	}
+	locs := writeAll(t, Options{Dir: dir}, xs)
+	for i, x := range xs {
+		rec, err := ReadAt(dir, locs[i])
+		if err != nil {
+			t.Fatalf("ReadAt(%+v) = %v", locs[i], err)
+		}
+		checkRecord(t, fmt.Sprintf("ReadAt(%+v)", locs[i]), rec, x)
+	}
+	got := scanAll(t, dir)
+	if len(got) != len(xs) {
+		t.Fatalf("Scan delivered %d records, want %d", len(got), len(xs))
+	}
+	files, err := Files(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	for _, f := range files {
+		n += len(validateFile(t, f))
+	}
+	if n != len(xs) {
+		t.Errorf("gowarc read %d responses, want %d", n, len(xs))
+	}
+}
