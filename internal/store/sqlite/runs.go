@@ -133,7 +133,8 @@ type hostAdded struct {
 func (t *txn) packOffers(ctx context.Context, capped, finds bool) (int64, []hostAdded, error) {
 	src, ord, where := `offers AS o`, `o.rowid`, ``
 	if capped {
-		src = `(SELECT rowid AS ord, *, row_number() OVER (PARTITION BY host_id ORDER BY rowid) AS k FROM offers) AS o
+		src = `(SELECT rowid AS ord, id, url, host_id, depth, priority, via, parent_id, discovered_at, kind, lastmod, changefreq, cap,
+				row_number() OVER (PARTITION BY host_id ORDER BY rowid) AS k FROM offers) AS o
 			JOIN hosts ON hosts.id = o.host_id`
 		ord, where = `o.ord`, ` WHERE o.cap <= 0 OR hosts.admitted + o.k <= o.cap`
 	}
