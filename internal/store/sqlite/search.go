@@ -1145,6 +1145,12 @@ func (t *txn) writeDocs(ctx context.Context, text fullText, keys []crawl.ID, cha
 	if len(keys) == 0 {
 		return nil
 	}
+	if w, ok := text.(*segWriter); ok {
+		if err := w.know(ctx, keys); err != nil {
+			return err
+		}
+		defer w.forget()
+	}
 	next, stop := t.readDocs(ctx, keys, changed)
 	defer stop()
 	row := perRow(ctx)

@@ -129,6 +129,11 @@ type segWriter struct {
 	// the writer goes on (flushAhead); spare: a slice of texts for reuse.
 	building *textBuild
 	spare    []segDoc
+	// indexed, while not nil, holds the keys of the documents writeDocs
+	// is writing that the index holds, or the transaction holds for it,
+	// and of those written since, so that remove asks the index only for
+	// those (know).
+	indexed map[crawl.ID]bool
 }
 
 // segDoc is a document, or its anchor texts, waiting for a segment.
@@ -160,6 +165,9 @@ func (w *segWriter) insert(ctx context.Context, d foldedDoc) error {
 		if doc, err = w.number(ctx); err != nil {
 			return err
 		}
+	}
+	if w.indexed != nil {
+		w.indexed[d.key] = true
 	}
 	w.texts = append(w.texts, segDoc{doc: doc, d: d})
 	if d.anchors != "" {
@@ -223,6 +231,39 @@ func (w *segWriter) settle(ctx context.Context, key crawl.ID) error {
 	return nil
 }
 
+// know reads which of keys the index holds, for the inserts of their
+// documents that follow, one statement for them all instead of a delete
+// each that finds nothing for a document never indexed; forget ends it.
+func (w *segWriter) know(ctx context.Context, keys []crawl.ID) error {
+	w.indexed = make(map[crawl.ID]bool)
+	rows, err := w.t.query(ctx, `SELECT key FROM index_docs WHERE key IN (SELECT value FROM json_each(?))`, jsonIDs(keys))
+	if err != nil {
+		return fmt.Errorf("full-text index: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key crawl.ID
+		if err := rows.Scan(&key); err != nil {
+			return fmt.Errorf("full-text index: %w", err)
+		}
+		w.indexed[key] = true
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("full-text index: %w", err)
+	}
+	for key := range w.pending {
+		w.indexed[key] = true
+	}
+	if w.building != nil {
+		for key := range w.building.keys {
+			w.indexed[key] = true
+		}
+	}
+	return nil
+}
+
+func (w *segWriter) forget() { w.indexed = nil }
+
 func (w *segWriter) delete(ctx context.Context, key crawl.ID) error {
 	_, _, err := w.remove(ctx, key)
 	return err
@@ -233,6 +274,9 @@ func (w *segWriter) delete(ctx context.Context, key crawl.ID) error {
 func (w *segWriter) remove(ctx context.Context, key crawl.ID) (doc uint32, found bool, err error) {
 	if err := w.settle(ctx, key); err != nil {
 		return 0, false, err
+	}
+	if w.indexed != nil && !w.indexed[key] {
+		return 0, false, nil
 	}
 	var text, anchors int64
 	err = w.t.queryRow(ctx, `DELETE FROM index_docs WHERE key = ? RETURNING doc, segment, anchors`, key).Scan(&doc, &text, &anchors)

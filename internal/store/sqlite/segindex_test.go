@@ -278,3 +278,46 @@ func TestBestBlendedOfEach(t *testing.T) {
 		}
 	}
 }
+
+// TestKnowHeldDocuments: the keys writeDocs looks up before its inserts
+// (know) include the documents the transaction holds but has not written
+// to the index yet, and those it writes after; remove finds them all, so
+// no document is indexed twice. A key neither holds is not looked for.
+func TestKnowHeldDocuments(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "know.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	doc := func(key crawl.ID) foldedDoc {
+		return foldedDoc{key: key, title: "a title", body: "a body of words", attrs: &docAttrs{key: key}}
+	}
+	if err := db.tx(ctx, func(tx *txn) error {
+		w := tx.segWriter()
+		if err := w.insert(ctx, doc(1)); err != nil { // held by the transaction
+			return err
+		}
+		if err := w.know(ctx, []crawl.ID{1, 2, 3}); err != nil {
+			return err
+		}
+		defer w.forget()
+		if err := w.flush(ctx); err != nil { // 1 leaves what the transaction holds
+			return err
+		}
+		if err := w.insert(ctx, doc(2)); err != nil {
+			return err
+		}
+		for _, c := range []struct {
+			key   crawl.ID
+			found bool
+		}{{1, true}, {2, true}, {3, false}} {
+			if _, found, err := w.remove(ctx, c.key); err != nil || found != c.found {
+				t.Errorf("remove(%d) after know = %v, %v; want %v", c.key, found, err, c.found)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
