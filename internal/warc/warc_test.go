@@ -25,7 +25,13 @@ func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	xs := sampleExchanges()
 	locs := writeAll(t, Options{Dir: dir, Software: "acrawler/test"}, xs)
+	checkReadBack(t, dir, xs, locs)
+}
 
+// checkReadBack checks that the exchanges xs, written to dir at locs,
+// read back as they were, by ReadAt and, in order, by Scan.
+func checkReadBack(t *testing.T, dir string, xs []Exchange, locs []Location) {
+	t.Helper()
 	for i, x := range xs {
 		t.Run(x.URL, func(t *testing.T) {
 			rec, err := ReadAt(dir, locs[i])
@@ -822,17 +828,7 @@ func TestLargeRecords(t *testing.T) {
 			Proto: "HTTP/1.1", RespHeader: http.Header{"Content-Type": {"text/html"}}, Body: body})
 	}
 	locs := writeAll(t, Options{Dir: dir}, xs)
-	for i, x := range xs {
-		rec, err := ReadAt(dir, locs[i])
-		if err != nil {
-			t.Fatalf("ReadAt(%+v) = %v", locs[i], err)
-		}
-		checkRecord(t, fmt.Sprintf("ReadAt(%+v)", locs[i]), rec, x)
-	}
-	got := scanAll(t, dir)
-	if len(got) != len(xs) {
-		t.Fatalf("Scan delivered %d records, want %d", len(got), len(xs))
-	}
+	checkReadBack(t, dir, xs, locs)
 	files, err := Files(dir)
 	if err != nil {
 		t.Fatal(err)
