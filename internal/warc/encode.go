@@ -27,8 +27,8 @@ const maxMemBytes = 1 << 40
 // the stack of each member's compression, where level 1 keeps one of 128
 // KiB in the encoder. Alone, the two take the same time; in a crawl,
 // where level 1's table is out of the cache by the next member, the
-// stateless level takes less CPU a page, for files 2% larger at most
-// (docs/design/write-path.md has the figures). The archive is written
+// stateless level takes less CPU a page, for files within 2% of the size
+// on the pages measured (docs/design/write-path.md has the figures). The archive is written
 // once per page by the crawl, and read rarely. The stateless level
 // compresses each Write on its own, so member gives it a record in one.
 const CompressionLevel = gzip.StatelessCompression
