@@ -741,7 +741,9 @@ type packedTarget struct {
 // packedTargets returns the packed URLs among ids, read in q, in which
 // urls holds none of ids: a merge of discoveries packs URLs that pages
 // link to, so a link's target may be in a run until it is claimed or
-// linked again. Each run is decoded once.
+// linked again. Each run is decoded once. An ID whose run does not hold
+// it is left out, as one that no run names is: its readers (a page's
+// links, a host's value) go on without it.
 func packedTargets(ctx context.Context, q querier, ids []crawl.ID) (map[crawl.ID]packedTarget, error) {
 	out := map[crawl.ID]packedTarget{}
 	if len(ids) == 0 {
@@ -771,12 +773,9 @@ func packedTargets(ctx context.Context, q querier, ids []crawl.ID) (map[crawl.ID
 			e := &entries[i]
 			if id := urlID(e.Path, key, host); want[id] {
 				out[id] = packedTarget{url: crawl.FullURL(e.Path, key), host: host, priority: e.Priority}
-				delete(want, id)
 			}
 		}
-		if len(want) > 0 {
-			return fmt.Errorf("run %d does not hold the %d URLs seen puts in it", run, len(want))
-		}
+		clear(want)
 		return nil
 	}
 	for rows.Next() {
