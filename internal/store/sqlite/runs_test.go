@@ -363,32 +363,53 @@ func TestPackedSurvivesKill(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "killed.db")
 	cmd, lines := startChild(t, "TestPackedSurvivesKill", "ACRAWLER_TEST_PACKED_CHILD", file)
 	last := killAt(t, cmd, lines, 40) // the last batch staged
+	db := openKilled(t, file)
+	var known int64
+	if err := db.w.QueryRow(`SELECT count(*) FROM urls`).Scan(&known); err != nil {
+		t.Fatal(err)
+	}
+	known += packedWhole(t, db)
+	if want := (last + 1) * packKillBatch; known < want {
+		t.Errorf("after the kill the store knows %d URLs, but batches up to %d (%d URLs) were staged", known, last, want)
+	}
+}
+
+// openKilled opens the store at file that a killed child wrote, and
+// merges what it staged.
+func openKilled(t *testing.T, file string) *DB {
+	t.Helper()
 	db, err := Open(context.Background(), file, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	if _, err := db.MergeStaged(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	runs, seen, packed := packedCounts(t, db)
-	var known, queuedRows, hostsQueued, queued int64
-	var check string
-	if err := db.w.QueryRow(`SELECT (SELECT count(*) FROM urls) + ?,
-		(SELECT count(*) FROM urls WHERE state = 0), (SELECT sum(queued) FROM hosts),
-		(SELECT value FROM counters WHERE name = 'queued')`, seen).Scan(&known, &queuedRows, &hostsQueued, &queued); err != nil {
+	return db
+}
+
+// packedWhole checks a store with packed URLs after a kill: it has runs,
+// the packed counter is what they hold, every host's queue count is its
+// queued rows and packed URLs, the queued counter their sum, and the file
+// passes integrity_check. It returns the URLs the runs hold.
+func packedWhole(t *testing.T, db *DB) int64 {
+	t.Helper()
+	runs, held, packed := packedCounts(t, db)
+	var queuedRows, hostsQueued, queued int64
+	if err := db.w.QueryRow(`SELECT (SELECT count(*) FROM urls WHERE state = 0), (SELECT sum(queued) FROM hosts),
+		(SELECT value FROM counters WHERE name = 'queued')`).Scan(&queuedRows, &hostsQueued, &queued); err != nil {
 		t.Fatal(err)
 	}
-	if want := (last + 1) * packKillBatch; known < want {
-		t.Errorf("after the kill the store knows %d URLs, but batches up to %d (%d URLs) were staged", known, last, want)
+	if runs == 0 || packed != held || hostsQueued != queuedRows+packed || queued != hostsQueued {
+		t.Errorf("after the kill: %d runs holding %d URLs, the packed counter %d; hosts queue %d, rows queued %d, the counter %d",
+			runs, held, packed, hostsQueued, queuedRows, queued)
 	}
-	if runs == 0 || packed != seen || hostsQueued != queuedRows+packed || queued != hostsQueued {
-		t.Errorf("after the kill: %d runs, %d in seen, the packed counter %d; hosts queue %d, rows queued %d, the counter %d",
-			runs, seen, packed, hostsQueued, queuedRows, queued)
-	}
+	var check string
 	if err := db.w.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
 		t.Errorf("integrity_check after the kill: %q, %v", check, err)
 	}
+	return held
 }
 
 const packKillBatch = 400
