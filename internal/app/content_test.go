@@ -116,10 +116,16 @@ func testContentPipeline(t *testing.T, be apptest.Backend) {
 	}
 	st.Close()
 
-	// The archive is valid WARC, every record readable.
+	// The archive is valid WARC, every record readable, and closed: no
+	// file is left under its name for one being written.
 	files, err := warc.Files(warcDir)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("WARC files: %v, %v", files, err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, warc.OpenSuffix) {
+			t.Errorf("%s: left open by the crawl", f)
+		}
 	}
 	records := 0
 	for _, f := range files {

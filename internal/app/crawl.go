@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
@@ -58,7 +59,9 @@ type crawlJob struct {
 	client         *fetch.Client
 	search         *opensearch.Client // nil: the embedded index only
 	store          crawl.Store
-	run            int // the recrawl run, 0 in a crawl
+	run            int          // the recrawl run, 0 in a crawl
+	archive        *warc.Writer // nil: no WARC
+	archiveClosed  func() error // the archive's close once started (closeArchive)
 	closers        []func() error
 }
 
@@ -303,7 +306,11 @@ func (j *crawlJob) newEngine(ctx context.Context, prog *progressPrinter) (*engin
 		return nil, err
 	}
 	if archive != nil {
-		j.closers = append(j.closers, archive.Close)
+		j.archive = archive
+		j.closers = append(j.closers, func() error {
+			j.closeArchive()
+			return j.archiveClosed()
+		})
 	}
 	var pdfs *lazyPDF
 	if !cfg.NoPDF {
@@ -388,6 +395,7 @@ func (j *crawlJob) runCrawl(ctx context.Context) error {
 	stopDrain := j.drainWhileCrawling(ctx)
 	stopRanks := j.rankWhileCrawling(ctx)
 	sum, err := eng.Run(ctx)
+	j.closeArchive()
 	stopRanks()
 	prog.finish()
 	stopDrain()
@@ -417,6 +425,25 @@ func (j *crawlJob) runCrawl(ctx context.Context) error {
 	// An interrupted crawl exits with the signal's status: a script can
 	// tell it from a finished one (run the same command to resume it).
 	return stopped
+}
+
+// closeArchive starts closing the WARC archive, once, in the background:
+// after the engine has run nothing writes to it, and syncing its last file
+// then overlaps the rank pass instead of following it. The job's closer
+// waits for it.
+func (j *crawlJob) closeArchive() {
+	if j.archive == nil || j.archiveClosed != nil {
+		return
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := j.archive.Close()
+		if err != nil {
+			j.log.Error("WARC archive not closed whole", "err", err)
+		}
+		done <- err
+	}()
+	j.archiveClosed = sync.OnceValue(func() error { return <-done })
 }
 
 // drainWhileCrawling delivers documents to OpenSearch through the outbox
