@@ -440,6 +440,23 @@ func simHashReference(text string) uint64 {
 	return fp
 }
 
+// wordSoup is n words drawn from 1,000, each made of letters by a
+// generator of its own: text whose features vary, many to a page.
+func wordSoup(n int) string {
+	var b strings.Builder
+	x := uint32(1)
+	for range n {
+		x = x*1664525 + 1013904223
+		w := x >> 22 // one of 1,024
+		for w > 0 {
+			b.WriteByte('a' + byte(w%26))
+			w /= 26
+		}
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
 // FuzzSimHashReference checks SimHash against simHashReference.
 func FuzzSimHashReference(f *testing.F) {
 	f.Add("Hello, World! How are you?")
@@ -448,6 +465,7 @@ func FuzzSimHashReference(f *testing.F) {
 	f.Add("über-straße ǅemal 12ab\u0301c")
 	f.Add(strings.Repeat("a b ", 100))
 	f.Add(strings.Repeat("ab cd ef gh ", 600)) // batches of features, counts past 255
+	f.Add(wordSoup(20000))                     // sixteens folded, several times
 	f.Add(englishArticle)
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := SimHash(s), simHashReference(s); got != want {
