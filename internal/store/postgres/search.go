@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
@@ -514,27 +515,51 @@ func (db *DB) movedRanks(ctx context.Context, ranks map[crawl.ID]float64) ([]cra
 // setAnchors rewrites the anchor texts of SetRanks: with all, of every
 // page, a batch of pages at a time; else of the marked pages, a batch of
 // marks at a time (a mark of a URL that is no page goes with its batch).
-// It returns the pages whose external documents it queued.
+// The URL IDs are split into anchorRanges ranges (hostRange: a host's
+// pages fall in one), rewritten at once, each on a connection of the pool
+// and a server process of its own: a batch's rewrite runs on one core of
+// the server, and the ranges lock pages no other range locks. It returns
+// the pages whose external documents it queued.
 func (db *DB) setAnchors(ctx context.Context, all bool) ([]int64, error) {
+	queued := make([][]int64, anchorRanges)
+	g, gctx := errgroup.WithContext(ctx)
+	for r := range anchorRanges {
+		lo, hi := hostRange(r, anchorRanges)
+		g.Go(func() (err error) {
+			queued[r], err = db.setAnchorsIn(gctx, all, lo, hi)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return slices.Concat(queued...), nil
+}
+
+// anchorRanges is how many ranges of URL IDs setAnchors rewrites at once.
+const anchorRanges = 2
+
+// setAnchorsIn is setAnchors for the URL IDs from lo to hi.
+func (db *DB) setAnchorsIn(ctx context.Context, all bool, lo, hi int64) ([]int64, error) {
 	var queued []int64
-	// A batch's rows, in ID order from after (op): the pages, locked, or
-	// the marks, each with its page locked if it is one.
+	// A batch's rows, in ID order from after (op) to hi: the pages,
+	// locked, or the marks, each with its page locked if it is one.
 	batch := func(op string) string {
 		if all {
-			return `SELECT url_id, true FROM pages WHERE url_id ` + op + ` $1 ORDER BY url_id LIMIT $2 FOR NO KEY UPDATE`
+			return `SELECT url_id, true FROM pages WHERE url_id ` + op + ` $1 AND url_id <= $3 ORDER BY url_id LIMIT $2 FOR NO KEY UPDATE`
 		}
 		return `SELECT m.url_id, p.url_id IS NOT NULL FROM
-			(SELECT url_id FROM anchors_stale WHERE url_id ` + op + ` $1 ORDER BY url_id LIMIT $2) m
+			(SELECT url_id FROM anchors_stale WHERE url_id ` + op + ` $1 AND url_id <= $3 ORDER BY url_id LIMIT $2) m
 			LEFT JOIN LATERAL (SELECT url_id FROM pages WHERE url_id = m.url_id FOR NO KEY UPDATE) p ON true
 			ORDER BY m.url_id`
 	}
-	after, op := int64(math.MinInt64), ">="
+	after, op := lo, ">="
 	for {
 		var ids, pages, batchQueued []int64
 		err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
 			ids, pages, batchQueued = ids[:0], pages[:0], batchQueued[:0]
 			b := t.batch()
-			b.Queue(batch(op), after, setRanksBatch).Query(func(rows pgx.Rows) error {
+			b.Queue(batch(op), after, setRanksBatch, hi).Query(func(rows pgx.Rows) error {
 				for rows.Next() {
 					var id int64
 					var page bool
