@@ -195,22 +195,9 @@ func csa(a, b, c uint64) (carry, sum uint64) {
 
 // addBatch adds the 16 features of a full batch.
 func (s *simhasher) addBatch() {
-	b := &s.batch
-	var twosA, twosB, foursA, foursB, eightsA, eightsB, sixteens uint64
-	twosA, s.ones = csa(s.ones, b[0], b[1])
-	twosB, s.ones = csa(s.ones, b[2], b[3])
-	foursA, s.twos = csa(s.twos, twosA, twosB)
-	twosA, s.ones = csa(s.ones, b[4], b[5])
-	twosB, s.ones = csa(s.ones, b[6], b[7])
-	foursB, s.twos = csa(s.twos, twosA, twosB)
-	eightsA, s.fours = csa(s.fours, foursA, foursB)
-	twosA, s.ones = csa(s.ones, b[8], b[9])
-	twosB, s.ones = csa(s.ones, b[10], b[11])
-	foursA, s.twos = csa(s.twos, twosA, twosB)
-	twosA, s.ones = csa(s.ones, b[12], b[13])
-	twosB, s.ones = csa(s.ones, b[14], b[15])
-	foursB, s.twos = csa(s.twos, twosA, twosB)
-	eightsB, s.fours = csa(s.fours, foursA, foursB)
+	eightsA := s.add8((*[8]uint64)(s.batch[:8]))
+	eightsB := s.add8((*[8]uint64)(s.batch[8:]))
+	var sixteens uint64
 	sixteens, s.eights = csa(s.eights, eightsA, eightsB)
 	for k := range s.sixteens {
 		s.sixteens[k] += spread[byte(sixteens>>(8*k))]
@@ -220,6 +207,20 @@ func (s *simhasher) addBatch() {
 	if s.batches++; s.batches == 255 {
 		s.fold()
 	}
+}
+
+// add8 adds 8 features to the planes below eights and returns the eights
+// they carry out.
+func (s *simhasher) add8(b *[8]uint64) (eights uint64) {
+	var twosA, twosB, foursA, foursB uint64
+	twosA, s.ones = csa(s.ones, b[0], b[1])
+	twosB, s.ones = csa(s.ones, b[2], b[3])
+	foursA, s.twos = csa(s.twos, twosA, twosB)
+	twosA, s.ones = csa(s.ones, b[4], b[5])
+	twosB, s.ones = csa(s.ones, b[6], b[7])
+	foursB, s.twos = csa(s.twos, twosA, twosB)
+	eights, s.fours = csa(s.fours, foursA, foursB)
+	return eights
 }
 
 // fold moves the sixteens counted in bytes into counts.
