@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime"
+	"strings"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/query"
@@ -122,13 +123,29 @@ func readDocsOn(ctx context.Context, r *sql.DB, keys []crawl.ID, anchors map[cra
 
 // readDoc reads and folds the document of key with the statement docRead.
 func readDoc(ctx context.Context, read *sql.Stmt, key crawl.ID, anchors map[crawl.ID]string) foldedDoc {
-	var title, body, anch string
-	a := &docAttrs{}
-	if err := read.QueryRowContext(ctx, key).Scan(&title, &body, &anch, &a.host, &a.typ, &a.lang, &a.year); err != nil {
+	title, body, anch, a, err := readDocRow(ctx, read, key)
+	if err != nil {
 		return foldedDoc{err: fmt.Errorf("document %d: %w", key, err)}
 	}
 	if changed, ok := anchors[key]; ok {
 		anch = changed
 	}
 	return foldedDoc{key: key, title: query.Fold(title), body: query.Fold(body), anchors: query.Fold(anch), attrs: a}
+}
+
+// readDocRow reads the document of key with the statement docRead: its
+// title, its body (indexedBody of its page's stored texts, unpacked here
+// rather than by the query), its recorded anchor texts and its attributes.
+func readDocRow(ctx context.Context, read *sql.Stmt, key crawl.ID) (title, body, anchors string, a *docAttrs, err error) {
+	var text, mainText any
+	a = &docAttrs{}
+	if err = read.QueryRowContext(ctx, key).Scan(&title, &text, &mainText, &anchors, &a.host, &a.typ, &a.lang, &a.year); err != nil {
+		return
+	}
+	body, err = indexedBody(text, mainText, maxBody)
+	// Its own copy: the unpacked block holds the visible text too, and the
+	// body, folded as it is when it has no capitals, stays with its
+	// document until its segment is written.
+	body = strings.Clone(body)
+	return
 }

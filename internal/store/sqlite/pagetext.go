@@ -177,25 +177,32 @@ func unpackBlock(block []byte) (string, error) {
 	return unsafe.String(&b[0], len(b)), nil // b is not written again
 }
 
-// acrawler_body(main_text, text, max) is the text a page is indexed with:
-// its main text, else its visible text, the first max bytes.
+// acrawler_body(main_text, text, max) is the text a page is indexed with
+// (indexedBody), the first max bytes.
 func init() {
 	sqlite.MustRegisterDeterministicScalarFunction("acrawler_body", 3,
 		func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-			text, s, err := unpackTexts(args[1], args[0])
-			if err != nil {
-				return nil, err
-			}
-			if s == "" {
-				s = text
-			}
 			n, ok := args[2].(int64)
 			if !ok {
 				return nil, fmt.Errorf("acrawler_body: want a length, got %T", args[2])
 			}
-			if int64(len(s)) > n {
-				s = s[:n]
-			}
-			return s, nil
+			return indexedBody(args[1], args[0], n)
 		})
+}
+
+// indexedBody is the text a page is indexed with, from the values of its
+// columns text and main_text: its main text, else its visible text, the
+// first max bytes.
+func indexedBody(text, mainText any, max int64) (string, error) {
+	t, s, err := unpackTexts(text, mainText)
+	if err != nil {
+		return "", err
+	}
+	if s == "" {
+		s = t
+	}
+	if int64(len(s)) > max {
+		s = s[:max]
+	}
+	return s, nil
 }

@@ -89,9 +89,8 @@ func (t *txn) indexDocs(ctx context.Context, docs []waitingDoc) error {
 		}
 	}
 	for _, d := range docs {
-		var title, body, old string
-		a := &docAttrs{}
-		if err := read.QueryRowContext(ctx, d.key).Scan(&title, &body, &old, &a.host, &a.typ, &a.lang, &a.year); err != nil {
+		title, body, old, a, err := readDocRow(ctx, read, d.key)
+		if err != nil {
 			return fmt.Errorf("full-text index %d: %w", d.key, err)
 		}
 		anchors, err := t.anchorsFor(ctx, readAnchors, urlIDOfKey(d.key))

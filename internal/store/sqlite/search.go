@@ -265,11 +265,11 @@ func docBody(p string) string {
 // their pages p.
 var docFrom = `search_docs d JOIN pages p ON p.url_id = ` + sqlURLID("d.key")
 
-// The statements that read a document to index (its title, body and
-// anchor texts, by full-text key), record its anchor texts, and write and
-// delete its row.
+// The statements that read a document to index (its title, its page's
+// stored texts and its anchor texts, by full-text key: readDocRow),
+// record its anchor texts, and write and delete its row.
 var (
-	docRead       = `SELECT d.title, ` + docBody("p") + `, d.anchors, p.host, p.doc_type, p.lang, p.year FROM ` + docFrom + ` WHERE d.key = ?`
+	docRead       = `SELECT d.title, p.text, p.main_text, d.anchors, p.host, p.doc_type, p.lang, p.year FROM ` + docFrom + ` WHERE d.key = ?`
 	docAnchorsSet = `UPDATE search_docs SET anchors = ? WHERE key = ?`
 	ftsInsert     = `INSERT INTO pages_fts (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`
 	tierInsert    = `INSERT INTO pages_top (rowid, title, body, anchors) VALUES (?, ?, ?, ?)`
