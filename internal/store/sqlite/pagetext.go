@@ -192,8 +192,8 @@ func init() {
 
 // indexedBody is the text a page is indexed with, from the values of its
 // columns text and main_text: its main text, else its visible text, the
-// first max bytes.
-func indexedBody(text, mainText any, max int64) (string, error) {
+// first limit bytes.
+func indexedBody(text, mainText any, limit int64) (string, error) {
 	t, s, err := unpackTexts(text, mainText)
 	if err != nil {
 		return "", err
@@ -201,8 +201,8 @@ func indexedBody(text, mainText any, max int64) (string, error) {
 	if s == "" {
 		s = t
 	}
-	if int64(len(s)) > max {
-		s = s[:max]
+	if int64(len(s)) > limit {
+		s = s[:limit]
 	}
 	return s, nil
 }
