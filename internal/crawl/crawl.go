@@ -106,6 +106,16 @@ func FullURL(rel, key string) string {
 	return key + rel
 }
 
+// RelURLID is the ID of the URL whose text a store keeps as rel, of the
+// host whose key is key and ID host: URLID of the whole URL (FullURL),
+// with the host's hash known, so one SHA-256 a URL rather than two.
+func RelURLID(rel, key string, host ID) ID {
+	if whole, ok := strings.CutPrefix(rel, "!"); ok {
+		return URLID(whole)
+	}
+	return URLIDOf(HashID(key+rel), host)
+}
+
 // State is where a URL is in its life cycle.
 type State int8
 
@@ -150,6 +160,15 @@ const (
 	ViaSitemap   Via = "sitemap"
 	ViaArchive   Via = "archive"
 )
+
+// ViaCodes are the ways a URL is found, numbered by their index: the
+// numbers stores keep for them (the two ways of nearly every URL are 0
+// and 1). A way not listed has no number.
+var ViaCodes = []Via{ViaLink, ViaSeed, ViaRedirect, ViaCanonical, ViaSitemap, ViaArchive}
+
+// ChangeFreqs are the sitemap change frequencies stores number, by
+// index; 0 is none given.
+var ChangeFreqs = [...]string{"", "always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
 
 // Kind is what a URL is fetched as.
 type Kind int8

@@ -49,6 +49,10 @@ type Entry struct {
 	ChangeFreq uint8
 	Parent     int64
 	Inlinks    int64
+	// Seq is the URL's number in its host's order, for a store that
+	// numbers URLs as it admits them (0: none). It takes no byte when 0,
+	// and a byte or two when close to the last entry's that has one.
+	Seq int64
 }
 
 // Flags of an entry: which of its optional fields it has.
@@ -57,7 +61,8 @@ const (
 	hasChangeFreq
 	hasParent
 	hasInlinks
-	flagsKnown = hasLastMod | hasChangeFreq | hasParent | hasInlinks
+	hasSeq
+	flagsKnown = hasLastMod | hasChangeFreq | hasParent | hasInlinks | hasSeq
 )
 
 // ErrCorrupt is the error of bytes that are not a run this package wrote.
@@ -88,7 +93,7 @@ func Encode(dst []byte, entries []Entry) ([]byte, error) {
 	}
 	dst = append(dst, version)
 	dst = binary.AppendUvarint(dst, uint64(len(entries)))
-	var last int64
+	var last, lastSeq int64
 	for _, e := range entries {
 		var flags byte
 		if e.LastMod != 0 {
@@ -102,6 +107,9 @@ func Encode(dst []byte, entries []Entry) ([]byte, error) {
 		}
 		if e.Inlinks != 0 {
 			flags |= hasInlinks
+		}
+		if e.Seq != 0 {
+			flags |= hasSeq
 		}
 		dst = append(dst, flags, e.Kind, e.Via)
 		dst = binary.AppendVarint(dst, e.Priority)
@@ -119,6 +127,10 @@ func Encode(dst []byte, entries []Entry) ([]byte, error) {
 		}
 		if flags&hasInlinks != 0 {
 			dst = binary.AppendVarint(dst, e.Inlinks)
+		}
+		if flags&hasSeq != 0 {
+			dst = binary.AppendVarint(dst, e.Seq-lastSeq)
+			lastSeq = e.Seq
 		}
 	}
 	packed := s2.Encode(nil, texts)
@@ -147,7 +159,7 @@ func Decode(b []byte) ([]Entry, error) {
 	r := reader{b: b[1:]}
 	r.uvarint()
 	entries := make([]Entry, n)
-	var last int64
+	var last, lastSeq int64
 	for i := range entries {
 		e := &entries[i]
 		flags := r.byte()
@@ -177,6 +189,12 @@ func Decode(b []byte) ([]Entry, error) {
 			if e.Inlinks = r.varint(); e.Inlinks == 0 && r.err == nil {
 				return nil, ErrCorrupt
 			}
+		}
+		if flags&hasSeq != 0 {
+			if e.Seq = lastSeq + r.varint(); e.Seq == 0 && r.err == nil {
+				return nil, ErrCorrupt
+			}
+			lastSeq = e.Seq
 		}
 	}
 	size := r.uvarint()

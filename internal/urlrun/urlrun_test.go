@@ -33,6 +33,9 @@ func sample(n int) []Entry {
 		if i%3 == 0 {
 			es[i].Inlinks = int64(1 + i%11)
 		}
+		if i%4 != 1 {
+			es[i].Seq = 900_000 + int64(i*5%97)
+		}
 	}
 	return es
 }
@@ -42,8 +45,8 @@ func sample(n int) []Entry {
 // nothing, everything, or are empty.
 func TestRoundTrip(t *testing.T) {
 	extreme := []Entry{
-		{Path: "", Priority: math.MinInt64, Depth: math.MaxInt64, Kind: 255, Via: 255, Discovered: math.MaxInt64, LastMod: math.MinInt64, ChangeFreq: 255, Parent: math.MinInt64, Inlinks: math.MaxInt64},
-		{Path: "", Discovered: math.MinInt64, LastMod: math.MaxInt64, Parent: -1, Inlinks: math.MinInt64},
+		{Path: "", Priority: math.MinInt64, Depth: math.MaxInt64, Kind: 255, Via: 255, Discovered: math.MaxInt64, LastMod: math.MinInt64, ChangeFreq: 255, Parent: math.MinInt64, Inlinks: math.MaxInt64, Seq: math.MinInt64},
+		{Path: "", Discovered: math.MinInt64, LastMod: math.MaxInt64, Parent: -1, Inlinks: math.MinInt64, Seq: math.MaxInt64},
 		{Path: strings.Repeat("é", MaxPath/2)},
 		{Path: strings.Repeat("é", MaxPath/2)},
 		{Path: "?q=1"},
@@ -85,7 +88,7 @@ func TestRefused(t *testing.T) {
 		"version":      append([]byte{version + 1}, good[1:]...),
 		"no entries":   {version, 0},
 		"trailing":     append(good[:len(good):len(good)], 0),
-		"unknown flag": append([]byte{version, 1, 16}, good[3:]...),
+		"unknown flag": append([]byte{version, 1, 32}, good[3:]...),
 		"lastmod none": func() []byte {
 			// version, 1 entry, flags, kind, via, priority, depth, the
 			// time found (5), then LastMod's delta: 1 is -4 from it, set
@@ -103,6 +106,16 @@ func TestRefused(t *testing.T) {
 			b, _ := Encode(nil, []Entry{{Path: "/a", Inlinks: 3}})
 			if b[8] != 6 {
 				t.Fatalf("Inlinks at byte 8 is %d, want 3 as 6", b[8])
+			}
+			b[8] = 0
+			return b
+		}(),
+		"seq none": func() []byte {
+			// version, 1 entry, flags, kind, via, priority, depth, the
+			// time found (0), then Seq's delta: 3 (6), set to 0.
+			b, _ := Encode(nil, []Entry{{Path: "/a", Seq: 3}})
+			if b[8] != 6 {
+				t.Fatalf("Seq at byte 8 is %d, want 3 as 6", b[8])
 			}
 			b[8] = 0
 			return b
@@ -155,8 +168,8 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		es := []Entry{
 			{Path: p1, Priority: prio, Depth: -prio, Discovered: found, LastMod: lastMod, ChangeFreq: freq, Parent: parent, Kind: freq, Via: uint8(prio)},
-			{Path: p2, Priority: -prio, Discovered: found - lastMod, Parent: ^parent, Inlinks: inlinks},
-			{Path: p1 + p2, LastMod: parent, Inlinks: -inlinks},
+			{Path: p2, Priority: -prio, Discovered: found - lastMod, Parent: ^parent, Inlinks: inlinks, Seq: lastMod},
+			{Path: p1 + p2, LastMod: parent, Inlinks: -inlinks, Seq: found},
 		}
 		b, err := Encode(nil, es)
 		if err != nil {

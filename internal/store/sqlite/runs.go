@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/acrawler/acrawler/internal/crawl"
 	"github.com/acrawler/acrawler/internal/urlrun"
@@ -61,17 +60,11 @@ const runSize = 64
 
 // changeFreqs are the sitemap change frequencies a run keeps, by their
 // code (0: none).
-var changeFreqs = [...]string{"", "always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
+var changeFreqs = crawl.ChangeFreqs
 
 // urlID is the ID of the URL whose text the store keeps as rel, of the
-// host whose key is key and ID host: crawl.URLID of the whole URL, with
-// the host's hash known (one SHA-256 a URL, not two).
-func urlID(rel, key string, host crawl.ID) crawl.ID {
-	if whole, ok := strings.CutPrefix(rel, "!"); ok {
-		return crawl.URLID(whole)
-	}
-	return crawl.URLIDOf(crawl.HashID(key+rel), host)
-}
+// host whose key is key and ID host.
+var urlID = crawl.RelURLID
 
 // packable returns a staged offer's entry in a run, or false when a run
 // cannot hold it (a way or change frequency without a code, a text too

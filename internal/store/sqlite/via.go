@@ -9,11 +9,10 @@ import (
 )
 
 // viaCodes are the numbers urls.via and offers.via hold for the ways a URL
-// is found, by index (migration 0037 writes the same). The two ways of
-// nearly every URL are 0 and 1, which SQLite keeps in a record's header
+// is found (crawl.ViaCodes; migration 0037 writes the same). The two ways
+// of nearly every URL are 0 and 1, which SQLite keeps in a record's header
 // alone. A way not listed is kept as its text.
-var viaCodes = []crawl.Via{crawl.ViaLink, crawl.ViaSeed, crawl.ViaRedirect, crawl.ViaCanonical, crawl.ViaSitemap,
-	crawl.ViaArchive}
+var viaCodes = crawl.ViaCodes
 
 // viaCode is the value urls.via holds for v.
 func viaCode(v crawl.Via) any {
