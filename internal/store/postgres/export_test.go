@@ -56,6 +56,9 @@ func MergeApart(min int64, ranges int) Tune {
 	return func(t *tuning) { t.mergeApartMin, t.mergeRanges = min, ranges }
 }
 
+// PackMin sets the fewest staged offers a merge packs into runs.
+func PackMin(n int64) Tune { return func(t *tuning) { t.packMin = n } }
+
 // WaitAnalyzed waits for the handle's look for grown tables, if one runs.
 func (db *DB) WaitAnalyzed() { db.grown.wg.Wait() }
 

@@ -148,7 +148,8 @@ func (a *admission) queueLock(b *pgx.Batch, also []crawl.ID) {
 	if len(a.ids) > 0 {
 		slices.Sort(a.ids)
 		a.ids = slices.Compact(a.ids)
-		b.Queue(`SELECT id FROM urls WHERE id = ANY($1)`, a.ids).Query(func(rows pgx.Rows) error {
+		// A URL is known as a row or packed (seen).
+		b.Queue(`SELECT id FROM urls WHERE id = ANY($1) UNION ALL SELECT id FROM seen WHERE id = ANY($1)`, a.ids).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id crawl.ID
 				if err := rows.Scan(&id); err != nil {
@@ -746,13 +747,16 @@ func (db *DB) ReleaseHosts(ctx context.Context, owner string, hosts []crawl.Host
 // and answers once, and updates the counters row once.
 //
 // Parameters: $1 hosts, $2 now, $3 owner, $4 session, $5 n, $6 MaxBytes,
-// $7 counters slot, $8 MaxPages, $9 MaxHostBytes (0: no budget).
+// $7 counters slot, $8 MaxPages, $9 MaxHostBytes (0: no budget), $10
+// whether hosts with runs are claimed for (else they are left out; see
+// claimPacked). A host's best queued priority counts its runs'.
 var claimSQL = `WITH x AS (
 	SELECT h.id, x.ord, h.bytes
 	FROM unnest($1::bigint[]) WITH ORDINALITY AS x(id, ord)
 	JOIN hosts h ON h.id = x.id
 	WHERE h.lease_owner = $3 AND h.lease_session = $4
 	  AND ($6::bigint <= 0 OR (SELECT sum(bytes) FROM counters) < $6)
+	  AND ($10::bool OR NOT EXISTS (SELECT 1 FROM queue_runs r WHERE r.host_id = h.id))
 ), b AS (
 	SELECT CASE WHEN $8::bigint > 0 THEN greatest($8 - (SELECT coalesce(sum(reserved), 0) FROM counters), 0)::bigint END AS left
 ), pick AS (
@@ -788,9 +792,10 @@ var claimSQL = `WITH x AS (
 	GROUP BY host_id
 ), h AS (
 	UPDATE hosts SET queued = queued - k.n - k.skipped,
-		top_priority = CASE WHEN k.skipped > 0 THEN ` + strconv.Itoa(noPriority) + ` ELSE coalesce((
+		top_priority = CASE WHEN k.skipped > 0 THEN ` + strconv.Itoa(noPriority) + ` ELSE greatest(coalesce((
 			SELECT priority FROM urls WHERE host_id = k.host_id AND state = 0 AND id NOT IN (SELECT id FROM c WHERE c.host_id = k.host_id)
-			ORDER BY priority DESC, seq LIMIT 1), ` + strconv.Itoa(noPriority) + `) END
+			ORDER BY priority DESC, seq LIMIT 1), ` + strconv.Itoa(noPriority) + `),
+			(SELECT max(top) FROM queue_runs r WHERE r.host_id = k.host_id)) END
 	FROM k WHERE hosts.id = k.host_id
 ), t AS (
 	INSERT INTO counters AS x (slot, queued, inflight, reserved, skipped)
@@ -825,7 +830,9 @@ func (db *DB) RecordTraps(ctx context.Context, traps map[crawl.ID]string) error 
 // rows are locked first, in ID order (the order commits lock them in, so
 // that a claim and a commit cannot deadlock on them), then one statement
 // marks the hosts' best ready URLs in flight (claimSQL). A host given
-// twice is claimed for at its first place.
+// twice is claimed for at its first place. Hosts with packed URLs (runs)
+// are claimed for in a second transaction (claimPacked), which makes the
+// URLs it takes from runs rows first.
 func (db *DB) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n int, lim crawl.Limits, now time.Time) ([]crawl.Claim, error) {
 	cs := make([]hostClaim, len(hosts))
 	byID := make(map[crawl.ID][]int, len(hosts)) // indexes in hosts
@@ -837,67 +844,44 @@ func (db *DB) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n
 		}
 		byID[h] = append(byID[h], i)
 	}
-	ids := slices.Clone(order)
-	slices.Sort(ids)
 	var reserved, bytes int64
+	var packed map[int64]bool // hosts with runs
 	err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
-		b := t.batch()
-		// Lock order is hosts, then URLs, then counters.
 		for i := range cs {
 			cs[i].held, cs[i].out = nil, nil
 		}
-		b.Queue(`SELECT id, lease_owner = $2 AND lease_session = $3, bytes FROM hosts
-			WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, ids, owner, db.session).Query(func(rows pgx.Rows) error {
+		packed = map[int64]bool{}
+		b := t.batch()
+		db.queueClaim(b, t, owner, cs, byID, order, n, lim, now, false)
+		b.Queue(`SELECT DISTINCT host_id FROM queue_runs WHERE host_id = ANY($1)`, order).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id int64
-				var held bool
-				var bytes int64
-				if err := rows.Scan(&id, &held, &bytes); err != nil {
+				if err := rows.Scan(&id); err != nil {
 					return err
 				}
-				for _, i := range byID[crawl.ID(id)] {
-					cs[i].held, cs[i].hostBytes = &held, bytes
-				}
+				packed[id] = true
 			}
-			return nil
+			return rows.Err()
 		})
-		if lim.MaxPages > 0 {
-			// Only claims raise the reserved count; they take turns, so the
-			// budget holds across processes.
-			b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.budgetLock())
-		}
-		b.Queue(claimSQL, order, now.UnixMilli(), owner, db.session, int64(max(n, 0)), lim.MaxBytes, t.slot,
-			lim.MaxPages, lim.MaxHostBytes).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				u := crawl.ClaimedURL{ClaimedAt: time.UnixMilli(now.UnixMilli())}
-				var lastmod, fetched, interval int64
-				var via string
-				var recorded bool
-				var prev crawl.PrevFetch
-				var misses int32
-				if err := rows.Scan(&u.HostID, &u.ID, &u.URL, &u.Depth, &u.Priority, &u.Attempts, &u.Kind, &lastmod, &via, &u.ChangeFreq,
-					&recorded, &prev.ETag, &prev.LastModified, &prev.ContentHash, &prev.Bytes, &fetched, &interval, &misses,
-					&prev.Type); err != nil {
-					return err
-				}
-				u.LastMod, u.Via = fromMS(lastmod), crawl.Via(via)
-				if recorded {
-					prev.FetchedAt, prev.Interval = fromMS(fetched), time.Duration(interval)*time.Millisecond
-					prev.Misses, prev.ChangeFreq = int(misses), u.ChangeFreq
-					u.Prev = &prev
-				}
-				c := &cs[byID[u.HostID][0]]
-				c.out = append(c.out, u)
-			}
-			return nil
-		})
-		if lim.MaxPages > 0 || lim.MaxBytes > 0 {
-			b.Queue(`SELECT coalesce(sum(reserved), 0)::bigint, coalesce(sum(bytes), 0)::bigint FROM counters`).QueryRow(func(row pgx.Row) error {
-				return row.Scan(&reserved, &bytes)
-			})
-		}
+		queueBudgets(b, lim, &reserved, &bytes)
 		return t.commit(ctx, b)
 	})
+	if err == nil && len(packed) > 0 {
+		var porder []int64
+		for _, id := range order {
+			if packed[id] {
+				porder = append(porder, id)
+			}
+		}
+		err = db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
+			for _, id := range porder {
+				for _, i := range byID[crawl.ID(id)] {
+					cs[i].held, cs[i].out = nil, nil
+				}
+			}
+			return db.claimPacked(ctx, t, owner, cs, byID, porder, n, lim, now, &reserved, &bytes)
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres: claim urls: %w", err)
 	}
@@ -928,6 +912,72 @@ func (db *DB) ClaimURLsOf(ctx context.Context, owner string, hosts []crawl.ID, n
 		}
 	}
 	return out, nil
+}
+
+// queueClaim queues, in the claim transaction t, the locks of the hosts
+// of order (in ID order) and of the page budget, and claimSQL for them,
+// whose answers go to cs (by byID). Unless packed, it leaves out the
+// hosts with runs.
+func (db *DB) queueClaim(b *pgx.Batch, t *txn, owner string, cs []hostClaim, byID map[crawl.ID][]int, order []int64, n int, lim crawl.Limits,
+	now time.Time, packed bool) {
+	ids := slices.Clone(order)
+	slices.Sort(ids)
+	// Lock order is hosts, then URLs, then counters.
+	b.Queue(`SELECT id, lease_owner = $2 AND lease_session = $3, bytes FROM hosts
+		WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE`, ids, owner, db.session).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id int64
+			var held bool
+			var bytes int64
+			if err := rows.Scan(&id, &held, &bytes); err != nil {
+				return err
+			}
+			for _, i := range byID[crawl.ID(id)] {
+				cs[i].held, cs[i].hostBytes = &held, bytes
+			}
+		}
+		return nil
+	})
+	if lim.MaxPages > 0 {
+		// Only claims raise the reserved count; they take turns, so the
+		// budget holds across processes.
+		b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.budgetLock())
+	}
+	b.Queue(claimSQL, order, now.UnixMilli(), owner, db.session, int64(max(n, 0)), lim.MaxBytes, t.slot,
+		lim.MaxPages, lim.MaxHostBytes, packed).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			u := crawl.ClaimedURL{ClaimedAt: time.UnixMilli(now.UnixMilli())}
+			var lastmod, fetched, interval int64
+			var via string
+			var recorded bool
+			var prev crawl.PrevFetch
+			var misses int32
+			if err := rows.Scan(&u.HostID, &u.ID, &u.URL, &u.Depth, &u.Priority, &u.Attempts, &u.Kind, &lastmod, &via, &u.ChangeFreq,
+				&recorded, &prev.ETag, &prev.LastModified, &prev.ContentHash, &prev.Bytes, &fetched, &interval, &misses,
+				&prev.Type); err != nil {
+				return err
+			}
+			u.LastMod, u.Via = fromMS(lastmod), crawl.Via(via)
+			if recorded {
+				prev.FetchedAt, prev.Interval = fromMS(fetched), time.Duration(interval)*time.Millisecond
+				prev.Misses, prev.ChangeFreq = int(misses), u.ChangeFreq
+				u.Prev = &prev
+			}
+			c := &cs[byID[u.HostID][0]]
+			c.out = append(c.out, u)
+		}
+		return nil
+	})
+}
+
+// queueBudgets queues the read of the pages reserved and the bytes
+// fetched, when lim has a budget of either.
+func queueBudgets(b *pgx.Batch, lim crawl.Limits, reserved, bytes *int64) {
+	if lim.MaxPages > 0 || lim.MaxBytes > 0 {
+		b.Queue(`SELECT coalesce(sum(reserved), 0)::bigint, coalesce(sum(bytes), 0)::bigint FROM counters`).QueryRow(func(row pgx.Row) error {
+			return row.Scan(reserved, bytes)
+		})
+	}
 }
 
 // ClaimURLs marks the host's best ready URLs in flight, in one round trip,

@@ -24,8 +24,9 @@ func openPlanDB(t *testing.T) *DB {
 }
 
 // TestHotPathByHost checks, with EXPLAIN, that the statement that claims
-// hosts' URLs (claimSQL, without budgets and with both) reads urls and
-// hosts only through an index on the hosts it names ($1, joined as x, and
+// hosts' URLs (claimSQL, without budgets and with both, leaving out hosts
+// with runs and not) reads urls, hosts and queue_runs only through an
+// index on the hosts it names ($1, joined as x, and
 // the hosts of the URLs it claimed, k and c), or on the IDs of rows it
 // chose by host (pick, and the ANY subquery of the skipped URLs), never by
 // a scan of the table: the property that lets the schema be distributed
@@ -43,13 +44,16 @@ func TestHotPathByHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	const host = int64(1) << 52
-	scan := regexp.MustCompile(`(Seq Scan|Index Scan|Index Only Scan|Bitmap Heap Scan)( using (\S+))? on (urls|hosts)\b`)
+	scan := regexp.MustCompile(`(Seq Scan|Index Scan|Index Only Scan|Bitmap Heap Scan)( using (\S+))? on (urls|hosts|queue_runs)\b`)
 	byHost := map[string]*regexp.Regexp{
-		"hosts": regexp.MustCompile(`Cond: \(id = (x|k|c)(_\d+)?\.(id|host_id)\)`),
-		"urls":  regexp.MustCompile(`Cond: \((host_id = (x|k)(_\d+)?\.(id|host_id)|id = (pick(_\d+)?|"ANY_subquery")\.id)\)`),
+		"hosts":      regexp.MustCompile(`Cond: \(id = (x|k|c)(_\d+)?\.(id|host_id)\)`),
+		"urls":       regexp.MustCompile(`Cond: \((host_id = (x|k)(_\d+)?\.(id|host_id)|id = (pick(_\d+)?|"ANY_subquery")\.id)\)`),
+		"queue_runs": regexp.MustCompile(`Cond: \(+host_id = (h|k)(_\d+)?\.(id|host_id)\)`),
 	}
-	for _, budgets := range [][2]int64{{0, 0}, {1000, 1 << 20}} {
-		args := []any{[]int64{host, host + 1}, int64(1_800_000_000_000), "owner", int64(1), int64(8), int64(0), int64(0), budgets[0], budgets[1]}
+	for i, budgets := range [][2]int64{{0, 0}, {1000, 1 << 20}, {0, 0}, {1000, 1 << 20}} {
+		packed := i >= 2
+		args := []any{[]int64{host, host + 1}, int64(1_800_000_000_000), "owner", int64(1), int64(8), int64(0), int64(0), budgets[0], budgets[1],
+			packed}
 		plan := explain(t, conn, claimSQL, args...)
 		reads := map[string]int{}
 		for i, line := range plan {

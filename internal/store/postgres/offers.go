@@ -168,8 +168,8 @@ func (db *DB) mergeIfStaged(ctx context.Context) (int64, error) {
 // (by ID) and inserts the admitted, as AddURLs decides: the offers are
 // read sorted by host, URL and offer; an offer is known if its URL is
 // stored or offered earlier in the stage (the first offer of each URL is
-// kept, and those of stored URLs dropped by an anti-join, looked up in
-// URL order); a host's cap (the offer's) admits its first offers
+// kept, and those of stored URLs, rows or packed, dropped by anti-joins,
+// looked up in URL order); a host's cap (the offer's) admits its first offers
 // (row_number() over the host's offers in offer order, added to
 // hosts.admitted). The admitted are inserted host by host, a host's in
 // offer order, each drawing seq from urls_seq as it is inserted
@@ -187,12 +187,7 @@ var mergeOffersSQL = `WITH ins AS (
 	INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, discovered_at, kind, lastmod, changefreq, seq)
 	SELECT n.id, ` + relURLSQL("n.url", "n.key") + `, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, n.discovered_at, n.kind, n.lastmod,
 		n.changefreq, nextval('urls_seq')
-	FROM (
-		SELECT f.*, h.admitted, h.key, row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k
-		FROM (SELECT DISTINCT ON (host_id, id) * FROM offers WHERE host_id BETWEEN $1 AND $2 ORDER BY host_id, id, ord) AS f
-		JOIN hosts h ON h.id = f.host_id
-		WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = f.id)
-	) AS n
+	FROM (` + admittedOffersSQL("$1", "$2") + `) AS n
 	WHERE n.cap <= 0 OR n.admitted + n.k <= n.cap
 	ORDER BY n.host_id, n.ord
 	RETURNING host_id, priority
@@ -203,6 +198,17 @@ var mergeOffersSQL = `WITH ins AS (
 	FROM c WHERE h.id = c.host_id
 )
 SELECT coalesce(sum(n), 0)::bigint FROM c`
+
+// admittedOffersSQL reads the staged offers of the hosts from lo to hi
+// (SQL expressions) that a merge may admit: a URL's first offer, unless
+// the URL is stored (a row, or packed: seen), each with its host's
+// admitted count and key and its place among the host's offers (k).
+func admittedOffersSQL(lo, hi string) string {
+	return `SELECT f.*, h.admitted, h.key, row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k
+		FROM (SELECT DISTINCT ON (host_id, id) * FROM offers WHERE host_id BETWEEN ` + lo + ` AND ` + hi + ` ORDER BY host_id, id, ord) AS f
+		JOIN hosts h ON h.id = f.host_id
+		WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = f.id) AND NOT EXISTS (SELECT 1 FROM seen s WHERE s.id = f.id)`
+}
 
 // mergeHostsSQL inserts the hosts from $1 to $2 (by ID) of the staged
 // offers that have no row. The first offer of a host in a batch names
@@ -276,16 +282,17 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 		if size >= db.tune.mergeApartMin {
 			conns = db.rangeConns(ctx)
 		}
+		pack := size >= db.tune.packMin
 		if conns == nil {
 			for r := range db.tune.mergeRanges {
-				n, err := db.mergeRange(ctx, t, r)
+				n, err := db.mergeRange(ctx, t, r, pack)
 				if err != nil {
 					return err
 				}
 				added += n
 			}
 		} else {
-			n, err := db.mergeApart(ctx, conns)
+			n, err := db.mergeApart(ctx, conns, pack)
 			if err != nil {
 				return err
 			}
@@ -353,7 +360,7 @@ func (db *DB) rangeConns(ctx context.Context) []*pgx.Conn {
 // mergeApart merges the ranges at once, range r in a transaction of its
 // own on conns[r], closes the connections and returns the URLs the
 // ranges admitted.
-func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn) (int64, error) {
+func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn, pack bool) (int64, error) {
 	var added atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for r, conn := range conns {
@@ -365,7 +372,7 @@ func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn) (int64, error) 
 				if err := t.send(ctx, b); err != nil {
 					return err
 				}
-				n, err := db.mergeRange(ctx, t, r)
+				n, err := db.mergeRange(ctx, t, r, pack)
 				if err != nil {
 					return err
 				}
@@ -383,9 +390,10 @@ func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn) (int64, error) 
 
 // mergeRange decides, in t, on the staged offers of range r of the
 // store's ranges of host IDs (tuning.mergeRanges): it inserts the hosts
-// without a row, locks the hosts in ID order and runs mergeOffersSQL. The
-// counts go to t's deltas; it returns the URLs admitted.
-func (db *DB) mergeRange(ctx context.Context, t *txn, r int) (int64, error) {
+// without a row, locks the hosts in ID order and runs mergeOffersSQL, or,
+// with pack, packs the admitted into runs (packRange). The counts go to
+// t's deltas; it returns the URLs admitted.
+func (db *DB) mergeRange(ctx context.Context, t *txn, r int, pack bool) (int64, error) {
 	lo, hi := hostRange(r, db.tune.mergeRanges)
 	var hosts, added int64
 	b := t.batch()
@@ -394,9 +402,17 @@ func (db *DB) mergeRange(ctx context.Context, t *txn, r int) (int64, error) {
 		return nil
 	})
 	b.Queue(lockStagedHostsSQL, lo, hi)
-	b.Queue(mergeOffersSQL, lo, hi).QueryRow(func(row pgx.Row) error { return row.Scan(&added) })
+	if !pack {
+		b.Queue(mergeOffersSQL, lo, hi).QueryRow(func(row pgx.Row) error { return row.Scan(&added) })
+	}
 	if err := t.send(ctx, b); err != nil {
 		return 0, err
+	}
+	if pack {
+		var err error
+		if added, err = t.packRange(ctx, lo, hi); err != nil {
+			return 0, err
+		}
 	}
 	t.delta.queued += added
 	t.delta.hosts += hosts

@@ -105,17 +105,17 @@ type Options struct {
 }
 
 // tuning is the sizes at which a store merges what it stages (stageMin,
-// stageShare, mergeApartMin, mergeRanges: offers.go; mergeRows:
+// stageShare, mergeApartMin, mergeRanges: offers.go; packMin: runs.go; mergeRows:
 // inlinks.go), looks for grown tables (analyzeEvery: analyze.go) and
 // splits a commit's pages into statements (pageChunkBytes: commit.go). A
 // store keeps its own, so that tests run the same code on small data
 // side by side.
 type tuning struct {
-	stageMin, stageShare, mergeApartMin             int64
+	stageMin, stageShare, mergeApartMin, packMin    int64
 	mergeRanges, mergeRows, analyzeEvery, pageChunk int
 }
 
-var defaultTuning = tuning{stageMin: stageMin, stageShare: stageShare, mergeApartMin: mergeApartMin,
+var defaultTuning = tuning{stageMin: stageMin, stageShare: stageShare, mergeApartMin: mergeApartMin, packMin: packMin,
 	mergeRanges: mergeRanges, mergeRows: mergeRows, analyzeEvery: analyzeEvery, pageChunk: pageChunkBytes}
 
 // DB is a crawl store in a PostgreSQL database.

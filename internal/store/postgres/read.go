@@ -32,7 +32,15 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 		&u.ID, &u.URL, &u.HostID, &depth, &prio, &state, &attempts, &via, &u.Parent,
 		&disc, &fetched, &retry, &errText, &kind, &lastmod, &u.ChangeFreq, &inlinks)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, crawl.ErrNotFound)
+		// Not a row: a packed URL, or none.
+		u, ok, err := db.packedURL(ctx, id)
+		switch {
+		case err != nil:
+			return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, err)
+		case !ok:
+			return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, crawl.ErrNotFound)
+		}
+		return u, nil
 	}
 	if err != nil {
 		return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, err)

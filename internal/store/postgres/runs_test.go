@@ -1,0 +1,277 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/postgres"
+	"github.com/acrawler/acrawler/internal/store/storetest"
+)
+
+// dumpHosts is what a frontier's hosts and counters hold, whatever keeps
+// its URLs.
+func dumpHosts(t *testing.T, db *postgres.DB, dsn, schema string) string {
+	t.Helper()
+	var hosts string
+	if err := queryRow(t, dsn, schema, `SELECT coalesce(string_agg(concat_ws(' ', id, key, admitted, queued, top_priority), E'\n'
+		ORDER BY id), '') FROM hosts`, nil, &hosts); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Counters(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s\nqueued %d in flight %d hosts %d\n", hosts, c.Queued, c.InFlight, c.Hosts)
+}
+
+// packedCounts are the runs of a store and the URLs packed in them (seen
+// entries without a row).
+func packedCounts(t *testing.T, dsn, schema string) (runs, packed int64) {
+	t.Helper()
+	if err := queryRow(t, dsn, schema, `SELECT (SELECT count(*) FROM queue_runs),
+		(SELECT count(*) FROM seen s WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id))`, nil, &runs, &packed); err != nil {
+		t.Fatal(err)
+	}
+	return runs, packed
+}
+
+// sameURL reports how two stores' records of a URL differ ("" if not at
+// all), but for when it was found.
+func sameURL(a, b crawl.URLRecord) string {
+	a.DiscoveredAt, b.DiscoveredAt = time.Time{}, time.Time{}
+	if a != b {
+		return fmt.Sprintf("%+v, want %+v", b, a)
+	}
+	return ""
+}
+
+// TestConformancePacked runs the store suite with every merge of staged
+// offers packing what it admits, and fails unless one of its stores
+// packed a URL.
+func TestConformancePacked(t *testing.T) {
+	testDSN(t)
+	t.Parallel()
+	var packed atomic.Int64
+	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
+		dsn, schema := freshSchema(t)
+		t.Cleanup(func() {
+			var n int64
+			if err := queryRow(t, dsn, schema, `SELECT count(*) FROM seen`, nil, &n); err != nil {
+				t.Error(err)
+			}
+			packed.Add(n)
+		})
+		return func() (crawl.Store, error) {
+			return postgres.Open(context.Background(), dsn, postgres.Tuned(postgres.Options{Schema: schema}, postgres.PackMin(0)))
+		}
+	})
+	if packed.Load() == 0 {
+		t.Error("no store of the suite packed a URL: it ran on rows alone")
+	}
+}
+
+// TestPackedOffersClaimAsAdds: offers staged and merged into runs leave
+// the frontier as the same offers added batch by batch, as the store
+// answers for it. The hosts' counts and ranks are the same; each URL
+// reads the same by ID; a committed page's links to packed URLs count
+// and raise their priority as they do rows'; and the hosts' URLs are
+// claimed in the same order, rows and runs together, until none is left
+// and the runs are gone.
+func TestPackedOffersClaimAsAdds(t *testing.T) {
+	for _, apart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("apart=%v", apart), func(t *testing.T) {
+			tunes := []postgres.Tune{postgres.StageThresholds(50, 1<<40)}
+			if apart {
+				tunes = append(tunes, postgres.MergeApart(1, 3))
+			}
+			dsnA, schemaA := freshSchema(t)
+			dsnS, schemaS := freshSchema(t)
+			added := open(t, dsnA, schemaA, tunes...)
+			staged := open(t, dsnS, schemaS, append(tunes, postgres.PackMin(0))...)
+			storetest.OfferAsAdds(t, added, staged)
+			packedClaimAsAdds(t, added, staged, dsnA, schemaA, dsnS, schemaS)
+		})
+	}
+}
+
+func packedClaimAsAdds(t *testing.T, added, staged *postgres.DB, dsnA, schemaA, dsnS, schemaS string) {
+	ctx := context.Background()
+	runs, packed := packedCounts(t, dsnS, schemaS)
+	if runs == 0 || packed < 100 {
+		t.Fatalf("%d runs holding %d URLs: want the offers packed", runs, packed)
+	}
+	if a, s := dumpHosts(t, added, dsnA, schemaA), dumpHosts(t, staged, dsnS, schemaS); a != s {
+		t.Fatalf("packed offers left the hosts\n%s\nadded batch by batch\n%s", s, a)
+	}
+	var all string
+	if err := queryRow(t, dsnA, schemaA, `SELECT string_agg(id::text, ' ' ORDER BY id) FROM urls`, nil, &all); err != nil {
+		t.Fatal(err)
+	}
+	var ids []crawl.ID
+	for _, f := range strings.Fields(all) {
+		var id int64
+		fmt.Sscan(f, &id)
+		ids = append(ids, crawl.ID(id))
+	}
+	sameURLs := func(when string, ids []crawl.ID) {
+		t.Helper()
+		for _, id := range ids {
+			a, err := added.URL(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := staged.URL(ctx, id)
+			if err != nil {
+				t.Fatalf("%s: URL(%s) of the packed store: %v", when, a.URL, err)
+			}
+			if d := sameURL(a, s); d != "" {
+				t.Fatalf("%s: URL(%d) = %s", when, id, d)
+			}
+		}
+	}
+	sameURLs("packed", ids)
+
+	// A page links to queued URLs, packed in one store: the commit
+	// counts the links and raises their priority in both alike.
+	now := time.Now()
+	lim := crawl.Limits{InlinkBonus: 3, MaxInlinkBonus: 9}
+	var page crawl.ClaimedURL
+	for i, db := range []*postgres.DB{added, staged} {
+		hs, err := db.ClaimHosts(ctx, "o", 1, time.Hour, now)
+		if err != nil || len(hs) != 1 {
+			t.Fatalf("ClaimHosts = %+v, %v", hs, err)
+		}
+		cs, _, err := db.ClaimURLs(ctx, "o", hs[0].ID, 1, lim, now)
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("ClaimURLs = %+v, %v", cs, err)
+		}
+		if i == 1 && cs[0] != page {
+			t.Fatalf("the packed store claimed %+v first, want %+v", cs[0], page)
+		}
+		page = cs[0]
+	}
+	var targets []crawl.ID
+	var links []crawl.Link
+	for i, id := range ids {
+		if u, _ := added.URL(ctx, id); i%4 == 0 && u.State == crawl.StateQueued {
+			targets = append(targets, id)
+			links = append(links, crawl.Link{TargetID: id, Target: u.URL, Anchor: "a"})
+		}
+	}
+	if len(targets) < 20 {
+		t.Fatalf("only %d queued URLs to link to", len(targets))
+	}
+	res := crawl.Result{URL: page, Outcome: crawl.OutcomeDone, Links: links,
+		Page: &crawl.Page{URL: page.URL, Status: 200, ContentType: "text/html", Text: "a page", FetchedAt: now, Bytes: 1000}}
+	for _, db := range []*postgres.DB{added, staged} {
+		if _, err := db.Commit(ctx, []crawl.Result{res}, lim); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.ReleaseHosts(ctx, "o", []crawl.HostRelease{{ID: page.HostID}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.MergeInlinks(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameURLs("linked", targets)
+	if u, _ := staged.URL(ctx, targets[0]); u.Inlinks != 1 || u.Priority == 0 {
+		t.Fatalf("a linked URL reads %+v: want its inbound link counted", u)
+	}
+	if _, after := packedCounts(t, dsnS, schemaS); after >= packed {
+		t.Fatalf("%d URLs packed after a commit linked to %d of them, %d before", after, len(targets), packed)
+	}
+	if a, s := dumpHosts(t, added, dsnA, schemaA), dumpHosts(t, staged, dsnS, schemaS); a != s {
+		t.Fatalf("after the commit, the packed store's hosts\n%s\nwant\n%s", s, a)
+	}
+
+	// Every host's URLs, claimed a few at a time, many hosts a call,
+	// the page's host over its byte share (its queued URLs skipped):
+	// claims of rows and runs alike.
+	claimAll := func(db *postgres.DB, after func()) []string {
+		var out []string
+		for round := range 100 {
+			hs, err := db.ClaimHosts(ctx, "p", 1000, time.Hour, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hs) == 0 {
+				return out
+			}
+			slices.SortFunc(hs, func(a, b crawl.Host) int { return strings.Compare(a.Key, b.Key) })
+			var ids []crawl.ID
+			for _, h := range hs {
+				ids = append(ids, h.ID)
+			}
+			for {
+				cls, err := db.ClaimURLsOf(ctx, "p", ids, 3+round%5, crawl.Limits{MaxHostBytes: 500}, now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if after != nil && slices.Contains(ids, page.HostID) {
+					after()
+					after = nil
+				}
+				n := 0
+				for _, c := range cls {
+					for _, u := range c.URLs {
+						out = append(out, fmt.Sprintf("%+v", u))
+						n++
+					}
+				}
+				if n == 0 {
+					break
+				}
+			}
+			var rel []crawl.HostRelease
+			for _, h := range hs {
+				rel = append(rel, crawl.HostRelease{ID: h.ID})
+			}
+			if err := db.ReleaseHosts(ctx, "p", rel); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Fatal("hosts still claimable after 100 rounds")
+		return nil
+	}
+	pageRuns := func() (n int64) {
+		if err := queryRow(t, dsnS, schemaS, `SELECT count(*) FROM queue_runs WHERE host_id = $1`, []any{int64(page.HostID)}, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if pageRuns() == 0 {
+		t.Fatal("the page's host has no runs left to skip")
+	}
+	a := claimAll(added, nil)
+	s := claimAll(staged, func() {
+		// The first claim skipped every queued URL of the page's host,
+		// packed ones too.
+		if n := pageRuns(); n != 0 {
+			t.Fatalf("%d runs of a host over its byte share left after a claim", n)
+		}
+	})
+	if len(a) < 100 {
+		t.Fatalf("claimed %d URLs: the test claims too few", len(a))
+	}
+	if !slices.Equal(a, s) {
+		for i := range min(len(a), len(s)) {
+			if a[i] != s[i] {
+				t.Fatalf("claim %d of the packed store: %s\nwant %s", i, s[i], a[i])
+			}
+		}
+		t.Fatalf("the packed store claimed %d URLs, want %d", len(s), len(a))
+	}
+	if runs, packed := packedCounts(t, dsnS, schemaS); runs != 0 || packed != 0 {
+		t.Errorf("after every URL was claimed: %d runs holding %d URLs", runs, packed)
+	}
+	if a, s := dumpHosts(t, added, dsnA, schemaA), dumpHosts(t, staged, dsnS, schemaS); a != s {
+		t.Errorf("after the claims, the packed store's hosts\n%s\nwant\n%s", s, a)
+	}
+}
