@@ -11,20 +11,24 @@ import (
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
-// A seeds file large enough for the SQLite store to pack its URLs into
-// runs (the store's packMin: 100,000 offers in a merge) is crawled as a
-// short one is: the crawl claims packed URLs and fetches them, a page's
-// links to packed seeds make them rows that count the links, and a second
-// crawl of the database goes on where the first ended, fetching no URL
-// again. SQLite alone packs; PostgreSQL keeps a row a URL.
+// A seeds file large enough for a store to pack its URLs into runs (the
+// stores' packMin: 100,000 offers in a merge) is crawled as a short one
+// is, on either store: the crawl claims packed URLs and fetches them, a
+// page's links to packed seeds make them rows that count the links, and
+// a second crawl of the database goes on where the first ended, fetching
+// no URL again.
 func TestPackedSeedsCrawl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stages 100,000 seeds")
 	}
 	t.Parallel()
+	apptest.ForEachBackend(t, testPackedSeedsCrawl)
+}
+
+func testPackedSeedsCrawl(t *testing.T, be apptest.Backend) {
 	web := apptest.NewWeb(t, testweb.Config{Seed: 5, PagesPerSite: 10})
 	dir := t.TempDir()
-	db := filepath.Join(dir, "crawl.db")
+	db := be.NewDB(t)
 	// The web's pages (which link to one another), then pages of its
 	// sites that are not there (404) up to 110,000 (some are out of scope).
 	var lines []string
@@ -46,7 +50,7 @@ func TestPackedSeedsCrawl(t *testing.T) {
 	crawl(300)
 	d := apptest.OpenDB(t, db)
 	// The hosts' cap (--max-pages-per-host) admits some of the seeds.
-	packed, rows := apptest.QueryInt(t, d, packedURLs), apptest.QueryInt(t, d, `SELECT count(*) FROM urls`)
+	packed, rows := apptest.QueryInt(t, d, packedURLs(d)), apptest.QueryInt(t, d, `SELECT count(*) FROM urls`)
 	if admitted := apptest.QueryInt(t, d, `SELECT sum(admitted) FROM hosts`); packed < 50_000 || packed+rows != admitted {
 		t.Fatalf("%d URLs packed, %d rows, %d admitted: want the seeds packed, each admitted stored once", packed, rows, admitted)
 	}
@@ -83,11 +87,17 @@ func TestPackedSeedsCrawl(t *testing.T) {
 	if len(fetched) == 0 {
 		t.Error("the crawls fetched none of the packed seeds")
 	}
-	if after := apptest.QueryInt(t, d, packedURLs); after >= packed {
+	if after := apptest.QueryInt(t, d, packedURLs(d)); after >= packed {
 		t.Errorf("%d URLs packed after the second crawl, %d after the first: want fewer", after, packed)
 	}
 }
 
-// packedURLs counts the URLs that a SQLite store's runs hold: seen keeps
-// the entry of a URL that left its run for a row of urls.
-const packedURLs = `SELECT count(*) FROM seen s WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id)`
+// packedURLs counts the URLs that the runs of the store d reads hold:
+// seen keeps the entry of a URL that left its run for a row of urls
+// (PostgreSQL's seen many to a row).
+func packedURLs(d *apptest.DB) string {
+	if d.PG {
+		return `SELECT count(*) FROM seen, unnest(ids) AS s(id) WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id)`
+	}
+	return `SELECT count(*) FROM seen s WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id)`
+}

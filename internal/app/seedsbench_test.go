@@ -158,9 +158,12 @@ func procIO(t *testing.T) map[string]int64 {
 // SQLite store that packs them (a baseline's may not), packed URLs.
 func checkSeeded(t *testing.T, label string, d *apptest.DB, n int) {
 	t.Helper()
-	q := `SELECT count(*) FROM urls`
-	if !d.PG && apptest.QueryInt(t, d, `SELECT count(*) FROM sqlite_master WHERE name = 'seen'`) == 1 {
-		q = `SELECT (SELECT count(*) FROM urls) + (` + packedURLs + `)`
+	q, has := `SELECT count(*) FROM urls`, `SELECT count(*) FROM sqlite_master WHERE name = 'seen'`
+	if d.PG {
+		has = `SELECT count(*) FROM pg_class WHERE oid = to_regclass('seen')`
+	}
+	if apptest.QueryInt(t, d, has) == 1 {
+		q = `SELECT (SELECT count(*) FROM urls) + (` + packedURLs(d) + `)`
 	}
 	var queued int
 	if err := d.Row(q).Scan(&queued); err != nil || queued != n {
@@ -228,6 +231,6 @@ func seedsOnPostgres(t *testing.T, label, bin, file string, n, hosts int) {
 	// server's autovacuum is off).
 	rows := apptest.QueryStrings(t, d, `SELECT relname || ' ' || n_live_tup || ' live, ' || n_dead_tup || ' dead, '
 			|| n_tup_upd || ' updated (' || n_tup_hot_upd || ' in place)'
-		FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname IN ('urls', 'hosts') ORDER BY relname`)
+		FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname IN ('urls', 'hosts', 'seen', 'queue_runs') ORDER BY relname`)
 	t.Logf("%s: rows: %s", label, strings.Join(rows, "; "))
 }

@@ -1,6 +1,9 @@
 package postgres
 
-import "context"
+import (
+	"context"
+	"math"
+)
 
 // MergeInlinks merges the staged inbound links now (see mergeInlinks).
 func (db *DB) MergeInlinks(ctx context.Context, all bool) (int64, error) {
@@ -58,6 +61,20 @@ func MergeApart(min int64, ranges int) Tune {
 
 // PackMin sets the fewest staged offers a merge packs into runs.
 func PackMin(n int64) Tune { return func(t *tuning) { t.packMin = n } }
+
+// MergeSeen adds IDs (sorted, none in seen) with their runs to seen, as
+// a packing merge does.
+func (db *DB) MergeSeen(ctx context.Context, ids, runs []int64) error {
+	return db.write(ctx, durable, func(ctx context.Context, t *txn) error {
+		b := t.batch()
+		b.Queue(`INSERT INTO seen_new SELECT * FROM unnest($1::bigint[], $2::bigint[])`, ids, runs)
+		b.Queue(mergeSeenSQL, int64(math.MinInt64), int64(math.MaxInt64))
+		return t.commit(ctx, b)
+	})
+}
+
+// SeenRunSQL is seenRunSQL.
+var SeenRunSQL = seenRunSQL
 
 // WaitAnalyzed waits for the handle's look for grown tables, if one runs.
 func (db *DB) WaitAnalyzed() { db.grown.wg.Wait() }

@@ -149,7 +149,8 @@ func (a *admission) queueLock(b *pgx.Batch, also []crawl.ID) {
 		slices.Sort(a.ids)
 		a.ids = slices.Compact(a.ids)
 		// A URL is known as a row or packed (seen).
-		b.Queue(`SELECT id FROM urls WHERE id = ANY($1) UNION ALL SELECT id FROM seen WHERE id = ANY($1)`, a.ids).Query(func(rows pgx.Rows) error {
+		b.Queue(`SELECT id FROM urls WHERE id = ANY($1)
+			UNION ALL SELECT x.id FROM unnest($1::bigint[]) AS x(id) WHERE `+seenRunSQL("x.id")+` IS NOT NULL`, a.ids).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id crawl.ID
 				if err := rows.Scan(&id); err != nil {

@@ -207,7 +207,7 @@ func admittedOffersSQL(lo, hi string) string {
 	return `SELECT f.*, h.admitted, h.key, row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k
 		FROM (SELECT DISTINCT ON (host_id, id) * FROM offers WHERE host_id BETWEEN ` + lo + ` AND ` + hi + ` ORDER BY host_id, id, ord) AS f
 		JOIN hosts h ON h.id = f.host_id
-		WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = f.id) AND NOT EXISTS (SELECT 1 FROM seen s WHERE s.id = f.id)`
+		WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = f.id) AND ` + seenRunSQL("f.id") + ` IS NULL`
 }
 
 // mergeHostsSQL inserts the hosts from $1 to $2 (by ID) of the staged
@@ -299,7 +299,8 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 			added, apart = n, len(conns)
 		}
 		b = t.batch()
-		b.Queue(`TRUNCATE offers`)
+		// The ranges emptied seen_new: its pages go too.
+		b.Queue(`TRUNCATE offers, seen_new`)
 		return t.commit(ctx, b)
 	})
 	if err == nil {
@@ -421,9 +422,13 @@ func (db *DB) mergeRange(ctx context.Context, t *txn, r int, pack bool) (int64, 
 
 // hostRange returns the lowest and the highest host ID of range r of n,
 // which split the IDs (as signed numbers, from the lowest) into spans of
-// one width, the last taking what is left.
+// one width, the last taking what is left. The spans begin at host-bit
+// groups (crawl.HostBits): a host's URL IDs have its bits, so the URLs
+// of the hosts of different ranges are in different groups, whose rows
+// of seen are apart.
 func hostRange(r, n int) (lo, hi int64) {
-	width := math.MaxUint64/uint64(n) + 1
+	group := uint64(1) << (64 - crawl.URLHostBits)
+	width := max((math.MaxUint64/uint64(n)+1)&^(group-1), group)
 	lo = int64(uint64(r)*width + 1<<63)
 	if r == n-1 {
 		return lo, math.MaxInt64

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -60,6 +61,48 @@ var packOffersSQL = `DECLARE pack_offers NO SCROLL CURSOR FOR
 	WHERE n.cap <= 0 OR n.admitted + n.k <= n.cap
 	ORDER BY n.host_id, n.ord`
 
+// seenRow is the most IDs a merge writes to a row of seen.
+const seenRow = 64
+
+// groupMask keeps the host bits of an ID (crawl.HostBits), as a signed
+// SQL number.
+var groupMask = strconv.FormatInt(^int64(1<<(64-crawl.URLHostBits)-1), 10)
+
+// mergeSeenSQL moves the entries of seen_new with IDs from $1 to $2
+// (none in seen) to seen. Each goes to the row of its host-bit group
+// whose range holds it (the greatest lo at or below it in the group), or,
+// below every row of its group, among the group's new rows; every row
+// taking IDs is rewritten with them, split evenly into rows of at most
+// seenRow IDs. The rows of one group are written only by the merge of
+// the range of hosts that holds the group. A merge runs it once it has
+// read all its offers: a look-up of seen by the merge's cursor would
+// otherwise pass the index entries of every row written after the
+// cursor opened, which it cannot see.
+var mergeSeenSQL = `WITH x AS (
+	DELETE FROM seen_new WHERE id BETWEEN $1 AND $2 RETURNING id, run
+), n AS (
+	SELECT x.id, x.run, coalesce((SELECT s.lo FROM seen s WHERE s.lo <= x.id AND s.lo >= x.id & ` + groupMask + `
+		ORDER BY s.lo DESC LIMIT 1), x.id & ` + groupMask + `) AS k
+	FROM x
+), old AS (
+	DELETE FROM seen s WHERE s.lo IN (SELECT k FROM n) RETURNING s.lo, s.ids, s.runs
+), a AS (
+	SELECT o.lo AS k, u.id, u.run FROM old o, unnest(o.ids, o.runs) AS u(id, run)
+	UNION ALL SELECT k, id, run FROM n
+), c AS (
+	SELECT k, id, run, row_number() OVER (PARTITION BY k ORDER BY id) - 1 AS i, count(*) OVER (PARTITION BY k) AS n FROM a
+)
+INSERT INTO seen (lo, ids, runs)
+SELECT min(id), array_agg(id ORDER BY id), array_agg(run ORDER BY id)
+FROM c GROUP BY k, i * ((n + ` + strconv.Itoa(seenRow-1) + `) / ` + strconv.Itoa(seenRow) + `) / n`
+
+// seenRunSQL is the SQL of the run seen gives for the ID x (an SQL
+// expression), NULL if seen does not have it.
+func seenRunSQL(x string) string {
+	return `(SELECT b.runs[array_position(b.ids, ` + x + `)] FROM (SELECT ids, runs FROM seen WHERE lo <= ` + x + `
+		ORDER BY lo DESC LIMIT 1) AS b)`
+}
+
 // packOffer is an admitted offer a packing merge reads.
 type packOffer struct {
 	id, host, parent, disc, lastmod, seq int64
@@ -70,12 +113,13 @@ type packOffer struct {
 
 // entry returns the offer's entry in a run, or false when a run cannot
 // hold it (a way or change frequency without a code, a text too long, an
-// ID that is not its URL's): it then takes a row.
+// ID that is not its URL's or lacks its host's bits): it then takes a
+// row.
 func (o *packOffer) entry() (urlrun.Entry, bool) {
 	via := slices.Index(crawl.ViaCodes, crawl.Via(o.via))
 	cf := slices.Index(crawl.ChangeFreqs[:], o.changefreq)
 	if via < 0 || cf < 0 || o.kind < 0 || o.kind > 255 || len(o.rel) > urlrun.MaxPath || o.seq == 0 ||
-		crawl.RelURLID(o.rel, o.key, crawl.ID(o.host)) != crawl.ID(o.id) {
+		crawl.RelURLID(o.rel, o.key, crawl.ID(o.host)) != crawl.ID(o.id) || crawl.HostBits(crawl.ID(o.id)) != crawl.HostBits(crawl.ID(o.host)) {
 		return urlrun.Entry{}, false
 	}
 	return urlrun.Entry{Path: o.rel, Priority: int64(o.priority), Depth: int64(o.depth), Kind: uint8(o.kind), Via: uint8(via),
@@ -162,8 +206,8 @@ func (p *packer) endHost() error {
 	return nil
 }
 
-// flush writes the runs, seen entries and rows gathered, by COPY. The
-// seen entries go in ID order.
+// flush writes the runs, seen entries (to seen_new) and rows gathered,
+// by COPY.
 func (p *packer) flush(ctx context.Context) error {
 	conn := p.t.conn
 	if len(p.runIDs) > 0 {
@@ -173,14 +217,9 @@ func (p *packer) flush(ctx context.Context) error {
 			})); err != nil {
 			return fmt.Errorf("copy runs: %w", err)
 		}
-		order := make([]int, len(p.seenIDs))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(p.seenIDs[a], p.seenIDs[b]) })
-		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"seen"}, []string{"id", "run"},
-			pgx.CopyFromSlice(len(order), func(i int) ([]any, error) {
-				return []any{p.seenIDs[order[i]], p.seenRun[order[i]]}, nil
+		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"seen_new"}, []string{"id", "run"},
+			pgx.CopyFromSlice(len(p.seenIDs), func(i int) ([]any, error) {
+				return []any{p.seenIDs[i], p.seenRun[i]}, nil
 			})); err != nil {
 			return fmt.Errorf("copy seen: %w", err)
 		}
@@ -250,6 +289,7 @@ func (t *txn) packRange(ctx context.Context, lo, hi int64) (int64, error) {
 	}
 	b := t.batch()
 	b.Queue(`CLOSE pack_offers`)
+	b.Queue(mergeSeenSQL, lo, hi)
 	if len(p.hostIDs) > 0 {
 		b.Queue(`UPDATE hosts h SET admitted = h.admitted + d.n, queued = h.queued + d.n, top_priority = greatest(h.top_priority, d.top)
 			FROM unnest($1::bigint[], $2::bigint[], $3::int[]) AS d(id, n, top) WHERE h.id = d.id`, p.hostIDs, p.hostN, p.hostTop)
@@ -322,9 +362,15 @@ func decodeRun(id int64, data []byte, key string, host int64) ([]urlrun.Entry, [
 	return entries, ids, nil
 }
 
+// packedRunsSQL is the SQL of the packed URLs among the IDs $1 and
+// their runs (s: id, run), joined by the columns given.
+func packedRunsSQL(cols, join string) string {
+	return `SELECT ` + cols + ` FROM (SELECT x.id, ` + seenRunSQL("x.id") + ` AS run FROM unnest($1::bigint[]) AS x(id)
+		WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = x.id)) AS s JOIN queue_runs r ON r.id = s.run ` + join
+}
+
 // packedTargetsSQL finds the packed URLs among $1 and their hosts.
-const packedTargetsSQL = `SELECT s.id, r.host_id FROM seen s JOIN queue_runs r ON r.id = s.run
-	WHERE s.id = ANY($1) AND NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id)`
+var packedTargetsSQL = packedRunsSQL("s.id, r.host_id", "")
 
 // unpackTargets queues in b making the packed URLs among ids rows of
 // urls, queued: a commit's link targets, whose hosts' rows the commit
@@ -342,8 +388,7 @@ func (t *txn) unpackTargets(ctx context.Context, b *pgx.Batch, ids []int64) erro
 	}
 	runs := map[int64]*run{}
 	rb := t.batch()
-	rb.Queue(`SELECT s.id, r.id, r.host_id, h.key, r.data FROM seen s JOIN queue_runs r ON r.id = s.run JOIN hosts h ON h.id = r.host_id
-		WHERE s.id = ANY($1) AND NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id)`, ids).Query(func(rows pgx.Rows) error {
+	rb.Queue(packedRunsSQL("s.id, r.id, r.host_id, h.key, r.data", "JOIN hosts h ON h.id = r.host_id"), ids).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var id, rid, host int64
 			var key string
@@ -392,9 +437,8 @@ func (db *DB) packedURL(ctx context.Context, id crawl.ID) (crawl.URLRecord, bool
 	var rid, host int64
 	var key string
 	var data []byte
-	err := db.pool.QueryRow(ctx, `SELECT r.id, r.host_id, h.key, r.data FROM seen s JOIN queue_runs r ON r.id = s.run
-		JOIN hosts h ON h.id = r.host_id
-		WHERE s.id = $1 AND NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id)`, int64(id)).Scan(&rid, &host, &key, &data)
+	err := db.pool.QueryRow(ctx, packedRunsSQL("r.id, r.host_id, h.key, r.data", "JOIN hosts h ON h.id = r.host_id"),
+		[]int64{int64(id)}).Scan(&rid, &host, &key, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return crawl.URLRecord{}, false, nil
 	}

@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -35,10 +37,46 @@ func dumpHosts(t *testing.T, db *postgres.DB, dsn, schema string) string {
 func packedCounts(t *testing.T, dsn, schema string) (runs, packed int64) {
 	t.Helper()
 	if err := queryRow(t, dsn, schema, `SELECT (SELECT count(*) FROM queue_runs),
-		(SELECT count(*) FROM seen s WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id))`, nil, &runs, &packed); err != nil {
+		(SELECT count(*) FROM seen, unnest(ids) AS x(id) WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = x.id))`,
+		nil, &runs, &packed); err != nil {
 		t.Fatal(err)
 	}
+	checkSeen(t, dsn, schema)
 	return runs, packed
+}
+
+// checkSeen fails t unless each row of seen holds its IDs sorted (64 at
+// most), the
+// first its lo, all of one host-bit group, with a run each, below the
+// next row's lo; and returns how many IDs seen holds.
+func checkSeen(t *testing.T, dsn, schema string) int64 {
+	t.Helper()
+	conn := schemaConn(t, dsn, schema)
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(context.Background(), `SELECT lo, ids, runs FROM seen ORDER BY lo`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var n int64
+	last := int64(math.MinInt64)
+	for first := true; rows.Next(); first = false {
+		var lo int64
+		var ids, runs []int64
+		if err := rows.Scan(&lo, &ids, &runs); err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) == 0 || len(ids) > 64 || len(ids) != len(runs) || ids[0] != lo || !first && lo <= last || !slices.IsSorted(ids) ||
+			len(slices.Compact(slices.Clone(ids))) != len(ids) || crawl.HostBits(crawl.ID(ids[0])) != crawl.HostBits(crawl.ID(ids[len(ids)-1])) {
+			t.Fatalf("a row of seen at %d holds %v with runs %v (the row before ended at %d)", lo, ids, runs, last)
+		}
+		last = ids[len(ids)-1]
+		n += int64(len(ids))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // sameURL reports how two stores' records of a URL differ ("" if not at
@@ -51,6 +89,71 @@ func sameURL(a, b crawl.URLRecord) string {
 	return ""
 }
 
+// TestSeenMerges: IDs merged into seen batch by batch, most of them in
+// a few host-bit groups (so that rows fill, split and take IDs below
+// them), are each found with its run after every merge, IDs not merged
+// are not, and the rows keep their order (checkSeen).
+func TestSeenMerges(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema)
+	ctx := context.Background()
+	conn := schemaConn(t, dsn, schema)
+	defer conn.Close(ctx)
+	rng := rand.New(rand.NewPCG(7, 8))
+	random := func() int64 {
+		id := rng.Int64()
+		if rng.IntN(10) != 0 {
+			// One of three groups.
+			id = int64(uint64(rng.IntN(3))<<(64-crawl.URLHostBits)) | id&(1<<(64-crawl.URLHostBits)-1)
+		}
+		return id
+	}
+	found := `SELECT count(*) FROM unnest($1::bigint[], $2::bigint[]) AS x(id, run) WHERE ` + postgres.SeenRunSQL("x.id") + ` = x.run`
+	var all, allRuns []int64
+	have := map[int64]bool{}
+	for batch := range 6 {
+		var ids []int64
+		for len(ids) < 50<<batch {
+			if id := random(); !have[id] {
+				have[id] = true
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+		runs := make([]int64, len(ids))
+		for i := range runs {
+			runs[i] = int64(batch*100_000 + i + 1)
+		}
+		if err := db.MergeSeen(ctx, ids, runs); err != nil {
+			t.Fatalf("merge %d: %v", batch, err)
+		}
+		all, allRuns = append(all, ids...), append(allRuns, runs...)
+		if n := checkSeen(t, dsn, schema); n != int64(len(all)) {
+			t.Fatalf("after merge %d seen holds %d IDs, want %d", batch, n, len(all))
+		}
+		var n int64
+		if err := conn.QueryRow(ctx, found, all, allRuns).Scan(&n); err != nil || n != int64(len(all)) {
+			t.Fatalf("after merge %d, %d of %d IDs found with their runs (%v)", batch, n, len(all), err)
+		}
+		var absent []int64
+		for len(absent) < 500 {
+			if id := random(); !have[id] {
+				absent = append(absent, id)
+			}
+		}
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM unnest($1::bigint[]) AS x(id) WHERE `+postgres.SeenRunSQL("x.id")+` IS NOT NULL`,
+			absent).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("after merge %d, %d IDs never merged found (%v)", batch, n, err)
+		}
+	}
+	// The three groups' rows are at least a third full.
+	var rows, ids int64
+	if err := conn.QueryRow(ctx, `SELECT count(*), sum(cardinality(ids)) FROM seen WHERE lo >= 0 AND lo < $1`,
+		int64(3)<<(64-crawl.URLHostBits)).Scan(&rows, &ids); err != nil || rows*20 > ids {
+		t.Fatalf("%d IDs in %d rows (%v): want rows about full", ids, rows, err)
+	}
+}
+
 // TestConformancePacked runs the store suite with every merge of staged
 // offers packing what it admits, and fails unless one of its stores
 // packed a URL.
@@ -61,11 +164,7 @@ func TestConformancePacked(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
 		dsn, schema := freshSchema(t)
 		t.Cleanup(func() {
-			var n int64
-			if err := queryRow(t, dsn, schema, `SELECT count(*) FROM seen`, nil, &n); err != nil {
-				t.Error(err)
-			}
-			packed.Add(n)
+			packed.Add(checkSeen(t, dsn, schema))
 		})
 		return func() (crawl.Store, error) {
 			return postgres.Open(context.Background(), dsn, postgres.Tuned(postgres.Options{Schema: schema}, postgres.PackMin(0)))

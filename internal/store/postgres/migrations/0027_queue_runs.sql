@@ -2,7 +2,12 @@
 -- large merge of staged offers writes the URLs it admits host by host,
 -- best first, up to 64 to a record of queue_runs (internal/urlrun: the
 -- texts front-coded and compressed together, each URL's fields and seq a
--- few bytes), and each URL's ID to seen with the run that holds it. A
+-- few bytes), and each URL's ID to seen with the run that holds it. seen
+-- keeps the IDs many to a row, sorted: a row holds the IDs from lo to
+-- the next row's lo, with the run of each (runs[i] of ids[i]), and no
+-- row holds IDs of two host-bit groups (crawl.HostBits), so that merges
+-- of disjoint ranges of hosts write disjoint rows. A row a URL would cost
+-- some 70 bytes in tuple header, line pointer and index entry. A
 -- run's id is the least seq of its URLs when it was written: it orders a
 -- host's runs of one top priority as their URLs came, and no URL left in
 -- the run has a seq below it. top is the best priority of its URLs. A URL
@@ -19,7 +24,15 @@ CREATE TABLE IF NOT EXISTS queue_runs (
 ALTER TABLE queue_runs ALTER COLUMN data SET STORAGE MAIN;
 CREATE INDEX IF NOT EXISTS queue_runs_host ON queue_runs (host_id, top DESC, id);
 CREATE TABLE IF NOT EXISTS seen (
-    id  BIGINT PRIMARY KEY,
+    lo   BIGINT   PRIMARY KEY,
+    ids  BIGINT[] NOT NULL,
+    runs BIGINT[] NOT NULL
+);
+-- A merge's new seen entries wait in seen_new until it has read all its
+-- offers, and leave it in the statement that adds them to seen: nothing
+-- is left in it between transactions, so it need not survive a crash.
+CREATE UNLOGGED TABLE IF NOT EXISTS seen_new (
+    id  BIGINT NOT NULL,
     run BIGINT NOT NULL
 );
 DO $$
@@ -30,5 +43,6 @@ BEGIN
     LOOP
         EXECUTE format('GRANT %s ON queue_runs TO %I', g.privilege_type, g.grantee);
         EXECUTE format('GRANT %s ON seen TO %I', g.privilege_type, g.grantee);
+        EXECUTE format('GRANT %s ON seen_new TO %I', g.privilege_type, g.grantee);
     END LOOP;
 END $$;
