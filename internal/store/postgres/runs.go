@@ -24,11 +24,11 @@ import (
 // more: seeds, sitemaps, archive listings) writes the URLs it admits
 // host by host, best first (by priority, then seq, drawn for each as for
 // a row), up to runSize to a record of queue_runs, and each URL's ID to
-// seen with its run. A packed URL is queued, and counted so
-// (hosts.queued, the queued counter).
+// seen (many to a row) with its run. A packed URL is queued, and counted
+// so (hosts.queued, the queued counter).
 //
 // A packed URL becomes a row of urls, queued, with the seq it was given,
-// when a claim takes it (unpackForClaim, before claimSQL claims it as a
+// when a claim takes it (claimPacked, before claimSQL claims it as a
 // row) and when a commit's page links to it (unpackTargets, before the
 // links' inbound counts are staged), so everything but the add, the
 // claim's choice and the look-ups by ID reads urls as before, and a

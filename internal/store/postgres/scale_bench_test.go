@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/binary"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,19 +17,24 @@ import (
 )
 
 // BenchmarkClaimLarge measures the claim cycle in a large frontier
-// (storetest.RunClaimLarge), the URLs and hosts written straight with SQL:
+// (storetest.RunClaimLarge), the URLs and hosts written straight with SQL,
+// or, with ACRAWLER_BENCH_PACKED=1, staged and merged as seeds are, so
+// that the URLs are packed in runs:
 //
 //	ACRAWLER_TEST_POSTGRES=... ACRAWLER_BENCH_FRONTIER=10000000:1000000 ACRAWLER_BENCH_OWNERS=1,4 go test -run '^$' -bench BenchmarkClaimLarge -benchtime 30000x -timeout 60m ./internal/store/postgres
 func BenchmarkClaimLarge(b *testing.B) {
 	storetest.RunClaimLarge(b, func(b *testing.B, urls, hosts, owners int) storetest.LargeFrontier {
 		dsn, schema := freshSchema(b)
 		ctx := context.Background()
-		open(b, dsn, schema) // migrates the schema
+		migrated := open(b, dsn, schema) // migrates the schema
 		conn, err := pgx.Connect(ctx, dsn)
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer conn.Close(ctx)
+		if os.Getenv("ACRAWLER_BENCH_PACKED") != "" {
+			return stagedLargeFrontier(b, migrated, conn, dsn, schema, urls, hosts, owners)
+		}
 		for _, q := range []string{
 			`SET search_path TO ` + schema,
 			`SET maintenance_work_mem = '256MB'`,
@@ -73,28 +79,87 @@ func BenchmarkClaimLarge(b *testing.B) {
 		if err := rows.Err(); err != nil {
 			b.Fatal(err)
 		}
-		stores := make([]crawl.Store, owners)
-		for w := range stores {
-			db, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, MaxConns: 2})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { db.Close() })
-			stores[w] = db
-		}
-		wal, err := pgx.Connect(ctx, dsn)
+		return largeFrontier(b, dsn, schema, owners, claimLargeURLID)
+	})
+}
+
+// largeFrontier returns the store handles of owners over the frontier in
+// schema, whose URL IDs id gives.
+func largeFrontier(b *testing.B, dsn, schema string, owners int, id func(string, crawl.ID) crawl.ID) storetest.LargeFrontier {
+	ctx := context.Background()
+	stores := make([]crawl.Store, owners)
+	for w := range stores {
+		db, err := postgres.Open(ctx, dsn, postgres.Options{Schema: schema, MaxConns: 2})
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { wal.Close(ctx) })
-		return storetest.LargeFrontier{Stores: stores, URLID: claimLargeURLID, Written: func() int64 {
-			var v int64
-			if err := wal.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint`).Scan(&v); err != nil {
-				b.Fatal(err)
+		b.Cleanup(func() { db.Close() })
+		stores[w] = db
+	}
+	wal, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { wal.Close(ctx) })
+	return storetest.LargeFrontier{Stores: stores, URLID: id, Written: func() int64 {
+		var v int64
+		if err := wal.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint`).Scan(&v); err != nil {
+			b.Fatal(err)
+		}
+		return v
+	}}
+}
+
+// stagedLargeFrontier writes the frontier of BenchmarkClaimLarge through
+// db's stage, host by host, and merges it: packed in runs (a host's URLs
+// in one merge, so in one run), the URLs' IDs crawl's (stagedURLID).
+func stagedLargeFrontier(b *testing.B, db *postgres.DB, conn *pgx.Conn, dsn, schema string, urls, hosts, owners int) storetest.LargeFrontier {
+	ctx := context.Background()
+	per := urls / hosts
+	batch := make([]crawl.NewURL, 0, 10_000)
+	flush := func() {
+		if _, err := db.StageURLs(ctx, batch, crawl.Limits{}); err != nil {
+			b.Fatal(err)
+		}
+		batch = batch[:0]
+	}
+	for h := 1; h <= hosts; h++ {
+		for j := 1; j <= per; j++ {
+			key := "http://h" + strconv.Itoa(h) + ".test"
+			u := key + "/papers/" + strconv.Itoa(j) + "/a-page-of-research"
+			prio := (h*7919 + j*31) % 9
+			if j == 1 {
+				prio = 9
 			}
-			return v
-		}}
-	})
+			batch = append(batch, crawl.NewURL{URL: u, ID: stagedURLID(u, crawl.ID(h)), Host: key, HostID: crawl.ID(h), Depth: 1,
+				Priority: prio, Via: crawl.ViaLink})
+			if len(batch) == cap(batch) {
+				flush()
+			}
+		}
+	}
+	flush()
+	if _, err := db.MergeStaged(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `SET search_path TO `+schema); err != nil {
+		b.Fatal(err)
+	}
+	var packed int64
+	if err := conn.QueryRow(ctx, `SELECT coalesce(sum(cardinality(ids)), 0) FROM seen`).Scan(&packed); err != nil || packed != int64(per*hosts) {
+		b.Fatalf("%d URLs packed (%v), want %d", packed, err, per*hosts)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE hosts SET due = true; ANALYZE`); err != nil {
+		b.Fatal(err)
+	}
+	return largeFrontier(b, dsn, schema, owners, stagedURLID)
+}
+
+// stagedURLID is the ID of URL u of host as crawl gives it to a URL of a
+// host whose ID is its key's hash (crawl.URLID), with the benchmark's
+// host IDs in place of those hashes.
+func stagedURLID(u string, host crawl.ID) crawl.ID {
+	return crawl.URLIDOf(crawl.HashID(u), host)
 }
 
 // claimLargeURLID is the ID BenchmarkClaimLarge gives URL u of host: the
