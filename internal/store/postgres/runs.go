@@ -151,6 +151,17 @@ type packer struct {
 
 	hostIDs, hostN []int64 // what the merge admitted to each host
 	hostTop        []int32
+
+	small []smallHost // hosts with fewer than runSize URLs packed, for flush
+}
+
+// smallHost is a host a merge gives fewer URLs than a run holds: they go
+// to its last run if they fit there, so that a host given a few URLs by
+// each of several merges has one run, not one a merge.
+type smallHost struct {
+	host    int64
+	entries []urlrun.Entry // best first
+	ids     []int64
 }
 
 // add takes an admitted offer (they come in host order).
@@ -173,7 +184,8 @@ func (p *packer) add(o packOffer) error {
 	return nil
 }
 
-// endHost encodes the host's packable offers into runs, best first.
+// endHost encodes the host's packable offers into runs, best first, or
+// keeps them for placeSmall when they are fewer than a run holds.
 func (p *packer) endHost() error {
 	if len(p.cur) == 0 {
 		return nil
@@ -183,33 +195,115 @@ func (p *packer) endHost() error {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return before(&p.cur[a], &p.cur[b]) })
+	if len(order) < runSize {
+		h := smallHost{host: p.host, entries: make([]urlrun.Entry, len(order)), ids: make([]int64, len(order))}
+		for k, i := range order {
+			h.entries[k], h.ids[k] = p.cur[i], p.ids[i]
+		}
+		p.small = append(p.small, h)
+		p.cur, p.ids = p.cur[:0], p.ids[:0]
+		return nil
+	}
+	err := p.addRuns(p.host, order, p.cur, p.ids)
+	p.cur, p.ids = p.cur[:0], p.ids[:0]
+	return err
+}
+
+// addRuns adds the entries of host in order (best first; indexes in
+// entries and ids) to the runs to write, runSize to a run.
+func (p *packer) addRuns(host int64, order []int, entries []urlrun.Entry, ids []int64) error {
 	run := make([]urlrun.Entry, 0, runSize)
 	for lo := 0; lo < len(order); lo += runSize {
 		chunk := order[lo:min(lo+runSize, len(order))]
 		run = run[:0]
-		id := p.cur[chunk[0]].Seq
+		id := entries[chunk[0]].Seq
 		for _, i := range chunk {
-			run = append(run, p.cur[i])
-			id = min(id, p.cur[i].Seq)
+			run = append(run, entries[i])
+			id = min(id, entries[i].Seq)
 		}
 		data, err := urlrun.Encode(nil, run)
 		if err != nil {
 			return err
 		}
-		p.runIDs, p.runHosts, p.runTops, p.runData = append(p.runIDs, id), append(p.runHosts, p.host),
+		p.runIDs, p.runHosts, p.runTops, p.runData = append(p.runIDs, id), append(p.runHosts, host),
 			append(p.runTops, int32(run[0].Priority)), append(p.runData, data)
 		for _, i := range chunk {
-			p.seenIDs, p.seenRun = append(p.seenIDs, p.ids[i]), append(p.seenRun, id)
+			p.seenIDs, p.seenRun = append(p.seenIDs, ids[i]), append(p.seenRun, id)
 		}
 	}
-	p.cur, p.ids = p.cur[:0], p.ids[:0]
 	return nil
 }
 
-// flush writes the runs, seen entries (to seen_new) and rows gathered,
-// by COPY.
+// placeSmall puts the small hosts' URLs in their last runs where they
+// fit (queued in b: the run rewritten with them, best first; a run's ID,
+// the least seq it had, stays below theirs), or in runs of their own.
+func (p *packer) placeSmall(ctx context.Context, b *pgx.Batch) error {
+	if len(p.small) == 0 {
+		return nil
+	}
+	hosts := make([]int64, len(p.small))
+	for i, h := range p.small {
+		hosts[i] = h.host
+	}
+	type lastRun struct {
+		id   int64
+		data []byte
+	}
+	last := map[int64]lastRun{}
+	rows, err := p.t.conn.Query(ctx, `SELECT DISTINCT ON (host_id) host_id, id, data FROM queue_runs
+		WHERE host_id = ANY($1) ORDER BY host_id, id DESC`, hosts)
+	if err != nil {
+		return err
+	}
+	var host int64
+	var r lastRun
+	if _, err := pgx.ForEachRow(rows, []any{&host, &r.id, &r.data}, func() error {
+		last[host] = lastRun{r.id, slices.Clone(r.data)}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, h := range p.small {
+		order := make([]int, len(h.entries))
+		for i := range order {
+			order[i] = i
+		}
+		if r, ok := last[h.host]; ok {
+			if n, err := urlrun.Len(r.data); err == nil && n+len(h.entries) <= runSize {
+				old, err := urlrun.Decode(r.data)
+				if err != nil {
+					return fmt.Errorf("run %d: %w", r.id, err)
+				}
+				all := append(old, h.entries...)
+				slices.SortFunc(all, func(a, b urlrun.Entry) int { return before(&a, &b) })
+				if err := queueRewriteRun(b, r.id, all); err != nil {
+					return err
+				}
+				for _, id := range h.ids {
+					p.seenIDs, p.seenRun = append(p.seenIDs, id), append(p.seenRun, r.id)
+				}
+				continue
+			}
+		}
+		if err := p.addRuns(h.host, order, h.entries, h.ids); err != nil {
+			return err
+		}
+	}
+	p.small = p.small[:0]
+	return nil
+}
+
+// flush places the small hosts' URLs (placeSmall) and writes the runs,
+// seen entries (to seen_new) and rows gathered, by COPY.
 func (p *packer) flush(ctx context.Context) error {
 	conn := p.t.conn
+	b := p.t.batch()
+	if err := p.placeSmall(ctx, b); err != nil {
+		return err
+	}
+	if err := p.t.send(ctx, b); err != nil {
+		return err
+	}
 	if len(p.runIDs) > 0 {
 		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"queue_runs"}, []string{"id", "host_id", "top", "data"},
 			pgx.CopyFromSlice(len(p.runIDs), func(i int) ([]any, error) {
@@ -217,6 +311,8 @@ func (p *packer) flush(ctx context.Context) error {
 			})); err != nil {
 			return fmt.Errorf("copy runs: %w", err)
 		}
+	}
+	if len(p.seenIDs) > 0 {
 		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"seen_new"}, []string{"id", "run"},
 			pgx.CopyFromSlice(len(p.seenIDs), func(i int) ([]any, error) {
 				return []any{p.seenIDs[i], p.seenRun[i]}, nil

@@ -154,6 +154,55 @@ func TestSeenMerges(t *testing.T) {
 	}
 }
 
+// TestPackedLastRun: a merge adds a host's URLs to its last run when
+// they fit there, best first among its URLs, and writes runs of their
+// own when they do not.
+func TestPackedLastRun(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema, postgres.PackMin(0))
+	ctx := context.Background()
+	stage := func(from, to, priority int) {
+		t.Helper()
+		var urls []crawl.NewURL
+		for i := from; i < to; i++ {
+			urls = append(urls, storetest.U(fmt.Sprintf("http://a.test/p%d", i), 1, priority))
+		}
+		if _, err := db.StageURLs(ctx, urls, crawl.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.MergeStaged(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := func() string {
+		var s string
+		if err := queryRow(t, dsn, schema, `SELECT string_agg(top::text, ' ' ORDER BY id) FROM queue_runs`, nil, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	stage(0, 10, 1)
+	stage(10, 20, 3) // into the run of ten, first
+	if got := runs(); got != "3" {
+		t.Fatalf("runs' tops after 10 and 10 URLs: %q, want one run, its best 3", got)
+	}
+	stage(20, 70, 2) // 70 do not fit in a run
+	if got := runs(); got != "3 2" {
+		t.Fatalf("runs' tops after 50 URLs more: %q, want a second run", got)
+	}
+	if _, packed := packedCounts(t, dsn, schema); packed != 70 {
+		t.Fatalf("%d URLs packed, want 70", packed)
+	}
+	hs, err := db.ClaimHosts(ctx, "o", 1, time.Hour, time.Now())
+	if err != nil || len(hs) != 1 {
+		t.Fatalf("ClaimHosts = %v, %v", hs, err)
+	}
+	cs, _, err := db.ClaimURLs(ctx, "o", hs[0].ID, 12, crawl.Limits{}, time.Now())
+	if err != nil || len(cs) != 12 || cs[0].URL != "http://a.test/p10" || cs[10].Priority != 2 || cs[11].URL != "http://a.test/p21" {
+		t.Fatalf("ClaimURLs = %+v, %v; want p10..p19 (priority 3), then p20, p21", cs, err)
+	}
+}
+
 // TestConformancePacked runs the store suite with every merge of staged
 // offers packing what it admits, and fails unless one of its stores
 // packed a URL.
