@@ -79,16 +79,6 @@ func checkSeen(t *testing.T, dsn, schema string) int64 {
 	return n
 }
 
-// sameURL reports how two stores' records of a URL differ ("" if not at
-// all), but for when it was found.
-func sameURL(a, b crawl.URLRecord) string {
-	a.DiscoveredAt, b.DiscoveredAt = time.Time{}, time.Time{}
-	if a != b {
-		return fmt.Sprintf("%+v, want %+v", b, a)
-	}
-	return ""
-}
-
 // TestSeenMerges: IDs merged into seen batch by batch, most of them in
 // a few host-bit groups (so that rows fill, split and take IDs below
 // them), are each found with its run after every merge, IDs not merged
@@ -267,71 +257,13 @@ func packedClaimAsAdds(t *testing.T, added, staged *postgres.DB, dsnA, schemaA, 
 		fmt.Sscan(f, &id)
 		ids = append(ids, crawl.ID(id))
 	}
-	sameURLs := func(when string, ids []crawl.ID) {
-		t.Helper()
-		for _, id := range ids {
-			a, err := added.URL(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := staged.URL(ctx, id)
-			if err != nil {
-				t.Fatalf("%s: URL(%s) of the packed store: %v", when, a.URL, err)
-			}
-			if d := sameURL(a, s); d != "" {
-				t.Fatalf("%s: URL(%d) = %s", when, id, d)
-			}
-		}
-	}
-	sameURLs("packed", ids)
+	storetest.SameURLs(t, "packed", added, staged, ids)
 
 	// A page links to queued URLs, packed in one store: the commit
-	// counts the links and raises their priority in both alike.
+	// counts the links and raises their priority in both alike. Its
+	// host is then over a byte share of 500.
 	now := time.Now()
-	lim := crawl.Limits{InlinkBonus: 3, MaxInlinkBonus: 9}
-	var page crawl.ClaimedURL
-	for i, db := range []*postgres.DB{added, staged} {
-		hs, err := db.ClaimHosts(ctx, "o", 1, time.Hour, now)
-		if err != nil || len(hs) != 1 {
-			t.Fatalf("ClaimHosts = %+v, %v", hs, err)
-		}
-		cs, _, err := db.ClaimURLs(ctx, "o", hs[0].ID, 1, lim, now)
-		if err != nil || len(cs) != 1 {
-			t.Fatalf("ClaimURLs = %+v, %v", cs, err)
-		}
-		if i == 1 && cs[0] != page {
-			t.Fatalf("the packed store claimed %+v first, want %+v", cs[0], page)
-		}
-		page = cs[0]
-	}
-	var targets []crawl.ID
-	var links []crawl.Link
-	for i, id := range ids {
-		if u, _ := added.URL(ctx, id); i%4 == 0 && u.State == crawl.StateQueued {
-			targets = append(targets, id)
-			links = append(links, crawl.Link{TargetID: id, Target: u.URL, Anchor: "a"})
-		}
-	}
-	if len(targets) < 20 {
-		t.Fatalf("only %d queued URLs to link to", len(targets))
-	}
-	res := crawl.Result{URL: page, Outcome: crawl.OutcomeDone, Links: links,
-		Page: &crawl.Page{URL: page.URL, Status: 200, ContentType: "text/html", Text: "a page", FetchedAt: now, Bytes: 1000}}
-	for _, db := range []*postgres.DB{added, staged} {
-		if _, err := db.Commit(ctx, []crawl.Result{res}, lim); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.ReleaseHosts(ctx, "o", []crawl.HostRelease{{ID: page.HostID}}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.MergeInlinks(ctx, true); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sameURLs("linked", targets)
-	if u, _ := staged.URL(ctx, targets[0]); u.Inlinks != 1 || u.Priority == 0 {
-		t.Fatalf("a linked URL reads %+v: want its inbound link counted", u)
-	}
+	page, targets := storetest.LinkToQueued(t, added, staged, ids, crawl.Limits{InlinkBonus: 3, MaxInlinkBonus: 9}, 1000)
 	if _, after := packedCounts(t, dsnS, schemaS); after >= packed {
 		t.Fatalf("%d URLs packed after a commit linked to %d of them, %d before", after, len(targets), packed)
 	}

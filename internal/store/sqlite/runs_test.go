@@ -103,16 +103,6 @@ func packedCounts(t *testing.T, db *DB) (runs, held, packed int64) {
 	return runs, held, packed
 }
 
-// sameURL reports how two stores' records of a URL differ ("" if not
-// at all), but for when it was found.
-func sameURL(a, b crawl.URLRecord) string {
-	a.DiscoveredAt, b.DiscoveredAt = time.Time{}, time.Time{}
-	if a != b {
-		return fmt.Sprintf("%+v, want %+v", b, a)
-	}
-	return ""
-}
-
 // packedPair gives the same random offers (storetest.OfferAsAdds) to a
 // store that adds them as rows and to one that stages them, every merge
 // packing what it admits; both are closed when t ends.
@@ -144,68 +134,12 @@ func TestPackedOffersClaimAsAdds(t *testing.T) {
 		t.Fatalf("packed offers left the hosts\n%s\nadded batch by batch\n%s", s, a)
 	}
 	ids := queryIDs(t, added, `SELECT id FROM urls ORDER BY id`)
-	sameURLs := func(when string, ids []crawl.ID) {
-		t.Helper()
-		for _, id := range ids {
-			a, err := added.URL(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := staged.URL(ctx, id)
-			if err != nil {
-				t.Fatalf("%s: URL(%s) of the packed store: %v", when, a.URL, err)
-			}
-			if d := sameURL(a, s); d != "" {
-				t.Fatalf("%s: URL(%d) = %s", when, id, d)
-			}
-		}
-	}
-	sameURLs("packed", ids)
+	storetest.SameURLs(t, "packed", added, staged, ids)
 
 	// A page links to queued URLs, packed in one store: the commit
 	// counts the links and raises their priority in both alike.
 	now := time.Now()
-	lim := crawl.Limits{InlinkBonus: 3, MaxInlinkBonus: 9}
-	var page crawl.ClaimedURL
-	for i, db := range []*DB{added, staged} {
-		hs, err := db.ClaimHosts(ctx, "o", 1, time.Hour, now)
-		if err != nil || len(hs) != 1 {
-			t.Fatalf("ClaimHosts = %+v, %v", hs, err)
-		}
-		cs, _, err := db.ClaimURLs(ctx, "o", hs[0].ID, 1, lim, now)
-		if err != nil || len(cs) != 1 {
-			t.Fatalf("ClaimURLs = %+v, %v", cs, err)
-		}
-		if i == 1 && cs[0] != page {
-			t.Fatalf("the packed store claimed %+v first, want %+v", cs[0], page)
-		}
-		page = cs[0]
-	}
-	var targets []crawl.ID
-	var links []crawl.Link
-	for i, id := range ids {
-		if u, _ := added.URL(ctx, id); i%4 == 0 && u.State == crawl.StateQueued {
-			targets = append(targets, id)
-			links = append(links, crawl.Link{TargetID: id, Target: u.URL, Anchor: "a"})
-		}
-	}
-	if len(targets) < 20 {
-		t.Fatalf("only %d queued URLs to link to", len(targets))
-	}
-	res := crawl.Result{URL: page, Outcome: crawl.OutcomeDone, Links: links,
-		Page: &crawl.Page{URL: page.URL, Status: 200, ContentType: "text/html", Text: "a page", FetchedAt: now}}
-	for _, db := range []*DB{added, staged} {
-		if _, err := db.Commit(ctx, []crawl.Result{res}, lim); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.ReleaseHosts(ctx, "o", []crawl.HostRelease{{ID: page.HostID}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sameURLs("linked", targets)
-	if u, _ := staged.URL(ctx, targets[0]); u.Inlinks != 1 || u.Priority == 0 {
-		t.Fatalf("a linked URL reads %+v: want its inbound link counted", u)
-	}
+	_, targets := storetest.LinkToQueued(t, added, staged, ids, crawl.Limits{InlinkBonus: 3, MaxInlinkBonus: 9}, 0)
 	if _, after, _ := packedCounts(t, staged); after >= seen {
 		t.Fatalf("%d URLs packed after a commit linked to %d of them, %d before", after, len(targets), seen)
 	}
@@ -298,19 +232,20 @@ func TestPackedOffersClaimAsAdds(t *testing.T) {
 
 	// A page links to URLs claimed from runs that are gone: their seen
 	// entries stay, and the links count as links to rows.
-	links, targets = links[:0], targets[:0]
+	var links []crawl.Link
+	targets = targets[:0]
 	for _, c := range ca[1:] {
 		links = append(links, crawl.Link{TargetID: c.c.ID, Target: c.c.URL, Anchor: "b"})
 		targets = append(targets, c.c.ID)
 	}
-	res = crawl.Result{URL: ca[0].c, Outcome: crawl.OutcomeDone, Links: links,
+	res := crawl.Result{URL: ca[0].c, Outcome: crawl.OutcomeDone, Links: links,
 		Page: &crawl.Page{URL: ca[0].c.URL, Status: 200, ContentType: "text/html", Text: "another page", FetchedAt: now}}
 	for _, db := range []*DB{added, staged} {
-		if _, err := db.Commit(ctx, []crawl.Result{res}, lim); err != nil {
+		if _, err := db.Commit(ctx, []crawl.Result{res}, crawl.Limits{InlinkBonus: 3, MaxInlinkBonus: 9}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	sameURLs("claimed and linked", targets)
+	storetest.SameURLs(t, "claimed and linked", added, staged, targets)
 }
 
 // TestPackedHostOverBytes: a host that spent its byte share has all its

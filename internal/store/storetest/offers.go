@@ -128,3 +128,76 @@ func OfferAsAdds(t *testing.T, added, staged Stager) (merges int) {
 	}
 	return merges
 }
+
+// SameURLs fails t unless each of ids reads alike in added and packed
+// (crawl.Store.URL), but for when it was found; when says when.
+func SameURLs(t *testing.T, when string, added, packed crawl.Store, ids []crawl.ID) {
+	t.Helper()
+	ctx := context.Background()
+	for _, id := range ids {
+		a, err := added.URL(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := packed.URL(ctx, id)
+		if err != nil {
+			t.Fatalf("%s: URL(%s) of the packed store: %v", when, a.URL, err)
+		}
+		a.DiscoveredAt, p.DiscoveredAt = time.Time{}, time.Time{}
+		if a != p {
+			t.Fatalf("%s: URL(%d) = %+v, want %+v", when, id, p, a)
+		}
+	}
+}
+
+// LinkToQueued claims the first URL of added and of packed (two stores
+// of the same frontier: the same URL) and commits its page, of the given
+// bytes, with links to every fourth of ids that added holds queued, under
+// lim, in both. It returns the page's URL and the links' targets, then
+// read alike (SameURLs) and counted.
+func LinkToQueued(t *testing.T, added, packed crawl.Store, ids []crawl.ID, lim crawl.Limits, bytes int64) (crawl.ClaimedURL, []crawl.ID) {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now()
+	var page crawl.ClaimedURL
+	for i, s := range []crawl.Store{added, packed} {
+		hs, err := s.ClaimHosts(ctx, "o", 1, time.Hour, now)
+		if err != nil || len(hs) != 1 {
+			t.Fatalf("ClaimHosts = %+v, %v", hs, err)
+		}
+		cs, _, err := s.ClaimURLs(ctx, "o", hs[0].ID, 1, lim, now)
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("ClaimURLs = %+v, %v", cs, err)
+		}
+		if i == 1 && cs[0] != page {
+			t.Fatalf("the packed store claimed %+v first, want %+v", cs[0], page)
+		}
+		page = cs[0]
+	}
+	var targets []crawl.ID
+	var links []crawl.Link
+	for i, id := range ids {
+		if u, _ := added.URL(ctx, id); i%4 == 0 && u.State == crawl.StateQueued {
+			targets = append(targets, id)
+			links = append(links, crawl.Link{TargetID: id, Target: u.URL, Anchor: "a"})
+		}
+	}
+	if len(targets) < 20 {
+		t.Fatalf("only %d queued URLs to link to", len(targets))
+	}
+	res := crawl.Result{URL: page, Outcome: crawl.OutcomeDone, Links: links,
+		Page: &crawl.Page{URL: page.URL, Status: 200, ContentType: "text/html", Text: "a page", FetchedAt: now, Bytes: bytes}}
+	for _, s := range []crawl.Store{added, packed} {
+		if _, err := s.Commit(ctx, []crawl.Result{res}, lim); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReleaseHosts(ctx, "o", []crawl.HostRelease{{ID: page.HostID}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	SameURLs(t, "linked", added, packed, targets)
+	if u, _ := packed.URL(ctx, targets[0]); u.Inlinks != 1 || u.Priority == 0 {
+		t.Fatalf("a linked URL reads %+v: want its inbound link counted", u)
+	}
+	return page, targets
+}
