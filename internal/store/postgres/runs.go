@@ -459,10 +459,15 @@ func decodeRun(id int64, data []byte, key string, host int64) ([]urlrun.Entry, [
 }
 
 // packedRunsSQL is the SQL of the packed URLs among the IDs $1 and
-// their runs (s: id, run), joined by the columns given.
+// their runs (s: id, run), joined by the columns given. urls is asked
+// only about the IDs seen has: a commit asks about every link target,
+// and most stores hold few packed URLs or none.
 func packedRunsSQL(cols, join string) string {
-	return `SELECT ` + cols + ` FROM (SELECT x.id, ` + seenRunSQL("x.id") + ` AS run FROM unnest($1::bigint[]) AS x(id)
-		WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = x.id)) AS s JOIN queue_runs r ON r.id = s.run ` + join
+	return `WITH s AS MATERIALIZED (
+		SELECT id, run FROM (SELECT x.id, ` + seenRunSQL("x.id") + ` AS run FROM unnest($1::bigint[]) AS x(id)) AS x
+		WHERE run IS NOT NULL)
+	SELECT ` + cols + ` FROM s JOIN queue_runs r ON r.id = s.run ` + join + `
+	WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id)`
 }
 
 // packedTargetsSQL finds the packed URLs among $1 and their hosts.
