@@ -193,14 +193,15 @@ func TestPackedLastRun(t *testing.T) {
 	}
 }
 
-// TestConformancePacked runs the store suite with every merge of staged
-// offers packing what it admits, and fails unless one of its stores
-// packed a URL.
+// TestConformancePacked runs the store suite's frontier checks (the
+// only ones that stage offers, which a merge packs) with every merge of
+// staged offers packing what it admits, and fails unless one of its
+// stores packed a URL.
 func TestConformancePacked(t *testing.T) {
 	testDSN(t)
 	t.Parallel()
 	var packed atomic.Int64
-	storetest.Run(t, func(t *testing.T) func() (crawl.Store, error) {
+	storetest.RunFrontier(t, func(t *testing.T) func() (crawl.Store, error) {
 		dsn, schema := freshSchema(t)
 		t.Cleanup(func() {
 			packed.Add(checkSeen(t, dsn, schema))
