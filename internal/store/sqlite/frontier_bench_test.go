@@ -343,7 +343,7 @@ func writeClaimLargeRows(b *testing.B, db *DB, urls, hosts int) {
 	urlLow := strconv.FormatInt(1<<(64-crawl.URLHostBits)-1, 10) // the bits of a URL ID that are the URL's
 	for _, q := range []string{
 		claimLargeHosts,
-		// The URL IDs the packed benchmark's URLs have (urlID: the
+		// The URL IDs the packed benchmark's URLs have (crawl.RelURLID: the
 		// host's ID in the high bits, the URL's hash below), so that
 		// the pages a commit inserts fall where a crawl's do, not in
 		// ID order.
@@ -469,14 +469,14 @@ func BenchmarkCommitWrites(b *testing.B) {
 }
 
 // claimLargeFrontier is what a claim benchmark measures of db: its URL
-// IDs (urlID, the host keys "http://hI.test"), the bytes the process
+// IDs (crawl.RelURLID, the host keys "http://hI.test"), the bytes the process
 // writes.
 func claimLargeFrontier(b *testing.B, db *DB) storetest.LargeFrontier {
 	return storetest.LargeFrontier{
 		Stores: []crawl.Store{db},
 		URLID: func(u string, host crawl.ID) crawl.ID {
 			key := crawl.HostKey(u)
-			return urlID(u[len(key):], key, host)
+			return crawl.RelURLID(u[len(key):], key, host)
 		},
 		Written:  func() int64 { return readProcIO(b).writeBytes },
 		Frontier: func() int64 { return frontierBytes(b, db) },
@@ -548,7 +548,7 @@ func BenchmarkClaimLargePacked(b *testing.B) {
 				}
 				slices.SortStableFunc(entries, func(a, b urlrun.Entry) int { return cmp.Compare(b.Priority, a.Priority) })
 				for _, e := range entries {
-					p.add(e, urlID(e.Path, p.key, crawl.ID(i)))
+					p.add(e, crawl.RelURLID(e.Path, p.key, crawl.ID(i)))
 				}
 				if err := p.endHost(ctx); err != nil {
 					return err

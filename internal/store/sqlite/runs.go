@@ -58,29 +58,21 @@ const packMin = 100_000
 // measured 22 bytes of text a URL in runs of 64.
 const runSize = 64
 
-// changeFreqs are the sitemap change frequencies a run keeps, by their
-// code (0: none).
-var changeFreqs = crawl.ChangeFreqs
-
-// urlID is the ID of the URL whose text the store keeps as rel, of the
-// host whose key is key and ID host.
-var urlID = crawl.RelURLID
-
 // packable returns a staged offer's entry in a run, or false when a run
 // cannot hold it (a way or change frequency without a code, a text too
 // long, an ID that is not the URL's), and it takes a row.
 func packable(r *packedRow, key string) (urlrun.Entry, bool) {
 	v, ok := r.via.(int64)
-	cf := slices.Index(changeFreqs[:], r.changefreq)
+	cf := slices.Index(crawl.ChangeFreqs[:], r.changefreq)
 	if !ok || v < 0 || v > 255 || cf < 0 || r.kind < 0 || r.kind > 255 || len(r.rel) > urlrun.MaxPath ||
-		urlID(r.rel, key, r.host) != r.id {
+		crawl.RelURLID(r.rel, key, r.host) != r.id {
 		return urlrun.Entry{}, false
 	}
 	return urlrun.Entry{Path: r.rel, Priority: int64(r.priority + r.bonus), Depth: int64(r.depth), Kind: uint8(r.kind), Via: uint8(v),
 		Discovered: r.disc, LastMod: r.lastmod, ChangeFreq: uint8(cf), Parent: int64(r.parent), Inlinks: r.inlinks}, true
 }
 
-// runURL is a packed URL's ID (urlID of its path), host and row values,
+// runURL is a packed URL's ID (crawl.RelURLID of its path), host and row values,
 // for urls.
 type runURL struct {
 	id, host crawl.ID
@@ -419,7 +411,7 @@ func (t *txn) insertRunURLs(ctx context.Context, us []runURL, state crawl.State,
 		SELECT * FROM (VALUES %s) WHERE column1 IS NOT NULL`, func(i int, a []any) {
 		u := us[i]
 		a[0], a[1], a[2], a[3], a[4], a[5], a[6] = u.id, u.e.Path, u.host, u.e.Depth, u.e.Priority, int(state), attempts
-		a[7], a[8], a[9], a[10], a[11], a[12] = int64(u.e.Via), u.e.Parent, u.e.Discovered, int(u.e.Kind), u.e.LastMod, changeFreqs[u.e.ChangeFreq]
+		a[7], a[8], a[9], a[10], a[11], a[12] = int64(u.e.Via), u.e.Parent, u.e.Discovered, int(u.e.Kind), u.e.LastMod, crawl.ChangeFreqs[u.e.ChangeFreq]
 		a[13] = u.e.Inlinks
 	}, nil)
 }
@@ -523,7 +515,7 @@ func (t *txn) unpackRun(ctx context.Context, run int64, take func(crawl.ID) bool
 	var moved []runURL
 	left := entries[:0:0]
 	for i := range entries {
-		u := runURL{id: urlID(entries[i].Path, key, host), host: host, e: &entries[i]}
+		u := runURL{id: crawl.RelURLID(entries[i].Path, key, host), host: host, e: &entries[i]}
 		if take(u.id) {
 			moved = append(moved, u)
 		} else {
@@ -663,10 +655,10 @@ func (t *txn) claimPacked(ctx context.Context, host crawl.ID, key string, n int,
 		if err != nil {
 			return nil, err
 		}
-		id := urlID(e.Path, key, host)
+		id := crawl.RelURLID(e.Path, key, host)
 		moved = append(moved, runURL{id: id, host: host, e: e})
 		claimed = append(claimed, crawl.ClaimedURL{ID: id, URL: crawl.FullURL(e.Path, key), HostID: host, Depth: int(e.Depth),
-			Priority: int(e.Priority), Kind: crawl.Kind(e.Kind), LastMod: fromMS(e.LastMod), ChangeFreq: changeFreqs[e.ChangeFreq],
+			Priority: int(e.Priority), Kind: crawl.Kind(e.Kind), LastMod: fromMS(e.LastMod), ChangeFreq: crawl.ChangeFreqs[e.ChangeFreq],
 			Via: via})
 	}
 	for _, r := range read {
@@ -710,7 +702,7 @@ func packedURL(ctx context.Context, tx *sql.Tx, id crawl.ID) (crawl.URLRecord, b
 	}
 	for i := range entries {
 		e := &entries[i]
-		if urlID(e.Path, key, host) == id {
+		if crawl.RelURLID(e.Path, key, host) == id {
 			via, err := viaOf(int64(e.Via))
 			if err != nil {
 				return crawl.URLRecord{}, false, err
@@ -718,7 +710,7 @@ func packedURL(ctx context.Context, tx *sql.Tx, id crawl.ID) (crawl.URLRecord, b
 			return crawl.URLRecord{ID: id, URL: crawl.FullURL(e.Path, key), HostID: host, Depth: int(e.Depth),
 				Priority: int(e.Priority), State: crawl.StateQueued, Via: via, Parent: crawl.ID(e.Parent),
 				DiscoveredAt: fromMS(e.Discovered), Kind: crawl.Kind(e.Kind), LastMod: fromMS(e.LastMod),
-				ChangeFreq: changeFreqs[e.ChangeFreq], Inlinks: int(e.Inlinks)}, true, nil
+				ChangeFreq: crawl.ChangeFreqs[e.ChangeFreq], Inlinks: int(e.Inlinks)}, true, nil
 		}
 	}
 	return crawl.URLRecord{}, false, fmt.Errorf("run of url %d does not hold it", id)
@@ -764,7 +756,7 @@ func packedTargets(ctx context.Context, q querier, ids []crawl.ID) (map[crawl.ID
 		}
 		for i := range entries {
 			e := &entries[i]
-			if id := urlID(e.Path, key, host); want[id] {
+			if id := crawl.RelURLID(e.Path, key, host); want[id] {
 				out[id] = packedTarget{url: crawl.FullURL(e.Path, key), host: host, priority: e.Priority}
 			}
 		}

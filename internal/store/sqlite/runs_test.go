@@ -66,7 +66,7 @@ func packedCounts(t *testing.T, db *DB) (runs, held, packed int64) {
 			t.Fatalf("run %d: %v", run, err)
 		}
 		for _, e := range entries {
-			holds[urlID(e.Path, key, host)] = run
+			holds[crawl.RelURLID(e.Path, key, host)] = run
 		}
 		runs++
 	}
