@@ -515,10 +515,9 @@ type Counters struct {
 	Pages      int64
 	Links      int64
 	Duplicates int64
-	// Staged are URLs offered and not yet decided on (the SQLite store's
-	// stage: seeds, and a large frontier's discoveries), which a claim
-	// that finds no host decides on. PostgreSQL, which stages only seeds
-	// and decides on them before the first claim, reports 0.
+	// Staged are URLs offered and not yet decided on (the stage: seeds,
+	// and a large frontier's discoveries), which a claim that finds no
+	// host decides on.
 	Staged int64
 }
 

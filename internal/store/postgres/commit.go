@@ -81,12 +81,15 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 	for i := range results {
 		discovers = discovers || len(results[i].Discovered) > 0
 	}
-	err := db.admit(ctx, discovers, func(ctx context.Context, t *txn, look bool) error {
-		c := &committer{db: db, t: t, results: results, outs: outs, lim: lim, now: now, look: look}
+	finds := discovers && db.stagesFinds()
+	var size findsSize
+	var queued int64
+	err := db.admit(ctx, discovers && !finds, func(ctx context.Context, t *txn, look bool) error {
+		c := &committer{db: db, t: t, results: results, outs: outs, lim: lim, now: now, look: look, finds: finds, size: &size}
 		if err := c.run(ctx); err != nil {
 			return err
 		}
-		st, staged = c.st, c.staged
+		st, staged, queued = c.st, c.staged, t.delta.queued
 		return nil
 	})
 	if err != nil {
@@ -94,6 +97,14 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 	}
 	db.merger.staged(db, staged)
 	db.grown.wrote(db, len(results))
+	if finds {
+		// The commit is durable: a merge that fails leaves the stage for
+		// the next.
+		if err := db.mergeFinds(ctx, &size, queued, &st.Add); err != nil {
+			db.log.Warn("postgres: staged URLs not merged; the next commit tries again", "db", db.where(), "err", err)
+		}
+	}
+	db.claimed.report(&st.Add)
 	return st, nil
 }
 
@@ -120,8 +131,10 @@ type committer struct {
 	first     map[string]crawl.ID // content hash → first URL with it
 	hosts     map[crawl.ID]*hostDelta
 	st        crawl.CommitStats
-	staged    int  // inbound-link rows staged by the committed transaction
-	look      bool // look at the staged offers first (DB.admit)
+	staged    int        // inbound-link rows staged by the committed transaction
+	look      bool       // look at the staged offers first (DB.admit)
+	finds     bool       // stage the discovered URLs (finds.go)
+	size      *findsSize // with finds: the stage's size, read at the end
 }
 
 // bonus reports whether the batch's new pages raise their link targets.
@@ -173,6 +186,7 @@ func (c *committer) run(ctx context.Context) error {
 	recorded := map[crawl.ID]bool{} // pages recorded before this transaction
 	b := t.batch()
 	offered := queueStaged(b, c.look)
+	c.db.queueStored(b)
 	b.Queue(`SELECT u.id FROM urls u JOIN unnest($1::bigint[], $2::bigint[]) AS v(id, claimed_at) ON u.id = v.id
 		WHERE u.state = 1 AND (v.claimed_at = 0 OR u.claimed_at = v.claimed_at)`, ids, claimedAt).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
@@ -258,7 +272,9 @@ func (c *committer) run(ctx context.Context) error {
 		}
 		liveClaimed = append(liveClaimed, at)
 		liveHosts = append(liveHosts, r.URL.HostID)
-		a.prepare(r.Discovered)
+		if !c.finds {
+			a.prepare(r.Discovered)
+		}
 		d.inflight--
 		h := hostOf(c.hosts, r.URL.HostID)
 		switch o.state {
@@ -405,6 +421,10 @@ func (c *committer) run(ctx context.Context) error {
 		stage = c.inlinks(recorded)
 		stage.queueExisting(b, c.lim)
 	}
+	if c.finds {
+		// Before the locks: a merge holding the stage makes this wait.
+		c.queueFinds(b)
+	}
 	a.queueLock(b, append(liveHosts, packedHosts...))
 	moved := 0
 	if len(liveIDs) > 0 {
@@ -425,10 +445,11 @@ func (c *committer) run(ctx context.Context) error {
 		return errLeftFlight
 	}
 
-	// Step 4: the discovered URLs, decided in result order, the inbound
-	// links to those admitted, host outcomes and state, counters.
+	// Step 4: the discovered URLs, decided in result order (unless
+	// staged), the inbound links to those admitted, host outcomes and
+	// state, counters.
 	for i := range c.results {
-		if r := &c.results[i]; c.live[i] && len(r.Discovered) > 0 {
+		if r := &c.results[i]; c.live[i] && len(r.Discovered) > 0 && !c.finds {
 			a.offer(r.Discovered, r.URL.HostID)
 		}
 	}
@@ -442,8 +463,13 @@ func (c *committer) run(ctx context.Context) error {
 	}
 	a.queueInsert(b, c.now)
 	a.finish(c.hosts, d)
-	c.st.Add = a.st
-	stage.queueAdmitted(b, c.lim)
+	if !c.finds {
+		c.st.Add = a.st
+	}
+	stage.queueAdmitted(b, c.lim, c.finds)
+	if c.finds {
+		c.size.queue(b)
+	}
 	queueHostErrors(b, hostErrs)
 	a.queueDrop(b)
 	queueHostDeltas(b, c.hosts)

@@ -62,6 +62,12 @@ func MergeApart(min int64, ranges int) Tune {
 // PackMin sets the fewest staged offers a merge packs into runs.
 func PackMin(n int64) Tune { return func(t *tuning) { t.packMin = n } }
 
+// StagedFinds makes commits stage their discoveries once from URLs are
+// stored, and merge the stage once it holds least entries (finds.go).
+func StagedFinds(from, least int64) Tune {
+	return func(t *tuning) { t.findsFrom, t.findsMin, t.findsShare = from, least, 1<<62 }
+}
+
 // MergeSeen adds IDs (sorted, none in seen) with their runs to seen, as
 // a packing merge does.
 func (db *DB) MergeSeen(ctx context.Context, ids, runs []int64) error {

@@ -137,11 +137,25 @@ func (s *inlinkStage) queueExisting(b *pgx.Batch, lim crawl.Limits) {
 	})
 }
 
+// stageFindsSQL is stageSQL for a commit that stages its discoveries
+// (finds.go): the targets that are not rows are staged too, counted as
+// queued (a URL a merge admits is), each drawing a value of
+// inlinks_finds_seq. A merge drops those of URLs it does not make rows.
+const stageFindsSQL = `WITH s AS (
+	INSERT INTO inlinks_staged (target_id, batch, n, m, bonus, cap)
+	SELECT v.id, txid_current(), v.n, CASE WHEN v.q = 1 OR v.q < 0 AND coalesce(u.state, 0) = 0 THEN v.m ELSE 0 END, $5, $6
+	FROM unnest($1::bigint[], $2::int[], $3::int[], $4::smallint[]) AS v(id, n, m, q) LEFT JOIN urls u ON u.id = v.id
+	ORDER BY v.id
+	RETURNING target_id
+)
+SELECT count(nextval('inlinks_finds_seq')) FROM s`
+
 // queueAdmitted stages the other targets, once the commit admitted the
 // URLs it discovered (queued after it after the admission statement): a
 // link to a URL not admitted is not counted, as before. It is the
 // commit's last round trip, but only for the targets new to the store.
-func (s *inlinkStage) queueAdmitted(b *pgx.Batch, lim crawl.Limits) {
+// A commit that stages its discoveries (finds) stages them all.
+func (s *inlinkStage) queueAdmitted(b *pgx.Batch, lim crawl.Limits, finds bool) {
 	if s == nil {
 		return
 	}
@@ -157,6 +171,15 @@ func (s *inlinkStage) queueAdmitted(b *pgx.Batch, lim crawl.Limits) {
 		return
 	}
 	bonus, cap := bonusOf(lim)
+	if finds {
+		b.Queue(stageFindsSQL, ids, n, m, q, bonus, cap).QueryRow(func(row pgx.Row) error {
+			var k int64
+			err := row.Scan(&k)
+			s.added += int(k)
+			return err
+		})
+		return
+	}
 	b.Queue(stageSQL, ids, n, m, q, bonus, cap).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			s.added++

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -128,11 +128,11 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 	if staged < max(db.tune.stageMin, stored/db.tune.stageShare) {
 		return st, nil
 	}
-	added, err := db.mergeStaged(ctx)
+	as, err := db.mergeStaged(ctx)
 	if err != nil {
 		return crawl.AddStats{}, fmt.Errorf("postgres: stage urls: %w", err)
 	}
-	st.Added = int(added)
+	st.Added = as.Added
 	return st, nil
 }
 
@@ -147,21 +147,24 @@ func urlKey(host, url string) bool {
 // MergeStaged decides on every staged offer now (see StageURLs) and
 // returns how many URLs it added.
 func (db *DB) MergeStaged(ctx context.Context) (int, error) {
-	added, err := db.mergeStaged(ctx)
+	as, err := db.mergeStaged(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("postgres: %w", err)
 	}
-	return int(added), nil
+	db.claimed.heldOver(as)
+	return as.Added, nil
 }
 
 // mergeIfStaged merges the stage if offers wait, and reports how many URLs
-// it added.
-func (db *DB) mergeIfStaged(ctx context.Context) (int64, error) {
+// it added; what it decided is reported by the next commit.
+func (db *DB) mergeIfStaged(ctx context.Context) (int, error) {
 	var staged bool
 	if err := db.pool.QueryRow(ctx, stagedSQL).Scan(&staged); err != nil || !staged {
 		return 0, err
 	}
-	return db.mergeStaged(ctx)
+	as, err := db.mergeStaged(ctx)
+	db.claimed.heldOver(as)
+	return as.Added, err
 }
 
 // mergeOffersSQL decides on the staged offers of the hosts from $1 to $2
@@ -182,7 +185,7 @@ func (db *DB) mergeIfStaged(ctx context.Context) (int64, error) {
 // no ON CONFLICT clause: it would insert each row speculatively and write
 // a second WAL record to confirm it.
 //
-// It returns the number of URLs admitted.
+// It returns the number of URLs admitted and, if $3, their hosts.
 var mergeOffersSQL = `WITH ins AS (
 	INSERT INTO urls (id, url, host_id, depth, priority, state, via, parent_id, discovered_at, kind, lastmod, changefreq, seq)
 	SELECT n.id, ` + relURLSQL("n.url", "n.key") + `, n.host_id, n.depth, n.priority, 0, n.via, n.parent_id, n.discovered_at, n.kind, n.lastmod,
@@ -197,7 +200,7 @@ var mergeOffersSQL = `WITH ins AS (
 	UPDATE hosts h SET admitted = h.admitted + c.n, queued = h.queued + c.n, top_priority = greatest(h.top_priority, c.top)
 	FROM c WHERE h.id = c.host_id
 )
-SELECT coalesce(sum(n), 0)::bigint FROM c`
+SELECT coalesce(sum(n), 0)::bigint, CASE WHEN $3 THEN array_agg(host_id ORDER BY host_id) END FROM c`
 
 // admittedOffersSQL reads the staged offers of the hosts from lo to hi
 // (SQL expressions) that a merge may admit: a URL's first offer, unless
@@ -262,43 +265,48 @@ func (db *DB) stageLock() int64 {
 // process waiting for the merge cannot hold the connections it needs.
 // Should the merge fail after some ranges committed, their offers stay
 // staged, and the next merge finds their URLs stored: known, as they are.
-func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
-	var added, size int64
+func (db *DB) mergeStaged(ctx context.Context) (crawl.AddStats, error) {
+	var as crawl.AddStats
+	var size int64
+	var m rangeMerge
 	var apart int // ranges merged on connections of their own
 	err := db.write(ctx, durable, func(ctx context.Context, t *txn) error {
-		added, apart = 0, 0
+		as, apart, m = crawl.AddStats{}, 0, rangeMerge{}
 		var staged bool
 		var stored int64
 		b := t.batch()
 		b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.stageLock())
 		b.Queue(mergeMemSQL)
 		b.Queue(`LOCK TABLE offers IN SHARE MODE`)
-		b.Queue(stagedSQL).QueryRow(func(row pgx.Row) error { return row.Scan(&staged) })
+		b.Queue(mergeWhatSQL).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&staged, &m.found, &m.counts, &m.xmin)
+		})
 		b.Queue(stageSizeSQL).QueryRow(func(row pgx.Row) error { return row.Scan(&size, &stored) })
-		if err := t.send(ctx, b); err != nil || !staged {
+		if err := t.send(ctx, b); err != nil || !staged && !m.counts {
 			return err
 		}
 		var conns []*pgx.Conn
 		if size >= db.tune.mergeApartMin {
 			conns = db.rangeConns(ctx)
 		}
-		pack := size >= db.tune.packMin
+		m.pack = size >= db.tune.packMin
 		if conns == nil {
 			for r := range db.tune.mergeRanges {
-				n, err := db.mergeRange(ctx, t, r, pack)
+				rs, err := db.mergeRange(ctx, t, r, m)
 				if err != nil {
 					return err
 				}
-				added += n
+				addMerge(&as, rs)
 			}
 		} else {
-			n, err := db.mergeApart(ctx, conns, pack)
+			rs, err := db.mergeApart(ctx, conns, m)
 			if err != nil {
 				return err
 			}
-			added, apart = n, len(conns)
+			as, apart = rs, len(conns)
 		}
 		b = t.batch()
+		b.Queue(applyFindsSQL)
 		// The ranges emptied seen_new: its pages go too.
 		b.Queue(`TRUNCATE offers, seen_new`)
 		return t.commit(ctx, b)
@@ -307,11 +315,27 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 		err = db.restartStage(ctx)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("merge staged offers: %w", err)
+		return crawl.AddStats{}, fmt.Errorf("merge staged offers: %w", err)
 	}
-	db.log.Debug("postgres: staged URLs merged", "offers", size, "added", added, "ranges_apart", apart)
-	db.grown.wrote(db, int(added))
-	return added, nil
+	db.log.Debug("postgres: staged URLs merged", "offers", size, "added", as.Added, "ranges_apart", apart,
+		"discovered", m.found, "known", as.Known, "over_host_cap", as.OverHostCap)
+	db.grown.wrote(db, as.Added)
+	return as, nil
+}
+
+// mergeWhatSQL tells a merge whether offers wait, whether some are
+// discoveries (finds.go), whether commits staged inbound links of URLs
+// that are not rows since the last merge, and its snapshot's xmin: every
+// transaction below it has ended.
+const mergeWhatSQL = `SELECT EXISTS (SELECT 1 FROM offers), EXISTS (SELECT 1 FROM offers WHERE found_by IS NOT NULL),
+	(SELECT is_called FROM inlinks_finds_seq), txid_snapshot_xmin(txid_current_snapshot())`
+
+// rangeMerge is what the ranges of a merge do.
+type rangeMerge struct {
+	pack   bool  // pack the admitted into runs
+	found  bool  // some offers are discoveries: count them for their finders, and report the decisions
+	counts bool  // inbound links of targets that are not rows may be staged
+	xmin   int64 // the merge's snapshot xmin (dropCountsSQL)
 }
 
 // restartStage starts ord's sequence at 1 again once a merge emptied the
@@ -321,12 +345,14 @@ func (db *DB) mergeStaged(ctx context.Context) (int64, error) {
 // effect whether or not its transaction commits, so it is done apart, in
 // a transaction that keeps stagers out (SHARE) and finds the stage still
 // empty. Offers staged since the merge keep the count going until the
-// next merge.
+// next merge. The count of inbound links staged for URLs that are not
+// rows (inlinks_finds_seq) starts again with it.
 func (db *DB) restartStage(ctx context.Context) error {
 	return db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
 		b := t.batch()
 		b.Queue(`LOCK TABLE offers IN SHARE MODE`)
-		b.Queue(`SELECT setval('offers_ord_seq', 1, false) WHERE NOT EXISTS (SELECT 1 FROM offers)`)
+		b.Queue(`SELECT setval('offers_ord_seq', 1, false), setval('inlinks_finds_seq', 1, false)
+			WHERE NOT EXISTS (SELECT 1 FROM offers)`)
 		return t.send(ctx, b)
 	})
 }
@@ -359,10 +385,11 @@ func (db *DB) rangeConns(ctx context.Context) []*pgx.Conn {
 }
 
 // mergeApart merges the ranges at once, range r in a transaction of its
-// own on conns[r], closes the connections and returns the URLs the
-// ranges admitted.
-func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn, pack bool) (int64, error) {
-	var added atomic.Int64
+// own on conns[r], closes the connections and returns what the ranges
+// decided.
+func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn, m rangeMerge) (crawl.AddStats, error) {
+	var mu sync.Mutex
+	var as crawl.AddStats
 	g, gctx := errgroup.WithContext(ctx)
 	for r, conn := range conns {
 		g.Go(func() error {
@@ -373,51 +400,83 @@ func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn, pack bool) (int
 				if err := t.send(ctx, b); err != nil {
 					return err
 				}
-				n, err := db.mergeRange(ctx, t, r, pack)
+				rs, err := db.mergeRange(ctx, t, r, m)
 				if err != nil {
 					return err
 				}
 				if err := t.commit(ctx, t.batch()); err != nil {
 					return err
 				}
-				added.Add(n)
+				mu.Lock()
+				addMerge(&as, rs)
+				mu.Unlock()
 				return nil
 			})
 		})
 	}
 	err := g.Wait()
-	return added.Load(), err
+	return as, err
 }
 
 // mergeRange decides, in t, on the staged offers of range r of the
 // store's ranges of host IDs (tuning.mergeRanges): it inserts the hosts
-// without a row, locks the hosts in ID order and runs mergeOffersSQL, or,
-// with pack, packs the admitted into runs (packRange). The counts go to
-// t's deltas; it returns the URLs admitted.
-func (db *DB) mergeRange(ctx context.Context, t *txn, r int, pack bool) (int64, error) {
+// without a row, locks the hosts in ID order, counts the discoveries for
+// their finders (findsSQL) and runs mergeOffersSQL, or packs the admitted
+// into runs (packRange); then it drops the staged inbound links of the
+// range's targets that are not rows (dropCountsSQL). The counts go to t's
+// deltas; it returns what it decided (with m.found; else only the URLs
+// admitted).
+func (db *DB) mergeRange(ctx context.Context, t *txn, r int, m rangeMerge) (crawl.AddStats, error) {
 	lo, hi := hostRange(r, db.tune.mergeRanges)
-	var hosts, added int64
+	var hosts, added, offered, over int64
+	var admitted, capped []int64
 	b := t.batch()
 	b.Queue(mergeHostsSQL, lo, hi).Exec(func(ct pgconn.CommandTag) error {
 		hosts = ct.RowsAffected()
 		return nil
 	})
 	b.Queue(lockStagedHostsSQL, lo, hi)
-	if !pack {
-		b.Queue(mergeOffersSQL, lo, hi).QueryRow(func(row pgx.Row) error { return row.Scan(&added) })
+	if m.found {
+		b.Queue(findsSQL, lo, hi).QueryRow(func(row pgx.Row) error { return row.Scan(&offered, &over, &capped) })
+	}
+	if !m.pack {
+		b.Queue(mergeOffersSQL, lo, hi, m.found).QueryRow(func(row pgx.Row) error { return row.Scan(&added, &admitted) })
 	}
 	if err := t.send(ctx, b); err != nil {
-		return 0, err
+		return crawl.AddStats{}, err
 	}
-	if pack {
+	var packed []int64
+	if m.pack {
 		var err error
-		if added, err = t.packRange(ctx, lo, hi); err != nil {
-			return 0, err
+		if added, admitted, packed, err = t.packRange(ctx, lo, hi, m.found || m.counts); err != nil {
+			return crawl.AddStats{}, err
 		}
+	}
+	b = t.batch()
+	b.Queue(dropCountsSQL, lo, hi, m.xmin, packed)
+	if err := t.send(ctx, b); err != nil {
+		return crawl.AddStats{}, err
 	}
 	t.delta.queued += added
 	t.delta.hosts += hosts
-	return added, nil
+	as := crawl.AddStats{Added: int(added)}
+	if m.found {
+		as.Known, as.OverHostCap = int(offered-added-over), int(over)
+		as.Hosts, as.CappedHosts = toIDs(admitted), toIDs(capped)
+	}
+	return as, nil
+}
+
+// toIDs converts sorted IDs.
+func toIDs(ids []int64) []crawl.ID {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]crawl.ID, len(ids))
+	for i, id := range ids {
+		out[i] = crawl.ID(id)
+	}
+	return out
 }
 
 // hostRange returns the lowest and the highest host ID of range r of n,

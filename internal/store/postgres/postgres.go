@@ -106,16 +106,19 @@ type Options struct {
 
 // tuning is the sizes at which a store merges what it stages (stageMin,
 // stageShare, mergeApartMin, mergeRanges: offers.go; packMin: runs.go; mergeRows:
-// inlinks.go), looks for grown tables (analyzeEvery: analyze.go) and
+// inlinks.go), stages its discoveries (findsFrom, findsShare, findsMin:
+// finds.go), looks for grown tables (analyzeEvery: analyze.go) and
 // splits a commit's pages into statements (pageChunkBytes: commit.go). A
 // store keeps its own, so that tests run the same code on small data
 // side by side.
 type tuning struct {
 	stageMin, stageShare, mergeApartMin, packMin    int64
+	findsFrom, findsShare, findsMin                 int64
 	mergeRanges, mergeRows, analyzeEvery, pageChunk int
 }
 
 var defaultTuning = tuning{stageMin: stageMin, stageShare: stageShare, mergeApartMin: mergeApartMin, packMin: packMin,
+	findsFrom: findsFrom, findsShare: findsShare, findsMin: findsMin,
 	mergeRanges: mergeRanges, mergeRows: mergeRows, analyzeEvery: analyzeEvery, pageChunk: pageChunkBytes}
 
 // DB is a crawl store in a PostgreSQL database.
@@ -135,6 +138,8 @@ type DB struct {
 	session int64
 	slots   slotPool
 	merger  inlinkMerger // merges of the staged inbound links (inlinks.go)
+	stored  findsStored  // about the URLs stored, for a commit's choice to stage (finds.go)
+	claimed merged       // what merges run by claims decided, for the next commit (finds.go)
 	grown   analyzer     // analyses of the tables that grew (analyze.go)
 
 	snippets *snippet.Maker // search hits' snippets

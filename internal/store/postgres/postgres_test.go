@@ -52,6 +52,18 @@ func exec(t testing.TB, dsn, schema, sql string, args ...any) {
 	}
 }
 
+// queryInt runs one query of one number in schema outside the store.
+func queryInt(t testing.TB, dsn, schema, sql string, args ...any) int64 {
+	t.Helper()
+	conn := schemaConn(t, dsn, schema)
+	defer conn.Close(context.Background())
+	var n int64
+	if err := conn.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // open opens the store in schema, its sizes changed by tunes.
 func open(t testing.TB, dsn, schema string, tunes ...postgres.Tune) *postgres.DB {
 	t.Helper()

@@ -136,6 +136,11 @@ func (db *DB) Pages(ctx context.Context) iter.Seq2[*crawl.Page, error] {
 	}, func(p *crawl.Page) int64 { return int64(p.ID) })
 }
 
+// stagedCountSQL is about how many offers are staged (ord's sequence
+// counts them since the stage was last empty), 0 when none are.
+const stagedCountSQL = `SELECT CASE WHEN EXISTS (SELECT 1 FROM offers)
+	THEN greatest((SELECT last_value FROM offers_ord_seq), 1) ELSE 0 END`
+
 // Counters returns the crawl-wide counters.
 func (db *DB) Counters(ctx context.Context) (crawl.Counters, error) {
 	var c crawl.Counters
@@ -143,8 +148,8 @@ func (db *DB) Counters(ctx context.Context) (crawl.Counters, error) {
 		coalesce(sum(done), 0)::bigint, coalesce(sum(failed), 0)::bigint, coalesce(sum(disallowed), 0)::bigint,
 		coalesce(sum(skipped), 0)::bigint, coalesce(sum(reserved), 0)::bigint, coalesce(sum(bytes), 0)::bigint,
 		coalesce(sum(hosts), 0)::bigint, coalesce(sum(pages), 0)::bigint, coalesce(sum(links), 0)::bigint,
-		coalesce(sum(duplicates), 0)::bigint FROM counters`).Scan(&c.Queued, &c.InFlight, &c.Done, &c.Failed,
-		&c.Disallowed, &c.Skipped, &c.Reserved, &c.Bytes, &c.Hosts, &c.Pages, &c.Links, &c.Duplicates)
+		coalesce(sum(duplicates), 0)::bigint, (`+stagedCountSQL+`) FROM counters`).Scan(&c.Queued, &c.InFlight, &c.Done, &c.Failed,
+		&c.Disallowed, &c.Skipped, &c.Reserved, &c.Bytes, &c.Hosts, &c.Pages, &c.Links, &c.Duplicates, &c.Staged)
 	if err != nil {
 		return crawl.Counters{}, fmt.Errorf("postgres: counters: %w", err)
 	}

@@ -52,14 +52,23 @@ const packFetch = 16_384
 
 // packOffersSQL opens the cursor of a packing merge over the hosts from
 // %d to %d: the admitted offers as mergeOffersSQL decides them, with the
-// host's key, each drawing seq as it is read (after the sort, so a host's
+// host's key and the inbound links staged for the URL (%s: packCounts or
+// noCounts), each drawing seq as it is read (after the sort, so a host's
 // URLs are numbered in offer order, as rows would be).
 var packOffersSQL = `DECLARE pack_offers NO SCROLL CURSOR FOR
 	SELECT n.id, ` + relURLSQL("n.url", "n.key") + `, n.host_id, n.key, n.depth, n.priority, n.via, n.parent_id, n.discovered_at,
-		n.kind, n.lastmod, n.changefreq, nextval('urls_seq')
-	FROM (` + admittedOffersSQL("%[1]d", "%[2]d") + `) AS n
+		n.kind, n.lastmod, n.changefreq, s.n, s.raise, nextval('urls_seq')
+	FROM (` + admittedOffersSQL("%[1]d", "%[2]d") + `) AS n CROSS JOIN LATERAL %[3]s AS s
 	WHERE n.cap <= 0 OR n.admitted + n.k <= n.cap
 	ORDER BY n.host_id, n.ord`
+
+// packCounts reads the inbound links staged for an offer's URL (a URL
+// admitted has none counted yet); noCounts, for a merge with none staged
+// for URLs that are not rows, reads nothing.
+var (
+	packCounts = stagedInlinks("n.id", "0")
+	noCounts   = `(SELECT 0 AS n, 0 AS raise)`
+)
 
 // seenRow is the most IDs a merge writes to a row of seen.
 const seenRow = 64
@@ -108,6 +117,7 @@ type packOffer struct {
 	id, host, parent, disc, lastmod, seq int64
 	rel, key, via, changefreq            string
 	depth, priority                      int32
+	inlinks, raise                       int32 // staged inbound links of the URL, and the priority they add
 	kind                                 int16
 }
 
@@ -151,6 +161,7 @@ type packer struct {
 
 	hostIDs, hostN []int64 // what the merge admitted to each host
 	hostTop        []int32
+	counted        []int64 // the URLs packed with staged inbound links
 
 	small []smallHost // hosts with fewer than runSize URLs packed, for flush
 }
@@ -175,11 +186,20 @@ func (p *packer) add(o packOffer) error {
 	}
 	k := len(p.hostIDs) - 1
 	p.hostN[k]++
-	p.hostTop[k] = max(p.hostTop[k], o.priority)
 	if e, ok := o.entry(); ok {
+		// A packed URL takes its staged inbound links, as its row would
+		// at the merge of inbound links; a URL that takes a row leaves
+		// them staged for that merge.
+		e.Priority += int64(o.raise)
+		e.Inlinks = int64(o.inlinks)
+		if o.inlinks > 0 {
+			p.counted = append(p.counted, o.id)
+		}
 		p.cur, p.ids = append(p.cur, e), append(p.ids, o.id)
+		p.hostTop[k] = max(p.hostTop[k], int32(e.Priority))
 	} else {
 		p.rows = append(p.rows, o)
+		p.hostTop[k] = max(p.hostTop[k], o.priority)
 	}
 	return nil
 }
@@ -338,48 +358,53 @@ func (p *packer) flush(ctx context.Context) error {
 
 // packRange decides, in t, on the staged offers of the hosts from lo to
 // hi, whose rows are locked, and packs the admitted into runs (see the
-// comment at the top). It returns how many it admitted.
-func (t *txn) packRange(ctx context.Context, lo, hi int64) (int64, error) {
-	if _, err := t.conn.Exec(ctx, fmt.Sprintf(packOffersSQL, lo, hi)); err != nil {
-		return 0, err
+// comment at the top), each with the inbound links staged for it when
+// counts says there may be some. It returns how many it admitted, their
+// hosts, and the URLs packed with staged inbound links.
+func (t *txn) packRange(ctx context.Context, lo, hi int64, counts bool) (added int64, hosts, counted []int64, err error) {
+	c := noCounts
+	if counts {
+		c = packCounts
+	}
+	if _, err := t.conn.Exec(ctx, fmt.Sprintf(packOffersSQL, lo, hi, c)); err != nil {
+		return 0, nil, nil, err
 	}
 	p := &packer{t: t}
 	for {
 		rows, err := t.conn.Query(ctx, fmt.Sprintf(`FETCH %d FROM pack_offers`, packFetch))
 		if err != nil {
-			return 0, err
+			return 0, nil, nil, err
 		}
 		n := 0
 		for rows.Next() {
 			var o packOffer
 			if err := rows.Scan(&o.id, &o.rel, &o.host, &o.key, &o.depth, &o.priority, &o.via, &o.parent, &o.disc, &o.kind,
-				&o.lastmod, &o.changefreq, &o.seq); err != nil {
+				&o.lastmod, &o.changefreq, &o.inlinks, &o.raise, &o.seq); err != nil {
 				rows.Close()
-				return 0, err
+				return 0, nil, nil, err
 			}
 			if err := p.add(o); err != nil {
 				rows.Close()
-				return 0, err
+				return 0, nil, nil, err
 			}
 			n++
 		}
 		if err := rows.Err(); err != nil {
-			return 0, err
+			return 0, nil, nil, err
 		}
 		if n < packFetch {
 			break
 		}
 		if err := p.flush(ctx); err != nil {
-			return 0, err
+			return 0, nil, nil, err
 		}
 	}
 	if err := p.endHost(); err != nil {
-		return 0, err
+		return 0, nil, nil, err
 	}
 	if err := p.flush(ctx); err != nil {
-		return 0, err
+		return 0, nil, nil, err
 	}
-	var added int64
 	for _, n := range p.hostN {
 		added += n
 	}
@@ -390,7 +415,10 @@ func (t *txn) packRange(ctx context.Context, lo, hi int64) (int64, error) {
 		b.Queue(`UPDATE hosts h SET admitted = h.admitted + d.n, queued = h.queued + d.n, top_priority = greatest(h.top_priority, d.top)
 			FROM unnest($1::bigint[], $2::bigint[], $3::int[]) AS d(id, n, top) WHERE h.id = d.id`, p.hostIDs, p.hostN, p.hostTop)
 	}
-	return added, t.send(ctx, b)
+	if err := t.send(ctx, b); err != nil {
+		return 0, nil, nil, err
+	}
+	return added, p.hostIDs, p.counted, nil
 }
 
 // runURL is a packed URL leaving its run for a row of urls.

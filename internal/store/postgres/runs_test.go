@@ -215,6 +215,44 @@ func TestConformancePacked(t *testing.T) {
 	}
 }
 
+// TestConformanceStagedFinds runs the store suite with every commit
+// staging its discoveries and the inbound links of URLs that are not
+// rows, and merging them before it returns (finds.go), as commits in a
+// large frontier do once the stage is large; and its frontier checks
+// with every merge packing too. No offer or finder count is left behind.
+func TestConformanceStagedFinds(t *testing.T) {
+	testDSN(t)
+	t.Parallel()
+	for _, pack := range []bool{false, true} {
+		t.Run(fmt.Sprintf("packed=%v", pack), func(t *testing.T) {
+			t.Parallel()
+			var packed atomic.Int64
+			tunes := []postgres.Tune{postgres.StagedFinds(0, 1)}
+			run := storetest.Run
+			if pack {
+				tunes, run = append(tunes, postgres.PackMin(0)), storetest.RunFrontier
+			}
+			run(t, func(t *testing.T) func() (crawl.Store, error) {
+				dsn, schema := freshSchema(t)
+				t.Cleanup(func() {
+					packed.Add(checkSeen(t, dsn, schema))
+					for _, q := range []string{`SELECT count(*) FROM offers`, `SELECT count(*) FROM host_finds`} {
+						if n := queryInt(t, dsn, schema, q); n != 0 {
+							t.Errorf("%s: %d at the end", q, n)
+						}
+					}
+				})
+				return func() (crawl.Store, error) {
+					return postgres.Open(context.Background(), dsn, postgres.Tuned(postgres.Options{Schema: schema}, tunes...))
+				}
+			})
+			if pack && packed.Load() == 0 {
+				t.Error("no store of the suite packed a URL: it ran on rows alone")
+			}
+		})
+	}
+}
+
 // TestPackedOffersClaimAsAdds: offers staged and merged into runs leave
 // the frontier as the same offers added batch by batch, as the store
 // answers for it. The hosts' counts and ranks are the same; each URL
