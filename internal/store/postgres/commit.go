@@ -81,7 +81,9 @@ func (db *DB) Commit(ctx context.Context, results []crawl.Result, lim crawl.Limi
 	for i := range results {
 		discovers = discovers || len(results[i].Discovered) > 0
 	}
-	finds := discovers && db.stagesFinds()
+	// A large store's commits stage their discoveries, and the inbound
+	// links of targets that are not rows, which may be staged offers.
+	finds := db.stagesFinds()
 	var size findsSize
 	var queued int64
 	err := db.admit(ctx, discovers && !finds, func(ctx context.Context, t *txn, look bool) error {

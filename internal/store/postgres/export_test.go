@@ -104,3 +104,23 @@ func RelURLSQLForTest(u, key string) string { return relURLSQL(u, key) }
 // AnchorsOf is anchorsOf: the SQL of the anchor text indexed for the page
 // whose ID is the SQL expression id.
 func AnchorsOf(id string) string { return anchorsOf(id) }
+
+// UnpackAll makes every packed URL a row of urls, queued, as a claim or
+// a page linking to it does.
+func (db *DB) UnpackAll(ctx context.Context) error {
+	var ids []int64
+	if err := db.pool.QueryRow(ctx, `SELECT coalesce(array_agg(x.id ORDER BY x.id), '{}') FROM seen, unnest(ids) AS x(id)`).
+		Scan(&ids); err != nil {
+		return err
+	}
+	return db.write(ctx, durable, func(ctx context.Context, t *txn) error {
+		if err := t.send(ctx, t.batch()); err != nil { // begin
+			return err
+		}
+		b := t.batch()
+		if err := t.unpackTargets(ctx, b, ids); err != nil {
+			return err
+		}
+		return t.commit(ctx, b)
+	})
+}

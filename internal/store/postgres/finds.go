@@ -178,13 +178,14 @@ const applyFindsSQL = `WITH d AS (DELETE FROM host_finds RETURNING host_id, n)
 // dropCountsSQL drops, after a merge of the hosts from $1 to $2, the
 // staged inbound links of targets in that range that are not rows of
 // urls: those of URLs the merge packed ($4, whose counts went into their
-// runs) and those staged by transactions that ended before the merge
-// began (below $3, the merge's snapshot xmin: their offers were in the
-// stage, decided by now; a URL refused, or never offered, is not
-// counted). Counts staged by transactions still running then wait for
-// the merge of their offers.
+// runs) and those staged by transactions committed when the merge began
+// (visible in $3, its snapshot taken with the stage held: their offers
+// were in the stage, decided by now; a URL refused, or never offered, is
+// not counted). Counts staged by transactions running then wait for the
+// merge of their offers.
 const dropCountsSQL = `DELETE FROM inlinks_staged s
-	WHERE s.target_id BETWEEN $1 AND $2 AND (s.batch < $3 OR s.target_id = ANY($4))
+	WHERE s.target_id BETWEEN $1 AND $2
+		AND (txid_visible_in_snapshot(s.batch, $3::txid_snapshot) OR s.target_id = ANY($4))
 		AND NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.target_id)`
 
 // merged is what a merge decided, for the stats of the commit that ran

@@ -279,7 +279,7 @@ func (db *DB) mergeStaged(ctx context.Context) (crawl.AddStats, error) {
 		b.Queue(mergeMemSQL)
 		b.Queue(`LOCK TABLE offers IN SHARE MODE`)
 		b.Queue(mergeWhatSQL).QueryRow(func(row pgx.Row) error {
-			return row.Scan(&staged, &m.found, &m.counts, &m.xmin)
+			return row.Scan(&staged, &m.found, &m.counts, &m.committed)
 		})
 		b.Queue(stageSizeSQL).QueryRow(func(row pgx.Row) error { return row.Scan(&size, &stored) })
 		if err := t.send(ctx, b); err != nil || !staged && !m.counts {
@@ -325,17 +325,17 @@ func (db *DB) mergeStaged(ctx context.Context) (crawl.AddStats, error) {
 
 // mergeWhatSQL tells a merge whether offers wait, whether some are
 // discoveries (finds.go), whether commits staged inbound links of URLs
-// that are not rows since the last merge, and its snapshot's xmin: every
-// transaction below it has ended.
+// that are not rows since the last merge, and the transactions committed
+// by now (a snapshot, taken with the stage held: their offers are in it).
 const mergeWhatSQL = `SELECT EXISTS (SELECT 1 FROM offers), EXISTS (SELECT 1 FROM offers WHERE found_by IS NOT NULL),
-	(SELECT is_called FROM inlinks_finds_seq), txid_snapshot_xmin(txid_current_snapshot())`
+	(SELECT is_called FROM inlinks_finds_seq), txid_current_snapshot()::text`
 
 // rangeMerge is what the ranges of a merge do.
 type rangeMerge struct {
-	pack   bool  // pack the admitted into runs
-	found  bool  // some offers are discoveries: count them for their finders, and report the decisions
-	counts bool  // inbound links of targets that are not rows may be staged
-	xmin   int64 // the merge's snapshot xmin (dropCountsSQL)
+	pack      bool   // pack the admitted into runs
+	found     bool   // some offers are discoveries: count them for their finders, and report the decisions
+	counts    bool   // inbound links of targets that are not rows may be staged
+	committed string // the transactions committed when the merge began (a snapshot: dropCountsSQL)
 }
 
 // restartStage starts ord's sequence at 1 again once a merge emptied the
@@ -453,7 +453,7 @@ func (db *DB) mergeRange(ctx context.Context, t *txn, r int, m rangeMerge) (craw
 		}
 	}
 	b = t.batch()
-	b.Queue(dropCountsSQL, lo, hi, m.xmin, packed)
+	b.Queue(dropCountsSQL, lo, hi, m.committed, packed)
 	if err := t.send(ctx, b); err != nil {
 		return crawl.AddStats{}, err
 	}

@@ -186,6 +186,7 @@ func (p *packer) add(o packOffer) error {
 	}
 	k := len(p.hostIDs) - 1
 	p.hostN[k]++
+	p.hostTop[k] = max(p.hostTop[k], o.priority) // before the links' bonus, as a row's
 	if e, ok := o.entry(); ok {
 		// A packed URL takes its staged inbound links, as its row would
 		// at the merge of inbound links; a URL that takes a row leaves
@@ -196,10 +197,8 @@ func (p *packer) add(o packOffer) error {
 			p.counted = append(p.counted, o.id)
 		}
 		p.cur, p.ids = append(p.cur, e), append(p.ids, o.id)
-		p.hostTop[k] = max(p.hostTop[k], int32(e.Priority))
 	} else {
 		p.rows = append(p.rows, o)
-		p.hostTop[k] = max(p.hostTop[k], o.priority)
 	}
 	return nil
 }

@@ -107,6 +107,16 @@ func largeFrontier(b *testing.B, dsn, schema string, owners int, id func(string,
 			b.Fatal(err)
 		}
 		return v
+	}, Frontier: func() int64 {
+		// The URLs' tables with their indexes; the stages (offers,
+		// inlinks_staged) left out.
+		var v int64
+		if err := wal.QueryRow(ctx, `SELECT sum(pg_total_relation_size(c.oid))::bigint
+			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = $1 AND c.relname IN ('urls', 'hosts', 'queue_runs', 'seen')`, schema).Scan(&v); err != nil {
+			b.Fatal(err)
+		}
+		return v
 	}}
 }
 
