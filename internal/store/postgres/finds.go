@@ -19,8 +19,10 @@ import (
 // holds findsFrom URLs, a commit therefore appends the URLs its pages
 // discovered to the stage of offers (offers.go), each with the host of
 // the page that found it (found_by), and stages the inbound links it
-// counts for link targets that are not rows of urls (inlinks.go), drawing
-// a value of inlinks_finds_seq for each. Both are appends, made before
+// counts for link targets that are not rows of urls in inlinks_found
+// (inlinks.go), drawing a value of inlinks_finds_seq for each: the
+// merges of inlinks_staged, many between two merges of the stage, never
+// read them. Both are appends, made before
 // the commit locks its hosts: a merge holds the stage in SHARE mode, so a
 // commit waiting to stage holds no row a merge needs.
 //
@@ -34,10 +36,10 @@ import (
 // while offers are staged (Counters.Staged). A merge decides on the
 // discoveries as on any offer; it adds the URLs it admits to their
 // finders' discovered counts (host_finds); the staged counts of the URLs
-// it packs go into their runs, those of the URLs it makes rows stay
-// staged for the merge of inbound links, and those of targets that are
-// neither are dropped. A smaller store admits a commit's discoveries at
-// once: its pages stay in the server's cache.
+// it packs go into their runs, those of the URLs it makes rows move to
+// inlinks_staged for the merges of inbound links, and those of targets
+// that are neither are dropped. A smaller store admits a commit's
+// discoveries at once: its pages stay in the server's cache.
 const (
 	findsFrom  = 1_000_000
 	findsShare = 16
@@ -48,9 +50,10 @@ const (
 // value for each URL inserted or packed), as a commit's first round trip
 // last read it. It decides whether the next commit stages its
 // discoveries: that is known before the transaction, whose first
-// statement otherwise looks at the stage and holds it (queueStaged), which
-// a commit that stages must not do (a merge would wait for the look while
-// the commit waits to stage).
+// statement otherwise looks at the stage and holds it (queueStaged),
+// which a commit that stages must not do: a merge empties the stage by
+// TRUNCATE, which would wait for the look while the commit waited for
+// the merge to stage.
 type findsStored struct{ n atomic.Int64 }
 
 // storedSQL reads about how many URLs are stored.
@@ -175,18 +178,29 @@ const applyFindsSQL = `WITH d AS (DELETE FROM host_finds RETURNING host_id, n)
 	UPDATE hosts h SET discovered = h.discovered + f.n
 	FROM (SELECT host_id, sum(n)::bigint AS n FROM d GROUP BY host_id) AS f WHERE h.id = f.host_id`
 
-// dropCountsSQL drops, after a merge of the hosts from $1 to $2, the
-// staged inbound links of targets in that range that are not rows of
-// urls: those of URLs the merge packed ($4, whose counts went into their
-// runs) and those staged by transactions committed when the merge began
-// (visible in $3, its snapshot taken with the stage held: their offers
-// were in the stage, decided by now; a URL refused, or never offered, is
-// not counted). Counts staged by transactions running then wait for the
-// merge of their offers.
-const dropCountsSQL = `DELETE FROM inlinks_staged s
+// moveCountsSQL moves, after a merge of the hosts from $1 to $2, the
+// inbound links staged for targets in that range that are rows of urls
+// now (the URLs the merge inserted) from inlinks_found to inlinks_staged,
+// whose merges apply them as any; it returns how many it moved.
+const moveCountsSQL = `WITH d AS (
+	DELETE FROM inlinks_found s WHERE s.target_id BETWEEN $1 AND $2 AND EXISTS (SELECT 1 FROM urls u WHERE u.id = s.target_id)
+	RETURNING s.*
+), i AS (
+	INSERT INTO inlinks_staged SELECT * FROM d ORDER BY target_id, batch RETURNING 1
+)
+SELECT count(*) FROM i`
+
+// dropCountsSQL drops, after moveCountsSQL, the inbound links left in
+// inlinks_found for targets from $1 to $2: those of URLs the merge packed
+// ($4, whose counts went into their runs) and those staged by
+// transactions committed when the merge began (visible in $3, its
+// snapshot taken with the stage held: their offers were in the stage,
+// decided by now; a URL refused, or never offered, is not counted).
+// Counts staged by transactions running then wait for the merge of their
+// offers.
+const dropCountsSQL = `DELETE FROM inlinks_found s
 	WHERE s.target_id BETWEEN $1 AND $2
-		AND (txid_visible_in_snapshot(s.batch, $3::txid_snapshot) OR s.target_id = ANY($4))
-		AND NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.target_id)`
+		AND (txid_visible_in_snapshot(s.batch, $3::txid_snapshot) OR s.target_id = ANY($4))`
 
 // merged is what a merge decided, for the stats of the commit that ran
 // it, or of the next commit for a merge a claim ran (heldOver).

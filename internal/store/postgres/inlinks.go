@@ -138,11 +138,12 @@ func (s *inlinkStage) queueExisting(b *pgx.Batch, lim crawl.Limits) {
 }
 
 // stageFindsSQL is stageSQL for a commit that stages its discoveries
-// (finds.go): the targets that are not rows are staged too, counted as
-// queued (a URL a merge admits is), each drawing a value of
-// inlinks_finds_seq. A merge drops those of URLs it does not make rows.
+// (finds.go): the targets that are not rows are staged in inlinks_found,
+// counted as queued (a URL a merge admits is), each drawing a value of
+// inlinks_finds_seq. A merge moves those of the URLs it makes rows to
+// inlinks_staged and drops the others.
 const stageFindsSQL = `WITH s AS (
-	INSERT INTO inlinks_staged (target_id, batch, n, m, bonus, cap)
+	INSERT INTO inlinks_found (target_id, batch, n, m, bonus, cap)
 	SELECT v.id, txid_current(), v.n, CASE WHEN v.q = 1 OR v.q < 0 AND coalesce(u.state, 0) = 0 THEN v.m ELSE 0 END, $5, $6
 	FROM unnest($1::bigint[], $2::int[], $3::int[], $4::smallint[]) AS v(id, n, m, q) LEFT JOIN urls u ON u.id = v.id
 	ORDER BY v.id
@@ -172,12 +173,8 @@ func (s *inlinkStage) queueAdmitted(b *pgx.Batch, lim crawl.Limits, finds bool) 
 	}
 	bonus, cap := bonusOf(lim)
 	if finds {
-		b.Queue(stageFindsSQL, ids, n, m, q, bonus, cap).QueryRow(func(row pgx.Row) error {
-			var k int64
-			err := row.Scan(&k)
-			s.added += int(k)
-			return err
-		})
+		// Not for the merges of inlinks_staged: rows() leaves them out.
+		b.Queue(stageFindsSQL, ids, n, m, q, bonus, cap)
 		return
 	}
 	b.Queue(stageSQL, ids, n, m, q, bonus, cap).Query(func(rows pgx.Rows) error {
@@ -203,11 +200,17 @@ func (s *inlinkStage) rows() int {
 // n links, those numbered n-m+1..n came while the URL was queued; each of
 // them numbered at most cap in the URL's count raises it by bonus.
 func stagedInlinks(id, inlinks string) string {
+	return stagedInlinksIn("inlinks_staged", id, inlinks)
+}
+
+// stagedInlinksIn is stagedInlinks over the rows of table (inlinks_staged
+// or inlinks_found).
+func stagedInlinksIn(table, id, inlinks string) string {
 	return `(SELECT coalesce(sum(n), 0)::int AS n,
 			coalesce(sum(bonus * greatest(0, least(n, cap - before) - (n - m))), 0)::int AS raise
 		FROM (SELECT n, m, bonus, cap, ` + inlinks + ` + coalesce(sum(n) OVER (ORDER BY batch
 				ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-			FROM inlinks_staged WHERE target_id = ` + id + `) s)`
+			FROM ` + table + ` WHERE target_id = ` + id + `) s)`
 }
 
 // mergeSQL merges the staged rows of the link targets after $1 (by ID),

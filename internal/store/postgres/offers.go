@@ -422,8 +422,9 @@ func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn, m rangeMerge) (
 // store's ranges of host IDs (tuning.mergeRanges): it inserts the hosts
 // without a row, locks the hosts in ID order, counts the discoveries for
 // their finders (findsSQL) and runs mergeOffersSQL, or packs the admitted
-// into runs (packRange); then it drops the staged inbound links of the
-// range's targets that are not rows (dropCountsSQL). The counts go to t's
+// into runs (packRange); then it moves the inbound links staged for the
+// range's targets that are rows now to the merges of inbound links
+// (moveCountsSQL) and drops the others (dropCountsSQL). The counts go to t's
 // deltas; it returns what it decided (with m.found; else only the URLs
 // admitted).
 func (db *DB) mergeRange(ctx context.Context, t *txn, r int, m rangeMerge) (crawl.AddStats, error) {
@@ -453,10 +454,15 @@ func (db *DB) mergeRange(ctx context.Context, t *txn, r int, m rangeMerge) (craw
 		}
 	}
 	b = t.batch()
+	var moved int64
+	b.Queue(moveCountsSQL, lo, hi).QueryRow(func(row pgx.Row) error { return row.Scan(&moved) })
 	b.Queue(dropCountsSQL, lo, hi, m.committed, packed)
 	if err := t.send(ctx, b); err != nil {
 		return crawl.AddStats{}, err
 	}
+	// The moved counts are for the merges of inlinks_staged (should the
+	// range not commit, a merge finds nothing of them).
+	db.merger.staged(db, int(moved))
 	t.delta.queued += added
 	t.delta.hosts += hosts
 	as := crawl.AddStats{Added: int(added)}

@@ -62,11 +62,11 @@ var packOffersSQL = `DECLARE pack_offers NO SCROLL CURSOR FOR
 	WHERE n.cap <= 0 OR n.admitted + n.k <= n.cap
 	ORDER BY n.host_id, n.ord`
 
-// packCounts reads the inbound links staged for an offer's URL (a URL
-// admitted has none counted yet); noCounts, for a merge with none staged
-// for URLs that are not rows, reads nothing.
+// packCounts reads the inbound links staged for an offer's URL, which is
+// not a row (a URL admitted has none counted yet); noCounts, for a merge
+// with none staged for URLs that are not rows, reads nothing.
 var (
-	packCounts = stagedInlinks("n.id", "0")
+	packCounts = stagedInlinksIn("inlinks_found", "n.id", "0")
 	noCounts   = `(SELECT 0 AS n, 0 AS raise)`
 )
 

@@ -236,7 +236,8 @@ func TestConformanceStagedFinds(t *testing.T) {
 				dsn, schema := freshSchema(t)
 				t.Cleanup(func() {
 					packed.Add(checkSeen(t, dsn, schema))
-					for _, q := range []string{`SELECT count(*) FROM offers`, `SELECT count(*) FROM host_finds`} {
+					for _, q := range []string{`SELECT count(*) FROM offers`, `SELECT count(*) FROM host_finds`,
+						`SELECT count(*) FROM inlinks_found`} {
 						if n := queryInt(t, dsn, schema, q); n != 0 {
 							t.Errorf("%s: %d at the end", q, n)
 						}
