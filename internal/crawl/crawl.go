@@ -227,6 +227,35 @@ type AddStats struct {
 	CappedHosts []ID // hosts that refused new URLs at Limits.MaxPagesPerHost
 }
 
+// Decided adds to st what o decided (a merge of staged offers, reported
+// by the commit that ran it): the URLs added, known and over a host's
+// cap, and the hosts o names that st does not, after st's.
+func (st *AddStats) Decided(o AddStats) {
+	st.Added += o.Added
+	st.Known += o.Known
+	st.OverHostCap += o.OverHostCap
+	st.Hosts = unionIDs(st.Hosts, o.Hosts)
+	st.CappedHosts = unionIDs(st.CappedHosts, o.CappedHosts)
+}
+
+// unionIDs returns a with the IDs of b it lacks appended, in b's order.
+func unionIDs(a, b []ID) []ID {
+	if len(b) == 0 {
+		return a
+	}
+	seen := make(map[ID]bool, len(a))
+	for _, id := range a {
+		seen[id] = true
+	}
+	for _, id := range b {
+		if !seen[id] {
+			a = append(a, id)
+			seen[id] = true
+		}
+	}
+	return a
+}
+
 // Host is the per-host state the scheduler needs. The host key is the
 // origin (scheme://host[:port]); robots.txt and politeness apply to it.
 type Host struct {

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -155,21 +154,21 @@ func (s *findsSize) due(tu *tuning, queued int64) bool {
 	return s.staged >= max(tu.findsMin, min(s.stored/tu.findsShare, s.queued+queued))
 }
 
-// findsSQL counts, for a merge of discoveries, the staged offers of the
-// hosts from $1 to $2, those a host's cap refuses and their hosts, and
-// appends to host_finds how many of each finder's offers the merge
-// admits, by the rule of its insert (admittedOffersSQL: a URL's first
-// offer, unless stored; a host's cap admits its first offers in stage
-// order). It runs before the insert, once the hosts are locked, while
-// their admitted counts are those before the merge.
+// findsSQL counts, for a merge of discoveries that inserts rows, the
+// staged offers of the hosts from $1 to $2 that a host's cap refuses and
+// their hosts, and appends to host_finds how many of each finder's
+// offers the merge admits, by the rule of its insert (admittedOffersSQL:
+// a URL's first offer, unless stored; a host's cap admits its first
+// offers in stage order). It runs before the insert, once the hosts are
+// locked, while their admitted counts are those before the merge. (A
+// packing merge counts them as it reads its cursor: packRange.)
 var findsSQL = `WITH a AS (
 	SELECT n.host_id, n.found_by, n.cap <= 0 OR n.admitted + n.k <= n.cap AS ok
 	FROM (` + admittedOffersSQL("$1", "$2") + `) AS n
 ), f AS (
 	INSERT INTO host_finds (host_id, n) SELECT found_by, count(*) FROM a WHERE ok AND found_by IS NOT NULL GROUP BY found_by
 )
-SELECT (SELECT count(*) FROM offers WHERE host_id BETWEEN $1 AND $2), count(*) FILTER (WHERE NOT ok),
-	coalesce(array_agg(DISTINCT host_id) FILTER (WHERE NOT ok), '{}') FROM a`
+SELECT count(*) FILTER (WHERE NOT ok), coalesce(array_agg(DISTINCT host_id) FILTER (WHERE NOT ok), '{}') FROM a`
 
 // applyFindsSQL adds the finders' counts the ranges of a merge appended
 // (and any that a merge which failed after its ranges committed left) to
@@ -209,25 +208,6 @@ type merged struct {
 	st crawl.AddStats
 }
 
-// addMerge adds what a merge decided to st.
-func addMerge(st *crawl.AddStats, as crawl.AddStats) {
-	st.Added += as.Added
-	st.Known += as.Known
-	st.OverHostCap += as.OverHostCap
-	st.Hosts = mergeIDs(st.Hosts, as.Hosts)
-	st.CappedHosts = mergeIDs(st.CappedHosts, as.CappedHosts)
-}
-
-// mergeIDs returns the sorted union of two sorted ID lists.
-func mergeIDs(a, b []crawl.ID) []crawl.ID {
-	if len(b) == 0 {
-		return a
-	}
-	out := slices.Concat(a, b)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 // heldOver keeps what a merge of discoveries that ClaimHosts ran decided
 // for the next commit to report: a claim has no figures to give, and the
 // crawl's count of new URLs and the hosts woken for them come from
@@ -237,7 +217,7 @@ func (m *merged) heldOver(as crawl.AddStats) {
 		return
 	}
 	m.mu.Lock()
-	addMerge(&m.st, as)
+	m.st.Decided(as)
 	m.mu.Unlock()
 }
 
@@ -246,7 +226,7 @@ func (m *merged) heldOver(as crawl.AddStats) {
 func (m *merged) report(st *crawl.AddStats) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	addMerge(st, m.st)
+	st.Decided(m.st)
 	m.st = crawl.AddStats{}
 }
 
@@ -260,6 +240,6 @@ func (db *DB) mergeFinds(ctx context.Context, size *findsSize, queued int64, st 
 	if err != nil {
 		return err
 	}
-	addMerge(st, as)
+	st.Decided(as)
 	return nil
 }

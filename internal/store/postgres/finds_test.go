@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -50,7 +49,7 @@ func TestStagedFindsDecideAsCommits(t *testing.T) {
 	overDepth := 0
 	run := func(name string, tunes ...postgres.Tune) (string, int) {
 		s := openFinds(t, name, tunes...)
-		added, over := commitFinds(t, s.db)
+		added, over := storetest.CommitFinds(t, s.db)
 		overDepth += over
 		if name != "direct" {
 			if s.count(t, `SELECT count(*) FROM offers`) == 0 {
@@ -110,7 +109,7 @@ func TestStagedFindsDecideAsCommits(t *testing.T) {
 		pack int64
 	}{{"claimed-rows", 1 << 62}, {"claimed-runs", 0}} {
 		s := openFinds(t, c.name, postgres.StagedFinds(0, 1<<62), postgres.PackMin(c.pack))
-		commitFinds(t, s.db)
+		storetest.CommitFinds(t, s.db)
 		if _, err := s.db.MergeStaged(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -183,89 +182,6 @@ func samePacked(t *testing.T, s, direct findsStore) {
 	if linked == 0 {
 		t.Error("no packed URL had inbound links: the test shows nothing of their counts")
 	}
-}
-
-// commitFinds claims a few hosts' seeds and commits them in batches,
-// each page linking to seeds and to new URLs, offering the new ones the
-// first time it sees them (as the engine does) and some again. It
-// returns the URLs the commits added and the offers they found over
-// depth.
-func commitFinds(t *testing.T, db *postgres.DB) (added, overDepth int) {
-	t.Helper()
-	ctx := context.Background()
-	lim := crawl.Limits{MaxDepth: 2, MaxPagesPerHost: 7, InlinkBonus: 3, MaxInlinkBonus: 9}
-	rng := rand.New(rand.NewPCG(7, 8))
-	var seeds []crawl.NewURL
-	for h := range 5 {
-		for i := range 4 {
-			seeds = append(seeds, storetest.U(fmt.Sprintf("http://h%d.test/s%d", h, i), 0, 10))
-		}
-	}
-	if _, err := db.AddURLs(ctx, seeds, lim); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	hosts, err := db.ClaimHosts(ctx, "o", 100, time.Hour, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var claimed []crawl.ClaimedURL
-	for _, h := range hosts {
-		us, _, err := db.ClaimURLs(ctx, "o", h.ID, 100, lim, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		claimed = append(claimed, us...)
-	}
-	slices.SortFunc(claimed, func(a, b crawl.ClaimedURL) int { return strings.Compare(a.URL, b.URL) })
-	if len(claimed) != len(seeds) {
-		t.Fatalf("claimed %d of %d seeds", len(claimed), len(seeds))
-	}
-	// New URLs on the seeds' hosts and on two new ones.
-	var pool []string
-	for h := range 7 {
-		for i := range 6 {
-			pool = append(pool, fmt.Sprintf("http://h%d.test/p%d", h, i))
-		}
-	}
-	offered := map[string]bool{}
-	depth := map[string]int{}
-	var batch []crawl.Result
-	for i, c := range claimed {
-		r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone,
-			Page: &crawl.Page{URL: c.URL, Status: 200, ContentType: "text/html", FetchedAt: now, Title: "t", Text: "x"}}
-		for range 6 {
-			target := pool[rng.IntN(len(pool))]
-			if rng.IntN(4) == 0 {
-				target = claimed[rng.IntN(len(claimed))].URL
-			}
-			r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(target), Target: target,
-				Anchor: "a", NoFollow: rng.IntN(8) == 0})
-			if strings.Contains(target, "/p") && (!offered[target] || rng.IntN(6) == 0) {
-				offered[target] = true
-				// A URL is over depth every time or never: one refused
-				// over depth and admitted later loses the links counted
-				// before when added at once, not when staged.
-				if depth[target] == 0 {
-					depth[target] = 1 + rng.IntN(3)/2*2
-				}
-				u := storetest.U(target, depth[target], rng.IntN(5))
-				u.Parent = c.ID
-				r.Discovered = append(r.Discovered, u)
-			}
-		}
-		batch = append(batch, r)
-		if len(batch) == 3 || i == len(claimed)-1 {
-			st, err := db.Commit(ctx, batch, lim)
-			if err != nil {
-				t.Fatal(err)
-			}
-			added += st.Add.Added
-			overDepth += st.Add.OverDepth
-			batch = batch[:0]
-		}
-	}
-	return added, overDepth
 }
 
 // dumpFinds is what the frontier of s holds: its URLs (each with its

@@ -296,7 +296,7 @@ func (db *DB) mergeStaged(ctx context.Context) (crawl.AddStats, error) {
 				if err != nil {
 					return err
 				}
-				addMerge(&as, rs)
+				as.Decided(rs)
 			}
 		} else {
 			rs, err := db.mergeApart(ctx, conns, m)
@@ -304,6 +304,11 @@ func (db *DB) mergeStaged(ctx context.Context) (crawl.AddStats, error) {
 				return err
 			}
 			as, apart = rs, len(conns)
+		}
+		if m.found {
+			// The offers neither added nor refused by a cap were known
+			// (stored, or offered earlier in the stage).
+			as.Known = int(size) - as.Added - as.OverHostCap
 		}
 		b = t.batch()
 		b.Queue(applyFindsSQL)
@@ -408,7 +413,7 @@ func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn, m rangeMerge) (
 					return err
 				}
 				mu.Lock()
-				addMerge(&as, rs)
+				as.Decided(rs)
 				mu.Unlock()
 				return nil
 			})
@@ -429,7 +434,7 @@ func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn, m rangeMerge) (
 // admitted).
 func (db *DB) mergeRange(ctx context.Context, t *txn, r int, m rangeMerge) (crawl.AddStats, error) {
 	lo, hi := hostRange(r, db.tune.mergeRanges)
-	var hosts, added, offered, over int64
+	var hosts, added, over int64
 	var admitted, capped []int64
 	b := t.batch()
 	b.Queue(mergeHostsSQL, lo, hi).Exec(func(ct pgconn.CommandTag) error {
@@ -437,8 +442,8 @@ func (db *DB) mergeRange(ctx context.Context, t *txn, r int, m rangeMerge) (craw
 		return nil
 	})
 	b.Queue(lockStagedHostsSQL, lo, hi)
-	if m.found {
-		b.Queue(findsSQL, lo, hi).QueryRow(func(row pgx.Row) error { return row.Scan(&offered, &over, &capped) })
+	if m.found && !m.pack {
+		b.Queue(findsSQL, lo, hi).QueryRow(func(row pgx.Row) error { return row.Scan(&over, &capped) })
 	}
 	if !m.pack {
 		b.Queue(mergeOffersSQL, lo, hi, m.found).QueryRow(func(row pgx.Row) error { return row.Scan(&added, &admitted) })
@@ -446,17 +451,18 @@ func (db *DB) mergeRange(ctx context.Context, t *txn, r int, m rangeMerge) (craw
 	if err := t.send(ctx, b); err != nil {
 		return crawl.AddStats{}, err
 	}
-	var packed []int64
+	var counted []int64
 	if m.pack {
-		var err error
-		if added, admitted, packed, err = t.packRange(ctx, lo, hi, m.found || m.counts); err != nil {
+		p, err := t.packRange(ctx, lo, hi, m.found || m.counts)
+		if err != nil {
 			return crawl.AddStats{}, err
 		}
+		added, over, admitted, capped, counted = p.added, p.over, p.hosts, p.capped, p.counted
 	}
 	b = t.batch()
 	var moved int64
 	b.Queue(moveCountsSQL, lo, hi).QueryRow(func(row pgx.Row) error { return row.Scan(&moved) })
-	b.Queue(dropCountsSQL, lo, hi, m.committed, packed)
+	b.Queue(dropCountsSQL, lo, hi, m.committed, counted)
 	if err := t.send(ctx, b); err != nil {
 		return crawl.AddStats{}, err
 	}
@@ -467,7 +473,7 @@ func (db *DB) mergeRange(ctx context.Context, t *txn, r int, m rangeMerge) (craw
 	t.delta.hosts += hosts
 	as := crawl.AddStats{Added: int(added)}
 	if m.found {
-		as.Known, as.OverHostCap = int(offered-added-over), int(over)
+		as.OverHostCap = int(over)
 		as.Hosts, as.CappedHosts = toIDs(admitted), toIDs(capped)
 	}
 	return as, nil

@@ -51,15 +51,17 @@ const runSize = 64
 const packFetch = 16_384
 
 // packOffersSQL opens the cursor of a packing merge over the hosts from
-// %d to %d: the admitted offers as mergeOffersSQL decides them, with the
-// host's key and the inbound links staged for the URL (%s: packCounts or
-// noCounts), each drawing seq as it is read (after the sort, so a host's
-// URLs are numbered in offer order, as rows would be).
+// %d to %d: the offers mergeOffersSQL decides on, with the host's key, the
+// inbound links staged for the URL (%s: packCounts or noCounts), the
+// finder, and whether the host's cap admits it (ok); each admitted offer
+// draws seq as it is read (after the sort, so a host's URLs are numbered
+// in offer order, as rows would be). The refused are read too, for the
+// merge's report.
 var packOffersSQL = `DECLARE pack_offers NO SCROLL CURSOR FOR
 	SELECT n.id, ` + relURLSQL("n.url", "n.key") + `, n.host_id, n.key, n.depth, n.priority, n.via, n.parent_id, n.discovered_at,
-		n.kind, n.lastmod, n.changefreq, s.n, s.raise, nextval('urls_seq')
-	FROM (` + admittedOffersSQL("%[1]d", "%[2]d") + `) AS n CROSS JOIN LATERAL %[3]s AS s
-	WHERE n.cap <= 0 OR n.admitted + n.k <= n.cap
+		n.kind, n.lastmod, n.changefreq, s.n, s.raise, n.found_by, n.ok, CASE WHEN n.ok THEN nextval('urls_seq') END
+	FROM (SELECT a.*, a.cap <= 0 OR a.admitted + a.k <= a.cap AS ok FROM (` + admittedOffersSQL("%[1]d", "%[2]d") + `) AS a) AS n
+		CROSS JOIN LATERAL %[3]s AS s
 	ORDER BY n.host_id, n.ord`
 
 // packCounts reads the inbound links staged for an offer's URL, which is
@@ -119,6 +121,7 @@ type packOffer struct {
 	depth, priority                      int32
 	inlinks, raise                       int32 // staged inbound links of the URL, and the priority they add
 	kind                                 int16
+	foundBy                              *int64 // the host whose page found it, if a commit staged it
 }
 
 // entry returns the offer's entry in a run, or false when a run cannot
@@ -162,6 +165,12 @@ type packer struct {
 	hostIDs, hostN []int64 // what the merge admitted to each host
 	hostTop        []int32
 	counted        []int64 // the URLs packed with staged inbound links
+
+	// The refused by their host's cap, the hosts that refused some, and
+	// the admitted by finder.
+	over    int64
+	capped  []int64
+	finders map[int64]int64
 
 	small []smallHost // hosts with fewer than runSize URLs packed, for flush
 }
@@ -355,57 +364,74 @@ func (p *packer) flush(ctx context.Context) error {
 	return nil
 }
 
+// packed is what a packing merge of a range decided.
+type packed struct {
+	added, over            int64
+	hosts, capped, counted []int64 // hosts admitted URLs and capped; the URLs packed with staged inbound links
+}
+
 // packRange decides, in t, on the staged offers of the hosts from lo to
 // hi, whose rows are locked, and packs the admitted into runs (see the
 // comment at the top), each with the inbound links staged for it when
-// counts says there may be some. It returns how many it admitted, their
-// hosts, and the URLs packed with staged inbound links.
-func (t *txn) packRange(ctx context.Context, lo, hi int64, counts bool) (added int64, hosts, counted []int64, err error) {
+// counts says there may be some, and appends the finders' counts to
+// host_finds.
+func (t *txn) packRange(ctx context.Context, lo, hi int64, counts bool) (packed, error) {
 	c := noCounts
 	if counts {
 		c = packCounts
 	}
 	if _, err := t.conn.Exec(ctx, fmt.Sprintf(packOffersSQL, lo, hi, c)); err != nil {
-		return 0, nil, nil, err
+		return packed{}, err
 	}
-	p := &packer{t: t}
+	p := &packer{t: t, finders: map[int64]int64{}}
 	for {
 		rows, err := t.conn.Query(ctx, fmt.Sprintf(`FETCH %d FROM pack_offers`, packFetch))
 		if err != nil {
-			return 0, nil, nil, err
+			return packed{}, err
 		}
 		n := 0
 		for rows.Next() {
 			var o packOffer
+			var ok bool
+			var seq *int64
 			if err := rows.Scan(&o.id, &o.rel, &o.host, &o.key, &o.depth, &o.priority, &o.via, &o.parent, &o.disc, &o.kind,
-				&o.lastmod, &o.changefreq, &o.inlinks, &o.raise, &o.seq); err != nil {
+				&o.lastmod, &o.changefreq, &o.inlinks, &o.raise, &o.foundBy, &ok, &seq); err != nil {
 				rows.Close()
-				return 0, nil, nil, err
+				return packed{}, err
+			}
+			n++
+			if !ok {
+				p.refuse(o.host)
+				continue
+			}
+			o.seq = *seq
+			if o.foundBy != nil {
+				p.finders[*o.foundBy]++
 			}
 			if err := p.add(o); err != nil {
 				rows.Close()
-				return 0, nil, nil, err
+				return packed{}, err
 			}
-			n++
 		}
 		if err := rows.Err(); err != nil {
-			return 0, nil, nil, err
+			return packed{}, err
 		}
 		if n < packFetch {
 			break
 		}
 		if err := p.flush(ctx); err != nil {
-			return 0, nil, nil, err
+			return packed{}, err
 		}
 	}
 	if err := p.endHost(); err != nil {
-		return 0, nil, nil, err
+		return packed{}, err
 	}
 	if err := p.flush(ctx); err != nil {
-		return 0, nil, nil, err
+		return packed{}, err
 	}
+	r := packed{over: p.over, hosts: p.hostIDs, capped: p.capped, counted: p.counted}
 	for _, n := range p.hostN {
-		added += n
+		r.added += n
 	}
 	b := t.batch()
 	b.Queue(`CLOSE pack_offers`)
@@ -414,10 +440,26 @@ func (t *txn) packRange(ctx context.Context, lo, hi int64, counts bool) (added i
 		b.Queue(`UPDATE hosts h SET admitted = h.admitted + d.n, queued = h.queued + d.n, top_priority = greatest(h.top_priority, d.top)
 			FROM unnest($1::bigint[], $2::bigint[], $3::int[]) AS d(id, n, top) WHERE h.id = d.id`, p.hostIDs, p.hostN, p.hostTop)
 	}
-	if err := t.send(ctx, b); err != nil {
-		return 0, nil, nil, err
+	if len(p.finders) > 0 {
+		ids, ns := make([]int64, 0, len(p.finders)), make([]int64, 0, len(p.finders))
+		for id, n := range p.finders {
+			ids, ns = append(ids, id), append(ns, n)
+		}
+		b.Queue(`INSERT INTO host_finds (host_id, n) SELECT * FROM unnest($1::bigint[], $2::bigint[])`, ids, ns)
 	}
-	return added, p.hostIDs, p.counted, nil
+	if err := t.send(ctx, b); err != nil {
+		return packed{}, err
+	}
+	return r, nil
+}
+
+// refuse notes an offer refused by its host's cap (they come in host
+// order).
+func (p *packer) refuse(host int64) {
+	p.over++
+	if len(p.capped) == 0 || p.capped[len(p.capped)-1] != host {
+		p.capped = append(p.capped, host)
+	}
 }
 
 // runURL is a packed URL leaving its run for a row of urls.

@@ -417,12 +417,8 @@ func (c *committer) addDiscovered(ctx context.Context, lim crawl.Limits, now tim
 		return err
 	}
 	st.Add.Offered += as.Offered
-	st.Add.Added += as.Added
-	st.Add.Known += as.Known
 	st.Add.OverDepth += as.OverDepth
-	st.Add.OverHostCap += as.OverHostCap
-	st.Add.Hosts = mergeIDs(st.Add.Hosts, as.Hosts)
-	st.Add.CappedHosts = mergeIDs(st.Add.CappedHosts, as.CappedHosts)
+	st.Add.Decided(as)
 	found := map[crawl.ID]int64{}
 	for _, d := range c.discovered {
 		for _, ok := range admitted[d.from:d.to] {
@@ -782,23 +778,6 @@ func bands(fp uint64) [4]int64 {
 		b[i] = int64(v)
 	}
 	return b
-}
-
-func mergeIDs(a, b []crawl.ID) []crawl.ID {
-	if len(b) == 0 {
-		return a
-	}
-	seen := make(map[crawl.ID]bool, len(a))
-	for _, id := range a {
-		seen[id] = true
-	}
-	for _, id := range b {
-		if !seen[id] {
-			a = append(a, id)
-			seen[id] = true
-		}
-	}
-	return a
 }
 
 // SaveRobots caches a host's robots.txt outcome.

@@ -101,17 +101,8 @@ func (c *committer) mergeFinds(ctx context.Context, stored int64, st *crawl.Comm
 	if err != nil {
 		return err
 	}
-	addMerge(&st.Add, as)
+	st.Add.Decided(as)
 	return nil
-}
-
-// addMerge adds what a merge decided to st.
-func addMerge(st *crawl.AddStats, as crawl.AddStats) {
-	st.Added += as.Added
-	st.Known += as.Known
-	st.OverHostCap += as.OverHostCap
-	st.Hosts = mergeIDs(st.Hosts, as.Hosts)
-	st.CappedHosts = mergeIDs(st.CappedHosts, as.CappedHosts)
 }
 
 // heldOver keeps what a merge of discoveries that ClaimHosts ran decided
@@ -124,7 +115,7 @@ func (db *DB) heldOver(as crawl.AddStats) {
 		return
 	}
 	db.mu.Lock()
-	addMerge(&db.claimMerges, as)
+	db.claimMerges.Decided(as)
 	db.mu.Unlock()
 }
 
@@ -133,7 +124,7 @@ func (db *DB) heldOver(as crawl.AddStats) {
 func (db *DB) reportHeldOver(st *crawl.CommitStats) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	addMerge(&st.Add, db.claimMerges)
+	st.Add.Decided(db.claimMerges)
 	db.claimMerges = crawl.AddStats{}
 }
 

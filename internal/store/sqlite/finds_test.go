@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
+	"github.com/acrawler/acrawler/internal/store/storetest"
 )
 
 // TestStagedFindsDecideAsCommits: commits that stage their pages'
@@ -149,85 +149,12 @@ func (db *DB) unpackAllForTest(t *testing.T) {
 	}
 }
 
-// commitFinds claims a few hosts' seeds and commits them in batches,
-// each page linking to seeds and to new URLs, offering the new ones the
-// first time it sees them (as the engine does) and some again. It
-// returns the URLs the commits added and the offers staged at the end.
+// commitFinds runs storetest.CommitFinds on db and returns the URLs the
+// commits added and the offers staged at the end.
 func commitFinds(t *testing.T, db *DB) (added int, staged int64) {
 	t.Helper()
-	ctx := context.Background()
-	lim := crawl.Limits{MaxDepth: 2, MaxPagesPerHost: 7, InlinkBonus: 3, MaxInlinkBonus: 9}
-	rng := rand.New(rand.NewPCG(7, 8))
-	var seeds []crawl.NewURL
-	for h := range 5 {
-		for i := range 4 {
-			seeds = append(seeds, offerURL(fmt.Sprintf("http://h%d.test/s%d", h, i), 0, 10))
-		}
-	}
-	if _, err := db.AddURLs(ctx, seeds, lim); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now()
-	hosts, err := db.ClaimHosts(ctx, "o", 100, time.Hour, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var claimed []crawl.ClaimedURL
-	for _, h := range hosts {
-		us, _, err := db.ClaimURLs(ctx, "o", h.ID, 100, lim, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		claimed = append(claimed, us...)
-	}
-	slices.SortFunc(claimed, func(a, b crawl.ClaimedURL) int { return strings.Compare(a.URL, b.URL) })
-	if len(claimed) != len(seeds) {
-		t.Fatalf("claimed %d of %d seeds", len(claimed), len(seeds))
-	}
-	// New URLs on the seeds' hosts and on two new ones.
-	var pool []string
-	for h := range 7 {
-		for i := range 6 {
-			pool = append(pool, fmt.Sprintf("http://h%d.test/p%d", h, i))
-		}
-	}
-	offered := map[string]bool{}
-	depth := map[string]int{}
-	var batch []crawl.Result
-	for i, c := range claimed {
-		r := crawl.Result{URL: c, Outcome: crawl.OutcomeDone,
-			Page: &crawl.Page{URL: c.URL, Status: 200, ContentType: "text/html", FetchedAt: now, Title: "t", Text: "x"}}
-		for range 6 {
-			target := pool[rng.IntN(len(pool))]
-			if rng.IntN(4) == 0 {
-				target = claimed[rng.IntN(len(claimed))].URL
-			}
-			r.Links = append(r.Links, crawl.Link{TargetID: crawl.URLID(target), Target: target,
-				Anchor: "a", NoFollow: rng.IntN(8) == 0})
-			if strings.Contains(target, "/p") && (!offered[target] || rng.IntN(6) == 0) {
-				offered[target] = true
-				// A URL is over depth every time or never: one refused
-				// over depth and admitted later loses the links counted
-				// before when added at once, not when staged.
-				if depth[target] == 0 {
-					depth[target] = 1 + rng.IntN(3)/2*2
-				}
-				u := offerURL(target, depth[target], rng.IntN(5))
-				u.Parent = c.ID
-				r.Discovered = append(r.Discovered, u)
-			}
-		}
-		batch = append(batch, r)
-		if len(batch) == 3 || i == len(claimed)-1 {
-			st, err := db.Commit(ctx, batch, lim)
-			if err != nil {
-				t.Fatal(err)
-			}
-			added += st.Add.Added
-			batch = batch[:0]
-		}
-	}
-	staged, err = db.stagedOffersForTest(ctx)
+	added, _ = storetest.CommitFinds(t, db)
+	staged, err := db.stagedOffersForTest(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
