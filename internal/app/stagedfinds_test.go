@@ -1,6 +1,7 @@
 package app
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,34 +10,30 @@ import (
 	"github.com/acrawler/acrawler/internal/testweb"
 )
 
-// A crawl into a store that already holds a million URLs stages its
-// pages' discoveries and the inbound links of URLs not yet rows (the
-// stores' commits do from that size on), and merges them when the stage
-// is large beside the queue or no host is ready: stopped by its budget
-// and resumed, it fetches what a crawl of an empty store fetches, each
-// page once, and records the same inbound-link counts and the same URLs
-// admitted and discovered. On both stores.
+// A crawl into a SQLite store that already holds a million URLs stages
+// its pages' discoveries and the inbound links of URLs not yet rows
+// (the store's commits do from that size on), and merges them when the
+// stage is large beside the queue or no host is ready: stopped by its
+// budget and resumed, it fetches what a crawl of an empty store
+// fetches, each page once, and records the same inbound-link counts and
+// the same URLs admitted and discovered.
 func TestStagedFindsCrawl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a million URLs")
 	}
 	t.Parallel()
-	apptest.ForEachBackend(t, testStagedFindsCrawl)
-}
-
-func testStagedFindsCrawl(t *testing.T, be apptest.Backend) {
-	plain := be.NewDB(t) // first: skips before any work without a server
 	// The same web twice, one for each store's crawl.
 	cfg := testweb.Config{Seed: 9, PagesPerSite: 12}
 	empty, web := apptest.NewWeb(t, cfg), apptest.NewWeb(t, cfg)
+	dir := t.TempDir()
 	args := func(web *apptest.Web, db string, extra ...string) []string {
 		return web.CrawlArgs(db, append([]string{"--delay", "0", "--max-crawl-delay", "1ms", "--no-sitemaps", "--workers", "8"},
 			append(extra, allSeeds(web)...)...)...)
 	}
-	full := be.NewDB(t)
+	plain, full := filepath.Join(dir, "plain.db"), filepath.Join(dir, "full.db")
 	mustCrawl(t, args(empty, plain)...)
 
-	apptest.Fill(t, full, 1_000_000)
+	apptest.FillSQLite(t, full, 1_000_000)
 	_, stderr, err := apptest.Run(t, run, args(web, full, "--max-pages", "40", "--log-level", "debug")...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -68,11 +65,7 @@ func testStagedFindsCrawl(t *testing.T, be apptest.Backend) {
 	if x, y := admitted(plain), admitted(full); !slices.Equal(x, y) {
 		t.Errorf("hosts' admitted and discovered counts differ: empty store %v, large store %v", x, y)
 	}
-	counts := `SELECT count(*) FROM inlink_counts`
-	if apptest.IsPostgres(full) {
-		counts = `SELECT count(*) FROM inlinks_found`
-	}
-	for _, n := range []string{`SELECT count(*) FROM offers`, counts} {
+	for _, n := range []string{`SELECT count(*) FROM offers`, `SELECT count(*) FROM inlink_counts`} {
 		if c := apptest.QueryInt(t, apptest.OpenDB(t, full), n); c != 0 {
 			t.Errorf("%s: %d after the crawl ended", n, c)
 		}

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/acrawler/acrawler/internal/crawl"
-	"github.com/acrawler/acrawler/internal/store/postgres"
 	"github.com/acrawler/acrawler/internal/store/postgres/pgtest"
 	"github.com/acrawler/acrawler/internal/store/sqlite"
 	"github.com/acrawler/acrawler/internal/testweb"
@@ -279,39 +278,27 @@ func FirstLines(s string, n int) string {
 	return strings.TrimSuffix(strings.Join(lines[:min(n, len(lines))], ""), "\n")
 }
 
-// Fill makes db (a SQLite file or a PostgreSQL DSN) a crawl database
-// holding n URLs fetched long ago, of a host no web of the tests has and
-// without a hosts row: their text is "/old/N". It makes the store as
-// large as a crawl's that has seen n URLs, quickly.
-func Fill(t testing.TB, db string, n int) {
+// FillSQLite makes db a SQLite crawl database holding n URLs fetched
+// long ago, of a host no web of the tests has and without a hosts row:
+// their text is "/old/N". It makes the store as large as a crawl's that
+// has seen n URLs, quickly.
+func FillSQLite(t testing.TB, db string, n int) {
 	t.Helper()
-	ctx := context.Background()
-	var st crawl.Store
-	var err error
-	if IsPostgres(db) {
-		st, err = postgres.Open(ctx, db, postgres.Options{})
-	} else {
-		st, err = sqlite.Open(ctx, db, sqlite.Options{})
-	}
+	st, err := sqlite.Open(context.Background(), db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	driver, src, fill := "sqlite", "file:"+db, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-		INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
-		SELECT -i, '/old/' || i, -1, 0, 0, 2, 1, 1 FROM n`
-	if IsPostgres(db) {
-		driver, src, fill = "pgx", db, `INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
-			SELECT -i, '/old/' || i, -1, 0, 0, 2, '', 1 FROM generate_series(1, $1::bigint) AS i`
-	}
-	w, err := sql.Open(driver, src)
+	w, err := sql.Open("sqlite", "file:"+db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if _, err := w.Exec(fill, n); err != nil {
+	if _, err := w.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at)
+		SELECT -i, '/old/' || i, -1, 0, 0, 2, 1, 1 FROM n`, n); err != nil {
 		t.Fatal(err)
 	}
 }

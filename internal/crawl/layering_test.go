@@ -38,7 +38,7 @@ var layers = func() map[string][]string {
 		"internal/api/chart": nil,
 		// Test helpers.
 		"internal/api/apitest":           nil,
-		"internal/apptest":               {"internal/crawl", "internal/testweb", "internal/store/postgres", "internal/store/postgres/pgtest", "internal/store/sqlite"},
+		"internal/apptest":               {"internal/crawl", "internal/testweb", "internal/store/postgres/pgtest", "internal/store/sqlite"},
 		"internal/scholar/scholartest":   nil,
 		"internal/store/postgres/pgtest": nil,
 		"internal/store/storetest":       {"internal/crawl", "internal/query"},

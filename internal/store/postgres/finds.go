@@ -39,8 +39,16 @@ import (
 // inlinks_staged for the merges of inbound links, and those of targets
 // that are neither are dropped. A smaller store admits a commit's
 // discoveries at once: its pages stay in the server's cache.
+//
+// It is off by default (findsFrom, the store size from which commits
+// stage, is out of reach): at 10M URLs over 1M hosts a crawl-shaped
+// run was slower with it and wrote more (docs/scale.md, "Discoveries
+// staged (PostgreSQL; built)"). A merge of discoveries spread over every
+// host locks and rewrites most host rows, most rows of seen and the last
+// run of most hosts, where a commit writes a few rows; tests set the
+// sizes (export_test.go).
 const (
-	findsFrom  = 1_000_000
+	findsFrom  = 1 << 62
 	findsShare = 16
 	findsMin   = 1
 )

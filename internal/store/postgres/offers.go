@@ -425,9 +425,9 @@ func (db *DB) mergeApart(ctx context.Context, conns []*pgx.Conn, m rangeMerge) (
 
 // mergeRange decides, in t, on the staged offers of range r of the
 // store's ranges of host IDs (tuning.mergeRanges): it inserts the hosts
-// without a row, locks the hosts in ID order, counts the discoveries for
-// their finders (findsSQL) and runs mergeOffersSQL, or packs the admitted
-// into runs (packRange); then it moves the inbound links staged for the
+// without a row, locks the hosts in ID order, and counts the discoveries
+// for their finders (findsSQL) and runs mergeOffersSQL, or packs the
+// admitted into runs, counting them as it reads (packRange); then it moves the inbound links staged for the
 // range's targets that are rows now to the merges of inbound links
 // (moveCountsSQL) and drops the others (dropCountsSQL). The counts go to t's
 // deltas; it returns what it decided (with m.found; else only the URLs
