@@ -112,20 +112,13 @@ func (c *committer) queueFinds(b *pgx.Batch) {
 			continue
 		}
 		c.st.Add.Offered += len(r.Discovered)
-		for _, u := range r.Discovered {
+		for i := range r.Discovered {
+			u := &r.Discovered[i]
 			if c.lim.OverDepth(u.Depth) {
 				c.st.Add.OverDepth++
 				continue
 			}
-			var key *string
-			if !first[u.HostID] {
-				first[u.HostID] = true
-				k := ""
-				if !urlKey(u.Host, u.URL) {
-					k = clean(u.Host)
-				}
-				key = &k
-			}
+			key := stagedKey(first, u)
 			ids, hosts, parents, lastmods = append(ids, int64(u.ID)), append(hosts, int64(u.HostID)), append(parents, int64(u.Parent)),
 				append(lastmods, ms(u.LastMod))
 			depths, prios, kinds = append(depths, int32(u.Depth)), append(prios, int32(u.Priority)), append(kinds, int16(u.Kind))

@@ -104,15 +104,7 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 	_, err := db.pool.CopyFrom(ctx, pgx.Identifier{"offers"}, offerColumns,
 		pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
 			u := &urls[rows[i]]
-			var host *string
-			if !first[u.HostID] {
-				first[u.HostID] = true
-				key := ""
-				if !urlKey(u.Host, u.URL) {
-					key = clean(u.Host)
-				}
-				host = &key
-			}
+			host := stagedKey(first, u)
 			return []any{int64(u.ID), int64(u.HostID), int64(u.Parent), at, ms(u.LastMod), lim.MaxPagesPerHost,
 				int32(u.Depth), int32(u.Priority), int16(u.Kind), clean(u.URL), host, clean(string(u.Via)),
 				clean(u.ChangeFreq)}, nil
@@ -134,6 +126,22 @@ func (db *DB) StageURLs(ctx context.Context, urls []crawl.NewURL, lim crawl.Limi
 	}
 	st.Added = as.Added
 	return st, nil
+}
+
+// stagedKey returns the host key an offer is staged with: for the first
+// offer of its host in a batch (first notes the hosts seen), the host's
+// key, or an empty key when it is the URL's own (urlKey); for the
+// others, none (NULL).
+func stagedKey(first map[crawl.ID]bool, u *crawl.NewURL) *string {
+	if first[u.HostID] {
+		return nil
+	}
+	first[u.HostID] = true
+	key := ""
+	if !urlKey(u.Host, u.URL) {
+		key = clean(u.Host)
+	}
+	return &key
 }
 
 // urlKey reports whether host is the key the merge derives from url when
