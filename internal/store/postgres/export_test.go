@@ -63,7 +63,8 @@ func MergeApart(min int64, ranges int) Tune {
 func PackMin(n int64) Tune { return func(t *tuning) { t.packMin = n } }
 
 // StagedFinds makes commits stage their discoveries once from URLs are
-// stored, and merge the stage once it holds least entries (finds.go).
+// stored (findsNever: never), and merge the stage once it holds least
+// entries (finds.go).
 func StagedFinds(from, least int64) Tune {
 	return func(t *tuning) { t.findsFrom, t.findsMin, t.findsShare = from, least, 1<<62 }
 }

@@ -48,10 +48,14 @@ import (
 // run of most hosts, where a commit writes a few rows; tests set the
 // sizes (export_test.go).
 const (
-	findsFrom  = 1 << 62
+	findsFrom  = findsNever
 	findsShare = 16
 	findsMin   = 1
 )
+
+// findsNever is a findsFrom no store reaches: commits never stage, and
+// do not read the URLs stored for it.
+const findsNever = 1 << 62
 
 // findsStored is about how many URLs the store holds (urls_seq draws a
 // value for each URL inserted or packed), as a commit's first round trip
@@ -72,8 +76,11 @@ func (db *DB) stagesFinds() bool {
 }
 
 // queueStored queues the read of the URLs stored, for the next commit's
-// choice.
+// choice, unless no size makes commits stage.
 func (db *DB) queueStored(b *pgx.Batch) {
+	if db.tune.findsFrom >= findsNever {
+		return
+	}
 	b.Queue(storedSQL).QueryRow(func(row pgx.Row) error {
 		var n int64
 		if err := row.Scan(&n); err != nil {
