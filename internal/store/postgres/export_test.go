@@ -62,6 +62,21 @@ func MergeApart(min int64, ranges int) Tune {
 // PackMin sets the fewest staged offers a merge packs into runs.
 func PackMin(n int64) Tune { return func(t *tuning) { t.packMin = n } }
 
+// SettingsFrom sets the fewest URLs stored from which a store opened for
+// writing advises on the server's settings.
+func SettingsFrom(n int64) Tune { return func(t *tuning) { t.settingsFrom = n } }
+
+// Advice is the settings advice a store gives for the server settings
+// autovacuum, max_wal_size (bytes) and wal_compression: the names of the
+// settings to change.
+func Advice(autovacuum bool, maxWALSize int64, walCompression string) []string {
+	var names []string
+	for _, a := range (serverSettings{autovacuum, maxWALSize, walCompression}).advise() {
+		names = append(names, a.setting)
+	}
+	return names
+}
+
 // StagedFinds makes commits stage their discoveries once from URLs are
 // stored (findsNever: never), and merge the stage once it holds least
 // entries (finds.go).

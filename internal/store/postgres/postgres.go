@@ -107,18 +107,19 @@ type Options struct {
 // tuning is the sizes at which a store merges what it stages (stageMin,
 // stageShare, mergeApartMin, mergeRanges: offers.go; packMin: runs.go; mergeRows:
 // inlinks.go), stages its discoveries (findsFrom, findsShare, findsMin:
-// finds.go), looks for grown tables (analyzeEvery: analyze.go) and
-// splits a commit's pages into statements (pageChunkBytes: commit.go). A
+// finds.go), looks for grown tables (analyzeEvery: analyze.go), splits
+// a commit's pages into statements (pageChunkBytes: commit.go) and
+// advises on the server's settings (settingsFrom: server.go). A
 // store keeps its own, so that tests run the same code on small data
 // side by side.
 type tuning struct {
 	stageMin, stageShare, mergeApartMin, packMin    int64
-	findsFrom, findsShare, findsMin                 int64
+	findsFrom, findsShare, findsMin, settingsFrom   int64
 	mergeRanges, mergeRows, analyzeEvery, pageChunk int
 }
 
 var defaultTuning = tuning{stageMin: stageMin, stageShare: stageShare, mergeApartMin: mergeApartMin, packMin: packMin,
-	findsFrom: findsFrom, findsShare: findsShare, findsMin: findsMin,
+	findsFrom: findsFrom, findsShare: findsShare, findsMin: findsMin, settingsFrom: settingsFrom,
 	mergeRanges: mergeRanges, mergeRows: mergeRows, analyzeEvery: analyzeEvery, pageChunk: pageChunkBytes}
 
 // DB is a crawl store in a PostgreSQL database.
@@ -167,6 +168,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if err != nil {
 		db.Close()
 		return nil, err
+	}
+	if !opts.ReadOnly {
+		db.adviseSettings(ctx)
 	}
 	return db, nil
 }
