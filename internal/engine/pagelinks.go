@@ -11,6 +11,22 @@ import (
 // links, those to the page itself left out. The crawl records these links
 // for a page it fetches; reparse for a page it extracts again.
 func PageLinks(p *crawl.Page, x *extract.Result) []crawl.Link {
+	return pageLinks(p, x, linkIDs(x, new(hostIDCache)))
+}
+
+// linkIDs returns the URL IDs of x's links, in their order, each computed
+// once for the page's link rows and its offers (a URL ID is two SHA-256
+// hashes; hosts keeps the host's).
+func linkIDs(x *extract.Result, hosts *hostIDCache) []crawl.ID {
+	ids := make([]crawl.ID, len(x.Links))
+	for i, l := range x.Links {
+		ids[i] = hosts.urlID(l.URL)
+	}
+	return ids
+}
+
+// pageLinks is PageLinks with the IDs of x's links (linkIDs).
+func pageLinks(p *crawl.Page, x *extract.Result, ids []crawl.ID) []crawl.Link {
 	p.Canonical = ""
 	if x.Canonical != "" && x.Canonical != p.URL {
 		p.Canonical = x.Canonical
@@ -19,9 +35,9 @@ func PageLinks(p *crawl.Page, x *extract.Result) []crawl.Link {
 	if x.Refresh != "" && x.Refresh != p.URL {
 		links = append(links, crawl.Link{TargetID: crawl.URLID(x.Refresh), Target: x.Refresh})
 	}
-	for _, l := range x.Links {
+	for i, l := range x.Links {
 		if l.URL != p.URL {
-			links = append(links, crawl.Link{TargetID: crawl.URLID(l.URL), Target: l.URL, Anchor: l.Anchor, NoFollow: l.NoFollow})
+			links = append(links, crawl.Link{TargetID: ids[i], Target: l.URL, Anchor: l.Anchor, NoFollow: l.NoFollow})
 		}
 	}
 	return links

@@ -484,10 +484,11 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 		return
 	}
 	p.Blocked = e.softBlocked(u.HostID, p.Title, p.Text)
-	r.Links = PageLinks(p, &x)
+	var hosts hostIDCache
+	ids := linkIDs(&x, &hosts)
+	r.Links = pageLinks(p, &x, ids)
 	// The canonical URL is the record's name: queue it if unseen (an alias
 	// never hides it), and keep this page as its alias.
-	var hosts hostIDCache
 	if p.Canonical != "" && e.cfg.Scope.Check(p.Canonical) == scope.In {
 		e.offer(r, &hosts, p.Canonical, "", u.Depth, crawl.ViaCanonical, 0)
 	}
@@ -498,9 +499,9 @@ func (e *Engine) parse(ctx context.Context, r *crawl.Result, resp *fetch.Respons
 	// listing's higher, a news listing's lower (score's Context).
 	fromPage := e.cfg.Score.Context(u.URL)
 	from := crawl.HostKey(u.URL)
-	for _, l := range x.Links {
+	for i, l := range x.Links {
 		if l.URL != u.URL && !l.NoFollow && !p.NoFollow {
-			e.offer(r, &hosts, l.URL, l.Anchor, u.Depth+1, crawl.ViaLink, fromPage)
+			e.offerID(r, ids[i], l.URL, l.Anchor, u.Depth+1, crawl.ViaLink, fromPage)
 		}
 		if e.mirrors != nil {
 			for _, h := range e.mirrors.linked(from, l.URL, l.Anchor) {
@@ -586,6 +587,11 @@ func (e *Engine) softBlocked(host crawl.ID, title, text string) bool {
 // its priority when it is on the page's own host. hosts, if not nil,
 // holds the host ID of the URLs offered before from the same page.
 func (e *Engine) offer(r *crawl.Result, hosts *hostIDCache, target, anchor string, depth int, via crawl.Via, fromPage int) {
+	e.offerID(r, hosts.urlID(target), target, anchor, depth, via, fromPage)
+}
+
+// offerID is offer with the target's URL ID (crawl.URLID).
+func (e *Engine) offerID(r *crawl.Result, id crawl.ID, target, anchor string, depth int, via crawl.Via, fromPage int) {
 	e.stats.discovered.Add(1)
 	if e.cfg.Frontier.Limits.OverDepth(depth) {
 		e.stats.overDepth.Add(1)
@@ -595,7 +601,6 @@ func (e *Engine) offer(r *crawl.Result, hosts *hostIDCache, target, anchor strin
 	// known already, and a URL's scope verdict never changes, so a URL
 	// refused once is remembered as seen too (depth is checked first
 	// because a URL refused as too deep may later be found shallower).
-	id := hosts.urlID(target)
 	if e.seen.testAndAdd(id) {
 		e.stats.knownEarly.Add(1)
 		return
