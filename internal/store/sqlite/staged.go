@@ -42,20 +42,40 @@ type stagedLink struct {
 
 // stagedLinks are the staged links committed, by target, as
 // inlinks_staged and the sources' outlinks rows hold them. Guarded by
-// db.mu; loaded at the first transaction.
+// db.mu; loaded at the first transaction. The links added are indexed by
+// target only when they are looked up (anchorsFor) or some are dropped:
+// a crawl whose pages wait for the index delay looks none up before the
+// merge empties them.
 type stagedLinks struct {
 	loaded   bool
-	byTarget map[crawl.ID][]stagedLink
-	anchors  []byte // the anchor texts, end to end
+	byTarget map[crawl.ID][]stagedLink // the links indexed
+	pending  []pendingLink             // the links added since
+	anchors  []byte                    // the anchor texts, end to end
 	n        int
+}
+
+// pendingLink is a staged link not indexed by target yet.
+type pendingLink struct {
+	target crawl.ID
+	l      stagedLink
 }
 
 // add adds a link to target.
 func (s *stagedLinks) add(target, source crawl.ID, anchor []byte) {
-	l := stagedLink{source, uint32(len(s.anchors)), uint32(len(anchor))}
+	s.pending = append(s.pending, pendingLink{target, stagedLink{source, uint32(len(s.anchors)), uint32(len(anchor))}})
 	s.anchors = append(s.anchors, anchor...)
-	s.byTarget[target] = append(s.byTarget[target], l)
 	s.n++
+}
+
+// index indexes the links added by target.
+func (s *stagedLinks) index() {
+	if s.byTarget == nil {
+		s.byTarget = map[crawl.ID][]stagedLink{}
+	}
+	for _, p := range s.pending {
+		s.byTarget[p.target] = append(s.byTarget[p.target], p.l)
+	}
+	s.pending = s.pending[:0]
 }
 
 func (s *stagedLinks) anchor(l stagedLink) []byte { return s.anchors[l.at : l.at+l.len] }
@@ -84,7 +104,7 @@ const stagedOutlinks = `SELECT source_id, links FROM outlinks
 // loadStaged reads the staged links into the writer's memory, at the start
 // of a transaction (nothing written yet: what it reads is committed).
 func (t *txn) loadStaged(ctx context.Context) error {
-	s := stagedLinks{byTarget: map[crawl.ID][]stagedLink{}}
+	var s stagedLinks
 	var scratch []int64
 	if err := t.eachOutlinks(ctx, stagedOutlinks, func(src crawl.ID, b []byte) (err error) {
 		scratch, err = outlinks.Walk(b, scratch, func(target int64, a []byte, _ bool) {
@@ -103,8 +123,12 @@ func (t *txn) loadStaged(ctx context.Context) error {
 func (s *stagedLinks) apply(tx *stagedTx) {
 	if tx.merged {
 		clear(s.byTarget)
+		s.pending = s.pending[:0]
 		s.anchors = s.anchors[:0]
 		s.n = 0
+	}
+	if len(tx.dropped) > 0 {
+		s.index()
 	}
 	for src, targets := range tx.dropped {
 		for _, tg := range targets {
@@ -251,6 +275,7 @@ func (t *txn) anchorsFor(ctx context.Context, read *sql.Stmt, id crawl.ID) (stri
 	}
 	st := &t.staged
 	if !st.merged {
+		t.db.staged.index()
 		for _, l := range t.db.staged.byTarget[id] {
 			if _, gone := st.dropped[l.source]; !gone {
 				links = append(links, link{l.source, t.db.staged.anchor(l)})

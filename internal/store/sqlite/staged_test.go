@@ -45,10 +45,16 @@ func TestStagedInlinks(t *testing.T) {
 	words := []string{"graph", "", "Ærø", "survey", "graph", "x"}
 	// want is what the outlinks rows hold: source → target → anchor.
 	want := map[crawl.ID]map[crawl.ID]string{}
-	link := func(c *committer, src crawl.ID, n int) error {
+	// A link's anchor is one of words or, one time in four, a text of
+	// its round alone, so that a link left behind shows.
+	link := func(c *committer, src crawl.ID, n, round int) error {
 		var ls []crawl.Link
 		for range n {
-			ls = append(ls, crawl.Link{TargetID: targets[rng.IntN(len(targets))], Anchor: words[rng.IntN(len(words))]})
+			anchor := words[rng.IntN(len(words))]
+			if rng.IntN(4) == 0 {
+				anchor = fmt.Sprint("round", round)
+			}
+			ls = append(ls, crawl.Link{TargetID: targets[rng.IntN(len(targets))], Anchor: anchor})
 		}
 		if want[src] == nil {
 			want[src] = map[crawl.ID]string{}
@@ -62,7 +68,11 @@ func TestStagedInlinks(t *testing.T) {
 	}
 	// step stages links from a few sources (deleting some first), then
 	// indexes every target in the same transaction, merging when a commit
-	// would.
+	// would. Every third round but the last indexes nothing, as commits
+	// whose pages wait for the index delay do: the links it stages and the
+	// sources it deletes are met by the next round's indexing.
+	const rounds = 20
+	skips := func(round int) bool { return round%3 == 1 && round < rounds-1 }
 	step := func(round int) {
 		t.Helper()
 		err := db.tx(ctx, func(tx *txn) error {
@@ -78,11 +88,14 @@ func TestStagedInlinks(t *testing.T) {
 					}
 					delete(want, src)
 				}
-				if err := link(c, src, 1+rng.IntN(5)); err != nil {
+				if err := link(c, src, 1+rng.IntN(5), round); err != nil {
 					return err
 				}
 			}
 			for _, id := range targets {
+				if skips(round) {
+					break
+				}
 				if err := tx.indexPage(ctx, &crawl.Page{ID: id, URL: fmt.Sprint("http://t.test/", id), Status: 200, ContentType: "text/html", Title: "t", Text: "x"}); err != nil {
 					return err
 				}
@@ -95,9 +108,11 @@ func TestStagedInlinks(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
-		check(t, ctx, db, round, targets, want)
+		if !skips(round) {
+			check(t, ctx, db, round, targets, want)
+		}
 	}
-	for round := range 20 {
+	for round := range rounds {
 		step(round)
 		if round == 9 {
 			if err := db.Close(); err != nil {
