@@ -28,7 +28,7 @@ import (
 // the links to it without reading the staged rows.
 
 // mergeLinks is how many staged links a commit leaves before it merges
-// them into inlinks: what the writer holds of them in memory (16 bytes a
+// them into inlinks: what the writer holds of them in memory (24 bytes a
 // link and its anchor text) and the reads of the staged rows are bounded
 // by it.
 var mergeLinks = 1 << 17
