@@ -53,27 +53,7 @@ func TestStagedFindsDecideAsCommits(t *testing.T) {
 			if len(packed) == 0 {
 				t.Fatal("the merge packed no URL")
 			}
-			linked := 0
-			for _, id := range packed {
-				got, err := db.URL(ctx, id)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := direct.URL(ctx, id)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got.Priority != want.Priority || got.Inlinks != want.Inlinks || got.Depth != want.Depth || got.State != want.State {
-					t.Errorf("packed URL %s: priority %d, %d inbound links, depth %d, state %v; as a row %d, %d, %d, %v",
-						got.URL, got.Priority, got.Inlinks, got.Depth, got.State, want.Priority, want.Inlinks, want.Depth, want.State)
-				}
-				if got.Inlinks > 0 {
-					linked++
-				}
-			}
-			if linked == 0 {
-				t.Error("no packed URL had inbound links: the test shows nothing of their counts")
-			}
+			storetest.SamePacked(t, db, direct, packed)
 			if got, want := dumpLinks(t, db), dumpLinks(t, direct); got != want {
 				t.Errorf("links to packed URLs read back\n%s\nlinks to rows\n%s", got, want)
 			}

@@ -96,3 +96,33 @@ func CommitFinds(t *testing.T, db crawl.Store) (added, overDepth int) {
 	}
 	return added, overDepth
 }
+
+// SamePacked checks that each of the URLs packed in runs of packed reads
+// back by ID as its row in rows does (priority, inbound links, depth,
+// state), and that some had inbound links: else the check shows nothing
+// of their counts.
+func SamePacked(t *testing.T, packed, rows crawl.Store, ids []crawl.ID) {
+	t.Helper()
+	ctx := context.Background()
+	linked := 0
+	for _, id := range ids {
+		got, err := packed.URL(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := rows.URL(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Priority != want.Priority || got.Inlinks != want.Inlinks || got.Depth != want.Depth || got.State != want.State {
+			t.Errorf("packed URL %s: priority %d, %d inbound links, depth %d, state %v; as a row %d, %d, %d, %v",
+				got.URL, got.Priority, got.Inlinks, got.Depth, got.State, want.Priority, want.Inlinks, want.Depth, want.State)
+		}
+		if got.Inlinks > 0 {
+			linked++
+		}
+	}
+	if linked == 0 {
+		t.Error("no packed URL had inbound links: the test shows nothing of their counts")
+	}
+}
