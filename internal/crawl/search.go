@@ -188,6 +188,12 @@ func IsAlias(p *Page) bool {
 // own: a successful HTML or PDF answer that is not noindex, a soft block, a
 // duplicate, a near-duplicate or an alias of another canonical URL.
 func Indexable(p *Page) bool {
+	return IndexableWith(p, p.Text != "")
+}
+
+// IndexableWith is Indexable for a page whose text a store holds apart
+// (hasText: whether it has one).
+func IndexableWith(p *Page, hasText bool) bool {
 	if p.Status < 200 || p.Status > 299 || p.NoIndex || p.Blocked || p.DuplicateOf != 0 || p.NearDuplicateOf != 0 || p.Gone != Active {
 		return false
 	}
@@ -196,7 +202,7 @@ func Indexable(p *Page) bool {
 	}
 	switch p.ContentType {
 	case "text/html", "application/xhtml+xml", "application/pdf":
-		return p.Text != "" || p.Title != ""
+		return hasText || p.Title != ""
 	}
 	return false
 }

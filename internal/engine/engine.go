@@ -212,11 +212,13 @@ type Engine struct {
 	archiveErrors atomic.Int64
 	sitemapSlots  chan struct{} // bounds the sitemap bodies held at once (sitemapSlots)
 
-	// results holds a whole batch (commitBatch), or four a worker if that
-	// is more: while the writer commits one batch the workers make the
-	// next. With half a batch the workers stopped during each commit and
-	// merge, and the machine idled (docs/design/write-path.md has the
-	// figures).
+	// results holds four batches (commitBatch), or four results a worker
+	// if that is more: while the writer commits one batch, or merges the
+	// inbound links it staged (a few hundred milliseconds), the workers
+	// make the next ones. With half a batch, then one, the workers stopped
+	// during each commit and merge, and the machine idled
+	// (docs/design/write-path.md has the figures). The bytes the results
+	// hold bound it too (held).
 	results chan crawl.Result
 	// held bounds the bytes of the results on their way to the store,
 	// queued or in the batch being committed (heldBytes): a worker waits
@@ -262,7 +264,7 @@ func New(store Store, cfg Config) (*Engine, error) {
 
 		sitemapSlots: make(chan struct{}, sitemapSlots),
 
-		results: make(chan crawl.Result, max(commitBatch, 4*cfg.Workers)),
+		results: make(chan crawl.Result, max(4*commitBatch, 4*cfg.Workers)),
 		held:    semaphore.NewWeighted(cfg.heldBytes),
 		wake:    make(chan struct{}, 1),
 		gaveUp:  make(chan struct{}),
@@ -442,9 +444,17 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 
 // resultPreparer is a store that does part of a result's encoding in the
 // worker that made it, on any core, so that its single writer has less to
-// do in the commit (SQLite compresses the page's texts).
+// do in the commit (SQLite compresses the page's texts, and the result
+// then holds them so, in place of the plain ones).
 type resultPreparer interface {
 	PrepareResult(r *crawl.Result)
+}
+
+// heldPreparation is a store's preparation of a result that tells about
+// the memory it holds (SQLite's: the page's texts compressed, moved out
+// of the page), for heldOf.
+type heldPreparation interface {
+	HeldBytes() int
 }
 
 // offerStager is a store that can stage offers and decide on them later,
@@ -898,9 +908,9 @@ func (e *Engine) queue(r crawl.Result) {
 
 // heldOf is the room r takes among the results on their way to the
 // store: an estimate of the memory it holds (its page's texts, and as
-// much again for what the store prepared of them, its links and the URLs
-// it found), at most the whole room, so that a result larger than that
-// goes alone.
+// much again for what the commit makes of them, or what the store
+// prepared of them in their place; its links and the URLs it found), at
+// most the whole room, so that a result larger than that goes alone.
 func (e *Engine) heldOf(r *crawl.Result) int64 {
 	n := 512
 	if p := r.Page; p != nil {
@@ -908,6 +918,9 @@ func (e *Engine) heldOf(r *crawl.Result) int64 {
 		if m := p.Meta; m != nil {
 			n += len(m.Abstract)
 		}
+	}
+	if h, ok := r.Prepared.(heldPreparation); ok {
+		n += h.HeldBytes()
 	}
 	for _, l := range r.Links {
 		n += 64 + len(l.Target) + len(l.Anchor)

@@ -110,3 +110,21 @@ func TestResultsHeldBounded(t *testing.T) {
 		}
 	}
 }
+
+// heldPrep is a preparation that says how much it holds.
+type heldPrep int
+
+func (h heldPrep) HeldBytes() int { return int(h) }
+
+// A result's room counts what the store prepared of it: a store that
+// moves the page's texts into its preparation (SQLite) leaves them out of
+// the page, and the preparation holds them.
+func TestHeldOfCountsPreparation(t *testing.T) {
+	e := &Engine{cfg: Config{heldBytes: heldBytes}}
+	page := &crawl.Page{URL: "http://a.test/", Text: strings.Repeat("x", 10_000)}
+	plain := e.heldOf(&crawl.Result{Page: page})
+	moved := e.heldOf(&crawl.Result{Page: &crawl.Page{URL: page.URL}, Prepared: heldPrep(3_000)})
+	if plain < 20_000 || moved < 3_000 || moved >= plain {
+		t.Errorf("heldOf: %d with the text in the page, %d with 3,000 bytes prepared in its place", plain, moved)
+	}
+}

@@ -655,7 +655,15 @@ func (c *committer) savePageIndexed(ctx context.Context, p *crawl.Page, sched *c
 		return err
 	}
 	if reindex {
-		if err := t.indexPage(ctx, p); err != nil {
+		// A document written at once, or into FTS5's search tier, takes
+		// its page's texts now; one that waits for the index delay is
+		// read from the row when it is due.
+		if t.db.indexDelay == 0 || t.db.engine == EngineFTS5 {
+			if err := restoreTexts(p, c.prepared); err != nil {
+				return err
+			}
+		}
+		if err := t.indexPage(ctx, p, hasText(p, c.prepared)); err != nil {
 			return err
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"path/filepath"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -100,36 +100,60 @@ func TestPageTextCompressed(t *testing.T) {
 	}
 }
 
-// A result's texts compressed by PrepareResult are stored as prepared,
-// unless the page's texts changed after.
+// A result's texts compressed by PrepareResult leave its page (the
+// result holds them compressed only) and are stored as prepared, unless
+// the page's texts were set again after; the index finds the page by its
+// text whether it indexes it at the commit, which takes the texts back,
+// or after the index delay, from its row. Each engine.
 func TestPreparedTexts(t *testing.T) {
-	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "prepared.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	const a, b, d = "http://a.test/a", "http://a.test/b", "http://a.test/d"
+	const a, b, d, e = "http://a.test/a", "http://a.test/b", "http://a.test/d", "http://a.test/e"
 	text := func(w string) string { return strings.Repeat(w+" ", 100) }
-	c := &delayCrawl{t: t, db: db, now: time.Unix(1_800_000_000, 0), prepare: func(r *crawl.Result) {
-		db.PrepareResult(r)
-		switch r.URL.URL {
-		case b:
-			r.Page.Text = text("changed") // after its preparation
-		case d:
-			// A preparation the commit stores as it is, of the same text.
-			r.Prepared.(*packedTexts).storedText = packText(text("prepared"))
-		}
-	}}
-	c.commit(map[string]string{a: text("alpha"), b: text("beta"), d: text("delta")}, nil)
-	for url, want := range map[string]string{a: text("alpha"), b: text("changed"), d: text("prepared")} {
-		if p, err := db.Page(ctx, crawl.URLID(url)); err != nil || p.Text != want {
-			t.Errorf("Page(%s).Text = %.20q…, %v; want %.20q…", url, p.Text, err, want)
+	for _, engine := range []string{EngineSegments, EngineFTS5} {
+		for _, delay := range []time.Duration{0, time.Hour} {
+			t.Run(fmt.Sprintf("%s/delay=%s", engine, delay), func(t *testing.T) {
+				ctx := context.Background()
+				c := newDelayCrawl(t, Options{Engine: engine, IndexDelay: delay})
+				db := c.db
+				c.prepare = func(r *crawl.Result) {
+					if r.URL.URL == e {
+						r.Page.Title = "" // found by its text alone
+					}
+					plain := r.Page.Text
+					db.PrepareResult(r)
+					if r.Page.Text != "" || r.Page.MainText != "" {
+						t.Errorf("%s: PrepareResult left the texts in the page", r.URL.URL)
+					}
+					if h := r.Prepared.(*packedTexts).HeldBytes(); h == 0 || h >= len(plain) {
+						t.Errorf("%s: the prepared texts hold %d bytes for %d", r.URL.URL, h, len(plain))
+					}
+					switch r.URL.URL {
+					case b:
+						r.Page.Text = text("changed") // after its preparation
+					case d:
+						// A preparation the commit stores as it is, of the same text.
+						r.Prepared.(*packedTexts).storedText = packText(text("prepared"))
+					}
+				}
+				c.commit(map[string]string{a: text("alpha"), b: text("beta"), d: text("delta"), e: text("epsilon")}, nil)
+				for url, want := range map[string]string{a: text("alpha"), b: text("changed"), d: text("prepared"), e: text("epsilon")} {
+					if p, err := db.Page(ctx, crawl.URLID(url)); err != nil || p.Text != want {
+						t.Errorf("Page(%s).Text = %.20q…, %v; want %.20q…", url, p.Text, err, want)
+					}
+				}
+				if delay > 0 {
+					c.expect("alpha") // waiting for the delay
+					if err := db.SetRanks(ctx, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				c.expect("alpha", a)
+				c.expect("changed", b)
+				c.expect("beta")
+				c.expect("prepared", d)
+				c.expect("epsilon", e)
+			})
 		}
 	}
-	c.expect("alpha", a)
-	c.expect("changed", b)
-	c.expect("beta")
 }
 
 func TestPackText(t *testing.T) {

@@ -31,9 +31,12 @@ const (
 // indexPage writes or removes a page's row in the full-text index, and,
 // with an outbox, queues the matching operations for the external index.
 // The full-text writes wait for the end of the transaction (see ftsOp).
-func (t *txn) indexPage(ctx context.Context, p *crawl.Page) error {
+// hasText tells whether the page has a text: its texts may be held apart
+// (PrepareResult) when its document waits for the index delay, which
+// reads them from its row.
+func (t *txn) indexPage(ctx context.Context, p *crawl.Page, hasText bool) error {
 	t.fts = append(t.fts, ftsOp{id: ftsKey(p.ID)})
-	indexable := crawl.Indexable(p)
+	indexable := crawl.IndexableWith(p, hasText)
 	if t.db.outbox {
 		key := ""
 		if indexable && len(p.ContentHash) > 0 {
@@ -1341,7 +1344,7 @@ func (db *DB) RebuildIndex(ctx context.Context) (int, error) {
 	flush := func() error {
 		err := db.tx(ctx, func(t *txn) error {
 			for _, p := range batch {
-				if err := t.indexPage(ctx, p); err != nil {
+				if err := t.indexPage(ctx, p, p.Text != ""); err != nil {
 					return err
 				}
 			}

@@ -96,7 +96,7 @@ func TestStagedInlinks(t *testing.T) {
 				if skips(round) {
 					break
 				}
-				if err := tx.indexPage(ctx, &crawl.Page{ID: id, URL: fmt.Sprint("http://t.test/", id), Status: 200, ContentType: "text/html", Title: "t", Text: "x"}); err != nil {
+				if err := tx.indexPage(ctx, &crawl.Page{ID: id, URL: fmt.Sprint("http://t.test/", id), Status: 200, ContentType: "text/html", Title: "t", Text: "x"}, true); err != nil {
 					return err
 				}
 			}
@@ -242,7 +242,7 @@ func TestInlinkAnchorsMigration(t *testing.T) {
 		t.Helper()
 		if err := db.tx(ctx, func(tx *txn) error {
 			for _, id := range ids {
-				if err := tx.indexPage(ctx, page(id)); err != nil {
+				if err := tx.indexPage(ctx, page(id), true); err != nil {
 					return err
 				}
 			}
