@@ -212,13 +212,11 @@ type Engine struct {
 	archiveErrors atomic.Int64
 	sitemapSlots  chan struct{} // bounds the sitemap bodies held at once (sitemapSlots)
 
-	// results holds four batches (commitBatch), or four results a worker
-	// if that is more: while the writer commits one batch, or merges the
-	// inbound links it staged (a few hundred milliseconds), the workers
-	// make the next ones. With half a batch, then one, the workers stopped
-	// during each commit and merge, and the machine idled
-	// (docs/design/write-path.md has the figures). The bytes the results
-	// hold bound it too (held).
+	// results holds a whole batch (commitBatch), or four a worker if that
+	// is more: while the writer commits one batch the workers make the
+	// next. With half a batch the workers stopped during each commit and
+	// merge, and the machine idled (docs/design/write-path.md has the
+	// figures).
 	results chan crawl.Result
 	// held bounds the bytes of the results on their way to the store,
 	// queued or in the batch being committed (heldBytes): a worker waits
@@ -264,7 +262,7 @@ func New(store Store, cfg Config) (*Engine, error) {
 
 		sitemapSlots: make(chan struct{}, sitemapSlots),
 
-		results: make(chan crawl.Result, max(4*commitBatch, 4*cfg.Workers)),
+		results: make(chan crawl.Result, max(commitBatch, 4*cfg.Workers)),
 		held:    semaphore.NewWeighted(cfg.heldBytes),
 		wake:    make(chan struct{}, 1),
 		gaveUp:  make(chan struct{}),

@@ -85,9 +85,9 @@ var packBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // packedTexts are a page's texts as PrepareResult stored them, moved out
 // of the page: a result waiting for its commit holds its texts
-// compressed only (on the uniform test web 4.3 KB of the 17.3 KB of the
-// two texts), so that the results queue for the writer holds more of
-// them in the same memory. hasText tells whether the page had a text.
+// compressed only (on the uniform test web 4.3 KB, where the two texts
+// take 17.3), which lowered the crawl's peak memory before its end pass
+// by a quarter there. hasText tells whether the page had a text.
 type packedTexts struct {
 	storedText, storedMain any
 	hasText                bool
