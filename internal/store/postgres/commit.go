@@ -212,22 +212,6 @@ func (c *committer) run(ctx context.Context) error {
 			return nil
 		})
 	}
-	// The packed URLs the pages link to, and their hosts, which the commit
-	// locks with its own to make those URLs rows (unpackTargets).
-	var packed []int64
-	var packedHosts []crawl.ID
-	if targets := linkTargets(c.results); len(targets) > 0 {
-		b.Queue(packedTargetsSQL, targets).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var id, host int64
-				if err := rows.Scan(&id, &host); err != nil {
-					return err
-				}
-				packed, packedHosts = append(packed, id), append(packedHosts, crawl.ID(host))
-			}
-			return rows.Err()
-		})
-	}
 	if err := t.send(ctx, b); err != nil {
 		return err
 	}
@@ -427,7 +411,7 @@ func (c *committer) run(ctx context.Context) error {
 		// Before the locks: a merge holding the stage makes this wait.
 		c.queueFinds(b)
 	}
-	a.queueLock(b, append(liveHosts, packedHosts...))
+	a.queueLock(b, liveHosts)
 	moved := 0
 	if len(liveIDs) > 0 {
 		b.Queue(`UPDATE urls u SET state = v.state, retry_at = v.retry_at, fetched_at = v.fetched_at, error = v.error,
@@ -456,13 +440,6 @@ func (c *committer) run(ctx context.Context) error {
 		}
 	}
 	b = t.batch()
-	if len(packed) > 0 {
-		// Before the inbound links of the admitted are staged: the
-		// packed targets are rows by then, and staged alike.
-		if err := t.unpackTargets(ctx, b, packed); err != nil {
-			return err
-		}
-	}
 	a.queueInsert(b, c.now)
 	a.finish(c.hosts, d)
 	if !c.finds {
@@ -480,19 +457,6 @@ func (c *committer) run(ctx context.Context) error {
 	}
 	c.staged = stage.rows()
 	return nil
-}
-
-// linkTargets returns the distinct targets of the results' links, in ID
-// order.
-func linkTargets(results []crawl.Result) []int64 {
-	var out []int64
-	for i := range results {
-		for _, l := range results[i].Links {
-			out = append(out, int64(l.TargetID))
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // errLeftFlight is a commit's finding, once it locked its URLs, that one

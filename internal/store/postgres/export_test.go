@@ -134,7 +134,7 @@ func (db *DB) UnpackAll(ctx context.Context) error {
 			return err
 		}
 		b := t.batch()
-		if err := t.unpackTargets(ctx, b, ids); err != nil {
+		if err := t.unpackURLs(ctx, b, ids); err != nil {
 			return err
 		}
 		return t.commit(ctx, b)

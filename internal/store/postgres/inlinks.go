@@ -27,6 +27,10 @@ import (
 // not once a commit. The staging rows commit with the pages, and a merge
 // deletes the rows it adds in the transaction that adds them, so a kill
 // loses nothing and counts nothing twice; a restart merges what was left.
+// A packed URL (runs.go) is staged alike: the merge makes it a row first
+// (unpackStaged), a host's linked URLs in one rewrite of each of its runs
+// a merge, where a commit made each a row as its page linked to it,
+// rewriting its run each time.
 //
 // A read of a URL (URL) adds its staged rows, taken in batch order as the
 // merge takes them (stagedInlinks): it gives the count and priority the
@@ -105,12 +109,16 @@ func (c *committer) inlinks(recorded map[crawl.ID]bool) *inlinkStage {
 	return s
 }
 
-// stageSQL appends the staged rows of the targets in $1 that have a URL
-// row: a target queued at the commit gets its m links' bonus, another
-// none. The batch is the transaction's ID, which orders a target's rows.
-const stageSQL = `INSERT INTO inlinks_staged (target_id, batch, n, m, bonus, cap)
-	SELECT v.id, txid_current(), v.n, CASE WHEN v.q = 1 OR v.q < 0 AND u.state = 0 THEN v.m ELSE 0 END, $5, $6
-	FROM unnest($1::bigint[], $2::int[], $3::int[], $4::smallint[]) AS v(id, n, m, q) JOIN urls u ON u.id = v.id
+// stageSQL appends the staged rows of the targets in $1 that are stored:
+// rows of urls, and packed URLs (queued), which stay packed until a merge
+// of their rows makes them rows (unpackStaged), so that a link does not
+// rewrite a run in the commit. A target queued at the commit gets its m
+// links' bonus, another none. The batch is the transaction's ID, which
+// orders a target's rows.
+var stageSQL = `INSERT INTO inlinks_staged (target_id, batch, n, m, bonus, cap)
+	SELECT v.id, txid_current(), v.n, CASE WHEN v.q = 1 OR v.q < 0 AND coalesce(u.state, 0) = 0 THEN v.m ELSE 0 END, $5, $6
+	FROM unnest($1::bigint[], $2::int[], $3::int[], $4::smallint[]) AS v(id, n, m, q) LEFT JOIN urls u ON u.id = v.id
+	WHERE u.id IS NOT NULL OR ` + seenRunSQL("v.id") + ` IS NOT NULL
 	ORDER BY v.id
 	RETURNING target_id`
 
@@ -213,25 +221,33 @@ func stagedInlinksIn(table, id, inlinks string) string {
 			FROM ` + table + ` WHERE target_id = ` + id + `) s)`
 }
 
-// mergeSQL merges the staged rows of the link targets after $1 (by ID),
-// about $2 rows of them (up to the target of the $2-th row, all of its
-// rows included), into their URL rows, and deletes them, in one statement
-// that reads the stage by its index: the URL rows are locked in ID order,
-// skipping those another transaction holds (a claim, a commit) and,
-// unless $3, those in flight, whose commit comes soon and must not wait
-// for the merge; their rows stay staged for the next merge. It returns
-// the last target of the range (math.MaxInt64: the stage's end), the
-// staged rows merged and the URLs written.
-const mergeSQL = `WITH b AS (
-	SELECT coalesce((SELECT target_id FROM inlinks_staged WHERE target_id > $1 ORDER BY target_id OFFSET $2 LIMIT 1),
-		9223372036854775807) AS hi
-), t AS (
+// mergeRangeSQL is the last target of the merge transaction's range:
+// after $1 (by ID), about $2 staged rows (up to the target of the $2-th
+// row, all of its rows included); math.MaxInt64 at the stage's end.
+const mergeRangeSQL = `SELECT coalesce((SELECT target_id FROM inlinks_staged WHERE target_id > $1 ORDER BY target_id OFFSET $2 LIMIT 1),
+	9223372036854775807)`
+
+// stagedPackedSQL finds the packed URLs with rows staged from $1 to $2
+// (by ID), and their hosts; it reads nothing more in a store that holds
+// no packed URL.
+var stagedPackedSQL = packedRunsIn(`SELECT DISTINCT target_id AS id FROM inlinks_staged
+	WHERE target_id > $1 AND target_id <= $2 AND EXISTS (SELECT 1 FROM seen)`, "s.id, r.host_id", "")
+
+// mergeSQL merges the staged rows of the link targets from $1 to $2 (by
+// ID) into their URL rows, and deletes them, in one statement that reads
+// the stage by its index: the URL rows are locked in ID order, skipping
+// those another transaction holds (a claim, a commit) and, unless $3,
+// those in flight, whose commit comes soon and must not wait for the
+// merge; their rows stay staged for the next merge, as do those of a
+// packed URL unpackStaged left packed. It returns the staged rows merged
+// and the URLs written.
+const mergeSQL = `WITH t AS (
 	SELECT id, inlinks FROM urls
-	WHERE id IN (SELECT DISTINCT target_id FROM inlinks_staged, b WHERE target_id > $1 AND target_id <= b.hi)
+	WHERE id IN (SELECT DISTINCT target_id FROM inlinks_staged WHERE target_id > $1 AND target_id <= $2)
 		AND ($3 OR state <> 1)
 	ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
 ), d AS (
-	DELETE FROM inlinks_staged s USING t, b WHERE s.target_id > $1 AND s.target_id <= b.hi AND s.target_id = t.id
+	DELETE FROM inlinks_staged s USING t WHERE s.target_id > $1 AND s.target_id <= $2 AND s.target_id = t.id
 	RETURNING s.target_id, s.batch, s.n, s.m, s.bonus, s.cap
 ), g AS (
 	SELECT target_id, sum(n)::int AS n, sum(bonus * greatest(0, least(n, cap - before) - (n - m)))::int AS raise
@@ -243,7 +259,53 @@ const mergeSQL = `WITH b AS (
 	UPDATE urls u SET inlinks = u.inlinks + g.n, priority = u.priority + g.raise FROM g WHERE u.id = g.target_id
 	RETURNING 1
 )
-SELECT (SELECT hi FROM b), (SELECT count(*) FROM d), (SELECT count(*) FROM w)`
+SELECT (SELECT count(*) FROM d), (SELECT count(*) FROM w)`
+
+// unpackStaged queues in b making rows of the packed URLs with rows
+// staged from after to hi, so that the merge's statement counts them as
+// it counts rows: those whose host's row it can lock at once (a claim
+// or a commit holding a host leaves its URLs packed, and their rows
+// staged, for a later merge). Every change to a host's runs is made
+// holding the host's row (runs.go).
+func (t *txn) unpackStaged(ctx context.Context, b *pgx.Batch, after, hi int64) error {
+	var ids, hosts []int64
+	rb := t.batch()
+	rb.Queue(stagedPackedSQL, after, hi).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id, host int64
+			if err := rows.Scan(&id, &host); err != nil {
+				return err
+			}
+			ids, hosts = append(ids, id), append(hosts, host)
+		}
+		return rows.Err()
+	})
+	if err := t.send(ctx, rb); err != nil || len(ids) == 0 {
+		return err
+	}
+	locked := map[int64]bool{}
+	rb = t.batch()
+	rb.Queue(`SELECT id FROM hosts WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`, hosts).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			locked[id] = true
+		}
+		return rows.Err()
+	})
+	if err := t.send(ctx, rb); err != nil {
+		return err
+	}
+	var mine []int64
+	for i, id := range ids {
+		if locked[hosts[i]] {
+			mine = append(mine, id)
+		}
+	}
+	return t.unpackURLs(ctx, b, mine)
+}
 
 // mergeLock is the advisory lock key a merge transaction holds, so that
 // one process merges at a time (the others, finding it taken, leave the
@@ -261,10 +323,10 @@ func (db *DB) mergeInlinks(ctx context.Context, all bool) (int64, error) {
 	after := int64(math.MinInt64)
 	var merged int64
 	for {
-		var last, rows, urls int64
+		var hi, rows, urls int64
 		busy := false
 		err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
-			last, rows, urls, busy = 0, 0, 0, false
+			hi, rows, urls, busy = 0, 0, 0, false
 			b := t.batch()
 			got := true
 			if all {
@@ -274,6 +336,9 @@ func (db *DB) mergeInlinks(ctx context.Context, all bool) (int64, error) {
 					return row.Scan(&got)
 				})
 			}
+			b.Queue(mergeRangeSQL, after, mergeChunk).QueryRow(func(row pgx.Row) error {
+				return row.Scan(&hi)
+			})
 			if err := t.send(ctx, b); err != nil {
 				return err
 			}
@@ -282,9 +347,12 @@ func (db *DB) mergeInlinks(ctx context.Context, all bool) (int64, error) {
 				return nil
 			}
 			b = t.batch()
+			if err := t.unpackStaged(ctx, b, after, hi); err != nil {
+				return err
+			}
 			b.Queue(noJIT)
-			b.Queue(mergeSQL, after, mergeChunk, all).QueryRow(func(row pgx.Row) error {
-				return row.Scan(&last, &rows, &urls)
+			b.Queue(mergeSQL, after, hi, all).QueryRow(func(row pgx.Row) error {
+				return row.Scan(&rows, &urls)
 			})
 			return t.commit(ctx, b)
 		})
@@ -292,10 +360,10 @@ func (db *DB) mergeInlinks(ctx context.Context, all bool) (int64, error) {
 			return merged, err
 		}
 		merged += rows
-		if busy || last == math.MaxInt64 {
+		if busy || hi == math.MaxInt64 {
 			return merged, nil
 		}
-		after = last
+		after = hi
 	}
 }
 

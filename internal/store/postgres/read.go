@@ -17,6 +17,28 @@ import (
 
 // URL returns the record of one URL.
 func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
+	for again := true; ; again = false {
+		u, ok, err := db.urlRow(ctx, id)
+		if err == nil && !ok {
+			// Not a row: a packed URL, or none, or a packed URL made a
+			// row since the row was looked for (read it again).
+			u, ok, err = db.packedURL(ctx, id)
+			if err == nil && !ok && again {
+				continue
+			}
+		}
+		switch {
+		case err != nil:
+			return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, err)
+		case !ok:
+			return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, crawl.ErrNotFound)
+		}
+		return u, nil
+	}
+}
+
+// urlRow returns the record of a URL's row, or false if it has none.
+func (db *DB) urlRow(ctx context.Context, id crawl.ID) (crawl.URLRecord, bool, error) {
 	var u crawl.URLRecord
 	var via string
 	var state, kind int16
@@ -32,18 +54,10 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 		&u.ID, &u.URL, &u.HostID, &depth, &prio, &state, &attempts, &via, &u.Parent,
 		&disc, &fetched, &retry, &errText, &kind, &lastmod, &u.ChangeFreq, &inlinks)
 	if errors.Is(err, pgx.ErrNoRows) {
-		// Not a row: a packed URL, or none.
-		u, ok, err := db.packedURL(ctx, id)
-		switch {
-		case err != nil:
-			return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, err)
-		case !ok:
-			return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, crawl.ErrNotFound)
-		}
-		return u, nil
+		return u, false, nil
 	}
 	if err != nil {
-		return crawl.URLRecord{}, fmt.Errorf("postgres: url %d: %w", id, err)
+		return u, false, err
 	}
 	u.Depth, u.Priority, u.State, u.Attempts = int(depth), int(prio), crawl.State(state), int(attempts)
 	u.Via, u.Kind, u.Inlinks = crawl.Via(via), crawl.Kind(kind), int(inlinks)
@@ -51,7 +65,7 @@ func (db *DB) URL(ctx context.Context, id crawl.ID) (crawl.URLRecord, error) {
 	if errText != nil {
 		u.Error = *errText
 	}
-	return u, nil
+	return u, true, nil
 }
 
 // pageColumns are the pages columns scanPage reads.

@@ -29,14 +29,15 @@ import (
 //
 // A packed URL becomes a row of urls, queued, with the seq it was given,
 // when a claim takes it (claimPacked, before claimSQL claims it as a
-// row) and when a commit's page links to it (unpackTargets, before the
-// links' inbound counts are staged), so everything but the add, the
-// claim's choice and the look-ups by ID reads urls as before, and a
-// host's URLs are claimed in the order rows would give. It keeps its seen
-// entry: a URL is packed when seen has it and urls does not.
+// row) and when a merge of the inbound links staged for it applies them
+// (unpackStaged, inlinks.go: a commit whose page links to it only stages
+// the link, as for a row), so everything but the add, the claim's choice
+// and the look-ups by ID reads urls as before, and a host's URLs are
+// claimed in the order rows would give. It keeps its seen entry: a URL
+// is packed when seen has it and urls does not.
 //
 // Every change to a host's runs is made by a transaction that holds the
-// host's row (a merge, a claim, a commit linking to its URLs), so that
+// host's row (a merge of offers or of inbound links, a claim), so that
 // processes sharing the store never rewrite one run at once.
 
 // packMin is the fewest staged offers a merge packs; a smaller merge
@@ -528,25 +529,26 @@ func decodeRun(id int64, data []byte, key string, host int64) ([]urlrun.Entry, [
 }
 
 // packedRunsSQL is the SQL of the packed URLs among the IDs $1 and
-// their runs (s: id, run), joined by the columns given. urls is asked
-// only about the IDs seen has: a commit asks about every link target,
-// and most stores hold few packed URLs or none.
+// their runs (s: id, run), joined by the columns given.
 func packedRunsSQL(cols, join string) string {
+	return packedRunsIn(`SELECT id FROM unnest($1::bigint[]) AS x(id)`, cols, join)
+}
+
+// packedRunsIn is packedRunsSQL of the IDs the SQL ids selects (id). urls
+// is asked only about the IDs seen has: most stores hold few packed URLs
+// or none.
+func packedRunsIn(ids, cols, join string) string {
 	return `WITH s AS MATERIALIZED (
-		SELECT id, run FROM (SELECT x.id, ` + seenRunSQL("x.id") + ` AS run FROM unnest($1::bigint[]) AS x(id)) AS x
+		SELECT id, run FROM (SELECT x.id, ` + seenRunSQL("x.id") + ` AS run FROM (` + ids + `) AS x) AS x
 		WHERE run IS NOT NULL)
 	SELECT ` + cols + ` FROM s JOIN queue_runs r ON r.id = s.run ` + join + `
 	WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = s.id)`
 }
 
-// packedTargetsSQL finds the packed URLs among $1 and their hosts.
-var packedTargetsSQL = packedRunsSQL("s.id, r.host_id", "")
-
-// unpackTargets queues in b making the packed URLs among ids rows of
-// urls, queued: a commit's link targets, whose hosts' rows the commit
-// holds, before it stages their inbound links. It reads their runs in one
-// round trip of t.
-func (t *txn) unpackTargets(ctx context.Context, b *pgx.Batch, ids []int64) error {
+// unpackURLs queues in b making the packed URLs among ids rows of urls,
+// queued, whose hosts' rows the transaction holds. It reads their runs
+// in one round trip of t.
+func (t *txn) unpackURLs(ctx context.Context, b *pgx.Batch, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -601,33 +603,45 @@ func (t *txn) unpackTargets(ctx context.Context, b *pgx.Batch, ids []int64) erro
 	return nil
 }
 
-// packedURL returns the record of a packed URL, or false if id is not
-// one.
-func (db *DB) packedURL(ctx context.Context, id crawl.ID) (crawl.URLRecord, bool, error) {
+// packedURL returns the record of a packed URL, with the inbound links
+// staged for it, or false if id is not one. It reads the run and the
+// staged rows in one snapshot, as a merge may make the URL a row and
+// merge its rows in between.
+func (db *DB) packedURL(ctx context.Context, id crawl.ID) (u crawl.URLRecord, ok bool, err error) {
+	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return u, false, err
+	}
+	defer tx.Rollback(ctx)
 	var rid, host int64
 	var key string
 	var data []byte
-	err := db.pool.QueryRow(ctx, packedRunsSQL("r.id, r.host_id, h.key, r.data", "JOIN hosts h ON h.id = r.host_id"),
+	err = tx.QueryRow(ctx, packedRunsSQL("r.id, r.host_id, h.key, r.data", "JOIN hosts h ON h.id = r.host_id"),
 		[]int64{int64(id)}).Scan(&rid, &host, &key, &data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return crawl.URLRecord{}, false, nil
+		return u, false, nil
 	}
 	if err != nil {
-		return crawl.URLRecord{}, false, err
+		return u, false, err
 	}
 	entries, ids, err := decodeRun(rid, data, key, host)
 	if err != nil {
-		return crawl.URLRecord{}, false, err
+		return u, false, err
 	}
-	for i, e := range entries {
-		if ids[i] == int64(id) {
-			return crawl.URLRecord{ID: id, URL: crawl.FullURL(e.Path, key), HostID: crawl.ID(host), Depth: int(e.Depth),
-				Priority: int(e.Priority), State: crawl.StateQueued, Via: crawl.ViaCodes[e.Via], Parent: crawl.ID(e.Parent),
-				DiscoveredAt: fromMS(e.Discovered), Kind: crawl.Kind(e.Kind), LastMod: fromMS(e.LastMod),
-				ChangeFreq: crawl.ChangeFreqs[e.ChangeFreq], Inlinks: int(e.Inlinks)}, true, nil
-		}
+	i := slices.Index(ids, int64(id))
+	if i < 0 {
+		return u, false, nil
 	}
-	return crawl.URLRecord{}, false, nil
+	e := entries[i]
+	var n, raise int32
+	if err := tx.QueryRow(ctx, `SELECT s.n, s.raise FROM `+stagedInlinks("$1::bigint", "$2::int")+` AS s`,
+		int64(id), int32(e.Inlinks)).Scan(&n, &raise); err != nil {
+		return u, false, err
+	}
+	return crawl.URLRecord{ID: id, URL: crawl.FullURL(e.Path, key), HostID: crawl.ID(host), Depth: int(e.Depth),
+		Priority: int(e.Priority) + int(raise), State: crawl.StateQueued, Via: crawl.ViaCodes[e.Via], Parent: crawl.ID(e.Parent),
+		DiscoveredAt: fromMS(e.Discovered), Kind: crawl.Kind(e.Kind), LastMod: fromMS(e.LastMod),
+		ChangeFreq: crawl.ChangeFreqs[e.ChangeFreq], Inlinks: int(e.Inlinks) + int(n)}, true, tx.Commit(ctx)
 }
 
 // claimRuns is what a claim knows of a host with runs: its best ready

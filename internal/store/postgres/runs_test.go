@@ -300,13 +300,23 @@ func packedClaimAsAdds(t *testing.T, added, staged *postgres.DB, dsnA, schemaA, 
 	storetest.SameURLs(t, "packed", added, staged, ids)
 
 	// A page links to queued URLs, packed in one store: the commit
-	// counts the links and raises their priority in both alike. Its
-	// host is then over a byte share of 500.
+	// counts the links and raises their priority in both alike, the
+	// packed URLs left packed until their counts are merged. Its host is
+	// then over a byte share of 500.
 	now := time.Now()
 	page, targets := storetest.LinkToQueued(t, added, staged, ids, crawl.Limits{InlinkBonus: 3, MaxInlinkBonus: 9}, 1000)
-	if _, after := packedCounts(t, dsnS, schemaS); after >= packed {
-		t.Fatalf("%d URLs packed after a commit linked to %d of them, %d before", after, len(targets), packed)
+	if _, after := packedCounts(t, dsnS, schemaS); after != packed-1 {
+		t.Fatalf("%d URLs packed after a commit linked to %d of them, %d before (one claimed)", after, len(targets), packed)
 	}
+	for _, db := range []*postgres.DB{added, staged} {
+		if _, err := db.MergeInlinks(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, after := packedCounts(t, dsnS, schemaS); after >= packed {
+		t.Fatalf("%d URLs packed after the links to %d of them were merged, %d before", after, len(targets), packed)
+	}
+	storetest.SameURLs(t, "linked, merged", added, staged, targets)
 	if a, s := dumpHosts(t, added, dsnA, schemaA), dumpHosts(t, staged, dsnS, schemaS); a != s {
 		t.Fatalf("after the commit, the packed store's hosts\n%s\nwant\n%s", s, a)
 	}
@@ -393,5 +403,106 @@ func packedClaimAsAdds(t *testing.T, added, staged *postgres.DB, dsnA, schemaA, 
 	}
 	if a, s := dumpHosts(t, added, dsnA, schemaA), dumpHosts(t, staged, dsnS, schemaS); a != s {
 		t.Errorf("after the claims, the packed store's hosts\n%s\nwant\n%s", s, a)
+	}
+}
+
+// TestLinkedPackedURLsMerged: a commit whose page links to packed URLs
+// stages the links and leaves the URLs packed; a merge of the staged
+// links makes rows of those whose host it can lock and counts them, and
+// leaves the others packed, their links staged, for a later merge. A
+// read by ID gives the counts the commits made throughout.
+func TestLinkedPackedURLsMerged(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema, postgres.PackMin(0))
+	ctx := context.Background()
+	now := time.Now()
+	var urls []crawl.NewURL
+	for i := range 10 {
+		urls = append(urls, storetest.U(fmt.Sprintf("http://a.test/p%d", i), 1, 1), storetest.U(fmt.Sprintf("http://b.test/p%d", i), 1, 1))
+	}
+	urls = append(urls, storetest.U("http://c.test/", 0, 5))
+	if _, err := db.StageURLs(ctx, urls, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.MergeStaged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, packed := packedCounts(t, dsn, schema); packed != 21 {
+		t.Fatalf("%d URLs packed, want 21", packed)
+	}
+	hs, err := db.ClaimHosts(ctx, "o", 1, time.Hour, now)
+	if err != nil || len(hs) != 1 || hs[0].Key != "http://c.test" {
+		t.Fatalf("ClaimHosts = %+v, %v; want c.test", hs, err)
+	}
+	cs, _, err := db.ClaimURLs(ctx, "o", hs[0].ID, 1, crawl.Limits{}, now)
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("ClaimURLs = %+v, %v", cs, err)
+	}
+	a, b := storetest.U("http://a.test/p3", 1, 1), storetest.U("http://b.test/p7", 1, 1)
+	lim := crawl.Limits{InlinkBonus: 3, MaxInlinkBonus: 9}
+	res := crawl.Result{URL: cs[0], Outcome: crawl.OutcomeDone,
+		Links: []crawl.Link{{TargetID: a.ID, Target: a.URL}, {TargetID: b.ID, Target: b.URL}},
+		Page:  &crawl.Page{URL: cs[0].URL, Status: 200, ContentType: "text/html", Text: "a page", FetchedAt: now}}
+	if _, err := db.Commit(ctx, []crawl.Result{res}, lim); err != nil {
+		t.Fatal(err)
+	}
+	linked := func(when string) {
+		t.Helper()
+		for _, id := range []crawl.ID{a.ID, b.ID} {
+			u, err := db.URL(ctx, id)
+			if err != nil || u.Inlinks != 1 || u.Priority != 4 || u.State != crawl.StateQueued {
+				t.Fatalf("%s: URL %d = %+v, %v; want 1 inbound link, priority 4, queued", when, id, u, err)
+			}
+		}
+	}
+	staged := func() (n int64) {
+		t.Helper()
+		if err := queryRow(t, dsn, schema, `SELECT count(*) FROM inlinks_staged`, nil, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	rowOf := func(id crawl.ID) (n int64) {
+		t.Helper()
+		if err := queryRow(t, dsn, schema, `SELECT count(*) FROM urls WHERE id = $1`, []any{int64(id)}, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, packed := packedCounts(t, dsn, schema); packed != 20 || staged() != 2 {
+		t.Fatalf("after the commit: %d URLs packed, %d links staged; want 20 (c.test's claimed) and 2", packed, staged())
+	}
+	linked("staged")
+
+	// b.test's row held by another transaction: its URL stays packed.
+	hold := schemaConn(t, dsn, schema)
+	defer hold.Close(ctx)
+	tx, err := hold.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM hosts WHERE id = $1 FOR UPDATE`, int64(b.HostID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.MergeInlinks(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if rowOf(a.ID) != 1 || rowOf(b.ID) != 0 || staged() != 1 {
+		t.Fatalf("merged beside a held host: rows %d and %d, %d links staged; want a.test's URL a row, b.test's packed, its link staged",
+			rowOf(a.ID), rowOf(b.ID), staged())
+	}
+	linked("merged beside a held host")
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.MergeInlinks(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if rowOf(b.ID) != 1 || staged() != 0 {
+		t.Fatalf("merged again: b.test's URL %d rows, %d links staged; want a row and none", rowOf(b.ID), staged())
+	}
+	linked("merged")
+	if _, packed := packedCounts(t, dsn, schema); packed != 18 {
+		t.Fatalf("%d URLs packed after the merges, want 18", packed)
 	}
 }
