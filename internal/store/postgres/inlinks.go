@@ -263,11 +263,12 @@ SELECT (SELECT count(*) FROM d), (SELECT count(*) FROM w)`
 
 // unpackStaged queues in b making rows of the packed URLs with rows
 // staged from after to hi, so that the merge's statement counts them as
-// it counts rows: those whose host's row it can lock at once (a claim
+// it counts rows, and returns how many: those whose host's row it can
+// lock at once (a claim
 // or a commit holding a host leaves its URLs packed, and their rows
 // staged, for a later merge). Every change to a host's runs is made
 // holding the host's row (runs.go).
-func (t *txn) unpackStaged(ctx context.Context, b *pgx.Batch, after, hi int64) error {
+func (t *txn) unpackStaged(ctx context.Context, b *pgx.Batch, after, hi int64) (int, error) {
 	var ids, hosts []int64
 	rb := t.batch()
 	rb.Queue(stagedPackedSQL, after, hi).Query(func(rows pgx.Rows) error {
@@ -281,7 +282,7 @@ func (t *txn) unpackStaged(ctx context.Context, b *pgx.Batch, after, hi int64) e
 		return rows.Err()
 	})
 	if err := t.send(ctx, rb); err != nil || len(ids) == 0 {
-		return err
+		return 0, err
 	}
 	locked := map[int64]bool{}
 	rb = t.batch()
@@ -296,7 +297,7 @@ func (t *txn) unpackStaged(ctx context.Context, b *pgx.Batch, after, hi int64) e
 		return rows.Err()
 	})
 	if err := t.send(ctx, rb); err != nil {
-		return err
+		return 0, err
 	}
 	var mine []int64
 	for i, id := range ids {
@@ -304,7 +305,7 @@ func (t *txn) unpackStaged(ctx context.Context, b *pgx.Batch, after, hi int64) e
 			mine = append(mine, id)
 		}
 	}
-	return t.unpackURLs(ctx, b, mine)
+	return len(mine), t.unpackURLs(ctx, b, mine)
 }
 
 // mergeLock is the advisory lock key a merge transaction holds, so that
@@ -319,43 +320,52 @@ func (db *DB) mergeLock() int64 {
 // or (unless all) another process is merging. all waits for a merge of
 // another process to end and merges the rows of URLs in flight too. It
 // returns the staged rows merged.
+//
+// The packed URLs of a range are made rows in a transaction of their
+// own, before the range's merge: it holds their hosts' rows, which
+// claims and commits wait for, and the merge's statement, which takes
+// longer, holds none.
 func (db *DB) mergeInlinks(ctx context.Context, all bool) (int64, error) {
 	after := int64(math.MinInt64)
 	var merged int64
 	for {
-		var hi, rows, urls int64
-		busy := false
+		var hi, rows int64
+		var busy, unpacked bool
 		err := db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
-			hi, rows, urls, busy = 0, 0, 0, false
+			hi, rows, busy, unpacked = 0, 0, false, false
 			b := t.batch()
-			got := true
-			if all {
-				b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.mergeLock())
-			} else {
-				b.Queue(`SELECT pg_try_advisory_xact_lock($1)`, db.mergeLock()).QueryRow(func(row pgx.Row) error {
-					return row.Scan(&got)
-				})
-			}
+			got := db.queueMergeLock(b, all)
 			b.Queue(mergeRangeSQL, after, mergeChunk).QueryRow(func(row pgx.Row) error {
 				return row.Scan(&hi)
 			})
-			if err := t.send(ctx, b); err != nil {
+			if err := t.send(ctx, b); err != nil || !*got {
+				busy = !*got
 				return err
-			}
-			if !got {
-				busy = true
-				return nil
 			}
 			b = t.batch()
-			if err := t.unpackStaged(ctx, b, after, hi); err != nil {
+			n, err := t.unpackStaged(ctx, b, after, hi)
+			if err != nil {
 				return err
 			}
-			b.Queue(noJIT)
-			b.Queue(mergeSQL, after, hi, all).QueryRow(func(row pgx.Row) error {
-				return row.Scan(&rows, &urls)
-			})
+			if unpacked = n > 0; !unpacked {
+				queueMerge(b, after, hi, all, &rows)
+			}
 			return t.commit(ctx, b)
 		})
+		if err == nil && unpacked {
+			err = db.write(ctx, lazy, func(ctx context.Context, t *txn) error {
+				rows, busy = 0, false
+				b := t.batch()
+				got := db.queueMergeLock(b, all)
+				if err := t.send(ctx, b); err != nil || !*got {
+					busy = !*got
+					return err
+				}
+				b = t.batch()
+				queueMerge(b, after, hi, all, &rows)
+				return t.commit(ctx, b)
+			})
+		}
 		if err != nil {
 			return merged, err
 		}
@@ -365,6 +375,30 @@ func (db *DB) mergeInlinks(ctx context.Context, all bool) (int64, error) {
 		}
 		after = hi
 	}
+}
+
+// queueMergeLock queues taking the merge's lock: waiting for it (all),
+// or not, the result telling whether it was taken.
+func (db *DB) queueMergeLock(b *pgx.Batch, all bool) *bool {
+	got := true
+	if all {
+		b.Queue(`SELECT pg_advisory_xact_lock($1)`, db.mergeLock())
+	} else {
+		b.Queue(`SELECT pg_try_advisory_xact_lock($1)`, db.mergeLock()).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&got)
+		})
+	}
+	return &got
+}
+
+// queueMerge queues the merge of the staged rows from after to hi,
+// setting rows to how many it merged.
+func queueMerge(b *pgx.Batch, after, hi int64, all bool, rows *int64) {
+	b.Queue(noJIT)
+	b.Queue(mergeSQL, after, hi, all).QueryRow(func(row pgx.Row) error {
+		var urls int64
+		return row.Scan(rows, &urls)
+	})
 }
 
 // inlinkMerger starts a store handle's merges: one in the background once
