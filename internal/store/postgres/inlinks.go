@@ -239,8 +239,7 @@ var stagedPackedSQL = packedRunsIn(`SELECT DISTINCT target_id AS id FROM inlinks
 // those another transaction holds (a claim, a commit) and, unless $3,
 // those in flight, whose commit comes soon and must not wait for the
 // merge; their rows stay staged for the next merge, as do those of a
-// packed URL unpackStaged left packed. It returns the staged rows merged
-// and the URLs written.
+// packed URL unpackStaged left packed. It returns the staged rows merged.
 const mergeSQL = `WITH t AS (
 	SELECT id, inlinks FROM urls
 	WHERE id IN (SELECT DISTINCT target_id FROM inlinks_staged WHERE target_id > $1 AND target_id <= $2)
@@ -257,17 +256,15 @@ const mergeSQL = `WITH t AS (
 	GROUP BY target_id
 ), w AS (
 	UPDATE urls u SET inlinks = u.inlinks + g.n, priority = u.priority + g.raise FROM g WHERE u.id = g.target_id
-	RETURNING 1
 )
-SELECT (SELECT count(*) FROM d), (SELECT count(*) FROM w)`
+SELECT count(*) FROM d`
 
 // unpackStaged queues in b making rows of the packed URLs with rows
 // staged from after to hi, so that the merge's statement counts them as
 // it counts rows, and returns how many: those whose host's row it can
-// lock at once (a claim
-// or a commit holding a host leaves its URLs packed, and their rows
-// staged, for a later merge). Every change to a host's runs is made
-// holding the host's row (runs.go).
+// lock at once (a claim or a commit holding a host leaves its URLs
+// packed, and their rows staged, for a later merge). Every change to a
+// host's runs is made holding the host's row (runs.go).
 func (t *txn) unpackStaged(ctx context.Context, b *pgx.Batch, after, hi int64) (int, error) {
 	var ids, hosts []int64
 	rb := t.batch()
@@ -396,8 +393,7 @@ func (db *DB) queueMergeLock(b *pgx.Batch, all bool) *bool {
 func queueMerge(b *pgx.Batch, after, hi int64, all bool, rows *int64) {
 	b.Queue(noJIT)
 	b.Queue(mergeSQL, after, hi, all).QueryRow(func(row pgx.Row) error {
-		var urls int64
-		return row.Scan(rows, &urls)
+		return row.Scan(rows)
 	})
 }
 
