@@ -213,30 +213,51 @@ SELECT coalesce(sum(n), 0)::bigint, CASE WHEN $3 THEN array_agg(host_id ORDER BY
 // admittedOffersSQL reads the staged offers of the hosts from lo to hi
 // (SQL expressions) that a merge may admit: a URL's first offer, unless
 // the URL is stored (a row, or packed: seen), each with its host's
-// admitted count and key and its place among the host's offers (k).
+// admitted count and key and its place among the host's offers (k). A
+// host whose row this transaction wrote is one the merge inserted
+// (mergeHostsSQL; the merge writes no other host before it decides:
+// fresh): its URLs admitted before the merge are none, whatever counts
+// a packing merge inserted it with (fresh_n, fresh_top).
 func admittedOffersSQL(lo, hi string) string {
-	return `SELECT f.*, h.admitted, h.key, row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k
+	return `SELECT f.*, CASE WHEN h.xmin = pg_current_xact_id()::xid THEN 0 ELSE h.admitted END AS admitted, h.key,
+		row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k,
+		h.xmin = pg_current_xact_id()::xid AS fresh, h.admitted AS fresh_n, h.top_priority AS fresh_top
 		FROM (SELECT DISTINCT ON (host_id, id) * FROM offers WHERE host_id BETWEEN ` + lo + ` AND ` + hi + ` ORDER BY host_id, id, ord) AS f
 		JOIN hosts h ON h.id = f.host_id
 		WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = f.id) AND ` + seenRunSQL("f.id") + ` IS NULL`
 }
 
 // mergeHostsSQL inserts the hosts from $1 to $2 (by ID) of the staged
-// offers that have no row. The first offer of a host in a batch names
-// its key, or an empty key when the key is its URL's scheme and
+// offers that have no row, with the columns %s (counts) set to %s (of
+// the host's offers grouped: g). The first offer of a host in a batch
+// names its key, or an empty key when the key is its URL's scheme and
 // authority; later offers name none (NULL). A host's key is thus the one
 // named, else that of any of its URLs staged with an empty key. Only the
 // offers of hosts without a row are read (an anti-join), grouped by
 // hashing rather than sorted, and their texts compared as bytes: a merge
 // of 1,000,000 seeds of 200,000 known hosts reads them in 0.7 s, where
 // sorting every offer by host took 2.2 s.
-const mergeHostsSQL = `INSERT INTO hosts (id, key)
-	SELECT o.host_id, CASE WHEN max(o.host COLLATE "C") <> '' THEN max(o.host COLLATE "C")
-		ELSE substring(min(o.url COLLATE "C") FROM '^[^:]*://[^/?#]*') END
-	FROM offers o
-	WHERE o.host_id BETWEEN $1 AND $2 AND o.host IS NOT NULL AND NOT EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id)
-	GROUP BY o.host_id ORDER BY o.host_id
+const mergeHostsSQL = `INSERT INTO hosts (id, key%s)
+	SELECT g.id, g.key%s FROM (
+		SELECT o.host_id AS id, CASE WHEN max(o.host COLLATE "C") <> '' THEN max(o.host COLLATE "C")
+				ELSE substring(min(o.url COLLATE "C") FILTER (WHERE o.host IS NOT NULL) FROM '^[^:]*://[^/?#]*') END AS key,
+			CASE WHEN min(o.cap) > 0 THEN least(count(*), min(o.cap)) ELSE count(*) END AS n, max(o.priority) AS top
+		FROM offers o
+		WHERE o.host_id BETWEEN $1 AND $2 AND NOT EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id)
+		GROUP BY o.host_id HAVING count(o.host) > 0) AS g
+	ORDER BY g.id
 	ON CONFLICT (id) DO NOTHING`
+
+// A merge inserting rows counts the admitted into the new hosts' rows
+// as into the others' (newHostsSQL). A packing merge inserts them with
+// the counts they get if every offer is a new URL and the host's cap
+// admits the first (countedHostsSQL), and corrects those it counted
+// wrong once it has decided (packRange): a host it gives URLs is
+// written once, not inserted and then updated.
+var (
+	newHostsSQL     = fmt.Sprintf(mergeHostsSQL, "", "")
+	countedHostsSQL = fmt.Sprintf(mergeHostsSQL, ", admitted, queued, top_priority", ", g.n, g.n, g.top")
+)
 
 // lockStagedHostsSQL locks the rows of the staged offers' hosts from $1
 // to $2, in ID order, as admissions lock hosts.
@@ -445,7 +466,11 @@ func (db *DB) mergeRange(ctx context.Context, t *txn, r int, m rangeMerge) (craw
 	var hosts, added, over int64
 	var admitted, capped []int64
 	b := t.batch()
-	b.Queue(mergeHostsSQL, lo, hi).Exec(func(ct pgconn.CommandTag) error {
+	insert := newHostsSQL
+	if m.pack {
+		insert = countedHostsSQL
+	}
+	b.Queue(insert, lo, hi).Exec(func(ct pgconn.CommandTag) error {
 		hosts = ct.RowsAffected()
 		return nil
 	})
@@ -461,7 +486,7 @@ func (db *DB) mergeRange(ctx context.Context, t *txn, r int, m rangeMerge) (craw
 	}
 	var counted []int64
 	if m.pack {
-		p, err := t.packRange(ctx, lo, hi, m.found || m.counts)
+		p, err := t.packRange(ctx, lo, hi, m.found || m.counts, hosts)
 		if err != nil {
 			return crawl.AddStats{}, err
 		}

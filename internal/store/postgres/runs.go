@@ -60,7 +60,8 @@ const packFetch = 16_384
 // merge's report.
 var packOffersSQL = `DECLARE pack_offers NO SCROLL CURSOR FOR
 	SELECT n.id, ` + relURLSQL("n.url", "n.key") + `, n.host_id, n.key, n.depth, n.priority, n.via, n.parent_id, n.discovered_at,
-		n.kind, n.lastmod, n.changefreq, s.n, s.raise, n.found_by, n.ok, CASE WHEN n.ok THEN nextval('urls_seq') END
+		n.kind, n.lastmod, n.changefreq, s.n, s.raise, n.found_by, n.ok, CASE WHEN n.ok THEN nextval('urls_seq') END,
+		n.fresh, n.fresh_n, n.fresh_top
 	FROM (SELECT a.*, a.cap <= 0 OR a.admitted + a.k <= a.cap AS ok FROM (` + admittedOffersSQL("%[1]d", "%[2]d") + `) AS a) AS n
 		CROSS JOIN LATERAL %[3]s AS s
 	ORDER BY n.host_id, n.ord`
@@ -123,6 +124,9 @@ type packOffer struct {
 	inlinks, raise                       int32 // staged inbound links of the URL, and the priority they add
 	kind                                 int16
 	foundBy                              *int64 // the host whose page found it, if a commit staged it
+	fresh                                bool   // the merge inserted its host, with the counts:
+	freshN                               int64  // URLs admitted
+	freshTop                             int32  // and their best priority
 }
 
 // entry returns the offer's entry in a run, or false when a run cannot
@@ -165,7 +169,12 @@ type packer struct {
 
 	hostIDs, hostN []int64 // what the merge admitted to each host
 	hostTop        []int32
-	counted        []int64 // the URLs packed with staged inbound links
+	fresh          bool        // the merge inserted the host (the one read last),
+	inserted       hostCount   // with these counts
+	changes        []hostCount // the hosts' counts to change (closeCounts)
+	exact          []bool      // whether to set them rather than add them
+	freshN         int64       // the hosts inserted whose offers were read
+	counted        []int64     // the URLs packed with staged inbound links
 
 	// The refused by their host's cap, the hosts that refused some, and
 	// the admitted by finder.
@@ -191,8 +200,10 @@ func (p *packer) add(o packOffer) error {
 		if err := p.endHost(); err != nil {
 			return err
 		}
+		p.closeCounts()
 		p.host = o.host
 		p.hostIDs, p.hostN, p.hostTop = append(p.hostIDs, o.host), append(p.hostN, 0), append(p.hostTop, o.priority)
+		p.fresh, p.inserted = o.fresh, hostCount{o.host, o.freshN, o.freshTop}
 	}
 	k := len(p.hostIDs) - 1
 	p.hostN[k]++
@@ -371,12 +382,36 @@ type packed struct {
 	hosts, capped, counted []int64 // hosts admitted URLs and capped; the URLs packed with staged inbound links
 }
 
+// hostCount is a host's count of URLs admitted and its best priority.
+type hostCount struct {
+	id, n int64
+	top   int32
+}
+
+// closeCounts notes the change to the counts of the host whose offers
+// the merge read last, which it admitted URLs to: a host the merge
+// inserted with the counts it gave it is left alone, another host it
+// inserted takes them (exact), the others add them.
+func (p *packer) closeCounts() {
+	k := len(p.hostIDs) - 1
+	if k < 0 {
+		return
+	}
+	if p.fresh {
+		p.freshN++
+	}
+	if c := (hostCount{p.hostIDs[k], p.hostN[k], p.hostTop[k]}); !p.fresh || c != p.inserted {
+		p.changes, p.exact = append(p.changes, c), append(p.exact, p.fresh)
+	}
+}
+
 // packRange decides, in t, on the staged offers of the hosts from lo to
 // hi, whose rows are locked, and packs the admitted into runs (see the
 // comment at the top), each with the inbound links staged for it when
 // counts says there may be some, and appends the finders' counts to
-// host_finds.
-func (t *txn) packRange(ctx context.Context, lo, hi int64, counts bool) (packed, error) {
+// host_finds. The merge inserted hosts (inserted) with counts of their own
+// (countedHostsSQL); it corrects those that are not the counts it gave.
+func (t *txn) packRange(ctx context.Context, lo, hi int64, counts bool, inserted int64) (packed, error) {
 	c := noCounts
 	if counts {
 		c = packCounts
@@ -396,7 +431,7 @@ func (t *txn) packRange(ctx context.Context, lo, hi int64, counts bool) (packed,
 			var ok bool
 			var seq *int64
 			if err := rows.Scan(&o.id, &o.rel, &o.host, &o.key, &o.depth, &o.priority, &o.via, &o.parent, &o.disc, &o.kind,
-				&o.lastmod, &o.changefreq, &o.inlinks, &o.raise, &o.foundBy, &ok, &seq); err != nil {
+				&o.lastmod, &o.changefreq, &o.inlinks, &o.raise, &o.foundBy, &ok, &seq, &o.fresh, &o.freshN, &o.freshTop); err != nil {
 				rows.Close()
 				return packed{}, err
 			}
@@ -427,6 +462,7 @@ func (t *txn) packRange(ctx context.Context, lo, hi int64, counts bool) (packed,
 	if err := p.endHost(); err != nil {
 		return packed{}, err
 	}
+	p.closeCounts()
 	if err := p.flush(ctx); err != nil {
 		return packed{}, err
 	}
@@ -437,9 +473,24 @@ func (t *txn) packRange(ctx context.Context, lo, hi int64, counts bool) (packed,
 	b := t.batch()
 	b.Queue(`CLOSE pack_offers`)
 	b.Queue(mergeSeenSQL, lo, hi)
-	if len(p.hostIDs) > 0 {
-		b.Queue(`UPDATE hosts h SET admitted = h.admitted + d.n, queued = h.queued + d.n, top_priority = greatest(h.top_priority, d.top)
-			FROM unnest($1::bigint[], $2::bigint[], $3::int[]) AS d(id, n, top) WHERE h.id = d.id`, p.hostIDs, p.hostN, p.hostTop)
+	if p.freshN < inserted {
+		// A host inserted whose offers were all known (a URL ID stored
+		// under another host) admitted nothing; every host read admitted
+		// some.
+		b.Queue(`UPDATE hosts h SET admitted = 0, queued = 0, top_priority = `+strconv.Itoa(noPriority)+`
+			WHERE h.id IN (SELECT host_id FROM offers WHERE host_id BETWEEN $1 AND $2) AND h.xmin = pg_current_xact_id()::xid
+				AND h.id <> ALL($3)`, lo, hi, p.hostIDs)
+	}
+	if cs := p.changes; len(cs) > 0 {
+		ids, ns, tops := make([]int64, len(cs)), make([]int64, len(cs)), make([]int32, len(cs))
+		for i, c := range cs {
+			ids[i], ns[i], tops[i] = c.id, c.n, c.top
+		}
+		b.Queue(`UPDATE hosts h SET admitted = CASE WHEN d.exact THEN d.n ELSE h.admitted + d.n END,
+				queued = CASE WHEN d.exact THEN d.n ELSE h.queued + d.n END,
+				top_priority = CASE WHEN d.exact THEN d.top ELSE greatest(h.top_priority, d.top) END
+			FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bool[]) AS d(id, n, top, exact) WHERE h.id = d.id`,
+			ids, ns, tops, p.exact)
 	}
 	if len(p.finders) > 0 {
 		ids, ns := make([]int64, 0, len(p.finders)), make([]int64, 0, len(p.finders))

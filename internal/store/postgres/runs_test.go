@@ -208,6 +208,47 @@ func TestPackedLastRun(t *testing.T) {
 	}
 }
 
+// TestPackedNewHostsCounted: a packing merge inserts the hosts it gives
+// URLs with their counts, and corrects those it counted wrong: a host
+// offered one URL twice (counted two, admitted one), a host whose cap
+// refuses its best offer (counted a better priority than it admitted),
+// and a host whose only offer is a URL ID stored under another host
+// (admitted nothing).
+func TestPackedNewHostsCounted(t *testing.T) {
+	dsn, schema := freshSchema(t)
+	db := open(t, dsn, schema, postgres.PackMin(0))
+	ctx := context.Background()
+	if _, err := db.AddURLs(ctx, []crawl.NewURL{storetest.U("http://a.test/x", 1, 1)}, crawl.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	taken := storetest.U("http://b.test/y", 1, 1)
+	taken.ID = storetest.U("http://a.test/x", 1, 1).ID
+	offers := []crawl.NewURL{
+		taken,
+		storetest.U("http://c.test/1", 1, 1), storetest.U("http://c.test/1", 1, 1),
+		storetest.U("http://d.test/1", 1, 1), storetest.U("http://d.test/2", 1, 1), storetest.U("http://d.test/3", 1, 5),
+		storetest.U("http://e.test/1", 1, 2), storetest.U("http://e.test/2", 1, 4),
+	}
+	if _, err := db.StageURLs(ctx, offers, crawl.Limits{MaxPagesPerHost: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if added, err := db.MergeStaged(ctx); err != nil || added != 5 {
+		t.Fatalf("MergeStaged = %d, %v; want 5 added", added, err)
+	}
+	if _, packed := packedCounts(t, dsn, schema); packed != 5 {
+		t.Fatalf("%d URLs packed, want 5", packed)
+	}
+	var hosts string
+	if err := queryRow(t, dsn, schema, `SELECT string_agg(concat_ws(' ', key, admitted, queued, top_priority), ', ' ORDER BY key)
+		FROM hosts`, nil, &hosts); err != nil {
+		t.Fatal(err)
+	}
+	want := "http://a.test 1 1 1, http://b.test 0 0 -1000000000, http://c.test 1 1 1, http://d.test 2 2 1, http://e.test 2 2 4"
+	if hosts != want {
+		t.Errorf("hosts (key, admitted, queued, best priority):\n%s\nwant\n%s", hosts, want)
+	}
+}
+
 // TestConformancePacked runs the store suite's frontier checks (the
 // only ones that stage offers, which a merge packs) with every merge of
 // staged offers packing what it admits, and fails unless one of its
