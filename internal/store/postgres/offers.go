@@ -218,16 +218,15 @@ SELECT coalesce(sum(n), 0)::bigint, CASE WHEN $3 THEN array_agg(host_id ORDER BY
 // (SQL expressions) that a merge may admit: a URL's first offer, unless
 // the URL is stored (a row, or packed: seen), each with its host's
 // admitted count and key and its place among the host's offers (k). A
-// host whose row this transaction wrote is one the merge inserted
-// (mergeHostsSQL; the merge writes no other host before it decides:
-// fresh): its URLs admitted before the merge are none, whatever counts
-// a packing merge inserted it with (fresh_n, fresh_top).
+// host a packing merge inserted with counts (hosts_new: fresh) had no
+// URL admitted before it, whatever counts it was inserted with (fresh_n,
+// fresh_top).
 func admittedOffersSQL(lo, hi string) string {
-	return `SELECT f.*, CASE WHEN h.xmin = pg_current_xact_id()::xid THEN 0 ELSE h.admitted END AS admitted, h.key,
+	return `SELECT f.*, CASE WHEN n.id IS NULL THEN h.admitted ELSE 0 END AS admitted, h.key,
 		row_number() OVER (PARTITION BY f.host_id ORDER BY f.ord) AS k,
-		h.xmin = pg_current_xact_id()::xid AS fresh, h.admitted AS fresh_n, h.top_priority AS fresh_top
+		n.id IS NOT NULL AS fresh, h.admitted AS fresh_n, h.top_priority AS fresh_top
 		FROM (SELECT DISTINCT ON (host_id, id) * FROM offers WHERE host_id BETWEEN ` + lo + ` AND ` + hi + ` ORDER BY host_id, id, ord) AS f
-		JOIN hosts h ON h.id = f.host_id
+		JOIN hosts h ON h.id = f.host_id LEFT JOIN hosts_new n ON n.id = f.host_id
 		WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = f.id) AND ` + seenRunSQL("f.id") + ` IS NULL`
 }
 
@@ -255,12 +254,15 @@ const mergeHostsSQL = `INSERT INTO hosts (id, key%s)
 // A merge inserting rows counts the admitted into the new hosts' rows
 // as into the others' (newHostsSQL). A packing merge inserts them with
 // the counts they get if every offer is a new URL and the host's cap
-// admits the first (countedHostsSQL), and corrects those it counted
-// wrong once it has decided (packRange): a host it gives URLs is
-// written once, not inserted and then updated.
+// admits the first, and notes them in hosts_new (countedHostsSQL); once
+// it has decided, it corrects the counts it got wrong and empties its
+// part of hosts_new (packRange): a host it gives URLs is written once,
+// not inserted and then updated.
 var (
 	newHostsSQL     = fmt.Sprintf(mergeHostsSQL, "", "")
-	countedHostsSQL = fmt.Sprintf(mergeHostsSQL, ", admitted, queued, top_priority", ", g.n, g.n, g.top")
+	countedHostsSQL = `WITH i AS (` + fmt.Sprintf(mergeHostsSQL, ", admitted, queued, top_priority", ", g.n, g.n, g.top") +
+		` RETURNING id)
+	INSERT INTO hosts_new SELECT id FROM i`
 )
 
 // lockStagedHostsSQL locks the rows of the staged offers' hosts from $1
@@ -345,8 +347,8 @@ func (db *DB) mergeStaged(ctx context.Context) (crawl.AddStats, error) {
 		}
 		b = t.batch()
 		b.Queue(applyFindsSQL)
-		// The ranges emptied seen_new: its pages go too.
-		b.Queue(`TRUNCATE offers, seen_new`)
+		// The ranges emptied seen_new and hosts_new: their pages go too.
+		b.Queue(`TRUNCATE offers, seen_new, hosts_new`)
 		return t.commit(ctx, b)
 	})
 	if err == nil {

@@ -478,8 +478,10 @@ func (t *txn) packRange(ctx context.Context, lo, hi int64, counts bool, inserted
 		// under another host) admitted nothing; every host read admitted
 		// some.
 		b.Queue(`UPDATE hosts h SET admitted = 0, queued = 0, top_priority = `+strconv.Itoa(noPriority)+`
-			WHERE h.id IN (SELECT host_id FROM offers WHERE host_id BETWEEN $1 AND $2) AND h.xmin = pg_current_xact_id()::xid
-				AND h.id <> ALL($3)`, lo, hi, p.hostIDs)
+			FROM hosts_new n WHERE h.id = n.id AND n.id BETWEEN $1 AND $2 AND h.id <> ALL($3)`, lo, hi, p.hostIDs)
+	}
+	if inserted > 0 {
+		b.Queue(`DELETE FROM hosts_new WHERE id BETWEEN $1 AND $2`, lo, hi)
 	}
 	if cs := p.changes; len(cs) > 0 {
 		ids, ns, tops := make([]int64, len(cs)), make([]int64, len(cs)), make([]int32, len(cs))
