@@ -476,9 +476,11 @@ func (t *txn) packRange(ctx context.Context, lo, hi int64, counts bool, inserted
 	if p.freshN < inserted {
 		// A host inserted whose offers were all known (a URL ID stored
 		// under another host) admitted nothing; every host read admitted
-		// some.
+		// some. (NOT IN a subquery is a hashed look-up, where <> ALL of
+		// an array compares each row with every element.)
 		b.Queue(`UPDATE hosts h SET admitted = 0, queued = 0, top_priority = `+strconv.Itoa(noPriority)+`
-			FROM hosts_new n WHERE h.id = n.id AND n.id BETWEEN $1 AND $2 AND h.id <> ALL($3)`, lo, hi, p.hostIDs)
+			FROM hosts_new n WHERE h.id = n.id AND n.id BETWEEN $1 AND $2 AND n.id NOT IN (SELECT unnest($3::bigint[]))`,
+			lo, hi, p.hostIDs)
 	}
 	if inserted > 0 {
 		b.Queue(`DELETE FROM hosts_new WHERE id BETWEEN $1 AND $2`, lo, hi)
