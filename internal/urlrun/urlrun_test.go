@@ -2,12 +2,15 @@ package urlrun
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/s2"
 )
 
 // sample is a run as a frontier holds one: paths of one host sharing
@@ -70,9 +73,35 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestFirstVersion: a run the package's first version wrote, which held
+// each entry's fields together and compressed only the texts, decodes
+// to the entries it was written from.
+func TestFirstVersion(t *testing.T) {
+	b, err := hex.DecodeString("01031b0001140280c0e285e368ff9fb787e9050302c0ee6d00010212041a10000310061a144659ac00272f7075626c69636174696f6e732f323030302f61727469636c652d303030303f6c616e673d656e1116311d1804333715000200321500032437343f6c616e673d656e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(b)
+	if want := sample(3); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Decode = %v (%v), want %v", got, err, want)
+	}
+	if n, err := Len(b); n != 3 || err != nil {
+		t.Errorf("Len = %d, %v; want 3", n, err)
+	}
+	for i := range b {
+		if _, err := Decode(b[:i]); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("cut at %d: Decode = %v, want ErrCorrupt", i, err)
+		}
+	}
+	if _, err := Decode(append(b[:len(b):len(b)], 0)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("trailing byte: Decode = %v, want ErrCorrupt", err)
+	}
+}
+
 // TestRefused: Encode refuses what a run cannot hold, and Decode bytes
 // that are not a run: cut short, with bytes after it, with an unknown
-// flag or version, or naming an optional field and holding it as none.
+// flag or version, naming an optional field and holding it as none, or
+// a body that is not what it says.
 func TestRefused(t *testing.T) {
 	for _, es := range [][]Entry{nil, sample(MaxEntries + 1), {{Path: strings.Repeat("x", MaxPath+1)}}} {
 		if _, err := Encode(nil, es); err == nil {
@@ -83,43 +112,39 @@ func TestRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// run is the record of n entries whose body (uncompressed) is body.
+	run := func(n int, body []byte) []byte {
+		return append([]byte{version, byte(n)}, s2.Encode(nil, body)...)
+	}
+	// one is the body of a run of the single entry e, with the byte at
+	// i (the first of an optional field's) set to c, after checking it
+	// is was.
+	one := func(e Entry, i int, was, c byte) []byte {
+		b := appendBody(nil, []Entry{e})
+		if b[i] != was {
+			t.Fatalf("byte %d of %+v's body is %d, want %d", i, e, b[i], was)
+		}
+		b[i] = c
+		return run(1, b)
+	}
+	body := appendBody(nil, sample(3))
 	bad := map[string][]byte{
 		"empty":        nil,
 		"version":      append([]byte{version + 1}, good[1:]...),
 		"no entries":   {version, 0},
 		"trailing":     append(good[:len(good):len(good)], 0),
-		"unknown flag": append([]byte{version, 1, 32}, good[3:]...),
-		"lastmod none": func() []byte {
-			// version, 1 entry, flags, kind, via, priority, depth, the
-			// time found (5), then LastMod's delta: 1 is -4 from it, set
-			// to -5, which gives 0.
-			b, _ := Encode(nil, []Entry{{Path: "/a", Discovered: 5, LastMod: 1}})
-			if b[8] != 7 {
-				t.Fatalf("LastMod's delta at byte 8 is %d, want -4 as 7", b[8])
-			}
-			b[8] = 9
-			return b
-		}(),
-		"inlinks none": func() []byte {
-			// version, 1 entry, flags, kind, via, priority, depth, the
-			// time found (0), then Inlinks: 3 (6), set to 0.
-			b, _ := Encode(nil, []Entry{{Path: "/a", Inlinks: 3}})
-			if b[8] != 6 {
-				t.Fatalf("Inlinks at byte 8 is %d, want 3 as 6", b[8])
-			}
-			b[8] = 0
-			return b
-		}(),
-		"seq none": func() []byte {
-			// version, 1 entry, flags, kind, via, priority, depth, the
-			// time found (0), then Seq's delta: 3 (6), set to 0.
-			b, _ := Encode(nil, []Entry{{Path: "/a", Seq: 3}})
-			if b[8] != 6 {
-				t.Fatalf("Seq at byte 8 is %d, want 3 as 6", b[8])
-			}
-			b[8] = 0
-			return b
-		}(),
+		"unknown flag": run(3, append([]byte{32}, body[1:]...)),
+		"short body":   run(3, body[:len(body)-1]),
+		"long body":    run(3, append(body[:len(body):len(body)], 'x')),
+		"fewer":        run(2, body),
+		"not s2":       append([]byte{version, 3}, body...),
+		// Flags, kind, way, priority, depth, the time found (5), then
+		// LastMod's delta: -4 (7), set to -5 (9), which gives 0.
+		"lastmod none": one(Entry{Path: "/a", Discovered: 5, LastMod: 1}, 6, 7, 9),
+		// Flags, kind, way, priority, depth, the time found (0), then
+		// Inlinks: 3 (6), set to 0; then Seq's delta.
+		"inlinks none": one(Entry{Path: "/a", Inlinks: 3}, 6, 6, 0),
+		"seq none":     one(Entry{Path: "/a", Seq: 3}, 6, 6, 0),
 	}
 	for i := range good {
 		bad[fmt.Sprintf("cut at %d", i)] = good[:i]
@@ -140,6 +165,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte{version, 1, 0, 0, 0, 0, 0, 0, 1, 0})
+	f.Add([]byte{versionRows, 1, 0, 0, 0, 0, 0, 0, 1, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		es, err := Decode(b)
 		if err != nil {
