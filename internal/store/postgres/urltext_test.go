@@ -303,3 +303,84 @@ func readerRole(t *testing.T, dsn, schema string) (role string, ok bool) {
 	}
 	return role, ok
 }
+
+// TestNarrowHostsMigration: migration 0030 rebuilds hosts with narrower
+// counts and its columns widest first, and keeps every row and value
+// (a lease, robots, statistics, a trap, a mirror), the indexes, the
+// fillfactor and the privileges granted on the table; the store then
+// claims the host with URLs queued.
+func TestNarrowHostsMigration(t *testing.T) {
+	ctx := context.Background()
+	dsn, schema := freshSchema(t)
+	versions := migrateBelow(t, dsn, schema, 30)
+	role, hasRole := readerRole(t, dsn, schema)
+	if hasRole {
+		exec(t, dsn, schema, `GRANT SELECT, UPDATE ON hosts TO `+role)
+	}
+	exec(t, dsn, schema, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+		INSERT INTO schema_migrations (version) VALUES `+strings.Join(versions, ", ")+`;
+		INSERT INTO hosts (id, key, admitted, queued, top_priority, next_fetch_at, delay_ms, due) VALUES (7, 'http://a.test', 3, 2, 5, 1000, 250, true);
+		INSERT INTO hosts (id, key, next_fetch_at, delay_ms, backoff, robots_status, robots_body, robots_fetched_at, robots_expires_at,
+			robots_failures, admitted, queued, fetched, bytes, lease_owner, lease_session, lease_until, s2xx, s3xx, s4xx, s5xx,
+			duplicates, blocked, discovered, trap, top_priority, value, value_fetched, value_pages, value_research, value_related,
+			value_copies, due, mirror_of)
+		VALUES (-9, 'https://b.test:8443', 9000000000000, 2147483647, 3, 200, '\x557365722d6167656e743a202a', 8000000000000, 8100000000000,
+			1, 40, 0, 38, 12345678901, 'proc-1', -77, 9100000000000, 30, 4, 3, 1,
+			2, 5, 17, 'calendar', -1000000000, 12, 38, 36, 20, 4, 1, false, 7)`)
+	dump := func() string {
+		var s string
+		if err := queryRow(t, dsn, schema, `SELECT string_agg(to_jsonb(h)::text, E'\n' ORDER BY id) FROM hosts h`, nil, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := dump()
+	if _, _, err := postgres.Migrate(ctx, dsn, postgres.Options{Schema: schema}); err != nil {
+		t.Fatal(err)
+	}
+	if after := dump(); after != before {
+		t.Errorf("hosts after the migration:\n%s\nbefore:\n%s", after, before)
+	}
+	var cols, indexes, options string
+	var granted bool
+	if err := queryRow(t, dsn, schema, `SELECT
+		(SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position)
+			FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'hosts'),
+		(SELECT string_agg(indexdef, E'\n' ORDER BY indexname) FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'hosts'),
+		(SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = 'hosts'::regclass),
+		CASE WHEN $2 THEN has_table_privilege($1, 'hosts', 'SELECT') AND has_table_privilege($1, 'hosts', 'UPDATE') ELSE false END`,
+		[]any{role, hasRole}, &cols, &indexes, &options, &granted); err != nil {
+		t.Fatal(err)
+	}
+	if want := "id bigint, next_fetch_at bigint, bytes bigint, lease_session bigint, lease_until bigint, mirror_of bigint, " +
+		"robots_fetched_at bigint, robots_expires_at bigint, delay_ms integer, backoff integer, admitted integer, queued integer, " +
+		"fetched integer, top_priority integer, value integer, value_fetched integer, value_pages integer, value_research integer, " +
+		"value_related integer, value_copies integer, s2xx integer, s3xx integer, s4xx integer, s5xx integer, duplicates integer, " +
+		"blocked integer, discovered integer, robots_failures integer, robots_status integer, due boolean, has_queued boolean, " +
+		"key text, trap text, lease_owner text, robots_body bytea"; cols != want {
+		t.Errorf("columns\n%s\nwant\n%s", cols, want)
+	}
+	for _, want := range []string{"UNIQUE INDEX hosts_pkey ON " + schema + ".hosts USING btree (id)",
+		"INDEX hosts_leased ON " + schema + ".hosts USING btree (lease_until) WHERE (lease_owner IS NOT NULL)",
+		"INDEX hosts_ready ON " + schema + ".hosts USING btree (next_fetch_at, id) WHERE (has_queued AND (lease_owner IS NULL))",
+		"INDEX hosts_wake ON " + schema + ".hosts USING btree (due, next_fetch_at) WHERE (has_queued AND (lease_owner IS NULL))",
+		"INDEX hosts_best ON " + schema + ".hosts USING btree (((top_priority + value)) DESC, next_fetch_at, id) WHERE (has_queued AND (lease_owner IS NULL) AND due)"} {
+		if !strings.Contains(indexes, want) {
+			t.Errorf("indexes\n%s\nwithout %s", indexes, want)
+		}
+	}
+	if n := strings.Count(indexes, "\n") + 1; n != 5 {
+		t.Errorf("%d indexes on hosts, want 5:\n%s", n, indexes)
+	}
+	if options != "fillfactor=70" {
+		t.Errorf("hosts' options %q, want fillfactor=70", options)
+	}
+	if hasRole && !granted {
+		t.Errorf("%s lost its SELECT or UPDATE on hosts", role)
+	}
+	db := open(t, dsn, schema)
+	hs, err := db.ClaimHosts(ctx, "p", 2, time.Minute, time.Unix(1_800_000_000, 0))
+	if err != nil || len(hs) != 1 || hs[0].Key != "http://a.test" {
+		t.Errorf("ClaimHosts after the migration = %+v, %v; want a.test, the host with URLs queued", hs, err)
+	}
+}
