@@ -535,6 +535,10 @@ func Load(cmd string, args []string, stderr io.Writer) (Config, []string, error)
 	return cfg, fs.Args(), cfg.validate(cmd)
 }
 
+// maxPoliteDelay is the longest gap between requests to one host that
+// --delay and --max-crawl-delay may ask for.
+const maxPoliteDelay = Duration(24 * time.Hour)
+
 func (c *Config) validate(cmd string) error {
 	for _, v := range []struct {
 		flag string
@@ -583,6 +587,10 @@ func (c *Config) validate(cmd string) error {
 		return usagef("--pg-conns must be at least 1")
 	case c.Lease < Duration(time.Second):
 		return usagef("--lease must be at least 1s")
+	case c.Delay > maxPoliteDelay || c.MaxCrawlDelay > maxPoliteDelay:
+		// A host's delay is kept in milliseconds, in 32 bits on
+		// PostgreSQL; a gap of days is no crawl.
+		return usagef("--delay and --max-crawl-delay must be at most %s", time.Duration(maxPoliteDelay))
 	case !(c.MaxHostShare >= 0 && c.MaxHostShare <= 1): // NaN too
 		return usagef("--max-host-share must be between 0 and 1")
 	case c.MaxHostShare > 0 && c.MaxBytes == 0:

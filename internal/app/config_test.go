@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -105,6 +106,20 @@ exclude = ["/private/"]
 	}
 	if want := []string{"/private/", "/tmp/", "/old/"}; !slices.Equal(cfg.Exclude, want) {
 		t.Errorf("exclude = %q, want %q", cfg.Exclude, want)
+	}
+}
+
+// A politeness delay over a day, asked for or as the cap of robots.txt's
+// Crawl-delay, is a usage error; a day is not.
+func TestDelayBounded(t *testing.T) {
+	for _, args := range [][]string{{"--delay", "25h"}, {"--max-crawl-delay", "24h1ms"}} {
+		var ue UsageError
+		if _, _, err := Load("crawl", args, &bytes.Buffer{}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "at most 24h0m0s") {
+			t.Errorf("crawl %q: %v, want a usage error naming the bound", args, err)
+		}
+	}
+	if _, _, err := Load("crawl", []string{"--delay", "24h", "--max-crawl-delay", "24h"}, &bytes.Buffer{}); err != nil {
+		t.Errorf("crawl with a day's delay: %v", err)
 	}
 }
 
