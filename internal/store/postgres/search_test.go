@@ -895,14 +895,9 @@ func TestFreshLinks(t *testing.T) {
 func TestRanksMigration(t *testing.T) {
 	ctx := context.Background()
 	dsn, schema := freshSchema(t)
-	versions := migrateBelow(t, dsn, schema, 24)
-	role, hasRole := readerRole(t, dsn, schema)
-	if hasRole {
-		exec(t, dsn, schema, `GRANT SELECT ON pages TO `+role)
-	}
-	exec(t, dsn, schema, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
-		INSERT INTO schema_migrations (version) VALUES `+strings.Join(versions, ", ")+`;
-		INSERT INTO pages (url_id, url, status, fetched_at, pagerank) VALUES (1, 'http://a.test/1', 200, 1, 3.5), (2, 'http://a.test/2', 200, 1, 0)`)
+	migrateBelow(t, dsn, schema, 24)
+	role, hasRole := grantedReader(t, dsn, schema, "SELECT", "pages")
+	exec(t, dsn, schema, `INSERT INTO pages (url_id, url, status, fetched_at, pagerank) VALUES (1, 'http://a.test/1', 200, 1, 3.5), (2, 'http://a.test/2', 200, 1, 0)`)
 	if _, _, err := postgres.Migrate(ctx, dsn, postgres.Options{Schema: schema}); err != nil {
 		t.Fatal(err)
 	}

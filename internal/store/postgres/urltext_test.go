@@ -189,14 +189,9 @@ func TestURLTextSQL(t *testing.T) {
 func TestPackedURLsMigration(t *testing.T) {
 	ctx := context.Background()
 	dsn, schema := freshSchema(t)
-	versions := migrateBelow(t, dsn, schema, 19)
-	role, hasRole := readerRole(t, dsn, schema)
-	if hasRole {
-		exec(t, dsn, schema, `GRANT SELECT ON urls TO `+role)
-	}
-	exec(t, dsn, schema, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
-		INSERT INTO schema_migrations (version) VALUES `+strings.Join(versions, ", ")+`;
-		INSERT INTO hosts (id, key, admitted, queued) VALUES (7, 'http://a.test', 3, 2);
+	migrateBelow(t, dsn, schema, 19)
+	role, hasRole := grantedReader(t, dsn, schema, "SELECT", "urls")
+	exec(t, dsn, schema, `INSERT INTO hosts (id, key, admitted, queued) VALUES (7, 'http://a.test', 3, 2);
 		INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at) VALUES
 			(1, '/one', 7, 0, 5, 0, 'seed', 1000), (2, '/two', 7, 1, 3, 0, 'link', 2000);
 		INSERT INTO urls (id, url, host_id, depth, priority, state, via, discovered_at, error, attempts, fetched_at, lastmod, changefreq, inlinks, kind)
@@ -259,10 +254,9 @@ func dumpURLRows(t *testing.T, dsn, schema string) string {
 	return s
 }
 
-// migrateBelow applies the migrations below version to the schema, as a
-// database of that age has them, and returns their versions as SQL
-// values, "(1)", "(2)", …, for schema_migrations.
-func migrateBelow(t *testing.T, dsn, schema string, version int) []string {
+// migrateBelow applies the migrations below version to the schema and
+// records them in schema_migrations, as a database of that age has them.
+func migrateBelow(t *testing.T, dsn, schema string, version int) {
 	t.Helper()
 	files, err := os.ReadDir("migrations")
 	if err != nil {
@@ -281,7 +275,19 @@ func migrateBelow(t *testing.T, dsn, schema string, version int) []string {
 		exec(t, dsn, schema, string(b))
 		versions = append(versions, fmt.Sprintf("(%d)", v))
 	}
-	return versions
+	exec(t, dsn, schema, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+		INSERT INTO schema_migrations (version) VALUES `+strings.Join(versions, ", "))
+}
+
+// grantedReader is a reader role (readerRole) granted privileges on
+// table; ok is false where the test's user cannot make one.
+func grantedReader(t *testing.T, dsn, schema, privileges, table string) (role string, ok bool) {
+	t.Helper()
+	role, ok = readerRole(t, dsn, schema)
+	if ok {
+		exec(t, dsn, schema, `GRANT `+privileges+` ON `+table+` TO `+role)
+	}
+	return role, ok
 }
 
 // readerRole creates a role of the test's own to grant to, where its
@@ -312,14 +318,9 @@ func readerRole(t *testing.T, dsn, schema string) (role string, ok bool) {
 func TestNarrowHostsMigration(t *testing.T) {
 	ctx := context.Background()
 	dsn, schema := freshSchema(t)
-	versions := migrateBelow(t, dsn, schema, 30)
-	role, hasRole := readerRole(t, dsn, schema)
-	if hasRole {
-		exec(t, dsn, schema, `GRANT SELECT, UPDATE ON hosts TO `+role)
-	}
-	exec(t, dsn, schema, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
-		INSERT INTO schema_migrations (version) VALUES `+strings.Join(versions, ", ")+`;
-		INSERT INTO hosts (id, key, admitted, queued, top_priority, next_fetch_at, delay_ms, due) VALUES (7, 'http://a.test', 3, 2, 5, 1000, 250, true);
+	migrateBelow(t, dsn, schema, 30)
+	role, hasRole := grantedReader(t, dsn, schema, "SELECT, UPDATE", "hosts")
+	exec(t, dsn, schema, `INSERT INTO hosts (id, key, admitted, queued, top_priority, next_fetch_at, delay_ms, due) VALUES (7, 'http://a.test', 3, 2, 5, 1000, 250, true);
 		INSERT INTO hosts (id, key, next_fetch_at, delay_ms, backoff, robots_status, robots_body, robots_fetched_at, robots_expires_at,
 			robots_failures, admitted, queued, fetched, bytes, lease_owner, lease_session, lease_until, s2xx, s3xx, s4xx, s5xx,
 			duplicates, blocked, discovered, trap, top_priority, value, value_fetched, value_pages, value_research, value_related,
